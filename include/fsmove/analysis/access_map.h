@@ -1,0 +1,50 @@
+// The analysis result the relations are computed from: for each path, which resource block
+// consumed, produced or expunged it, with the first system call and trace line proving it.
+#pragma once
+
+#include <cstdint>
+#include <deque>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "absl/container/flat_hash_map.h"
+#include "absl/container/flat_hash_set.h"
+#include "absl/container/inlined_vector.h"
+#include "fsmove/analysis/blocks.h"
+#include "fsmove/fstrace/construct.h"
+
+namespace fsmove::analysis {
+
+using PathId = uint32_t;
+using fstrace::Effect;
+
+struct Access {
+  BlockId block = kNoBlock;
+  Effect effect = Effect::kConsumed;
+  bool failed = false;   // the call failed (e.g. ENOENT): the resource still needed the path
+  uint16_t syscall = 0;  // index into the syscall table (see fstrace/lowering.h)
+  int32_t pid = 0;
+  uint64_t line = 0;
+};
+
+class AccessMap {
+ public:
+  PathId Intern(std::string_view path);
+  // Keeps the first access of each (path, block, effect); later ones only count.
+  void Record(PathId path, const Access& access);
+
+  size_t path_count() const { return paths_.size(); }
+  std::string_view path(PathId id) const { return paths_[id]; }
+  const absl::InlinedVector<Access, 2>& accesses(PathId id) const { return accesses_[id]; }
+  uint64_t records() const { return records_; }
+
+ private:
+  std::deque<std::string> paths_;
+  absl::flat_hash_map<std::string_view, PathId> index_;
+  std::vector<absl::InlinedVector<Access, 2>> accesses_;
+  absl::flat_hash_set<uint64_t> seen_;  // (path, block, effect) packed
+  uint64_t records_ = 0;
+};
+
+}  // namespace fsmove::analysis

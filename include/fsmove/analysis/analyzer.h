@@ -1,0 +1,105 @@
+// The offline/online analysis pipeline for one trace: lines -> whole calls -> Puppet markers
+// and FStrace constructs -> interpreter state and access map. Streaming: lines may come from
+// a file, a pipe fed by a running strace, or a zstd file; nothing of the trace is kept.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <map>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "absl/container/flat_hash_map.h"
+#include "absl/container/flat_hash_set.h"
+#include "absl/status/status.h"
+#include "fsmove/analysis/interpreter.h"
+#include "fsmove/analysis/relations.h"
+#include "fsmove/fstrace/lowering.h"
+#include "fsmove/trace/call_assembler.h"
+#include "fsmove/trace/line_reader.h"
+
+namespace fsmove::analysis {
+
+struct UnparsedLine {
+  uint64_t line = 0;
+  std::string text;  // cut to a readable length
+  std::string reason;
+};
+
+struct TraceStats {
+  uint64_t lines = 0;
+  uint64_t bytes = 0;
+  uint64_t calls = 0;           // whole system calls (split ones counted once)
+  uint64_t split_calls = 0;
+  uint64_t modelled_calls = 0;  // calls found in the syscall table
+  uint64_t lowered_calls = 0;   // calls whose arguments were decoded and interpreted
+  uint64_t skipped_outside_blocks = 0;  // consume-only calls charged to no resource
+  uint64_t failed_calls = 0;            // lowered calls that returned an error
+  uint64_t undecodable_paths = 0;
+  uint64_t unparsed_lines = 0;
+  std::vector<UnparsedLine> unparsed_examples;
+  uint64_t cut_lines = 0;  // longer than the line limit
+  bool unterminated_last_line = false;
+  uint64_t signals = 0;
+  uint64_t exits = 0;
+  uint64_t pending_at_end = 0;
+  uint64_t abandoned_unfinished = 0;
+  uint64_t truncated_markers = 0;  // Info: writes cut by strace's -s limit
+  std::map<std::string, uint64_t> unmodelled_syscalls;
+};
+
+struct AnalyzerOptions {
+  InterpreterOptions interpreter;
+  size_t max_unparsed_examples = 10;
+};
+
+// Called for every construct applied, for `fsmove trace dump --fstrace`.
+using ConstructObserver = std::function<void(const fstrace::Construct&, const CallContext&)>;
+
+class Analyzer : private trace::CallSink {
+ public:
+  explicit Analyzer(AnalyzerOptions options = {});
+
+  // Reads the whole trace. Returns an error only when the input cannot be read; bad lines
+  // are counted in stats() instead.
+  absl::Status Run(trace::LineReader& reader);
+  // Streaming interface (the executor feeds lines as strace writes them).
+  void FeedLine(std::string_view line, uint64_t number);
+  void Finish();
+
+  void set_construct_observer(ConstructObserver observer) { observer_ = std::move(observer); }
+
+  const Interpreter& interpreter() const { return interp_; }
+  Interpreter& mutable_interpreter() { return interp_; }
+  const TraceStats& stats() const { return stats_; }
+  // Relations over everything analysed so far (paths canonicalised through pre-existing
+  // symlinks).
+  Relations ComputeRelations(size_t max_evidence = 64) const;
+
+ private:
+  void OnCallStarted(int32_t pid, std::string_view name, std::string_view partial,
+                     uint64_t line) override;
+  void OnCall(const trace::SyscallEvent& call) override;
+  void OnProcessExit(int32_t pid, uint64_t line) override;
+  void OnPidRenamed(int32_t from, int32_t to, uint64_t line) override;
+  void OnUnparsed(uint64_t line, std::string_view text, std::string_view reason) override;
+
+  // Returns true if the write carried a marker (applied to the interpreter).
+  void DetectMarker(int32_t pid, std::string_view name, std::string_view args_text,
+                    uint64_t line);
+  void CountUnmodelled(std::string_view name);
+
+  AnalyzerOptions options_;
+  Interpreter interp_;
+  trace::CallAssembler assembler_;
+  fstrace::Lowerer lowerer_;
+  TraceStats stats_;
+  ConstructObserver observer_;
+  absl::flat_hash_map<std::string, uint64_t> unmodelled_;
+  absl::flat_hash_set<int32_t> marker_at_start_;  // pids whose pending write held a marker
+  std::string bytes_;
+  trace::Marker marker_;
+};
+
+}  // namespace fsmove::analysis

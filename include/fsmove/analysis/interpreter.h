@@ -1,0 +1,128 @@
+// The FStrace interpreter (paper, section 3.3): keeps the inode, process, fd and cwd state
+// exact while it applies constructs, and records which resource block consumed, produced or
+// expunged which path. Also decides which block each process's calls are charged to.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+
+#include "absl/container/flat_hash_map.h"
+#include "absl/container/flat_hash_set.h"
+#include "fsmove/analysis/access_map.h"
+#include "fsmove/analysis/blocks.h"
+#include "fsmove/analysis/inode_table.h"
+#include "fsmove/analysis/process_table.h"
+#include "fsmove/fstrace/construct.h"
+#include "fsmove/trace/puppet_markers.h"
+
+namespace fsmove::analysis {
+
+struct InterpreterOptions {
+  // Working directory of processes whose start the trace does not show (the first one).
+  // Empty: unknown; relative paths below it cannot be named and are counted, not recorded.
+  std::string initial_cwd;
+};
+
+struct InterpreterStats {
+  uint64_t constructs = 0;
+  uint64_t unresolved_dirfd = 0;  // relative to an fd the model does not know
+  uint64_t unnamed_paths = 0;     // below an unknown cwd, or of a deleted file
+  uint64_t symlink_loops = 0;
+  uint64_t learned_symlinks = 0;
+  uint64_t orphan_processes = 0;   // first seen without a clone we could match
+  uint64_t adopted_processes = 0;  // seen before their parent's clone returned
+  uint64_t markers_begin = 0;
+  uint64_t markers_end = 0;
+  uint64_t markers_foreign = 0;     // marker-like writes by processes other than Puppet
+  uint64_t markers_unbalanced = 0;  // begin while a block was open, end without begin/mismatch
+};
+
+// What one system call is being interpreted for.
+struct CallContext {
+  int32_t pid = 0;
+  BlockId block = kNoBlock;  // kNoBlock: update the state, record nothing
+  uint16_t syscall = 0;
+  uint64_t line = 0;
+  bool failed = false;
+};
+
+class Interpreter {
+ public:
+  explicit Interpreter(InterpreterOptions options = {});
+  Interpreter(const Interpreter&) = delete;
+  Interpreter& operator=(const Interpreter&) = delete;
+
+  // ---- processes ----
+  // The process with this pid; an unknown pid is adopted by a pending clone when one is in
+  // flight, else created as an orphan.
+  Process& ProcessFor(int32_t pid);
+  // A clone/fork/vfork call has started in `pid` and not returned yet.
+  void NoteCloneStarted(int32_t pid, uint64_t clone_flags, uint64_t line);
+  void NoteCloneFinished(int32_t pid);
+  void ProcessExit(int32_t pid);
+  void RenamePid(int32_t from, int32_t to);
+
+  // ---- resource blocks ----
+  void OnMarker(int32_t pid, const trace::Marker& marker, uint64_t line);
+  BlockId BlockOf(int32_t pid);
+  BlockId current_block() const { return current_; }
+
+  // ---- constructs ----
+  void Apply(const fstrace::Construct& c, const CallContext& ctx);
+
+  // ---- results ----
+  const AccessMap& accesses() const { return accesses_; }
+  AccessMap& mutable_accesses() { return accesses_; }
+  const BlockTable& blocks() const { return blocks_; }
+  const InterpreterStats& stats() const { return stats_; }
+  const InodeTable& inodes() const { return inodes_; }
+  ProcessTable& processes() { return procs_; }
+  // The path with its directory part rewritten through symlinks that existed before the
+  // trace (learned from readlink), so that /lib/x and /usr/lib/x meet. Final components are
+  // kept: a link and its target are different names.
+  std::string CanonicalPath(std::string_view path) const;
+  // Resolves a path for tests and tools: the absolute path it names now for `pid`.
+  bool ResolveForTest(int32_t pid, int dirfd, std::string_view path, bool follow,
+                      std::string* out);
+
+ private:
+  struct Resolution {
+    InodeId dir = kNoInode;   // directory holding the final name
+    std::string name;         // final name; empty when the path names dir-like object itself
+    InodeId inode = kNoInode; // the object named
+  };
+
+  bool Resolve(Process& p, int dirfd, std::string_view path, bool follow_final, bool empty_path,
+               Resolution* r);
+  bool PathOf(const Resolution& r, std::string* out) const;
+  void Record(const Resolution& r, fstrace::Effect e, const CallContext& ctx);
+  void CreateChild(int32_t parent, int32_t child, uint64_t flags);
+  void ApplyRename(Process& p, const fstrace::Construct& c);
+
+  InterpreterOptions options_;
+  InodeTable inodes_;
+  ProcessTable procs_;
+  BlockTable blocks_;
+  AccessMap accesses_;
+  InterpreterStats stats_;
+  InodeId initial_cwd_ = kNoInode;
+
+  // Block tracking.
+  int32_t puppet_tgid_ = -1;  // the thread group that prints the markers, once known
+  BlockId current_ = kNoBlock;
+
+  // Clones in flight (parent pid -> flags, start line), for children seen before the
+  // parent's clone returns.
+  struct PendingClone {
+    uint64_t flags;
+    uint64_t line;
+  };
+  absl::flat_hash_map<int32_t, PendingClone> pending_clones_;
+  absl::flat_hash_set<int32_t> adopted_;
+
+  std::string scratch_;
+  std::string expand_[2];
+};
+
+}  // namespace fsmove::analysis

@@ -1,0 +1,94 @@
+// Lowers a decoded system call to FStrace constructs through one table, syscall name ->
+// lowering function (like strace's syscallent.h). Calls not in the table are not guessed:
+// the caller counts them by name.
+#pragma once
+
+#include <array>
+#include <cstdint>
+#include <string>
+#include <string_view>
+
+#include "fsmove/fstrace/construct.h"
+#include "fsmove/trace/args.h"
+#include "fsmove/trace/strace_line.h"
+
+namespace fsmove::fstrace {
+
+class Lowerer;
+using LowerFn = void (*)(Lowerer&);
+
+enum SyscallFlags : uint8_t {
+  // Emits nothing but consuming effects and changes no state: outside any resource block the
+  // call can be skipped without decoding its arguments.
+  kConsumeOnly = 1 << 0,
+  // A readlink: its result teaches a symlink even outside blocks.
+  kTeachesSymlink = 1 << 1,
+  // write/writev: may carry a Puppet evaltrace marker.
+  kMayCarryMarker = 1 << 2,
+  // A modelled call with no file-system effect.
+  kNoEffect = 1 << 3,
+  // Creates a process (clone, clone3, fork, vfork).
+  kCreatesProcess = 1 << 4,
+};
+
+struct SyscallSpec {
+  std::string_view name;
+  LowerFn lower;
+  uint8_t flags;
+};
+
+// The spec for a syscall name, or nullptr if the call is not modelled.
+const SyscallSpec* FindSyscall(std::string_view name);
+// Stable small index of a spec (for compact access records) and back.
+uint16_t SyscallIndex(const SyscallSpec* spec);
+std::string_view SyscallName(uint16_t index);
+
+// Collects the constructs of one call. Failed calls (negative or unknown return) keep only
+// their path effects, as consumption: the resource needed the path even if the call failed.
+class Lowerer {
+ public:
+  static constexpr size_t kMaxConstructs = 6;
+
+  // Lowers one call; returns the number of constructs (see construct(i)).
+  size_t Lower(const SyscallSpec& spec, const trace::ArgList& args, const trace::CallTail& tail);
+
+  size_t size() const { return count_; }
+  const Construct& construct(size_t i) const { return out_[i]; }
+  bool failed() const { return failed_; }
+  // Path arguments that could not be decoded (NULL, an address, a malformed string).
+  uint32_t undecodable_paths() const { return undecodable_; }
+
+  // --- used by the lowering functions ---
+  const trace::ArgList& args() const { return *args_; }
+  const trace::CallTail& tail() const { return *tail_; }
+  int64_t ret() const { return tail_->ret; }
+  // Decodes string argument i into a scratch slot; nullopt-like: returns false if absent.
+  bool Str(size_t i, std::string_view* out);
+  int Fd(size_t i) const;  // AT_FDCWD (-100) when it cannot be read
+  uint64_t Flags(size_t i, const trace::FlagName* names, size_t n) const;
+
+  void HPath(int dirfd, std::string_view path, Effect e, bool follow, bool empty_path = false);
+  void NewFd(int dirfd, std::string_view path, int fd, bool cloexec, bool follow, bool tmpfile);
+  void AnonFd(int fd, bool cloexec);
+  void Emit(const Construct& c);  // state constructs: dropped for failed calls
+
+ private:
+  const trace::ArgList* args_ = nullptr;
+  const trace::CallTail* tail_ = nullptr;
+  bool failed_ = false;
+  size_t count_ = 0;
+  uint32_t undecodable_ = 0;
+  std::array<Construct, kMaxConstructs> out_;
+  std::array<std::string, kMaxConstructs> strings_;
+  size_t strings_used_ = 0;
+};
+
+// Flag vocabularies shared with tests.
+extern const trace::FlagName kOpenFlagNames[];
+extern const size_t kOpenFlagNameCount;
+inline constexpr uint64_t kOWronly = 01, kORdwr = 02, kOCreat = 0100, kOExcl = 0200,
+                          kOTrunc = 01000, kOAppend = 02000, kODirectory = 0200000,
+                          kONofollow = 0400000, kOCloexec = 02000000, kOPath = 010000000,
+                          kOTmpfile = 020000000;
+
+}  // namespace fsmove::fstrace

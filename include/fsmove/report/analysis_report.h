@@ -1,0 +1,29 @@
+// Reports of `fsmove analyze` before/without a catalog: trace statistics, resource blocks and
+// the inferred relations with their evidence, as text for people or JSON for tools.
+#pragma once
+
+#include <ostream>
+#include <string>
+
+#include "nlohmann/json.hpp"
+#include "fsmove/analysis/analyzer.h"
+#include "fsmove/analysis/relations.h"
+
+namespace fsmove::report {
+
+struct StageSeconds {
+  double analysis = 0;  // parse + interpret
+  double relations = 0;
+};
+
+nlohmann::json StatsToJson(const analysis::Analyzer& analyzer, const StageSeconds& seconds);
+nlohmann::json RelationsToJson(const analysis::Relations& relations,
+                               const analysis::BlockTable& blocks);
+nlohmann::json AccessToJson(const analysis::Access& a, const analysis::BlockTable& blocks);
+
+void WriteAnalysisText(std::ostream& out, const std::string& trace_name,
+                       const analysis::Analyzer& analyzer, const analysis::Relations& relations);
+// One line summarising what the trace held, for stderr and for the text report.
+std::string SummaryLine(const std::string& trace_name, const analysis::Analyzer& analyzer);
+
+}  // namespace fsmove::report

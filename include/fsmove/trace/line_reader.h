@@ -1,0 +1,71 @@
+// Streams a trace line by line from a file, standard input/a pipe, or a zstd-compressed file,
+// in one pass and with a buffer whose size does not depend on the length of the trace.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "absl/status/status.h"
+#include "absl/status/statusor.h"
+
+namespace fsmove::trace {
+
+// A source of raw bytes: a file descriptor, possibly behind a zstd decoder.
+class ByteSource {
+ public:
+  virtual ~ByteSource() = default;
+  // Reads up to n bytes; returns the count, 0 at end of input, or an error.
+  virtual absl::StatusOr<size_t> Read(char* buf, size_t n) = 0;
+};
+
+struct LineReaderOptions {
+  // Lines longer than this are cut to this length (the rest is skipped) and flagged.
+  size_t max_line_bytes = 16u << 20;
+  size_t initial_buffer_bytes = 1u << 20;
+};
+
+class LineReader {
+ public:
+  // "-" reads standard input. zstd input is recognised by its magic number, whatever the name.
+  static absl::StatusOr<std::unique_ptr<LineReader>> Open(const std::string& path,
+                                                          LineReaderOptions options = {});
+  // For tests and in-memory input; the text may itself be zstd-compressed.
+  static std::unique_ptr<LineReader> FromString(std::string data, LineReaderOptions options = {});
+  LineReader(std::unique_ptr<ByteSource> source, std::string name, LineReaderOptions options);
+
+  // Returns false at end of input or on a read error (see status()). The view stays valid
+  // until the next call. The newline is not included.
+  bool Next(std::string_view* line);
+
+  uint64_t line_number() const { return line_number_; }  // 1-based, of the last line returned
+  uint64_t bytes_consumed() const { return bytes_consumed_; }
+  // The last line returned was longer than max_line_bytes and was cut.
+  bool last_line_cut() const { return last_line_cut_; }
+  // The last line returned had no terminating newline (a truncated trace).
+  bool last_line_unterminated() const { return last_line_unterminated_; }
+  const absl::Status& status() const { return status_; }
+  const std::string& name() const { return name_; }
+
+ private:
+  bool Fill();  // reads more bytes after the pending ones; false at EOF or error
+
+  std::unique_ptr<ByteSource> source_;
+  std::string name_;
+  LineReaderOptions options_;
+  std::vector<char> buf_;
+  size_t begin_ = 0;  // first unread byte
+  size_t end_ = 0;    // one past the last valid byte
+  bool eof_ = false;
+  bool skipping_rest_of_line_ = false;
+  uint64_t line_number_ = 0;
+  uint64_t bytes_consumed_ = 0;
+  bool last_line_cut_ = false;
+  bool last_line_unterminated_ = false;
+  absl::Status status_;
+};
+
+}  // namespace fsmove::trace

@@ -1,0 +1,35 @@
+// Recognises Puppet's --evaltrace messages in what a process writes to stdout:
+// `Info: <source>: Starting to evaluate the resource (N of M)` opens a resource block and
+// `Info: <source>: Evaluated in X seconds` closes it, coloured or not, for any title.
+#pragma once
+
+#include <string>
+#include <string_view>
+
+namespace fsmove::trace {
+
+enum class MarkerKind { kNone, kBegin, kEnd };
+
+struct Marker {
+  MarkerKind kind = MarkerKind::kNone;
+  std::string source;  // Puppet's resource path, e.g. /Stage[main]/Main/File[/tmp/x]
+  std::string ref;     // its trailing reference, e.g. File[/tmp/x]
+};
+
+// Cheap test on the undecoded argument text of write/writev: could it hold a marker?
+bool MayHoldMarker(std::string_view raw_args);
+
+// Collects the bytes a write(fd, "...", n) or writev(fd, [{iov_base="...", ...}, ...], n)
+// call wrote. Returns false if the call's arguments do not have that shape.
+bool WrittenBytes(std::string_view syscall, std::string_view args, int* fd, std::string* bytes,
+                  bool* truncated);
+
+// Parses one message. Returns kNone if the text is not an evaltrace marker.
+MarkerKind ParseMarker(std::string_view text, Marker* out);
+
+// The trailing `Type[title]` of a Puppet resource path. Titles may contain '/', '[' and ']',
+// so the rightmost reference whose title has balanced brackets wins. A path with no
+// reference (a recursive file's generated-children sentinel) is returned unchanged.
+std::string RefFromSource(std::string_view source);
+
+}  // namespace fsmove::trace

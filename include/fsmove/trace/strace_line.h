@@ -1,0 +1,65 @@
+// Stage 1 of trace parsing: splits one strace output line into its cheap parts (pid, kind,
+// syscall name) and, only on demand, its argument text and return value.
+//
+// Accepted shapes (strace 5.x/6.x): `PID rest` (-f -o), `[pid PID] rest` (-f to stderr), no
+// prefix (one process); optional -t/-tt/-ttt/-r timestamps; -T durations; -y/-yy decorations;
+// `<unfinished ...>` and `<... NAME resumed>`; `--- SIG ---`; `+++ exited/killed/superseded +++`;
+// `<pid changed to N ...>`.
+#pragma once
+
+#include <cstdint>
+#include <string_view>
+
+namespace fsmove::trace {
+
+enum class LineKind : uint8_t {
+  kCall,        // NAME(ARGS) = RET ...   (a complete call)
+  kUnfinished,  // NAME(ARGS <unfinished ...>  or  ... <pid changed to N ...>
+  kResumed,     // <... NAME resumed>ARGS) = RET ...
+  kSignal,      // --- SIGCHLD {...} ---   or  --- stopped by SIGSTOP ---
+  kExited,      // +++ exited with N +++
+  kKilled,      // +++ killed by SIGKILL +++
+  kSuperseded,  // +++ superseded by execve in pid N +++
+  kNotice,      // strace's own messages: "strace: Process N attached", "[ Process PID=... ]"
+  kBlank,       // empty or whitespace only
+  kGarbage,     // none of the above
+};
+
+struct LineHead {
+  LineKind kind = LineKind::kGarbage;
+  bool has_pid = false;
+  int32_t pid = 0;
+  std::string_view name;  // syscall name (kCall, kUnfinished, kResumed)
+  // kCall: the text after "NAME(" to the end of the line.
+  // kUnfinished: the text after "NAME(" up to the "<unfinished ...>" marker (trimmed).
+  // kResumed: the text after "resumed>" to the end of the line.
+  std::string_view rest;
+  // kSuperseded: the pid whose execve took over this pid. kUnfinished with
+  // `<pid changed to N ...>`: N (the pid the calling thread now has).
+  int32_t other_pid = -1;
+  const char* garbage_reason = nullptr;
+};
+
+// Parses the prefix, kind and name. Never fails hard: unknown shapes become kGarbage with a
+// reason. Cost: a short scan of the line's start and its end.
+LineHead ParseLineHead(std::string_view line);
+
+struct CallTail {
+  std::string_view args;  // the argument text, without the outer parentheses
+  bool has_return = false;
+  bool return_unknown = false;  // "= ?"
+  int64_t ret = 0;
+  std::string_view errno_name;  // "ENOENT", "ERESTARTSYS", ... (empty on success)
+  std::string_view ret_text;    // the raw return token, e.g. "3</etc/passwd>", "0x7f00"
+};
+
+// Finds the end of the argument list in `rest` (quote, bracket and -y decoration aware) and
+// parses the return part. `open_parens` is 1 for kCall/kResumed text (the opening parenthesis
+// was already consumed). Returns false when the text has no closing parenthesis.
+bool ParseCallTail(std::string_view rest, CallTail* out);
+
+// Index of the parenthesis closing an argument list that starts at text[0] with depth 1,
+// or npos. Skips strings, nested ()[]{} and <...> fd decorations.
+size_t FindArgsEnd(std::string_view text);
+
+}  // namespace fsmove::trace

@@ -1,0 +1,176 @@
+// The analysis pipeline for one trace; see analyzer.h.
+// The cheap path (name lookup, block ownership) runs on every call; arguments are decoded
+// only for calls that can change the model or be charged to a resource.
+#include "fsmove/analysis/analyzer.h"
+
+#include "fsmove/trace/puppet_markers.h"
+
+namespace fsmove::analysis {
+
+using fstrace::Lowerer;
+using fstrace::SyscallSpec;
+
+namespace {
+constexpr size_t kExampleTextLimit = 240;
+
+uint64_t CloneFlagsFromArgs(std::string_view name, std::string_view args) {
+  static const trace::FlagName kNames[] = {{"CLONE_FS", fstrace::kCloneFs},
+                                           {"CLONE_FILES", fstrace::kCloneFiles},
+                                           {"CLONE_THREAD", fstrace::kCloneThread}};
+  trace::ArgList list(args);
+  if (name == "clone") return trace::ParseFlags(list.Named("flags"), kNames);
+  if (name == "clone3") return trace::ParseFlags(trace::StructField(list[0], "flags"), kNames);
+  return 0;  // fork, vfork
+}
+}  // namespace
+
+Analyzer::Analyzer(AnalyzerOptions options)
+    : options_(std::move(options)), interp_(options_.interpreter), assembler_(this) {}
+
+absl::Status Analyzer::Run(trace::LineReader& reader) {
+  std::string_view line;
+  while (reader.Next(&line)) {
+    if (reader.last_line_cut()) ++stats_.cut_lines;
+    if (reader.last_line_unterminated()) stats_.unterminated_last_line = true;
+    FeedLine(line, reader.line_number());
+  }
+  stats_.bytes = reader.bytes_consumed();
+  Finish();
+  return reader.status();
+}
+
+void Analyzer::FeedLine(std::string_view line, uint64_t number) {
+  stats_.lines = number;
+  stats_.bytes += line.size() + 1;
+  assembler_.Feed(line, number);
+}
+
+void Analyzer::Finish() {
+  assembler_.Finish();
+  const trace::AssemblerStats& a = assembler_.stats();
+  stats_.calls = a.calls;
+  stats_.split_calls = a.split_calls;
+  stats_.signals = a.signals;
+  stats_.exits = a.exits;
+  stats_.pending_at_end = a.pending_at_end;
+  stats_.abandoned_unfinished = a.abandoned_unfinished;
+  stats_.unmodelled_syscalls.clear();
+  for (const auto& [name, count] : unmodelled_) stats_.unmodelled_syscalls[name] = count;
+}
+
+void Analyzer::CountUnmodelled(std::string_view name) {
+  auto it = unmodelled_.find(absl::string_view(name.data(), name.size()));
+  if (it == unmodelled_.end()) {
+    unmodelled_.emplace(std::string(name), 1);
+  } else {
+    ++it->second;
+  }
+}
+
+void Analyzer::DetectMarker(int32_t pid, std::string_view name, std::string_view args_text,
+                            uint64_t line) {
+  int fd = -1;
+  bool truncated = false;
+  if (!trace::WrittenBytes(name, args_text, &fd, &bytes_, &truncated)) return;
+  if (fd != 1 && fd != 2) return;
+  if (trace::ParseMarker(bytes_, &marker_) != trace::MarkerKind::kNone) {
+    interp_.OnMarker(pid, marker_, line);
+    return;
+  }
+  if (truncated && bytes_.find("Info: ") != std::string::npos) ++stats_.truncated_markers;
+}
+
+void Analyzer::OnCallStarted(int32_t pid, std::string_view name, std::string_view partial,
+                             uint64_t line) {
+  const SyscallSpec* spec = fstrace::FindSyscall(name);
+  if (spec == nullptr) return;
+  if ((spec->flags & fstrace::kMayCarryMarker) && trace::MayHoldMarker(partial)) {
+    // The message is complete before the write returns; the block starts (or ends) now.
+    marker_at_start_.insert(pid);
+    DetectMarker(pid, name, partial, line);
+  } else if (spec->flags & fstrace::kCreatesProcess) {
+    interp_.NoteCloneStarted(pid, CloneFlagsFromArgs(name, partial), line);
+  }
+}
+
+void Analyzer::OnCall(const trace::SyscallEvent& call) {
+  const SyscallSpec* spec = fstrace::FindSyscall(call.name);
+  if (spec == nullptr) {
+    CountUnmodelled(call.name);
+    return;
+  }
+  ++stats_.modelled_calls;
+  if (spec->flags & fstrace::kMayCarryMarker) {
+    bool handled_at_start = call.start_line != call.line && marker_at_start_.erase(call.pid) > 0;
+    if (!handled_at_start && trace::MayHoldMarker(call.rest)) {
+      trace::CallTail tail;
+      if (trace::ParseCallTail(call.rest, &tail)) {
+        DetectMarker(call.pid, call.name, tail.args, call.line);
+      }
+    }
+    return;
+  }
+  if (spec->flags & fstrace::kNoEffect) return;
+  if (spec->flags & fstrace::kCreatesProcess) interp_.NoteCloneFinished(call.pid);
+
+  BlockId block = interp_.BlockOf(call.pid);
+  trace::CallTail tail;
+  bool tail_parsed = false;
+  if (block == kNoBlock && (spec->flags & fstrace::kConsumeOnly)) {
+    // Outside every block a pure lookup changes nothing, except a readlink that succeeds
+    // (it shows a symlink that existed before the trace).
+    if (!(spec->flags & fstrace::kTeachesSymlink)) {
+      ++stats_.skipped_outside_blocks;
+      return;
+    }
+    tail_parsed = true;
+    if (!trace::ParseCallTail(call.rest, &tail) || !tail.has_return || tail.ret < 0) {
+      ++stats_.skipped_outside_blocks;
+      return;
+    }
+  }
+  if (!tail_parsed && !trace::ParseCallTail(call.rest, &tail)) {
+    OnUnparsed(call.line, std::string(call.name) + "(" + std::string(call.rest),
+               "system call without a closing parenthesis");
+    return;
+  }
+  trace::ArgList args(tail.args);
+  size_t n = lowerer_.Lower(*spec, args, tail);
+  ++stats_.lowered_calls;
+  if (lowerer_.failed()) ++stats_.failed_calls;
+  stats_.undecodable_paths += lowerer_.undecodable_paths();
+  CallContext ctx{call.pid, block, fstrace::SyscallIndex(spec), call.line, lowerer_.failed()};
+  for (size_t i = 0; i < n; ++i) {
+    const fstrace::Construct& c = lowerer_.construct(i);
+    if (observer_) observer_(c, ctx);
+    interp_.Apply(c, ctx);
+  }
+}
+
+void Analyzer::OnProcessExit(int32_t pid, uint64_t) {
+  marker_at_start_.erase(pid);
+  interp_.ProcessExit(pid);
+}
+
+void Analyzer::OnPidRenamed(int32_t from, int32_t to, uint64_t) { interp_.RenamePid(from, to); }
+
+void Analyzer::OnUnparsed(uint64_t line, std::string_view text, std::string_view reason) {
+  ++stats_.unparsed_lines;
+  if (stats_.unparsed_examples.size() < options_.max_unparsed_examples) {
+    UnparsedLine u;
+    u.line = line;
+    u.text.assign(text.substr(0, kExampleTextLimit));
+    if (text.size() > kExampleTextLimit) u.text += "...";
+    u.reason.assign(reason);
+    stats_.unparsed_examples.push_back(std::move(u));
+  }
+}
+
+Relations Analyzer::ComputeRelations(size_t max_evidence) const {
+  RelationOptions options;
+  options.max_evidence = max_evidence;
+  options.canonical_path = [this](std::string_view p) { return interp_.CanonicalPath(p); };
+  return InferRelations(interp_.accesses(), interp_.blocks(), options);
+}
+
+}  // namespace fsmove::analysis

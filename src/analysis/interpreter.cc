@@ -1,0 +1,423 @@
+// The FStrace interpreter; see interpreter.h.
+// Resolution walks names through inodes like the kernel's path walk (symlinks, "..", dirfds,
+// chroot), so the recorded path of an access is the one the kernel used.
+#include "fsmove/analysis/interpreter.h"
+
+namespace fsmove::analysis {
+
+using fstrace::Construct;
+using fstrace::Effect;
+using fstrace::Op;
+
+namespace {
+constexpr int kMaxSymlinkHops = 40;  // the kernel's ELOOP limit
+
+bool UnderVirtualFs(std::string_view path) {
+  return path.starts_with("/proc/") || path.starts_with("/dev/fd/");
+}
+}  // namespace
+
+Interpreter::Interpreter(InterpreterOptions options)
+    : options_(std::move(options)), procs_(&inodes_) {
+  initial_cwd_ = inodes_.unknown_root();
+  if (!options_.initial_cwd.empty() && options_.initial_cwd[0] == '/') {
+    InodeId cur = inodes_.root();
+    std::string_view rest = options_.initial_cwd;
+    while (!rest.empty()) {
+      size_t slash = rest.find('/');
+      std::string_view comp = rest.substr(0, slash);
+      rest = slash == std::string_view::npos ? "" : rest.substr(slash + 1);
+      if (comp.empty() || comp == ".") continue;
+      cur = comp == ".." ? inodes_.parent(cur) : inodes_.LookupOrCreate(cur, comp);
+    }
+    initial_cwd_ = cur;
+  }
+}
+
+// ---------------------------------------------------------------- processes
+
+Process& Interpreter::ProcessFor(int32_t pid) {
+  if (Process* p = procs_.Find(pid)) return *p;
+  // A child often prints its first calls before its parent's clone returns.
+  int32_t parent = -1;
+  uint64_t best_line = 0;
+  for (const auto& [ppid, pending] : pending_clones_) {
+    if (ppid != pid && procs_.Find(ppid) != nullptr && (parent < 0 || pending.line > best_line)) {
+      parent = ppid;
+      best_line = pending.line;
+    }
+  }
+  if (parent >= 0) {
+    CreateChild(parent, pid, pending_clones_[parent].flags);
+    adopted_.insert(pid);
+    ++stats_.adopted_processes;
+    return *procs_.Find(pid);
+  }
+  if (procs_.size() > 0) ++stats_.orphan_processes;
+  return procs_.CreateFresh(pid, initial_cwd_, inodes_.root());
+}
+
+void Interpreter::NoteCloneStarted(int32_t pid, uint64_t clone_flags, uint64_t line) {
+  pending_clones_[pid] = PendingClone{clone_flags, line};
+}
+
+void Interpreter::NoteCloneFinished(int32_t pid) { pending_clones_.erase(pid); }
+
+void Interpreter::CreateChild(int32_t parent_pid, int32_t child, uint64_t flags) {
+  Process parent = ProcessFor(parent_pid);  // a copy: the table may rehash below
+  bool thread = flags & fstrace::kCloneThread;
+  Process& c = procs_.CreateChild(parent, child, flags & fstrace::kCloneFiles,
+                                  flags & fstrace::kCloneFs, thread);
+  switch (parent.ownership) {
+    case Ownership::kPuppet:
+      if (thread) {
+        c.ownership = Ownership::kPuppet;
+      } else if (current_ != kNoBlock) {
+        c.ownership = Ownership::kResource;  // e.g. an exec's shell, a service's daemon
+        c.block = current_;
+      }
+      break;
+    case Ownership::kResource:
+      c.ownership = Ownership::kResource;
+      c.block = parent.block;
+      break;
+    case Ownership::kNone:
+      break;
+  }
+}
+
+void Interpreter::ProcessExit(int32_t pid) {
+  procs_.Remove(pid);
+  pending_clones_.erase(pid);
+  adopted_.erase(pid);
+}
+
+void Interpreter::RenamePid(int32_t from, int32_t to) {
+  if (procs_.Find(from) == nullptr) return;
+  procs_.Rename(from, to);
+  pending_clones_.erase(to);
+  if (auto it = pending_clones_.find(from); it != pending_clones_.end()) {
+    pending_clones_[to] = it->second;
+    pending_clones_.erase(from);
+  }
+  if (puppet_tgid_ == from) puppet_tgid_ = to;
+}
+
+// ---------------------------------------------------------------- blocks
+
+void Interpreter::OnMarker(int32_t pid, const trace::Marker& marker, uint64_t line) {
+  Process& p = ProcessFor(pid);
+  if (puppet_tgid_ < 0) {
+    // The first marker tells which thread group is Puppet's own.
+    puppet_tgid_ = p.tgid;
+    int32_t tgid = puppet_tgid_;
+    procs_.ForEach([tgid](Process& q) {
+      if (q.tgid == tgid) q.ownership = Ownership::kPuppet;
+    });
+  } else if (p.tgid != puppet_tgid_) {
+    ++stats_.markers_foreign;  // an exec printing something that looks like Puppet's log
+    return;
+  }
+  BlockId id = blocks_.Intern(marker.ref, marker.source);
+  BlockInfo& info = blocks_.info(id);
+  if (marker.kind == trace::MarkerKind::kBegin) {
+    ++stats_.markers_begin;
+    if (current_ != kNoBlock) ++stats_.markers_unbalanced;
+    ++info.begins;
+    if (info.first_line == 0) info.first_line = line;
+    current_ = id;
+  } else {
+    ++stats_.markers_end;
+    if (current_ != id) ++stats_.markers_unbalanced;
+    ++info.ends;
+    info.last_line = line;
+    current_ = kNoBlock;
+  }
+}
+
+BlockId Interpreter::BlockOf(int32_t pid) {
+  Process& p = ProcessFor(pid);
+  switch (p.ownership) {
+    case Ownership::kPuppet: return current_;
+    case Ownership::kResource: return p.block;
+    case Ownership::kNone: return kNoBlock;
+  }
+  return kNoBlock;
+}
+
+// ---------------------------------------------------------------- resolution
+
+bool Interpreter::Resolve(Process& p, int dirfd, std::string_view path, bool follow_final,
+                          bool empty_path, Resolution* r) {
+  InodeId proc_root = procs_.root(p);
+  InodeId cur;
+  if (!path.empty() && path[0] == '/') {
+    cur = proc_root;
+  } else if (dirfd == fstrace::kAtFdcwd) {
+    cur = procs_.cwd(p);
+  } else {
+    const FdEntry* e = procs_.Fd(p, dirfd);
+    if (e == nullptr || e->inode == kNoInode) {
+      ++stats_.unresolved_dirfd;
+      return false;
+    }
+    cur = e->inode;
+  }
+  if (path.empty() && !empty_path) return false;  // ENOENT for the kernel too
+
+  std::string_view rest = path;
+  int hops = 0;
+  int flip = 0;
+  for (;;) {
+    while (!rest.empty() && rest[0] == '/') rest.remove_prefix(1);
+    if (rest.empty()) {  // the path names `cur` itself: "/", "dir/", ".", or an empty path
+      r->inode = cur;
+      r->dir = inodes_.parent(cur);
+      r->name.clear();
+      return true;
+    }
+    size_t slash = rest.find('/');
+    std::string_view comp = rest.substr(0, slash);
+    std::string_view after = slash == std::string_view::npos ? "" : rest.substr(slash);
+    bool last = after.find_first_not_of('/') == std::string_view::npos;
+    bool trailing_slash = last && !after.empty();
+    if (comp == ".") {
+      rest = after;
+      continue;
+    }
+    if (comp == "..") {
+      if (cur != proc_root && cur != inodes_.root() && inodes_.parent(cur) != kNoInode) {
+        cur = inodes_.parent(cur);
+      }
+      rest = after;
+      continue;
+    }
+    InodeId child = inodes_.LookupOrCreate(cur, comp);
+    const std::string* target = inodes_.symlink(child);
+    if (target != nullptr && (!last || follow_final || trailing_slash)) {
+      if (++hops > kMaxSymlinkHops) {
+        ++stats_.symlink_loops;
+        return false;
+      }
+      std::string& buf = expand_[flip ^= 1];
+      buf.assign(*target);
+      buf.append(after);
+      rest = buf;
+      if (!target->empty() && (*target)[0] == '/') cur = proc_root;
+      continue;
+    }
+    if (last) {
+      r->dir = cur;
+      r->name.assign(comp);
+      r->inode = child;
+      return true;
+    }
+    cur = child;
+    rest = after;
+  }
+}
+
+bool Interpreter::PathOf(const Resolution& r, std::string* out) const {
+  out->clear();
+  if (r.name.empty()) return inodes_.AppendPath(r.inode, out);
+  if (!inodes_.AppendPath(r.dir, out)) return false;
+  if (out->back() != '/') out->push_back('/');
+  out->append(r.name);
+  return true;
+}
+
+void Interpreter::Record(const Resolution& r, Effect e, const CallContext& ctx) {
+  if (ctx.block == kNoBlock) return;
+  if (!PathOf(r, &scratch_)) {
+    ++stats_.unnamed_paths;
+    return;
+  }
+  Access a{ctx.block, e, ctx.failed, ctx.syscall, ctx.pid, ctx.line};
+  accesses_.Record(accesses_.Intern(scratch_), a);
+  if (e != Effect::kConsumed && !r.name.empty()) {
+    // Creating or removing a name needs the directory that holds it.
+    size_t cut = scratch_.rfind('/');
+    scratch_.resize(cut == 0 ? 1 : cut);
+    a.effect = Effect::kConsumed;
+    accesses_.Record(accesses_.Intern(scratch_), a);
+  }
+}
+
+// ---------------------------------------------------------------- constructs
+
+void Interpreter::Apply(const Construct& c, const CallContext& ctx) {
+  ++stats_.constructs;
+  Process& p = ProcessFor(ctx.pid);
+  switch (c.op) {
+    case Op::kHPath:
+    case Op::kHPathSym: {
+      Resolution r;
+      if (!Resolve(p, c.dirfd, c.path, c.op == Op::kHPath, c.empty_path, &r)) return;
+      Record(r, c.effect, ctx);
+      if (c.effect == Effect::kExpunged && !c.record_only && !ctx.failed && !r.name.empty()) {
+        inodes_.Unbind(r.dir, r.name);
+      }
+      return;
+    }
+    case Op::kNewFd: {
+      if (c.fd < 0) return;
+      if (c.anonymous) {
+        procs_.SetFd(p, c.fd, kNoInode, c.cloexec);
+        return;
+      }
+      Resolution r;
+      if (!Resolve(p, c.dirfd, c.path, c.follow, false, &r)) {
+        procs_.SetFd(p, c.fd, kNoInode, c.cloexec);  // open, but on an object we cannot name
+        return;
+      }
+      procs_.SetFd(p, c.fd, c.tmpfile ? inodes_.NewAnonymous() : r.inode, c.cloexec);
+      return;
+    }
+    case Op::kDelFd:
+      procs_.CloseFd(p, c.fd);
+      return;
+    case Op::kDupFd: {
+      if (c.fd == c.fd2 || c.fd2 < 0) return;
+      const FdEntry* e = procs_.Fd(p, c.fd);
+      procs_.SetFd(p, c.fd2, e != nullptr ? e->inode : kNoInode, c.cloexec);
+      return;
+    }
+    case Op::kSetCloexec:
+      procs_.SetCloexec(p, c.fd, c.cloexec);
+      return;
+    case Op::kCloseRange:
+      if (c.unshare_fds) procs_.UnshareFds(p);
+      procs_.CloseRange(p, c.fd, c.fd2, c.cloexec);
+      return;
+    case Op::kSetCwd:
+    case Op::kSetRoot: {
+      Resolution r;
+      if (!Resolve(p, c.dirfd, c.path, true, c.empty_path, &r)) return;
+      if (c.op == Op::kSetCwd) {
+        procs_.SetCwd(p, r.inode);
+      } else {
+        procs_.SetRoot(p, r.inode);
+      }
+      return;
+    }
+    case Op::kNewProc:
+      if (adopted_.erase(c.child) > 0) return;  // created when it first showed up
+      CreateChild(ctx.pid, c.child, c.clone_flags);
+      return;
+    case Op::kExec:
+      procs_.PrepareExec(p);
+      return;
+    case Op::kRename:
+      ApplyRename(p, c);
+      return;
+    case Op::kLink: {
+      Resolution src, dst;
+      if (!Resolve(p, c.dirfd, c.path, c.follow, c.empty_path, &src)) return;
+      inodes_.Ref(src.inode);
+      if (Resolve(p, c.dirfd2, c.path2, false, false, &dst) && !dst.name.empty()) {
+        inodes_.Bind(dst.dir, dst.name, src.inode);
+      }
+      inodes_.Unref(src.inode);
+      return;
+    }
+    case Op::kSymlink: {
+      Resolution r;
+      if (!Resolve(p, c.dirfd2, c.path2, false, false, &r) || r.name.empty()) return;
+      InodeId link = inodes_.NewAnonymous();
+      inodes_.Bind(r.dir, r.name, link);
+      inodes_.SetSymlink(link, c.path, /*learned=*/false);
+      return;
+    }
+    case Op::kLearnSymlink: {
+      Resolution r;
+      if (!Resolve(p, c.dirfd, c.path, false, c.path.empty(), &r)) return;
+      if (inodes_.symlink(r.inode) != nullptr && !inodes_.symlink_learned(r.inode)) return;
+      if (!PathOf(r, &scratch_) || UnderVirtualFs(scratch_)) return;  // per-process links
+      if (inodes_.symlink(r.inode) == nullptr) ++stats_.learned_symlinks;
+      inodes_.SetSymlink(r.inode, c.path2, /*learned=*/true);
+      return;
+    }
+    case Op::kUnshare:
+      if (c.clone_flags & fstrace::kCloneFiles) procs_.UnshareFds(p);
+      if (c.clone_flags & fstrace::kCloneFs) procs_.UnshareFs(p);
+      return;
+    case Op::kNop:
+      return;
+  }
+}
+
+void Interpreter::ApplyRename(Process& p, const Construct& c) {
+  Resolution from, to;
+  if (!Resolve(p, c.dirfd, c.path, false, false, &from) || from.name.empty()) return;
+  InodeId moved = from.inode;
+  inodes_.Ref(moved);  // alive while the destination is looked up and rebound
+  if (Resolve(p, c.dirfd2, c.path2, false, false, &to) && !to.name.empty() &&
+      to.inode != moved) {
+    if (c.exchange) {
+      InodeId other = to.inode;
+      inodes_.Ref(other);
+      inodes_.Bind(to.dir, to.name, moved);
+      inodes_.Bind(from.dir, from.name, other);
+      inodes_.Unref(other);
+    } else {
+      inodes_.Bind(to.dir, to.name, moved);  // a name, not the inode, moves: open fds follow
+      inodes_.Unbind(from.dir, from.name);
+    }
+  }
+  inodes_.Unref(moved);
+}
+
+// ---------------------------------------------------------------- paths
+
+std::string Interpreter::CanonicalPath(std::string_view path) const {
+  if (path.empty() || path[0] != '/') return std::string(path);
+  size_t last_slash = path.rfind('/');
+  std::string_view last = path.substr(last_slash + 1);
+  std::string buf[2];
+  std::string_view rest = path.substr(0, last_slash);
+  InodeId cur = inodes_.root();
+  bool changed = false;
+  int hops = 0, flip = 0;
+  while (true) {
+    while (!rest.empty() && rest[0] == '/') rest.remove_prefix(1);
+    if (rest.empty()) break;
+    size_t slash = rest.find('/');
+    std::string_view comp = rest.substr(0, slash);
+    std::string_view after = slash == std::string_view::npos ? "" : rest.substr(slash);
+    if (comp == "." || comp == "..") {
+      if (comp == ".." && cur != inodes_.root()) cur = inodes_.parent(cur);
+      rest = after;
+      continue;
+    }
+    InodeId child = inodes_.Lookup(cur, comp);
+    if (child == kNoInode) return std::string(path);
+    if (inodes_.symlink_learned(child)) {
+      if (++hops > kMaxSymlinkHops) return std::string(path);
+      const std::string& target = *inodes_.symlink(child);
+      std::string& b = buf[flip ^= 1];
+      b.assign(target);
+      b.append(after);
+      rest = b;
+      if (!target.empty() && target[0] == '/') cur = inodes_.root();
+      changed = true;
+      continue;
+    }
+    cur = child;
+    rest = after;
+  }
+  if (!changed) return std::string(path);
+  std::string out;
+  if (!inodes_.AppendPath(cur, &out)) return std::string(path);
+  if (out.back() != '/') out.push_back('/');
+  out.append(last);
+  return out;
+}
+
+bool Interpreter::ResolveForTest(int32_t pid, int dirfd, std::string_view path, bool follow,
+                                 std::string* out) {
+  Resolution r;
+  Process& p = ProcessFor(pid);
+  return Resolve(p, dirfd, path, follow, false, &r) && PathOf(r, out);
+}
+
+}  // namespace fsmove::analysis

@@ -1,0 +1,118 @@
+// Relation inference over the access map; see relations.h.
+// Paths are grouped by canonical name first, so /lib/x and /usr/lib/x count as one file.
+#include "fsmove/analysis/relations.h"
+
+#include <algorithm>
+#include <map>
+
+#include "absl/container/flat_hash_map.h"
+
+namespace fsmove::analysis {
+namespace {
+
+struct Builder {
+  std::vector<Relation>* out;
+  RelationKind kind;
+  size_t max_evidence;
+  absl::flat_hash_map<uint64_t, size_t> index;
+
+  void Add(BlockId a, BlockId b, const std::string& path, const Access& x, const Access& y) {
+    uint64_t key = (uint64_t{a} << 32) | b;
+    auto [it, fresh] = index.try_emplace(key, out->size());
+    if (fresh) {
+      Relation& r = out->emplace_back();
+      r.kind = kind;
+      r.first = a;
+      r.second = b;
+    }
+    Relation& r = (*out)[it->second];
+    ++r.evidence_total;
+    if (r.evidence.size() < max_evidence) r.evidence.push_back(Evidence{path, x, y});
+  }
+};
+
+// One access per (block, effect): the earliest line wins when paths were merged.
+void Merge(std::vector<Access>* into, const Access& a) {
+  for (Access& e : *into) {
+    if (e.block == a.block && e.effect == a.effect) {
+      if (a.line < e.line) e = a;
+      return;
+    }
+  }
+  into->push_back(a);
+}
+
+}  // namespace
+
+std::string_view RelationKindName(RelationKind k) {
+  switch (k) {
+    case RelationKind::kOrdering: return "ordering";
+    case RelationKind::kNotification: return "notification";
+    case RelationKind::kWriteWrite: return "write-write";
+  }
+  return "?";
+}
+
+Relations InferRelations(const AccessMap& accesses, const BlockTable& blocks,
+                         const RelationOptions& options) {
+  // Group recorded paths under their canonical names (ordered: deterministic output).
+  std::map<std::string, std::vector<Access>> by_path;
+  for (PathId id = 0; id < accesses.path_count(); ++id) {
+    const auto& list = accesses.accesses(id);
+    if (list.empty()) continue;
+    std::string name = options.canonical_path ? options.canonical_path(accesses.path(id))
+                                              : std::string(accesses.path(id));
+    std::vector<Access>& merged = by_path[name];
+    for (const Access& a : list) Merge(&merged, a);
+  }
+  auto is_service = [&](BlockId b) {
+    return options.is_service ? options.is_service(b) : blocks.info(b).type() == "Service";
+  };
+
+  Relations rel;
+  Builder ordering{&rel.ordering, RelationKind::kOrdering, options.max_evidence, {}};
+  Builder notification{&rel.notification, RelationKind::kNotification, options.max_evidence, {}};
+  Builder write_write{&rel.write_write, RelationKind::kWriteWrite, options.max_evidence, {}};
+  std::vector<const Access*> producers;
+  for (const auto& [path, list] : by_path) {
+    producers.clear();
+    for (const Access& a : list) {
+      if (a.effect == Effect::kProduced) producers.push_back(&a);
+    }
+    if (producers.empty()) continue;
+    auto produces = [&](BlockId b) {
+      for (const Access* p : producers) {
+        if (p->block == b) return true;
+      }
+      return false;
+    };
+    for (const Access* p : producers) {
+      for (const Access& a : list) {
+        if (a.block == p->block) continue;
+        if (a.effect != Effect::kProduced && !produces(a.block)) {
+          ordering.Add(p->block, a.block, path, *p, a);
+        }
+        if (a.effect == Effect::kConsumed && is_service(a.block)) {
+          notification.Add(p->block, a.block, path, *p, a);
+        }
+        if (a.effect == Effect::kProduced && p->block < a.block) {
+          write_write.Add(p->block, a.block, path, *p, a);
+        }
+      }
+    }
+  }
+  auto order = [&](std::vector<Relation>& v) {
+    std::sort(v.begin(), v.end(), [&](const Relation& x, const Relation& y) {
+      const std::string& xa = blocks.info(x.first).ref;
+      const std::string& ya = blocks.info(y.first).ref;
+      if (xa != ya) return xa < ya;
+      return blocks.info(x.second).ref < blocks.info(y.second).ref;
+    });
+  };
+  order(rel.ordering);
+  order(rel.notification);
+  order(rel.write_write);
+  return rel;
+}
+
+}  // namespace fsmove::analysis

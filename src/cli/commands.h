@@ -1,0 +1,19 @@
+// The subcommands of the fsmove executable; each registers its options on the CLI11 app and
+// runs through the library. Exit codes: 0 nothing found, 1 findings, 2 usage or input error.
+#pragma once
+
+#include <functional>
+
+#include "CLI/CLI.hpp"
+
+namespace fsmove::cli {
+
+inline constexpr int kExitOk = 0;
+inline constexpr int kExitFindings = 1;
+inline constexpr int kExitError = 2;
+
+// Each returns the function to run when its subcommand was chosen.
+std::function<int()> RegisterAnalyze(CLI::App& app);
+std::function<int()> RegisterTrace(CLI::App& app);
+
+}  // namespace fsmove::cli

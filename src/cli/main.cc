@@ -1,0 +1,31 @@
+// fsmove: the command-line entry point. It only parses options and wires library stages.
+#include <cstdio>
+#include <iostream>
+#include <vector>
+
+#include "commands.h"
+
+int main(int argc, char** argv) {
+  CLI::App app{"fsmove: finds missing ordering relationships and missing notifiers in Puppet code "
+               "from strace traces of real runs"};
+  app.set_version_flag("--version", std::string("fsmove ") + FSMOVE_VERSION);
+  app.require_subcommand(1);
+  std::vector<std::pair<CLI::App*, std::function<int()>>> commands;
+  auto analyze = fsmove::cli::RegisterAnalyze(app);
+  auto trace = fsmove::cli::RegisterTrace(app);
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::CallForHelp& e) {
+    return app.exit(e);
+  } catch (const CLI::CallForAllHelp& e) {
+    return app.exit(e);
+  } catch (const CLI::CallForVersion& e) {
+    return app.exit(e);
+  } catch (const CLI::ParseError& e) {
+    app.exit(e);
+    return fsmove::cli::kExitError;
+  }
+  if (app.got_subcommand("analyze")) return analyze();
+  if (app.got_subcommand("trace")) return trace();
+  return fsmove::cli::kExitError;
+}

@@ -1,0 +1,148 @@
+// `fsmove trace dump`: shows what the analyzer makes of a trace, for debugging: the FStrace
+// program (one JSON object per construct) or the access map (one per path).
+#include <fstream>
+#include <iostream>
+#include <memory>
+
+#include "commands.h"
+#include "fsmove/analysis/analyzer.h"
+#include "fsmove/fstrace/lowering.h"
+#include "fsmove/report/analysis_report.h"
+#include "fsmove/report/json_output.h"
+#include "fsmove/trace/line_reader.h"
+
+namespace fsmove::cli {
+namespace {
+
+struct DumpOptions {
+  std::string trace;
+  std::string output;
+  bool fstrace = false;
+  bool accesses = false;
+};
+
+int RunDump(const DumpOptions& o) {
+  auto reader = trace::LineReader::Open(o.trace);
+  if (!reader.ok()) {
+    std::cerr << "fsmove: error: cannot read trace " << reader.status().message() << "\n";
+    return kExitError;
+  }
+  std::ofstream file;
+  std::ostream* out = &std::cout;
+  if (!o.output.empty()) {
+    file.open(o.output);
+    if (!file) {
+      std::cerr << "fsmove: error: cannot write " << o.output << "\n";
+      return kExitError;
+    }
+    out = &file;
+  }
+  analysis::Analyzer analyzer;
+  const analysis::BlockTable& blocks = analyzer.interpreter().blocks();
+  if (o.fstrace) {
+    analyzer.set_construct_observer([&](const fstrace::Construct& c,
+                                        const analysis::CallContext& ctx) {
+      nlohmann::json j;
+      j["line"] = ctx.line;
+      j["pid"] = ctx.pid;
+      j["syscall"] = std::string(fstrace::SyscallName(ctx.syscall));
+      j["block"] = ctx.block == analysis::kNoBlock ? nlohmann::json(nullptr)
+                                                   : nlohmann::json(blocks.info(ctx.block).ref);
+      j["op"] = std::string(fstrace::OpName(c.op));
+      switch (c.op) {
+        case fstrace::Op::kHPath:
+        case fstrace::Op::kHPathSym:
+          j["effect"] = std::string(fstrace::EffectName(c.effect));
+          j["dirfd"] = c.dirfd;
+          j["path"] = std::string(c.path);
+          break;
+        case fstrace::Op::kNewFd:
+          j["fd"] = c.fd;
+          if (c.anonymous) {
+            j["anonymous"] = true;
+          } else {
+            j["dirfd"] = c.dirfd;
+            j["path"] = std::string(c.path);
+          }
+          break;
+        case fstrace::Op::kDelFd:
+        case fstrace::Op::kSetCloexec:
+          j["fd"] = c.fd;
+          break;
+        case fstrace::Op::kDupFd:
+        case fstrace::Op::kCloseRange:
+          j["fd"] = c.fd;
+          j["fd2"] = c.fd2;
+          break;
+        case fstrace::Op::kNewProc:
+          j["child"] = c.child;
+          j["share_fds"] = (c.clone_flags & fstrace::kCloneFiles) != 0;
+          j["share_cwd"] = (c.clone_flags & fstrace::kCloneFs) != 0;
+          j["thread"] = (c.clone_flags & fstrace::kCloneThread) != 0;
+          break;
+        case fstrace::Op::kRename:
+        case fstrace::Op::kLink:
+        case fstrace::Op::kSymlink:
+        case fstrace::Op::kLearnSymlink:
+          j["dirfd"] = c.dirfd;
+          j["path"] = std::string(c.path);
+          j["dirfd2"] = c.dirfd2;
+          j["path2"] = std::string(c.path2);
+          break;
+        default:
+          if (!c.path.empty() || c.empty_path) {
+            j["dirfd"] = c.dirfd;
+            j["path"] = std::string(c.path);
+          }
+      }
+      *out << report::DumpJson(j, -1) << "\n";
+    });
+  }
+  absl::Status st = analyzer.Run(**reader);
+  if (!st.ok()) {
+    std::cerr << "fsmove: error: " << st.message() << "\n";
+    return kExitError;
+  }
+  if (o.accesses) {
+    const analysis::AccessMap& map = analyzer.interpreter().accesses();
+    for (analysis::PathId id = 0; id < map.path_count(); ++id) {
+      if (map.accesses(id).empty()) continue;
+      nlohmann::json j;
+      j["path"] = std::string(map.path(id));
+      std::string canonical = analyzer.interpreter().CanonicalPath(map.path(id));
+      if (canonical != map.path(id)) j["canonical"] = canonical;
+      nlohmann::json list = nlohmann::json::array();
+      for (const analysis::Access& a : map.accesses(id)) {
+        list.push_back(report::AccessToJson(a, blocks));
+      }
+      j["accesses"] = list;
+      *out << report::DumpJson(j, -1) << "\n";
+    }
+  }
+  std::cerr << report::SummaryLine(reader.value()->name(), analyzer) << "\n";
+  return kExitOk;
+}
+
+}  // namespace
+
+std::function<int()> RegisterTrace(CLI::App& app) {
+  auto o = std::make_shared<DumpOptions>();
+  CLI::App* trace = app.add_subcommand("trace", "Inspect a trace");
+  trace->require_subcommand(1);
+  CLI::App* dump = trace->add_subcommand("dump", "Print the FStrace program or the access map");
+  dump->add_option("--trace", o->trace, "strace output: a file, a .zst file, or - for stdin")
+      ->required();
+  dump->add_option("-o,--output", o->output, "write to this file");
+  auto* f = dump->add_flag("--fstrace", o->fstrace, "one JSON line per FStrace construct");
+  auto* a = dump->add_flag("--accesses", o->accesses, "one JSON line per accessed path");
+  f->excludes(a);
+  return [o] {
+    if (!o->fstrace && !o->accesses) {
+      std::cerr << "fsmove: error: trace dump needs --fstrace or --accesses\n";
+      return kExitError;
+    }
+    return RunDump(*o);
+  };
+}
+
+}  // namespace fsmove::cli

@@ -1,0 +1,561 @@
+// The syscall table: each modelled call and the FStrace constructs it lowers to.
+// Reading it top to bottom shows every call fsmove understands and what it does with it.
+#include "fsmove/fstrace/lowering.h"
+
+#include <vector>
+
+#include "absl/container/flat_hash_map.h"
+
+namespace fsmove::fstrace {
+
+using trace::FlagName;
+
+const FlagName kOpenFlagNames[] = {
+    {"O_RDONLY", 0},           {"O_WRONLY", kOWronly},     {"O_RDWR", kORdwr},
+    {"O_CREAT", kOCreat},      {"O_EXCL", kOExcl},         {"O_TRUNC", kOTrunc},
+    {"O_APPEND", kOAppend},    {"O_DIRECTORY", kODirectory}, {"O_NOFOLLOW", kONofollow},
+    {"O_CLOEXEC", kOCloexec},  {"O_PATH", kOPath},         {"O_TMPFILE", kOTmpfile | kODirectory},
+};
+const size_t kOpenFlagNameCount = std::size(kOpenFlagNames);
+
+namespace {
+
+constexpr uint64_t kAtSymlinkNofollow = 0x100, kAtRemovedir = 0x200, kAtSymlinkFollow = 0x400,
+                   kAtEmptyPath = 0x1000;
+const FlagName kAtFlagNames[] = {
+    {"AT_SYMLINK_NOFOLLOW", kAtSymlinkNofollow},
+    {"AT_REMOVEDIR", kAtRemovedir},
+    {"AT_SYMLINK_FOLLOW", kAtSymlinkFollow},
+    {"AT_EMPTY_PATH", kAtEmptyPath},
+};
+constexpr uint64_t kRenameExchange = 2;
+const FlagName kRenameFlagNames[] = {
+    {"RENAME_NOREPLACE", 1}, {"RENAME_EXCHANGE", kRenameExchange}, {"RENAME_WHITEOUT", 4}};
+const FlagName kCloneFlagNames[] = {
+    {"CLONE_VM", 0x100},          {"CLONE_FS", kCloneFs},      {"CLONE_FILES", kCloneFiles},
+    {"CLONE_SIGHAND", 0x800},     {"CLONE_VFORK", 0x4000},     {"CLONE_PARENT", 0x8000},
+    {"CLONE_THREAD", kCloneThread},
+};
+constexpr uint64_t kCloseRangeUnshare = 2, kCloseRangeCloexec = 4;
+const FlagName kCloseRangeFlagNames[] = {{"CLOSE_RANGE_UNSHARE", kCloseRangeUnshare},
+                                         {"CLOSE_RANGE_CLOEXEC", kCloseRangeCloexec}};
+const FlagName kFdFlagNames[] = {{"FD_CLOEXEC", 1}};
+
+bool Has(uint64_t flags, uint64_t bit) { return (flags & bit) == bit; }
+
+// ---- lowering helpers shared by call families ----
+
+void OpenLike(Lowerer& l, int dirfd, size_t path_i, uint64_t flags) {
+  std::string_view path;
+  if (!l.Str(path_i, &path)) return;
+  uint64_t acc = flags & 3;
+  bool follow = !Has(flags, kONofollow) && !(Has(flags, kOCreat) && Has(flags, kOExcl));
+  if (Has(flags, kOTmpfile)) {  // an unnamed file in directory `path`; linkat names it later
+    l.HPath(dirfd, path, Effect::kConsumed, true);
+    l.NewFd(dirfd, path, static_cast<int>(l.ret()), Has(flags, kOCloexec), true, true);
+    return;
+  }
+  bool writes = acc == kOWronly || Has(flags, kOCreat) || (Has(flags, kOTrunc) && acc != 0);
+  if (Has(flags, kOPath)) writes = false;
+  l.HPath(dirfd, path, writes ? Effect::kProduced : Effect::kConsumed, follow);
+  l.NewFd(dirfd, path, static_cast<int>(l.ret()), Has(flags, kOCloexec), follow, false);
+}
+
+uint64_t OpenFlags(Lowerer& l, size_t i) {
+  return l.Flags(i, kOpenFlagNames, kOpenFlagNameCount);
+}
+uint64_t AtFlags(Lowerer& l, size_t i) { return l.Flags(i, kAtFlagNames, std::size(kAtFlagNames)); }
+
+// A path effect through (dirfd, path) honouring AT_SYMLINK_NOFOLLOW and AT_EMPTY_PATH.
+void AtPath(Lowerer& l, int dirfd, size_t path_i, Effect e, uint64_t at_flags, bool follow_default) {
+  std::string_view path;
+  if (!l.Str(path_i, &path)) return;
+  bool follow = follow_default && !Has(at_flags, kAtSymlinkNofollow);
+  if (Has(at_flags, kAtSymlinkFollow)) follow = true;
+  l.HPath(dirfd, path, e, follow, path.empty() && Has(at_flags, kAtEmptyPath));
+}
+
+// A path argument with no dirfd.
+void PathArg(Lowerer& l, size_t i, Effect e, bool follow) {
+  std::string_view path;
+  if (l.Str(i, &path)) l.HPath(kAtFdcwd, path, e, follow);
+}
+
+// An effect on the object an fd refers to.
+void FdObject(Lowerer& l, size_t fd_i, Effect e) { l.HPath(l.Fd(fd_i), "", e, true, true); }
+
+void RenameLike(Lowerer& l, int d1, size_t p1, int d2, size_t p2, uint64_t flags) {
+  std::string_view from, to;
+  if (!l.Str(p1, &from) || !l.Str(p2, &to)) return;
+  bool exchange = Has(flags, kRenameExchange);
+  Construct e1;
+  e1.op = Op::kHPathSym;
+  e1.dirfd = d1;
+  e1.path = from;
+  e1.effect = exchange ? Effect::kProduced : Effect::kExpunged;
+  e1.record_only = true;
+  Construct e2 = e1;
+  e2.dirfd = d2;
+  e2.path = to;
+  e2.effect = Effect::kProduced;
+  if (l.failed()) {  // both names were still needed
+    l.HPath(d1, from, Effect::kConsumed, false);
+    l.HPath(d2, to, Effect::kConsumed, false);
+    return;
+  }
+  l.Emit(e1);
+  l.Emit(e2);
+  Construct r;
+  r.op = Op::kRename;
+  r.dirfd = d1;
+  r.path = from;
+  r.dirfd2 = d2;
+  r.path2 = to;
+  r.exchange = exchange;
+  l.Emit(r);
+}
+
+void LinkLike(Lowerer& l, int d1, size_t p1, int d2, size_t p2, uint64_t at_flags) {
+  std::string_view from, to;
+  if (!l.Str(p1, &from) || !l.Str(p2, &to)) return;
+  bool empty = from.empty() && Has(at_flags, kAtEmptyPath);
+  l.HPath(d1, from, Effect::kConsumed, Has(at_flags, kAtSymlinkFollow), empty);
+  Construct e;
+  e.op = Op::kHPathSym;
+  e.dirfd = d2;
+  e.path = to;
+  e.effect = Effect::kProduced;
+  e.record_only = true;
+  if (l.failed()) {
+    l.HPath(d2, to, Effect::kConsumed, false);
+    return;
+  }
+  l.Emit(e);
+  Construct k;
+  k.op = Op::kLink;
+  k.dirfd = d1;
+  k.path = from;
+  k.dirfd2 = d2;
+  k.path2 = to;
+  k.empty_path = empty;
+  k.follow = Has(at_flags, kAtSymlinkFollow);
+  l.Emit(k);
+}
+
+void SymlinkLike(Lowerer& l, size_t target_i, int dirfd, size_t link_i) {
+  std::string_view target, link;
+  if (!l.Str(target_i, &target) || !l.Str(link_i, &link)) return;
+  if (l.failed()) {
+    l.HPath(dirfd, link, Effect::kConsumed, false);
+    return;
+  }
+  Construct e;
+  e.op = Op::kHPathSym;
+  e.dirfd = dirfd;
+  e.path = link;
+  e.effect = Effect::kProduced;
+  e.record_only = true;
+  l.Emit(e);
+  Construct s;
+  s.op = Op::kSymlink;
+  s.path = target;
+  s.dirfd2 = dirfd;
+  s.path2 = link;
+  l.Emit(s);
+}
+
+void ReadlinkLike(Lowerer& l, int dirfd, size_t path_i, size_t buf_i) {
+  std::string_view path;
+  if (!l.Str(path_i, &path)) return;
+  l.HPath(dirfd, path, Effect::kConsumed, false, path.empty());
+  std::string_view target;
+  if (!l.failed() && l.Str(buf_i, &target) && !target.empty()) {
+    Construct c;
+    c.op = Op::kLearnSymlink;
+    c.dirfd = dirfd;
+    c.path = path;
+    c.path2 = target;
+    l.Emit(c);
+  }
+}
+
+void SetCwdPath(Lowerer& l, int dirfd, std::string_view path, bool via_fd) {
+  Construct c;
+  c.op = Op::kSetCwd;
+  c.dirfd = dirfd;
+  c.path = path;
+  c.empty_path = via_fd;
+  l.Emit(c);
+}
+
+void NewProc(Lowerer& l, uint64_t flags) {
+  if (l.ret() <= 0) return;
+  Construct c;
+  c.op = Op::kNewProc;
+  c.clone_flags = flags;
+  c.child = static_cast<int32_t>(l.ret());
+  l.Emit(c);
+}
+
+void DupTo(Lowerer& l, int from, int to, bool cloexec) {
+  Construct c;
+  c.op = Op::kDupFd;
+  c.fd = from;
+  c.fd2 = to;
+  c.cloexec = cloexec;
+  l.Emit(c);
+}
+
+void Exec(Lowerer& l, int dirfd, size_t path_i, uint64_t at_flags) {
+  AtPath(l, dirfd, path_i, Effect::kConsumed, at_flags, true);
+  Construct c;
+  c.op = Op::kExec;
+  l.Emit(c);
+}
+
+// Calls that return a new descriptor for an object without a path.
+void AnonymousFd(Lowerer& l) {
+  if (l.ret() >= 0) l.AnonFd(static_cast<int>(l.ret()), false);
+}
+
+void PipeLike(Lowerer& l) {
+  // pipe([3, 4]), socketpair(AF_UNIX, SOCK_STREAM, 0, [3, 4])
+  for (size_t i = 0; i < l.args().size(); ++i) {
+    auto fds = trace::ArrayItems(l.args()[i]);
+    if (fds.size() != 2) continue;
+    for (std::string_view f : fds) {
+      int64_t fd = 0;
+      if (trace::ParseInt(f, &fd)) l.AnonFd(static_cast<int>(fd), false);
+    }
+    return;
+  }
+}
+
+void Nop(Lowerer&) {}
+
+#define L(...) [](Lowerer & l) { __VA_ARGS__; }
+constexpr uint8_t kC = kConsumeOnly;
+
+const SyscallSpec kTable[] = {
+    // ---- opening files ----
+    {"open", L(OpenLike(l, kAtFdcwd, 0, OpenFlags(l, 1))), 0},
+    {"openat", L(OpenLike(l, l.Fd(0), 1, OpenFlags(l, 2))), 0},
+    {"openat2",
+     L(OpenLike(l, l.Fd(0), 1,
+                trace::ParseFlags(trace::StructField(l.args()[2], "flags"), kOpenFlagNames,
+                                  kOpenFlagNameCount))),
+     0},
+    {"creat", L(OpenLike(l, kAtFdcwd, 0, kOWronly | kOCreat | kOTrunc)), 0},
+    // ---- looking at paths (consume) ----
+    {"stat", L(PathArg(l, 0, Effect::kConsumed, true)), kC},
+    {"stat64", L(PathArg(l, 0, Effect::kConsumed, true)), kC},
+    {"lstat", L(PathArg(l, 0, Effect::kConsumed, false)), kC},
+    {"lstat64", L(PathArg(l, 0, Effect::kConsumed, false)), kC},
+    {"newfstatat", L(AtPath(l, l.Fd(0), 1, Effect::kConsumed, AtFlags(l, 3), true)), kC},
+    {"fstatat64", L(AtPath(l, l.Fd(0), 1, Effect::kConsumed, AtFlags(l, 3), true)), kC},
+    {"statx", L(AtPath(l, l.Fd(0), 1, Effect::kConsumed, AtFlags(l, 2), true)), kC},
+    {"access", L(PathArg(l, 0, Effect::kConsumed, true)), kC},
+    {"faccessat", L(AtPath(l, l.Fd(0), 1, Effect::kConsumed, 0, true)), kC},
+    {"faccessat2", L(AtPath(l, l.Fd(0), 1, Effect::kConsumed, AtFlags(l, 3), true)), kC},
+    {"statfs", L(PathArg(l, 0, Effect::kConsumed, true)), kC},
+    {"statfs64", L(PathArg(l, 0, Effect::kConsumed, true)), kC},
+    {"getxattr", L(PathArg(l, 0, Effect::kConsumed, true)), kC},
+    {"lgetxattr", L(PathArg(l, 0, Effect::kConsumed, false)), kC},
+    {"listxattr", L(PathArg(l, 0, Effect::kConsumed, true)), kC},
+    {"llistxattr", L(PathArg(l, 0, Effect::kConsumed, false)), kC},
+    {"readlink", L(ReadlinkLike(l, kAtFdcwd, 0, 1)), kC | kTeachesSymlink},
+    {"readlinkat", L(ReadlinkLike(l, l.Fd(0), 1, 2)), kC | kTeachesSymlink},
+    // ---- changing a file's attributes or content in place (produce) ----
+    {"chmod", L(PathArg(l, 0, Effect::kProduced, true)), 0},
+    {"fchmod", L(FdObject(l, 0, Effect::kProduced)), 0},
+    {"fchmodat", L(AtPath(l, l.Fd(0), 1, Effect::kProduced, 0, true)), 0},
+    {"fchmodat2", L(AtPath(l, l.Fd(0), 1, Effect::kProduced, AtFlags(l, 3), true)), 0},
+    {"chown", L(PathArg(l, 0, Effect::kProduced, true)), 0},
+    {"lchown", L(PathArg(l, 0, Effect::kProduced, false)), 0},
+    {"fchown", L(FdObject(l, 0, Effect::kProduced)), 0},
+    {"fchownat", L(AtPath(l, l.Fd(0), 1, Effect::kProduced, AtFlags(l, 4), true)), 0},
+    {"truncate", L(PathArg(l, 0, Effect::kProduced, true)), 0},
+    {"ftruncate", L(FdObject(l, 0, Effect::kProduced)), 0},
+    {"fallocate", L(FdObject(l, 0, Effect::kProduced)), 0},
+    {"utime", L(PathArg(l, 0, Effect::kProduced, true)), 0},
+    {"utimes", L(PathArg(l, 0, Effect::kProduced, true)), 0},
+    {"futimesat", L(AtPath(l, l.Fd(0), 1, Effect::kProduced, 0, true)), 0},
+    {"utimensat",
+     L(if (l.args()[1] == "NULL") FdObject(l, 0, Effect::kProduced);
+       else AtPath(l, l.Fd(0), 1, Effect::kProduced, AtFlags(l, 3), true)),
+     0},
+    {"setxattr", L(PathArg(l, 0, Effect::kProduced, true)), 0},
+    {"lsetxattr", L(PathArg(l, 0, Effect::kProduced, false)), 0},
+    {"fsetxattr", L(FdObject(l, 0, Effect::kProduced)), 0},
+    {"removexattr", L(PathArg(l, 0, Effect::kProduced, true)), 0},
+    {"lremovexattr", L(PathArg(l, 0, Effect::kProduced, false)), 0},
+    {"fremovexattr", L(FdObject(l, 0, Effect::kProduced)), 0},
+    // ---- creating and removing names ----
+    {"mkdir", L(PathArg(l, 0, Effect::kProduced, false)), 0},
+    {"mkdirat", L(AtPath(l, l.Fd(0), 1, Effect::kProduced, 0, false)), 0},
+    {"mknod", L(PathArg(l, 0, Effect::kProduced, false)), 0},
+    {"mknodat", L(AtPath(l, l.Fd(0), 1, Effect::kProduced, 0, false)), 0},
+    {"rmdir", L(PathArg(l, 0, Effect::kExpunged, false)), 0},
+    {"unlink", L(PathArg(l, 0, Effect::kExpunged, false)), 0},
+    {"unlinkat", L(AtPath(l, l.Fd(0), 1, Effect::kExpunged, 0, false)), 0},
+    {"rename", L(RenameLike(l, kAtFdcwd, 0, kAtFdcwd, 1, 0)), 0},
+    {"renameat", L(RenameLike(l, l.Fd(0), 1, l.Fd(2), 3, 0)), 0},
+    {"renameat2",
+     L(RenameLike(l, l.Fd(0), 1, l.Fd(2), 3,
+                  l.Flags(4, kRenameFlagNames, std::size(kRenameFlagNames)))),
+     0},
+    {"link", L(LinkLike(l, kAtFdcwd, 0, kAtFdcwd, 1, 0)), 0},
+    {"linkat", L(LinkLike(l, l.Fd(0), 1, l.Fd(2), 3, AtFlags(l, 4))), 0},
+    {"symlink", L(SymlinkLike(l, 0, kAtFdcwd, 1)), 0},
+    {"symlinkat", L(SymlinkLike(l, 0, l.Fd(1), 2)), 0},
+    {"mount", L(PathArg(l, 1, Effect::kProduced, true)), 0},
+    {"umount2", L(PathArg(l, 0, Effect::kProduced, true)), 0},
+    // ---- working and root directory ----
+    {"chdir",
+     L(std::string_view p; if (l.Str(0, &p)) {
+       l.HPath(kAtFdcwd, p, Effect::kConsumed, true);
+       SetCwdPath(l, kAtFdcwd, p, false);
+     }),
+     0},
+    {"fchdir", L(SetCwdPath(l, l.Fd(0), "", true)), 0},
+    {"getcwd",
+     L(std::string_view p; if (!l.failed() && l.Str(0, &p) && p.starts_with("/")) {
+       SetCwdPath(l, kAtFdcwd, p, false);
+     }),
+     0},
+    {"chroot",
+     L(std::string_view p; if (l.Str(0, &p)) {
+       l.HPath(kAtFdcwd, p, Effect::kConsumed, true);
+       Construct c;
+       c.op = Op::kSetRoot;
+       c.path = p;
+       l.Emit(c);
+     }),
+     0},
+    // ---- descriptors ----
+    {"close", L(Construct c; c.op = Op::kDelFd; c.fd = l.Fd(0); l.Emit(c)), 0},
+    {"close_range",
+     L(Construct c; c.op = Op::kCloseRange; c.fd = l.Fd(0); int64_t hi = 0;
+       if (!trace::ParseInt(l.args()[1], &hi) || hi > 0x7fffffff) hi = 0x7fffffff;
+       c.fd2 = static_cast<int>(hi);
+       uint64_t f = l.Flags(2, kCloseRangeFlagNames, std::size(kCloseRangeFlagNames));
+       c.cloexec = Has(f, kCloseRangeCloexec); c.unshare_fds = Has(f, kCloseRangeUnshare);
+       l.Emit(c)),
+     0},
+    {"dup", L(DupTo(l, l.Fd(0), static_cast<int>(l.ret()), false)), 0},
+    {"dup2", L(DupTo(l, l.Fd(0), l.Fd(1), false)), 0},
+    {"dup3", L(DupTo(l, l.Fd(0), l.Fd(1), Has(OpenFlags(l, 2), kOCloexec))), 0},
+    {"fcntl",
+     L(std::string_view cmd = l.args()[1];
+       if (cmd.starts_with("F_DUPFD_CLOEXEC")) DupTo(l, l.Fd(0), static_cast<int>(l.ret()), true);
+       else if (cmd.starts_with("F_DUPFD")) DupTo(l, l.Fd(0), static_cast<int>(l.ret()), false);
+       else if (cmd.starts_with("F_SETFD")) {
+         Construct c;
+         c.op = Op::kSetCloexec;
+         c.fd = l.Fd(0);
+         c.cloexec = l.Flags(2, kFdFlagNames, std::size(kFdFlagNames)) & 1;
+         l.Emit(c);
+       }),
+     0},
+    {"pipe", L(PipeLike(l)), 0},
+    {"pipe2", L(PipeLike(l)), 0},
+    {"socketpair", L(PipeLike(l)), 0},
+    {"socket", L(AnonymousFd(l)), 0},
+    {"accept", L(AnonymousFd(l)), 0},
+    {"accept4", L(AnonymousFd(l)), 0},
+    {"epoll_create", L(AnonymousFd(l)), 0},
+    {"epoll_create1", L(AnonymousFd(l)), 0},
+    {"eventfd", L(AnonymousFd(l)), 0},
+    {"eventfd2", L(AnonymousFd(l)), 0},
+    {"timerfd_create", L(AnonymousFd(l)), 0},
+    {"signalfd", L(AnonymousFd(l)), 0},
+    {"signalfd4", L(AnonymousFd(l)), 0},
+    {"inotify_init", L(AnonymousFd(l)), 0},
+    {"inotify_init1", L(AnonymousFd(l)), 0},
+    {"memfd_create", L(AnonymousFd(l)), 0},
+    {"pidfd_open", L(AnonymousFd(l)), 0},
+    {"pidfd_getfd", L(AnonymousFd(l)), 0},
+    {"userfaultfd", L(AnonymousFd(l)), 0},
+    {"fanotify_init", L(AnonymousFd(l)), 0},
+    {"perf_event_open", L(AnonymousFd(l)), 0},
+    {"io_uring_setup", L(AnonymousFd(l)), 0},
+    // ---- processes ----
+    {"clone", L(NewProc(l, trace::ParseFlags(l.args().Named("flags"), kCloneFlagNames))),
+     kCreatesProcess},
+    {"clone3",
+     L(NewProc(l, trace::ParseFlags(trace::StructField(l.args()[0], "flags"), kCloneFlagNames))),
+     kCreatesProcess},
+    {"fork", L(NewProc(l, 0)), kCreatesProcess},
+    {"vfork", L(NewProc(l, 0)), kCreatesProcess},
+    {"execve", L(Exec(l, kAtFdcwd, 0, 0)), 0},
+    {"execveat", L(Exec(l, l.Fd(0), 1, AtFlags(l, 4))), 0},
+    {"unshare",
+     L(Construct c; c.op = Op::kUnshare;
+       c.clone_flags = l.Flags(0, kCloneFlagNames, std::size(kCloneFlagNames)); l.Emit(c)),
+     0},
+    // ---- stdout writes: Puppet's markers are taken out before lowering ----
+    {"write", Nop, kNoEffect | kMayCarryMarker},
+    {"writev", Nop, kNoEffect | kMayCarryMarker},
+};
+#undef L
+
+// Calls reviewed to have no effect on names, descriptors, working directories or processes.
+constexpr std::string_view kNoEffectCalls[] = {
+    "read", "readv", "pread64", "preadv", "preadv2", "pwrite64", "pwritev", "pwritev2", "lseek",
+    "_llseek", "mmap", "mmap2", "munmap", "mprotect", "mremap", "madvise", "mlock", "munlock",
+    "mlockall", "munlockall", "mincore", "msync", "brk", "rt_sigaction", "rt_sigprocmask",
+    "rt_sigreturn", "rt_sigsuspend", "rt_sigtimedwait", "rt_sigqueueinfo", "sigaltstack", "ioctl",
+    "getpid", "getppid", "gettid", "getuid", "geteuid", "getgid", "getegid", "getresuid",
+    "getresgid", "getgroups", "setuid", "setgid", "setreuid", "setregid", "setresuid", "setresgid",
+    "setgroups", "setfsuid", "setfsgid", "setsid", "setpgid", "getpgrp", "getpgid", "getsid",
+    "uname", "sysinfo", "getrlimit", "setrlimit", "prlimit64", "getrusage", "times", "arch_prctl",
+    "set_tid_address", "set_robust_list", "get_robust_list", "rseq", "futex", "futex_waitv",
+    "nanosleep", "clock_nanosleep", "clock_gettime", "clock_getres", "gettimeofday", "time",
+    "sched_yield", "sched_getaffinity", "sched_setaffinity", "sched_getparam",
+    "sched_getscheduler", "sched_setscheduler", "sched_get_priority_min",
+    "sched_get_priority_max", "getrandom", "poll", "ppoll", "select", "pselect6", "epoll_wait",
+    "epoll_pwait", "epoll_pwait2", "epoll_ctl", "wait4", "waitid", "kill", "tkill", "tgkill",
+    "exit", "exit_group", "restart_syscall", "umask", "fstat", "fstat64", "fstatfs", "fstatfs64",
+    "getdents", "getdents64", "fsync", "fdatasync", "sync", "syncfs", "fadvise64", "flock",
+    "connect", "bind", "listen", "sendto", "recvfrom", "sendmsg", "recvmsg", "sendmmsg",
+    "recvmmsg", "shutdown", "getsockname", "getpeername", "setsockopt", "getsockopt", "alarm",
+    "pause", "capget", "capset", "prctl", "personality", "membarrier", "getpriority",
+    "setpriority", "getcpu", "timer_create", "timer_settime", "timer_gettime", "timer_delete",
+    "timer_getoverrun", "timerfd_settime", "timerfd_gettime", "setitimer", "getitimer",
+    "sendfile", "splice", "tee", "copy_file_range", "inotify_add_watch", "inotify_rm_watch",
+    "ioprio_get", "ioprio_set", "fgetxattr", "flistxattr", "pidfd_send_signal", "sysinfo",
+    "mbind", "get_mempolicy", "set_mempolicy", "io_uring_enter", "io_uring_register",
+};
+
+struct Registry {
+  std::vector<SyscallSpec> specs;
+  absl::flat_hash_map<std::string_view, uint16_t> index;
+  Registry() {
+    specs.push_back({"?", Nop, kNoEffect});  // index 0: unknown
+    for (const SyscallSpec& s : kTable) specs.push_back(s);
+    for (std::string_view n : kNoEffectCalls) specs.push_back({n, Nop, kNoEffect});
+    for (size_t i = 0; i < specs.size(); ++i) index.emplace(specs[i].name, static_cast<uint16_t>(i));
+  }
+};
+
+const Registry& GetRegistry() {
+  static const Registry* registry = new Registry();
+  return *registry;
+}
+
+}  // namespace
+
+std::string_view OpName(Op op) {
+  switch (op) {
+    case Op::kHPath: return "hpath";
+    case Op::kHPathSym: return "hpathsym";
+    case Op::kNewFd: return "newfd";
+    case Op::kDelFd: return "delfd";
+    case Op::kDupFd: return "dupfd";
+    case Op::kSetCloexec: return "setcloexec";
+    case Op::kCloseRange: return "closerange";
+    case Op::kSetCwd: return "setcwd";
+    case Op::kSetRoot: return "setroot";
+    case Op::kNewProc: return "newproc";
+    case Op::kExec: return "exec";
+    case Op::kRename: return "rename";
+    case Op::kLink: return "link";
+    case Op::kSymlink: return "symlink";
+    case Op::kLearnSymlink: return "learnsymlink";
+    case Op::kUnshare: return "unshare";
+    case Op::kNop: return "nop";
+  }
+  return "?";
+}
+
+const SyscallSpec* FindSyscall(std::string_view name) {
+  const Registry& r = GetRegistry();
+  auto it = r.index.find(name);
+  if (it == r.index.end() || it->second == 0) return nullptr;
+  return &r.specs[it->second];
+}
+
+uint16_t SyscallIndex(const SyscallSpec* spec) {
+  const Registry& r = GetRegistry();
+  return static_cast<uint16_t>(spec - r.specs.data());
+}
+
+std::string_view SyscallName(uint16_t index) {
+  const Registry& r = GetRegistry();
+  return index < r.specs.size() ? r.specs[index].name : "?";
+}
+
+// ---- Lowerer ----
+
+size_t Lowerer::Lower(const SyscallSpec& spec, const trace::ArgList& args,
+                      const trace::CallTail& tail) {
+  args_ = &args;
+  tail_ = &tail;
+  failed_ = !tail.has_return || tail.return_unknown || tail.ret < 0 || !tail.errno_name.empty();
+  count_ = 0;
+  strings_used_ = 0;
+  undecodable_ = 0;
+  spec.lower(*this);
+  return count_;
+}
+
+bool Lowerer::Str(size_t i, std::string_view* out) {
+  if (strings_used_ >= strings_.size()) return false;
+  std::string& slot = strings_[strings_used_];
+  if (!trace::DecodeString((*args_)[i], &slot)) {
+    ++undecodable_;
+    return false;
+  }
+  ++strings_used_;
+  *out = slot;
+  return true;
+}
+
+int Lowerer::Fd(size_t i) const {
+  int64_t v = kAtFdcwd;
+  if (!trace::ParseInt((*args_)[i], &v)) return kAtFdcwd;
+  return static_cast<int>(v);
+}
+
+uint64_t Lowerer::Flags(size_t i, const trace::FlagName* names, size_t n) const {
+  return trace::ParseFlags((*args_)[i], names, n);
+}
+
+void Lowerer::HPath(int dirfd, std::string_view path, Effect e, bool follow, bool empty_path) {
+  Construct c;
+  c.op = follow ? Op::kHPath : Op::kHPathSym;
+  c.dirfd = dirfd;
+  c.path = path;
+  c.effect = failed_ ? Effect::kConsumed : e;
+  c.empty_path = empty_path;
+  if (count_ < out_.size()) out_[count_++] = c;
+}
+
+void Lowerer::NewFd(int dirfd, std::string_view path, int fd, bool cloexec, bool follow,
+                    bool tmpfile) {
+  Construct c;
+  c.op = Op::kNewFd;
+  c.dirfd = dirfd;
+  c.path = path;
+  c.fd = fd;
+  c.cloexec = cloexec;
+  c.follow = follow;
+  c.tmpfile = tmpfile;
+  Emit(c);
+}
+
+void Lowerer::AnonFd(int fd, bool cloexec) {
+  Construct c;
+  c.op = Op::kNewFd;
+  c.fd = fd;
+  c.anonymous = true;
+  c.cloexec = cloexec;
+  Emit(c);
+}
+
+void Lowerer::Emit(const Construct& c) {
+  if (failed_ && c.op != Op::kHPath && c.op != Op::kHPathSym) return;
+  if (count_ < out_.size()) out_[count_++] = c;
+}
+
+}  // namespace fsmove::fstrace

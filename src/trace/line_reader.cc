@@ -1,0 +1,249 @@
+// Streams a trace line by line (file, pipe or zstd) with a bounded buffer; see line_reader.h.
+// Lines are found with memchr; the buffer only grows up to the longest line allowed.
+#include "fsmove/trace/line_reader.h"
+
+#include <fcntl.h>
+#include <unistd.h>
+#include <zstd.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <cstring>
+
+#include "absl/strings/str_cat.h"
+
+namespace fsmove::trace {
+namespace {
+
+class FdSource : public ByteSource {
+ public:
+  FdSource(int fd, bool owned) : fd_(fd), owned_(owned) {}
+  ~FdSource() override {
+    if (owned_) close(fd_);
+  }
+  absl::StatusOr<size_t> Read(char* buf, size_t n) override {
+    for (;;) {
+      ssize_t got = read(fd_, buf, n);
+      if (got >= 0) return static_cast<size_t>(got);
+      if (errno == EINTR) continue;
+      return absl::ErrnoToStatus(errno, "read failed");
+    }
+  }
+
+ private:
+  int fd_;
+  bool owned_;
+};
+
+class StringSource : public ByteSource {
+ public:
+  explicit StringSource(std::string data) : data_(std::move(data)) {}
+  absl::StatusOr<size_t> Read(char* buf, size_t n) override {
+    size_t k = std::min(n, data_.size() - pos_);
+    memcpy(buf, data_.data() + pos_, k);
+    pos_ += k;
+    return k;
+  }
+
+ private:
+  std::string data_;
+  size_t pos_ = 0;
+};
+
+// Serves a few already-read bytes first, then the rest of the underlying source.
+class PrefixedSource : public ByteSource {
+ public:
+  PrefixedSource(std::string prefix, std::unique_ptr<ByteSource> rest)
+      : prefix_(std::move(prefix)), rest_(std::move(rest)) {}
+  absl::StatusOr<size_t> Read(char* buf, size_t n) override {
+    if (pos_ < prefix_.size()) {
+      size_t k = std::min(n, prefix_.size() - pos_);
+      memcpy(buf, prefix_.data() + pos_, k);
+      pos_ += k;
+      return k;
+    }
+    return rest_->Read(buf, n);
+  }
+
+ private:
+  std::string prefix_;
+  size_t pos_ = 0;
+  std::unique_ptr<ByteSource> rest_;
+};
+
+class ZstdSource : public ByteSource {
+ public:
+  explicit ZstdSource(std::unique_ptr<ByteSource> compressed)
+      : in_(std::move(compressed)), stream_(ZSTD_createDStream()), inbuf_(ZSTD_DStreamInSize()) {
+    ZSTD_initDStream(stream_);
+  }
+  ~ZstdSource() override { ZSTD_freeDStream(stream_); }
+
+  absl::StatusOr<size_t> Read(char* buf, size_t n) override {
+    ZSTD_outBuffer out{buf, n, 0};
+    while (out.pos == 0) {
+      if (in_pos_ == in_size_) {
+        if (in_eof_) {
+          if (frame_open_) return absl::DataLossError("zstd stream is truncated");
+          return 0;
+        }
+        auto got = in_->Read(inbuf_.data(), inbuf_.size());
+        if (!got.ok()) return got.status();
+        in_size_ = *got;
+        in_pos_ = 0;
+        if (in_size_ == 0) {
+          in_eof_ = true;
+          continue;
+        }
+      }
+      ZSTD_inBuffer in{inbuf_.data(), in_size_, in_pos_};
+      size_t rc = ZSTD_decompressStream(stream_, &out, &in);
+      in_pos_ = in.pos;
+      if (ZSTD_isError(rc)) {
+        return absl::DataLossError(absl::StrCat("zstd: ", ZSTD_getErrorName(rc)));
+      }
+      frame_open_ = rc != 0;
+    }
+    return out.pos;
+  }
+
+ private:
+  std::unique_ptr<ByteSource> in_;
+  ZSTD_DStream* stream_;
+  std::vector<char> inbuf_;
+  size_t in_pos_ = 0;
+  size_t in_size_ = 0;
+  bool in_eof_ = false;
+  bool frame_open_ = false;
+};
+
+constexpr unsigned char kZstdMagic[4] = {0x28, 0xB5, 0x2F, 0xFD};
+
+// Wraps the source in a zstd decoder when its first bytes are the zstd magic number.
+absl::StatusOr<std::unique_ptr<ByteSource>> SniffCompression(std::unique_ptr<ByteSource> src) {
+  std::string head(4, '\0');
+  size_t have = 0;
+  while (have < head.size()) {
+    auto got = src->Read(head.data() + have, head.size() - have);
+    if (!got.ok()) return got.status();
+    if (*got == 0) break;
+    have += *got;
+  }
+  head.resize(have);
+  bool zstd = have == 4 && memcmp(head.data(), kZstdMagic, 4) == 0;
+  auto joined = std::make_unique<PrefixedSource>(std::move(head), std::move(src));
+  if (zstd) return std::unique_ptr<ByteSource>(std::make_unique<ZstdSource>(std::move(joined)));
+  return std::unique_ptr<ByteSource>(std::move(joined));
+}
+
+}  // namespace
+
+absl::StatusOr<std::unique_ptr<LineReader>> LineReader::Open(const std::string& path,
+                                                             LineReaderOptions options) {
+  std::unique_ptr<ByteSource> raw;
+  if (path == "-") {
+    raw = std::make_unique<FdSource>(STDIN_FILENO, false);
+  } else {
+    int fd = open(path.c_str(), O_RDONLY | O_CLOEXEC);
+    if (fd < 0) {
+      return absl::NotFoundError(absl::StrCat(path, ": ", strerror(errno)));
+    }
+    raw = std::make_unique<FdSource>(fd, true);
+  }
+  auto sniffed = SniffCompression(std::move(raw));
+  if (!sniffed.ok()) {
+    return absl::DataLossError(absl::StrCat(path, ": ", sniffed.status().message()));
+  }
+  return std::make_unique<LineReader>(std::move(*sniffed), path == "-" ? "<stdin>" : path,
+                                      options);
+}
+
+std::unique_ptr<LineReader> LineReader::FromString(std::string data, LineReaderOptions options) {
+  auto sniffed = SniffCompression(std::make_unique<StringSource>(std::move(data)));
+  return std::make_unique<LineReader>(std::move(*sniffed), "<string>", options);
+}
+
+LineReader::LineReader(std::unique_ptr<ByteSource> source, std::string name,
+                       LineReaderOptions options)
+    : source_(std::move(source)), name_(std::move(name)), options_(options) {
+  buf_.resize(std::max<size_t>(options_.initial_buffer_bytes, 4096));
+}
+
+bool LineReader::Fill() {
+  if (eof_ || !status_.ok()) return false;
+  if (begin_ > 0) {  // keep the pending partial line at the front
+    memmove(buf_.data(), buf_.data() + begin_, end_ - begin_);
+    end_ -= begin_;
+    begin_ = 0;
+  }
+  if (end_ == buf_.size()) {
+    size_t cap = options_.max_line_bytes + 1;
+    if (buf_.size() >= cap) return true;  // caller cuts the line
+    buf_.resize(std::min(buf_.size() * 2, cap));
+  }
+  auto got = source_->Read(buf_.data() + end_, buf_.size() - end_);
+  if (!got.ok()) {
+    status_ = absl::DataLossError(absl::StrCat(name_, ": ", got.status().message()));
+    return false;
+  }
+  if (*got == 0) {
+    eof_ = true;
+    return false;
+  }
+  end_ += *got;
+  return true;
+}
+
+bool LineReader::Next(std::string_view* line) {
+  last_line_cut_ = false;
+  last_line_unterminated_ = false;
+  size_t scan_from = begin_;
+  for (;;) {
+    const char* base = buf_.data();
+    const void* nl = memchr(base + scan_from, '\n', end_ - scan_from);
+    if (nl != nullptr) {
+      size_t pos = static_cast<const char*>(nl) - base;
+      if (skipping_rest_of_line_) {  // tail of an over-long line already returned
+        skipping_rest_of_line_ = false;
+        bytes_consumed_ += pos + 1 - begin_;
+        begin_ = scan_from = pos + 1;
+        continue;
+      }
+      *line = std::string_view(base + begin_, pos - begin_);
+      bytes_consumed_ += pos + 1 - begin_;
+      begin_ = pos + 1;
+      ++line_number_;
+      return true;
+    }
+    size_t pending = end_ - begin_;
+    if (skipping_rest_of_line_) {
+      bytes_consumed_ += pending;
+      begin_ = end_;
+      pending = 0;
+    } else if (pending > options_.max_line_bytes) {
+      *line = std::string_view(buf_.data() + begin_, options_.max_line_bytes);
+      bytes_consumed_ += pending;
+      begin_ = end_;
+      skipping_rest_of_line_ = true;
+      last_line_cut_ = true;
+      ++line_number_;
+      return true;
+    }
+    size_t old_pending = pending;
+    if (!Fill()) {
+      if (!status_.ok()) return false;
+      if (end_ > begin_ && !skipping_rest_of_line_) {  // last line without newline
+        *line = std::string_view(buf_.data() + begin_, end_ - begin_);
+        bytes_consumed_ += end_ - begin_;
+        begin_ = end_;
+        last_line_unterminated_ = true;
+        ++line_number_;
+        return true;
+      }
+      return false;
+    }
+    scan_from = begin_ + old_pending;
+  }
+}
+
+}  // namespace fsmove::trace

@@ -1,0 +1,162 @@
+// Recognises Puppet's evaltrace begin/end messages; see puppet_markers.h.
+// Titles are printed raw by Puppet and C-escaped by strace, so the text is decoded first.
+#include "fsmove/trace/puppet_markers.h"
+
+#include <cstring>
+#include <vector>
+
+#include "fsmove/trace/args.h"
+
+namespace fsmove::trace {
+namespace {
+
+constexpr std::string_view kInfo = "Info: ";
+constexpr std::string_view kStarting = ": Starting to evaluate the resource";
+constexpr std::string_view kEvaluated = ": Evaluated in ";
+
+inline bool IsDigit(char c) { return c >= '0' && c <= '9'; }
+inline bool IsUpper(char c) { return c >= 'A' && c <= 'Z'; }
+inline bool IsWordChar(char c) {
+  return IsUpper(c) || (c >= 'a' && c <= 'z') || IsDigit(c) || c == '_';
+}
+
+// Removes ANSI SGR sequences (ESC [ ... m) at the ends, and trailing newlines.
+std::string_view StripDecorations(std::string_view s) {
+  for (;;) {
+    while (!s.empty() && (s.back() == '\n' || s.back() == '\r')) s.remove_suffix(1);
+    if (s.size() >= 3 && s.back() == 'm') {
+      size_t esc = s.rfind('\033');
+      if (esc != std::string_view::npos && esc + 1 < s.size() && s[esc + 1] == '[') {
+        bool sgr = true;
+        for (size_t i = esc + 2; i + 1 < s.size(); ++i) {
+          if (!IsDigit(s[i]) && s[i] != ';') sgr = false;
+        }
+        if (sgr) {
+          s = s.substr(0, esc);
+          continue;
+        }
+      }
+    }
+    break;
+  }
+  while (s.size() >= 2 && s[0] == '\033' && s[1] == '[') {
+    size_t m = 2;
+    while (m < s.size() && (IsDigit(s[m]) || s[m] == ';')) ++m;
+    if (m >= s.size() || s[m] != 'm') break;
+    s.remove_prefix(m + 1);
+  }
+  return s;
+}
+
+// Length of a Puppet type name at s[i] (Capitalised segments joined by ::), or 0.
+size_t TypeNameLength(std::string_view s, size_t i) {
+  size_t j = i;
+  for (;;) {
+    if (j >= s.size() || !(IsUpper(s[j]) || (j > i && s[j] >= 'a' && s[j] <= 'z'))) return 0;
+    ++j;
+    while (j < s.size() && IsWordChar(s[j])) ++j;
+    if (j + 1 < s.size() && s[j] == ':' && s[j + 1] == ':') {
+      j += 2;
+      continue;
+    }
+    return j - i;
+  }
+}
+
+bool BalancedBrackets(std::string_view title) {
+  int depth = 0;
+  for (char c : title) {
+    if (c == '[') ++depth;
+    if (c == ']' && --depth < 0) return false;
+  }
+  return depth == 0;
+}
+
+}  // namespace
+
+bool MayHoldMarker(std::string_view raw_args) {
+  // "Info: " survives strace's escaping unchanged.
+  return raw_args.find(kInfo) != std::string_view::npos;
+}
+
+bool WrittenBytes(std::string_view syscall, std::string_view args, int* fd, std::string* bytes,
+                  bool* truncated) {
+  ArgList list(args);
+  int64_t fdv = 0;
+  if (list.size() < 2 || !ParseInt(list[0], &fdv)) return false;
+  *fd = static_cast<int>(fdv);
+  bytes->clear();
+  *truncated = false;
+  if (syscall == "write") {
+    bool cut = false;
+    if (!DecodeString(list[1], bytes, &cut)) return false;
+    *truncated = cut;
+    return true;
+  }
+  if (syscall == "writev") {
+    std::string piece;
+    for (std::string_view iov : ArrayItems(list[1])) {
+      std::string_view base = StructField(iov, "iov_base");
+      bool cut = false;
+      if (!DecodeString(base, &piece, &cut)) return false;
+      bytes->append(piece);
+      *truncated |= cut;
+    }
+    return true;
+  }
+  return false;
+}
+
+MarkerKind ParseMarker(std::string_view text, Marker* out) {
+  std::string_view s = StripDecorations(text);
+  if (!s.starts_with(kInfo)) return MarkerKind::kNone;
+  s.remove_prefix(kInfo.size());
+  MarkerKind kind = MarkerKind::kNone;
+  size_t cut = std::string_view::npos;
+  // Begin: "<source>: Starting to evaluate the resource" plus, since Puppet 5, " (N of M)".
+  std::string_view begin_view = s;
+  if (begin_view.ends_with(")")) {
+    size_t open = begin_view.rfind(" (");
+    if (open != std::string_view::npos && begin_view.find(" of ", open) != std::string_view::npos) {
+      begin_view = begin_view.substr(0, open);
+    }
+  }
+  if (begin_view.ends_with(kStarting)) {
+    kind = MarkerKind::kBegin;
+    cut = begin_view.size() - kStarting.size();
+  } else if (s.ends_with(" seconds")) {
+    size_t at = s.rfind(kEvaluated);
+    if (at != std::string_view::npos) {
+      std::string_view num = s.substr(at + kEvaluated.size());
+      num.remove_suffix(std::strlen(" seconds"));
+      bool numeric = !num.empty();
+      for (char c : num) numeric &= IsDigit(c) || c == '.' || c == 'e' || c == '-';
+      if (numeric) {
+        kind = MarkerKind::kEnd;
+        cut = at;
+      }
+    }
+  }
+  if (kind == MarkerKind::kNone || cut == 0) return MarkerKind::kNone;
+  out->kind = kind;
+  out->source.assign(s.substr(0, cut));
+  out->ref = RefFromSource(out->source);
+  return kind;
+}
+
+std::string RefFromSource(std::string_view source) {
+  if (source.empty() || source.back() != ']') return std::string(source);
+  size_t fallback = std::string_view::npos;
+  for (size_t i = source.size(); i-- > 0;) {
+    if (i != 0 && source[i - 1] != '/') continue;
+    size_t len = TypeNameLength(source, i);
+    if (len == 0 || i + len >= source.size() || source[i + len] != '[') continue;
+    std::string_view title = source.substr(i + len + 1, source.size() - (i + len + 1) - 1);
+    if (BalancedBrackets(title)) return std::string(source.substr(i));
+    if (fallback == std::string_view::npos) fallback = i;
+  }
+  if (fallback != std::string_view::npos) return std::string(source.substr(fallback));
+  return std::string(source);
+}
+
+}  // namespace fsmove::trace

@@ -4,11 +4,11 @@
 namespace fsmove::analysis {
 
 PathId AccessMap::Intern(std::string_view path) {
-  auto it = index_.find(path);
+  auto it = index_.find(absl::string_view(path.data(), path.size()));
   if (it != index_.end()) return it->second;
   PathId id = static_cast<PathId>(paths_.size());
   const std::string& stored = paths_.emplace_back(path);
-  index_.emplace(stored, id);
+  index_.emplace(absl::string_view(stored.data(), stored.size()), id);
   accesses_.emplace_back();
   return id;
 }

@@ -123,6 +123,12 @@ void Analyzer::OnCall(const trace::SyscallEvent& call) {
       ++stats_.skipped_outside_blocks;
       return;
     }
+    // Most are Ruby's failed probes at start-up: decide from the line's end, unparsed.
+    size_t ret_at = call.rest.rfind(") = ");
+    if (ret_at != std::string_view::npos && call.rest.substr(ret_at + 4).starts_with("-")) {
+      ++stats_.skipped_outside_blocks;
+      return;
+    }
     tail_parsed = true;
     if (!trace::ParseCallTail(call.rest, &tail) || !tail.has_return || tail.ret < 0) {
       ++stats_.skipped_outside_blocks;

@@ -97,8 +97,9 @@ void Interpreter::RenamePid(int32_t from, int32_t to) {
   procs_.Rename(from, to);
   pending_clones_.erase(to);
   if (auto it = pending_clones_.find(from); it != pending_clones_.end()) {
-    pending_clones_[to] = it->second;
-    pending_clones_.erase(from);
+    PendingClone moved = it->second;  // insertion below may rehash: `it` dies
+    pending_clones_.erase(it);
+    pending_clones_[to] = moved;
   }
   if (puppet_tgid_ == from) puppet_tgid_ = to;
 }
@@ -157,10 +158,7 @@ bool Interpreter::Resolve(Process& p, int dirfd, std::string_view path, bool fol
     cur = procs_.cwd(p);
   } else {
     const FdEntry* e = procs_.Fd(p, dirfd);
-    if (e == nullptr || e->inode == kNoInode) {
-      ++stats_.unresolved_dirfd;
-      return false;
-    }
+    if (e == nullptr || e->inode == kNoInode) return false;
     cur = e->inode;
   }
   if (path.empty() && !empty_path) return false;  // ENOENT for the kernel too
@@ -252,7 +250,11 @@ void Interpreter::Apply(const Construct& c, const CallContext& ctx) {
     case Op::kHPath:
     case Op::kHPathSym: {
       Resolution r;
-      if (!Resolve(p, c.dirfd, c.path, c.op == Op::kHPath, c.empty_path, &r)) return;
+      if (!Resolve(p, c.dirfd, c.path, c.op == Op::kHPath, c.empty_path, &r)) {
+        bool relative = c.path.empty() || c.path[0] != '/';
+        if (relative && c.dirfd != fstrace::kAtFdcwd) ++stats_.unresolved_dirfd;
+        return;
+      }
       Record(r, c.effect, ctx);
       if (c.effect == Effect::kExpunged && !c.record_only && !ctx.failed && !r.name.empty()) {
         inodes_.Unbind(r.dir, r.name);
@@ -390,7 +392,16 @@ std::string Interpreter::CanonicalPath(std::string_view path) const {
       continue;
     }
     InodeId child = inodes_.Lookup(cur, comp);
-    if (child == kNoInode) return std::string(path);
+    if (child == kNoInode) {  // never seen: the rest cannot hold a known symlink
+      if (!changed) return std::string(path);
+      std::string out;
+      if (!inodes_.AppendPath(cur, &out)) return std::string(path);
+      if (out.back() != '/') out.push_back('/');
+      out.append(rest);
+      out.push_back('/');
+      out.append(last);
+      return out;
+    }
     if (inodes_.symlink_learned(child)) {
       if (++hops > kMaxSymlinkHops) return std::string(path);
       const std::string& target = *inodes_.symlink(child);

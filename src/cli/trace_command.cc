@@ -8,6 +8,7 @@
 #include "fsmove/analysis/analyzer.h"
 #include "fsmove/fstrace/lowering.h"
 #include "fsmove/report/analysis_report.h"
+#include "fsmove/report/golden.h"
 #include "fsmove/report/json_output.h"
 #include "fsmove/trace/line_reader.h"
 
@@ -19,6 +20,7 @@ struct DumpOptions {
   std::string output;
   bool fstrace = false;
   bool accesses = false;
+  std::string golden_dir;
 };
 
 int RunDump(const DumpOptions& o) {
@@ -103,6 +105,20 @@ int RunDump(const DumpOptions& o) {
     std::cerr << "fsmove: error: " << st.message() << "\n";
     return kExitError;
   }
+  if (!o.golden_dir.empty()) {
+    const analysis::Relations relations = analyzer.ComputeRelations(1000000);
+    auto write = [&](const std::string& name, const std::string& text) {
+      std::ofstream f(o.golden_dir + "/" + name);
+      f << text;
+      return static_cast<bool>(f);
+    };
+    if (!write("expected-blocks.txt", report::BlocksText(blocks)) ||
+        !write("expected-accesses.txt", report::AccessMapText(analyzer)) ||
+        !write("expected-relations.txt", report::RelationsText(relations, blocks))) {
+      std::cerr << "fsmove: error: cannot write golden files to " << o.golden_dir << "\n";
+      return kExitError;
+    }
+  }
   if (o.accesses) {
     const analysis::AccessMap& map = analyzer.interpreter().accesses();
     for (analysis::PathId id = 0; id < map.path_count(); ++id) {
@@ -136,9 +152,12 @@ std::function<int()> RegisterTrace(CLI::App& app) {
   auto* f = dump->add_flag("--fstrace", o->fstrace, "one JSON line per FStrace construct");
   auto* a = dump->add_flag("--accesses", o->accesses, "one JSON line per accessed path");
   f->excludes(a);
+  dump->add_option("--golden", o->golden_dir,
+                   "write expected-{blocks,accesses,relations}.txt for golden tests to this "
+                   "directory");
   return [o] {
-    if (!o->fstrace && !o->accesses) {
-      std::cerr << "fsmove: error: trace dump needs --fstrace or --accesses\n";
+    if (!o->fstrace && !o->accesses && o->golden_dir.empty()) {
+      std::cerr << "fsmove: error: trace dump needs --fstrace, --accesses or --golden DIR\n";
       return kExitError;
     }
     return RunDump(*o);

@@ -422,19 +422,22 @@ constexpr std::string_view kNoEffectCalls[] = {
     "pause", "capget", "capset", "prctl", "personality", "membarrier", "getpriority",
     "setpriority", "getcpu", "timer_create", "timer_settime", "timer_gettime", "timer_delete",
     "timer_getoverrun", "timerfd_settime", "timerfd_gettime", "setitimer", "getitimer",
-    "sendfile", "splice", "tee", "copy_file_range", "inotify_add_watch", "inotify_rm_watch",
+    "sendfile", "splice", "tee", "copy_file_range", "sync_file_range", "inotify_add_watch", "inotify_rm_watch",
     "ioprio_get", "ioprio_set", "fgetxattr", "flistxattr", "pidfd_send_signal", "sysinfo",
     "mbind", "get_mempolicy", "set_mempolicy", "io_uring_enter", "io_uring_register",
 };
 
 struct Registry {
   std::vector<SyscallSpec> specs;
-  absl::flat_hash_map<std::string_view, uint16_t> index;
+  absl::flat_hash_map<absl::string_view, uint16_t> index;  // absl's hash: fast
   Registry() {
     specs.push_back({"?", Nop, kNoEffect});  // index 0: unknown
     for (const SyscallSpec& s : kTable) specs.push_back(s);
     for (std::string_view n : kNoEffectCalls) specs.push_back({n, Nop, kNoEffect});
-    for (size_t i = 0; i < specs.size(); ++i) index.emplace(specs[i].name, static_cast<uint16_t>(i));
+    for (size_t i = 0; i < specs.size(); ++i) {
+      index.emplace(absl::string_view(specs[i].name.data(), specs[i].name.size()),
+                    static_cast<uint16_t>(i));
+    }
   }
 };
 
@@ -470,7 +473,7 @@ std::string_view OpName(Op op) {
 
 const SyscallSpec* FindSyscall(std::string_view name) {
   const Registry& r = GetRegistry();
-  auto it = r.index.find(name);
+  auto it = r.index.find(absl::string_view(name.data(), name.size()));
   if (it == r.index.end() || it->second == 0) return nullptr;
   return &r.specs[it->second];
 }

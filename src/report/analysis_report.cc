@@ -1,6 +1,8 @@
 // Text and JSON reports of the analysis stage; see analysis_report.h.
 #include "fsmove/report/analysis_report.h"
 
+#include <sys/resource.h>
+
 #include "fmt/format.h"
 #include "fsmove/fstrace/lowering.h"
 
@@ -62,6 +64,9 @@ nlohmann::json StatsToJson(const analysis::Analyzer& analyzer, const StageSecond
                 {"paths", analyzer.interpreter().accesses().path_count()},
                 {"access_records", analyzer.interpreter().accesses().records()}};
   j["seconds"] = {{"analysis", seconds.analysis}, {"relations", seconds.relations}};
+  struct rusage usage {};
+  getrusage(RUSAGE_SELF, &usage);
+  j["peak_rss_kb"] = usage.ru_maxrss;
   return j;
 }
 

@@ -11,6 +11,7 @@
 #include "absl/container/flat_hash_map.h"
 #include "absl/container/flat_hash_set.h"
 #include "absl/container/inlined_vector.h"
+#include "absl/strings/string_view.h"
 #include "fsmove/analysis/blocks.h"
 #include "fsmove/fstrace/construct.h"
 
@@ -41,7 +42,7 @@ class AccessMap {
 
  private:
   std::deque<std::string> paths_;
-  absl::flat_hash_map<std::string_view, PathId> index_;
+  absl::flat_hash_map<absl::string_view, PathId> index_;  // absl's hash: fast
   std::vector<absl::InlinedVector<Access, 2>> accesses_;
   absl::flat_hash_set<uint64_t> seen_;  // (path, block, effect) packed
   uint64_t records_ = 0;

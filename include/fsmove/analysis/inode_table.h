@@ -12,6 +12,7 @@
 
 #include "absl/container/flat_hash_map.h"
 #include "absl/hash/hash.h"
+#include "absl/strings/string_view.h"
 
 namespace fsmove::analysis {
 
@@ -88,8 +89,11 @@ class InodeTable {
   };
   struct KeyHash {
     using is_transparent = void;
-    size_t operator()(const Key& k) const { return absl::HashOf(k.dir, std::string_view(k.name)); }
-    size_t operator()(const KeyView& k) const { return absl::HashOf(k.dir, k.name); }
+    size_t operator()(const Key& k) const { return Hash(k.dir, k.name); }
+    size_t operator()(const KeyView& k) const { return Hash(k.dir, k.name); }
+    static size_t Hash(InodeId dir, std::string_view name) {
+      return absl::HashOf(dir, absl::string_view(name.data(), name.size()));
+    }
   };
   struct KeyEq {
     using is_transparent = void;

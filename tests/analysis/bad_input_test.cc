@@ -1,0 +1,113 @@
+// Bad input never crashes or hangs the analyzer, and nothing is silently dropped: every line
+// the parser cannot use is counted and the first ones are shown with their line numbers.
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include "fsmove/analysis/analyzer.h"
+#include "fsmove/trace/line_reader.h"
+#include "trace_harness.h"
+
+namespace fsmove::testing {
+namespace {
+
+analysis::TraceStats Analyze(std::string text) {
+  auto reader = trace::LineReader::FromString(std::move(text));
+  analysis::Analyzer a;
+  EXPECT_TRUE(a.Run(*reader).ok());
+  return a.stats();
+}
+
+TEST(BadInputTest, EmptyTrace) {
+  analysis::TraceStats s = Analyze("");
+  EXPECT_EQ(s.lines, 0u);
+  EXPECT_EQ(s.unparsed_lines, 0u);
+}
+
+TEST(BadInputTest, GarbageAndBinaryLinesAreCountedWithTheirLineNumbers) {
+  std::string binary("\x00\xff\xfe garbage\x01", 12);
+  analysis::TraceStats s = Analyze("100 open(\"/a\", O_RDONLY) = 3\nthis is not strace\n" +
+                                   binary + "\n100 close(3) = 0\n");
+  EXPECT_EQ(s.lines, 4u);
+  EXPECT_EQ(s.unparsed_lines, 2u);
+  ASSERT_EQ(s.unparsed_examples.size(), 2u);
+  EXPECT_EQ(s.unparsed_examples[0].line, 2u);
+  EXPECT_EQ(s.unparsed_examples[1].line, 3u);
+  EXPECT_EQ(s.calls, 2u);
+}
+
+TEST(BadInputTest, TruncatedLastLine) {
+  analysis::TraceStats s = Analyze("100 close(3) = 0\n100 openat(AT_FDCWD, \"/etc/pa");
+  EXPECT_TRUE(s.unterminated_last_line);
+  EXPECT_EQ(s.unparsed_lines, 1u);
+  EXPECT_EQ(s.unparsed_examples[0].line, 2u);
+}
+
+TEST(BadInputTest, ResumedWithoutStartAndUnknownSyscalls) {
+  analysis::TraceStats s = Analyze(
+      "100 <... read resumed>\"x\", 10) = 1\n100 syscall_0x1b6(0x1, 0x2) = -1 ENOSYS (Function not "
+      "implemented)\n100 frobnicate(1) = 0\n");
+  EXPECT_EQ(s.unparsed_lines, 1u);
+  EXPECT_EQ(s.unparsed_examples[0].reason, "resumed call without its start");
+  EXPECT_EQ(s.unmodelled_syscalls.at("syscall_0x1b6"), 1u);
+  EXPECT_EQ(s.unmodelled_syscalls.at("frobnicate"), 1u);
+}
+
+TEST(BadInputTest, TenMegabyteLine) {
+  std::string big = "100 write(1, \"" + std::string(10u << 20, 'x') + "\", 10485760) = 10485760\n";
+  analysis::TraceStats s = Analyze(big + "100 close(1) = 0\n");
+  EXPECT_EQ(s.lines, 2u);
+  EXPECT_EQ(s.unparsed_lines, 0u);
+  EXPECT_EQ(s.cut_lines, 0u);
+}
+
+TEST(BadInputTest, TraceWithoutMarkersChargesNothing) {
+  auto reader = trace::LineReader::FromString(
+      "100 open(\"/etc/a\", O_WRONLY|O_CREAT|O_TRUNC, 0644) = 3\n100 open(\"/etc/a\", O_RDONLY) = 4\n");
+  analysis::Analyzer a;
+  ASSERT_TRUE(a.Run(*reader).ok());
+  EXPECT_EQ(a.interpreter().stats().markers_begin, 0u);
+  EXPECT_EQ(a.interpreter().accesses().records(), 0u);
+}
+
+TEST(BadInputTest, HundredInterleavedUnfinishedCalls) {
+  std::string text;
+  for (int pid = 1000; pid < 1100; ++pid) {
+    text += std::to_string(pid) + " openat(AT_FDCWD, \"/f" + std::to_string(pid) +
+            "\", O_RDONLY <unfinished ...>\n";
+  }
+  for (int pid = 1099; pid >= 1000; --pid) {
+    text += std::to_string(pid) + " <... openat resumed>) = 3\n";
+  }
+  analysis::TraceStats s = Analyze(text);
+  EXPECT_EQ(s.unparsed_lines, 0u);
+  EXPECT_EQ(s.calls, 100u);
+  EXPECT_EQ(s.split_calls, 100u);
+  EXPECT_EQ(s.pending_at_end, 0u);
+}
+
+TEST(BadInputTest, MalformedArgumentsDoNotBreakTheModel) {
+  // Every modelled call with arguments of the wrong shape: no crash, state untouched.
+  std::vector<std::string> lines;
+  for (const char* name : {"open", "openat", "openat2", "rename", "renameat2", "linkat", "symlinkat",
+                           "clone", "clone3", "dup2", "fcntl", "close_range", "pipe2", "execve",
+                           "chdir", "fchdir", "utimensat", "readlink", "getcwd", "unlinkat"}) {
+    lines.push_back(std::string("100 ") + name + "() = 0");
+    lines.push_back(std::string("100 ") + name + "(garbage, \"unterminated) = 3");
+    lines.push_back(std::string("100 ") + name + "(0x7ffc, NULL, -1, [, {) = -1 EINVAL (x)");
+    lines.push_back(std::string("100 ") + name + "(99999999, \"\", 0xffffffffffffffff, 9) = 5");
+  }
+  std::vector<std::string> all{Begin(100, "Exec[x]")};
+  all.insert(all.end(), lines.begin(), lines.end());
+  all.push_back(End(100, "Exec[x]"));
+  Harness h(all);
+  EXPECT_GT(h.analyzer.stats().lowered_calls, 0u);
+}
+
+TEST(BadInputTest, MissingFileIsAnErrorNamingIt) {
+  auto reader = trace::LineReader::Open("/nonexistent/trace.txt");
+  ASSERT_FALSE(reader.ok());
+  EXPECT_THAT(std::string(reader.status().message()), ::testing::HasSubstr("/nonexistent/trace.txt"));
+}
+
+}  // namespace
+}  // namespace fsmove::testing

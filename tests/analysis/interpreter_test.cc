@@ -1,0 +1,355 @@
+// Interpreter semantics, each scenario a few strace lines through the real pipeline:
+// inode-accurate resolution, fd/cwd sharing, close-on-exec, renames, links, symlinks,
+// failed calls and the charging of processes to resource blocks.
+#include "fsmove/analysis/interpreter.h"
+
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include "trace_harness.h"
+
+namespace fsmove::testing {
+namespace {
+
+using ::testing::IsEmpty;
+using ::testing::UnorderedElementsAre;
+
+const std::string kE = "Exec[e]";
+
+// The paper's motivating example (section 3.1): a directory opened, then renamed; a
+// lookup relative to its fd must land under the new name.
+TEST(InterpreterTest, PaperPerlRenameOfOpenDirectory) {
+  Harness h({Begin(100, kE),
+             "100 open(\"/usr/lib/perl5\", O_RDONLY|O_DIRECTORY) = 3",
+             "100 rename(\"/usr/lib/perl5\", \"/usr/lib/perl\") = 0",
+             "100 openat(3, \"5.26/Socket6.pm\", O_RDONLY) = 4", End(100, kE)});
+  EXPECT_THAT(h.At("/usr/lib/perl/5.26/Socket6.pm"), UnorderedElementsAre(Pair(kE, "consumed")));
+  EXPECT_THAT(h.At("/usr/lib/perl5/5.26/Socket6.pm"), IsEmpty());
+  EXPECT_THAT(h.At("/usr/lib/perl5"), UnorderedElementsAre(Pair(kE, "consumed"), Pair(kE, "expunged")));
+  EXPECT_THAT(h.At("/usr/lib/perl"), UnorderedElementsAre(Pair(kE, "produced")));
+}
+
+TEST(InterpreterTest, RenamingADirectoryMovesItsSubtree) {
+  Harness h({Begin(100, kE), "100 mkdir(\"/srv/a\", 0755) = 0",
+             "100 openat(AT_FDCWD, \"/srv/a/f\", O_WRONLY|O_CREAT|O_TRUNC, 0644) = 3",
+             "100 rename(\"/srv/a\", \"/srv/b\") = 0", "100 fchmod(3, 0600) = 0", End(100, kE)});
+  EXPECT_THAT(h.At("/srv/b/f"), UnorderedElementsAre(Pair(kE, "produced")));
+  EXPECT_THAT(h.At("/srv/a/f"), UnorderedElementsAre(Pair(kE, "produced")));
+}
+
+TEST(InterpreterTest, CloneFilesSharesTheFdTable) {
+  Harness shared({Begin(100, kE),
+                  "100 clone(child_stack=0x7f, flags=CLONE_VM|CLONE_FILES|SIGCHLD) = 200",
+                  "200 open(\"/etc/app\", O_RDONLY|O_DIRECTORY) = 5",
+                  "100 openat(5, \"conf\", O_RDONLY) = 6", End(100, kE)});
+  EXPECT_THAT(shared.At("/etc/app/conf"), UnorderedElementsAre(Pair(kE, "consumed")));
+
+  Harness copied({Begin(100, kE), "100 clone(child_stack=0x7f, flags=CLONE_VM|SIGCHLD) = 200",
+                  "200 open(\"/etc/app\", O_RDONLY|O_DIRECTORY) = 5",
+                  "100 openat(5, \"conf\", O_RDONLY) = 6", End(100, kE)});
+  EXPECT_THAT(copied.At("/etc/app/conf"), IsEmpty());
+  EXPECT_EQ(copied.analyzer.interpreter().stats().unresolved_dirfd, 1u);
+}
+
+TEST(InterpreterTest, ChildCopiesParentFdsAtCloneTime) {
+  Harness h({Begin(100, kE), "100 open(\"/data\", O_RDONLY|O_DIRECTORY) = 4",
+             "100 clone(child_stack=NULL, flags=CLONE_CHILD_SETTID|SIGCHLD) = 200",
+             "100 close(4) = 0", "200 openat(4, \"x\", O_RDONLY) = 5", End(100, kE)});
+  EXPECT_THAT(h.At("/data/x"), UnorderedElementsAre(Pair(kE, "consumed")));
+}
+
+TEST(InterpreterTest, CloneFsSharesTheWorkingDirectory) {
+  Harness shared({Begin(100, kE), "100 chdir(\"/\") = 0",
+                  "100 clone3({flags=CLONE_VM|CLONE_FS|CLONE_FILES|CLONE_SIGHAND|CLONE_THREAD, "
+                  "exit_signal=0, stack=0x7f, stack_size=0x1000} => {parent_tid=[201]}, 88) = 201",
+                  "201 chdir(\"/var/lib\") = 0", "100 open(\"app.db\", O_RDONLY) = 3",
+                  End(100, kE)});
+  EXPECT_THAT(shared.At("/var/lib/app.db"), UnorderedElementsAre(Pair(kE, "consumed")));
+
+  Harness copied({Begin(100, kE), "100 chdir(\"/\") = 0",
+                  "100 clone(child_stack=NULL, flags=SIGCHLD) = 201",
+                  "201 chdir(\"/var/lib\") = 0", "100 open(\"app.db\", O_RDONLY) = 3",
+                  End(100, kE)});
+  EXPECT_THAT(copied.At("/app.db"), UnorderedElementsAre(Pair(kE, "consumed")));
+}
+
+TEST(InterpreterTest, ExecClosesCloseOnExecDescriptors) {
+  Harness h({Begin(100, kE), "100 open(\"/a\", O_RDONLY|O_DIRECTORY|O_CLOEXEC) = 3",
+             "100 open(\"/b\", O_RDONLY|O_DIRECTORY) = 4",
+             "100 fcntl(4, F_DUPFD_CLOEXEC, 10) = 10",
+             "100 execve(\"/bin/sh\", [\"sh\"], 0x7ffd /* 5 vars */) = 0",
+             "100 openat(3, \"x\", O_RDONLY) = -1 EBADF (Bad file descriptor)",
+             "100 openat(4, \"y\", O_RDONLY) = 5", "100 openat(10, \"z\", O_RDONLY) = 6",
+             End(100, kE)});
+  EXPECT_THAT(h.At("/a/x"), IsEmpty());
+  EXPECT_THAT(h.At("/b/y"), UnorderedElementsAre(Pair(kE, "consumed")));
+  EXPECT_THAT(h.At("/b/z"), IsEmpty());
+  EXPECT_THAT(h.At("/bin/sh"), UnorderedElementsAre(Pair(kE, "consumed")));
+}
+
+TEST(InterpreterTest, FcntlSetfdMarksCloseOnExec) {
+  Harness h({Begin(100, kE), "100 open(\"/a\", O_RDONLY|O_DIRECTORY) = 3",
+             "100 fcntl(3, F_SETFD, FD_CLOEXEC) = 0", "100 execve(\"/bin/true\", [], NULL) = 0",
+             "100 openat(3, \"x\", O_RDONLY) = 4", End(100, kE)});
+  EXPECT_THAT(h.At("/a/x"), IsEmpty());
+}
+
+TEST(InterpreterTest, DupAndDup2CarryTheInode) {
+  Harness h({Begin(100, kE), "100 open(\"/d\", O_RDONLY|O_DIRECTORY) = 3", "100 dup2(3, 7) = 7",
+             "100 dup(7) = 8", "100 close(3) = 0", "100 openat(7, \"f\", O_RDONLY) = 4",
+             "100 openat(8, \"g\", O_RDONLY) = 5", End(100, kE)});
+  EXPECT_THAT(h.At("/d/f"), UnorderedElementsAre(Pair(kE, "consumed")));
+  EXPECT_THAT(h.At("/d/g"), UnorderedElementsAre(Pair(kE, "consumed")));
+}
+
+TEST(InterpreterTest, UnlinkOfAnOpenFileKeepsItForItsDescriptor) {
+  Harness h({Begin(100, kE), "100 open(\"/tmp/f\", O_WRONLY|O_CREAT, 0600) = 3",
+             "100 unlink(\"/tmp/f\") = 0", "100 open(\"/tmp/f\", O_WRONLY|O_CREAT, 0600) = 4",
+             "100 fchmod(3, 0644) = 0", "100 fchmod(4, 0644) = 0", End(100, kE)});
+  // fchmod(3) touches the deleted inode: it has no name and must not be charged to /tmp/f.
+  EXPECT_EQ(h.analyzer.interpreter().stats().unnamed_paths, 1u);
+  EXPECT_THAT(h.At("/tmp/f"), UnorderedElementsAre(Pair(kE, "produced"), Pair(kE, "expunged")));
+}
+
+TEST(InterpreterTest, RelativeSymlinkTargetsResolveAgainstTheLinkDirectory) {
+  Harness h({Begin(100, kE), "100 symlink(\"../lib/tool\", \"/usr/bin/tool\") = 0",
+             "100 open(\"/usr/bin/tool\", O_RDONLY) = 3",
+             "100 lstat(\"/usr/bin/tool\", {st_mode=S_IFLNK|0777, st_size=11, ...}) = 0",
+             End(100, kE)});
+  EXPECT_THAT(h.At("/usr/lib/tool"), UnorderedElementsAre(Pair(kE, "consumed")));
+  EXPECT_THAT(h.At("/usr/bin/tool"), UnorderedElementsAre(Pair(kE, "produced"), Pair(kE, "consumed")));
+}
+
+TEST(InterpreterTest, SymlinksInTheMiddleOfAPathAreFollowed) {
+  Harness h({Begin(100, kE), "100 symlink(\"/real\", \"/link\") = 0",
+             "100 mkdir(\"/link/d\", 0755) = 0", "100 open(\"/link/d/../f\", O_RDONLY) = 3",
+             End(100, kE)});
+  EXPECT_THAT(h.At("/real/d"), UnorderedElementsAre(Pair(kE, "produced")));
+  EXPECT_THAT(h.At("/real/f"), UnorderedElementsAre(Pair(kE, "consumed")));
+}
+
+TEST(InterpreterTest, SymlinkLoopsStop) {
+  Harness h({Begin(100, kE), "100 symlink(\"/b\", \"/a\") = 0", "100 symlink(\"/a\", \"/b\") = 0",
+             "100 open(\"/a/x\", O_RDONLY) = -1 ELOOP (Too many levels of symbolic links)",
+             End(100, kE)});
+  EXPECT_EQ(h.analyzer.interpreter().stats().symlink_loops, 1u);
+}
+
+TEST(InterpreterTest, DotDotAndWorkingDirectories) {
+  Harness h({Begin(100, kE), "100 chdir(\"/a/b\") = 0", "100 open(\"../c\", O_RDONLY) = 3",
+             "100 open(\"/../../etc/./x\", O_RDONLY) = 4",
+             "100 open(\"/srv\", O_RDONLY|O_DIRECTORY) = 5", "100 fchdir(5) = 0",
+             "100 mkdir(\"sub\", 0755) = 0", End(100, kE)});
+  EXPECT_THAT(h.At("/a/c"), UnorderedElementsAre(Pair(kE, "consumed")));
+  EXPECT_THAT(h.At("/etc/x"), UnorderedElementsAre(Pair(kE, "consumed")));
+  EXPECT_THAT(h.At("/srv/sub"), UnorderedElementsAre(Pair(kE, "produced")));
+  EXPECT_THAT(h.At("/srv"), UnorderedElementsAre(Pair(kE, "consumed")));  // mkdir needs it
+}
+
+TEST(InterpreterTest, UnknownInitialWorkingDirectoryIsNotGuessed) {
+  Harness unknown({Begin(100, kE), "100 open(\"rel.txt\", O_RDONLY) = 3", End(100, kE)});
+  EXPECT_THAT(unknown.Paths(), IsEmpty());
+  EXPECT_EQ(unknown.analyzer.interpreter().stats().unnamed_paths, 1u);
+
+  analysis::AnalyzerOptions options;
+  options.interpreter.initial_cwd = "/root";
+  Harness known({Begin(100, kE), "100 open(\"rel.txt\", O_RDONLY) = 3", End(100, kE)}, options);
+  EXPECT_THAT(known.At("/root/rel.txt"), UnorderedElementsAre(Pair(kE, "consumed")));
+
+  Harness getcwd({"100 getcwd(\"/home/u\", 4096) = 8", Begin(100, kE),
+                  "100 open(\"rel.txt\", O_RDONLY) = 3", End(100, kE)});
+  EXPECT_THAT(getcwd.At("/home/u/rel.txt"), UnorderedElementsAre(Pair(kE, "consumed")));
+}
+
+TEST(InterpreterTest, OpenFlagsDecideTheEffect) {
+  Harness h({Begin(100, kE), "100 openat(AT_FDCWD, \"/r\", O_RDONLY) = 3",
+             "100 openat(AT_FDCWD, \"/w\", O_WRONLY) = 3",
+             "100 openat(AT_FDCWD, \"/rw\", O_RDWR) = 3",
+             "100 openat(AT_FDCWD, \"/rwc\", O_RDWR|O_CREAT, 0644) = 3",
+             "100 openat(AT_FDCWD, \"/log\", O_WRONLY|O_CREAT|O_APPEND, 0644) = 3",
+             "100 openat(AT_FDCWD, \"/t\", O_RDWR|O_TRUNC) = 3",
+             "100 openat(AT_FDCWD, \"/p\", O_PATH|O_CLOEXEC) = 3",
+             "100 creat(\"/c\", 0644) = 3",
+             "100 openat(AT_FDCWD, \"/raw\", 0x241, 0644) = 3", End(100, kE)});
+  EXPECT_THAT(h.At("/r"), UnorderedElementsAre(Pair(kE, "consumed")));
+  EXPECT_THAT(h.At("/w"), UnorderedElementsAre(Pair(kE, "produced")));
+  EXPECT_THAT(h.At("/rw"), UnorderedElementsAre(Pair(kE, "consumed")));
+  EXPECT_THAT(h.At("/rwc"), UnorderedElementsAre(Pair(kE, "produced")));
+  EXPECT_THAT(h.At("/log"), UnorderedElementsAre(Pair(kE, "produced")));
+  EXPECT_THAT(h.At("/t"), UnorderedElementsAre(Pair(kE, "produced")));
+  EXPECT_THAT(h.At("/p"), UnorderedElementsAre(Pair(kE, "consumed")));
+  EXPECT_THAT(h.At("/c"), UnorderedElementsAre(Pair(kE, "produced")));
+  EXPECT_THAT(h.At("/raw"), UnorderedElementsAre(Pair(kE, "produced")));  // -X raw O_WRONLY|O_CREAT|O_TRUNC
+}
+
+TEST(InterpreterTest, FailedCallsStillConsumeTheirPaths) {
+  Harness h({Begin(100, kE),
+             "100 openat(AT_FDCWD, \"/etc/app.conf\", O_RDONLY) = -1 ENOENT (No such file or directory)",
+             "100 mkdir(\"/var\", 0755) = -1 EEXIST (File exists)",
+             "100 unlink(\"/nope\") = -1 ENOENT (No such file or directory)",
+             "100 rename(\"/a\", \"/b\") = -1 ENOENT (No such file or directory)",
+             "100 execve(\"/usr/local/bin/tool\", [\"tool\"], 0x1 /* 3 vars */) = -1 ENOENT (No such file or directory)",
+             End(100, kE)});
+  EXPECT_THAT(h.At("/etc/app.conf"), UnorderedElementsAre(Pair(kE, "consumed")));
+  EXPECT_THAT(h.At("/var"), UnorderedElementsAre(Pair(kE, "consumed")));
+  EXPECT_THAT(h.At("/nope"), UnorderedElementsAre(Pair(kE, "consumed")));
+  EXPECT_THAT(h.At("/a"), UnorderedElementsAre(Pair(kE, "consumed")));
+  EXPECT_THAT(h.At("/b"), UnorderedElementsAre(Pair(kE, "consumed")));
+  EXPECT_THAT(h.At("/usr/local/bin/tool"), UnorderedElementsAre(Pair(kE, "consumed")));
+  // A failed call changes no state: fd 3 was never opened.
+  EXPECT_EQ(h.analyzer.stats().failed_calls, 5u);
+}
+
+TEST(InterpreterTest, AtFlagsChooseSymlinkFollowingAndEmptyPaths) {
+  Harness h({Begin(100, kE), "100 symlink(\"/target\", \"/l\") = 0",
+             "100 newfstatat(AT_FDCWD, \"/l\", {st_mode=S_IFLNK|0777, ...}, AT_SYMLINK_NOFOLLOW) = 0",
+             "100 newfstatat(AT_FDCWD, \"/l\", {st_mode=S_IFREG|0644, ...}, 0) = 0",
+             "100 openat(AT_FDCWD, \"/etc/f\", O_RDONLY) = 3",
+             "100 fchownat(3, \"\", 0, 42, AT_EMPTY_PATH) = 0",
+             "100 utimensat(3, NULL, NULL, 0) = 0",
+             "100 statx(AT_FDCWD, \"/s\", AT_STATX_SYNC_AS_STAT|AT_SYMLINK_NOFOLLOW, STATX_ALL, {stx_mask=0}) = 0",
+             End(100, kE)});
+  EXPECT_THAT(h.At("/l"), UnorderedElementsAre(Pair(kE, "produced"), Pair(kE, "consumed")));
+  EXPECT_THAT(h.At("/target"), UnorderedElementsAre(Pair(kE, "consumed")));
+  EXPECT_THAT(h.At("/etc/f"), UnorderedElementsAre(Pair(kE, "consumed"), Pair(kE, "produced")));
+  EXPECT_THAT(h.At("/s"), UnorderedElementsAre(Pair(kE, "consumed")));
+}
+
+TEST(InterpreterTest, RenameReplacesAndExchanges) {
+  Harness h({Begin(100, kE), "100 openat(AT_FDCWD, \"/x\", O_RDONLY|O_DIRECTORY) = 3",
+             "100 openat(AT_FDCWD, \"/y\", O_RDONLY|O_DIRECTORY) = 4",
+             "100 renameat2(AT_FDCWD, \"/x\", AT_FDCWD, \"/y\", RENAME_EXCHANGE) = 0",
+             "100 openat(3, \"in-x\", O_RDONLY) = 5", "100 openat(4, \"in-y\", O_RDONLY) = 6",
+             End(100, kE)});
+  EXPECT_THAT(h.At("/y/in-x"), UnorderedElementsAre(Pair(kE, "consumed")));
+  EXPECT_THAT(h.At("/x/in-y"), UnorderedElementsAre(Pair(kE, "consumed")));
+}
+
+TEST(InterpreterTest, HardLinksAndTmpfiles) {
+  Harness h({Begin(100, kE), "100 link(\"/a\", \"/b\") = 0", "100 unlink(\"/a\") = 0",
+             "100 openat(AT_FDCWD, \"/b\", O_RDONLY) = 3", "100 fchmod(3, 0600) = 0",
+             "100 openat(AT_FDCWD, \"/tmpd\", O_RDWR|O_TMPFILE, 0600) = 4",
+             "100 linkat(4, \"\", AT_FDCWD, \"/tmpd/named\", AT_EMPTY_PATH) = 0",
+             "100 fchown(4, 1, 1) = 0", End(100, kE)});
+  EXPECT_THAT(h.At("/b"), UnorderedElementsAre(Pair(kE, "produced"), Pair(kE, "consumed")));
+  EXPECT_THAT(h.At("/tmpd/named"), UnorderedElementsAre(Pair(kE, "produced")));
+}
+
+TEST(InterpreterTest, ChrootChangesWhereAbsolutePathsStart) {
+  Harness h({Begin(100, kE), "100 clone(child_stack=NULL, flags=SIGCHLD) = 200",
+             "200 chroot(\"/srv/jail\") = 0", "200 open(\"/etc/passwd\", O_RDONLY) = 3",
+             "100 open(\"/etc/passwd\", O_RDONLY) = 3", End(100, kE)});
+  EXPECT_THAT(h.At("/srv/jail/etc/passwd"), UnorderedElementsAre(Pair(kE, "consumed")));
+  EXPECT_THAT(h.At("/etc/passwd"), UnorderedElementsAre(Pair(kE, "consumed")));
+}
+
+// ---- charging calls to resource blocks ----
+
+TEST(InterpreterTest, CallsOutsideBlocksAreChargedToNoResource) {
+  Harness h({"100 open(\"/etc/puppet/puppet.conf\", O_RDONLY) = 3",
+             "100 openat(AT_FDCWD, \"/var/cache/x\", O_WRONLY|O_CREAT, 0644) = 4",
+             Begin(100, "File[/a]"), "100 open(\"/a\", O_WRONLY|O_CREAT, 0644) = 5",
+             End(100, "File[/a]"),
+             "100 open(\"/b\", O_WRONLY|O_CREAT, 0644) = 6",  // between blocks: prefetch
+             Begin(100, "File[/c]"), End(100, "File[/c]")});
+  EXPECT_THAT(h.Paths(), UnorderedElementsAre("/", "/a"));
+  EXPECT_EQ(h.analyzer.interpreter().stats().markers_begin, 2u);
+}
+
+TEST(InterpreterTest, ADaemonStartedByAServiceStaysChargedToIt) {
+  const std::string svc = "Service[memcached]";
+  const std::string file = "File[/etc/other]";
+  Harness h({Begin(100, svc), "100 clone(child_stack=NULL, flags=SIGCHLD) = 200",
+             "200 clone(child_stack=NULL, flags=SIGCHLD) = 300",  // init script forks the daemon
+             End(100, svc), Begin(100, file),
+             "300 open(\"/etc/memcached.conf\", O_RDONLY) = 3",
+             "100 open(\"/etc/other\", O_WRONLY|O_CREAT|O_TRUNC, 0644) = 4", End(100, file),
+             "300 open(\"/var/log/memcached.log\", O_WRONLY|O_CREAT|O_APPEND, 0644) = 5"});
+  EXPECT_THAT(h.At("/etc/memcached.conf"), UnorderedElementsAre(Pair(svc, "consumed")));
+  EXPECT_THAT(h.At("/var/log/memcached.log"), UnorderedElementsAre(Pair(svc, "produced")));
+  EXPECT_THAT(h.At("/etc/other"), UnorderedElementsAre(Pair(file, "produced")));
+}
+
+TEST(InterpreterTest, PuppetThreadsFollowTheOpenBlock) {
+  Harness h({"100 clone3({flags=CLONE_VM|CLONE_FS|CLONE_FILES|CLONE_SIGHAND|CLONE_THREAD|"
+             "CLONE_SYSVSEM, exit_signal=0, stack=0x7f, stack_size=0x7fc0} => {parent_tid=[101]}, 88) = 101",
+             Begin(100, "File[/a]"), "101 open(\"/a\", O_RDONLY) = 3", End(100, "File[/a]"),
+             Begin(100, "File[/b]"), "101 open(\"/b\", O_RDONLY) = 3", End(100, "File[/b]"),
+             "101 open(\"/c\", O_RDONLY) = 3"});
+  EXPECT_THAT(h.At("/a"), UnorderedElementsAre(Pair("File[/a]", "consumed")));
+  EXPECT_THAT(h.At("/b"), UnorderedElementsAre(Pair("File[/b]", "consumed")));
+  EXPECT_THAT(h.At("/c"), IsEmpty());
+}
+
+TEST(InterpreterTest, ProcessesStartedBeforeTheFirstBlockStayUncharged) {
+  Harness h({"100 clone(child_stack=NULL, flags=SIGCHLD) = 150",  // e.g. facter's uname
+             Begin(100, kE), "150 open(\"/etc/x\", O_RDONLY) = 3", End(100, kE)});
+  EXPECT_THAT(h.Paths(), IsEmpty());
+}
+
+TEST(InterpreterTest, MarkersPrintedByOtherProcessesAreIgnored) {
+  Harness h({Begin(100, kE), "100 clone(child_stack=NULL, flags=SIGCHLD) = 200",
+             // the exec's own output mimics Puppet's log
+             Begin(200, "File[/fake]"), "200 open(\"/x\", O_RDONLY) = 3", End(100, kE)});
+  EXPECT_THAT(h.At("/x"), UnorderedElementsAre(Pair(kE, "consumed")));
+  EXPECT_EQ(h.analyzer.interpreter().stats().markers_foreign, 1u);
+}
+
+TEST(InterpreterTest, ChildrenSeenBeforeTheirCloneReturnsAreAdopted) {
+  Harness h({Begin(100, kE), "100 open(\"/d\", O_RDONLY|O_DIRECTORY) = 3",
+             "100 clone(child_stack=NULL, flags=CLONE_CHILD_CLEARTID|SIGCHLD <unfinished ...>",
+             "200 openat(3, \"f\", O_RDONLY) = 4", "100 <... clone resumed>, child_tidptr=0x7f) = 200",
+             "200 openat(3, \"g\", O_RDONLY) = 5", End(100, kE)});
+  EXPECT_THAT(h.At("/d/f"), UnorderedElementsAre(Pair(kE, "consumed")));
+  EXPECT_THAT(h.At("/d/g"), UnorderedElementsAre(Pair(kE, "consumed")));
+  EXPECT_EQ(h.analyzer.interpreter().stats().adopted_processes, 1u);
+  EXPECT_EQ(h.analyzer.interpreter().stats().orphan_processes, 0u);
+}
+
+TEST(InterpreterTest, MarkersOnUnfinishedLinesStartTheBlockAtOnce) {
+  const std::string begin = Begin(100, kE);
+  std::string unfinished = begin.substr(0, begin.rfind(") = ")) + " <unfinished ...>";
+  Harness h({unfinished, "200 open(\"/ignored\", O_RDONLY) = 3",
+             "100 <... writev resumed>) = 100",
+             "100 open(\"/x\", O_RDONLY) = 3", End(100, kE)});
+  EXPECT_THAT(h.At("/x"), UnorderedElementsAre(Pair(kE, "consumed")));
+  EXPECT_EQ(h.analyzer.interpreter().stats().markers_begin, 1u);
+  EXPECT_EQ(h.analyzer.interpreter().stats().markers_unbalanced, 0u);
+}
+
+TEST(InterpreterTest, ExitedProcessesFreeTheirPid) {
+  Harness h({Begin(100, kE), "100 clone(child_stack=NULL, flags=SIGCHLD) = 200",
+             "200 chdir(\"/tmp\") = 0", "200 +++ exited with 0 +++", End(100, kE),
+             "100 clone(child_stack=NULL, flags=SIGCHLD) = 200",  // pid reused outside blocks
+             "200 open(\"/y\", O_RDONLY) = 3"});
+  EXPECT_THAT(h.Paths(), UnorderedElementsAre("/tmp"));  // chdir needed it; /y is uncharged
+  EXPECT_EQ(h.analyzer.stats().exits, 1u);
+}
+
+TEST(InterpreterTest, ThreadExecveTakesOverTheLeaderPid) {
+  Harness h({Begin(100, kE), "100 clone(child_stack=NULL, flags=SIGCHLD) = 200",
+             "200 clone(child_stack=0x1, flags=CLONE_VM|CLONE_FS|CLONE_FILES|CLONE_SIGHAND|CLONE_THREAD) = 201",
+             "201 execve(\"/bin/true\", [\"true\"], 0x1 /* 1 var */ <pid changed to 200 ...>",
+             "200 +++ superseded by execve in pid 201 +++", "200 <... execve resumed>) = 0",
+             "200 open(\"/after\", O_RDONLY) = 3", End(100, kE)});
+  EXPECT_THAT(h.At("/bin/true"), UnorderedElementsAre(Pair(kE, "consumed")));
+  EXPECT_THAT(h.At("/after"), UnorderedElementsAre(Pair(kE, "consumed")));
+}
+
+TEST(InterpreterTest, LearnedSymlinksCanonicaliseDirectoriesForRelations) {
+  Harness h({"100 readlink(\"/lib\", \"usr/lib\", 4095) = 7",
+             Begin(100, "Package[libfoo]"),
+             "100 openat(AT_FDCWD, \"/usr/lib/libfoo.so.1\", O_WRONLY|O_CREAT|O_TRUNC, 0644) = 3",
+             End(100, "Package[libfoo]"), Begin(100, "Service[app]"),
+             "100 openat(AT_FDCWD, \"/lib/libfoo.so.1\", O_RDONLY|O_CLOEXEC) = 3",
+             End(100, "Service[app]")});
+  EXPECT_EQ(h.analyzer.interpreter().CanonicalPath("/lib/x/y"), "/usr/lib/x/y");
+  EXPECT_EQ(h.analyzer.interpreter().CanonicalPath("/lib"), "/lib");  // final name kept
+  EXPECT_THAT(h.Pairs(analysis::RelationKind::kOrdering),
+              UnorderedElementsAre(Pair("Package[libfoo]", "Service[app]")));
+  EXPECT_THAT(h.Pairs(analysis::RelationKind::kNotification),
+              UnorderedElementsAre(Pair("Package[libfoo]", "Service[app]")));
+}
+
+}  // namespace
+}  // namespace fsmove::testing

@@ -87,6 +87,12 @@ void Interpreter::CreateChild(int32_t parent_pid, int32_t child, uint64_t flags)
 }
 
 void Interpreter::ProcessExit(int32_t pid) {
+  if (pid == puppet_tgid_) {
+    // Puppet's run is over; a later run in the same trace prints markers from a new process.
+    if (current_ != kNoBlock) ++stats_.markers_unbalanced;
+    current_ = kNoBlock;
+    puppet_tgid_ = -1;
+  }
   procs_.Remove(pid);
   pending_clones_.erase(pid);
   adopted_.erase(pid);
@@ -252,7 +258,10 @@ void Interpreter::Apply(const Construct& c, const CallContext& ctx) {
       Resolution r;
       if (!Resolve(p, c.dirfd, c.path, c.op == Op::kHPath, c.empty_path, &r)) {
         bool relative = c.path.empty() || c.path[0] != '/';
-        if (relative && c.dirfd != fstrace::kAtFdcwd) ++stats_.unresolved_dirfd;
+        // An open anonymous fd (pipe, socket) has no path to resolve against: not unknown.
+        if (relative && c.dirfd != fstrace::kAtFdcwd && procs_.Fd(p, c.dirfd) == nullptr) {
+          if (stats_.unresolved_dirfd++ < 5) stats_.unresolved_dirfd_lines.push_back(ctx.line);
+        }
         return;
       }
       Record(r, c.effect, ctx);

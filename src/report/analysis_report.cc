@@ -55,6 +55,7 @@ nlohmann::json StatsToJson(const analysis::Analyzer& analyzer, const StageSecond
                   {"foreign", i.markers_foreign},
                   {"unbalanced", i.markers_unbalanced}};
   j["model"] = {{"unresolved_dirfd", i.unresolved_dirfd},
+                {"unresolved_dirfd_lines", i.unresolved_dirfd_lines},
                 {"unnamed_paths", i.unnamed_paths},
                 {"symlink_loops", i.symlink_loops},
                 {"learned_symlinks", i.learned_symlinks},

@@ -295,6 +295,14 @@ TEST(InterpreterTest, MarkersPrintedByOtherProcessesAreIgnored) {
   EXPECT_EQ(h.analyzer.interpreter().stats().markers_foreign, 1u);
 }
 
+TEST(InterpreterTest, ASecondPuppetRunInTheSameTraceIsFollowed) {
+  Harness h({Begin(100, "File[/a]"), "100 open(\"/a\", O_RDONLY) = 3", End(100, "File[/a]"),
+             "100 +++ exited with 0 +++", Begin(500, "File[/b]"),
+             "500 open(\"/b\", O_RDONLY) = 3", End(500, "File[/b]")});
+  EXPECT_THAT(h.At("/b"), UnorderedElementsAre(Pair("File[/b]", "consumed")));
+  EXPECT_EQ(h.analyzer.interpreter().stats().markers_foreign, 0u);
+}
+
 TEST(InterpreterTest, ChildrenSeenBeforeTheirCloneReturnsAreAdopted) {
   Harness h({Begin(100, kE), "100 open(\"/d\", O_RDONLY|O_DIRECTORY) = 3",
              "100 clone(child_stack=NULL, flags=CLONE_CHILD_CLEARTID|SIGCHLD <unfinished ...>",

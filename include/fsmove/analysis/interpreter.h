@@ -6,6 +6,7 @@
 #include <cstdint>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "absl/container/flat_hash_map.h"
 #include "absl/container/flat_hash_set.h"
@@ -27,6 +28,7 @@ struct InterpreterOptions {
 struct InterpreterStats {
   uint64_t constructs = 0;
   uint64_t unresolved_dirfd = 0;  // relative to an fd the model does not know
+  std::vector<uint64_t> unresolved_dirfd_lines;  // the first few, for people to look at
   uint64_t unnamed_paths = 0;     // below an unknown cwd, or of a deleted file
   uint64_t symlink_loops = 0;
   uint64_t learned_symlinks = 0;

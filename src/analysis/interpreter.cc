@@ -236,13 +236,14 @@ void Interpreter::Record(const Resolution& r, Effect e, const CallContext& ctx) 
     ++stats_.unnamed_paths;
     return;
   }
-  Access a{ctx.block, e, ctx.failed, ctx.syscall, ctx.pid, ctx.line};
+  Access a{ctx.block, e, ctx.failed, false, ctx.syscall, ctx.pid, ctx.line};
   accesses_.Record(accesses_.Intern(scratch_), a);
   if (e != Effect::kConsumed && !r.name.empty()) {
     // Creating or removing a name needs the directory that holds it.
     size_t cut = scratch_.rfind('/');
     scratch_.resize(cut == 0 ? 1 : cut);
     a.effect = Effect::kConsumed;
+    a.parent = true;
     accesses_.Record(accesses_.Intern(scratch_), a);
   }
 }

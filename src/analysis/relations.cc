@@ -92,7 +92,9 @@ Relations InferRelations(const AccessMap& accesses, const BlockTable& blocks,
         if (a.effect != Effect::kProduced && !produces(a.block)) {
           ordering.Add(p->block, a.block, path, *p, a);
         }
-        if (a.effect == Effect::kConsumed && is_service(a.block)) {
+        // A service that writes the path itself (its log, its pid file) produces it: it does
+        // not read it as input, so a change there needs no restart (ordering still applies).
+        if (a.effect == Effect::kConsumed && is_service(a.block) && !produces(a.block)) {
           notification.Add(p->block, a.block, path, *p, a);
         }
         if (a.effect == Effect::kProduced && p->block < a.block) {

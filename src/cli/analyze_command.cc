@@ -3,10 +3,16 @@
 #include <fstream>
 #include <iostream>
 #include <memory>
+#include <optional>
 
 #include "commands.h"
 #include "fsmove/analysis/analyzer.h"
+#include "fsmove/catalog/catalog.h"
+#include "fsmove/check/checker.h"
+#include "fsmove/check/path_filter.h"
+#include "fsmove/graph/dependency_graph.h"
 #include "fsmove/report/analysis_report.h"
+#include "fsmove/report/findings_report.h"
 #include "fsmove/report/json_output.h"
 #include "fsmove/trace/line_reader.h"
 
@@ -21,21 +27,34 @@ struct AnalyzeOptions {
   std::string initial_cwd;
   bool strict = false;
   size_t max_evidence = 16;
+  check::CheckOptions check;
+  bool no_default_ignores = false;
 };
+
+int Warnings(const AnalyzeOptions& o, const analysis::Analyzer& analyzer, const std::string& name);
 
 double SecondsSince(std::chrono::steady_clock::time_point t) {
   return std::chrono::duration<double>(std::chrono::steady_clock::now() - t).count();
 }
 
 int RunAnalyze(const AnalyzeOptions& o) {
+  double catalog_seconds = 0;
   auto reader = trace::LineReader::Open(o.trace);
   if (!reader.ok()) {
     std::cerr << "fsmove: error: cannot read trace " << reader.status().message() << "\n";
     return kExitError;
   }
-  if (!o.catalog.empty() && !std::ifstream(o.catalog)) {
-    std::cerr << "fsmove: error: cannot read catalog " << o.catalog << "\n";
-    return kExitError;
+  // The catalog is read first: a bad one is reported before a long trace is analysed.
+  std::optional<catalog::Catalog> cat;
+  if (!o.catalog.empty()) {
+    auto t = std::chrono::steady_clock::now();
+    auto loaded = catalog::Catalog::LoadFile(o.catalog);
+    if (!loaded.ok()) {
+      std::cerr << "fsmove: error: " << loaded.status().message() << "\n";
+      return kExitError;
+    }
+    cat.emplace(std::move(*loaded));
+    catalog_seconds = SecondsSince(t);
   }
   analysis::AnalyzerOptions options;
   options.interpreter.initial_cwd = o.initial_cwd;
@@ -49,10 +68,6 @@ int RunAnalyze(const AnalyzeOptions& o) {
               << (*reader)->line_number() << ")\n";
     return kExitError;
   }
-  auto t1 = std::chrono::steady_clock::now();
-  analysis::Relations relations = analyzer.ComputeRelations(o.max_evidence);
-  seconds.relations = SecondsSince(t1);
-
   std::ofstream file;
   std::ostream* out = &std::cout;
   if (!o.output.empty()) {
@@ -64,6 +79,45 @@ int RunAnalyze(const AnalyzeOptions& o) {
     out = &file;
   }
   const std::string name = (*reader)->name();
+  int status = Warnings(o, analyzer, name);
+  if (status != kExitOk) return status;
+
+  if (cat) {
+    auto t = std::chrono::steady_clock::now();
+    graph::DependencyGraph graph = graph::DependencyGraph::Build(*cat);
+    double graph_seconds = SecondsSince(t);
+    t = std::chrono::steady_clock::now();
+    check::CheckOptions options = o.check;
+    options.default_ignores = !o.no_default_ignores;
+    options.max_evidence = o.max_evidence;
+    auto result = check::Check(analyzer, *cat, graph, options);
+    if (!result.ok()) {
+      std::cerr << "fsmove: error: " << result.status().message() << "\n";
+      return kExitError;
+    }
+    report::FindingsContext ctx;
+    ctx.trace_name = name;
+    ctx.analyzer = &analyzer;
+    ctx.catalog = &*cat;
+    ctx.graph = &graph;
+    ctx.result = &*result;
+    ctx.seconds = {seconds.analysis, catalog_seconds + graph_seconds, SecondsSince(t)};
+    if (o.format == "json") {
+      *out << report::DumpJson(report::FindingsToJson(ctx)) << "\n";
+    } else {
+      report::WriteFindingsText(*out, ctx);
+    }
+    for (const auto& u : result->stats.unknown_blocks) {
+      std::cerr << "fsmove: warning: " << u.ref << " is in the trace but not in " << o.catalog
+                << "\n";
+    }
+    return result->findings.empty() ? kExitOk : kExitFindings;
+  }
+
+  auto t1 = std::chrono::steady_clock::now();
+  analysis::Relations relations = analyzer.ComputeRelations(o.max_evidence);
+  seconds.relations = SecondsSince(t1);
+
   if (o.format == "json") {
     nlohmann::json j;
     j["tool"] = {{"name", "fsmove"}, {"version", FSMOVE_VERSION}};
@@ -75,6 +129,11 @@ int RunAnalyze(const AnalyzeOptions& o) {
   } else {
     report::WriteAnalysisText(*out, name, analyzer, relations);
   }
+  return kExitOk;
+}
+
+// Unparsed lines and missing markers: warnings, or errors with --strict.
+int Warnings(const AnalyzeOptions& o, const analysis::Analyzer& analyzer, const std::string& name) {
   if (analyzer.stats().unparsed_lines > 0) {
     const auto& first = analyzer.stats().unparsed_examples.front();
     std::cerr << "fsmove: " << (o.strict ? "error" : "warning") << ": "
@@ -106,6 +165,16 @@ std::function<int()> RegisterAnalyze(CLI::App& app) {
                   "working directory of the traced command, if known");
   cmd->add_option("--max-evidence", o->max_evidence, "evidence paths listed per relation");
   cmd->add_flag("--strict", o->strict, "treat unparsed lines and missing markers as errors");
+  cmd->add_flag("--package-notify", o->check.package_notify,
+                "packages count as notifiers of the services that read their files");
+  std::string ignored_help = "ignore accesses to paths matching GLOB (* within a component, ** "
+                             "across); defaults:";
+  for (const auto& d : check::DefaultIgnores()) ignored_help += " " + std::string(d.glob);
+  cmd->add_option("--ignore-path", o->check.ignore_paths, ignored_help)->type_name("GLOB");
+  cmd->add_flag("--no-default-ignores", o->no_default_ignores, "do not ignore the default paths");
+  cmd->add_option("--ignore-resource", o->check.ignore_resources,
+                  "drop every finding involving this resource, e.g. Exec[apt-update]")
+      ->type_name("REF");
   return [o] { return RunAnalyze(*o); };
 }
 

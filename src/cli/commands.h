@@ -15,5 +15,6 @@ inline constexpr int kExitError = 2;
 // Each returns the function to run when its subcommand was chosen.
 std::function<int()> RegisterAnalyze(CLI::App& app);
 std::function<int()> RegisterTrace(CLI::App& app);
+std::function<int()> RegisterGraph(CLI::App& app);
 
 }  // namespace fsmove::cli

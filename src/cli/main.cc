@@ -10,9 +10,9 @@ int main(int argc, char** argv) {
                "from strace traces of real runs"};
   app.set_version_flag("--version", std::string("fsmove ") + FSMOVE_VERSION);
   app.require_subcommand(1);
-  std::vector<std::pair<CLI::App*, std::function<int()>>> commands;
   auto analyze = fsmove::cli::RegisterAnalyze(app);
   auto trace = fsmove::cli::RegisterTrace(app);
+  auto graph = fsmove::cli::RegisterGraph(app);
   try {
     app.parse(argc, argv);
   } catch (const CLI::CallForHelp& e) {
@@ -27,5 +27,6 @@ int main(int argc, char** argv) {
   }
   if (app.got_subcommand("analyze")) return analyze();
   if (app.got_subcommand("trace")) return trace();
+  if (app.got_subcommand("graph")) return graph();
   return fsmove::cli::kExitError;
 }

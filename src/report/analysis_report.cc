@@ -20,6 +20,7 @@ nlohmann::json AccessToJson(const Access& a, const BlockTable& blocks) {
   j["line"] = a.line;
   j["pid"] = a.pid;
   if (a.failed) j["failed"] = true;
+  if (a.parent) j["as_parent_directory"] = true;
   return j;
 }
 

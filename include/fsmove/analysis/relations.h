@@ -1,6 +1,7 @@
 // The relations the paper infers from the access map (section 3.3.2), with their evidence:
 // ordering b1 < b2 (b1 produces a path b2 consumes or expunges, and b2 does not produce it),
-// notification b1 ~> b2 (b2 is a Service consuming a path b1 produces), and write-write
+// notification b1 ~> b2 (b2 is a Service consuming a path b1 produces and b2 does not
+// produce it itself), and write-write
 // pairs (both produce the same path: a race the paper's definitions miss).
 #pragma once
 

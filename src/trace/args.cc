@@ -4,6 +4,8 @@
 
 #include <cstring>
 
+#include "scan.h"
+
 namespace fsmove::trace {
 namespace {
 
@@ -24,14 +26,30 @@ std::string_view Trim(std::string_view s) {
 
 // Index just past the string starting at s[i] == '"' (or s.size() if unterminated).
 size_t SkipString(std::string_view s, size_t i) {
-  for (++i; i < s.size(); ++i) {
-    if (s[i] == '\\') {
-      ++i;
-    } else if (s[i] == '"') {
-      return i + 1;
+  size_t close = scan::SkipString(s, i);
+  return close == std::string_view::npos ? s.size() : close + 1;
+}
+
+// Index of the bracket closing the one at token[0] ('{' or '['), or npos. Strings and
+// decorations are skipped, so `{a="}"} => {b=1}` closes at its first '}' that is structure.
+size_t MatchingClose(std::string_view token) {
+  int depth = 0;
+  const size_t n = token.size();
+  for (size_t i = 0; i < n; ++i) {
+    char c = token[i];
+    if (c == '"') {
+      i = SkipString(token, i) - 1;
+    } else if (c == '(' || c == '[' || c == '{') {
+      ++depth;
+    } else if (c == ')' || c == ']' || c == '}') {
+      if (--depth == 0) return i;
+    } else if (c == '<' && scan::IsDecorationStart(token, i)) {
+      size_t end = scan::SkipDecoration(token, i);
+      if (end == std::string_view::npos) return end;
+      i = end;
     }
   }
-  return s.size();
+  return std::string_view::npos;
 }
 
 }  // namespace
@@ -48,19 +66,10 @@ ArgList::ArgList(std::string_view args) {
       ++depth;
     } else if (c == ')' || c == ']' || c == '}') {
       --depth;
-    } else if (c == '<' && i > 0 && (IsDigit(args[i - 1]) || args[i - 1] == 'D')) {
-      int square = 0;  // -y decoration: skip to its '>' (sockets may print "->" inside [...])
-      for (++i; i < n; ++i) {
-        if (args[i] == '\\') {
-          ++i;
-        } else if (args[i] == '[') {
-          ++square;
-        } else if (args[i] == ']') {
-          --square;
-        } else if (args[i] == '>' && square <= 0) {
-          break;
-        }
-      }
+    } else if (c == '<' && scan::IsDecorationStart(args, i)) {
+      // -y decoration: paths may hold ", " and sockets "->" inside [...].
+      size_t end = scan::SkipDecoration(args, i);
+      i = end == std::string_view::npos ? n : end;
     } else if (c == ',' && depth == 0) {
       items_.push_back(Trim(args.substr(start, i - start)));
       start = i + 1;
@@ -189,8 +198,8 @@ uint64_t ParseFlags(std::string_view token, const FlagName* names, size_t count)
 std::string_view StructField(std::string_view struct_token, std::string_view field) {
   struct_token = Trim(struct_token);
   if (struct_token.size() < 2 || struct_token.front() != '{') return {};
-  size_t close = struct_token.rfind('}');
-  if (close == std::string_view::npos || close == 0) return {};
+  size_t close = MatchingClose(struct_token);
+  if (close == std::string_view::npos) return {};
   return ArgList(struct_token.substr(1, close - 1)).Named(field);
 }
 
@@ -198,8 +207,8 @@ absl::InlinedVector<std::string_view, 4> ArrayItems(std::string_view token) {
   absl::InlinedVector<std::string_view, 4> items;
   token = Trim(token);
   if (token.size() < 2 || token.front() != '[') return items;
-  size_t close = token.rfind(']');
-  if (close == std::string_view::npos || close == 0) return items;
+  size_t close = MatchingClose(token);
+  if (close == std::string_view::npos) return items;
   ArgList list(token.substr(1, close - 1));
   for (size_t i = 0; i < list.size(); ++i) items.push_back(list[i]);
   return items;

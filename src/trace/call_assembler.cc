@@ -3,6 +3,36 @@
 #include "fsmove/trace/call_assembler.h"
 
 namespace fsmove::trace {
+namespace {
+
+constexpr std::string_view kUnfinishedMarker = "<unfinished ...>";
+constexpr std::string_view kProcessNotice = "strace: Process ";
+constexpr std::string_view kAttached = " attached";
+
+// Where an "strace: Process N attached" notice that ends `text` starts, or npos. Only the
+// last byte is looked at unless the text ends like a notice: this runs on every call line.
+size_t SplicedNoticeStart(std::string_view text) {
+  if (text.empty() || text.back() != 'd' || !text.ends_with(kAttached)) {
+    return std::string_view::npos;
+  }
+  size_t at = text.rfind(kProcessNotice);
+  if (at == std::string_view::npos) return at;
+  size_t digits = at + kProcessNotice.size();
+  size_t j = digits;
+  while (j < text.size() && text[j] >= '0' && text[j] <= '9') ++j;
+  if (j == digits || text.size() - j != kAttached.size()) return std::string_view::npos;
+  return at;
+}
+
+std::string_view TrimSpaces(std::string_view s) {
+  while (!s.empty() && (s.front() == ' ' || s.front() == '\t')) s.remove_prefix(1);
+  while (!s.empty() && (s.back() == ' ' || s.back() == '\t' || s.back() == '\r')) {
+    s.remove_suffix(1);
+  }
+  return s;
+}
+
+}  // namespace
 
 bool CallAssembler::IsProcessCreation(std::string_view name) {
   return name == "clone" || name == "clone3" || name == "fork" || name == "vfork";
@@ -43,8 +73,9 @@ int32_t CallAssembler::ResolvePid(const LineHead& head, uint64_t line_number) {
       bound_pid_ = pid;
       live_.erase(kImplicitPid);
       if (it != pending_.end()) {
-        pending_[pid] = std::move(it->second);
-        pending_.erase(kImplicitPid);
+        Pending moved = std::move(it->second);  // insertion below may rehash: `it` dies
+        pending_.erase(it);
+        pending_[pid] = std::move(moved);
       }
       sink_->OnPidRenamed(kImplicitPid, pid, line_number);
     }
@@ -57,7 +88,66 @@ void CallAssembler::Feed(std::string_view line, uint64_t line_number) {
   Feed(ParseLineHead(line), line, line_number);
 }
 
+void CallAssembler::StartPending(int32_t pid, std::string_view name, std::string_view args,
+                                 uint64_t line) {
+  Pending& slot = pending_[pid];
+  if (!slot.name.empty()) {
+    Unparsed(slot.line, slot.name + "(" + slot.args + " <unfinished ...>",
+             "unfinished call never resumed (the same process started another call)");
+  }
+  slot.name.assign(name);
+  slot.args.assign(args);
+  slot.line = line;
+  sink_->OnCallStarted(pid, name, args, line);
+}
+
+bool CallAssembler::ContinueSpliced(const LineHead& head, std::string_view line,
+                                    uint64_t line_number) {
+  if (head.kind == LineKind::kNotice) {  // another process attached first
+    ++stats_.notices;
+    return true;
+  }
+  Spliced s = std::move(spliced_);
+  spliced_ = Spliced{};
+  if (TrimSpaces(line) == kUnfinishedMarker) {
+    StartPending(s.pid, s.name, TrimSpaces(s.args), s.line);
+    return true;
+  }
+  if (head.has_pid) {  // not a continuation: strace never finished the interrupted line
+    Unparsed(s.line, s.name + "(" + s.args,
+             "call interrupted by an strace notice, never continued");
+    return false;
+  }
+  std::string text = std::move(s.args);
+  text.append(line);
+  std::string_view rest = text;
+  if (rest.ends_with(kUnfinishedMarker)) {
+    rest.remove_suffix(kUnfinishedMarker.size());
+    StartPending(s.pid, s.name, TrimSpaces(rest), s.line);
+    return true;
+  }
+  ++stats_.calls;
+  ++stats_.split_calls;
+  if (IsProcessCreation(s.name)) NoteCreatedChild(rest);
+  sink_->OnCall(SyscallEvent{s.pid, s.name, rest, line_number, s.line});
+  return true;
+}
+
+void CallAssembler::TakeOver(int32_t leader, int32_t thread, uint64_t line_number) {
+  if (pending_.erase(leader) > 0) ++stats_.abandoned_unfinished;
+  auto it = pending_.find(thread);
+  if (it != pending_.end()) {
+    Pending moved = std::move(it->second);  // insertion below may rehash: `it` dies
+    pending_.erase(it);
+    pending_[leader] = std::move(moved);
+  }
+  live_.erase(thread);
+  live_.insert(leader);
+  sink_->OnPidRenamed(thread, leader, line_number);
+}
+
 void CallAssembler::Feed(const LineHead& head, std::string_view line, uint64_t line_number) {
+  if (spliced_.active && ContinueSpliced(head, line, line_number)) return;
   switch (head.kind) {
     case LineKind::kBlank:
       Unparsed(line_number, line, "empty line");
@@ -84,39 +174,44 @@ void CallAssembler::Feed(const LineHead& head, std::string_view line, uint64_t l
       // "N +++ superseded by execve in pid T +++": thread T's execve now runs as N.
       int32_t leader = ResolvePid(head, line_number);
       int32_t thread = head.other_pid;
-      if (pending_.erase(leader) > 0) ++stats_.abandoned_unfinished;
-      auto it = pending_.find(thread);
-      if (it != pending_.end()) {
-        pending_[leader] = std::move(it->second);
-        pending_.erase(thread);
+      if (!pid_changes_.empty()) {  // the leader may be known under another pid (unprefixed)
+        absl::erase_if(pid_changes_, [&](const auto& kv) { return kv.second == thread; });
       }
-      live_.erase(thread);
-      live_.insert(leader);
-      sink_->OnPidRenamed(thread, leader, line_number);
+      TakeOver(leader, thread, line_number);
       return;
     }
     case LineKind::kUnfinished: {
       int32_t pid = ResolvePid(head, line_number);
-      Pending& slot = pending_[pid];
-      if (!slot.name.empty()) {
-        Unparsed(slot.line, slot.name + "(" + slot.args + " <unfinished ...>",
-                 "unfinished call never resumed (the same process started another call)");
-      }
-      slot.name.assign(head.name);
-      slot.args.assign(head.rest);
-      slot.line = line_number;
-      sink_->OnCallStarted(pid, head.name, head.rest, line_number);
+      StartPending(pid, head.name, head.rest, line_number);
+      if (head.other_pid >= 0 && head.other_pid != pid) pid_changes_[head.other_pid] = pid;
       return;
     }
     case LineKind::kResumed: {
       int32_t pid = ResolvePid(head, line_number);
       auto it = pending_.find(pid);
+      if ((it == pending_.end() || it->second.name != head.name) && !pid_changes_.empty()) {
+        // A thread's execve resuming under the leader's pid without a superseded notice.
+        auto change = pid_changes_.find(pid);
+        if (change != pid_changes_.end()) {
+          int32_t thread = change->second;
+          pid_changes_.erase(change);
+          auto started = pending_.find(thread);
+          if (started != pending_.end() && started->second.name == head.name) {
+            TakeOver(pid, thread, line_number);
+            it = pending_.find(pid);
+          }
+        }
+      }
       if (it == pending_.end() || it->second.name != head.name) {
         Unparsed(line_number, line, "resumed call without its start");
         return;
       }
       Pending pending = std::move(it->second);
       pending_.erase(it);
+      if (head.rest.ends_with("<detached ...>")) {  // strace let go before the call returned
+        ++stats_.pending_at_end;
+        return;
+      }
       joined_ = std::move(pending.args);
       joined_.push_back(' ');
       joined_.append(head.rest);
@@ -129,6 +224,15 @@ void CallAssembler::Feed(const LineHead& head, std::string_view line, uint64_t l
     }
     case LineKind::kCall: {
       int32_t pid = ResolvePid(head, line_number);
+      if (size_t at = SplicedNoticeStart(head.rest); at != std::string_view::npos) {
+        ++stats_.notices;
+        spliced_.active = true;
+        spliced_.pid = pid;
+        spliced_.name.assign(head.name);
+        spliced_.args.assign(head.rest.substr(0, at));
+        spliced_.line = line_number;
+        return;
+      }
       ++stats_.calls;
       if (IsProcessCreation(head.name)) NoteCreatedChild(head.rest);
       SyscallEvent event{pid, head.name, head.rest, line_number, line_number};
@@ -138,6 +242,8 @@ void CallAssembler::Feed(const LineHead& head, std::string_view line, uint64_t l
   }
 }
 
-void CallAssembler::Finish() { stats_.pending_at_end += pending_.size(); }
+void CallAssembler::Finish() {
+  stats_.pending_at_end += pending_.size() + (spliced_.active ? 1 : 0);
+}
 
 }  // namespace fsmove::trace

@@ -145,9 +145,7 @@ absl::StatusOr<std::unique_ptr<LineReader>> LineReader::Open(const std::string& 
     raw = std::make_unique<FdSource>(STDIN_FILENO, false);
   } else {
     int fd = open(path.c_str(), O_RDONLY | O_CLOEXEC);
-    if (fd < 0) {
-      return absl::NotFoundError(absl::StrCat(path, ": ", strerror(errno)));
-    }
+    if (fd < 0) return absl::ErrnoToStatus(errno, path);  // NotFound, PermissionDenied, ...
     raw = std::make_unique<FdSource>(fd, true);
   }
   auto sniffed = SniffCompression(std::move(raw));
@@ -209,7 +207,12 @@ bool LineReader::Next(std::string_view* line) {
         begin_ = scan_from = pos + 1;
         continue;
       }
-      *line = std::string_view(base + begin_, pos - begin_);
+      size_t length = pos - begin_;
+      if (length > options_.max_line_bytes) {  // fits in the buffer, but over the cap
+        length = options_.max_line_bytes;
+        last_line_cut_ = true;
+      }
+      *line = std::string_view(base + begin_, length);
       bytes_consumed_ += pos + 1 - begin_;
       begin_ = pos + 1;
       ++line_number_;

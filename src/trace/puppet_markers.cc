@@ -75,8 +75,11 @@ bool BalancedBrackets(std::string_view title) {
 }  // namespace
 
 bool MayHoldMarker(std::string_view raw_args) {
-  // "Info: " survives strace's escaping unchanged.
-  return raw_args.find(kInfo) != std::string_view::npos;
+  // "Info: " survives strace's default escaping (and -x) unchanged; -xx prints every byte
+  // in hex.
+  constexpr std::string_view kInfoInHex = R"(\x49\x6e\x66\x6f\x3a\x20)";
+  return raw_args.find(kInfo) != std::string_view::npos ||
+         raw_args.find(kInfoInHex) != std::string_view::npos;
 }
 
 bool WrittenBytes(std::string_view syscall, std::string_view args, int* fd, std::string* bytes,
@@ -96,6 +99,10 @@ bool WrittenBytes(std::string_view syscall, std::string_view args, int* fd, std:
   if (syscall == "writev") {
     std::string piece;
     for (std::string_view iov : ArrayItems(list[1])) {
+      if (iov == "...") {  // strace printed only the first iovecs
+        *truncated = true;
+        continue;
+      }
       std::string_view base = StructField(iov, "iov_base");
       bool cut = false;
       if (!DecodeString(base, &piece, &cut)) return false;

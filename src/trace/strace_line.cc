@@ -4,11 +4,14 @@
 
 #include <cstring>
 
+#include "scan.h"
+
 namespace fsmove::trace {
 namespace {
 
 constexpr std::string_view kUnfinished = "<unfinished ...>";
 constexpr std::string_view kPidChanged = "<pid changed to ";
+constexpr std::string_view kDetached = "<detached ...>";
 
 inline bool IsDigit(char c) { return c >= '0' && c <= '9'; }
 inline bool IsNameChar(char c) {
@@ -34,23 +37,18 @@ bool ParseDecimal(std::string_view s, size_t* pos, int64_t* value) {
   return true;
 }
 
-// Skips a -y/-yy decoration starting at text[i] == '<'; returns the index of its '>'.
-size_t SkipDecoration(std::string_view text, size_t i) {
-  int square = 0;
-  for (++i; i < text.size(); ++i) {
-    char c = text[i];
-    if (c == '\\') {
-      ++i;
-    } else if (c == '[') {
-      ++square;
-    } else if (c == ']') {
-      if (square > 0) --square;
-    } else if (c == '>' && square == 0) {
-      return i;
-    }
+}  // namespace
+
+namespace {
+
+// The bytes FindArgsEnd must look at; everything else is skipped in a tight loop.
+struct StructureBytes {
+  bool special[256] = {};
+  constexpr StructureBytes() {
+    for (unsigned char c : std::string_view("\"()[]{}<")) special[c] = true;
   }
-  return std::string_view::npos;
-}
+};
+constexpr StructureBytes kStructure;
 
 }  // namespace
 
@@ -58,25 +56,14 @@ size_t FindArgsEnd(std::string_view text) {
   int depth = 1;
   const size_t n = text.size();
   for (size_t i = 0; i < n; ++i) {
-    char c = text[i];
-    switch (c) {
-      case '"': {
-        // Find the closing quote, skipping escapes. memchr keeps long strings cheap.
-        size_t j = i + 1;
-        for (;;) {
-          const void* q = memchr(text.data() + j, '"', n - j);
-          if (q == nullptr) return std::string_view::npos;
-          size_t k = static_cast<const char*>(q) - text.data();
-          size_t backslashes = 0;
-          while (k - backslashes > j && text[k - backslashes - 1] == '\\') ++backslashes;
-          if (backslashes % 2 == 0) {
-            i = k;
-            break;
-          }
-          j = k + 1;
-        }
+    while (!kStructure.special[static_cast<unsigned char>(text[i])]) {
+      if (++i == n) return std::string_view::npos;
+    }
+    switch (text[i]) {
+      case '"':
+        i = scan::SkipString(text, i);
+        if (i == std::string_view::npos) return i;
         break;
-      }
       case '(':
       case '[':
       case '{':
@@ -85,16 +72,13 @@ size_t FindArgsEnd(std::string_view text) {
       case ')':
       case ']':
       case '}':
-        if (--depth == 0) return c == ')' ? i : std::string_view::npos;
+        if (--depth == 0) return text[i] == ')' ? i : std::string_view::npos;
         break;
-      case '<':
-        if (i > 0 && (IsDigit(text[i - 1]) || text[i - 1] == 'D')) {
-          size_t end = SkipDecoration(text, i);
-          if (end == std::string_view::npos) return end;
-          i = end;
+      default:  // '<'
+        if (scan::IsDecorationStart(text, i)) {
+          i = scan::SkipDecoration(text, i);
+          if (i == std::string_view::npos) return i;
         }
-        break;
-      default:
         break;
     }
   }
@@ -201,21 +185,28 @@ LineHead ParseLineHead(std::string_view line) {
   }
   head.name = p.substr(0, j);
   std::string_view rest = p.substr(j + 1);
-  if (rest.ends_with(kUnfinished)) {
-    head.kind = LineKind::kUnfinished;
-    head.rest = TrimRight(rest.substr(0, rest.size() - kUnfinished.size()));
-    return head;
-  }
-  if (rest.ends_with("...>")) {
-    size_t at = rest.rfind(kPidChanged);
-    if (at != std::string_view::npos) {
-      size_t k = at + kPidChanged.size();
-      int64_t other = 0;
-      if (ParseDecimal(rest, &k, &other)) {
-        head.kind = LineKind::kUnfinished;
-        head.other_pid = static_cast<int32_t>(other);
-        head.rest = TrimRight(rest.substr(0, at));
-        return head;
+  if (!rest.empty() && rest.back() == '>') {  // most complete calls end in a digit or ')'
+    if (rest.ends_with(kUnfinished)) {
+      head.kind = LineKind::kUnfinished;
+      head.rest = TrimRight(rest.substr(0, rest.size() - kUnfinished.size()));
+      return head;
+    }
+    if (rest.ends_with(kDetached)) {  // strace detached during the call: it never returns
+      head.kind = LineKind::kUnfinished;
+      head.rest = TrimRight(rest.substr(0, rest.size() - kDetached.size()));
+      return head;
+    }
+    if (rest.ends_with("...>")) {
+      size_t at = rest.rfind(kPidChanged);
+      if (at != std::string_view::npos) {
+        size_t k = at + kPidChanged.size();
+        int64_t other = 0;
+        if (ParseDecimal(rest, &k, &other)) {
+          head.kind = LineKind::kUnfinished;
+          head.other_pid = static_cast<int32_t>(other);
+          head.rest = TrimRight(rest.substr(0, at));
+          return head;
+        }
       }
     }
   }
@@ -236,7 +227,17 @@ bool ParseCallTail(std::string_view rest, CallTail* out) {
   i += 2;
   while (i < n && rest[i] == ' ') ++i;
   size_t tok = i;
-  while (i < n && rest[i] != ' ') ++i;
+  while (i < n && rest[i] != ' ') {
+    if (rest[i] == '<' && scan::IsDecorationStart(rest, i)) {  // "3</srv/My Emails>": one token
+      size_t close = scan::SkipDecoration(rest, i);
+      if (close == std::string_view::npos) {
+        i = n;
+        break;
+      }
+      i = close;
+    }
+    ++i;
+  }
   out->ret_text = rest.substr(tok, i - tok);
   out->has_return = true;
   std::string_view r = out->ret_text;
@@ -247,18 +248,23 @@ bool ParseCallTail(std::string_view rest, CallTail* out) {
     size_t k = neg ? 1 : 0;
     int64_t v = 0;
     if (r.size() > k + 2 && r[k] == '0' && r[k + 1] == 'x') {
+      uint64_t u = 0;  // addresses may use all 64 bits
       for (k += 2; k < r.size(); ++k) {
         char c = r[k];
         int d = IsDigit(c) ? c - '0' : (c >= 'a' && c <= 'f') ? c - 'a' + 10 : -1;
         if (d < 0) break;
-        v = (v << 4) | d;
+        u = (u << 4) | static_cast<uint64_t>(d);
       }
+      v = static_cast<int64_t>(u);
     } else if (!ParseDecimal(r, &k, &v)) {
       out->has_return = false;  // not a return value we understand
       return true;
     }
     out->ret = neg ? -v : v;
   }
+  // An error name follows only a failure ("-1 ENOENT (...)") or an unknown return
+  // ("? ERESTARTSYS (...)"); after a success the text is a decoration or a comment.
+  if (!out->return_unknown && out->ret >= 0) return true;
   while (i < n && rest[i] == ' ') ++i;
   if (i < n && rest[i] == 'E') {
     size_t e = i;

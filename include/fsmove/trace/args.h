@@ -47,9 +47,11 @@ uint64_t ParseFlags(std::string_view token, const FlagName (&names)[N]) {
 }
 
 // The value of `field=` inside a struct printed as {a=1, field=X|Y, ...}; empty if absent.
+// Only the struct that opens the token is read: in `{flags=...} => {parent_tid=[7]}` (an
+// in/out argument) that is the input struct.
 std::string_view StructField(std::string_view struct_token, std::string_view field);
 
-// The elements of an array printed as [a, b, c].
+// The elements of an array printed as [a, b, c] (an abbreviated tail is the item "...").
 absl::InlinedVector<std::string_view, 4> ArrayItems(std::string_view token);
 
 }  // namespace fsmove::trace

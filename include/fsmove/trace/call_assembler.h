@@ -1,6 +1,7 @@
 // Turns strace lines into whole system calls: pairs `<unfinished ...>` with `<... resumed>`
-// per pid (any number interleaved), follows pid changes of a thread's execve, and reports
-// process exits and lines it could not understand. Arguments are not decoded here.
+// per pid (any number interleaved), follows pid changes of a thread's execve, rejoins calls
+// that strace's own "Process N attached" notice split in two (strace -f to stderr), and
+// reports process exits and lines it could not understand. Arguments are not decoded here.
 #pragma once
 
 #include <cstdint>
@@ -49,7 +50,8 @@ struct AssemblerStats {
   uint64_t notices = 0;
   uint64_t exits = 0;
   uint64_t unparsed = 0;
-  uint64_t pending_at_end = 0;       // calls still unfinished when the trace ended
+  uint64_t pending_at_end = 0;       // calls still unfinished when the trace ended (or when
+                                     // strace detached: `<detached ...>`)
   uint64_t abandoned_unfinished = 0; // unfinished calls whose process exited first
 };
 
@@ -71,7 +73,22 @@ class CallAssembler {
     uint64_t line = 0;
   };
 
+  // strace -f writing to stderr prints "strace: Process N attached" in the middle of the
+  // line being written (`vfork(strace: Process 7 attached`); that call goes on in the next
+  // line (` <unfinished ...>` or the rest of its text). The interrupted start waits here.
+  struct Spliced {
+    bool active = false;
+    int32_t pid = 0;
+    std::string name;
+    std::string args;
+    uint64_t line = 0;
+  };
+
   int32_t ResolvePid(const LineHead& head, uint64_t line_number);
+  void StartPending(int32_t pid, std::string_view name, std::string_view args, uint64_t line);
+  bool ContinueSpliced(const LineHead& head, std::string_view line, uint64_t line_number);
+  // Thread `thread`'s execve took over the leader's pid: its pending call moves there.
+  void TakeOver(int32_t leader, int32_t thread, uint64_t line_number);
   void Unparsed(uint64_t line, std::string_view text, std::string_view reason);
   static bool IsProcessCreation(std::string_view name);
   void NoteCreatedChild(std::string_view rest);
@@ -80,6 +97,10 @@ class CallAssembler {
   AssemblerStats stats_;
   absl::flat_hash_map<int32_t, Pending> pending_;
   std::string joined_;
+  Spliced spliced_;
+  // leader pid -> the thread whose execve printed `<pid changed to leader ...>`, until the
+  // `+++ superseded` notice (absent under -qqq or -e quiet=superseded) or the resumed execve.
+  absl::flat_hash_map<int32_t, int32_t> pid_changes_;
   // Binding of the unprefixed first process to its real pid.
   bool implicit_seen_ = false;
   bool implicit_bound_ = false;

@@ -14,7 +14,7 @@ namespace fsmove::trace {
 
 enum class LineKind : uint8_t {
   kCall,        // NAME(ARGS) = RET ...   (a complete call)
-  kUnfinished,  // NAME(ARGS <unfinished ...>  or  ... <pid changed to N ...>
+  kUnfinished,  // NAME(ARGS <unfinished ...>, ... <pid changed to N ...> or ... <detached ...>
   kResumed,     // <... NAME resumed>ARGS) = RET ...
   kSignal,      // --- SIGCHLD {...} ---   or  --- stopped by SIGSTOP ---
   kExited,      // +++ exited with N +++
@@ -49,8 +49,12 @@ struct CallTail {
   bool has_return = false;
   bool return_unknown = false;  // "= ?"
   int64_t ret = 0;
-  std::string_view errno_name;  // "ENOENT", "ERESTARTSYS", ... (empty on success)
-  std::string_view ret_text;    // the raw return token, e.g. "3</etc/passwd>", "0x7f00"
+  // "ENOENT", "ERESTARTSYS", ...: read only after a negative or unknown return, so empty on
+  // success (whatever follows a success, e.g. a decorated path with a word starting with E).
+  std::string_view errno_name;
+  // The raw return token with its whole -y/-yy decoration, spaces included, e.g.
+  // "3</etc/passwd>", "3</srv/My Files>", "3</dev/null<char 1:3>>", "0x7f00".
+  std::string_view ret_text;
 };
 
 // Finds the end of the argument list in `rest` (quote, bracket and -y decoration aware) and

@@ -1,0 +1,520 @@
+// Turns catalog JSON text into a Catalog: validates the shape field by field, drops
+// exported resources, indexes titles and aliases, resolves containment and relationships.
+#include <fmt/format.h>
+
+#include <cerrno>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+#include <utility>
+
+#include "absl/status/status.h"
+#include "fsmove/catalog/catalog.h"
+#include "fsmove/catalog/file_path.h"
+#include "fsmove/catalog/resource_ref.h"
+
+namespace fsmove::catalog {
+namespace {
+
+using Json = nlohmann::json;
+
+// Native types whose `name` is not their whole identity: Puppet's alias key for them is
+// composite ([name, provider, ...]) and a plain Type[name] reference does not find it
+// (checked: Package['fsmove-test-pkg'] for package { 'x': name => 'fsmove-test-pkg' }
+// compiles, then apply fails with "Could not retrieve dependency").
+bool HasNamevarAlias(std::string_view type) {
+  return type != "Exec" && type != "Tidy" && type != "Package" && type != "Java_ks" &&
+         type != "Sshkey";
+}
+
+std::string_view JsonTypeName(const Json& value) {
+  switch (value.type()) {
+    case Json::value_t::null:
+      return "null";
+    case Json::value_t::object:
+      return "object";
+    case Json::value_t::array:
+      return "array";
+    case Json::value_t::string:
+      return "string";
+    case Json::value_t::boolean:
+      return "boolean";
+    case Json::value_t::number_integer:
+    case Json::value_t::number_unsigned:
+    case Json::value_t::number_float:
+      return "number";
+    default:
+      return "binary value";
+  }
+}
+
+// RFC 6901: '~' and '/' inside a token are escaped.
+std::string PointerToken(std::string_view token) {
+  std::string escaped;
+  escaped.reserve(token.size());
+  for (const char c : token) {
+    if (c == '~') {
+      escaped += "~0";
+    } else if (c == '/') {
+      escaped += "~1";
+    } else {
+      escaped += c;
+    }
+  }
+  return escaped;
+}
+
+std::string Pointer(std::string_view base, std::string_view token) {
+  return fmt::format("{}/{}", base, PointerToken(token));
+}
+std::string Pointer(std::string_view base, std::size_t index) {
+  return fmt::format("{}/{}", base, index);
+}
+
+// `puppet catalog find` prints "Notice: Compiled catalog ..." before the JSON. The
+// document starts at the first line whose first non-blank character opens a JSON value.
+std::size_t FindDocumentStart(std::string_view text) {
+  std::size_t line_start = 0;
+  if (text.substr(0, 3) == "\xEF\xBB\xBF") line_start = 3;  // UTF-8 byte order mark
+  while (line_start < text.size()) {
+    std::size_t pos = line_start;
+    while (pos < text.size() && (text[pos] == ' ' || text[pos] == '\t' || text[pos] == '\r')) ++pos;
+    if (pos < text.size() && (text[pos] == '{' || text[pos] == '[')) return pos;
+    const std::size_t newline = text.find('\n', pos);
+    if (newline == std::string_view::npos) break;
+    line_start = newline + 1;
+  }
+  return std::string_view::npos;
+}
+
+// nlohmann's message without its "[json.exception.parse_error.101] parse error at line
+// 1, column 2: " prefix, whose position is relative to the part we handed it.
+std::string_view ParseErrorSentence(std::string_view what) {
+  const std::size_t column = what.find("column ");
+  if (column != std::string_view::npos) {
+    const std::size_t colon = what.find(": ", column);
+    if (colon != std::string_view::npos) return what.substr(colon + 2);
+  }
+  const std::size_t bracket = what.find("] ");
+  return bracket == std::string_view::npos ? what : what.substr(bracket + 2);
+}
+
+}  // namespace
+
+class CatalogLoader {
+ public:
+  static constexpr int kMaxReferenceNesting = 8;
+  static constexpr int kMaxDocumentDepth = 512;
+
+  CatalogLoader(std::string_view text, std::string_view source_name)
+      : text_(text), source_(source_name) {
+    catalog_.source_name_ = std::string(source_name);
+  }
+
+  absl::StatusOr<Catalog> Load() {
+    const std::size_t start = FindDocumentStart(text_);
+    if (start == std::string_view::npos) {
+      return absl::InvalidArgumentError(
+          fmt::format("{}: no JSON document found (expected a compiled Puppet catalog)", source_));
+    }
+    if (absl::Status status = CheckNestingDepth(start); !status.ok()) return status;
+    Json root;
+    try {
+      root = Json::parse(text_.begin() + static_cast<std::ptrdiff_t>(start), text_.end());
+    } catch (const Json::parse_error& error) {
+      return SyntaxError(start, error);
+    }
+    try {
+      if (absl::Status status = LoadRoot(root); !status.ok()) return status;
+    } catch (const Json::exception& error) {
+      // Every access above is type-checked first; this is a safety net, not a path.
+      return absl::InternalError(
+          fmt::format("{}: unexpected JSON error: {}", source_, error.what()));
+    }
+    return std::move(catalog_);
+  }
+
+ private:
+  absl::Status Error(std::string_view pointer, std::string_view sentence) const {
+    return absl::InvalidArgumentError(
+        fmt::format("{}: {}: {}", source_, pointer.empty() ? "/" : pointer, sentence));
+  }
+
+  absl::Status WrongType(std::string_view pointer, std::string_view expected,
+                         const Json& value) const {
+    return Error(pointer, fmt::format("expected {}, got {}", expected, JsonTypeName(value)));
+  }
+
+  void Warn(std::string pointer, std::string message) {
+    catalog_.warnings_.push_back(CatalogWarning{std::move(pointer), std::move(message)});
+  }
+
+  // "source:line:column" for a byte offset into the whole text.
+  std::string Position(std::size_t offset) const {
+    if (offset > text_.size()) offset = text_.size();
+    std::size_t line = 1;
+    std::size_t line_start = 0;
+    for (std::size_t i = 0; i < offset; ++i) {
+      if (text_[i] == '\n') {
+        ++line;
+        line_start = i + 1;
+      }
+    }
+    return fmt::format("{}:{}:{}", source_, line, offset - line_start + 1);
+  }
+
+  absl::Status SyntaxError(std::size_t start, const Json::parse_error& error) const {
+    // error.byte counts from 1 within the parsed part; past-the-end for truncated input.
+    const std::size_t offset = start + (error.byte > 0 ? error.byte - 1 : 0);
+    return absl::InvalidArgumentError(
+        fmt::format("{}: not valid JSON: {}", Position(offset), ParseErrorSentence(error.what())));
+  }
+
+  // nlohmann parses iteratively but copies and compares recursively: refuse documents
+  // nested deeper than any catalog is, before they can exhaust the stack.
+  absl::Status CheckNestingDepth(std::size_t start) const {
+    int depth = 0;
+    bool in_string = false;
+    for (std::size_t i = start; i < text_.size(); ++i) {
+      const char c = text_[i];
+      if (in_string) {
+        if (c == '\\') {
+          ++i;
+        } else if (c == '"') {
+          in_string = false;
+        }
+      } else if (c == '"') {
+        in_string = true;
+      } else if (c == '{' || c == '[') {
+        if (++depth > kMaxDocumentDepth) {
+          return absl::InvalidArgumentError(
+              fmt::format("{}: JSON nested deeper than {} levels", Position(i), kMaxDocumentDepth));
+        }
+      } else if (c == '}' || c == ']') {
+        --depth;
+      }
+    }
+    return absl::OkStatus();
+  }
+
+  absl::Status LoadRoot(const Json& root) {
+    if (!root.is_object()) return WrongType("", "a catalog object", root);
+    if (const auto name = root.find("name"); name != root.end()) {
+      if (!name->is_string() && !name->is_null()) return WrongType("/name", "a string", *name);
+      if (name->is_string()) catalog_.node_name_ = name->get<std::string>();
+    }
+    const auto resources = root.find("resources");
+    if (resources == root.end()) {
+      return Error("/resources", "missing (a compiled catalog lists its resources there)");
+    }
+    if (!resources->is_array()) return WrongType("/resources", "an array", *resources);
+    for (std::size_t i = 0; i < resources->size(); ++i) {
+      if (absl::Status status = LoadResource((*resources)[i], i); !status.ok()) return status;
+    }
+    for (ResourceId id = 0; id < catalog_.resources_.size(); ++id) {
+      catalog_.type_index_[catalog_.resources_[id].type].push_back(id);
+    }
+    IndexAliases();
+    if (absl::Status status = LoadContainment(root); !status.ok()) return status;
+    MarkContainers();
+    for (ResourceId id = 0; id < catalog_.resources_.size(); ++id) {
+      if (absl::Status status = LoadRelationships(id); !status.ok()) return status;
+    }
+    return absl::OkStatus();
+  }
+
+  absl::Status LoadResource(const Json& value, std::size_t index) {
+    const std::string pointer = Pointer("/resources", index);
+    if (!value.is_object()) return WrongType(pointer, "a resource object", value);
+
+    Resource resource;
+    resource.json_index = index;
+    for (const char* field : {"type", "title"}) {
+      const auto it = value.find(field);
+      if (it == value.end()) return Error(Pointer(pointer, field), "missing");
+      if (!it->is_string()) return WrongType(Pointer(pointer, field), "a string", *it);
+      if (it->get_ref<const std::string&>().empty()) {
+        return Error(Pointer(pointer, field), "must not be empty");
+      }
+    }
+    const std::string& raw_type = value["type"].get_ref<const std::string&>();
+    if (!IsValidTypeName(raw_type)) {
+      return Error(Pointer(pointer, "type"),
+                   fmt::format("not a resource type name: \"{}\"", raw_type));
+    }
+    resource.type = CanonicalTypeName(raw_type);
+    resource.title = value["title"].get<std::string>();
+    resource.ref = fmt::format("{}[{}]", resource.type, resource.title);
+
+    if (const auto it = value.find("file"); it != value.end() && !it->is_null()) {
+      if (!it->is_string()) return WrongType(Pointer(pointer, "file"), "a string", *it);
+      resource.file = it->get<std::string>();
+    }
+    if (const auto it = value.find("line"); it != value.end() && !it->is_null()) {
+      if (!it->is_number_integer()) return WrongType(Pointer(pointer, "line"), "an integer", *it);
+      resource.line = it->get<int>();
+    }
+    if (const auto it = value.find("tags"); it != value.end() && !it->is_null()) {
+      if (!it->is_array()) return WrongType(Pointer(pointer, "tags"), "an array", *it);
+      for (std::size_t t = 0; t < it->size(); ++t) {
+        const Json& tag = (*it)[t];
+        if (!tag.is_string())
+          return WrongType(Pointer(Pointer(pointer, "tags"), t), "a string", tag);
+        resource.tags.push_back(tag.get<std::string>());
+      }
+    }
+    if (const auto it = value.find("kind"); it != value.end() && !it->is_null()) {
+      if (!it->is_string()) return WrongType(Pointer(pointer, "kind"), "a string", *it);
+      resource.kind = it->get<std::string>();
+    }
+    bool exported = false;
+    if (const auto it = value.find("exported"); it != value.end() && !it->is_null()) {
+      if (!it->is_boolean()) return WrongType(Pointer(pointer, "exported"), "a boolean", *it);
+      exported = it->get<bool>();
+    }
+    if (const auto it = value.find("parameters"); it != value.end() && !it->is_null()) {
+      if (!it->is_object()) return WrongType(Pointer(pointer, "parameters"), "an object", *it);
+      resource.parameters = *it;
+    }
+
+    const std::string key = IndexKey(resource.type, resource.title);
+    if (exported) {
+      // Never applied on this node; remembered so that references to it get a clear warning.
+      catalog_.exported_refs_.insert(key);
+      return absl::OkStatus();
+    }
+    const auto [it, inserted] =
+        catalog_.title_index_.emplace(key, static_cast<ResourceId>(catalog_.resources_.size()));
+    if (!inserted) {
+      return Error(pointer,
+                   fmt::format("duplicate resource {} (first at {})", resource.ref,
+                               Pointer("/resources", catalog_.resources_[it->second].json_index)));
+    }
+    catalog_.resources_.push_back(std::move(resource));
+    return absl::OkStatus();
+  }
+
+  void AddAlias(ResourceId id, std::string_view alias, std::string pointer) {
+    const Resource& resource = catalog_.resources_[id];
+    const std::string key = IndexKey(resource.type, alias);
+    if (const auto it = catalog_.title_index_.find(key); it != catalog_.title_index_.end()) {
+      if (it->second != id) {
+        Warn(std::move(pointer),
+             fmt::format("cannot alias {} to \"{}\": {} already has that title", resource.ref,
+                         alias, catalog_.resources_[it->second].ref));
+      }
+      return;
+    }
+    const auto [it, inserted] = catalog_.alias_index_.emplace(key, id);
+    if (!inserted && it->second != id) {
+      Warn(std::move(pointer),
+           fmt::format("cannot alias {} to \"{}\": {} already uses that alias", resource.ref, alias,
+                       catalog_.resources_[it->second].ref));
+    }
+  }
+
+  // Puppet's create_resource_aliases: explicit `alias` values, then the namevar (the
+  // canonical path for File) when it differs from the title.
+  void IndexAliases() {
+    for (ResourceId id = 0; id < catalog_.resources_.size(); ++id) {
+      const Resource& resource = catalog_.resources_[id];
+      const std::string pointer = Pointer("/resources", resource.json_index);
+      for (const std::string& alias : resource.StringListParameter("alias")) {
+        AddAlias(id, alias, Pointer(Pointer(pointer, "parameters"), "alias"));
+      }
+      if (resource.kind != "compilable_type" && !resource.kind.empty()) continue;
+      if (resource.type == "Class" || resource.type == "Stage") continue;
+      if (resource.type == "File") {
+        const std::optional<std::string> path = resource.StringParameter("path");
+        const std::string canonical = CanonicalFilePath(path ? *path : resource.title);
+        if (canonical != resource.title) {
+          AddAlias(id, canonical, Pointer(Pointer(pointer, "parameters"), "path"));
+        }
+      } else if (HasNamevarAlias(resource.type)) {
+        const std::optional<std::string> name_parameter = resource.StringParameter("name");
+        std::string name = name_parameter ? *name_parameter : resource.title;
+        // mount_core munges its name with gsub(%r{^(.+?)/*$}, '\1').
+        if (resource.type == "Mount") {
+          while (name.size() > 1 && name.back() == '/') name.pop_back();
+        }
+        if (name != resource.title)
+          AddAlias(id, name, Pointer(Pointer(pointer, "parameters"), "name"));
+      }
+    }
+  }
+
+  absl::Status LoadContainment(const Json& root) {
+    const auto edges = root.find("edges");
+    if (edges == root.end() || edges->is_null()) {
+      Warn("/edges", "missing: no containment known, relationships on classes reach nothing");
+      return absl::OkStatus();
+    }
+    if (!edges->is_array()) return WrongType("/edges", "an array", *edges);
+    for (std::size_t i = 0; i < edges->size(); ++i) {
+      const Json& edge = (*edges)[i];
+      const std::string pointer = Pointer("/edges", i);
+      if (!edge.is_object()) return WrongType(pointer, "an edge object", edge);
+      std::optional<ResourceId> ends[2];
+      bool skip = false;
+      for (int end = 0; end < 2; ++end) {
+        const char* field = end == 0 ? "source" : "target";
+        const auto it = edge.find(field);
+        if (it == edge.end()) return Error(Pointer(pointer, field), "missing");
+        if (!it->is_string()) return WrongType(Pointer(pointer, field), "a string", *it);
+        const std::string& ref = it->get_ref<const std::string&>();
+        ends[end] = ResolveReference(ref, Pointer(pointer, field), "containment edge");
+        if (!ends[end]) skip = true;
+      }
+      if (skip) continue;
+      catalog_.containment_.push_back(ContainmentEdge{*ends[0], *ends[1]});
+    }
+    return absl::OkStatus();
+  }
+
+  // Resolves a reference; warns (unless it names a dropped exported resource, whose
+  // containment edges are expected) when the catalog does not hold it.
+  std::optional<ResourceId> ResolveReference(std::string_view ref, std::string pointer,
+                                             std::string_view what) {
+    const std::optional<ResourceRef> parsed = ParseResourceRef(ref);
+    if (!parsed) {
+      Warn(std::move(pointer), fmt::format("{}: \"{}\" is not a resource reference", what, ref));
+      return std::nullopt;
+    }
+    if (std::optional<ResourceId> id = catalog_.Find(parsed->type, parsed->title)) return id;
+    if (catalog_.exported_refs_.contains(IndexKey(parsed->type, parsed->title))) {
+      if (what != "containment edge") {
+        Warn(std::move(pointer),
+             fmt::format("{}: {} is exported (@@) and never applied here", what, ref));
+      }
+      return std::nullopt;
+    }
+    Warn(std::move(pointer), fmt::format("{}: {} is not in the catalog", what, ref));
+    return std::nullopt;
+  }
+
+  // Classes, stages and defined types become containers at apply time. Without `kind`
+  // (catalogs older than catalog_format 2) anything that contains something counts.
+  void MarkContainers() {
+    std::vector<bool> has_members(catalog_.resources_.size(), false);
+    for (const ContainmentEdge& edge : catalog_.containment_) has_members[edge.container] = true;
+    for (ResourceId id = 0; id < catalog_.resources_.size(); ++id) {
+      Resource& resource = catalog_.resources_[id];
+      if (resource.type == "Class" || resource.type == "Stage") {
+        resource.is_container = true;
+      } else if (!resource.kind.empty()) {
+        resource.is_container = resource.kind != "compilable_type";
+      } else {
+        resource.is_container = has_members[id];
+      }
+    }
+    // Native resources never contain anything in Puppet; edges from them mean nothing.
+    std::vector<ContainmentEdge> kept;
+    kept.reserve(catalog_.containment_.size());
+    for (const ContainmentEdge& edge : catalog_.containment_) {
+      if (catalog_.resources_[edge.container].is_container) {
+        kept.push_back(edge);
+      } else {
+        Warn("/edges",
+             fmt::format(
+                 "containment edge from {}, which is not a class, stage or defined type: ignored",
+                 catalog_.resources_[edge.container].ref));
+      }
+    }
+    catalog_.containment_ = std::move(kept);
+  }
+
+  absl::Status CollectReferences(const Json& value, const std::string& pointer,
+                                 std::vector<std::pair<std::string, std::string>>& out,
+                                 int depth = 0) const {
+    if (value.is_string()) {
+      out.emplace_back(value.get<std::string>(), pointer);
+      return absl::OkStatus();
+    }
+    // Puppet writes flat arrays; a little nesting is tolerated, a hostile depth is not
+    // (it would exhaust the stack).
+    if (value.is_array() && depth >= kMaxReferenceNesting) {
+      return Error(pointer, "arrays of references nested too deeply");
+    }
+    if (value.is_array()) {
+      for (std::size_t i = 0; i < value.size(); ++i) {
+        if (absl::Status status = CollectReferences(value[i], Pointer(pointer, i), out, depth + 1);
+            !status.ok()) {
+          return status;
+        }
+      }
+      return absl::OkStatus();
+    }
+    return WrongType(pointer, "a resource reference string or an array of them", value);
+  }
+
+  absl::Status LoadRelationships(ResourceId id) {
+    struct Metaparameter {
+      const char* name;
+      RelationshipKind kind;
+      bool outgoing;  // before/notify point from the resource to the reference
+    };
+    static constexpr Metaparameter kMetaparameters[] = {
+        {"before", RelationshipKind::kBefore, true},
+        {"notify", RelationshipKind::kNotify, true},
+        {"require", RelationshipKind::kBefore, false},
+        {"subscribe", RelationshipKind::kNotify, false},
+    };
+    const Resource& resource = catalog_.resources_[id];
+    const std::string parameters_pointer =
+        Pointer(Pointer("/resources", resource.json_index), "parameters");
+    for (const Metaparameter& metaparameter : kMetaparameters) {
+      const Json* value = resource.FindParameter(metaparameter.name);
+      if (value == nullptr || value->is_null()) continue;
+      std::vector<std::pair<std::string, std::string>> references;
+      if (absl::Status status = CollectReferences(
+              *value, Pointer(parameters_pointer, metaparameter.name), references);
+          !status.ok()) {
+        return status;
+      }
+      for (auto& [ref, pointer] : references) {
+        const std::optional<ResourceId> other =
+            ResolveReference(ref, pointer, fmt::format("{} {}", resource.ref, metaparameter.name));
+        if (!other) continue;
+        Relationship relationship;
+        relationship.source = metaparameter.outgoing ? id : *other;
+        relationship.target = metaparameter.outgoing ? *other : id;
+        relationship.kind = metaparameter.kind;
+        relationship.parameter = metaparameter.name;
+        relationship.json_pointer = std::move(pointer);
+        catalog_.relationships_.push_back(std::move(relationship));
+      }
+    }
+    return absl::OkStatus();
+  }
+
+  std::string_view text_;
+  std::string_view source_;
+  Catalog catalog_;
+};
+
+absl::StatusOr<Catalog> Catalog::LoadString(std::string_view text, std::string_view source_name) {
+  return CatalogLoader(text, source_name).Load();
+}
+
+absl::StatusOr<Catalog> Catalog::LoadFile(const std::string& path) {
+  // An ifstream opens a directory and then reads nothing: say what is wrong instead.
+  if (std::error_code error; std::filesystem::is_directory(path, error)) {
+    return absl::InvalidArgumentError(fmt::format("{}: cannot read catalog: Is a directory", path));
+  }
+  std::ifstream in(path, std::ios::binary);
+  if (!in) {
+    const int error = errno;
+    return absl::NotFoundError(
+        fmt::format("{}: cannot open catalog: {}", path, std::strerror(error)));
+  }
+  std::ostringstream contents;
+  contents << in.rdbuf();
+  if (in.bad()) {
+    return absl::DataLossError(fmt::format("{}: cannot read catalog", path));
+  }
+  const std::string text = std::move(contents).str();
+  return LoadString(text, path);
+}
+
+}  // namespace fsmove::catalog

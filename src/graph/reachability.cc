@@ -1,0 +1,137 @@
+// Answers "is there a non-empty path from u to v" in O(1) after one pass: strongly
+// connected components, then transitive closure of the condensation with bitsets.
+#include "fsmove/graph/reachability.h"
+
+#include <algorithm>
+#include <boost/graph/strong_components.hpp>
+#include <deque>
+
+namespace fsmove::graph {
+
+Reachability::Reachability(const Digraph& graph, const std::vector<bool>& is_source,
+                           const std::vector<bool>& is_target) {
+  const std::size_t vertex_count = boost::num_vertices(graph);
+
+  successor_offsets_.assign(vertex_count + 1, 0);
+  for (VertexIndex v = 0; v < vertex_count; ++v) {
+    successor_offsets_[v + 1] =
+        successor_offsets_[v] + static_cast<std::uint32_t>(boost::out_degree(v, graph));
+    for (const auto edge : boost::make_iterator_range(boost::out_edges(v, graph))) {
+      successors_.push_back(static_cast<VertexIndex>(boost::target(edge, graph)));
+    }
+  }
+
+  component_of_.assign(vertex_count, 0);
+  const std::size_t component_count =
+      vertex_count == 0
+          ? 0
+          : boost::strong_components(
+                graph, boost::make_iterator_property_map(component_of_.begin(),
+                                                         boost::get(boost::vertex_index, graph)));
+  component_members_.assign(component_count, {});
+  for (VertexIndex v = 0; v < vertex_count; ++v) component_members_[component_of_[v]].push_back(v);
+
+  // Condensation: distinct successor components; an edge inside a component makes it cyclic.
+  cyclic_.assign(component_count, false);
+  std::vector<std::vector<std::uint32_t>> component_successors(component_count);
+  for (std::size_t c = 0; c < component_count; ++c) cyclic_[c] = component_members_[c].size() > 1;
+  for (VertexIndex v = 0; v < vertex_count; ++v) {
+    for (std::uint32_t i = successor_offsets_[v]; i < successor_offsets_[v + 1]; ++i) {
+      const std::uint32_t from = component_of_[v];
+      const std::uint32_t to = component_of_[successors_[i]];
+      if (from == to) {
+        cyclic_[from] = true;
+      } else {
+        component_successors[from].push_back(to);
+      }
+    }
+  }
+  std::vector<std::uint32_t> pending_predecessors(component_count, 0);
+  for (auto& successors : component_successors) {
+    std::sort(successors.begin(), successors.end());
+    successors.erase(std::unique(successors.begin(), successors.end()), successors.end());
+    for (const std::uint32_t to : successors) ++pending_predecessors[to];
+  }
+
+  target_column_.assign(vertex_count, -1);
+  std::int64_t target_count = 0;
+  for (VertexIndex v = 0; v < vertex_count; ++v) {
+    if (v < is_target.size() && is_target[v]) target_column_[v] = target_count++;
+  }
+  const std::size_t words = static_cast<std::size_t>((target_count + 63) / 64);
+  std::vector<bool> keep(component_count, false);
+  for (VertexIndex v = 0; v < vertex_count; ++v) {
+    if (v < is_source.size() && is_source[v]) keep[component_of_[v]] = true;
+  }
+
+  // Kahn's order on the condensation, then closures from the sinks backwards:
+  // closure(c) = columns of c's own targets  ∪  closure(s) for every successor s.
+  std::vector<std::uint32_t> order;
+  order.reserve(component_count);
+  {
+    std::vector<std::uint32_t> in_degree = pending_predecessors;
+    std::deque<std::uint32_t> ready;
+    for (std::uint32_t c = 0; c < component_count; ++c) {
+      if (in_degree[c] == 0) ready.push_back(c);
+    }
+    while (!ready.empty()) {
+      const std::uint32_t c = ready.front();
+      ready.pop_front();
+      order.push_back(c);
+      for (const std::uint32_t s : component_successors[c]) {
+        if (--in_degree[s] == 0) ready.push_back(s);
+      }
+    }
+  }
+  closure_.assign(component_count, {});
+  for (auto it = order.rbegin(); it != order.rend(); ++it) {
+    const std::uint32_t c = *it;
+    std::vector<std::uint64_t>& bits = closure_[c];
+    bits.assign(words, 0);
+    for (const VertexIndex v : component_members_[c]) {
+      if (const std::int64_t column = target_column_[v]; column >= 0) {
+        bits[static_cast<std::size_t>(column) / 64] |= std::uint64_t{1} << (column % 64);
+      }
+    }
+    for (const std::uint32_t s : component_successors[c]) {
+      const std::vector<std::uint64_t>& successor_bits = closure_[s];
+      for (std::size_t w = 0; w < words; ++w) bits[w] |= successor_bits[w];
+    }
+    // Successors whose predecessors are all done are no longer needed unless queried.
+    for (const std::uint32_t s : component_successors[c]) {
+      if (--pending_predecessors[s] == 0 && !keep[s])
+        std::vector<std::uint64_t>().swap(closure_[s]);
+    }
+    if (pending_predecessors[c] == 0 && !keep[c]) std::vector<std::uint64_t>().swap(closure_[c]);
+  }
+}
+
+bool Reachability::Reaches(VertexIndex from, VertexIndex to) const {
+  if (from >= component_of_.size() || to >= component_of_.size()) return false;
+  const std::uint32_t from_component = component_of_[from];
+  if (from_component == component_of_[to]) return cyclic_[from_component];
+  const std::int64_t column = target_column_[to];
+  const std::vector<std::uint64_t>& bits = closure_[from_component];
+  if (column < 0 || bits.empty()) return SearchReaches(from, to);
+  return (bits[static_cast<std::size_t>(column) / 64] >> (column % 64)) & 1U;
+}
+
+bool Reachability::SearchReaches(VertexIndex from, VertexIndex to) const {
+  std::vector<bool> seen(component_of_.size(), false);
+  std::vector<VertexIndex> stack = {from};
+  while (!stack.empty()) {
+    const VertexIndex v = stack.back();
+    stack.pop_back();
+    for (std::uint32_t i = successor_offsets_[v]; i < successor_offsets_[v + 1]; ++i) {
+      const VertexIndex next = successors_[i];
+      if (next == to) return true;
+      if (!seen[next]) {
+        seen[next] = true;
+        stack.push_back(next);
+      }
+    }
+  }
+  return false;
+}
+
+}  // namespace fsmove::graph

@@ -1,0 +1,111 @@
+// Tests for mapping trace block names (markers) to catalog resources, generated ones included.
+#include "fsmove/catalog/block_resolver.h"
+
+#include "catalog_test_support.h"
+#include "gtest/gtest.h"
+
+namespace fsmove::catalog {
+namespace {
+
+using ::fsmove::testing::Id;
+using ::fsmove::testing::LoadTestCatalog;
+using ::fsmove::testing::MakeCatalog;
+using ::fsmove::testing::Res;
+
+class CatalogBlockResolverTest : public ::testing::Test {
+ protected:
+  std::string Describe(const Catalog& catalog, std::string_view trailing,
+                       std::string_view source = {}) {
+    const ManagedPaths paths(catalog);
+    const BlockResolver resolver(catalog, paths);
+    const BlockResolution resolution = resolver.Resolve(trailing, source);
+    const char* how = resolution.how == BlockMatch::kExact       ? "exact"
+                      : resolution.how == BlockMatch::kAlias     ? "alias"
+                      : resolution.how == BlockMatch::kGenerated ? "generated"
+                                                                 : "unknown";
+    return resolution.resource ? std::string(how) + " " + catalog.resource(*resolution.resource).ref
+                               : std::string(how);
+  }
+};
+
+TEST_F(CatalogBlockResolverTest, ExactAndAliasMatches) {
+  const Catalog catalog = LoadTestCatalog("containment.json");
+  EXPECT_EQ(
+      Describe(catalog, "Exec[in-parent]", "/Stage[main]/Containment::Parent/Exec[in-parent]"),
+      "exact Exec[in-parent]");
+  EXPECT_EQ(
+      Describe(
+          catalog, "Exec[in-inner-one-inner]",
+          "/Stage[main]/Containment::Parent/Containment::Outer[one]/Containment::Inner[one-inner]/"
+          "Exec[in-inner-one-inner]"),
+      "exact Exec[in-inner-one-inner]");
+  // Whit markers print without a slash; Class[main] prints as Class[Main].
+  EXPECT_EQ(Describe(catalog, "Class[Main]", "Class[Main]"), "exact Class[main]");
+  EXPECT_EQ(Describe(catalog, "Containment::Outer[one]"), "exact Containment::Outer[one]");
+  EXPECT_EQ(Describe(catalog, "Stage[main]"), "exact Stage[main]");
+  const Catalog aliases = LoadTestCatalog("aliases.json");
+  EXPECT_EQ(Describe(aliases, "File[/tmp/fsmove-cat/dir]"), "alias File[/tmp/fsmove-cat/dir/]");
+  // With --debug some markers lose the /Stage[main]/... prefix.
+  EXPECT_EQ(Describe(aliases, "User[by-name-user]", "/User[by-name-user]"),
+            "exact User[by-name-user]");
+}
+
+TEST_F(CatalogBlockResolverTest, TitlesThatConfuseASplitterResolveThroughTheSourcePath) {
+  const Catalog catalog = LoadTestCatalog("titles.json");
+  EXPECT_EQ(Describe(catalog, "Exec[with [brackets] inside]",
+                     "/Stage[main]/Main/Exec[with [brackets] inside]"),
+            "exact Exec[with [brackets] inside]");
+  // A parser that took "[brackets] inside]" as the title still lands on the resource.
+  EXPECT_EQ(Describe(catalog, "inside]", "/Stage[main]/Main/Exec[with [brackets] inside]"),
+            "exact Exec[with [brackets] inside]");
+  EXPECT_EQ(Describe(catalog, "x]]", "/Stage[main]/Main/File[/tmp/fsmove-cat/üñí [x]]"),
+            "exact File[/tmp/fsmove-cat/üñí [x]]");
+}
+
+TEST_F(CatalogBlockResolverTest, PuppetsOwnResourcesAreUnknown) {
+  const Catalog catalog = LoadTestCatalog("containment.json");
+  EXPECT_EQ(Describe(catalog, "Schedule[daily]", "/Schedule[daily]"), "unknown");
+  EXPECT_EQ(Describe(catalog, "Filebucket[puppet]", "/Filebucket[puppet]"), "unknown");
+  EXPECT_EQ(Describe(catalog, "not a marker"), "unknown");
+}
+
+TEST_F(CatalogBlockResolverTest, ChildrenOfARecursiveFileMapToIt) {
+  const Catalog catalog = MakeCatalog({
+      Res("File", "/srv/www", {{"recurse", true}, {"ensure", "directory"}}),
+      Res("File", "/srv/www/static", {{"ensure", "directory"}}),  // managed, not recursive
+      Res("File", "/opt/plain", {{"ensure", "directory"}}),
+      Res("File", "/opt/remote", {{"recurse", "remote"}}),
+      Res("File", "/opt/off", {{"recurse", false}}),
+  });
+  EXPECT_EQ(
+      Describe(catalog, "File[/srv/www/index.html]", "/Stage[main]/Main/File[/srv/www/index.html]"),
+      "generated File[/srv/www]");
+  EXPECT_EQ(Describe(catalog, "File[/srv/www/static/css/site.css]"), "generated File[/srv/www]");
+  EXPECT_EQ(Describe(catalog, "File[/opt/remote/a/b]"), "generated File[/opt/remote]");
+  EXPECT_EQ(Describe(catalog, "File[/opt/plain/x]"), "unknown");
+  EXPECT_EQ(Describe(catalog, "File[/opt/off/x]"), "unknown");
+  EXPECT_EQ(Describe(catalog, "File[/srv/wwwx/y]"), "unknown");
+  // The sentinel ending a recursive file's children prints as the bare path.
+  EXPECT_EQ(Describe(catalog, "/srv/www"), "generated File[/srv/www]");
+}
+
+TEST_F(CatalogBlockResolverTest, ConcatTidyAndPurgeGenerators) {
+  const Catalog catalog = MakeCatalog({
+      Res("Concat_file", "/etc/motd", {{"tag", "motd"}}),
+      Res("Concat_file", "app-config", {{"path", "/etc/app/app.conf"}}),
+      Res("Tidy", "/var/cache/app", {{"age", "1w"}, {"recurse", true}}),
+      Res("Resources", "user", {{"purge", true}}),
+      Res("Resources", "group", {{"purge", false}}),
+  });
+  EXPECT_EQ(
+      Describe(catalog, "File[/etc/motd]", "/Stage[main]/Main/Concat[/etc/motd]/File[/etc/motd]"),
+      "generated Concat_file[/etc/motd]");
+  EXPECT_EQ(Describe(catalog, "File[/etc/app/app.conf]"), "generated Concat_file[app-config]");
+  EXPECT_EQ(Describe(catalog, "File[/var/cache/app/old/x.tmp]"), "generated Tidy[/var/cache/app]");
+  EXPECT_EQ(Describe(catalog, "File[/var/cache/app]"), "generated Tidy[/var/cache/app]");
+  EXPECT_EQ(Describe(catalog, "User[olduser]", "/User[olduser]"), "generated Resources[user]");
+  EXPECT_EQ(Describe(catalog, "Group[oldgroup]"), "unknown");
+}
+
+}  // namespace
+}  // namespace fsmove::catalog

@@ -1,0 +1,88 @@
+// Golden findings on the real recorded fault fixtures: each trace under traces/ with an
+// expected-findings.txt (written by hand from the fixture's EXPECTED.md: the Puppet truth,
+// not tool output) must give exactly those findings, kind and resource pair. A
+// `check-options` file beside it may hold `--package-notify`.
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <fstream>
+#include <set>
+#include <sstream>
+#include <string>
+
+#include "fsmove/analysis/analyzer.h"
+#include "fsmove/catalog/catalog.h"
+#include "fsmove/check/checker.h"
+#include "fsmove/graph/dependency_graph.h"
+#include "fsmove/trace/line_reader.h"
+
+namespace fsmove::testing {
+namespace {
+
+namespace fs = std::filesystem;
+
+std::vector<std::string> FixtureTraces() {
+  std::vector<std::string> names;
+  fs::path dir = fs::path(FSMOVE_SOURCE_DIR) / "traces";
+  if (!fs::exists(dir)) return names;
+  for (const auto& entry : fs::directory_iterator(dir)) {
+    if (fs::exists(entry.path() / "expected-findings.txt")) {
+      names.push_back(entry.path().filename().string());
+    }
+  }
+  std::sort(names.begin(), names.end());
+  return names;
+}
+
+std::set<std::string> Lines(const fs::path& p) {
+  std::ifstream f(p);
+  std::set<std::string> out;
+  std::string line;
+  while (std::getline(f, line)) {
+    if (!line.empty()) out.insert(line);
+  }
+  return out;
+}
+
+class FindingsGoldenTest : public ::testing::TestWithParam<std::string> {};
+
+TEST_P(FindingsGoldenTest, MatchesThePuppetTruth) {
+  fs::path dir = fs::path(FSMOVE_SOURCE_DIR) / "traces" / GetParam();
+  auto cat = catalog::Catalog::LoadFile((dir / "catalog.json").string());
+  ASSERT_TRUE(cat.ok()) << cat.status();
+  auto reader = trace::LineReader::Open((dir / "trace.zst").string());
+  ASSERT_TRUE(reader.ok()) << reader.status();
+  analysis::Analyzer analyzer;
+  ASSERT_TRUE(analyzer.Run(**reader).ok());
+  graph::DependencyGraph graph = graph::DependencyGraph::Build(*cat);
+
+  check::CheckOptions options;
+  for (const std::string& opt : Lines(dir / "check-options")) {
+    ASSERT_EQ(opt, "--package-notify") << "unknown option in check-options";
+    options.package_notify = true;
+  }
+  auto result = check::Check(analyzer, *cat, graph, options);
+  ASSERT_TRUE(result.ok()) << result.status();
+  std::set<std::string> got;
+  for (const check::Finding& f : result->findings) {
+    got.insert(std::string(check::FaultKindName(f.kind)) + "\t" + cat->resource(f.source).ref +
+               "\t" + cat->resource(f.target).ref);
+    EXPECT_FALSE(f.evidence.empty());
+    EXPECT_FALSE(f.fix.empty());
+  }
+  EXPECT_EQ(got, Lines(dir / "expected-findings.txt"));
+  EXPECT_TRUE(result->stats.unknown_blocks.empty()) << result->stats.unknown_blocks.front().ref;
+}
+
+INSTANTIATE_TEST_SUITE_P(Traces, FindingsGoldenTest, ::testing::ValuesIn(FixtureTraces()),
+                         [](const auto& info) {
+                           std::string n = info.param;
+                           for (char& c : n) {
+                             if (!isalnum(static_cast<unsigned char>(c))) c = '_';
+                           }
+                           return n;
+                         });
+GTEST_ALLOW_UNINSTANTIATED_PARAMETERIZED_TEST(FindingsGoldenTest);
+
+}  // namespace
+}  // namespace fsmove::testing

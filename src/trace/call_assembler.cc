@@ -35,7 +35,19 @@ std::string_view TrimSpaces(std::string_view s) {
 }  // namespace
 
 bool CallAssembler::IsProcessCreation(std::string_view name) {
+  if (name.size() < 4 || name.size() > 6) return false;  // cheap: runs on every call
   return name == "clone" || name == "clone3" || name == "fork" || name == "vfork";
+}
+
+void CallAssembler::NoteLive(int32_t pid) {
+  if (pid == last_live_pid_) return;  // most lines come from the same process as the last
+  live_.insert(pid);
+  last_live_pid_ = pid;
+}
+
+void CallAssembler::ForgetLive(int32_t pid) {
+  live_.erase(pid);
+  if (pid == last_live_pid_) last_live_pid_ = -1;
 }
 
 void CallAssembler::NoteCreatedChild(std::string_view rest) {
@@ -54,7 +66,7 @@ int32_t CallAssembler::ResolvePid(const LineHead& head, uint64_t line_number) {
   if (!head.has_pid) {
     if (!implicit_bound_) {
       implicit_seen_ = true;
-      live_.insert(kImplicitPid);
+      NoteLive(kImplicitPid);
       return kImplicitPid;
     }
     // strace drops the prefix again when a single traced process is left.
@@ -71,7 +83,7 @@ int32_t CallAssembler::ResolvePid(const LineHead& head, uint64_t line_number) {
     if (root_resumes || !root_is_cloning) {
       implicit_bound_ = true;
       bound_pid_ = pid;
-      live_.erase(kImplicitPid);
+      ForgetLive(kImplicitPid);
       if (it != pending_.end()) {
         Pending moved = std::move(it->second);  // insertion below may rehash: `it` dies
         pending_.erase(it);
@@ -80,7 +92,7 @@ int32_t CallAssembler::ResolvePid(const LineHead& head, uint64_t line_number) {
       sink_->OnPidRenamed(kImplicitPid, pid, line_number);
     }
   }
-  live_.insert(pid);
+  NoteLive(pid);
   return pid;
 }
 
@@ -128,7 +140,7 @@ bool CallAssembler::ContinueSpliced(const LineHead& head, std::string_view line,
   }
   ++stats_.calls;
   ++stats_.split_calls;
-  if (IsProcessCreation(s.name)) NoteCreatedChild(rest);
+  if (AwaitingBinding() && IsProcessCreation(s.name)) NoteCreatedChild(rest);
   sink_->OnCall(SyscallEvent{s.pid, s.name, rest, line_number, s.line});
   return true;
 }
@@ -141,8 +153,8 @@ void CallAssembler::TakeOver(int32_t leader, int32_t thread, uint64_t line_numbe
     pending_.erase(it);
     pending_[leader] = std::move(moved);
   }
-  live_.erase(thread);
-  live_.insert(leader);
+  ForgetLive(thread);
+  NoteLive(leader);
   sink_->OnPidRenamed(thread, leader, line_number);
 }
 
@@ -166,7 +178,7 @@ void CallAssembler::Feed(const LineHead& head, std::string_view line, uint64_t l
       int32_t pid = ResolvePid(head, line_number);
       ++stats_.exits;
       if (pending_.erase(pid) > 0) ++stats_.abandoned_unfinished;
-      live_.erase(pid);
+      ForgetLive(pid);
       sink_->OnProcessExit(pid, line_number);
       return;
     }
@@ -218,7 +230,7 @@ void CallAssembler::Feed(const LineHead& head, std::string_view line, uint64_t l
       ++stats_.calls;
       ++stats_.split_calls;
       SyscallEvent event{pid, head.name, joined_, line_number, pending.line};
-      if (IsProcessCreation(head.name)) NoteCreatedChild(joined_);
+      if (AwaitingBinding() && IsProcessCreation(head.name)) NoteCreatedChild(joined_);
       sink_->OnCall(event);
       return;
     }
@@ -234,7 +246,7 @@ void CallAssembler::Feed(const LineHead& head, std::string_view line, uint64_t l
         return;
       }
       ++stats_.calls;
-      if (IsProcessCreation(head.name)) NoteCreatedChild(head.rest);
+      if (AwaitingBinding() && IsProcessCreation(head.name)) NoteCreatedChild(head.rest);
       SyscallEvent event{pid, head.name, head.rest, line_number, line_number};
       sink_->OnCall(event);
       return;

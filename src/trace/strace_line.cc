@@ -136,46 +136,50 @@ LineHead ParseLineHead(std::string_view line) {
     head.garbage_reason = "prefix without a call";
     return head;
   }
-  if (p.starts_with("+++ ")) {
-    if (p.starts_with("+++ exited")) {
-      head.kind = LineKind::kExited;
-    } else if (p.starts_with("+++ killed")) {
-      head.kind = LineKind::kKilled;
-    } else if (p.starts_with("+++ superseded by execve in pid ")) {
-      size_t j = std::strlen("+++ superseded by execve in pid ");
-      int64_t other = 0;
-      if (ParseDecimal(p, &j, &other)) {
-        head.kind = LineKind::kSuperseded;
-        head.other_pid = static_cast<int32_t>(other);
+  // Lifecycle and notice lines start with punctuation; system calls with a letter.
+  const char first = p[0];
+  if (first == '+' || first == '-' || first == '<' || first == '[' || first == 's') {
+    if (p.starts_with("+++ ")) {
+      if (p.starts_with("+++ exited")) {
+        head.kind = LineKind::kExited;
+      } else if (p.starts_with("+++ killed")) {
+        head.kind = LineKind::kKilled;
+      } else if (p.starts_with("+++ superseded by execve in pid ")) {
+        size_t j = std::strlen("+++ superseded by execve in pid ");
+        int64_t other = 0;
+        if (ParseDecimal(p, &j, &other)) {
+          head.kind = LineKind::kSuperseded;
+          head.other_pid = static_cast<int32_t>(other);
+        } else {
+          head.garbage_reason = "malformed superseded notice";
+        }
       } else {
-        head.garbage_reason = "malformed superseded notice";
+        head.garbage_reason = "unknown +++ notice";
       }
-    } else {
-      head.garbage_reason = "unknown +++ notice";
-    }
-    return head;
-  }
-  if (p.starts_with("--- ")) {
-    head.kind = LineKind::kSignal;
-    return head;
-  }
-  if (p.starts_with("<... ")) {
-    size_t j = 5;
-    size_t name_start = j;
-    while (j < p.size() && IsNameChar(p[j])) ++j;
-    constexpr std::string_view kResumed = " resumed>";
-    if (j == name_start || p.compare(j, kResumed.size(), kResumed) != 0) {
-      head.garbage_reason = "malformed resumed line";
       return head;
     }
-    head.kind = LineKind::kResumed;
-    head.name = p.substr(name_start, j - name_start);
-    head.rest = p.substr(j + kResumed.size());
-    return head;
-  }
-  if (p.starts_with("strace: ") || p.starts_with("[ Process ") || p.starts_with("<detached")) {
-    head.kind = LineKind::kNotice;
-    return head;
+    if (p.starts_with("--- ")) {
+      head.kind = LineKind::kSignal;
+      return head;
+    }
+    if (p.starts_with("<... ")) {
+      size_t j = 5;
+      size_t name_start = j;
+      while (j < p.size() && IsNameChar(p[j])) ++j;
+      constexpr std::string_view kResumed = " resumed>";
+      if (j == name_start || p.compare(j, kResumed.size(), kResumed) != 0) {
+        head.garbage_reason = "malformed resumed line";
+        return head;
+      }
+      head.kind = LineKind::kResumed;
+      head.name = p.substr(name_start, j - name_start);
+      head.rest = p.substr(j + kResumed.size());
+      return head;
+    }
+    if (p.starts_with("strace: ") || p.starts_with("[ Process ") || p.starts_with("<detached")) {
+      head.kind = LineKind::kNotice;
+      return head;
+    }
   }
   size_t j = 0;
   while (j < p.size() && IsNameChar(p[j])) ++j;

@@ -91,6 +91,10 @@ class CallAssembler {
   void TakeOver(int32_t leader, int32_t thread, uint64_t line_number);
   void Unparsed(uint64_t line, std::string_view text, std::string_view reason);
   static bool IsProcessCreation(std::string_view name);
+  // The unprefixed first process has not shown its real pid yet.
+  bool AwaitingBinding() const { return implicit_seen_ && !implicit_bound_; }
+  void NoteLive(int32_t pid);
+  void ForgetLive(int32_t pid);
   void NoteCreatedChild(std::string_view rest);
 
   CallSink* sink_;
@@ -106,6 +110,7 @@ class CallAssembler {
   bool implicit_bound_ = false;
   int32_t bound_pid_ = kImplicitPid;
   absl::flat_hash_set<int32_t> live_;              // pids seen and not exited
+  int32_t last_live_pid_ = -1;                     // already in live_
   absl::flat_hash_set<int32_t> created_children_;  // pids returned by clone/fork/vfork
 };
 

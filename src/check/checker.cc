@@ -149,6 +149,7 @@ class CheckRun {
         Access copy = a;
         copy.block = *block_resource_[a.block];
         accesses_.Record(dst, copy);
+        if (a.effect != Effect::kConsumed) NoteWroteInto(copy.block, path);
         // The catalog's view: the resource manages this path on every machine, so touching
         // it means producing it (this run may have found it already right).
         if (copy.effect == Effect::kConsumed && !copy.parent && Manages(copy.block, path)) {
@@ -158,6 +159,20 @@ class CheckRun {
         }
       }
     }
+  }
+
+  // `r` created, replaced or removed an entry of directory dirname(path).
+  void NoteWroteInto(ResourceId r, std::string_view path) {
+    size_t slash = path.rfind('/');
+    if (slash == std::string_view::npos) return;
+    std::string key = std::to_string(r) + ":";
+    key.append(slash == 0 ? std::string_view("/") : path.substr(0, slash));
+    wrote_into_.insert(std::move(key));
+  }
+  bool WroteInto(ResourceId r, std::string_view dir) const {
+    std::string key = std::to_string(r) + ":";
+    key.append(dir);
+    return wrote_into_.contains(key);
   }
 
   Finding& FindingFor(FaultKind kind, ResourceId src, ResourceId dst) {
@@ -204,7 +219,8 @@ class CheckRun {
       bool both_packages = IsPackage(r.first) && IsPackage(r.second);
       for (const auto& e : r.evidence) {
         // Two packages sharing dpkg's databases or a directory: apt orders them, not Puppet.
-        if (both_packages && (PathFilter::IsPackageManagerState(e.path) || e.second.parent)) {
+        if (both_packages &&
+            (PathFilter::IsPackageManagerState(e.path) || WroteInto(r.second, e.path))) {
           continue;
         }
         evidence.push_back(&e);
@@ -217,8 +233,9 @@ class CheckRun {
       // Direction: a package that installs files into a directory another resource created
       // (because this run applied it first) is meant to come first.
       bool swap = !IsPackage(r.first) && IsPackage(r.second) &&
-                  std::all_of(evidence.begin(), evidence.end(),
-                              [](const analysis::Evidence* e) { return e->second.parent; });
+                  std::all_of(evidence.begin(), evidence.end(), [&](const analysis::Evidence* e) {
+                    return WroteInto(r.second, e->path);
+                  });
       if (swap) std::swap(src, dst);
       if (HasFinding(FaultKind::kMissingNotifier, src, dst)) continue;  // its fix orders too
       if (graph_.HappensBefore(src, dst)) {
@@ -290,6 +307,7 @@ class CheckRun {
   catalog::ManagedPaths managed_;
   catalog::BlockResolver resolver_;
   absl::flat_hash_set<ResourceId> ignored_;
+  absl::flat_hash_set<std::string> wrote_into_;  // "resource:directory"
   std::vector<std::optional<ResourceId>> block_resource_;
   std::vector<uint64_t> first_line_;  // per resource: its first begin marker
   analysis::AccessMap accesses_;      // keyed by resource id

@@ -1,0 +1,205 @@
+// The fault checker on hand-written catalogs and strace lines: each rule that turns a
+// relation into a finding (or drops it) has a case that fails if the rule breaks.
+#include "fsmove/check/checker.h"
+
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include "../analysis/trace_harness.h"
+#include "nlohmann/json.hpp"
+
+namespace fsmove::testing {
+namespace {
+
+using ::testing::IsEmpty;
+using ::testing::UnorderedElementsAre;
+
+struct Res {
+  std::string type, title;
+  nlohmann::json params = nlohmann::json::object();
+};
+
+catalog::Catalog MakeCatalog(const std::vector<Res>& resources) {
+  nlohmann::json cat = {{"catalog_format", 2}, {"resources", nlohmann::json::array()},
+                        {"edges", nlohmann::json::array()}};
+  int line = 1;
+  cat["resources"].push_back({{"type", "Class"}, {"title", "main"}, {"exported", false},
+                              {"parameters", nlohmann::json::object()}});
+  for (const Res& r : resources) {
+    cat["resources"].push_back({{"type", r.type}, {"title", r.title}, {"file", "/m/init.pp"},
+                                {"line", line++}, {"exported", false}, {"parameters", r.params}});
+    cat["edges"].push_back({{"source", "Class[main]"}, {"target", r.type + "[" + r.title + "]"}});
+  }
+  auto loaded = catalog::Catalog::LoadString(cat.dump(), "test.json");
+  EXPECT_TRUE(loaded.ok()) << loaded.status();
+  return std::move(*loaded);
+}
+
+std::vector<std::string> Block(const std::string& ref, const std::vector<std::string>& calls) {
+  std::vector<std::string> out{Begin(100, ref)};
+  for (const auto& c : calls) out.push_back("100 " + c);
+  out.push_back(End(100, ref));
+  return out;
+}
+
+std::vector<std::string> Cat(std::initializer_list<std::vector<std::string>> parts) {
+  std::vector<std::string> out;
+  for (const auto& p : parts) out.insert(out.end(), p.begin(), p.end());
+  return out;
+}
+
+std::set<std::string> Findings(const std::vector<Res>& resources, const std::vector<std::string>& lines,
+                               check::CheckOptions options = {}) {
+  catalog::Catalog cat = MakeCatalog(resources);
+  graph::DependencyGraph g = graph::DependencyGraph::Build(cat);
+  Harness h(lines);
+  auto result = check::Check(h.analyzer, cat, g, options);
+  EXPECT_TRUE(result.ok()) << result.status();
+  std::set<std::string> out;
+  for (const auto& f : result->findings) {
+    out.insert(std::string(check::FaultKindName(f.kind)) + " " + cat.resource(f.source).ref + " " +
+               cat.resource(f.target).ref);
+  }
+  return out;
+}
+
+const std::string kWriteConf = "open(\"/etc/app.conf\", O_WRONLY|O_CREAT|O_TRUNC, 0644) = 3";
+const std::string kReadConf = "open(\"/etc/app.conf\", O_RDONLY) = 3";
+
+TEST(CheckerTest, MissingOrderingAndItsFix) {
+  auto lines = Cat({Block("File[/etc/app.conf]", {kWriteConf}), Block("Exec[use]", {kReadConf})});
+  EXPECT_THAT(Findings({{"File", "/etc/app.conf"}, {"Exec", "use"}}, lines),
+              UnorderedElementsAre("MOR File[/etc/app.conf] Exec[use]"));
+  EXPECT_THAT(Findings({{"File", "/etc/app.conf"}, {"Exec", "use", {{"require", "File[/etc/app.conf]"}}}},
+                       lines),
+              IsEmpty());
+}
+
+TEST(CheckerTest, AManagedFileProducesItsPathEvenWhenThisRunChangedNothing) {
+  // The config was already right: the File only looked at it. On another machine it writes.
+  auto lines = Cat({Block("File[/etc/app.conf]", {"lstat(\"/etc/app.conf\", {st_mode=S_IFREG|0644, ...}) = 0"}),
+                    Block("Exec[use]", {kReadConf})});
+  EXPECT_THAT(Findings({{"File", "/etc/app.conf"}, {"Exec", "use"}}, lines),
+              UnorderedElementsAre("MOR File[/etc/app.conf] Exec[use]"));
+}
+
+TEST(CheckerTest, MissingNotifierAndRefreshRelays) {
+  auto lines = Cat({Block("File[/etc/app.conf]", {kWriteConf}),
+                    Block("Service[app]", {"clone(child_stack=NULL, flags=SIGCHLD) = 300"}),
+                    {"300 open(\"/etc/app.conf\", O_RDONLY) = 3"}});
+  EXPECT_THAT(Findings({{"File", "/etc/app.conf"}, {"Service", "app"}}, lines),
+              UnorderedElementsAre("MN File[/etc/app.conf] Service[app]"));
+  // Ordered but not notified: still MN.
+  EXPECT_THAT(Findings({{"File", "/etc/app.conf", {{"before", "Service[app]"}}}, {"Service", "app"}}, lines),
+              UnorderedElementsAre("MN File[/etc/app.conf] Service[app]"));
+  EXPECT_THAT(Findings({{"File", "/etc/app.conf", {{"notify", "Service[app]"}}}, {"Service", "app"}}, lines),
+              IsEmpty());
+  // File ~> Exec ~> Service refreshes the service; File ~> File ~> Service does not.
+  EXPECT_THAT(Findings({{"File", "/etc/app.conf", {{"notify", "Exec[reload]"}}},
+                        {"Exec", "reload", {{"notify", "Service[app]"}}},
+                        {"Service", "app"}},
+                       lines),
+              IsEmpty());
+  EXPECT_THAT(Findings({{"File", "/etc/app.conf", {{"notify", "File[/other]"}}},
+                        {"File", "/other", {{"notify", "Service[app]"}}},
+                        {"Service", "app"}},
+                       lines),
+              UnorderedElementsAre("MN File[/etc/app.conf] Service[app]"));
+}
+
+TEST(CheckerTest, PackagesNotifyOnlyWhenAsked) {
+  auto lines = Cat({Block("Package[app]", {"open(\"/usr/sbin/appd\", O_WRONLY|O_CREAT|O_TRUNC, 0755) = 3"}),
+                    Block("Service[app]", {"execve(\"/usr/sbin/appd\", [\"appd\"], NULL) = 0"})});
+  std::vector<Res> res{{"Package", "app"}, {"Service", "app", {{"require", "Package[app]"}}}};
+  EXPECT_THAT(Findings(res, lines), IsEmpty());
+  check::CheckOptions notify;
+  notify.package_notify = true;
+  EXPECT_THAT(Findings(res, lines, notify), UnorderedElementsAre("MN Package[app] Service[app]"));
+}
+
+TEST(CheckerTest, WriteWriteRacesTakeTheMaintainersDirection) {
+  // The package ships a default config, the File manages it: package first.
+  auto lines = Cat({Block("File[/etc/app.conf]", {kWriteConf}),
+                    Block("Package[app]", {"rename(\"/etc/app.conf.dpkg-new\", \"/etc/app.conf\") = 0"})});
+  EXPECT_THAT(Findings({{"File", "/etc/app.conf"}, {"Package", "app"}}, lines),
+              UnorderedElementsAre("MOR Package[app] File[/etc/app.conf]"));
+  // A service's daemon writes its log; the File that sets its owner comes first.
+  auto log = Cat({Block("Service[app]", {"clone(child_stack=NULL, flags=SIGCHLD) = 300"}),
+                  {"300 open(\"/var/log/app.log\", O_WRONLY|O_CREAT|O_APPEND, 0644) = 3"},
+                  Block("File[/var/log/app.log]", {"chown(\"/var/log/app.log\", 7, 7) = 0"})});
+  EXPECT_THAT(Findings({{"Service", "app"}, {"File", "/var/log/app.log"}}, log),
+              UnorderedElementsAre("MOR File[/var/log/app.log] Service[app]"));
+}
+
+TEST(CheckerTest, APackageInstallingIntoADirectoryComesFirst) {
+  // Applied the wrong way round: the File made the directory, dpkg only wrote into it.
+  auto lines = Cat({Block("File[/etc/app]", {"mkdir(\"/etc/app\", 0755) = 0"}),
+                    Block("Package[app]", {"mkdir(\"/etc/app\", 0755) = -1 EEXIST (File exists)",
+                                           "open(\"/etc/app/defaults\", O_WRONLY|O_CREAT, 0644) = 3"})});
+  EXPECT_THAT(Findings({{"File", "/etc/app", {{"ensure", "directory"}}}, {"Package", "app"}}, lines),
+              UnorderedElementsAre("MOR Package[app] File[/etc/app]"));
+}
+
+TEST(CheckerTest, PackagesSharingPackageManagerStateAreNotOrdered) {
+  auto lines = Cat({Block("Package[a]", {"rename(\"/var/lib/dpkg/status-new\", \"/var/lib/dpkg/status\") = 0"}),
+                    Block("Package[b]", {"open(\"/var/lib/dpkg/status\", O_RDONLY) = 3"})});
+  EXPECT_THAT(Findings({{"Package", "a"}, {"Package", "b"}}, lines), IsEmpty());
+  // An exec that rewrites apt's lists must still come before a package that reads them.
+  auto update = Cat({Block("Exec[apt-update]", {"rename(\"/var/lib/apt/lists/x.tmp\", \"/var/lib/apt/lists/x\") = 0"}),
+                     Block("Package[b]", {"open(\"/var/lib/apt/lists/x\", O_RDONLY) = 3"})});
+  EXPECT_THAT(Findings({{"Exec", "apt-update"}, {"Package", "b"}}, update),
+              UnorderedElementsAre("MOR Exec[apt-update] Package[b]"));
+}
+
+TEST(CheckerTest, IgnoredPathsAndResources) {
+  auto lines = Cat({Block("Exec[a]", {"open(\"/dev/null\", O_WRONLY) = 3", kWriteConf}),
+                    Block("Exec[b]", {"open(\"/dev/null\", O_RDONLY) = 3", kReadConf})});
+  std::vector<Res> res{{"Exec", "a"}, {"Exec", "b"}};
+  EXPECT_THAT(Findings(res, lines), UnorderedElementsAre("MOR Exec[a] Exec[b]"));
+  check::CheckOptions paths;
+  paths.ignore_paths = {"/etc/*.conf"};
+  EXPECT_THAT(Findings(res, lines, paths), IsEmpty());
+  check::CheckOptions resources;
+  resources.ignore_resources = {"Exec[a]"};
+  EXPECT_THAT(Findings(res, lines, resources), IsEmpty());
+  // Only /dev/null links these two: ignored by default, a (spurious) order without defaults.
+  auto devnull = Cat({Block("Exec[a]", {"open(\"/dev/null\", O_WRONLY) = 3"}),
+                      Block("Exec[b]", {"open(\"/dev/null\", O_RDONLY) = 3"})});
+  EXPECT_THAT(Findings(res, devnull), IsEmpty());
+  check::CheckOptions no_defaults;
+  no_defaults.default_ignores = false;
+  EXPECT_THAT(Findings(res, devnull, no_defaults), UnorderedElementsAre("MOR Exec[a] Exec[b]"));
+}
+
+TEST(CheckerTest, UnknownResourcesAreReportedNotFatal) {
+  catalog::Catalog cat = MakeCatalog({{"Exec", "a"}});
+  graph::DependencyGraph g = graph::DependencyGraph::Build(cat);
+  Harness h(Cat({Block("Exec[a]", {kWriteConf}), Block("Exec[not-in-catalog]", {kReadConf})}));
+  auto result = check::Check(h.analyzer, cat, g, {});
+  ASSERT_TRUE(result.ok());
+  EXPECT_THAT(result->findings, IsEmpty());
+  ASSERT_EQ(result->stats.unknown_blocks.size(), 1u);
+  EXPECT_EQ(result->stats.unknown_blocks[0].ref, "Exec[not-in-catalog]");
+  check::CheckOptions bad;
+  bad.ignore_resources = {"Exec[nope]"};
+  EXPECT_FALSE(check::Check(h.analyzer, cat, g, bad).ok());
+}
+
+TEST(CheckerTest, FixNamesBothResourcesWithFileAndLine) {
+  catalog::Catalog cat = MakeCatalog({{"File", "/etc/it's.conf"}, {"Exec", "use"}});
+  graph::DependencyGraph g = graph::DependencyGraph::Build(cat);
+  Harness h(Cat({Block("File[/etc/it's.conf]", {"open(\"/etc/it's.conf\", O_WRONLY|O_CREAT, 0644) = 3"}),
+                 Block("Exec[use]", {"open(\"/etc/it's.conf\", O_RDONLY) = 3"})}));
+  auto result = check::Check(h.analyzer, cat, g, {});
+  ASSERT_TRUE(result.ok());
+  ASSERT_EQ(result->findings.size(), 1u);
+  EXPECT_EQ(result->findings[0].fix,
+            "add `require => File['/etc/it\\'s.conf']` to Exec['use'] (/m/init.pp:2), or `before => "
+            "Exec['use']` to File['/etc/it\\'s.conf'] (/m/init.pp:1), or the chain "
+            "`File['/etc/it\\'s.conf'] -> Exec['use']`");
+  ASSERT_EQ(result->findings[0].evidence.size(), 1u);
+  EXPECT_EQ(result->findings[0].evidence[0].path, "/etc/it's.conf");
+}
+
+}  // namespace
+}  // namespace fsmove::testing

@@ -236,7 +236,12 @@ void Interpreter::Record(const Resolution& r, Effect e, const CallContext& ctx) 
     ++stats_.unnamed_paths;
     return;
   }
-  Access a{ctx.block, e, ctx.failed, false, ctx.syscall, ctx.pid, ctx.line};
+  Access a{.block = ctx.block,
+           .effect = e,
+           .failed = ctx.failed,
+           .syscall = ctx.syscall,
+           .pid = ctx.pid,
+           .line = ctx.line};
   accesses_.Record(accesses_.Intern(scratch_), a);
   if (e != Effect::kConsumed && !r.name.empty()) {
     // Creating or removing a name needs the directory that holds it.

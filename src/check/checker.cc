@@ -150,14 +150,8 @@ class CheckRun {
         copy.block = *block_resource_[a.block];
         accesses_.Record(dst, copy);
         if (a.effect != Effect::kConsumed) NoteWroteInto(copy.block, path);
-        // The catalog's view: the resource manages this path on every machine, so touching
-        // it means producing it (this run may have found it already right).
-        if (copy.effect == Effect::kConsumed && !copy.parent && Manages(copy.block, path)) {
-          auto ensure = catalog_.resource(copy.block).StringParameter("ensure");
-          copy.effect = ensure && *ensure == "absent" ? Effect::kExpunged : Effect::kProduced;
-          accesses_.Record(dst, copy);
-        }
       }
+      PromoteManagers(dst, path);
     }
   }
 
@@ -173,6 +167,29 @@ class CheckRun {
     std::string key = std::to_string(r) + ":";
     key.append(dir);
     return wrote_into_.contains(key);
+  }
+
+  // The catalog's view: a resource that manages `path` on every machine produces it (or
+  // removes it, for ensure => absent) whenever its block touches it, even if this run found
+  // it already right. Its real producing call, when there is one, stays the evidence.
+  void PromoteManagers(analysis::PathId dst, const std::string& path) {
+    std::vector<Access> promoted;
+    const auto& list = accesses_.accesses(dst);
+    for (const Access& a : list) {
+      if (a.effect != Effect::kConsumed || a.parent || !Manages(a.block, path)) continue;
+      auto ensure = catalog_.resource(a.block).StringParameter("ensure");
+      Effect e = ensure && *ensure == "absent" ? Effect::kExpunged : Effect::kProduced;
+      bool has_real = std::any_of(list.begin(), list.end(), [&](const Access& o) {
+        return o.block == a.block && o.effect == e;
+      });
+      if (has_real) continue;
+      Access copy = a;
+      copy.effect = e;
+      copy.managed = true;
+      copy.failed = false;
+      promoted.push_back(copy);
+    }
+    for (const Access& a : promoted) accesses_.Record(dst, a);
   }
 
   Finding& FindingFor(FaultKind kind, ResourceId src, ResourceId dst) {

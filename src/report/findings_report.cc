@@ -14,6 +14,7 @@ std::string Declared(const catalog::Resource& r) {
 }
 
 std::string Verb(const analysis::Access& a) {
+  if (a.managed) return "managed (looked at)";
   std::string v = a.effect == fstrace::Effect::kProduced   ? "produced"
                   : a.effect == fstrace::Effect::kExpunged ? "removed"
                   : a.parent                               ? "needed as directory"
@@ -38,6 +39,7 @@ nlohmann::json AccessJson(const analysis::Access& a) {
   j["pid"] = a.pid;
   if (a.failed) j["failed"] = true;
   if (a.parent) j["as_parent_directory"] = true;
+  if (a.managed) j["managed"] = true;
   return j;
 }
 

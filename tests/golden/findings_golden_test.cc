@@ -13,6 +13,7 @@
 #include "fsmove/analysis/analyzer.h"
 #include "fsmove/catalog/catalog.h"
 #include "fsmove/check/checker.h"
+#include "fsmove/fstrace/lowering.h"
 #include "fsmove/graph/dependency_graph.h"
 #include "fsmove/trace/line_reader.h"
 
@@ -69,6 +70,15 @@ TEST_P(FindingsGoldenTest, MatchesThePuppetTruth) {
                "\t" + cat->resource(f.target).ref);
     EXPECT_FALSE(f.evidence.empty());
     EXPECT_FALSE(f.fix.empty());
+    for (const check::PathEvidence& e : f.evidence) {  // evidence points into the trace
+      EXPECT_GT(e.source.line, 0u);
+      EXPECT_GT(e.target.line, 0u);
+      EXPECT_LE(e.target.line, analyzer.stats().lines);
+      EXPECT_NE(fstrace::SyscallName(e.source.syscall), "?");
+      EXPECT_NE(fstrace::SyscallName(e.target.syscall), "?");
+      EXPECT_EQ(e.source.block, f.source);
+      EXPECT_EQ(e.target.block, f.target);
+    }
   }
   EXPECT_EQ(got, Lines(dir / "expected-findings.txt"));
   EXPECT_TRUE(result->stats.unknown_blocks.empty()) << result->stats.unknown_blocks.front().ref;

@@ -25,6 +25,7 @@ struct Access {
   Effect effect = Effect::kConsumed;
   bool failed = false;   // the call failed (e.g. ENOENT): the resource still needed the path
   bool parent = false;   // consumed because the call created or removed an entry inside it
+  bool managed = false;  // produced in the catalog's view: the resource manages the path
   uint16_t syscall = 0;  // index into the syscall table (see fstrace/lowering.h)
   int32_t pid = 0;
   uint64_t line = 0;

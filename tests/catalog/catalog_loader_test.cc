@@ -38,7 +38,9 @@ TEST(CatalogLoaderTest, LoadsACompiledCatalog) {
   EXPECT_EQ(file.type, "File");
   EXPECT_EQ(file.title, "/tmp/fsmove-cat/b");
   EXPECT_EQ(file.ref, "File[/tmp/fsmove-cat/b]");
-  EXPECT_EQ(file.file, CatalogDataPath("src/chains.pp"));
+  // Compiled in another checkout: the path's stable end is what this test can know.
+  EXPECT_TRUE(file.file.ends_with("/tests/data/catalogs/src/chains.pp")) << file.file;
+  EXPECT_TRUE(file.file.starts_with("/")) << file.file;
   EXPECT_EQ(file.line, 15);
   EXPECT_EQ(file.kind, "compilable_type");
   EXPECT_FALSE(file.is_container);

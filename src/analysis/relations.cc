@@ -97,9 +97,20 @@ Relations InferRelations(const AccessMap& accesses, const BlockTable& blocks,
         if (a.effect == Effect::kConsumed && is_service(a.block) && !produces(a.block)) {
           notification.Add(p->block, a.block, path, *p, a);
         }
-        if (a.effect == Effect::kProduced && p->block < a.block) {
-          write_write.Add(p->block, a.block, path, *p, a);
-        }
+      }
+    }
+    // Writers of one path: a chain in trace order (w1, w2), (w2, w3), ... is the order to
+    // fix; all pairs would be quadratic in the number of writers and say nothing more.
+    std::sort(producers.begin(), producers.end(),
+              [](const Access* x, const Access* y) { return x->line < y->line; });
+    for (size_t i = 0; i + 1 < producers.size(); ++i) {
+      const Access* x = producers[i];
+      const Access* y = producers[i + 1];
+      if (x->block == y->block) continue;
+      if (x->block < y->block) {
+        write_write.Add(x->block, y->block, path, *x, *y);
+      } else {
+        write_write.Add(y->block, x->block, path, *y, *x);
       }
     }
   }

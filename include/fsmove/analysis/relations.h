@@ -2,7 +2,8 @@
 // ordering b1 < b2 (b1 produces a path b2 consumes or expunges, and b2 does not produce it),
 // notification b1 ~> b2 (b2 is a Service consuming a path b1 produces and b2 does not
 // produce it itself), and write-write
-// pairs (both produce the same path: a race the paper's definitions miss).
+// pairs (both produce the same path: a race the paper's definitions miss; for many writers
+// of one path, each is paired with the next one in trace order).
 #pragma once
 
 #include <cstdint>

@@ -1,0 +1,139 @@
+// Builds a large checker benchmark from a real recorded fixture: the trace's start-up part
+// once, then its resource blocks again and again with every occurrence of a path prefix and
+// of the resources' titles renamed per copy (so each copy is a new set of resources touching
+// new paths), until the trace reaches BYTES; and a matching catalog: every copy's resources,
+// half of them with the fixture's missing relationship added (fixed), padded with Notify
+// resources to RESOURCES in all.
+//
+// Usage: catalog_scale_tool TRACE.zst CATALOG.json PATH_PREFIX OUT_TRACE OUT_CATALOG BYTES
+//                           RESOURCES
+// e.g. traces/faults-configure-use-bad: PATH_PREFIX /etc/app (File[/etc/app], its file, and
+// Exec[use config], which reads it without a require).
+#include <fstream>
+#include <iostream>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "nlohmann/json.hpp"
+#include "fsmove/trace/line_reader.h"
+
+namespace {
+
+std::string ReplaceAll(std::string s, const std::string& from, const std::string& to) {
+  size_t at = 0;
+  while ((at = s.find(from, at)) != std::string::npos) {
+    s.replace(at, from.size(), to);
+    at += to.size();
+  }
+  return s;
+}
+
+bool IsMarker(const std::string& line) {
+  return line.find("Info: ") != std::string::npos &&
+         (line.find(": Starting to evaluate the resource") != std::string::npos ||
+          line.find(": Evaluated in ") != std::string::npos);
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  if (argc != 8) {
+    std::cerr << "usage: catalog_scale_tool TRACE CATALOG PATH_PREFIX OUT_TRACE OUT_CATALOG BYTES "
+                 "RESOURCES\n";
+    return 2;
+  }
+  const std::string prefix = argv[3];
+  const uint64_t target = std::stoull(argv[6]);
+  const size_t resources = std::stoul(argv[7]);
+
+  // Split the trace: start-up (before the first marker), the block region, the tail.
+  auto reader = fsmove::trace::LineReader::Open(argv[1]);
+  if (!reader.ok()) {
+    std::cerr << reader.status().message() << "\n";
+    return 2;
+  }
+  std::vector<std::string> lines;
+  std::string_view l;
+  size_t first_marker = SIZE_MAX, last_marker = 0;
+  while ((*reader)->Next(&l)) {
+    lines.emplace_back(l);
+    if (IsMarker(lines.back())) {
+      first_marker = std::min(first_marker, lines.size() - 1);
+      last_marker = lines.size() - 1;
+    }
+  }
+  if (first_marker == SIZE_MAX) {
+    std::cerr << "catalog_scale_tool: no markers in " << argv[1] << "\n";
+    return 2;
+  }
+  std::ifstream cin_catalog(argv[2]);
+  nlohmann::json catalog = nlohmann::json::parse(cin_catalog);
+  // The fixture's own resources that copies rename: those whose ref mentions the prefix or
+  // that are not containers (Class, Stage).
+  std::vector<nlohmann::json> templates;
+  for (const auto& r : catalog["resources"]) {
+    std::string type = r["type"];
+    if (type != "Class" && type != "Stage") templates.push_back(r);
+  }
+
+  std::ofstream trace(argv[4]);
+  uint64_t written = 0;
+  auto emit = [&](const std::string& s) {
+    trace << s << '\n';
+    written += s.size() + 1;
+  };
+  for (size_t i = 0; i < first_marker; ++i) emit(lines[i]);
+  size_t copies = 0;
+  nlohmann::json out_resources = nlohmann::json::array();
+  nlohmann::json out_edges = nlohmann::json::array();
+  for (const auto& r : catalog["resources"]) {
+    std::string type = r["type"];
+    if (type == "Class" || type == "Stage") out_resources.push_back(r);
+  }
+  while (written < target) {
+    std::string suffix = "-" + std::to_string(copies);
+    for (size_t i = first_marker; i <= last_marker; ++i) {
+      std::string s = ReplaceAll(lines[i], prefix, prefix + suffix);
+      for (const auto& t : templates) {
+        std::string title = t["title"];
+        if (title.find(prefix) == std::string::npos) {
+          s = ReplaceAll(s, "[" + title + "]", "[" + title + suffix + "]");
+        }
+      }
+      emit(s);
+    }
+    for (const auto& t : templates) {
+      nlohmann::json r = t;
+      std::string title = t["title"];
+      r["title"] = title.find(prefix) == std::string::npos ? title + suffix
+                                                            : ReplaceAll(title, prefix, prefix + suffix);
+      std::string dumped = ReplaceAll(r["parameters"].dump(), prefix, prefix + suffix);
+      r["parameters"] = nlohmann::json::parse(dumped);
+      if (copies % 2 == 1 && r["type"] == "Exec") {  // every other copy has the fix
+        r["parameters"]["require"] = "File[" + ReplaceAll(prefix + "/app.conf", prefix, prefix + suffix) + "]";
+      }
+      out_resources.push_back(r);
+      out_edges.push_back({{"source", "Class[main]"},
+                           {"target", std::string(r["type"]) + "[" + std::string(r["title"]) + "]"}});
+    }
+    ++copies;
+  }
+  for (size_t i = last_marker + 1; i < lines.size(); ++i) emit(lines[i]);
+  for (size_t n = 0; out_resources.size() < resources; ++n) {
+    std::string title = "filler " + std::to_string(n);
+    out_resources.push_back({{"type", "Notify"}, {"title", title}, {"exported", false},
+                             {"parameters", nlohmann::json::object()}});
+    out_edges.push_back({{"source", "Class[main]"}, {"target", "Notify[" + title + "]"}});
+  }
+  for (const auto& e : catalog["edges"]) {
+    std::string target = e["target"];
+    if (target.starts_with("Class[") || target.starts_with("Stage[")) out_edges.push_back(e);
+  }
+  catalog["resources"] = out_resources;
+  catalog["edges"] = out_edges;
+  std::ofstream(argv[5]) << catalog.dump();
+  std::cerr << "catalog_scale_tool: " << written << " bytes, " << copies << " copies of the blocks, "
+            << out_resources.size() << " resources\n";
+  return 0;
+}

@@ -67,6 +67,13 @@ int main(int argc, char** argv) {
     std::cerr << "catalog_scale_tool: no markers in " << argv[1] << "\n";
     return 2;
   }
+  // A marker written on an unfinished line resumes on a later one: keep the pair together.
+  while (last_marker + 1 < lines.size() && lines[last_marker + 1].find(" resumed>") != std::string::npos) {
+    ++last_marker;
+  }
+  uint64_t block_bytes = 0, startup_bytes = 0;
+  for (size_t i = first_marker; i <= last_marker; ++i) block_bytes += lines[i].size() + 1;
+  for (size_t i = 0; i < first_marker; ++i) startup_bytes += lines[i].size() + 1;
   std::ifstream cin_catalog(argv[2]);
   nlohmann::json catalog = nlohmann::json::parse(cin_catalog);
   // The fixture's own resources that copies rename: those whose ref mentions the prefix or
@@ -91,7 +98,23 @@ int main(int argc, char** argv) {
     std::string type = r["type"];
     if (type == "Class" || type == "Stage") out_resources.push_back(r);
   }
-  while (written < target) {
+  // As many copies as the catalog has room for; the rest of the size is start-up noise
+  // replayed between copies (Puppet's own calls between resources, charged to none).
+  size_t max_copies = templates.empty() ? 0 : (resources - out_resources.size()) / templates.size();
+  uint64_t fill = 0;
+  if (max_copies > 0 && target > startup_bytes + max_copies * block_bytes) {
+    fill = (target - startup_bytes - max_copies * block_bytes) / max_copies;
+  }
+  size_t noise_at = 0;
+  while (written < target && copies < max_copies) {
+    for (uint64_t filled = 0; filled < fill && first_marker > 0;) {
+      const std::string& n = lines[noise_at];
+      if (n.find("execve(") == std::string::npos) {  // Puppet's own start-up exec happens once
+        emit(n);
+        filled += n.size() + 1;
+      }
+      noise_at = (noise_at + 1) % first_marker;
+    }
     std::string suffix = "-" + std::to_string(copies);
     for (size_t i = first_marker; i <= last_marker; ++i) {
       std::string s = ReplaceAll(lines[i], prefix, prefix + suffix);

@@ -6,6 +6,7 @@
 #include <map>
 
 #include "absl/container/flat_hash_map.h"
+#include "absl/container/flat_hash_set.h"
 
 namespace fsmove::analysis {
 namespace {
@@ -31,16 +32,22 @@ struct Builder {
   }
 };
 
-// One access per (block, effect): the earliest line wins when paths were merged.
-void Merge(std::vector<Access>* into, const Access& a) {
-  for (Access& e : *into) {
-    if (e.block == a.block && e.effect == a.effect) {
-      if (a.line < e.line) e = a;
-      return;
+// The accesses of one canonical path: one per (block, effect), the earliest line winning
+// when several recorded paths merged into it. Indexed: a path can have thousands of them.
+struct MergedAccesses {
+  std::vector<Access> list;
+  absl::flat_hash_map<uint64_t, size_t> index;  // (block, effect) -> position in list
+
+  void Merge(const Access& a) {
+    uint64_t key = (uint64_t{a.block} << 2) | static_cast<uint64_t>(a.effect);
+    auto [it, fresh] = index.try_emplace(key, list.size());
+    if (fresh) {
+      list.push_back(a);
+    } else if (a.line < list[it->second].line) {
+      list[it->second] = a;
     }
   }
-  into->push_back(a);
-}
+};
 
 }  // namespace
 
@@ -56,14 +63,14 @@ std::string_view RelationKindName(RelationKind k) {
 Relations InferRelations(const AccessMap& accesses, const BlockTable& blocks,
                          const RelationOptions& options) {
   // Group recorded paths under their canonical names (ordered: deterministic output).
-  std::map<std::string, std::vector<Access>> by_path;
+  std::map<std::string, MergedAccesses> by_path;
   for (PathId id = 0; id < accesses.path_count(); ++id) {
     const auto& list = accesses.accesses(id);
     if (list.empty()) continue;
     std::string name = options.canonical_path ? options.canonical_path(accesses.path(id))
                                               : std::string(accesses.path(id));
-    std::vector<Access>& merged = by_path[name];
-    for (const Access& a : list) Merge(&merged, a);
+    MergedAccesses& merged = by_path[name];
+    for (const Access& a : list) merged.Merge(a);
   }
   auto is_service = [&](BlockId b) {
     return options.is_service ? options.is_service(b) : blocks.info(b).type() == "Service";
@@ -74,28 +81,31 @@ Relations InferRelations(const AccessMap& accesses, const BlockTable& blocks,
   Builder notification{&rel.notification, RelationKind::kNotification, options.max_evidence, {}};
   Builder write_write{&rel.write_write, RelationKind::kWriteWrite, options.max_evidence, {}};
   std::vector<const Access*> producers;
-  for (const auto& [path, list] : by_path) {
+  std::vector<const Access*> others;  // consuming or expunging blocks that do not produce
+  absl::flat_hash_set<BlockId> producing;
+  for (const auto& [path, merged] : by_path) {
+    const std::vector<Access>& list = merged.list;
     producers.clear();
+    producing.clear();
     for (const Access& a : list) {
-      if (a.effect == Effect::kProduced) producers.push_back(&a);
+      if (a.effect == Effect::kProduced) {
+        producers.push_back(&a);
+        producing.insert(a.block);
+      }
     }
     if (producers.empty()) continue;
-    auto produces = [&](BlockId b) {
-      for (const Access* p : producers) {
-        if (p->block == b) return true;
-      }
-      return false;
-    };
+    auto produces = [&](BlockId b) { return producing.contains(b); };
+    others.clear();
+    for (const Access& a : list) {
+      if (a.effect != Effect::kProduced && !produces(a.block)) others.push_back(&a);
+    }
     for (const Access* p : producers) {
-      for (const Access& a : list) {
-        if (a.block == p->block) continue;
-        if (a.effect != Effect::kProduced && !produces(a.block)) {
-          ordering.Add(p->block, a.block, path, *p, a);
-        }
+      for (const Access* a : others) {
+        ordering.Add(p->block, a->block, path, *p, *a);
         // A service that writes the path itself (its log, its pid file) produces it: it does
         // not read it as input, so a change there needs no restart (ordering still applies).
-        if (a.effect == Effect::kConsumed && is_service(a.block) && !produces(a.block)) {
-          notification.Add(p->block, a.block, path, *p, a);
+        if (a->effect == Effect::kConsumed && is_service(a->block)) {
+          notification.Add(p->block, a->block, path, *p, *a);
         }
       }
     }

@@ -69,15 +69,8 @@ int RunAnalyze(const AnalyzeOptions& o) {
     return kExitError;
   }
   std::ofstream file;
-  std::ostream* out = &std::cout;
-  if (!o.output.empty()) {
-    file.open(o.output);
-    if (!file) {
-      std::cerr << "fsmove: error: cannot write " << o.output << "\n";
-      return kExitError;
-    }
-    out = &file;
-  }
+  std::ostream* out = OpenOutput(o.output, &file);
+  if (out == nullptr) return kExitError;
   const std::string name = (*reader)->name();
   int status = Warnings(o, analyzer, name);
   if (status != kExitOk) return status;

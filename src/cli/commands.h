@@ -2,7 +2,10 @@
 // runs through the library. Exit codes: 0 nothing found, 1 findings, 2 usage or input error.
 #pragma once
 
+#include <fstream>
 #include <functional>
+#include <iostream>
+#include <string>
 
 #include "CLI/CLI.hpp"
 
@@ -11,6 +14,18 @@ namespace fsmove::cli {
 inline constexpr int kExitOk = 0;
 inline constexpr int kExitFindings = 1;
 inline constexpr int kExitError = 2;
+
+// Where a report goes: `path` opened in `file`, or standard output when `path` is empty.
+// Null (after printing an error) when the file cannot be written.
+inline std::ostream* OpenOutput(const std::string& path, std::ofstream* file) {
+  if (path.empty()) return &std::cout;
+  file->open(path);
+  if (!*file) {
+    std::cerr << "fsmove: error: cannot write " << path << "\n";
+    return nullptr;
+  }
+  return file;
+}
 
 // Each returns the function to run when its subcommand was chosen.
 std::function<int()> RegisterAnalyze(CLI::App& app);

@@ -27,15 +27,8 @@ int RunGraph(const GraphOptions& o) {
   }
   graph::DependencyGraph g = graph::DependencyGraph::Build(*cat);
   std::ofstream file;
-  std::ostream* out = &std::cout;
-  if (!o.output.empty()) {
-    file.open(o.output);
-    if (!file) {
-      std::cerr << "fsmove: error: cannot write " << o.output << "\n";
-      return kExitError;
-    }
-    out = &file;
-  }
+  std::ostream* out = OpenOutput(o.output, &file);
+  if (out == nullptr) return kExitError;
   if (o.format == "json") {
     *out << report::DumpJson(graph::ToJson(g)) << "\n";
   } else {

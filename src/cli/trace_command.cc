@@ -30,15 +30,8 @@ int RunDump(const DumpOptions& o) {
     return kExitError;
   }
   std::ofstream file;
-  std::ostream* out = &std::cout;
-  if (!o.output.empty()) {
-    file.open(o.output);
-    if (!file) {
-      std::cerr << "fsmove: error: cannot write " << o.output << "\n";
-      return kExitError;
-    }
-    out = &file;
-  }
+  std::ostream* out = OpenOutput(o.output, &file);
+  if (out == nullptr) return kExitError;
   analysis::Analyzer analyzer;
   const analysis::BlockTable& blocks = analyzer.interpreter().blocks();
   if (o.fstrace) {

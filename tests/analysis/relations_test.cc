@@ -14,19 +14,6 @@ using analysis::RelationKind;
 using ::testing::IsEmpty;
 using ::testing::UnorderedElementsAre;
 
-std::vector<std::string> Block(const std::string& ref, const std::vector<std::string>& calls) {
-  std::vector<std::string> out{Begin(100, ref)};
-  for (const auto& c : calls) out.push_back("100 " + c);
-  out.push_back(End(100, ref));
-  return out;
-}
-
-std::vector<std::string> Cat(std::initializer_list<std::vector<std::string>> parts) {
-  std::vector<std::string> out;
-  for (const auto& p : parts) out.insert(out.end(), p.begin(), p.end());
-  return out;
-}
-
 TEST(RelationsTest, ConsumerRunBeforeProducerStillYieldsTheOrder) {
   // The paper's Figure 4: the exec ran first and read the default content.
   Harness h(Cat({Block("Exec[init]", {"open(\"/etc/my.cnf\", O_RDONLY) = 3"}),

@@ -22,6 +22,20 @@ inline std::string End(int pid, const std::string& ref) {
          ": Evaluated in 0.01 seconds\\33[0m\", iov_len=80}, {iov_base=\"\\n\", iov_len=1}], 2) = 81";
 }
 
+// A resource block of pid 100 around the given calls (each without its pid).
+inline std::vector<std::string> Block(const std::string& ref, const std::vector<std::string>& calls) {
+  std::vector<std::string> out{Begin(100, ref)};
+  for (const auto& c : calls) out.push_back("100 " + c);
+  out.push_back(End(100, ref));
+  return out;
+}
+
+inline std::vector<std::string> Cat(std::initializer_list<std::vector<std::string>> parts) {
+  std::vector<std::string> out;
+  for (const auto& p : parts) out.insert(out.end(), p.begin(), p.end());
+  return out;
+}
+
 struct Harness {
   analysis::Analyzer analyzer;
 

@@ -35,19 +35,6 @@ catalog::Catalog MakeCatalog(const std::vector<Res>& resources) {
   return std::move(*loaded);
 }
 
-std::vector<std::string> Block(const std::string& ref, const std::vector<std::string>& calls) {
-  std::vector<std::string> out{Begin(100, ref)};
-  for (const auto& c : calls) out.push_back("100 " + c);
-  out.push_back(End(100, ref));
-  return out;
-}
-
-std::vector<std::string> Cat(std::initializer_list<std::vector<std::string>> parts) {
-  std::vector<std::string> out;
-  for (const auto& p : parts) out.insert(out.end(), p.begin(), p.end());
-  return out;
-}
-
 std::set<std::string> Findings(const std::vector<Res>& resources, const std::vector<std::string>& lines,
                                check::CheckOptions options = {}) {
   catalog::Catalog cat = MakeCatalog(resources);

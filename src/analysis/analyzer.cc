@@ -12,16 +12,6 @@ using fstrace::SyscallSpec;
 
 namespace {
 constexpr size_t kExampleTextLimit = 240;
-
-uint64_t CloneFlagsFromArgs(std::string_view name, std::string_view args) {
-  static const trace::FlagName kNames[] = {{"CLONE_FS", fstrace::kCloneFs},
-                                           {"CLONE_FILES", fstrace::kCloneFiles},
-                                           {"CLONE_THREAD", fstrace::kCloneThread}};
-  trace::ArgList list(args);
-  if (name == "clone") return trace::ParseFlags(list.Named("flags"), kNames);
-  if (name == "clone3") return trace::ParseFlags(trace::StructField(list[0], "flags"), kNames);
-  return 0;  // fork, vfork
-}
 }  // namespace
 
 Analyzer::Analyzer(AnalyzerOptions options)
@@ -89,7 +79,7 @@ void Analyzer::OnCallStarted(int32_t pid, std::string_view name, std::string_vie
     marker_at_start_.insert(pid);
     DetectMarker(pid, name, partial, line);
   } else if (spec->flags & fstrace::kCreatesProcess) {
-    interp_.NoteCloneStarted(pid, CloneFlagsFromArgs(name, partial), line);
+    interp_.NoteCloneStarted(pid, fstrace::CloneFlags(name, trace::ArgList(partial)), line);
   }
 }
 

@@ -380,11 +380,8 @@ const SyscallSpec kTable[] = {
     {"perf_event_open", L(AnonymousFd(l)), 0},
     {"io_uring_setup", L(AnonymousFd(l)), 0},
     // ---- processes ----
-    {"clone", L(NewProc(l, trace::ParseFlags(l.args().Named("flags"), kCloneFlagNames))),
-     kCreatesProcess},
-    {"clone3",
-     L(NewProc(l, trace::ParseFlags(trace::StructField(l.args()[0], "flags"), kCloneFlagNames))),
-     kCreatesProcess},
+    {"clone", L(NewProc(l, CloneFlags("clone", l.args()))), kCreatesProcess},
+    {"clone3", L(NewProc(l, CloneFlags("clone3", l.args()))), kCreatesProcess},
     {"fork", L(NewProc(l, 0)), kCreatesProcess},
     {"vfork", L(NewProc(l, 0)), kCreatesProcess},
     {"execve", L(Exec(l, kAtFdcwd, 0, 0)), 0},
@@ -447,6 +444,14 @@ const Registry& GetRegistry() {
 }
 
 }  // namespace
+
+uint64_t CloneFlags(std::string_view syscall, const trace::ArgList& args) {
+  if (syscall == "clone") return trace::ParseFlags(args.Named("flags"), kCloneFlagNames);
+  if (syscall == "clone3") {
+    return trace::ParseFlags(trace::StructField(args[0], "flags"), kCloneFlagNames);
+  }
+  return 0;
+}
 
 std::string_view OpName(Op op) {
   switch (op) {

@@ -83,6 +83,10 @@ class Lowerer {
   size_t strings_used_ = 0;
 };
 
+// The clone flags of a process-creation call (clone, clone3; 0 for fork and vfork), from
+// its argument list; used for the call's lowering and when it is still unfinished.
+uint64_t CloneFlags(std::string_view syscall, const trace::ArgList& args);
+
 // Flag vocabularies shared with tests.
 extern const trace::FlagName kOpenFlagNames[];
 extern const size_t kOpenFlagNameCount;

@@ -12,15 +12,21 @@ using analysis::Access;
 using analysis::BlockTable;
 using analysis::Relation;
 
-nlohmann::json AccessToJson(const Access& a, const BlockTable& blocks) {
+nlohmann::json AccessFieldsToJson(const Access& a) {
   nlohmann::json j;
-  j["resource"] = a.block == analysis::kNoBlock ? "" : blocks.info(a.block).ref;
   j["effect"] = std::string(fstrace::EffectName(a.effect));
   j["syscall"] = std::string(fstrace::SyscallName(a.syscall));
   j["line"] = a.line;
   j["pid"] = a.pid;
   if (a.failed) j["failed"] = true;
   if (a.parent) j["as_parent_directory"] = true;
+  if (a.managed) j["managed"] = true;
+  return j;
+}
+
+nlohmann::json AccessToJson(const Access& a, const BlockTable& blocks) {
+  nlohmann::json j = AccessFieldsToJson(a);
+  j["resource"] = a.block == analysis::kNoBlock ? "" : blocks.info(a.block).ref;
   return j;
 }
 

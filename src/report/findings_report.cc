@@ -31,18 +31,6 @@ nlohmann::json ResourceJson(const catalog::Resource& r) {
   return j;
 }
 
-nlohmann::json AccessJson(const analysis::Access& a) {
-  nlohmann::json j;
-  j["effect"] = std::string(fstrace::EffectName(a.effect));
-  j["syscall"] = std::string(fstrace::SyscallName(a.syscall));
-  j["line"] = a.line;
-  j["pid"] = a.pid;
-  if (a.failed) j["failed"] = true;
-  if (a.parent) j["as_parent_directory"] = true;
-  if (a.managed) j["managed"] = true;
-  return j;
-}
-
 }  // namespace
 
 void WriteFindingsText(std::ostream& out, const FindingsContext& c) {
@@ -107,7 +95,7 @@ nlohmann::json FindingsToJson(const FindingsContext& c) {
     (f.kind == check::FaultKind::kMissingOrdering ? mor : mn)++;
     nlohmann::json paths = nlohmann::json::array();
     for (const check::PathEvidence& e : f.evidence) {
-      paths.push_back({{"path", e.path}, {"source", AccessJson(e.source)}, {"target", AccessJson(e.target)}});
+      paths.push_back({{"path", e.path}, {"source", AccessFieldsToJson(e.source)}, {"target", AccessFieldsToJson(e.target)}});
     }
     faults.push_back({{"kind", std::string(check::FaultKindName(f.kind))},
                       {"rule", std::string(check::FaultRuleId(f.kind))},

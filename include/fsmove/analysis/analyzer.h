@@ -85,7 +85,7 @@ class Analyzer : private trace::CallSink {
   void OnPidRenamed(int32_t from, int32_t to, uint64_t line) override;
   void OnUnparsed(uint64_t line, std::string_view text, std::string_view reason) override;
 
-  // Returns true if the write carried a marker (applied to the interpreter).
+  // Applies a Puppet evaltrace marker, if the write carried one, to the interpreter.
   void DetectMarker(int32_t pid, std::string_view name, std::string_view args_text,
                     uint64_t line);
   void CountUnmodelled(std::string_view name);

@@ -19,6 +19,9 @@ struct StageSeconds {
 nlohmann::json StatsToJson(const analysis::Analyzer& analyzer, const StageSeconds& seconds);
 nlohmann::json RelationsToJson(const analysis::Relations& relations,
                                const analysis::BlockTable& blocks);
+// One access: effect, syscall, trace line, pid and its flags (failed, as_parent_directory,
+// managed); AccessToJson adds the resource it is charged to.
+nlohmann::json AccessFieldsToJson(const analysis::Access& a);
 nlohmann::json AccessToJson(const analysis::Access& a, const analysis::BlockTable& blocks);
 
 void WriteAnalysisText(std::ostream& out, const std::string& trace_name,

@@ -33,9 +33,52 @@ nlohmann::json ResourceJson(const catalog::Resource& r) {
 
 }  // namespace
 
+void WriteRunText(std::ostream& out, const RunSummary& run) {
+  out << "Puppet run: " << run.target << " (sandbox " << run.sandbox << "), compiled in "
+      << fmt::format("{:.1f}", run.compile_seconds) << " s, applied in "
+      << fmt::format("{:.1f}", run.apply_seconds) << " s, puppet exit code "
+      << run.puppet_exit_code;
+  if (run.timed_out) out << " (timed out)";
+  out << "\n";
+  if (!run.trace_complete) {
+    out << "  warning: the trace is incomplete (strace ended: " << run.strace_end
+        << "); findings cover only what was traced\n";
+  }
+  if (!run.failed.empty()) {
+    out << "  " << run.failed.size() << " resource" << (run.failed.size() == 1 ? "" : "s")
+        << " failed (often the symptom of a missing ordering relationship):\n";
+    for (const auto& f : run.failed) {
+      out << "    " << (f.resource.empty() ? "?" : f.resource) << ": " << f.message << "\n";
+    }
+  }
+  for (const auto& e : run.errors) out << "  puppet error: " << e << "\n";
+  if (!run.puppet_log.empty()) out << "  Puppet's log: " << run.puppet_log << "\n";
+}
+
+nlohmann::json RunToJson(const RunSummary& run) {
+  nlohmann::json failed = nlohmann::json::array();
+  for (const auto& f : run.failed) {
+    failed.push_back({{"resource", f.resource.empty() ? nlohmann::json(nullptr)
+                                                      : nlohmann::json(f.resource)},
+                      {"message", f.message}});
+  }
+  return {{"target", run.target},
+          {"sandbox", run.sandbox},
+          {"puppet_exit_code", run.puppet_exit_code},
+          {"timed_out", run.timed_out},
+          {"trace_complete", run.trace_complete},
+          {"strace_end", run.strace_end},
+          {"puppet_log", run.puppet_log},
+          {"compile_seconds", run.compile_seconds},
+          {"apply_seconds", run.apply_seconds},
+          {"failed_resources", failed},
+          {"errors", run.errors}};
+}
+
 void WriteFindingsText(std::ostream& out, const FindingsContext& c) {
   const catalog::Catalog& cat = *c.catalog;
   const check::CheckResult& r = *c.result;
+  if (c.run != nullptr) WriteRunText(out, *c.run);
   out << SummaryLine(c.trace_name, *c.analyzer) << "\n";
   for (const auto& u : c.analyzer->stats().unparsed_examples) {
     out << "  unparsed line " << u.line << " (" << u.reason << "): " << u.text << "\n";
@@ -89,6 +132,7 @@ nlohmann::json FindingsToJson(const FindingsContext& c) {
   j["tool"] = {{"name", "fsmove"}, {"version", FSMOVE_VERSION}};
   j["trace"] = c.trace_name;
   j["catalog"] = cat.source_name();
+  if (c.run != nullptr) j["run"] = RunToJson(*c.run);
   nlohmann::json faults = nlohmann::json::array();
   size_t mor = 0, mn = 0;
   for (const check::Finding& f : r.findings) {

@@ -21,6 +21,27 @@ struct CheckSeconds {
   double check = 0;
 };
 
+// A resource Puppet reported as failed ("Error: /Stage[main]/Foo/File[/x]/ensure: ...").
+struct FailedResource {
+  std::string resource;  // canonical Type[title], or empty when the line names none
+  std::string message;   // the error text, ANSI colours removed
+};
+
+// How `fsmove check` ran Puppet (absent for `fsmove analyze`).
+struct RunSummary {
+  std::string target;          // module directory, manifest or "-e"
+  std::string sandbox;         // "overlay" or "none"
+  int puppet_exit_code = 0;    // puppet apply's exit status (128+N: killed by signal N)
+  bool timed_out = false;
+  bool trace_complete = true;  // strace followed Puppet to its exit
+  std::string strace_end;      // "exited", "SIGINT" (detached from daemons), "SIGKILL", ...
+  std::string puppet_log;      // where Puppet's own output is kept
+  double compile_seconds = 0;
+  double apply_seconds = 0;
+  std::vector<FailedResource> failed;  // failed resources, in log order
+  std::vector<std::string> errors;     // other "Error:" lines of the log
+};
+
 struct FindingsContext {
   std::string trace_name;
   const analysis::Analyzer* analyzer = nullptr;
@@ -28,7 +49,12 @@ struct FindingsContext {
   const graph::DependencyGraph* graph = nullptr;
   const check::CheckResult* result = nullptr;
   CheckSeconds seconds;
+  const RunSummary* run = nullptr;
 };
+
+// The Puppet-run part of a report; empty when there was no run.
+void WriteRunText(std::ostream& out, const RunSummary& run);
+nlohmann::json RunToJson(const RunSummary& run);
 
 void WriteFindingsText(std::ostream& out, const FindingsContext& c);
 nlohmann::json FindingsToJson(const FindingsContext& c);

@@ -65,6 +65,7 @@ void Analyzer::DetectMarker(int32_t pid, std::string_view name, std::string_view
   if (fd != 1 && fd != 2) return;
   if (trace::ParseMarker(bytes_, &marker_) != trace::MarkerKind::kNone) {
     interp_.OnMarker(pid, marker_, line);
+    if (marker_observer_) marker_observer_(marker_, line);
     return;
   }
   if (truncated && bytes_.find("Info: ") != std::string::npos) ++stats_.truncated_markers;
@@ -72,6 +73,7 @@ void Analyzer::DetectMarker(int32_t pid, std::string_view name, std::string_view
 
 void Analyzer::OnCallStarted(int32_t pid, std::string_view name, std::string_view partial,
                              uint64_t line) {
+  if (stats_.first_pid == 0) stats_.first_pid = pid;
   const SyscallSpec* spec = fstrace::FindSyscall(name);
   if (spec == nullptr) return;
   if ((spec->flags & fstrace::kMayCarryMarker) && trace::MayHoldMarker(partial)) {
@@ -84,6 +86,7 @@ void Analyzer::OnCallStarted(int32_t pid, std::string_view name, std::string_vie
 }
 
 void Analyzer::OnCall(const trace::SyscallEvent& call) {
+  if (stats_.first_pid == 0) stats_.first_pid = call.pid;
   const SyscallSpec* spec = fstrace::FindSyscall(call.name);
   if (spec == nullptr) {
     CountUnmodelled(call.name);
@@ -144,6 +147,7 @@ void Analyzer::OnCall(const trace::SyscallEvent& call) {
 }
 
 void Analyzer::OnProcessExit(int32_t pid, uint64_t) {
+  if (pid == stats_.first_pid) stats_.first_pid_exited = true;
   marker_at_start_.erase(pid);
   interp_.ProcessExit(pid);
 }

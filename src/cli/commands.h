@@ -31,5 +31,6 @@ inline std::ostream* OpenOutput(const std::string& path, std::ofstream* file) {
 std::function<int()> RegisterAnalyze(CLI::App& app);
 std::function<int()> RegisterTrace(CLI::App& app);
 std::function<int()> RegisterGraph(CLI::App& app);
+std::function<int()> RegisterCheck(CLI::App& app);
 
 }  // namespace fsmove::cli

@@ -1,11 +1,18 @@
 // fsmove: the command-line entry point. It only parses options and wires library stages.
 #include <cstdio>
+#include <cstdlib>
+#include <string_view>
 #include <iostream>
 #include <vector>
 
 #include "commands.h"
+#include "fsmove/exec/sandbox.h"
 
 int main(int argc, char** argv) {
+  // The executor's sandbox keeper: `fsmove __sandbox SPEC STATUS_FD` (not for users).
+  if (argc == 4 && std::string_view(argv[1]) == "__sandbox") {
+    return fsmove::exec::SandboxMain(argv[2], std::atoi(argv[3]));
+  }
   CLI::App app{"fsmove: finds missing ordering relationships and missing notifiers in Puppet code "
                "from strace traces of real runs"};
   app.set_version_flag("--version", std::string("fsmove ") + FSMOVE_VERSION);
@@ -13,6 +20,7 @@ int main(int argc, char** argv) {
   auto analyze = fsmove::cli::RegisterAnalyze(app);
   auto trace = fsmove::cli::RegisterTrace(app);
   auto graph = fsmove::cli::RegisterGraph(app);
+  auto check = fsmove::cli::RegisterCheck(app);
   try {
     app.parse(argc, argv);
   } catch (const CLI::CallForHelp& e) {
@@ -28,5 +36,6 @@ int main(int argc, char** argv) {
   if (app.got_subcommand("analyze")) return analyze();
   if (app.got_subcommand("trace")) return trace();
   if (app.got_subcommand("graph")) return graph();
+  if (app.got_subcommand("check")) return check();
   return fsmove::cli::kExitError;
 }

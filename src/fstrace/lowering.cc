@@ -476,6 +476,12 @@ std::string_view OpName(Op op) {
   return "?";
 }
 
+std::vector<std::string_view> ModelledSyscalls() {
+  std::vector<std::string_view> names;
+  for (const SyscallSpec& s : kTable) names.push_back(s.name);
+  return names;
+}
+
 const SyscallSpec* FindSyscall(std::string_view name) {
   const Registry& r = GetRegistry();
   auto it = r.index.find(absl::string_view(name.data(), name.size()));

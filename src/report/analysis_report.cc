@@ -55,6 +55,7 @@ nlohmann::json StatsToJson(const analysis::Analyzer& analyzer, const StageSecond
   j["unterminated_last_line"] = s.unterminated_last_line;
   j["undecodable_paths"] = s.undecodable_paths;
   j["pending_at_end"] = s.pending_at_end;
+  j["traced_command_exited"] = s.first_pid_exited;
   j["abandoned_unfinished"] = s.abandoned_unfinished;
   j["truncated_markers"] = s.truncated_markers;
   j["markers"] = {{"begin", i.markers_begin},

@@ -39,7 +39,7 @@ void WriteRunText(std::ostream& out, const RunSummary& run) {
       << fmt::format("{:.1f}", run.apply_seconds) << " s, puppet exit code "
       << run.puppet_exit_code;
   if (run.timed_out) out << " (timed out)";
-  out << "\n";
+  out << ", strace " << run.strace_end << "\n";
   if (!run.trace_complete) {
     out << "  warning: the trace is incomplete (strace ended: " << run.strace_end
         << "); findings cover only what was traced\n";

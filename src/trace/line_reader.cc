@@ -35,6 +35,14 @@ class FdSource : public ByteSource {
   bool owned_;
 };
 
+}  // namespace
+
+std::unique_ptr<ByteSource> FdByteSource(int fd, bool owned) {
+  return std::make_unique<FdSource>(fd, owned);
+}
+
+namespace {
+
 class StringSource : public ByteSource {
  public:
   explicit StringSource(std::string data) : data_(std::move(data)) {}

@@ -114,6 +114,19 @@ bool WrittenBytes(std::string_view syscall, std::string_view args, int* fd, std:
   return false;
 }
 
+namespace {
+// A decimal count; leaves *out at 0 unless the text is all digits and fits.
+void ParseCount(std::string_view text, uint64_t* out) {
+  uint64_t v = 0;
+  if (text.empty() || text.size() > 18) return;
+  for (char c : text) {
+    if (c < '0' || c > '9') return;
+    v = v * 10 + static_cast<uint64_t>(c - '0');
+  }
+  *out = v;
+}
+}  // namespace
+
 MarkerKind ParseMarker(std::string_view text, Marker* out) {
   std::string_view s = StripDecorations(text);
   if (!s.starts_with(kInfo)) return MarkerKind::kNone;
@@ -122,9 +135,13 @@ MarkerKind ParseMarker(std::string_view text, Marker* out) {
   size_t cut = std::string_view::npos;
   // Begin: "<source>: Starting to evaluate the resource" plus, since Puppet 5, " (N of M)".
   std::string_view begin_view = s;
+  uint64_t index = 0, total = 0;
   if (begin_view.ends_with(")")) {
     size_t open = begin_view.rfind(" (");
-    if (open != std::string_view::npos && begin_view.find(" of ", open) != std::string_view::npos) {
+    size_t of = open == std::string_view::npos ? open : begin_view.find(" of ", open);
+    if (of != std::string_view::npos) {
+      ParseCount(begin_view.substr(open + 2, of - open - 2), &index);
+      ParseCount(begin_view.substr(of + 4, begin_view.size() - of - 5), &total);
       begin_view = begin_view.substr(0, open);
     }
   }
@@ -146,6 +163,8 @@ MarkerKind ParseMarker(std::string_view text, Marker* out) {
   }
   if (kind == MarkerKind::kNone || cut == 0) return MarkerKind::kNone;
   out->kind = kind;
+  out->index = kind == MarkerKind::kBegin ? index : 0;
+  out->total = kind == MarkerKind::kBegin ? total : 0;
   out->source.assign(s.substr(0, cut));
   out->ref = RefFromSource(out->source);
   return kind;

@@ -148,6 +148,8 @@ TEST(MarkerParseTest, ColouredBegin) {  // real
   EXPECT_EQ(m.kind, MarkerKind::kBegin);
   EXPECT_EQ(m.source, "/Stage[main]/Main/File[/etc/fsmove-test]");
   EXPECT_EQ(m.ref, "File[/etc/fsmove-test]");
+  EXPECT_EQ(m.index, 5u);
+  EXPECT_EQ(m.total, 8u);
 }
 
 TEST(MarkerParseTest, ColouredEnd) {  // real
@@ -162,6 +164,21 @@ TEST(MarkerParseTest, ColouredEnd) {  // real
   EXPECT_EQ(m.ref, "File[/etc/fsmove-test]");
 }
 
+TEST(MarkerParseTest, BeginWithoutOrWithBadCount) {
+  Marker m;
+  EXPECT_EQ(ParseMarker("Info: /Stage[main]/Main/Exec[run]: Starting to evaluate the resource", &m),
+            MarkerKind::kBegin);
+  EXPECT_EQ(m.index, 0u);
+  EXPECT_EQ(m.total, 0u);
+  EXPECT_EQ(ParseMarker("Info: /Stage[main]/Main/Exec[run]: Starting to evaluate the resource "
+                        "(x of 99999999999999999999)",
+                        &m),
+            MarkerKind::kBegin);
+  EXPECT_EQ(m.ref, "Exec[run]");
+  EXPECT_EQ(m.index, 0u);
+  EXPECT_EQ(m.total, 0u);
+}
+
 TEST(MarkerParseTest, PlainBeginAndEnd) {
   Marker m;
   EXPECT_EQ(
@@ -169,9 +186,12 @@ TEST(MarkerParseTest, PlainBeginAndEnd) {
           "Info: /Stage[main]/Main/Exec[run]: Starting to evaluate the resource (12 of 140)", &m),
       MarkerKind::kBegin);
   EXPECT_EQ(m.ref, "Exec[run]");
+  EXPECT_EQ(m.index, 12u);
+  EXPECT_EQ(m.total, 140u);
   EXPECT_EQ(ParseMarker("Info: /Stage[main]/Main/Exec[run]: Evaluated in 1.25 seconds\n", &m),
             MarkerKind::kEnd);
   EXPECT_EQ(m.source, "/Stage[main]/Main/Exec[run]");
+  EXPECT_EQ(m.index, 0u);
 }
 
 TEST(MarkerParseTest, BeginWithoutCounter) {  // Puppet before 5

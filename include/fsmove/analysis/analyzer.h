@@ -18,6 +18,7 @@
 #include "fsmove/fstrace/lowering.h"
 #include "fsmove/trace/call_assembler.h"
 #include "fsmove/trace/line_reader.h"
+#include "fsmove/trace/puppet_markers.h"
 
 namespace fsmove::analysis {
 
@@ -46,6 +47,10 @@ struct TraceStats {
   uint64_t pending_at_end = 0;
   uint64_t abandoned_unfinished = 0;
   uint64_t truncated_markers = 0;  // Info: writes cut by strace's -s limit
+  // The traced command (the first process in the trace) and whether the trace shows it end:
+  // a trace that stops before that is incomplete (strace killed, trace cut).
+  int32_t first_pid = 0;
+  bool first_pid_exited = false;
   std::map<std::string, uint64_t> unmodelled_syscalls;
 };
 
@@ -56,6 +61,8 @@ struct AnalyzerOptions {
 
 // Called for every construct applied, for `fsmove trace dump --fstrace`.
 using ConstructObserver = std::function<void(const fstrace::Construct&, const CallContext&)>;
+// Called for every evaltrace marker found (the executor's progress display).
+using MarkerObserver = std::function<void(const trace::Marker&, uint64_t line)>;
 
 class Analyzer : private trace::CallSink {
  public:
@@ -69,6 +76,7 @@ class Analyzer : private trace::CallSink {
   void Finish();
 
   void set_construct_observer(ConstructObserver observer) { observer_ = std::move(observer); }
+  void set_marker_observer(MarkerObserver observer) { marker_observer_ = std::move(observer); }
 
   const Interpreter& interpreter() const { return interp_; }
   Interpreter& mutable_interpreter() { return interp_; }
@@ -96,6 +104,7 @@ class Analyzer : private trace::CallSink {
   fstrace::Lowerer lowerer_;
   TraceStats stats_;
   ConstructObserver observer_;
+  MarkerObserver marker_observer_;
   absl::flat_hash_map<std::string, uint64_t> unmodelled_;
   absl::flat_hash_set<int32_t> marker_at_start_;  // pids whose pending write held a marker
   std::string bytes_;

@@ -7,6 +7,7 @@
 #include <cstdint>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "fsmove/fstrace/construct.h"
 #include "fsmove/trace/args.h"
@@ -39,6 +40,9 @@ struct SyscallSpec {
 
 // The spec for a syscall name, or nullptr if the call is not modelled.
 const SyscallSpec* FindSyscall(std::string_view name);
+// The calls the model interprets (the table, not the reviewed no-effect calls), in table
+// order: what a tracer must record for the model to be exact.
+std::vector<std::string_view> ModelledSyscalls();
 // Stable small index of a spec (for compact access records) and back.
 uint16_t SyscallIndex(const SyscallSpec* spec);
 std::string_view SyscallName(uint16_t index);

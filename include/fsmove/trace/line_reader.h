@@ -22,6 +22,9 @@ class ByteSource {
   virtual absl::StatusOr<size_t> Read(char* buf, size_t n) = 0;
 };
 
+// Reads a file descriptor (a pipe, a FIFO, a file); closes it on destruction if `owned`.
+std::unique_ptr<ByteSource> FdByteSource(int fd, bool owned);
+
 struct LineReaderOptions {
   // Lines longer than this are cut to this length (the rest is skipped) and flagged.
   size_t max_line_bytes = 16u << 20;

@@ -3,6 +3,7 @@
 // `Info: <source>: Evaluated in X seconds` closes it, coloured or not, for any title.
 #pragma once
 
+#include <cstdint>
 #include <string>
 #include <string_view>
 
@@ -14,6 +15,10 @@ struct Marker {
   MarkerKind kind = MarkerKind::kNone;
   std::string source;  // Puppet's resource path, e.g. /Stage[main]/Main/File[/tmp/x]
   std::string ref;     // its trailing reference, e.g. File[/tmp/x]
+  // Begin markers since Puppet 5 say "(N of M)": the resource's place in the apply order and
+  // the number of resources; 0 when absent.
+  uint64_t index = 0;
+  uint64_t total = 0;
 };
 
 // Cheap test on the undecoded argument text of write/writev: could it hold a marker?

@@ -1,0 +1,75 @@
+// The executor behind `fsmove check`: checks that Puppet and strace can run, compiles the
+// target's catalog, applies exactly that catalog under strace (in a sandbox by default) and
+// feeds strace's output through a FIFO straight into the analyzer while Puppet runs.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "fsmove/analysis/analyzer.h"
+#include "fsmove/exec/sandbox.h"
+#include "fsmove/exec/target.h"
+#include "fsmove/report/findings_report.h"
+
+namespace fsmove::exec {
+
+struct CheckRequest {
+  TargetRequest target;
+  SandboxMode sandbox = SandboxMode::kOverlay;
+  std::string keep_sandbox;   // copy the sandbox's changes here
+  std::string save_trace;     // keep the trace (zstd-compressed if it ends in .zst)
+  std::string save_catalog;   // keep the compiled catalog
+  std::string puppet_log;     // keep Puppet's output here (default: in the work directory)
+  std::string work_parent;    // where the work directory is made (default: $TMPDIR or /tmp)
+  int timeout_seconds = 1800;
+  bool progress = false;      // compile / resource N of M / analysis lines on stderr
+  bool full_trace = false;    // trace every system call, not only the modelled ones (slow)
+  bool untraced = false;      // apply without strace (to measure the tracing overhead)
+  std::string policy_rc = "allow";
+  bool prep = true;
+};
+
+enum class RunEnd {
+  kApplied,        // Puppet ran (resources may have failed: see the summary)
+  kCompileFailed,  // no catalog: Puppet's error is in compile_log
+  kSetupFailed,    // the sandbox or the run could not start: see error
+  kTimedOut,       // --timeout: everything was killed; the analysis covers what ran
+  kInterrupted,    // Ctrl-C / SIGTERM: everything was killed
+};
+
+struct RunResult {
+  RunEnd end = RunEnd::kApplied;
+  std::string work_dir;      // kept: catalog, Puppet's logs
+  std::string catalog_path;  // the compiled catalog (valid when end is kApplied/kTimedOut)
+  report::RunSummary summary;
+  std::string compile_log;   // kCompileFailed: what Puppet printed
+  std::vector<std::string> dependencies;  // metadata.json dependencies, for hints
+  std::vector<std::string> notes;         // sandbox facts (bound inputs, prep, leftovers)
+  std::string error;                      // kSetupFailed
+  int signal = 0;                         // kInterrupted: which signal
+  double analysis_seconds = 0;  // parse + interpret (overlapping the apply)
+};
+
+// The strace command line (without the traced command): -f, the kernel-side syscall filter
+// of the modelled calls (--seccomp-bpf), a string limit long enough for any marker.
+std::vector<std::string> StraceArguments(const std::string& strace, const std::string& output,
+                                         bool full_trace);
+
+// Puppet's node name for compiling: the lower-cased fully qualified host name.
+std::string CertName();
+
+// Everything that can be known before running: tools installed, root for the sandbox,
+// ptrace permitted. The error says what to do.
+absl::Status Preflight(const CheckRequest& request);
+
+// Runs the check; the analyzer receives the trace as it streams. Errors only for failures
+// before Puppet could start (work directory, target); later problems are in RunResult.
+absl::StatusOr<RunResult> RunCheck(const CheckRequest& request, analysis::Analyzer& analyzer);
+
+// The puppet and strace executables: $FSMOVE_PUPPET / $FSMOVE_STRACE if set, else searched
+// in the fixed PATH that Puppet runs with.
+std::string PuppetExecutable();
+std::string StraceExecutable();
+
+}  // namespace fsmove::exec

@@ -1,0 +1,66 @@
+// The process that runs Puppet for `fsmove check`: compile the catalog, then apply exactly that
+// catalog under strace, optionally inside a throw-away sandbox (private mount and PID
+// namespaces over a copy-on-write overlay of `/`), and report each step on a status pipe.
+//
+// The executor starts it as a fresh process (`fsmove __sandbox SPEC STATUS_FD`), so that it is
+// single-threaded when it unshares namespaces and forks. Layout of a run:
+//   fsmove (host) --fork/exec--> sandbox keeper --unshare(mnt,pid)+fork--> supervisor (PID 1)
+//   supervisor: mounts, prep, `puppet catalog find` (untraced), then
+//               strace -D -f ... -o TRACE_FIFO -- puppet apply --catalog ... (Puppet is its child)
+//   When Puppet exits the supervisor lets strace finish or makes it detach (SIGINT), then
+//   exits; the kernel kills every process left in the PID namespace (daemons Puppet started),
+//   and the mount namespace with its tmpfs and overlay disappears with it.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "nlohmann/json.hpp"
+
+namespace fsmove::exec {
+
+enum class SandboxMode { kOverlay, kNone };
+
+struct SandboxSpec {
+  SandboxMode mode = SandboxMode::kOverlay;
+  std::string work_dir;     // host path: spec, trace FIFO, catalog, logs
+  std::string scratch_dir;  // host path: an empty directory for the overlay's tmpfs
+  // Host paths Puppet reads (module directories, manifest): those the overlay would not show
+  // as they are (another file system, or under the fresh /tmp, /run) are bound read-only.
+  std::vector<std::string> input_paths;
+  std::string policy_rc = "allow";  // allow | deny | none (service starts by maintainer scripts)
+  bool prep = true;                 // untraced apt/man-db preparation inside the sandbox
+  std::string keep_dir;             // copy the overlay's upper layer here at the end
+  std::vector<std::string> env;
+  std::vector<std::string> compile_argv;  // paths as seen inside the sandbox
+  std::vector<std::string> strace_argv;   // ends with "--"
+  std::vector<std::string> apply_argv;
+};
+
+// Where the work directory appears to Puppet.
+std::string InsideWorkDir(const SandboxSpec& spec);
+inline constexpr const char* kSandboxWorkDir = "/run/fsmove";
+
+nlohmann::json SandboxSpecToJson(const SandboxSpec& spec);
+absl::StatusOr<SandboxSpec> SandboxSpecFromJson(const nlohmann::json& j);
+
+// Names of files in the work directory.
+inline constexpr const char* kTraceFifo = "trace.fifo";
+inline constexpr const char* kCatalogFile = "catalog.json";
+inline constexpr const char* kCompileLog = "compile.log";
+inline constexpr const char* kPuppetLog = "puppet.log";
+inline constexpr const char* kManifestFile = "site.pp";
+inline constexpr const char* kModuleLinks = "modules";
+
+// Status lines the supervisor writes (one per line, fields separated by one space):
+//   phase prep|compile|apply
+//   compiled EXIT_CODE SECONDS              (EXIT_CODE != 0: compilation failed)
+//   applied  EXIT_CODE SECONDS STRACE_END   (STRACE_END: exited, SIGINT, SIGKILL, died:<how>)
+//   note TEXT                               (sandbox facts, leftovers)
+//   error TEXT                              (the run could not go on)
+
+// Entry point of `fsmove __sandbox SPEC_FILE STATUS_FD`; returns the process exit code.
+int SandboxMain(const std::string& spec_file, int status_fd);
+
+}  // namespace fsmove::exec

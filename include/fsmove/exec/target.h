@@ -1,0 +1,43 @@
+// What `fsmove check TARGET` applies: a module directory (`include <module>`), a manifest
+// file, or Puppet code given with -e; and the modulepath Puppet compiles it with.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "absl/status/statusor.h"
+
+namespace fsmove::exec {
+
+struct TargetRequest {
+  std::string path;                     // module directory or .pp file (empty with -e)
+  std::string code;                     // -e 'puppet code'
+  std::vector<std::string> modulepath;  // --modulepath DIR, in order
+};
+
+struct ResolvedTarget {
+  enum class Kind { kModule, kManifest, kCode };
+  Kind kind = Kind::kManifest;
+  std::string display;        // for reports: the module directory, the manifest, or "-e"
+  std::string module_name;    // kModule: from metadata.json's "name", else the directory
+  std::string module_dir;     // kModule: absolute
+  // kModule and kCode: the manifest text to write into the work directory; kManifest: empty.
+  std::string manifest_text;
+  std::string manifest_path;  // kManifest: absolute path of the .pp file
+  // kModule whose directory is not named after the module (a Forge checkout such as
+  // `puppetlabs-ntp/`): Puppet only finds modules by directory name, so the executor links
+  // <work dir>/modules/<module_name> to module_dir and puts that directory first.
+  bool link_module = false;
+  std::vector<std::string> modulepath;  // absolute directories, in Puppet's search order
+  std::vector<std::string> dependencies;  // metadata.json dependency names, for hints
+  std::vector<std::string> input_paths;   // host paths Puppet reads (made visible in a sandbox)
+};
+
+// Checks the target and builds the request Puppet gets. Errors name the path and say what
+// was expected; nothing here runs Puppet.
+absl::StatusOr<ResolvedTarget> ResolveTarget(const TargetRequest& request);
+
+// Puppet's module-name rule: a lower-case letter, then lower-case letters, digits, '_'.
+bool IsValidModuleName(std::string_view name);
+
+}  // namespace fsmove::exec

@@ -1,0 +1,195 @@
+// `fsmove check TARGET`: compile, apply under strace in a sandbox, analyse as it streams, and
+// report, with the same formats and exit codes as `fsmove analyze`.
+#include <signal.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <iostream>
+#include <memory>
+
+#include "commands.h"
+#include "fmt/format.h"
+#include "fsmove/analysis/analyzer.h"
+#include "fsmove/catalog/catalog.h"
+#include "fsmove/exec/executor.h"
+#include "report_options.h"
+
+namespace fsmove::cli {
+namespace {
+
+struct CheckCliOptions {
+  std::string target;
+  std::string code;
+  std::string sandbox;  // empty: overlay as root, none otherwise
+  bool quiet = false;
+  exec::CheckRequest request;
+  ReportOptions report;
+};
+
+void PrintNotes(const exec::RunResult& r) {
+  for (const auto& n : r.notes) std::cerr << "fsmove: note: " << n << "\n";
+}
+
+int RunCheckCommand(CheckCliOptions& o) {
+  exec::CheckRequest& req = o.request;
+  req.target.path = o.target;
+  req.target.code = o.code;
+  if (o.sandbox.empty()) {
+    req.sandbox = geteuid() == 0 ? exec::SandboxMode::kOverlay : exec::SandboxMode::kNone;
+    if (req.sandbox == exec::SandboxMode::kNone) {
+      std::cerr << "fsmove: note: not running as root, so without a sandbox: Puppet applies "
+                   "to this machine itself (--sandbox none)\n";
+    }
+  } else {
+    req.sandbox = o.sandbox == "overlay" ? exec::SandboxMode::kOverlay : exec::SandboxMode::kNone;
+  }
+  if (req.sandbox == exec::SandboxMode::kNone && !req.keep_sandbox.empty()) {
+    std::cerr << "fsmove: error: --keep-sandbox needs --sandbox overlay\n";
+    return kExitError;
+  }
+  if (req.sandbox == exec::SandboxMode::kNone && !o.sandbox.empty()) {
+    std::cerr << "fsmove: note: --sandbox none: Puppet applies to this machine itself, and what "
+                 "it starts keeps running\n";
+  }
+  req.progress = !o.quiet && isatty(STDERR_FILENO);
+  if (absl::Status st = exec::Preflight(req); !st.ok()) {
+    std::cerr << "fsmove: error: " << st.message() << "\n";
+    return kExitError;
+  }
+
+  analysis::Analyzer analyzer;
+  auto run = exec::RunCheck(req, analyzer);
+  if (!run.ok()) {
+    std::cerr << "fsmove: error: " << run.status().message() << "\n";
+    return kExitError;
+  }
+  PrintNotes(*run);
+  switch (run->end) {
+    case exec::RunEnd::kInterrupted:
+      std::cerr << "fsmove: interrupted (" << sigabbrev_np(run->signal)
+                << "): Puppet, strace and the sandbox were stopped; logs in " << run->work_dir
+                << "\n";
+      return 128 + run->signal;
+    case exec::RunEnd::kSetupFailed:
+      std::cerr << "fsmove: error: " << run->error << " (logs in " << run->work_dir << ")\n";
+      return kExitError;
+    case exec::RunEnd::kCompileFailed: {
+      std::cerr << "fsmove: error: Puppet could not compile the catalog for " << run->summary.target
+                << ":\n";
+      std::string log = run->compile_log;
+      while (!log.empty() && log.back() == '\n') log.pop_back();
+      std::cerr << (log.empty() ? "(Puppet printed nothing)" : log) << "\n";
+      if (!run->dependencies.empty()) {
+        std::cerr << "fsmove: note: the module depends on";
+        for (const auto& d : run->dependencies) std::cerr << " " << d;
+        std::cerr << "; give the directories holding them with --modulepath DIR\n";
+      }
+      return kExitError;
+    }
+    case exec::RunEnd::kTimedOut:
+    case exec::RunEnd::kApplied:
+      break;
+  }
+  if (req.untraced) {
+    std::cout << "untraced apply: " << run->summary.apply_seconds << " s, puppet exit code "
+              << run->summary.puppet_exit_code << "\n";
+    return run->end == exec::RunEnd::kApplied ? kExitOk : kExitError;
+  }
+
+  auto t = std::chrono::steady_clock::now();
+  auto cat = catalog::Catalog::LoadFile(run->catalog_path);
+  if (!cat.ok()) {
+    std::cerr << "fsmove: error: " << cat.status().message() << "\n";
+    return kExitError;
+  }
+  report::FindingsContext ctx;
+  ctx.trace_name = "strace output of puppet apply";
+  if (!req.save_trace.empty()) ctx.trace_name = req.save_trace;
+  ctx.analyzer = &analyzer;
+  ctx.seconds.parse_interpret = run->analysis_seconds;
+  ctx.seconds.catalog_and_graph =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - t).count();
+  ctx.run = &run->summary;
+  int status = TraceWarnings(o.report, analyzer, ctx.trace_name);
+  if (status != kExitOk) return status;
+  status = CheckAndReport(o.report, *cat, ctx);
+
+  // A run that did not finish gives a report of what ran, and an error status.
+  const report::RunSummary& s = run->summary;
+  if (run->end == exec::RunEnd::kTimedOut) {
+    std::cerr << "fsmove: error: puppet apply did not finish within " << req.timeout_seconds
+              << " s (--timeout); everything was killed and the report covers what ran\n";
+    return kExitError;
+  }
+  if (!s.trace_complete) {
+    std::cerr << "fsmove: error: the trace ends before Puppet did (strace: " << s.strace_end
+              << "); the report covers only what was traced\n";
+    return kExitError;
+  }
+  if (s.puppet_exit_code > 128) {
+    std::cerr << "fsmove: error: puppet apply was killed by signal " << (s.puppet_exit_code - 128)
+              << "; the report covers the resources applied before\n";
+    return kExitError;
+  }
+  if (status != kExitError && !s.failed.empty()) {
+    std::cerr << "fsmove: note: " << s.failed.size() << " resource"
+              << (s.failed.size() == 1 ? "" : "s") << " failed in Puppet's run (see the report; "
+              << "Puppet's log: " << s.puppet_log << ")\n";
+  }
+  return status;
+}
+
+}  // namespace
+
+std::function<int()> RegisterCheck(CLI::App& app) {
+  auto o = std::make_shared<CheckCliOptions>();
+  CLI::App* cmd = app.add_subcommand(
+      "check",
+      "Compile a module or manifest, apply it under strace in a throw-away sandbox, and report "
+      "missing ordering relationships and notifiers");
+  cmd->add_option("TARGET", o->target,
+                  "a module directory (applies `include <module>`) or a .pp manifest");
+  cmd->add_option("-e,--execute", o->code, "Puppet code to check instead of TARGET");
+  cmd->add_option("--modulepath", o->request.target.modulepath,
+                  "another directory of modules (repeatable); the module's parent comes first")
+      ->type_name("DIR");
+  cmd->add_option("--sandbox", o->sandbox,
+                  "overlay: a copy-on-write overlay of / in private mount and PID namespaces "
+                  "(default as root); none: apply to this machine (default otherwise)")
+      ->check(CLI::IsMember({"overlay", "none"}));
+  cmd->add_option("--keep-sandbox", o->request.keep_sandbox,
+                  "copy what the run changed (the overlay's upper layer) to DIR")
+      ->type_name("DIR");
+  cmd->add_option("--save-trace", o->request.save_trace,
+                  "keep strace's output in FILE (zstd-compressed if FILE ends in .zst)")
+      ->type_name("FILE");
+  cmd->add_option("--save-catalog", o->request.save_catalog, "keep the compiled catalog in FILE")
+      ->type_name("FILE");
+  cmd->add_option("--puppet-log", o->request.puppet_log, "keep Puppet's output in FILE")
+      ->type_name("FILE");
+  cmd->add_option("--timeout", o->request.timeout_seconds,
+                  "stop Puppet and report what ran after this many seconds")
+      ->check(CLI::PositiveNumber)
+      ->default_val(1800);
+  cmd->add_option("--policy-rc", o->request.policy_rc,
+                  "service starts by package maintainer scripts in the sandbox: allow, deny, "
+                  "none")
+      ->check(CLI::IsMember({"allow", "deny", "none"}))
+      ->default_val("allow");
+  cmd->add_flag("--no-prep", [o](int64_t) { o->request.prep = false; },
+                "skip the untraced apt preparation in the sandbox");
+  cmd->add_flag("--full-trace", o->request.full_trace,
+                "trace every system call, not only those the model uses (much slower)");
+  cmd->add_flag("--untraced", o->request.untraced,
+                "apply without strace and report nothing (for measuring the tracing overhead)")
+      ->group("");
+  cmd->add_option("--work-dir", o->request.work_parent,
+                  "make the run's work directory (catalog, logs) under DIR (default $TMPDIR "
+                  "or /tmp)")
+      ->type_name("DIR");
+  cmd->add_flag("-q,--quiet", o->quiet, "no progress display");
+  AddReportOptions(cmd, &o->report);
+  return [o] { return RunCheckCommand(*o); };
+}
+
+}  // namespace fsmove::cli

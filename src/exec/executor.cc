@@ -1,0 +1,520 @@
+// `fsmove check`'s executor; see executor.h.
+#include "fsmove/exec/executor.h"
+
+#include <fcntl.h>
+#include <netdb.h>
+#include <poll.h>
+#include <signal.h>
+#include <sys/prctl.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <atomic>
+#include <cerrno>
+#include <chrono>
+#include <cstdlib>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <mutex>
+#include <sstream>
+#include <thread>
+
+#include "absl/status/status.h"
+#include "fmt/format.h"
+#include "fsmove/exec/process.h"
+#include "fsmove/exec/puppet_log.h"
+#include "fsmove/exec/trace_copy.h"
+#include "fsmove/fstrace/lowering.h"
+#include "fsmove/trace/line_reader.h"
+
+namespace fsmove::exec {
+namespace {
+
+namespace fs = std::filesystem;
+using Clock = std::chrono::steady_clock;
+
+std::atomic<int> g_signal{0};
+
+extern "C" void OnSignal(int sig) { g_signal.store(sig); }
+
+// Ruby resolves every required file with readlink(2): ~330,000 calls before the first
+// resource, the bulk of the tracing cost. Symlinks inside resource blocks are still seen
+// through readlinkat, open, stat and the other calls of the table.
+constexpr std::string_view kNotTraced[] = {"readlink"};
+
+std::string ReadWholeFile(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  std::stringstream ss;
+  ss << in.rdbuf();
+  return ss.str();
+}
+
+std::string Executable(const char* env_var, std::string_view name) {
+  if (const char* e = std::getenv(env_var); e != nullptr && *e != '\0') return e;
+  return FindExecutable(name, kSafePath).value_or(std::string(name));
+}
+
+// Progress lines on stderr: one line, rewritten in place.
+class Progress {
+ public:
+  explicit Progress(bool enabled) : enabled_(enabled) {}
+  ~Progress() { Clear(); }
+  void Show(const std::string& text) {
+    if (!enabled_) return;
+    std::lock_guard<std::mutex> lock(mu_);
+    std::string line = text.size() > 100 ? text.substr(0, 97) + "..." : text;
+    std::fprintf(stderr, "\r\x1b[K%s", line.c_str());
+    std::fflush(stderr);
+    shown_ = true;
+  }
+  void Clear() {
+    if (!enabled_) return;
+    std::lock_guard<std::mutex> lock(mu_);
+    if (shown_) std::fprintf(stderr, "\r\x1b[K");
+    std::fflush(stderr);
+    shown_ = false;
+  }
+
+ private:
+  bool enabled_;
+  std::mutex mu_;
+  bool shown_ = false;
+};
+
+// Reads the trace FIFO; once the run has ended (`stop` set) it waits at most `grace` for the
+// last bytes, so that a writer that never closes cannot hang the analysis.
+class FifoSource : public trace::ByteSource {
+ public:
+  FifoSource(int fd, const std::atomic<bool>* stop, std::chrono::seconds grace)
+      : fd_(fd), stop_(stop), grace_(grace) {}
+  ~FifoSource() override { close(fd_); }
+  absl::StatusOr<size_t> Read(char* buf, size_t n) override {
+    for (;;) {
+      pollfd p{fd_, POLLIN, 0};
+      int r = poll(&p, 1, 200);
+      if (r < 0 && errno != EINTR) return absl::ErrnoToStatus(errno, "poll on the trace FIFO");
+      if (r > 0) {
+        ssize_t got = read(fd_, buf, n);
+        if (got >= 0) return static_cast<size_t>(got);
+        if (errno != EINTR && errno != EAGAIN) return absl::ErrnoToStatus(errno, "read failed");
+        continue;
+      }
+      if (stop_->load()) {
+        if (!stop_seen_) {
+          stop_seen_ = true;
+          stop_at_ = Clock::now();
+        } else if (Clock::now() - stop_at_ > grace_) {
+          return 0;
+        }
+      }
+    }
+  }
+
+ private:
+  int fd_;
+  const std::atomic<bool>* stop_;
+  std::chrono::seconds grace_;
+  bool stop_seen_ = false;
+  Clock::time_point stop_at_;
+};
+
+// What the supervisor said on the status pipe.
+struct SupervisorReport {
+  std::string phase;
+  bool compiled = false;
+  int compile_code = -1;
+  double compile_seconds = 0;
+  bool applied = false;
+  int apply_code = -1;
+  double apply_seconds = 0;
+  std::string strace_end;
+  std::vector<std::string> notes;
+  std::vector<std::string> errors;
+};
+
+void HandleStatusLine(std::string_view line, SupervisorReport* r, Progress* progress) {
+  std::vector<std::string> f;
+  for (size_t start = 0; start <= line.size();) {
+    size_t end = std::min(line.find(' ', start), line.size());
+    f.emplace_back(line.substr(start, end - start));
+    start = end + 1;
+  }
+  if (f.empty()) return;
+  if (f[0] == "phase" && f.size() >= 2) {
+    r->phase = f[1];
+    if (f[1] == "sandbox") progress->Show("setting up the sandbox...");
+    if (f[1] == "compile") progress->Show("compiling the catalog...");
+    if (f[1] == "prep") progress->Show("preparing the sandbox (apt caches)...");
+    if (f[1] == "apply") progress->Show("applying the catalog under strace...");
+  } else if (f[0] == "compiled" && f.size() >= 3) {
+    r->compiled = true;
+    r->compile_code = std::atoi(f[1].c_str());
+    r->compile_seconds = std::atof(f[2].c_str());
+  } else if (f[0] == "applied" && f.size() >= 4) {
+    r->applied = true;
+    r->apply_code = std::atoi(f[1].c_str());
+    r->apply_seconds = std::atof(f[2].c_str());
+    r->strace_end = f[3];
+    progress->Show("analysing...");
+  } else if (f[0] == "note") {
+    r->notes.emplace_back(line.substr(std::min<size_t>(5, line.size())));
+  } else if (f[0] == "error") {
+    r->errors.emplace_back(line.substr(std::min<size_t>(6, line.size())));
+  }
+}
+
+absl::Status Errno(std::string_view what) {
+  return absl::FailedPreconditionError(fmt::format("{}: {}", what, std::strerror(errno)));
+}
+
+// Installs handlers for the signals that end a run and restores the old ones on scope exit.
+class SignalScope {
+ public:
+  SignalScope() {
+    g_signal.store(0);
+    struct sigaction sa {};
+    sa.sa_handler = OnSignal;
+    sigemptyset(&sa.sa_mask);
+    for (size_t i = 0; i < std::size(kSignals); ++i) sigaction(kSignals[i], &sa, &old_[i]);
+  }
+  ~SignalScope() {
+    for (size_t i = 0; i < std::size(kSignals); ++i) sigaction(kSignals[i], &old_[i], nullptr);
+  }
+
+ private:
+  static constexpr int kSignals[] = {SIGINT, SIGTERM, SIGHUP};
+  struct sigaction old_[3];
+};
+
+}  // namespace
+
+std::string PuppetExecutable() { return Executable("FSMOVE_PUPPET", "puppet"); }
+std::string StraceExecutable() { return Executable("FSMOVE_STRACE", "strace"); }
+
+std::vector<std::string> StraceArguments(const std::string& strace, const std::string& output,
+                                         bool full_trace) {
+  // -D: Puppet stays the supervisor's own child (its exit status is exact) and the tracer is
+  // a detached grandchild. -s 65535: marker titles are never cut. -I2: fatal signals are
+  // blocked only while a call is decoded, so SIGINT makes strace detach cleanly.
+  std::vector<std::string> argv = {strace, "-D", "-f", "-s", "65535", "-I2"};
+  if (!full_trace) {
+    std::string list = "trace=";
+    for (std::string_view name : fstrace::ModelledSyscalls()) {
+      if (std::find(std::begin(kNotTraced), std::end(kNotTraced), name) != std::end(kNotTraced)) {
+        continue;
+      }
+      if (list.size() > 6) list += ',';
+      // '?': a name this strace or architecture does not know (stat64 on x86_64) is skipped.
+      list += '?';
+      list += name;
+    }
+    argv.insert(argv.end(), {"--seccomp-bpf", "-e", list});
+  }
+  argv.insert(argv.end(), {"-o", output, "--"});
+  return argv;
+}
+
+std::string CertName() {
+  char host[256] = {};
+  if (gethostname(host, sizeof host - 1) != 0) return "localhost";
+  std::string name = host;
+  addrinfo hints{};
+  hints.ai_flags = AI_CANONNAME;
+  hints.ai_family = AF_UNSPEC;
+  addrinfo* res = nullptr;
+  if (getaddrinfo(host, nullptr, &hints, &res) == 0 && res != nullptr) {
+    if (res->ai_canonname != nullptr && *res->ai_canonname != '\0') name = res->ai_canonname;
+    freeaddrinfo(res);
+  }
+  for (char& c : name) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  return name;
+}
+
+absl::Status Preflight(const CheckRequest& request) {
+  std::string puppet = PuppetExecutable(), strace = StraceExecutable();
+  if (access(puppet.c_str(), X_OK) != 0) {
+    return absl::FailedPreconditionError(fmt::format(
+        "puppet not found ({}): install it with `apt-get install puppet-agent` (Debian 12; or "
+        "run tools/bootstrap), or set FSMOVE_PUPPET to its path",
+        puppet.find('/') == std::string::npos ? std::string(kSafePath) : puppet));
+  }
+  if (access(strace.c_str(), X_OK) != 0) {
+    return absl::FailedPreconditionError(fmt::format(
+        "strace not found ({}): install it with `apt-get install strace` (or run "
+        "tools/bootstrap), or set FSMOVE_STRACE to its path",
+        strace.find('/') == std::string::npos ? std::string(kSafePath) : strace));
+  }
+  if (request.sandbox == SandboxMode::kOverlay && geteuid() != 0) {
+    return absl::FailedPreconditionError(
+        "the overlay sandbox needs root (mount and PID namespaces, overlayfs, chroot): run "
+        "fsmove as root, or use --sandbox none to apply the module to this machine itself");
+  }
+  // ptrace may be refused (a container's seccomp profile, kernel.yama.ptrace_scope=3).
+  auto run = RunCaptured({strace, "-f", "-qq", "-e", "trace=none", "-o", "/dev/null", "--",
+                          "/bin/true"},
+                         PuppetEnvironment(), 4096);
+  if (!run.ok()) {
+    return absl::FailedPreconditionError(
+        fmt::format("cannot run {}: {}", strace, std::string(run.status().message())));
+  }
+  if (run->wait_status != 0) {
+    std::string err = run->err;
+    while (!err.empty() && (err.back() == '\n' || err.back() == ' ')) err.pop_back();
+    return absl::FailedPreconditionError(fmt::format(
+        "strace cannot trace processes here ({}{}{}). ptrace is probably not permitted: in a "
+        "container, run it with --cap-add SYS_PTRACE --security-opt seccomp=unconfined; on a "
+        "host, check kernel.yama.ptrace_scope (0 or 1 needed)",
+        DescribeWaitStatus(run->wait_status), err.empty() ? "" : ": ", err));
+  }
+  return absl::OkStatus();
+}
+
+absl::StatusOr<RunResult> RunCheck(const CheckRequest& request, analysis::Analyzer& analyzer) {
+  auto target = ResolveTarget(request.target);
+  if (!target.ok()) return target.status();
+  RunResult result;
+  result.dependencies = target->dependencies;
+  result.summary.target = target->display;
+  result.summary.sandbox = request.sandbox == SandboxMode::kOverlay ? "overlay" : "none";
+
+  // ---- the work directory: manifest, module link, FIFO, catalog, logs ----
+  std::string parent = request.work_parent;
+  if (parent.empty()) {
+    const char* tmp = std::getenv("TMPDIR");
+    parent = tmp != nullptr && *tmp != '\0' ? tmp : "/tmp";
+  }
+  std::string tmpl = parent + "/fsmove-check.XXXXXX";
+  if (mkdtemp(tmpl.data()) == nullptr) return Errno(fmt::format("cannot create {}", tmpl));
+  const std::string work = tmpl;
+  chmod(work.c_str(), 0755);
+  result.work_dir = work;
+
+  SandboxSpec spec;
+  spec.mode = request.sandbox;
+  spec.work_dir = work;
+  spec.scratch_dir = work + "/sandbox";
+  spec.input_paths = target->input_paths;
+  spec.policy_rc = request.policy_rc;
+  spec.prep = request.prep;
+  spec.keep_dir = request.keep_sandbox;
+  spec.env = PuppetEnvironment();
+  const std::string inside = InsideWorkDir(spec);
+  if (spec.mode == SandboxMode::kOverlay) mkdir(spec.scratch_dir.c_str(), 0700);
+
+  std::string manifest = target->manifest_path;
+  if (!target->manifest_text.empty()) {
+    std::ofstream(work + "/" + kManifestFile) << target->manifest_text;
+    manifest = inside + "/" + kManifestFile;
+  }
+  std::vector<std::string> modulepath;
+  if (target->link_module) {
+    std::string links = work + "/" + kModuleLinks;
+    mkdir(links.c_str(), 0755);
+    if (symlink(target->module_dir.c_str(), (links + "/" + target->module_name).c_str()) != 0) {
+      return Errno(fmt::format("cannot link the module into {}", links));
+    }
+    modulepath.push_back(inside + "/" + kModuleLinks);
+  }
+  modulepath.insert(modulepath.end(), target->modulepath.begin(), target->modulepath.end());
+  std::string mp;
+  for (const auto& m : modulepath) mp += (mp.empty() ? "" : ":") + m;
+
+  const std::string puppet = PuppetExecutable();
+  spec.compile_argv = {puppet, "catalog", "find", "--terminus", "compiler", "--render-as", "json",
+                       "--log_level", "err", "--manifest", manifest};
+  if (!mp.empty()) spec.compile_argv.insert(spec.compile_argv.end(), {"--modulepath", mp});
+  spec.compile_argv.push_back(CertName());
+  if (!request.untraced) {
+    spec.strace_argv =
+        StraceArguments(StraceExecutable(), inside + "/" + kTraceFifo, request.full_trace);
+  }
+  // The catalog's custom types and providers load from the modulepath at apply time too.
+  spec.apply_argv = {puppet, "apply", "--catalog", inside + "/" + kCatalogFile, "--debug",
+                     "--evaltrace"};
+  if (!mp.empty()) spec.apply_argv.insert(spec.apply_argv.end(), {"--modulepath", mp});
+  const std::string spec_path = work + "/spec.json";
+  std::ofstream(spec_path) << SandboxSpecToJson(spec).dump(2) << "\n";
+
+  // ---- the trace FIFO: we hold a writer ourselves until the run is over, so the reader
+  // neither blocks on open nor sees end-of-file before strace has opened it ----
+  const std::string fifo = work + "/" + kTraceFifo;
+  if (mkfifo(fifo.c_str(), 0600) != 0) return Errno(fmt::format("mkfifo {}", fifo));
+  int fifo_rd = open(fifo.c_str(), O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+  if (fifo_rd < 0) return Errno(fmt::format("open {}", fifo));
+  int fifo_wr = open(fifo.c_str(), O_WRONLY | O_CLOEXEC);
+  if (fifo_wr < 0) {
+    close(fifo_rd);
+    return Errno(fmt::format("open {}", fifo));
+  }
+  fcntl(fifo_rd, F_SETFL, fcntl(fifo_rd, F_GETFL) & ~O_NONBLOCK);
+  fcntl(fifo_rd, F_SETPIPE_SZ, 1 << 20);  // fewer wake-ups; best effort
+
+  int status_pipe[2];
+  if (pipe2(status_pipe, O_CLOEXEC) != 0) return Errno("pipe");
+
+  std::unique_ptr<TraceCopy> copy;
+  if (!request.save_trace.empty()) {
+    auto c = TraceCopy::Create(request.save_trace);
+    if (!c.ok()) return c.status();
+    copy = std::move(*c);
+  }
+
+  Progress progress(request.progress);
+  SignalScope signals;
+  // ---- the sandbox keeper: a fresh fsmove process, in its own session (Ctrl-C reaches only
+  // us, and we end the run in order) that dies with us ----
+  pid_t keeper = fork();
+  if (keeper < 0) return Errno("fork");
+  if (keeper == 0) {
+    prctl(PR_SET_PDEATHSIG, SIGKILL);
+    setsid();
+    dup2(status_pipe[1], 3);  // dup2 clears close-on-exec on 3
+    std::string fd = "3";
+    char* argv[] = {const_cast<char*>("fsmove"), const_cast<char*>("__sandbox"),
+                    const_cast<char*>(spec_path.c_str()), fd.data(), nullptr};
+    struct sigaction dfl {};
+    dfl.sa_handler = SIG_DFL;
+    for (int sig : {SIGINT, SIGTERM, SIGHUP}) sigaction(sig, &dfl, nullptr);
+    execv("/proc/self/exe", argv);
+    _exit(127);
+  }
+  close(status_pipe[1]);
+
+  std::atomic<bool> run_over{false};
+  SupervisorReport report;
+  bool timed_out = false;
+  int interrupted_by = 0;
+  int keeper_status = 0;
+  const auto start = Clock::now();
+  std::thread watcher([&] {
+    const auto deadline = start + std::chrono::seconds(request.timeout_seconds);
+    std::string buf;
+    bool killed = false;
+    for (;;) {
+      pollfd p{status_pipe[0], POLLIN, 0};
+      int r = poll(&p, 1, 100);
+      if (r > 0) {
+        char chunk[4096];
+        ssize_t got = read(status_pipe[0], chunk, sizeof chunk);
+        if (got == 0) break;
+        if (got > 0) {
+          buf.append(chunk, static_cast<size_t>(got));
+          size_t nl;
+          while ((nl = buf.find('\n')) != std::string::npos) {
+            HandleStatusLine(std::string_view(buf).substr(0, nl), &report, &progress);
+            buf.erase(0, nl + 1);
+          }
+        }
+      }
+      if (!killed && (g_signal.load() != 0 || Clock::now() > deadline)) {
+        if (g_signal.load() != 0) {
+          interrupted_by = g_signal.load();
+        } else {
+          timed_out = true;
+        }
+        // The keeper's session holds the supervisor (and, without namespaces, Puppet and
+        // strace); with namespaces its death kills PID 1 and so every process in them.
+        kill(-keeper, SIGKILL);
+        kill(keeper, SIGKILL);
+        killed = true;
+      }
+    }
+    while (waitpid(keeper, &keeper_status, 0) < 0 && errno == EINTR) {
+    }
+    close(status_pipe[0]);
+    close(fifo_wr);
+    run_over.store(true);
+  });
+
+  // ---- analysis, while Puppet runs ----
+  std::unique_ptr<trace::ByteSource> source =
+      std::make_unique<FifoSource>(fifo_rd, &run_over,
+                                   std::chrono::seconds(request.untraced ? 0 : 10));
+  if (copy) source = TeeByteSource(std::move(source), copy.get());
+  trace::LineReader reader(std::move(source), "strace output of puppet apply", {});
+  analyzer.set_marker_observer([&](const trace::Marker& m, uint64_t) {
+    if (m.kind != trace::MarkerKind::kBegin) return;
+    progress.Show(m.total ? fmt::format("resource {} of {}: {}", m.index, m.total, m.ref)
+                          : fmt::format("resource: {}", m.ref));
+  });
+  auto t0 = Clock::now();
+  absl::Status read_status = analyzer.Run(reader);
+  result.analysis_seconds = std::chrono::duration<double>(Clock::now() - t0).count();
+  watcher.join();
+  analyzer.set_marker_observer(nullptr);
+  progress.Clear();
+  if (copy) {
+    absl::Status st = copy->Close();
+    if (!st.ok()) result.notes.push_back(std::string(st.message()));
+  }
+  if (!read_status.ok()) {
+    result.notes.push_back(
+        fmt::format("reading the trace: {}", std::string(read_status.message())));
+  }
+
+  unlink(fifo.c_str());
+  unlink(spec_path.c_str());
+  if (spec.mode == SandboxMode::kOverlay) rmdir(spec.scratch_dir.c_str());
+
+  // ---- what happened ----
+  result.notes.insert(result.notes.begin(), report.notes.begin(), report.notes.end());
+  result.catalog_path = work + "/" + kCatalogFile;
+  report::RunSummary& s = result.summary;
+  s.compile_seconds = report.compile_seconds;
+  s.apply_seconds = report.apply_seconds;
+  s.puppet_exit_code = report.apply_code;
+  s.strace_end = report.strace_end;
+  s.timed_out = timed_out;
+  s.puppet_log = work + "/" + kPuppetLog;
+  if (!request.puppet_log.empty() && fs::exists(s.puppet_log)) {
+    std::error_code ec;
+    fs::copy_file(s.puppet_log, request.puppet_log, fs::copy_options::overwrite_existing, ec);
+    if (ec) {
+      result.notes.push_back(fmt::format("cannot copy Puppet's log to {}: {}", request.puppet_log,
+                                         std::string(ec.message())));
+    } else {
+      s.puppet_log = request.puppet_log;
+    }
+  }
+  if (fs::exists(work + "/" + kPuppetLog)) {
+    PuppetLogSummary log = SummarisePuppetLog(ReadWholeFile(work + "/" + kPuppetLog));
+    s.failed = std::move(log.failed);
+    s.errors = std::move(log.errors);
+  }
+  s.trace_complete = analyzer.stats().first_pid_exited &&
+                     !std::string_view(report.strace_end).starts_with("died");
+  if (s.strace_end.empty()) s.strace_end = "unknown";
+  if (!request.save_catalog.empty() && fs::exists(result.catalog_path)) {
+    std::error_code ec;
+    fs::copy_file(result.catalog_path, request.save_catalog, fs::copy_options::overwrite_existing,
+                  ec);
+    if (ec) {
+      result.notes.push_back(
+          fmt::format("cannot copy the catalog to {}: {}", request.save_catalog, std::string(ec.message())));
+    }
+  }
+
+  if (interrupted_by != 0) {
+    result.end = RunEnd::kInterrupted;
+    result.signal = interrupted_by;
+  } else if (!report.errors.empty()) {
+    result.end = RunEnd::kSetupFailed;
+    result.error = report.errors.front();
+  } else if (report.compiled && report.compile_code != 0) {
+    result.end = RunEnd::kCompileFailed;
+    result.compile_log = ReadWholeFile(work + "/" + kCompileLog);
+  } else if (timed_out) {
+    result.end = RunEnd::kTimedOut;
+  } else if (!report.applied) {
+    result.end = RunEnd::kSetupFailed;
+    result.error = fmt::format("the sandbox ended before Puppet finished ({})",
+                               DescribeWaitStatus(keeper_status));
+  } else {
+    result.end = RunEnd::kApplied;
+  }
+  return result;
+}
+
+}  // namespace fsmove::exec

@@ -1,0 +1,571 @@
+// The sandbox keeper and the supervisor that compiles and applies under strace; see sandbox.h.
+#include "fsmove/exec/sandbox.h"
+
+#include <dirent.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <sched.h>
+#include <signal.h>
+#include <sys/mount.h>
+#include <sys/prctl.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <chrono>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+#include <thread>
+
+#include "absl/status/status.h"
+#include "fmt/format.h"
+#include "fsmove/exec/process.h"
+
+namespace fsmove::exec {
+
+std::string InsideWorkDir(const SandboxSpec& spec) {
+  return spec.mode == SandboxMode::kOverlay ? kSandboxWorkDir : spec.work_dir;
+}
+
+nlohmann::json SandboxSpecToJson(const SandboxSpec& s) {
+  return {{"mode", s.mode == SandboxMode::kOverlay ? "overlay" : "none"},
+          {"work_dir", s.work_dir},
+          {"scratch_dir", s.scratch_dir},
+          {"input_paths", s.input_paths},
+          {"policy_rc", s.policy_rc},
+          {"prep", s.prep},
+          {"keep_dir", s.keep_dir},
+          {"env", s.env},
+          {"compile_argv", s.compile_argv},
+          {"strace_argv", s.strace_argv},
+          {"apply_argv", s.apply_argv}};
+}
+
+absl::StatusOr<SandboxSpec> SandboxSpecFromJson(const nlohmann::json& j) {
+  SandboxSpec s;
+  try {
+    std::string mode = j.at("mode").get<std::string>();
+    if (mode != "overlay" && mode != "none") return absl::InvalidArgumentError("bad mode");
+    s.mode = mode == "overlay" ? SandboxMode::kOverlay : SandboxMode::kNone;
+    s.work_dir = j.at("work_dir").get<std::string>();
+    s.scratch_dir = j.at("scratch_dir").get<std::string>();
+    s.input_paths = j.at("input_paths").get<std::vector<std::string>>();
+    s.policy_rc = j.at("policy_rc").get<std::string>();
+    s.prep = j.at("prep").get<bool>();
+    s.keep_dir = j.at("keep_dir").get<std::string>();
+    s.env = j.at("env").get<std::vector<std::string>>();
+    s.compile_argv = j.at("compile_argv").get<std::vector<std::string>>();
+    s.strace_argv = j.at("strace_argv").get<std::vector<std::string>>();
+    s.apply_argv = j.at("apply_argv").get<std::vector<std::string>>();
+  } catch (const nlohmann::json::exception& e) {
+    return absl::InvalidArgumentError(fmt::format("sandbox spec: {}", e.what()));
+  }
+  return s;
+}
+
+namespace {
+
+namespace fs = std::filesystem;
+using Clock = std::chrono::steady_clock;
+
+double SecondsSince(Clock::time_point t) {
+  return std::chrono::duration<double>(Clock::now() - t).count();
+}
+
+class StatusPipe {
+ public:
+  explicit StatusPipe(int fd) : fd_(fd) {}
+  void Send(std::string_view line) const {
+    std::string msg(line);
+    for (char& c : msg) {
+      if (c == '\n') c = ' ';
+    }
+    msg += '\n';
+    size_t done = 0;
+    while (done < msg.size()) {
+      ssize_t n = write(fd_, msg.data() + done, msg.size() - done);
+      if (n < 0 && errno == EINTR) continue;
+      if (n <= 0) return;  // the executor is gone; carry on, it will kill us
+      done += static_cast<size_t>(n);
+    }
+  }
+
+ private:
+  int fd_;
+};
+
+absl::Status Errno(std::string_view what) {
+  return absl::FailedPreconditionError(fmt::format("{}: {}", what, std::strerror(errno)));
+}
+
+absl::Status Mount(const std::string& source, const std::string& target, const char* type,
+                   unsigned long flags, const std::string& data = "") {
+  if (mount(source.c_str(), target.c_str(), type, flags,
+            data.empty() ? nullptr : data.c_str()) != 0) {
+    return Errno(fmt::format("mount {} on {}", type ? type : source, target));
+  }
+  return absl::OkStatus();
+}
+
+absl::Status BindReadOnly(const std::string& source, const std::string& target) {
+  if (absl::Status st = Mount(source, target, nullptr, MS_BIND | MS_REC); !st.ok()) return st;
+  return Mount("", target, nullptr, MS_REMOUNT | MS_BIND | MS_RDONLY);
+}
+
+bool UnderFreshMount(const std::string& p) {
+  for (std::string_view prefix : {"/tmp", "/run", "/dev", "/proc", "/sys"}) {
+    if (p == prefix || (std::string_view(p).starts_with(prefix) && p.size() > prefix.size() &&
+                        p[prefix.size()] == '/')) {
+      return true;
+    }
+  }
+  return false;
+}
+
+absl::Status WriteFile(const std::string& path, std::string_view text, mode_t mode) {
+  int fd = open(path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, mode);
+  if (fd < 0) return Errno(fmt::format("write {}", path));
+  bool ok = write(fd, text.data(), text.size()) == static_cast<ssize_t>(text.size());
+  if (fchmod(fd, mode) != 0) ok = false;
+  close(fd);
+  return ok ? absl::OkStatus() : Errno(fmt::format("write {}", path));
+}
+
+std::string ReadWholeFile(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  std::stringstream ss;
+  ss << in.rdbuf();
+  return ss.str();
+}
+
+int OpenForWriting(const std::string& path, bool append = false) {
+  return open(path.c_str(), O_WRONLY | O_CREAT | O_CLOEXEC | (append ? O_APPEND : O_TRUNC), 0644);
+}
+
+// One entry of a /proc directory: pid, command name, parent.
+struct ProcEntry {
+  pid_t pid = 0;
+  pid_t ppid = 0;
+  std::string comm;
+};
+
+std::vector<ProcEntry> ListProcesses(const std::string& proc_dir) {
+  std::vector<ProcEntry> out;
+  DIR* d = opendir(proc_dir.c_str());
+  if (d == nullptr) return out;
+  while (dirent* e = readdir(d)) {
+    char* end = nullptr;
+    long pid = strtol(e->d_name, &end, 10);
+    if (pid <= 0 || *end != '\0') continue;
+    std::string stat = ReadWholeFile(fmt::format("{}/{}/stat", proc_dir, pid));
+    size_t open_paren = stat.find('('), close_paren = stat.rfind(')');
+    if (open_paren == std::string::npos || close_paren == std::string::npos) continue;
+    ProcEntry p;
+    p.pid = static_cast<pid_t>(pid);
+    p.comm = stat.substr(open_paren + 1, close_paren - open_paren - 1);
+    // After ") ": state, then ppid.
+    std::istringstream rest(stat.substr(close_paren + 1));
+    std::string state;
+    rest >> state >> p.ppid;
+    out.push_back(std::move(p));
+  }
+  closedir(d);
+  return out;
+}
+
+// The supervisor of one run: PID 1 of the sandbox's namespaces, or (--sandbox none) a child
+// subreaper on the host.
+class Supervisor {
+ public:
+  Supervisor(SandboxSpec spec, int status_fd)
+      : spec_(std::move(spec)), status_(status_fd), root_("/"), proc_dir_("/proc") {}
+
+  int Run() {
+    if (spec_.mode == SandboxMode::kOverlay) {
+      status_.Send("phase sandbox");
+      if (absl::Status st = SetUpOverlay(); !st.ok()) {
+        status_.Send(fmt::format("error setting up the sandbox: {}", std::string(st.message())));
+        return 2;
+      }
+    }
+    if (!Compile()) return 0;
+    if (spec_.mode == SandboxMode::kOverlay && spec_.prep) PrepareAfterCompile();
+    Apply();
+    if (spec_.mode == SandboxMode::kOverlay) {
+      ReportLeftovers();
+      Keep();
+    }
+    return 0;
+  }
+
+ private:
+  std::string Host(const std::string& name) const { return spec_.work_dir + "/" + name; }
+
+  absl::Status SetUpOverlay() {
+    const std::string& ws = spec_.scratch_dir;
+    // Nothing mounted here may reach the host's mount table.
+    if (absl::Status st = Mount("", "/", nullptr, MS_REC | MS_PRIVATE); !st.ok()) return st;
+    // The overlay's upper and work layers must not lie in its lower layer (/): a tmpfs.
+    if (absl::Status st = Mount("fsmove-sandbox", ws, "tmpfs", 0, "mode=0755,size=75%"); !st.ok()) {
+      return st;
+    }
+    for (const char* d : {"upper", "work", "merged"}) mkdir((ws + "/" + d).c_str(), 0755);
+    root_ = ws + "/merged";
+    if (absl::Status st = Mount("fsmove-root", root_, "overlay", 0,
+                                fmt::format("lowerdir=/,upperdir={0}/upper,workdir={0}/work", ws));
+        !st.ok()) {
+      return st;
+    }
+    proc_dir_ = root_ + "/proc";
+    struct Step {
+      std::string source, target;
+      const char* type;
+      unsigned long flags;
+      std::string data;
+    };
+    const std::vector<Step> steps = {
+        {"proc", root_ + "/proc", "proc", MS_NOSUID | MS_NODEV | MS_NOEXEC, ""},  // this PID ns
+        {"/dev", root_ + "/dev", nullptr, MS_BIND | MS_REC, ""},
+        {"shm", root_ + "/dev/shm", "tmpfs", MS_NOSUID | MS_NODEV, "mode=1777"},
+        {"/sys", root_ + "/sys", nullptr, MS_BIND | MS_REC, ""},
+        {"", root_ + "/sys", nullptr, MS_REMOUNT | MS_BIND | MS_RDONLY, ""},
+        {"run", root_ + "/run", "tmpfs", MS_NOSUID | MS_NODEV, "mode=0755"},  // no host pid files
+        {"tmp", root_ + "/tmp", "tmpfs", MS_NOSUID | MS_NODEV, "mode=1777"},
+    };
+    for (const Step& s : steps) {
+      if (absl::Status st = Mount(s.source, s.target, s.type, s.flags, s.data); !st.ok()) return st;
+    }
+    mkdir((root_ + "/run/lock").c_str(), 01777);
+    chmod((root_ + "/run/lock").c_str(), 01777);
+    std::string inside_work = root_ + kSandboxWorkDir;
+    mkdir(inside_work.c_str(), 0755);
+    if (absl::Status st = Mount(spec_.work_dir, inside_work, nullptr, MS_BIND); !st.ok()) return st;
+    // Inputs the overlay does not show as they are on the host.
+    struct stat root_st;
+    if (stat("/", &root_st) != 0) return Errno("stat /");
+    for (const std::string& p : spec_.input_paths) {
+      struct stat st;
+      if (stat(p.c_str(), &st) != 0) continue;
+      if (!UnderFreshMount(p) && st.st_dev == root_st.st_dev) continue;
+      std::error_code ec;
+      std::string target = root_ + p;
+      if (S_ISDIR(st.st_mode)) {
+        fs::create_directories(target, ec);
+      } else {
+        fs::create_directories(fs::path(target).parent_path(), ec);
+        close(open(target.c_str(), O_WRONLY | O_CREAT | O_CLOEXEC, 0644));
+      }
+      if (absl::Status b = BindReadOnly(p, target); !b.ok()) return b;
+      status_.Send(fmt::format("note bound {} read-only into the sandbox", p));
+    }
+    // apt needs DNS; a resolv.conf symlink into the (now empty) /run would dangle.
+    std::string resolv = root_ + "/etc/resolv.conf";
+    unlink(resolv.c_str());
+    if (absl::Status st = WriteFile(resolv, ReadWholeFile("/etc/resolv.conf"), 0644); !st.ok()) {
+      return st;
+    }
+    return SetPolicyRc();
+  }
+
+  // Service starts by maintainer scripts go through invoke-rc.d, which asks policy-rc.d. In a
+  // chroot, without a policy, invoke-rc.d learns no runlevel and starts nothing; Debian's
+  // container images ship one that denies everything. Service resources are not affected.
+  absl::Status SetPolicyRc() {
+    std::string policy = root_ + "/usr/sbin/policy-rc.d";
+    if (spec_.policy_rc == "allow") {
+      unlink(policy.c_str());
+      return WriteFile(policy, "#!/bin/sh\n# fsmove sandbox: allow every init script action\nexit 0\n",
+                       0755);
+    }
+    if (spec_.policy_rc == "deny") {
+      if (access(policy.c_str(), F_OK) == 0) return absl::OkStatus();
+      return WriteFile(policy, "#!/bin/sh\n# fsmove sandbox: deny every init script action\nexit 101\n",
+                       0755);
+    }
+    unlink(policy.c_str());
+    return absl::OkStatus();
+  }
+
+  // Runs argv to its end (inside the sandbox's root), reaping every orphan meanwhile.
+  int RunToEnd(const std::vector<std::string>& argv, int out_fd, int err_fd) {
+    SpawnOptions o;
+    o.root = root_ == "/" ? "" : root_;
+    o.cwd = "/";
+    o.env = spec_.env;
+    o.stdout_fd = out_fd;
+    o.stderr_fd = err_fd;
+    auto pid = Spawn(argv, o);
+    if (!pid.ok()) {
+      status_.Send(fmt::format("note {}", std::string(pid.status().message())));
+      return 127 << 8;
+    }
+    return WaitReaping(*pid);
+  }
+
+  // Waits for `pid`; other children (orphans reparented to us) are reaped on the way, and
+  // strace's own end is remembered.
+  int WaitReaping(pid_t pid) {
+    for (;;) {
+      int status = 0;
+      pid_t r = waitpid(-1, &status, 0);
+      if (r < 0) {
+        if (errno == EINTR) continue;
+        return 255 << 8;  // ECHILD: it is gone already
+      }
+      if (r == strace_pid_ && !strace_reaped_) {
+        strace_reaped_ = true;
+        strace_status_ = status;
+      }
+      if (r == pid) return status;
+    }
+  }
+
+  void ReapAvailable() {
+    int status;
+    pid_t r;
+    while ((r = waitpid(-1, &status, WNOHANG)) > 0) {
+      if (r == strace_pid_ && !strace_reaped_) {
+        strace_reaped_ = true;
+        strace_status_ = status;
+      }
+    }
+  }
+
+  void PrepareAfterCompile() {
+    // Keep multi-megabyte binary reads out of the trace (untraced preparation):
+    // - container images disable apt's binary cache (docker-clean), so every apt run would
+    //   re-read the package lists (~130 MB of escaped trace each): re-enable and build it;
+    // - man-db's dpkg trigger re-indexes every man page (~200 MB of trace): turn it off;
+    // - without package lists (images ship none) a Package resource cannot install: fetch them.
+    status_.Send("phase prep");
+    std::string docker_clean = root_ + "/etc/apt/apt.conf.d/docker-clean";
+    if (unlink(docker_clean.c_str()) == 0) status_.Send("note prep: removed docker-clean apt config");
+    std::string man_db = root_ + "/var/lib/man-db/auto-update";
+    if (unlink(man_db.c_str()) == 0) status_.Send("note prep: man-db auto-update off");
+    int log = OpenForWriting(Host(kCompileLog), /*append=*/true);
+    if (catalog_has_packages_) {
+      bool lists = false;
+      std::error_code ec;
+      for (const auto& e : fs::directory_iterator(root_ + "/var/lib/apt/lists", ec)) {
+        if (e.path().filename().string().find("_Packages") != std::string::npos) lists = true;
+      }
+      if (!lists) {
+        int st = RunToEnd({"apt-get", "update", "-qq"}, log, log);
+        status_.Send(fmt::format("note prep: no apt package lists; apt-get update: {}",
+                                 DescribeWaitStatus(st)));
+      }
+    }
+    int st = RunToEnd({"apt-cache", "gencaches"}, log, log);
+    if (st != 0) status_.Send(fmt::format("note prep: apt-cache gencaches: {}", DescribeWaitStatus(st)));
+    if (log >= 0) close(log);
+  }
+
+  bool Compile() {
+    status_.Send("phase compile");
+    int raw = OpenForWriting(Host("catalog.raw"));
+    int log = OpenForWriting(Host(kCompileLog));
+    auto t0 = Clock::now();
+    int st = RunToEnd(spec_.compile_argv, raw, log);
+    double seconds = SecondsSince(t0);
+    if (raw >= 0) close(raw);
+    if (log >= 0) close(log);
+    int code = ShellExitCode(st);
+    // `puppet catalog find` may print log lines before the JSON document: move them to the log.
+    std::string text = ReadWholeFile(Host("catalog.raw"));
+    unlink(Host("catalog.raw").c_str());
+    size_t at = 0;
+    bool found = false;
+    while (at < text.size()) {
+      size_t first = text.find_first_not_of(" \t", at);
+      if (first != std::string::npos && first < text.size() && text[first] == '{') {
+        found = true;
+        break;
+      }
+      size_t nl = text.find('\n', at);
+      at = nl == std::string::npos ? text.size() : nl + 1;
+    }
+    if (at > 0) {
+      int l = OpenForWriting(Host(kCompileLog), /*append=*/true);
+      if (l >= 0) {
+        ssize_t ignored = write(l, text.data(), at);
+        (void)ignored;
+        close(l);
+      }
+    }
+    std::string_view json = found ? std::string_view(text).substr(at) : std::string_view();
+    if (found) {
+      (void)WriteFile(Host(kCatalogFile), json, 0644);
+      catalog_has_packages_ = json.find("\"type\":\"Package\"") != std::string_view::npos ||
+                              json.find("\"type\": \"Package\"") != std::string_view::npos;
+    }
+    if (code == 0 && !found) code = 1;
+    status_.Send(fmt::format("compiled {} {:.3f}", code, seconds));
+    return code == 0;
+  }
+
+  // strace -D execs Puppet in the process we started and traces it from a grandchild, which
+  // is reparented to us (we are PID 1 or a subreaper).
+  // `puppet` is the process we started: it is called strace too until it execs Puppet.
+  pid_t FindStrace() {
+    for (const ProcEntry& p : ListProcesses(proc_dir_)) {
+      if (p.ppid == self_ && p.pid != puppet_pid_ && p.comm == "strace") return p.pid;
+    }
+    return 0;
+  }
+
+  void Apply() {
+    status_.Send("phase apply");
+    int log = OpenForWriting(Host(kPuppetLog));
+    std::vector<std::string> argv = spec_.strace_argv;
+    argv.insert(argv.end(), spec_.apply_argv.begin(), spec_.apply_argv.end());
+    SpawnOptions o;
+    o.root = root_ == "/" ? "" : root_;
+    o.cwd = "/";
+    o.env = spec_.env;
+    o.stdout_fd = log;
+    o.stderr_fd = log;
+    auto t0 = Clock::now();
+    auto pid = Spawn(argv, o);
+    if (log >= 0) close(log);
+    if (!pid.ok()) {
+      status_.Send(fmt::format("error {}", std::string(pid.status().message())));
+      return;
+    }
+    puppet_pid_ = *pid;
+    for (int i = 0; i < 50 && strace_pid_ == 0 && !spec_.strace_argv.empty(); ++i) {
+      strace_pid_ = FindStrace();
+      if (strace_pid_ == 0) std::this_thread::sleep_for(std::chrono::milliseconds(20));
+    }
+    int st = WaitReaping(*pid);
+    double seconds = SecondsSince(t0);
+    std::string strace_end = spec_.strace_argv.empty() ? "none" : EndStrace();
+    status_.Send(fmt::format("applied {} {:.3f} {}", ShellExitCode(st), seconds, strace_end));
+  }
+
+  // Puppet has exited. strace ends by itself when nothing else is traced; with daemons still
+  // running it is made to detach (SIGINT), and killed if it does not.
+  std::string EndStrace() {
+    if (strace_pid_ == 0) strace_pid_ = FindStrace();
+    if (strace_pid_ == 0) return "exited";
+    if (strace_reaped_) {
+      bool clean = WIFEXITED(strace_status_) && WEXITSTATUS(strace_status_) == 0;
+      return clean ? "exited" : "died:" + Token(DescribeWaitStatus(strace_status_));
+    }
+    auto wait_for = [&](std::chrono::milliseconds limit) {
+      auto until = Clock::now() + limit;
+      while (Clock::now() < until) {
+        ReapAvailable();
+        if (strace_reaped_) return true;
+        std::this_thread::sleep_for(std::chrono::milliseconds(20));
+      }
+      return false;
+    };
+    if (wait_for(std::chrono::milliseconds(1000))) return "exited";
+    kill(strace_pid_, SIGINT);
+    if (wait_for(std::chrono::seconds(30))) return "SIGINT";
+    kill(strace_pid_, SIGKILL);
+    wait_for(std::chrono::seconds(5));
+    return "SIGKILL";
+  }
+
+  static std::string Token(std::string s) {
+    for (char& c : s) {
+      if (c == ' ') c = '_';
+    }
+    return s;
+  }
+
+  void ReportLeftovers() {
+    size_t n = 0;
+    for (const ProcEntry& p : ListProcesses(proc_dir_)) {
+      if (p.pid == self_) continue;
+      if (++n <= 20) status_.Send(fmt::format("note left running at the end (killed): {} {}", p.pid, p.comm));
+    }
+    if (n > 20) status_.Send(fmt::format("note ... and {} more processes", n - 20));
+  }
+
+  void Keep() {
+    if (spec_.keep_dir.empty()) return;
+    int st = RunToEndOnHost({"cp", "-a", spec_.scratch_dir + "/upper/.", spec_.keep_dir + "/"});
+    status_.Send(st == 0 ? fmt::format("note kept the sandbox's changes in {}", spec_.keep_dir)
+                         : fmt::format("note copying the sandbox's changes to {} failed: {}",
+                                       spec_.keep_dir, DescribeWaitStatus(st)));
+  }
+
+  int RunToEndOnHost(const std::vector<std::string>& argv) {
+    SpawnOptions o;
+    o.env = spec_.env;
+    auto pid = Spawn(argv, o);
+    if (!pid.ok()) return 127 << 8;
+    return WaitReaping(*pid);
+  }
+
+  SandboxSpec spec_;
+  StatusPipe status_;
+  std::string root_;
+  std::string proc_dir_;
+  pid_t self_ = getpid();
+  pid_t strace_pid_ = 0;
+  pid_t puppet_pid_ = 0;
+  bool strace_reaped_ = false;
+  int strace_status_ = 0;
+  bool catalog_has_packages_ = false;
+};
+
+}  // namespace
+
+int SandboxMain(const std::string& spec_file, int status_fd) {
+  fcntl(status_fd, F_SETFD, FD_CLOEXEC);  // Puppet and strace must not hold it
+  StatusPipe status(status_fd);
+  std::string text = ReadWholeFile(spec_file);
+  nlohmann::json j = nlohmann::json::parse(text, nullptr, false);
+  absl::StatusOr<SandboxSpec> spec =
+      j.is_discarded() ? absl::InvalidArgumentError("not JSON") : SandboxSpecFromJson(j);
+  if (!spec.ok()) {
+    status.Send(fmt::format("error {}: {}", spec_file, std::string(spec.status().message())));
+    return 2;
+  }
+  signal(SIGPIPE, SIG_IGN);
+  if (spec->mode == SandboxMode::kNone) {
+    // On the host: orphans (strace's tracer, daemons' intermediate processes) come back to us.
+    prctl(PR_SET_CHILD_SUBREAPER, 1);
+    return Supervisor(std::move(*spec), status_fd).Run();
+  }
+  if (unshare(CLONE_NEWNS | CLONE_NEWPID) != 0) {
+    status.Send(fmt::format("error cannot create the sandbox's namespaces (unshare): {}",
+                            std::strerror(errno)));
+    return 2;
+  }
+  // The keeper holds the write end of `alive`: if it died before PID 1 asked to die with it
+  // (the parent of PID 1 is outside its namespace, so getppid() cannot tell), PID 1 sees the
+  // pipe hang up and stops.
+  int alive[2];
+  if (pipe2(alive, O_CLOEXEC) != 0) {
+    status.Send(fmt::format("error pipe: {}", std::strerror(errno)));
+    return 2;
+  }
+  pid_t init = fork();
+  if (init < 0) {
+    status.Send(fmt::format("error fork: {}", std::strerror(errno)));
+    return 2;
+  }
+  if (init == 0) {
+    // PID 1 of the new namespace: when it exits, the kernel kills every process left in it.
+    prctl(PR_SET_PDEATHSIG, SIGKILL);
+    close(alive[1]);
+    pollfd p{alive[0], POLLIN, 0};
+    if (poll(&p, 1, 0) > 0 && (p.revents & POLLHUP)) _exit(2);
+    close(alive[0]);
+    _exit(Supervisor(std::move(*spec), status_fd).Run());
+  }
+  close(alive[0]);
+  int st = 0;
+  while (waitpid(init, &st, 0) < 0 && errno == EINTR) {
+  }
+  return ShellExitCode(st);
+}
+
+}  // namespace fsmove::exec

@@ -1,0 +1,116 @@
+// Saving the streamed trace; see trace_copy.h.
+#include "fsmove/exec/trace_copy.h"
+
+#include <zstd.h>
+
+#include <cerrno>
+#include <cstring>
+#include <vector>
+
+#include "absl/status/status.h"
+#include "fmt/format.h"
+
+namespace fsmove::exec {
+namespace {
+
+class FileCopy : public TraceCopy {
+ public:
+  FileCopy(std::FILE* f, std::string path) : f_(f), path_(std::move(path)) {}
+  ~FileCopy() override {
+    if (f_) std::fclose(f_);
+  }
+  absl::Status Write(const char* data, size_t n) override {
+    if (std::fwrite(data, 1, n, f_) != n) return Error();
+    return absl::OkStatus();
+  }
+  absl::Status Close() override {
+    if (f_ == nullptr) return absl::OkStatus();
+    int rc = std::fclose(f_);
+    f_ = nullptr;
+    return rc == 0 ? absl::OkStatus() : Error();
+  }
+
+ protected:
+  absl::Status Error() const {
+    return absl::DataLossError(fmt::format("writing {}: {}", path_, std::strerror(errno)));
+  }
+  std::FILE* f_;
+  std::string path_;
+};
+
+class ZstdCopy : public FileCopy {
+ public:
+  ZstdCopy(std::FILE* f, std::string path)
+      : FileCopy(f, std::move(path)), cctx_(ZSTD_createCCtx()), out_(ZSTD_CStreamOutSize()) {
+    ZSTD_CCtx_setParameter(cctx_, ZSTD_c_compressionLevel, 3);
+  }
+  ~ZstdCopy() override { ZSTD_freeCCtx(cctx_); }
+  absl::Status Write(const char* data, size_t n) override {
+    ZSTD_inBuffer in{data, n, 0};
+    while (in.pos < in.size) {
+      if (absl::Status st = Step(&in, ZSTD_e_continue); !st.ok()) return st;
+    }
+    return absl::OkStatus();
+  }
+  absl::Status Close() override {
+    if (f_ == nullptr) return absl::OkStatus();
+    ZSTD_inBuffer in{nullptr, 0, 0};
+    for (;;) {
+      ZSTD_outBuffer out{out_.data(), out_.size(), 0};
+      size_t left = ZSTD_compressStream2(cctx_, &out, &in, ZSTD_e_end);
+      if (ZSTD_isError(left)) return absl::InternalError(ZSTD_getErrorName(left));
+      if (std::fwrite(out_.data(), 1, out.pos, f_) != out.pos) return Error();
+      if (left == 0) break;
+    }
+    return FileCopy::Close();
+  }
+
+ private:
+  absl::Status Step(ZSTD_inBuffer* in, ZSTD_EndDirective mode) {
+    ZSTD_outBuffer out{out_.data(), out_.size(), 0};
+    size_t r = ZSTD_compressStream2(cctx_, &out, in, mode);
+    if (ZSTD_isError(r)) return absl::InternalError(ZSTD_getErrorName(r));
+    if (std::fwrite(out_.data(), 1, out.pos, f_) != out.pos) return Error();
+    return absl::OkStatus();
+  }
+  ZSTD_CCtx* cctx_;
+  std::vector<char> out_;
+};
+
+class TeeSource : public trace::ByteSource {
+ public:
+  TeeSource(std::unique_ptr<trace::ByteSource> source, TraceCopy* copy)
+      : source_(std::move(source)), copy_(copy) {}
+  absl::StatusOr<size_t> Read(char* buf, size_t n) override {
+    absl::StatusOr<size_t> got = source_->Read(buf, n);
+    if (got.ok() && *got > 0) {
+      if (absl::Status st = copy_->Write(buf, *got); !st.ok()) return st;
+    }
+    return got;
+  }
+
+ private:
+  std::unique_ptr<trace::ByteSource> source_;
+  TraceCopy* copy_;
+};
+
+}  // namespace
+
+absl::StatusOr<std::unique_ptr<TraceCopy>> TraceCopy::Create(const std::string& path) {
+  std::FILE* f = std::fopen(path.c_str(), "wbe");
+  if (f == nullptr) {
+    return absl::FailedPreconditionError(
+        fmt::format("cannot write {}: {}", path, std::strerror(errno)));
+  }
+  if (path.size() > 4 && path.ends_with(".zst")) {
+    return std::unique_ptr<TraceCopy>(std::make_unique<ZstdCopy>(f, path));
+  }
+  return std::unique_ptr<TraceCopy>(std::make_unique<FileCopy>(f, path));
+}
+
+std::unique_ptr<trace::ByteSource> TeeByteSource(std::unique_ptr<trace::ByteSource> source,
+                                                 TraceCopy* copy) {
+  return std::make_unique<TeeSource>(std::move(source), copy);
+}
+
+}  // namespace fsmove::exec

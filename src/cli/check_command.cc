@@ -22,11 +22,13 @@ struct CheckCliOptions {
   std::string code;
   std::string sandbox;  // empty: overlay as root, none otherwise
   bool quiet = false;
+  bool verbose = false;
   exec::CheckRequest request;
   ReportOptions report;
 };
 
-void PrintNotes(const exec::RunResult& r) {
+void PrintNotes(const exec::RunResult& r, bool verbose) {
+  if (!verbose) return;
   for (const auto& n : r.notes) std::cerr << "fsmove: note: " << n << "\n";
 }
 
@@ -63,7 +65,7 @@ int RunCheckCommand(CheckCliOptions& o) {
     std::cerr << "fsmove: error: " << run.status().message() << "\n";
     return kExitError;
   }
-  PrintNotes(*run);
+  PrintNotes(*run, o.verbose || run->end != exec::RunEnd::kApplied);
   switch (run->end) {
     case exec::RunEnd::kInterrupted:
       std::cerr << "fsmove: interrupted (" << sigabbrev_np(run->signal)
@@ -172,10 +174,10 @@ std::function<int()> RegisterCheck(CLI::App& app) {
       ->check(CLI::PositiveNumber)
       ->default_val(1800);
   cmd->add_option("--policy-rc", o->request.policy_rc,
-                  "service starts by package maintainer scripts in the sandbox: allow, deny, "
-                  "none")
+                  "service starts by package maintainer scripts in the sandbox: deny (the "
+                  "Service resource starts the daemon, as in a container), allow, none")
       ->check(CLI::IsMember({"allow", "deny", "none"}))
-      ->default_val("allow");
+      ->default_val("deny");
   cmd->add_flag("--no-prep", [o](int64_t) { o->request.prep = false; },
                 "skip the untraced apt preparation in the sandbox");
   cmd->add_flag("--full-trace", o->request.full_trace,
@@ -188,6 +190,8 @@ std::function<int()> RegisterCheck(CLI::App& app) {
                   "or /tmp)")
       ->type_name("DIR");
   cmd->add_flag("-q,--quiet", o->quiet, "no progress display");
+  cmd->add_flag("-v,--verbose", o->verbose,
+                "show what the sandbox did (inputs bound, preparation, processes killed)");
   AddReportOptions(cmd, &o->report);
   return [o] { return RunCheckCommand(*o); };
 }

@@ -496,6 +496,7 @@ absl::StatusOr<RunResult> RunCheck(const CheckRequest& request, analysis::Analyz
     }
   }
 
+  result.summary.notes = result.notes;
   if (interrupted_by != 0) {
     result.end = RunEnd::kInterrupted;
     result.signal = interrupted_by;

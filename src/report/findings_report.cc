@@ -72,7 +72,8 @@ nlohmann::json RunToJson(const RunSummary& run) {
           {"compile_seconds", run.compile_seconds},
           {"apply_seconds", run.apply_seconds},
           {"failed_resources", failed},
-          {"errors", run.errors}};
+          {"errors", run.errors},
+          {"notes", run.notes}};
 }
 
 void WriteFindingsText(std::ostream& out, const FindingsContext& c) {

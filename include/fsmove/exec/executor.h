@@ -26,7 +26,10 @@ struct CheckRequest {
   bool progress = false;      // compile / resource N of M / analysis lines on stderr
   bool full_trace = false;    // trace every system call, not only the modelled ones (slow)
   bool untraced = false;      // apply without strace (to measure the tracing overhead)
-  std::string policy_rc = "allow";
+  // Service starts by package maintainer scripts: deny (as in Debian's container images, and
+  // so that a Service resource's own start, which reads its configuration, is traced),
+  // allow, or none.
+  std::string policy_rc = "deny";
   bool prep = true;
 };
 

@@ -40,6 +40,7 @@ struct RunSummary {
   double apply_seconds = 0;
   std::vector<FailedResource> failed;  // failed resources, in log order
   std::vector<std::string> errors;     // other "Error:" lines of the log
+  std::vector<std::string> notes;      // sandbox facts: bound inputs, prep, processes killed
 };
 
 struct FindingsContext {

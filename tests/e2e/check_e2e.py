@@ -1,0 +1,388 @@
+#!/usr/bin/env python3
+"""End-to-end tests of `fsmove check`: real Puppet, real strace, the real sandbox.
+
+Each CTest test runs one case:  check_e2e.py --fsmove BIN --source DIR CASE [ARG]
+  fixture NAME     fsmove check on the manifest recorded in traces/NAME (its meta.json gives
+                   the target and the policy-rc.d mode) must report exactly
+                   traces/NAME/expected-findings.txt. Those files were written from full
+                   (unfiltered) traces, so this also proves that the kernel-filtered trace
+                   `fsmove check` records gives the same findings as a full trace.
+  example          the bundled example module gives fixtures/example/EXPECTED.txt
+  <failure case>   see the functions named case_* below
+Exit 77 (CTest's skip code) when not root: the sandbox needs namespaces and overlayfs.
+"""
+import argparse
+import json
+import os
+import re
+import shutil
+import signal
+import subprocess
+import sys
+import tempfile
+import time
+
+SKIP = 77
+ARGS = None
+
+
+def fail(msg):
+    print("FAIL: " + msg, file=sys.stderr)
+    sys.exit(1)
+
+
+def check(cond, msg):
+    if not cond:
+        fail(msg)
+
+
+def fsmove(*args, timeout=900, env=None, prefix=()):
+    cmd = list(prefix) + [ARGS.fsmove] + list(args)
+    print("+ " + " ".join(cmd), file=sys.stderr)
+    t0 = time.time()
+    p = subprocess.run(cmd, capture_output=True, text=True, timeout=timeout, env=env)
+    print(f"  exit {p.returncode} after {time.time() - t0:.1f} s", file=sys.stderr)
+    if p.stderr:
+        print("  stderr: " + p.stderr.strip().replace("\n", "\n          "), file=sys.stderr)
+    return p
+
+
+def findings_of(report):
+    return sorted(f"{f['kind']}\t{f['source']['resource']}\t{f['target']['resource']}"
+                  for f in report["faults"])
+
+
+def read_expected(path):
+    with open(path, encoding="utf-8") as fh:
+        return sorted(l.rstrip("\n") for l in fh if l.strip() and not l.startswith("#"))
+
+
+def check_json(args, expected, extra_checks=None):
+    with tempfile.TemporaryDirectory() as tmp:
+        out = os.path.join(tmp, "report.json")
+        p = fsmove("check", "-q", "--format", "json", "-o", out, *args)
+        check(p.returncode in (0, 1), f"exit code {p.returncode}, expected 0 or 1")
+        with open(out, encoding="utf-8") as fh:
+            report = json.load(fh)
+    got = findings_of(report)
+    if got != expected:
+        fail("findings differ\n  expected: " + repr(expected) + "\n  got:      " + repr(got))
+    check(p.returncode == (1 if expected else 0), f"exit code {p.returncode} for {len(got)} findings")
+    check(report["stats"]["unparsed_lines"] == 0, "unparsed lines in the trace")
+    check(report["run"]["trace_complete"], "trace incomplete")
+    check(report["run"]["puppet_exit_code"] == 0, "puppet apply failed: " + repr(report["run"]))
+    check(report["stats"]["markers"]["begin"] > 0, "no evaltrace markers seen")
+    if extra_checks:
+        extra_checks(report)
+    print(f"ok: {len(got)} finding(s) as expected", file=sys.stderr)
+
+
+# ---- processes and mounts ----------------------------------------------------------------
+
+def processes():
+    out = {}
+    for d in os.listdir("/proc"):
+        if not d.isdigit():
+            continue
+        try:
+            with open(f"/proc/{d}/stat", encoding="utf-8", errors="replace") as fh:
+                stat = fh.read()
+            with open(f"/proc/{d}/cmdline", "rb") as fh:
+                cmd = fh.read().replace(b"\0", b" ").decode("utf-8", "replace").strip()
+        except OSError:
+            continue
+        ppid = int(stat[stat.rfind(")") + 2:].split()[1])
+        out[int(d)] = (ppid, cmd)
+    return out
+
+
+def descendants(root):
+    procs = processes()
+    result = {}
+    for pid, (ppid, cmd) in procs.items():
+        p, seen = pid, set()
+        while p in procs and p not in seen:
+            seen.add(p)
+            if procs[p][0] == root:
+                result[pid] = cmd
+                break
+            p = procs[p][0]
+    return result
+
+
+def wait_for_descendant(root, pattern, limit=300):
+    deadline = time.time() + limit
+    while time.time() < deadline:
+        for pid, cmd in descendants(root).items():
+            if re.search(pattern, cmd):
+                return pid
+        time.sleep(0.2)
+    fail(f"no process matching {pattern!r} appeared under {root} within {limit} s")
+
+
+def assert_nothing_left(marker):
+    time.sleep(1)
+    left = [f"{pid} {cmd}" for pid, (_, cmd) in processes().items()
+            if marker in cmd and not cmd.startswith(ARGS.fsmove)]
+    check(not left, "processes outlived the run: " + "; ".join(left))
+    with open("/proc/mounts", encoding="utf-8") as fh:
+        mounts = [l for l in fh if "fsmove-root" in l or "fsmove-sandbox" in l]
+    check(not mounts, "sandbox mounts left on the host: " + "".join(mounts))
+
+
+def start_check(*args, **kw):
+    cmd = [ARGS.fsmove, "check", "-q", *args]
+    print("+ " + " ".join(cmd), file=sys.stderr)
+    return subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, **kw)
+
+
+def finish(p, limit):
+    try:
+        out, err = p.communicate(timeout=limit)
+    except subprocess.TimeoutExpired:
+        p.kill()
+        fail(f"fsmove did not end within {limit} s")
+    print(f"  exit {p.returncode}\n  stderr: {err.strip()}", file=sys.stderr)
+    return out, err
+
+
+# ---- cases -------------------------------------------------------------------------------
+
+def case_fixture(name):
+    d = os.path.join(ARGS.source, "traces", name)
+    with open(os.path.join(d, "meta.json"), encoding="utf-8") as fh:
+        meta = json.load(fh)
+    args = ["--policy-rc", meta.get("policy_rc") or "allow"]
+    opts = os.path.join(d, "check-options")
+    if os.path.exists(opts):
+        with open(opts, encoding="utf-8") as fh:
+            args += fh.read().split()
+    args.append(os.path.join(ARGS.source, meta["target"]))
+    check_json(args, read_expected(os.path.join(d, "expected-findings.txt")))
+
+
+def case_example():
+    target = os.path.join(ARGS.source, "fixtures", "example", "cachedemo")
+    check_json([target], read_expected(os.path.join(ARGS.source, "fixtures", "example", "EXPECTED.txt")))
+
+
+def case_save_trace():
+    """--save-trace/--save-catalog keep what was analysed: `fsmove analyze` on them agrees."""
+    target = os.path.join(ARGS.source, "fixtures", "faults", "configure-use", "bad.pp")
+    with tempfile.TemporaryDirectory() as tmp:
+        trace, cat = os.path.join(tmp, "t.zst"), os.path.join(tmp, "c.json")
+        log = os.path.join(tmp, "puppet.log")
+        p = fsmove("check", "-q", "--format", "json", "--save-trace", trace, "--save-catalog", cat,
+                   "--puppet-log", log, target)
+        check(p.returncode == 1, f"exit code {p.returncode}")
+        live = json.loads(p.stdout)
+        check(live["run"]["puppet_log"] == log and os.path.getsize(log) > 0, "puppet log not kept")
+        with open(trace, "rb") as fh:
+            check(fh.read(4) == b"\x28\xb5\x2f\xfd", "saved trace is not zstd")
+        q = fsmove("analyze", "--format", "json", "--trace", trace, "--catalog", cat)
+        check(q.returncode == 1, f"analyze exit code {q.returncode}")
+        offline = json.loads(q.stdout)
+        check(findings_of(live) == findings_of(offline), "offline findings differ from the live ones")
+        check(live["stats"]["lines"] == offline["stats"]["lines"], "line counts differ")
+
+
+def case_host_untouched():
+    """A manifest that writes, deletes, installs and adds a user leaves the host as it was."""
+    canary = "/var/tmp/fsmove-e2e-canary"
+    written = "/etc/fsmove-e2e-written"
+    with open(canary, "w", encoding="utf-8") as fh:
+        fh.write("keep me\n")
+    if os.path.exists(written):
+        os.remove(written)
+    pkg = "hello"
+    def installed():
+        r = subprocess.run(["dpkg-query", "-W", "-f=${Status}", pkg], capture_output=True, text=True)
+        return "install ok installed" in r.stdout
+    with open("/etc/passwd", encoding="utf-8") as fh:
+        passwd = fh.read()
+    was_installed = installed()
+    code = (f"file {{ '{written}': content => \"x\\n\" }}\n"
+            f"file {{ '{canary}': ensure => absent }}\n"
+            f"package {{ '{pkg}': ensure => installed }}\n"
+            "user { 'fsmovee2e': ensure => present }\n"
+            "exec { 'rm shell': command => '/bin/rm -f /etc/hostname.fsmove-none' }\n")
+    with tempfile.TemporaryDirectory() as tmp:
+        keep = os.path.join(tmp, "upper")
+        os.mkdir(keep)
+        p = fsmove("check", "-q", "--format", "json", "--keep-sandbox", keep, "-e", code)
+        check(p.returncode in (0, 1), f"exit code {p.returncode}")
+        report = json.loads(p.stdout)
+        failed = report["run"]["failed_resources"]
+        check(not failed, f"resources failed in the sandbox: {failed}")
+        # Inside the sandbox it all happened...
+        check(os.path.exists(keep + written), "the sandbox's changes were not kept")
+        check(os.path.exists(os.path.join(keep, "usr/bin/hello")), "the package was not installed in the sandbox")
+    # ...and on the host nothing did.
+    with open(canary, encoding="utf-8") as fh:
+        check(fh.read() == "keep me\n", "the canary file changed on the host")
+    check(not os.path.exists(written), f"{written} was written on the host")
+    check(installed() == was_installed, f"package {pkg} changed on the host")
+    with open("/etc/passwd", encoding="utf-8") as fh:
+        check(fh.read() == passwd, "/etc/passwd changed on the host")
+    os.remove(canary)
+    assert_nothing_left("fsmove-e2e")
+
+
+def case_argv_injection():
+    """Targets and code reach Puppet as argv entries: shell syntax in them does nothing."""
+    with tempfile.TemporaryDirectory() as tmp:
+        pwned = os.path.join(tmp, "pwned")
+        target = f"{tmp}/x; touch {pwned}"
+        p = fsmove("check", "-q", "--sandbox", "none", target)
+        check(p.returncode == 2, f"exit code {p.returncode}")
+        check("no such module directory or manifest" in p.stderr and target in p.stderr,
+              "the error does not name the missing target")
+        check(not os.path.exists(pwned), "shell syntax in the target was executed")
+        # A module directory whose name has shell syntax is just an invalid module name.
+        moddir = os.path.join(tmp, "x;touch pwned")
+        os.makedirs(os.path.join(moddir, "manifests"))
+        open(os.path.join(moddir, "manifests", "init.pp"), "w").close()
+        p = fsmove("check", "-q", "--sandbox", "none", moddir)
+        check(p.returncode == 2 and "not a valid Puppet module name" in p.stderr, "bad module name accepted")
+        # Code with shell syntax in a title is Puppet code, applied on the host (--sandbox
+        # none): the title is only printed.
+        p = fsmove("check", "-q", "--sandbox", "none", "--format", "json",
+                   "-e", f"notify {{ 'a; touch {pwned}; $(touch {pwned})': }}")
+        check(p.returncode == 0, f"exit code {p.returncode}")
+        check(not os.path.exists(pwned), "shell syntax in -e code was executed")
+
+
+def case_missing_tools():
+    env = dict(os.environ, FSMOVE_PUPPET="/nonexistent/puppet")
+    p = fsmove("check", "-q", "-e", "notify { 'x': }", env=env)
+    check(p.returncode == 2 and "puppet not found" in p.stderr and "apt-get install puppet-agent" in p.stderr,
+          "missing puppet not reported with the install command")
+    env = dict(os.environ, FSMOVE_STRACE="/nonexistent/strace")
+    p = fsmove("check", "-q", "-e", "notify { 'x': }", env=env)
+    check(p.returncode == 2 and "strace not found" in p.stderr and "apt-get install strace" in p.stderr,
+          "missing strace not reported with the install command")
+
+
+def case_not_root():
+    # The binary must be reachable by an unprivileged user: copy it to a world-readable place.
+    with tempfile.TemporaryDirectory() as tmp:
+        os.chmod(tmp, 0o755)
+        binary = os.path.join(tmp, "fsmove")
+        shutil.copy(ARGS.fsmove, binary)
+        os.chmod(binary, 0o755)
+        drop = ["setpriv", "--reuid=65534", "--regid=65534", "--clear-groups"]
+        p = subprocess.run(drop + [binary, "check", "-q", "--sandbox", "overlay", "-e", "notify { 'x': }"],
+                           capture_output=True, text=True, timeout=120, cwd=tmp)
+        print(f"  exit {p.returncode}: {p.stderr.strip()}", file=sys.stderr)
+        check(p.returncode == 2, f"exit code {p.returncode}")
+        check("needs root" in p.stderr and "--sandbox none" in p.stderr, "not-root not explained")
+
+
+def case_ptrace_denied():
+    # Under a tracer, strace's own ptrace(PTRACE_TRACEME) is refused: the real error users
+    # get in containers without CAP_SYS_PTRACE.
+    p = fsmove("check", "-q", "-e", "notify { 'x': }",
+               prefix=["strace", "-f", "-qq", "-e", "trace=none", "-o", "/dev/null", "--"])
+    check(p.returncode == 2, f"exit code {p.returncode}")
+    check("ptrace" in p.stderr and "SYS_PTRACE" in p.stderr, "ptrace refusal not explained")
+
+
+def case_compile_fails():
+    p = fsmove("check", "-q", "-e", "file { '/tmp/x': ensure => }")
+    check(p.returncode == 2, f"exit code {p.returncode}")
+    check("could not compile" in p.stderr and "Syntax error" in p.stderr,
+          "Puppet's compile error not shown")
+
+
+def case_apply_fails():
+    code = ("exec { 'fails': command => '/bin/false' }\n"
+            "file { '/etc/fsmove-after': ensure => file, require => Exec['fails'] }\n"
+            "file { '/etc/fsmove-other': ensure => file }\n")
+    p = fsmove("check", "-q", "--format", "json", "-e", code)
+    check(p.returncode == 0, f"exit code {p.returncode}")
+    report = json.loads(p.stdout)
+    failed = [f["resource"] for f in report["run"]["failed_resources"]]
+    check(failed == ["Exec[fails]"], f"failed resources: {failed}")
+    check(report["stats"]["markers"]["begin"] > 0, "nothing analysed")
+    p = fsmove("check", "-q", "-e", code)
+    check("1 resource failed" in p.stdout and "Exec[fails]" in p.stdout, "failure not in the text report")
+
+
+def hang(seconds):
+    """A manifest whose exec runs `/bin/sleep SECONDS`: a distinct number per case, so cases
+    running in parallel never look at each other's processes."""
+    return f"exec {{ 'hang': command => '/bin/sleep {seconds}', timeout => 0 }}\n"
+
+
+def case_timeout():
+    t0 = time.time()
+    p = fsmove("check", "-q", "--format", "json", "--timeout", "25", "-e", hang(587), timeout=300)
+    check(p.returncode == 2, f"exit code {p.returncode}")
+    check("did not finish within 25 s" in p.stderr, "timeout not reported")
+    check(time.time() - t0 < 120, "the timeout was not enforced promptly")
+    report = json.loads(p.stdout)
+    check(report["run"]["timed_out"], "report does not say timed out")
+    assert_nothing_left("sleep 587")
+
+
+def case_interrupt():
+    p = start_check("-e", hang(588))
+    wait_for_descendant(p.pid, r"sleep 588")
+    t0 = time.time()
+    p.send_signal(signal.SIGINT)
+    _, err = finish(p, 60)
+    check(p.returncode == 130, f"exit code {p.returncode}, expected 130")
+    check("interrupted" in err, "interruption not reported")
+    check(time.time() - t0 < 30, "Ctrl-C took too long")
+    assert_nothing_left("sleep 588")
+    work = re.search(r"logs in (\S+)", err)
+    check(work and not os.path.exists(os.path.join(work.group(1), "sandbox")),
+          "the sandbox directory was not removed")
+
+
+def case_puppet_killed():
+    p = start_check("--format", "json", "-e", hang(589))
+    wait_for_descendant(p.pid, r"sleep 589")
+    puppet = wait_for_descendant(p.pid, r"puppet apply --catalog")
+    os.kill(puppet, signal.SIGKILL)
+    out, err = finish(p, 120)
+    check(p.returncode == 2, f"exit code {p.returncode}")
+    check("killed by signal 9" in err, "Puppet's death not reported")
+    report = json.loads(out)
+    check(report["run"]["puppet_exit_code"] == 137, "exit code 137 not in the report")
+    assert_nothing_left("sleep 589")
+
+
+def case_strace_killed():
+    code = "exec { 'slow': command => '/bin/sleep 9' }\nfile { '/etc/fsmove-x': ensure => file }\n"
+    p = start_check("--format", "json", "-e", code)
+    wait_for_descendant(p.pid, r"sleep 9")
+    tracer = wait_for_descendant(p.pid, r"^\S*strace .*trace\.fifo")
+    os.kill(tracer, signal.SIGKILL)
+    out, err = finish(p, 180)
+    check(p.returncode == 2, f"exit code {p.returncode}")
+    check("trace ends before Puppet did" in err, "incomplete trace not reported")
+    report = json.loads(out)
+    check(not report["run"]["trace_complete"], "report says the trace is complete")
+
+
+def main():
+    global ARGS
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--fsmove", required=True)
+    ap.add_argument("--source", required=True)
+    ap.add_argument("case")
+    ap.add_argument("arg", nargs="?")
+    ARGS = ap.parse_args()
+    if os.geteuid() != 0:
+        print("skipped: end-to-end tests need root (sandbox)", file=sys.stderr)
+        return SKIP
+    fn = globals().get("case_" + ARGS.case.replace("-", "_"))
+    if fn is None:
+        fail("unknown case " + ARGS.case)
+    fn(ARGS.arg) if ARGS.arg is not None else fn()
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

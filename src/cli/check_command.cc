@@ -12,6 +12,7 @@
 #include "fsmove/analysis/analyzer.h"
 #include "fsmove/catalog/catalog.h"
 #include "fsmove/exec/executor.h"
+#include "fsmove/exec/puppet_log.h"
 #include "report_options.h"
 
 namespace fsmove::cli {
@@ -78,7 +79,7 @@ int RunCheckCommand(CheckCliOptions& o) {
     case exec::RunEnd::kCompileFailed: {
       std::cerr << "fsmove: error: Puppet could not compile the catalog for " << run->summary.target
                 << ":\n";
-      std::string log = run->compile_log;
+      std::string log = exec::StripAnsi(run->compile_log);
       while (!log.empty() && log.back() == '\n') log.pop_back();
       std::cerr << (log.empty() ? "(Puppet printed nothing)" : log) << "\n";
       if (!run->dependencies.empty()) {
@@ -154,7 +155,8 @@ std::function<int()> RegisterCheck(CLI::App& app) {
   cmd->add_option("-e,--execute", o->code, "Puppet code to check instead of TARGET");
   cmd->add_option("--modulepath", o->request.target.modulepath,
                   "another directory of modules (repeatable); the module's parent comes first")
-      ->type_name("DIR");
+      ->type_name("DIR")
+      ->allow_extra_args(false);
   cmd->add_option("--sandbox", o->sandbox,
                   "overlay: a copy-on-write overlay of / in private mount and PID namespaces "
                   "(default as root); none: apply to this machine (default otherwise)")

@@ -23,11 +23,15 @@ void AddReportOptions(CLI::App* cmd, ReportOptions* o) {
   std::string ignored_help = "ignore accesses to paths matching GLOB (* within a component, ** "
                              "across); defaults:";
   for (const auto& d : check::DefaultIgnores()) ignored_help += " " + std::string(d.glob);
-  cmd->add_option("--ignore-path", o->check.ignore_paths, ignored_help)->type_name("GLOB");
+  // One value per occurrence: `--ignore-path A TARGET` must not swallow TARGET.
+  cmd->add_option("--ignore-path", o->check.ignore_paths, ignored_help)
+      ->type_name("GLOB")
+      ->allow_extra_args(false);
   cmd->add_flag("--no-default-ignores", o->no_default_ignores, "do not ignore the default paths");
   cmd->add_option("--ignore-resource", o->check.ignore_resources,
                   "drop every finding involving this resource, e.g. Exec[apt-update]")
-      ->type_name("REF");
+      ->type_name("REF")
+      ->allow_extra_args(false);
 }
 
 int TraceWarnings(const ReportOptions& o, const analysis::Analyzer& analyzer,

@@ -153,6 +153,16 @@ def case_fixture(name):
     with open(os.path.join(d, "meta.json"), encoding="utf-8") as fh:
         meta = json.load(fh)
     args = ["--policy-rc", meta.get("policy_rc") or "allow"]
+    for m in (meta.get("modulepath") or "").split(":"):
+        if not m:
+            continue
+        # Recorded in another checkout: the repository-relative part is what counts.
+        at = m.find("/fixtures/")
+        if at >= 0:
+            m = os.path.join(ARGS.source, m[at + 1:])
+        if meta["target_kind"] == "module" and m == os.path.dirname(os.path.join(ARGS.source, meta["target"])):
+            continue
+        args += ["--modulepath", m]
     opts = os.path.join(d, "check-options")
     if os.path.exists(opts):
         with open(opts, encoding="utf-8") as fh:
@@ -304,8 +314,29 @@ def case_apply_fails():
     failed = [f["resource"] for f in report["run"]["failed_resources"]]
     check(failed == ["Exec[fails]"], f"failed resources: {failed}")
     check(report["stats"]["markers"]["begin"] > 0, "nothing analysed")
-    p = fsmove("check", "-q", "-e", code)
+    # Without -q but with stderr not a terminal: still no progress display.
+    p = fsmove("check", "-e", code)
     check("1 resource failed" in p.stdout and "Exec[fails]" in p.stdout, "failure not in the text report")
+    check("\x1b[K" not in p.stderr and "resource 1 of" not in p.stderr,
+          "progress shown although stderr is not a terminal")
+
+
+def case_progress():
+    """On a terminal (a pty made by util-linux `script`), the progress line shows each phase
+    and each resource as Puppet's markers stream past; -q silences it."""
+    import shlex
+    code = "file { '/etc/fsmove-progress': ensure => file }\n"
+    for quiet in (False, True):
+        cmd = [ARGS.fsmove, "check", "-e", code] + (["-q"] if quiet else [])
+        p = subprocess.run(["script", "-qefc", " ".join(shlex.quote(c) for c in cmd), "/dev/null"],
+                           capture_output=True, text=True, timeout=600)
+        out = p.stdout
+        print(f"  exit {p.returncode}, {len(out)} bytes on the terminal", file=sys.stderr)
+        check(p.returncode == 0, f"exit code {p.returncode}")
+        shown = all(t in out for t in ("compiling the catalog", "applying the catalog",
+                                       "File[/etc/fsmove-progress]", " of "))
+        check(shown != quiet, ("progress missing on a terminal" if not quiet
+                               else "progress shown with -q") + ": " + repr(out[:2000]))
 
 
 def hang(seconds):

@@ -21,13 +21,14 @@ struct RecordedCheck {
   std::unique_ptr<graph::DependencyGraph> graph;
   check::CheckResult result;
 
-  report::FindingsContext Context() const {
+  report::FindingsContext Context(const check::Suppressions* suppressions = nullptr) const {
     report::FindingsContext c;
     c.trace_name = "trace.zst";
     c.analyzer = analyzer.get();
     c.catalog = catalog.get();
     c.graph = graph.get();
     c.result = &result;
+    c.suppressions = suppressions;
     return c;
   }
 };

@@ -70,7 +70,8 @@ void AddReportOptions(CLI::App* cmd, ReportOptions* o) {
                   "all are)")
       ->type_name("FILE");
   cmd->add_option("--write-baseline", o->write_baseline,
-                  "write the fingerprints of this run's findings (but ignore_pairs') to FILE")
+                  "write this run's findings (but those ignore_pairs accept) to FILE as a "
+                  "baseline")
       ->type_name("FILE");
   cmd->add_flag("--show-suppressed", o->show_suppressed,
                 "show suppressed findings in full in text and as SARIF results with "

@@ -15,6 +15,7 @@
 #include "fsmove/analysis/relations.h"
 #include "fsmove/catalog/block_resolver.h"
 #include "fsmove/catalog/managed_paths.h"
+#include "fsmove/check/fingerprint.h"
 #include "fsmove/check/path_filter.h"
 
 namespace fsmove::check {
@@ -127,6 +128,9 @@ class CheckRun {
       if (catalog_.resource(r).is_container || ignored_.contains(r)) continue;
       block_resource_[b] = r;
       first_line_[r] = std::min(first_line_[r], info.first_line);
+    }
+    for (ResourceId r = 0; r < catalog_.size(); ++r) {
+      if (first_line_[r] != UINT64_MAX) result_.stats.checked_resources.push_back(r);
     }
     for (ResourceId r = 0; r < catalog_.size(); ++r) {
       resource_blocks_.Intern(catalog_.resource(r).ref, catalog_.resource(r).ref);
@@ -304,6 +308,11 @@ class CheckRun {
     for (Finding& f : findings_) {
       std::stable_sort(f.evidence.begin(), f.evidence.end(),
                        [](const PathEvidence& x, const PathEvidence& y) { return x.path < y.path; });
+      for (const PathEvidence& e : f.evidence) {
+        if (f.paths.empty() || f.paths.back() != e.path) f.paths.push_back(e.path);
+      }
+      f.fingerprint = FindingFingerprint(f.kind, catalog_.resource(f.source).ref,
+                                         catalog_.resource(f.target).ref, f.paths);
       if (f.evidence.size() > options_.max_evidence) f.evidence.resize(options_.max_evidence);
     }
     std::sort(findings_.begin(), findings_.end(), [this](const Finding& x, const Finding& y) {

@@ -4,6 +4,7 @@
 #include <unistd.h>
 
 #include <chrono>
+#include <filesystem>
 #include <iostream>
 #include <memory>
 
@@ -55,6 +56,15 @@ int RunCheckCommand(CheckCliOptions& o) {
                  "it starts keeps running\n";
   }
   req.progress = !o.quiet && isatty(STDERR_FILENO);
+  // The module's (or the manifest's directory's) .fsmove.json applies unless --config is given;
+  // a bad one, or a bad baseline, is reported before Puppet runs.
+  if (!o.target.empty()) {
+    std::error_code ec;
+    std::filesystem::path p(o.target);
+    o.report.project_dir = std::filesystem::is_directory(p, ec) ? p.string() : p.parent_path().string();
+    if (o.report.project_dir.empty()) o.report.project_dir = ".";
+  }
+  if (int st = CheckReportInputs(o.report); st != kExitOk) return st;
   if (absl::Status st = exec::Preflight(req); !st.ok()) {
     std::cerr << "fsmove: error: " << st.message() << "\n";
     return kExitError;

@@ -7,15 +7,48 @@
 
 #include "commands.h"
 #include "fsmove/check/path_filter.h"
+#include "fsmove/check/suppressions.h"
 #include "fsmove/graph/dependency_graph.h"
 #include "fsmove/report/json_output.h"
+#include "fsmove/report/junit.h"
+#include "fsmove/report/sarif.h"
+#include "fsmove/report/source_root.h"
 
 namespace fsmove::cli {
+namespace {
+
+// One report in one format to one stream.
+void WriteReport(std::string_view format, std::ostream& out, const report::FindingsContext& ctx,
+                 const report::SourceRoot& root) {
+  if (format == "json") {
+    out << report::DumpJson(report::FindingsToJson(ctx)) << "\n";
+  } else if (format == "sarif") {
+    out << report::DumpJson(report::FindingsToSarif(ctx, {root})) << "\n";
+  } else if (format == "junit") {
+    report::WriteFindingsJunit(out, ctx, {root});
+  } else {
+    report::WriteFindingsText(out, ctx);
+  }
+}
+
+}  // namespace
 
 void AddReportOptions(CLI::App* cmd, ReportOptions* o) {
-  cmd->add_option("--format", o->format, "report format")
-      ->check(CLI::IsMember({"text", "json"}));
+  cmd->add_option("--format", o->format, "report format (default text)")
+      ->check(CLI::IsMember({"text", "json", "sarif", "junit"}));
   cmd->add_option("-o,--output", o->output, "write the report to this file");
+  cmd->add_option("--json-output", o->json_output, "also write the JSON report to FILE")
+      ->type_name("FILE");
+  cmd->add_option("--sarif-output", o->sarif_output,
+                  "also write a SARIF 2.1.0 report to FILE (GitHub code scanning)")
+      ->type_name("FILE");
+  cmd->add_option("--junit-output", o->junit_output,
+                  "also write a JUnit XML report to FILE (GitLab, Jenkins)")
+      ->type_name("FILE");
+  cmd->add_option("--source-root", o->source_root,
+                  "repository root: SARIF and JUnit name manifests relative to it (default: the "
+                  "current directory)")
+      ->type_name("DIR");
   cmd->add_option("--max-evidence", o->max_evidence, "evidence paths listed per finding");
   cmd->add_flag("--strict", o->strict, "treat unparsed lines and missing markers as errors");
   cmd->add_flag("--package-notify", o->check.package_notify,
@@ -32,6 +65,43 @@ void AddReportOptions(CLI::App* cmd, ReportOptions* o) {
                   "drop every finding involving this resource, e.g. Exec[apt-update]")
       ->type_name("REF")
       ->allow_extra_args(false);
+  cmd->add_option("--config", o->config,
+                  "project configuration (.fsmove.json schema: ignore_paths, ignore_resources, "
+                  "ignore_pairs, package_notify); command-line options add to it")
+      ->type_name("FILE");
+  cmd->add_option("--baseline", o->baseline,
+                  "report only findings whose fingerprint is not in this baseline (exit 0 when "
+                  "all are)")
+      ->type_name("FILE");
+  cmd->add_option("--write-baseline", o->write_baseline,
+                  "write this run's findings (but those ignore_pairs accept) to FILE as a "
+                  "baseline")
+      ->type_name("FILE");
+  cmd->add_flag("--show-suppressed", o->show_suppressed,
+                "show suppressed findings in full in text and as SARIF results with "
+                "`suppressions` (GitHub ignores those and would open alerts for them)");
+}
+
+absl::StatusOr<check::ProjectConfig> ResolveProjectConfig(const ReportOptions& o) {
+  if (!o.config.empty()) return check::LoadProjectConfigFile(o.config);
+  if (!o.project_dir.empty()) return check::LoadProjectConfig(o.project_dir);
+  return check::ProjectConfig{};
+}
+
+int CheckReportInputs(const ReportOptions& o) {
+  auto config = ResolveProjectConfig(o);
+  if (!config.ok()) {
+    std::cerr << "fsmove: error: " << config.status().message() << "\n";
+    return kExitError;
+  }
+  if (!o.baseline.empty()) {
+    auto baseline = check::Baseline::LoadFile(o.baseline);
+    if (!baseline.ok()) {
+      std::cerr << "fsmove: error: " << baseline.status().message() << "\n";
+      return kExitError;
+    }
+  }
+  return kExitOk;
 }
 
 int TraceWarnings(const ReportOptions& o, const analysis::Analyzer& analyzer,
@@ -58,9 +128,33 @@ int CheckAndReport(const ReportOptions& o, const catalog::Catalog& cat,
   auto seconds_since = [](Clock::time_point t) {
     return std::chrono::duration<double>(Clock::now() - t).count();
   };
+  auto fail = [](const absl::Status& status) {
+    std::cerr << "fsmove: error: " << status.message() << "\n";
+    return kExitError;
+  };
+  auto config = ResolveProjectConfig(o);
+  if (!config.ok()) return fail(config.status());
+  std::optional<check::Baseline> baseline;
+  if (!o.baseline.empty()) {
+    auto loaded = check::Baseline::LoadFile(o.baseline);
+    if (!loaded.ok()) return fail(loaded.status());
+    baseline.emplace(std::move(*loaded));
+  }
+
   std::ofstream file;
   std::ostream* out = OpenOutput(o.output, &file);
   if (out == nullptr) return kExitError;
+  struct ExtraReport {
+    std::string_view format;
+    const std::string& path;
+    std::ofstream file;
+  };
+  ExtraReport extras[] = {{"json", o.json_output, {}},
+                          {"sarif", o.sarif_output, {}},
+                          {"junit", o.junit_output, {}}};
+  for (ExtraReport& e : extras) {
+    if (!e.path.empty() && OpenOutput(e.path, &e.file) == nullptr) return kExitError;
+  }
 
   auto t = Clock::now();
   graph::DependencyGraph graph = graph::DependencyGraph::Build(cat);
@@ -69,30 +163,62 @@ int CheckAndReport(const ReportOptions& o, const catalog::Catalog& cat,
   check::CheckOptions options = o.check;
   options.default_ignores = !o.no_default_ignores;
   options.max_evidence = o.max_evidence;
+  std::vector<std::string> warnings = check::ApplyProjectConfig(*config, cat, &options);
   auto result = check::Check(*ctx.analyzer, cat, graph, options);
-  if (!result.ok()) {
-    std::cerr << "fsmove: error: " << result.status().message() << "\n";
-    return kExitError;
-  }
+  if (!result.ok()) return fail(result.status());
   ctx.seconds.check = seconds_since(t);
+  check::Suppressions suppressions =
+      check::Suppress(*result, cat, *config, baseline ? &*baseline : nullptr);
+  suppressions.warnings.insert(suppressions.warnings.begin(), warnings.begin(), warnings.end());
   ctx.catalog = &cat;
   ctx.graph = &graph;
   ctx.result = &*result;
-  if (o.format == "json") {
-    *out << report::DumpJson(report::FindingsToJson(ctx)) << "\n";
-  } else {
-    report::WriteFindingsText(*out, ctx);
-  }
+  ctx.suppressions = &suppressions;
+  ctx.show_suppressed = o.show_suppressed;
+
+  report::SourceRoot root = report::SourceRoot::FromDirectory(o.source_root);
+  WriteReport(o.format, *out, ctx, root);
   out->flush();
-  if (!*out) {
+  bool written = static_cast<bool>(*out);
+  for (ExtraReport& e : extras) {
+    if (e.path.empty()) continue;
+    WriteReport(e.format, e.file, ctx, root);
+    e.file.flush();
+    written = written && e.file;
+  }
+  if (!written) {
     std::cerr << "fsmove: error: writing the report failed\n";
     return kExitError;
   }
+
+  if (!o.write_baseline.empty()) {
+    std::vector<const check::Finding*> accepted;
+    for (size_t i = 0; i < result->findings.size(); ++i) {
+      if (suppressions.findings[i].kind != check::SuppressionKind::kIgnoredPair) {
+        accepted.push_back(&result->findings[i]);
+      }
+    }
+    std::ofstream baseline_file;
+    std::ostream* b = OpenOutput(o.write_baseline, &baseline_file);
+    if (b == nullptr) return kExitError;
+    *b << check::BaselineToJson(accepted, cat)
+              .dump(2, ' ', false, nlohmann::ordered_json::error_handler_t::replace)
+       << "\n";
+    b->flush();
+    if (!*b) {
+      std::cerr << "fsmove: error: writing " << o.write_baseline << " failed\n";
+      return kExitError;
+    }
+    std::cerr << "fsmove: wrote " << accepted.size() << " finding"
+              << (accepted.size() == 1 ? "" : "s") << " to baseline " << o.write_baseline << "\n";
+  }
+
   for (const auto& u : result->stats.unknown_blocks) {
     std::cerr << "fsmove: warning: " << u.ref << " is in the trace but not in "
               << cat.source_name() << "\n";
   }
-  return result->findings.empty() ? kExitOk : kExitFindings;
+  for (const std::string& w : suppressions.warnings) std::cerr << "fsmove: warning: " << w << "\n";
+  return ctx.ReportedCount() == 0 ? kExitOk : kExitFindings;
 }
 
 }  // namespace fsmove::cli

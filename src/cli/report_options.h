@@ -6,34 +6,62 @@
 #include <string>
 
 #include "CLI/CLI.hpp"
+#include "absl/status/statusor.h"
 #include "fsmove/analysis/analyzer.h"
 #include "fsmove/catalog/catalog.h"
+#include "fsmove/check/baseline.h"
 #include "fsmove/check/checker.h"
+#include "fsmove/check/project_config.h"
 #include "fsmove/report/findings_report.h"
 
 namespace fsmove::cli {
 
 struct ReportOptions {
-  std::string format = "text";
+  std::string format = "text";  // text, json, sarif, junit
   std::string output;
   size_t max_evidence = 16;
   bool strict = false;
   bool no_default_ignores = false;
   check::CheckOptions check;
+  // Further reports of the same run (CI wants SARIF and JUnit from one Puppet run).
+  std::string json_output;
+  std::string sarif_output;
+  std::string junit_output;
+  // SARIF and JUnit paths are relative to it (default: the current directory).
+  std::string source_root = ".";
+  std::string config;  // --config FILE
+  // Not an option: `fsmove check` sets it to the module root, whose .fsmove.json then applies
+  // when --config is not given. Empty: only --config.
+  std::string project_dir;
+  std::string baseline;        // --baseline FILE
+  std::string write_baseline;  // --write-baseline FILE
+  bool show_suppressed = false;
 };
 
-// --format, -o, --max-evidence, --strict, --package-notify, --ignore-path,
-// --no-default-ignores, --ignore-resource.
+// --format, -o, --json-output, --sarif-output, --junit-output, --source-root, --max-evidence,
+// --strict, --package-notify, --ignore-path, --no-default-ignores, --ignore-resource,
+// --config, --baseline, --write-baseline, --show-suppressed.
 void AddReportOptions(CLI::App* cmd, ReportOptions* o);
+
+// The project configuration that applies: --config FILE, else <project_dir>/.fsmove.json
+// when project_dir is set and the file exists, else an empty one.
+absl::StatusOr<check::ProjectConfig> ResolveProjectConfig(const ReportOptions& o);
+
+// Loads the configuration and the baseline the options name and prints the first error.
+// Returns kExitOk or kExitError. CheckAndReport loads them itself; `fsmove check` calls this
+// before running Puppet so that a bad file fails in a second, not after the run.
+int CheckReportInputs(const ReportOptions& o);
 
 // Unparsed lines and missing markers: warnings on stderr, or errors with --strict (returns
 // kExitError then, kExitOk otherwise).
 int TraceWarnings(const ReportOptions& o, const analysis::Analyzer& analyzer,
                   const std::string& name);
 
-// Builds the dependency graph, runs the checker and writes the report. `ctx` carries the trace
-// name, the analyzer, parse and catalog seconds and, for `fsmove check`, the run summary; the
-// graph and result are filled here. Returns kExitOk, kExitFindings or kExitError.
+// Builds the dependency graph, runs the checker (with the project configuration's ignores),
+// applies ignore_pairs and the baseline, writes the reports (and the baseline with
+// --write-baseline). `ctx` carries the trace name, the analyzer, parse and catalog seconds and,
+// for `fsmove check`, the run summary; the graph, result and suppressions are filled here.
+// Returns kExitOk (no findings that are not suppressed), kExitFindings or kExitError.
 int CheckAndReport(const ReportOptions& o, const catalog::Catalog& cat,
                    report::FindingsContext ctx);
 

@@ -76,41 +76,115 @@ nlohmann::json RunToJson(const RunSummary& run) {
           {"notes", run.notes}};
 }
 
+size_t FindingsContext::ReportedCount() const {
+  if (result == nullptr) return 0;
+  size_t n = 0;
+  for (size_t i = 0; i < result->findings.size(); ++i) n += IsSuppressed(i) ? 0 : 1;
+  return n;
+}
+
+std::string FindingHeadline(const check::Finding& f, const catalog::Catalog& cat) {
+  const std::string& src = cat.resource(f.source).ref;
+  const std::string& dst = cat.resource(f.target).ref;
+  return f.kind == check::FaultKind::kMissingOrdering
+             ? fmt::format("{} must be applied after {}", dst, src)
+             : fmt::format("{} must be notified by {}", dst, src);
+}
+
+std::string EvidenceText(const check::PathEvidence& e, const catalog::Resource& source,
+                         const catalog::Resource& target) {
+  return fmt::format("{}: {} by {} ({} at line {}), {} by {} ({} at line {})", e.path,
+                     Verb(e.source), source.ref, fstrace::SyscallName(e.source.syscall),
+                     e.source.line, Verb(e.target), target.ref,
+                     fstrace::SyscallName(e.target.syscall), e.target.line);
+}
+
+namespace {
+
+std::string_view SuppressionKindName(check::SuppressionKind k) {
+  return k == check::SuppressionKind::kBaseline ? "baseline" : "ignore_pair";
+}
+
+void WriteFindingText(std::ostream& out, const check::Finding& f, const catalog::Catalog& cat,
+                      const check::FindingSuppression* suppression) {
+  const catalog::Resource& src = cat.resource(f.source);
+  const catalog::Resource& dst = cat.resource(f.target);
+  bool mor_kind = f.kind == check::FaultKind::kMissingOrdering;
+  out << "\n"
+      << (mor_kind ? "Missing ordering relationship" : "Missing notifier") << " ("
+      << check::FaultKindName(f.kind) << ")\n";
+  out << "  " << Declared(src) << "\n";
+  out << "  " << (mor_kind ? "must be applied before " : "must notify ") << Declared(dst) << "\n";
+  if (f.write_write) out << "  both write the same path: the last writer wins by chance\n";
+  if (f.applied_in_reverse) out << "  (this run applied them in the wrong order)\n";
+  for (const check::PathEvidence& e : f.evidence) {
+    out << "    " << EvidenceText(e, src, dst) << "\n";
+  }
+  if (f.evidence_total > f.evidence.size()) {
+    out << "    ... and " << (f.evidence_total - f.evidence.size()) << " more\n";
+  }
+  out << "  fix: " << f.fix << "\n";
+  if (suppression != nullptr) {
+    out << "  suppressed (" << SuppressionKindName(suppression->kind)
+        << "): " << suppression->justification << "\n";
+  }
+}
+
+}  // namespace
+
 void WriteFindingsText(std::ostream& out, const FindingsContext& c) {
   const catalog::Catalog& cat = *c.catalog;
   const check::CheckResult& r = *c.result;
+  const check::Suppressions* sup = c.suppressions;
   if (c.run != nullptr) WriteRunText(out, *c.run);
   out << SummaryLine(c.trace_name, *c.analyzer) << "\n";
   for (const auto& u : c.analyzer->stats().unparsed_examples) {
     out << "  unparsed line " << u.line << " (" << u.reason << "): " << u.text << "\n";
   }
   size_t mor = 0, mn = 0;
-  for (const check::Finding& f : r.findings) (f.kind == check::FaultKind::kMissingOrdering ? mor : mn)++;
-  if (r.findings.empty()) {
-    out << "No missing ordering relationships or notifiers found.\n";
+  for (size_t i = 0; i < r.findings.size(); ++i) {
+    const check::Finding& f = r.findings[i];
+    if (c.IsSuppressed(i)) {
+      if (c.show_suppressed) WriteFindingText(out, f, cat, &sup->findings[i]);
+      continue;
+    }
+    (f.kind == check::FaultKind::kMissingOrdering ? mor : mn)++;
+    WriteFindingText(out, f, cat, nullptr);
   }
-  for (const check::Finding& f : r.findings) {
-    const catalog::Resource& src = cat.resource(f.source);
-    const catalog::Resource& dst = cat.resource(f.target);
-    bool mor_kind = f.kind == check::FaultKind::kMissingOrdering;
-    out << "\n"
-        << (mor_kind ? "Missing ordering relationship" : "Missing notifier") << " ("
-        << check::FaultKindName(f.kind) << ")\n";
-    out << "  " << Declared(src) << "\n";
-    out << "  " << (mor_kind ? "must be applied before " : "must notify ") << Declared(dst)
-        << "\n";
-    if (f.write_write) out << "  both write the same path: the last writer wins by chance\n";
-    if (f.applied_in_reverse) out << "  (this run applied them in the wrong order)\n";
-    for (const check::PathEvidence& e : f.evidence) {
-      out << "    " << e.path << ": " << Verb(e.source) << " by " << src.ref << " ("
-          << fstrace::SyscallName(e.source.syscall) << " at line " << e.source.line << "), "
-          << Verb(e.target) << " by " << dst.ref << " (" << fstrace::SyscallName(e.target.syscall)
-          << " at line " << e.target.line << ")\n";
+  if (mor + mn == 0) {
+    out << (r.findings.empty() ? "No missing ordering relationships or notifiers found.\n"
+                               : "No missing ordering relationships or notifiers found that "
+                                 "are not suppressed.\n");
+  }
+  if (sup != nullptr && sup->suppressed() > 0) {
+    out << "\n" << sup->suppressed() << " suppressed finding" << (sup->suppressed() == 1 ? "" : "s")
+        << " (";
+    if (sup->by_baseline > 0) out << sup->by_baseline << " in baseline " << sup->baseline_name;
+    if (sup->by_baseline > 0 && sup->by_pair > 0) out << ", ";
+    if (sup->by_pair > 0) out << sup->by_pair << " by ignore_pairs in " << sup->config_name;
+    out << ")" << (c.show_suppressed ? "\n" : ":\n");
+    for (size_t i = 0; i < r.findings.size() && !c.show_suppressed; ++i) {
+      if (!c.IsSuppressed(i)) continue;
+      const check::Finding& f = r.findings[i];
+      out << "  " << check::FaultKindName(f.kind) << " " << cat.resource(f.source).ref << " -> "
+          << cat.resource(f.target).ref << " [" << f.fingerprint << "]: "
+          << sup->findings[i].justification << "\n";
     }
-    if (f.evidence_total > f.evidence.size()) {
-      out << "    ... and " << (f.evidence_total - f.evidence.size()) << " more\n";
+  }
+  if (sup != nullptr && !sup->absent.empty()) {
+    out << "\n" << sup->absent.size() << " baseline finding" << (sup->absent.size() == 1 ? "" : "s")
+        << " no longer found (fixed, or changed: refresh " << sup->baseline_name
+        << " with --write-baseline):\n";
+    for (const check::BaselineEntry& e : sup->absent) {
+      std::string_view kind = e.rule == check::FaultRuleId(check::FaultKind::kMissingOrdering)
+                                  ? check::FaultKindName(check::FaultKind::kMissingOrdering)
+                              : e.rule == check::FaultRuleId(check::FaultKind::kMissingNotifier)
+                                  ? check::FaultKindName(check::FaultKind::kMissingNotifier)
+                                  : std::string_view("?");
+      out << "  " << kind << " "
+          << (e.source.empty() ? "?" : e.source) << " -> " << (e.target.empty() ? "?" : e.target)
+          << " [" << e.fingerprint << "]\n";
     }
-    out << "  fix: " << f.fix << "\n";
   }
   if (!r.stats.unknown_blocks.empty()) {
     out << "\nResources in the trace but not in the catalog (skipped):";
@@ -123,37 +197,72 @@ void WriteFindingsText(std::ostream& out, const FindingsContext& c) {
     out << "\n";
   }
   out << "\n" << mor << " missing ordering relationship" << (mor == 1 ? "" : "s") << ", " << mn
-      << " missing notifier" << (mn == 1 ? "" : "s") << "\n";
+      << " missing notifier" << (mn == 1 ? "" : "s");
+  if (sup != nullptr && sup->suppressed() > 0) out << ", " << sup->suppressed() << " suppressed";
+  out << "\n";
 }
+
+namespace {
+
+nlohmann::json FaultJson(const check::Finding& f, const catalog::Catalog& cat) {
+  nlohmann::json paths = nlohmann::json::array();
+  for (const check::PathEvidence& e : f.evidence) {
+    paths.push_back({{"path", e.path},
+                     {"source", AccessFieldsToJson(e.source)},
+                     {"target", AccessFieldsToJson(e.target)}});
+  }
+  return {{"kind", std::string(check::FaultKindName(f.kind))},
+          {"rule", std::string(check::FaultRuleId(f.kind))},
+          {"fingerprint", f.fingerprint},
+          {"source", ResourceJson(cat.resource(f.source))},
+          {"target", ResourceJson(cat.resource(f.target))},
+          {"write_write", f.write_write},
+          {"applied_in_reverse", f.applied_in_reverse},
+          {"paths", paths},
+          {"paths_total", f.evidence_total},
+          {"fix", f.fix}};
+}
+
+}  // namespace
 
 nlohmann::json FindingsToJson(const FindingsContext& c) {
   const catalog::Catalog& cat = *c.catalog;
   const check::CheckResult& r = *c.result;
+  const check::Suppressions* sup = c.suppressions;
   nlohmann::json j;
   j["tool"] = {{"name", "fsmove"}, {"version", FSMOVE_VERSION}};
   j["trace"] = c.trace_name;
   j["catalog"] = cat.source_name();
   if (c.run != nullptr) j["run"] = RunToJson(*c.run);
   nlohmann::json faults = nlohmann::json::array();
+  nlohmann::json suppressed = nlohmann::json::array();
   size_t mor = 0, mn = 0;
-  for (const check::Finding& f : r.findings) {
-    (f.kind == check::FaultKind::kMissingOrdering ? mor : mn)++;
-    nlohmann::json paths = nlohmann::json::array();
-    for (const check::PathEvidence& e : f.evidence) {
-      paths.push_back({{"path", e.path}, {"source", AccessFieldsToJson(e.source)}, {"target", AccessFieldsToJson(e.target)}});
+  for (size_t i = 0; i < r.findings.size(); ++i) {
+    const check::Finding& f = r.findings[i];
+    nlohmann::json fault = FaultJson(f, cat);
+    if (c.IsSuppressed(i)) {
+      fault["suppression"] = {{"kind", std::string(SuppressionKindName(sup->findings[i].kind))},
+                              {"justification", sup->findings[i].justification}};
+      suppressed.push_back(std::move(fault));
+      continue;
     }
-    faults.push_back({{"kind", std::string(check::FaultKindName(f.kind))},
-                      {"rule", std::string(check::FaultRuleId(f.kind))},
-                      {"source", ResourceJson(cat.resource(f.source))},
-                      {"target", ResourceJson(cat.resource(f.target))},
-                      {"write_write", f.write_write},
-                      {"applied_in_reverse", f.applied_in_reverse},
-                      {"paths", paths},
-                      {"paths_total", f.evidence_total},
-                      {"fix", f.fix}});
+    (f.kind == check::FaultKind::kMissingOrdering ? mor : mn)++;
+    faults.push_back(std::move(fault));
   }
   j["faults"] = faults;
-  j["summary"] = {{"MOR", mor}, {"MN", mn}};
+  j["suppressed"] = suppressed;
+  j["summary"] = {{"MOR", mor}, {"MN", mn}, {"suppressed", suppressed.size()}};
+  if (sup != nullptr && sup->has_baseline()) {
+    nlohmann::json absent = nlohmann::json::array();
+    for (const check::BaselineEntry& e : sup->absent) {
+      absent.push_back({{"fingerprint", e.fingerprint},
+                        {"rule", e.rule},
+                        {"source", e.source},
+                        {"target", e.target}});
+    }
+    j["baseline"] = {
+        {"file", sup->baseline_name}, {"suppressed", sup->by_baseline}, {"absent", absent}};
+  }
   StageSeconds stage{c.seconds.parse_interpret, 0};
   nlohmann::json stats = StatsToJson(*c.analyzer, stage);
   stats["seconds"] = {{"parse_interpret", c.seconds.parse_interpret},
@@ -165,6 +274,7 @@ nlohmann::json FindingsToJson(const FindingsContext& c) {
   stats["check"] = {{"blocks_in_catalog", s.blocks_in_catalog},
                     {"blocks_generated", s.blocks_generated},
                     {"blocks_not_in_catalog", unknown},
+                    {"resources_checked", s.checked_resources.size()},
                     {"ordering_relations", s.ordering_relations},
                     {"notification_relations", s.notification_relations},
                     {"write_write_pairs", s.write_write_pairs},
@@ -176,6 +286,9 @@ nlohmann::json FindingsToJson(const FindingsContext& c) {
   for (const auto& w : cat.warnings()) warnings.push_back({{"pointer", w.json_pointer}, {"message", w.message}});
   for (const auto& cycle : c.graph->cycles()) {
     warnings.push_back({{"message", "dependency cycle"}, {"cycle", cycle.path}});
+  }
+  if (sup != nullptr) {
+    for (const auto& w : sup->warnings) warnings.push_back({{"message", w}});
   }
   j["warnings"] = warnings;
   return j;

@@ -10,6 +10,7 @@
 #include "fsmove/analysis/analyzer.h"
 #include "fsmove/catalog/catalog.h"
 #include "fsmove/check/checker.h"
+#include "fsmove/check/suppressions.h"
 #include "fsmove/graph/dependency_graph.h"
 #include "fsmove/report/analysis_report.h"
 
@@ -51,13 +52,37 @@ struct FindingsContext {
   const check::CheckResult* result = nullptr;
   CheckSeconds seconds;
   const RunSummary* run = nullptr;
+  // Findings the project accepted (configuration ignore_pairs, baseline); null: none.
+  const check::Suppressions* suppressions = nullptr;
+  // Text and SARIF show suppressed findings in full (they are always counted, and JSON
+  // always lists them under "suppressed").
+  bool show_suppressed = false;
+
+  bool IsSuppressed(size_t finding) const {
+    return suppressions != nullptr && suppressions->IsSuppressed(finding);
+  }
+  // Findings that fail the run: not suppressed.
+  size_t ReportedCount() const;
 };
 
 // The Puppet-run part of a report; empty when there was no run.
 void WriteRunText(std::ostream& out, const RunSummary& run);
 nlohmann::json RunToJson(const RunSummary& run);
 
+// Text: each finding that is not suppressed, then a line per suppressed finding and the
+// baseline entries no longer found. JSON: "faults" (not suppressed), "suppressed" (same
+// fields plus "suppression": {kind "ignore_pair"|"baseline", justification}), "summary"
+// {MOR, MN, suppressed}, "baseline" {file, suppressed, absent[]} with a baseline; every
+// fault has its "fingerprint".
 void WriteFindingsText(std::ostream& out, const FindingsContext& c);
 nlohmann::json FindingsToJson(const FindingsContext& c);
+
+// "must be applied before" / "must notify" sentences shared by the text, SARIF and JUnit
+// reports: "Exec[use config] must be applied after File[/etc/app.conf]".
+std::string FindingHeadline(const check::Finding& f, const catalog::Catalog& cat);
+// What each side did to one path: "produced by File[x] (rename at line 431418), consumed by
+// Exec[y] (openat at line 431759)".
+std::string EvidenceText(const check::PathEvidence& e, const catalog::Resource& source,
+                         const catalog::Resource& target);
 
 }  // namespace fsmove::report

@@ -1,0 +1,301 @@
+// SARIF 2.1.0 output; see sarif.h. Field choices follow GitHub's "SARIF support for code
+// scanning" (required properties, at most 10 locations, rules with help) and the OASIS spec.
+#include "fsmove/report/sarif.h"
+
+#include "fmt/format.h"
+#include "fsmove/fstrace/lowering.h"
+
+namespace fsmove::report {
+namespace {
+
+using Json = nlohmann::json;
+
+struct RuleText {
+  check::FaultKind kind;
+  const char* name;
+  const char* level;
+  const char* short_description;
+  const char* full_description;
+  const char* help_text;
+  const char* help_markdown;
+  const char* tag;
+};
+
+constexpr RuleText kRules[] = {
+    {check::FaultKind::kMissingOrdering, "MissingOrderingRelationship", "error",
+     "A resource uses a file another resource produces, and nothing orders them.",
+     "One Puppet resource produces a path (creates, writes, renames into, or changes the mode "
+     "or owner of it) that another resource consumes or removes, and no chain of "
+     "before/require/-> edges, containment, stages or autorequires makes Puppet apply the "
+     "producer first. The catalog then applies correctly only by chance of Puppet's order; "
+     "fsmove saw the dependency in a real run traced with strace.",
+     "Declare the order: add `require => Type['producer']` to the resource that needs the "
+     "file, or `before => Type['consumer']` to the one that produces it, or the chain "
+     "`Type['producer'] -> Type['consumer']`. Each result gives the exact edit and the system "
+     "calls that prove the dependency. If the two resources really commute, accept the pair "
+     "in .fsmove.json (ignore_pairs, with a reason).",
+     "Declare the order between the two resources:\n\n"
+     "- add `require => Type['producer']` to the resource that needs the file, or\n"
+     "- add `before => Type['consumer']` to the resource that produces it, or\n"
+     "- chain them: `Type['producer'] -> Type['consumer']`.\n\n"
+     "Each result's message gives the exact edit; its properties list the conflicting paths "
+     "with the system calls and trace lines that prove the dependency. If the two resources "
+     "really commute, accept the pair in `.fsmove.json` under `ignore_pairs` with a reason.",
+     "ordering"},
+    {check::FaultKind::kMissingNotifier, "MissingNotifier", "warning",
+     "A service reads a file another resource changes, and is not refreshed when it does.",
+     "A Puppet service reads a path that another resource produces, and no notify/subscribe/~> "
+     "relationship (directly, through containers, or through resources that relay refresh "
+     "events) refreshes the service when that resource changes. The service keeps running "
+     "with the old file until something else restarts it.",
+     "Notify the service: add `subscribe => Type['producer']` to the service, or "
+     "`notify => Service['name']` to the producer, or the chain `Type['producer'] ~> "
+     "Service['name']`. Each result gives the exact edit. If the service really needs no "
+     "restart, accept the pair in .fsmove.json (ignore_pairs, with a reason).",
+     "Refresh the service when the file changes:\n\n"
+     "- add `subscribe => Type['producer']` to the service, or\n"
+     "- add `notify => Service['name']` to the producer, or\n"
+     "- chain them: `Type['producer'] ~> Service['name']`.\n\n"
+     "Each result's message gives the exact edit. If the service really needs no restart, "
+     "accept the pair in `.fsmove.json` under `ignore_pairs` with a reason.",
+     "notification"},
+};
+
+const RuleText& Rule(check::FaultKind kind) {
+  return kRules[kind == check::FaultKind::kMissingOrdering ? 0 : 1];
+}
+int RuleIndex(check::FaultKind kind) { return kind == check::FaultKind::kMissingOrdering ? 0 : 1; }
+
+Json RuleJson(const RuleText& r) {
+  return {{"id", std::string(check::FaultRuleId(r.kind))},
+          {"name", r.name},
+          {"shortDescription", {{"text", r.short_description}}},
+          {"fullDescription", {{"text", r.full_description}}},
+          {"help", {{"text", r.help_text}, {"markdown", r.help_markdown}}},
+          {"defaultConfiguration", {{"level", r.level}}},
+          {"properties",
+           {{"tags", {"puppet", "reliability", r.tag}},
+            {"precision", "high"},
+            {"problem.severity", r.level == std::string_view("error") ? "error" : "warning"}}}};
+}
+
+// A physical location for a resource's declaration, or null when the catalog has no file.
+Json PhysicalLocation(const catalog::Resource& r, const SourceRoot& root) {
+  if (r.file.empty()) return nullptr;
+  Json artifact;
+  if (auto rel = root.Relative(r.file)) {
+    artifact = {{"uri", PercentEncodePath(*rel)}, {"uriBaseId", std::string(kSourceRootBaseId)}};
+  } else if (!r.file.empty() && r.file.front() == '/') {
+    artifact = {{"uri", FileUri(r.file)}};
+  } else {
+    artifact = {{"uri", PercentEncodePath(r.file)}};
+  }
+  Json physical = {{"artifactLocation", artifact}};
+  if (r.line && *r.line >= 1) physical["region"] = {{"startLine", *r.line}};
+  return physical;
+}
+
+Json Location(const catalog::Resource& r, const SourceRoot& root) {
+  Json loc;
+  Json physical = PhysicalLocation(r, root);
+  if (!physical.is_null()) loc["physicalLocation"] = physical;
+  loc["logicalLocations"] =
+      Json::array({{{"name", r.title}, {"fullyQualifiedName", r.ref}, {"kind", "resource"}}});
+  return loc;
+}
+
+std::string_view TargetVerb(const analysis::Access& a) {
+  if (a.effect == fstrace::Effect::kProduced) return "also writes";
+  if (a.effect == fstrace::Effect::kExpunged) return "removes";
+  return "uses";
+}
+
+std::string MessageText(const check::Finding& f, const catalog::Catalog& cat) {
+  const catalog::Resource& src = cat.resource(f.source);
+  const catalog::Resource& dst = cat.resource(f.target);
+  // The source is a link to relatedLocations[0] (id 1): "[text](1)".
+  std::string s = "[" + SarifMessageEscape(src.ref) + "](1)";
+  std::string d = SarifMessageEscape(dst.ref);
+  std::string text;
+  if (f.kind == check::FaultKind::kMissingOrdering) {
+    text =
+        fmt::format("{} must be applied after {}, and nothing in the catalog orders them.", d, s);
+  } else {
+    text = fmt::format("{} must be notified by {}: no notify, subscribe or ~> refreshes it.", d, s);
+  }
+  if (!f.evidence.empty()) {
+    const check::PathEvidence& e = f.evidence.front();
+    text += fmt::format(" {} produces {} and {} {} it", s, SarifMessageEscape(e.path), d,
+                        TargetVerb(e.target));
+    if (f.paths.size() > 1) {
+      text += fmt::format(" ({} more path{})", f.paths.size() - 1, f.paths.size() == 2 ? "" : "s");
+    }
+    text += ".";
+  }
+  if (f.write_write) text += " Both write the same path: the last writer wins by chance.";
+  if (f.applied_in_reverse) text += " This run applied them in the wrong order.";
+  text += " Fix: " + SarifMessageEscape(f.fix) + ".";
+  return text;
+}
+
+Json ResultProperties(const check::Finding& f, const catalog::Catalog& cat) {
+  Json evidence = Json::array();
+  for (const check::PathEvidence& e : f.evidence) {
+    evidence.push_back({{"path", e.path},
+                        {"sourceSyscall", std::string(fstrace::SyscallName(e.source.syscall))},
+                        {"sourceTraceLine", e.source.line},
+                        {"targetSyscall", std::string(fstrace::SyscallName(e.target.syscall))},
+                        {"targetTraceLine", e.target.line}});
+  }
+  return {{"kind", std::string(check::FaultKindName(f.kind))},
+          {"source", cat.resource(f.source).ref},
+          {"target", cat.resource(f.target).ref},
+          {"paths", f.paths},
+          {"evidence", evidence},
+          {"writeWrite", f.write_write},
+          {"appliedInReverse", f.applied_in_reverse},
+          {"fix", f.fix}};
+}
+
+Json Notification(std::string text, const char* level) {
+  return {{"message", {{"text", std::move(text)}}}, {"level", level}};
+}
+
+}  // namespace
+
+std::string SarifMessageEscape(std::string_view text) {
+  std::string out;
+  out.reserve(text.size());
+  for (char c : text) {
+    if (c == '\\' || c == '[' || c == ']') {
+      out.push_back('\\');
+      out.push_back(c);
+    } else if (c == '{' || c == '}') {
+      out.push_back(c);
+      out.push_back(c);
+    } else {
+      out.push_back(c);
+    }
+  }
+  return out;
+}
+
+nlohmann::json FindingsToSarif(const FindingsContext& c, const SarifOptions& o) {
+  const catalog::Catalog& cat = *c.catalog;
+  const check::CheckResult& r = *c.result;
+  const check::Suppressions* sup = c.suppressions;
+  bool baseline = sup != nullptr && sup->has_baseline();
+
+  Json results = Json::array();
+  size_t mor = 0, mn = 0;
+  for (size_t i = 0; i < r.findings.size(); ++i) {
+    const check::Finding& f = r.findings[i];
+    bool suppressed = c.IsSuppressed(i);
+    if (!suppressed) (f.kind == check::FaultKind::kMissingOrdering ? mor : mn)++;
+    if (suppressed && !c.show_suppressed) continue;
+    const catalog::Resource& src = cat.resource(f.source);
+    const catalog::Resource& dst = cat.resource(f.target);
+    // The annotation goes where the fix goes: the target. Without a manifest for it, the
+    // source's declaration (the other edit the fix offers) is the next best place.
+    const catalog::Resource& primary = dst.file.empty() && !src.file.empty() ? src : dst;
+    Json related = Location(src, o.source_root);
+    related["id"] = 1;
+    related["message"] = {
+        {"text", SarifMessageEscape(fmt::format("{} ({})", src.ref,
+                                                f.kind == check::FaultKind::kMissingOrdering
+                                                    ? "must be applied first"
+                                                    : "must notify"))}};
+    Json result = {
+        {"ruleId", std::string(check::FaultRuleId(f.kind))},
+        {"ruleIndex", RuleIndex(f.kind)},
+        {"level", Rule(f.kind).level},
+        {"message", {{"text", MessageText(f, cat)}}},
+        {"locations", Json::array({Location(primary, o.source_root)})},
+        {"relatedLocations", Json::array({related})},
+        {"partialFingerprints",
+         {{std::string(kFingerprintKey), f.fingerprint},
+          // GitHub combines this key with the file and rule to match alerts across runs; it
+          // computes one from the line's text when absent, which moves with every edit.
+          {"primaryLocationLineHash", f.fingerprint}}},
+        {"suppressions", Json::array()},
+        {"properties", ResultProperties(f, cat)}};
+    if (suppressed) {
+      result["suppressions"].push_back({{"kind", "external"},
+                                        {"status", "accepted"},
+                                        {"justification", sup->findings[i].justification}});
+    }
+    if (baseline) result["baselineState"] = sup->findings[i].in_baseline ? "unchanged" : "new";
+    results.push_back(std::move(result));
+  }
+
+  Json rules = Json::array();
+  for (const RuleText& rule : kRules) rules.push_back(RuleJson(rule));
+  Json driver = {{"name", "fsmove"},
+                 {"version", FSMOVE_VERSION},
+                 {"semanticVersion", FSMOVE_VERSION},
+                 {"informationUri", FSMOVE_INFORMATION_URI},
+                 {"rules", rules}};
+
+  Json notifications = Json::array();
+  for (const auto& w : cat.warnings()) {
+    notifications.push_back(Notification(
+        fmt::format("{}: {}: {}", cat.source_name(), w.json_pointer, w.message), "warning"));
+  }
+  for (const auto& cycle : c.graph->cycles()) {
+    std::string text = "Dependency cycle in the catalog (Puppet would refuse to apply it):";
+    for (const auto& ref : cycle.path) text += " " + ref;
+    notifications.push_back(Notification(std::move(text), "warning"));
+  }
+  for (const auto& u : r.stats.unknown_blocks) {
+    notifications.push_back(Notification(
+        fmt::format("{} is in the trace but not in the catalog (skipped)", u.ref), "warning"));
+  }
+  if (sup != nullptr) {
+    for (const auto& w : sup->warnings) notifications.push_back(Notification(w, "warning"));
+  }
+  if (c.run != nullptr) {
+    for (const auto& f : c.run->failed) {
+      notifications.push_back(
+          Notification(fmt::format("Puppet reported {} as failed: {}",
+                                   f.resource.empty() ? "a resource" : f.resource, f.message),
+                       "warning"));
+    }
+    if (!c.run->trace_complete) {
+      notifications.push_back(Notification(
+          fmt::format("The trace is incomplete (strace ended: {}); findings cover only what was "
+                      "traced",
+                      c.run->strace_end),
+          "warning"));
+    }
+  }
+
+  Json properties = {
+      {"trace", c.trace_name},
+      {"catalog", cat.source_name()},
+      {"summary",
+       {{"MOR", mor}, {"MN", mn}, {"suppressed", sup != nullptr ? sup->suppressed() : 0}}}};
+  if (baseline) {
+    properties["baseline"] = {{"file", sup->baseline_name},
+                              {"suppressed", sup->by_baseline},
+                              {"absent", sup->absent.size()}};
+  }
+
+  Json run = {{"tool", {{"driver", driver}}},
+              {"invocations", Json::array({{{"executionSuccessful", true},
+                                            {"toolExecutionNotifications", notifications}}})},
+              {"results", results},
+              {"properties", properties}};
+  if (!o.source_root.empty()) {
+    std::string root = o.source_root.path();
+    if (root.back() != '/') root += '/';
+    run["originalUriBaseIds"] = {
+        {std::string(kSourceRootBaseId),
+         {{"uri", FileUri(root)},
+          {"description", {{"text", "The repository root (--source-root)."}}}}}};
+  }
+  return {{"$schema", std::string(kSarifSchemaUri)},
+          {"version", "2.1.0"},
+          {"runs", Json::array({run})}};
+}
+
+}  // namespace fsmove::report

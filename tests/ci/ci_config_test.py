@@ -1,0 +1,82 @@
+#!/usr/bin/env python3
+"""The CI recipes stay consistent with the script they drive: action.yml and
+tools/ci/gitlab-ci.yml parse as YAML, every `inputs.X` the action uses is declared and every
+declared input is used, every run-check option they pass exists in tools/ci/run-check, the
+action uploads SARIF with github/codeql-action/upload-sarif and JUnit as an artifact, and the
+GitLab job hands GitLab the JUnit file the script writes.
+
+Usage: ci_config_test.py SOURCE_DIR
+"""
+import re
+import sys
+from pathlib import Path
+
+import yaml
+
+
+def fail(message):
+    print(f"FAIL: {message}", file=sys.stderr)
+    sys.exit(1)
+
+
+def run_check_options(script):
+    """The long options run-check's argument loop accepts."""
+    return set(re.findall(r"^\s+(--[a-z-]+)\)", script, re.M))
+
+
+def options_in(text):
+    return set(re.findall(r"(?<![\w-])(--[a-z][a-z-]*)", text))
+
+
+def main():
+    src = Path(sys.argv[1])
+    accepted = run_check_options((src / "tools/ci/run-check").read_text())
+    if not {"--module", "--trace", "--catalog", "--sarif", "--junit", "--baseline",
+            "--fail-on-findings", "--fsmove", "--source-root"} <= accepted:
+        fail(f"run-check options not found: {sorted(accepted)}")
+
+    action = yaml.safe_load((src / "action.yml").read_text())
+    if action["runs"]["using"] != "composite":
+        fail("action.yml is not a composite action")
+    declared = set(action["inputs"])
+    text = (src / "action.yml").read_text()
+    used = set(re.findall(r"inputs\.([a-z-]+)", text))
+    if used - declared:
+        fail(f"action.yml uses undeclared inputs {sorted(used - declared)}")
+    if declared - used:
+        fail(f"action.yml declares unused inputs {sorted(declared - used)}")
+    steps = action["runs"]["steps"]
+    run_step = next((s for s in steps if "tools/ci/run-check" in s.get("run", "")), None)
+    if run_step is None:
+        fail("action.yml has no step running tools/ci/run-check")
+    unknown = options_in(run_step["run"]) - accepted
+    if unknown:
+        fail(f"action.yml passes options run-check does not know: {sorted(unknown)}")
+    uses = [s.get("uses", "") for s in steps]
+    if not any(u.startswith("github/codeql-action/upload-sarif@") for u in uses):
+        fail("action.yml does not upload SARIF with github/codeql-action/upload-sarif")
+    if not any(u.startswith("actions/upload-artifact@") for u in uses):
+        fail("action.yml does not upload the JUnit report as an artifact")
+    outputs = set(re.findall(r"steps\.check\.outputs\.([a-z-]+)", text))
+    script = (src / "tools/ci/run-check").read_text()
+    for name in outputs:
+        if f'echo "{name}=' not in script:
+            fail(f"action.yml reads output {name} that run-check never writes")
+    print(f"ok: action.yml ({len(declared)} inputs, {len(steps)} steps)")
+
+    gitlab = yaml.safe_load((src / "tools/ci/gitlab-ci.yml").read_text())
+    job = gitlab["fsmove"]
+    script_text = " ".join(job["script"])
+    unknown = options_in(script_text) - accepted
+    if unknown:
+        fail(f"gitlab-ci.yml passes options run-check does not know: {sorted(unknown)}")
+    junit = re.search(r"--junit\s+(\S+)", script_text)
+    if not junit or job["artifacts"]["reports"]["junit"] != junit.group(1):
+        fail("gitlab-ci.yml: artifacts:reports:junit is not the file run-check writes")
+    if job["artifacts"].get("when") != "always":
+        fail("gitlab-ci.yml: reports must be kept when the job fails (artifacts:when: always)")
+    print("ok: tools/ci/gitlab-ci.yml")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,134 @@
+#!/usr/bin/env python3
+"""The report options end to end, through the fsmove binary on recorded runs: exit codes,
+several reports from one run, the baseline workflow, .fsmove.json (and its errors), and the
+suppressed counts in text, JSON and SARIF.
+
+Usage: cli_reports_test.py FSMOVE SOURCE_DIR
+"""
+import json
+import subprocess
+import sys
+import tempfile
+import xml.etree.ElementTree as ET
+from pathlib import Path
+
+
+def fail(message):
+    print(f"FAIL: {message}", file=sys.stderr)
+    sys.exit(1)
+
+
+def main():
+    fsmove, source_dir = sys.argv[1], Path(sys.argv[2])
+    traces = source_dir / "traces"
+
+    def analyze(trace, *extra, status):
+        args = [fsmove, "analyze", "--trace", str(traces / trace / "trace.zst"),
+                "--catalog", str(traces / trace / "catalog.json"), *map(str, extra)]
+        proc = subprocess.run(args, capture_output=True, text=True, timeout=300)
+        if proc.returncode != status:
+            fail(f"{' '.join(args)}: exit {proc.returncode}, expected {status}\n"
+                 f"stdout:\n{proc.stdout}\nstderr:\n{proc.stderr}")
+        return proc
+
+    with tempfile.TemporaryDirectory() as tmp:
+        tmp = Path(tmp)
+
+        # Exit codes: findings 1, none 0.
+        analyze("faults-configure-use-fixed", "--format", "sarif", status=0)
+        # All four reports from one run.
+        proc = analyze("faults-generate-use-bad", "--json-output", tmp / "r.json",
+                       "--sarif-output", tmp / "r.sarif", "--junit-output", tmp / "r.xml",
+                       status=1)
+        report = json.loads((tmp / "r.json").read_text())
+        sarif = json.loads((tmp / "r.sarif").read_text())
+        junit = ET.parse(tmp / "r.xml").getroot()
+        if "2 missing ordering relationships, 0 missing notifiers" not in proc.stdout:
+            fail(f"text report summary:\n{proc.stdout}")
+        if report["summary"] != {"MOR": 2, "MN": 0, "suppressed": 0}:
+            fail(f"JSON summary {report['summary']}")
+        fingerprints = [f["fingerprint"] for f in report["faults"]]
+        sarif_fps = [r["partialFingerprints"]["fsmoveFinding/v1"]
+                     for r in sarif["runs"][0]["results"]]
+        if sorted(fingerprints) != sorted(sarif_fps) or len(set(fingerprints)) != 2:
+            fail(f"JSON fingerprints {fingerprints} vs SARIF {sarif_fps}")
+        if junit.find("testsuite").get("failures") != "2":
+            fail("JUnit: expected two failing resources")
+        print("ok: one run, four reports, same findings")
+
+        # Baseline workflow: write, then only new findings fail.
+        baseline = tmp / "baseline.json"
+        proc = analyze("faults-generate-use-bad", "--write-baseline", baseline, status=1)
+        if f"wrote 2 findings to baseline {baseline}" not in proc.stderr:
+            fail(f"--write-baseline message: {proc.stderr}")
+        doc = json.loads(baseline.read_text())
+        if doc["fsmove_baseline"] != 1 or sorted(f["fingerprint"] for f in doc["findings"]) \
+                != sorted(fingerprints):
+            fail(f"baseline content {doc}")
+        for entry in doc["findings"]:
+            if not (entry["kind"] == "MOR" and entry["source"]["resource"] == "Exec[generate]"
+                    and entry["target"]["resource"] and entry["paths"]):
+                fail(f"baseline entry lacks context: {entry}")
+        proc = analyze("faults-generate-use-bad", "--baseline", baseline, "--json-output",
+                       tmp / "b.json", "--sarif-output", tmp / "b.sarif", status=0)
+        if "0 missing ordering relationships, 0 missing notifiers, 2 suppressed" not in proc.stdout:
+            fail(f"text with baseline:\n{proc.stdout}")
+        if f"2 suppressed findings (2 in baseline {baseline}):" not in proc.stdout:
+            fail(f"text suppressed list:\n{proc.stdout}")
+        b = json.loads((tmp / "b.json").read_text())
+        if b["faults"] or len(b["suppressed"]) != 2 or b["summary"]["suppressed"] != 2 \
+                or b["baseline"]["suppressed"] != 2 or b["baseline"]["absent"]:
+            fail(f"JSON with baseline: {b['summary']} {b.get('baseline')}")
+        bs = json.loads((tmp / "b.sarif").read_text())["runs"][0]
+        if bs["results"] or bs["properties"]["summary"]["suppressed"] != 2:
+            fail("SARIF with baseline: suppressed results must be counted, not listed")
+
+        # A baseline from another run: its finding is absent, this run's findings are new.
+        other = tmp / "other.json"
+        analyze("faults-configure-use-bad", "--write-baseline", other, status=1)
+        proc = analyze("faults-generate-use-bad", "--baseline", other, "--sarif-output",
+                       tmp / "o.sarif", status=1)
+        if "1 baseline finding no longer found" not in proc.stdout:
+            fail(f"absent baseline entry not reported:\n{proc.stdout}")
+        states = {r["baselineState"] for r in
+                  json.loads((tmp / "o.sarif").read_text())["runs"][0]["results"]}
+        if states != {"new"}:
+            fail(f"baselineState {states}")
+        print("ok: baseline written, applied, absent entries reported")
+
+        # .fsmove.json: pairs suppress with their reason; mistakes exit 2 naming the pointer.
+        config = tmp / "config.json"
+        config.write_text(json.dumps({"ignore_pairs": [
+            {"source": "Exec[use generated]", "target": "Exec[generate]",
+             "reason": "use generated tolerates a stale release file"}]}))
+        proc = analyze("faults-generate-use-bad", "--config", config, "--format", "json",
+                       status=1)
+        j = json.loads(proc.stdout)
+        if len(j["faults"]) != 1 or j["suppressed"][0]["suppression"] != {
+                "kind": "ignore_pair",
+                "justification": "use generated tolerates a stale release file"}:
+            fail(f"ignore_pairs: {j['faults']} {j['suppressed']}")
+        config.write_text(json.dumps({"ignore_pairs": [
+            {"source": "Exec[generate]", "target": "Exec[use generated]", "reason": ""}]}))
+        proc = analyze("faults-generate-use-bad", "--config", config, status=2)
+        if f"{config}: /ignore_pairs/0/reason: must not be empty" not in proc.stderr:
+            fail(f"bad config message: {proc.stderr}")
+        config.write_text('{"package_notify": true,}')
+        proc = analyze("faults-package-service-bad", "--config", config, status=2)
+        if f"{config}:1:25: not valid JSON" not in proc.stderr:
+            fail(f"syntax error message: {proc.stderr}")
+        # Command-line options add to the file's: --package-notify is on either way.
+        config.write_text('{"package_notify": true}')
+        analyze("faults-package-service-bad", "--config", config, status=1)
+        config.write_text('{"package_notify": false}')
+        analyze("faults-package-service-bad", "--config", config, status=0)
+        analyze("faults-package-service-bad", "--config", config, "--package-notify", status=1)
+        config.write_text(json.dumps({"ignore_paths": ["/etc/app/**"]}))
+        analyze("faults-configure-use-bad", "--config", config, status=0)
+        analyze("faults-configure-use-bad", "--config", tmp / "missing.json", status=2)
+        analyze("faults-configure-use-bad", "--baseline", config, status=2)
+        print("ok: .fsmove.json applied and validated")
+
+
+if __name__ == "__main__":
+    main()

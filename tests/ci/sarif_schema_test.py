@@ -1,0 +1,143 @@
+#!/usr/bin/env python3
+"""Validates fsmove's real SARIF output against the official SARIF 2.1.0 JSON schema.
+
+Runs `fsmove analyze --format sarif` on recorded runs under traces/ (findings inside and
+outside the source root, a missing notifier, a run with awkward resource titles and no
+findings, suppressed results with a baseline) and checks each document with python3-jsonschema's
+validator for the schema's own draft (draft-04, format checks on). Then checks that the
+validator rejects broken variants of a real document, so this test can fail.
+
+Usage: sarif_schema_test.py FSMOVE SCHEMA SOURCE_DIR
+"""
+import copy
+import json
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+
+import jsonschema
+
+
+def fail(message):
+    print(f"FAIL: {message}", file=sys.stderr)
+    sys.exit(1)
+
+
+def recorded_root(catalog_path):
+    """The checkout the catalog was compiled in: the prefix before /fixtures/ in its files."""
+    catalog = json.loads(catalog_path.read_text())
+    for resource in catalog.get("resources", []):
+        file = resource.get("file") or ""
+        if "/fixtures/" in file:
+            return file[: file.index("/fixtures/")]
+    fail(f"{catalog_path}: no manifest under fixtures/")
+
+
+def run_fsmove(fsmove, args, expected_status):
+    proc = subprocess.run([fsmove, *args], capture_output=True, text=True, timeout=300)
+    if proc.returncode != expected_status:
+        fail(f"fsmove {' '.join(args)} exited {proc.returncode}, expected {expected_status}\n"
+             f"{proc.stderr}")
+    return proc
+
+
+def main():
+    fsmove, schema_path, source_dir = sys.argv[1], Path(sys.argv[2]), Path(sys.argv[3])
+    schema = json.loads(schema_path.read_text())
+    validator_class = jsonschema.validators.validator_for(schema)
+    if validator_class is not jsonschema.Draft4Validator:
+        fail(f"expected the draft-04 SARIF schema, got {validator_class.__name__}")
+    validator_class.check_schema(schema)
+    validator = validator_class(schema, format_checker=validator_class.FORMAT_CHECKER)
+
+    traces = source_dir / "traces"
+    with tempfile.TemporaryDirectory() as tmp:
+        tmp = Path(tmp)
+        baseline = tmp / "generate-baseline.json"
+        cases = [
+            # (name, trace, extra options, expected exit status)
+            ("mor-in-root", "faults-configure-use-bad",
+             ["--source-root", recorded_root(traces / "faults-configure-use-bad/catalog.json")], 1),
+            ("mn-outside-root", "faults-config-service-bad", ["--source-root", str(tmp)], 1),
+            ("package-notify", "faults-package-service-bad", ["--package-notify"], 1),
+            ("awkward-titles", "analyzer-files", [], 0),
+            ("suppressed", "faults-generate-use-bad",
+             ["--baseline", str(baseline), "--show-suppressed"], 0),
+        ]
+        run_fsmove(fsmove, ["analyze", "--trace", str(traces / "faults-generate-use-bad/trace.zst"),
+                            "--catalog", str(traces / "faults-generate-use-bad/catalog.json"),
+                            "--write-baseline", str(baseline), "-o", str(tmp / "ignored.txt")], 1)
+        documents = {}
+        for name, trace, options, status in cases:
+            out = tmp / f"{name}.sarif"
+            run_fsmove(fsmove, ["analyze", "--trace", str(traces / trace / "trace.zst"),
+                                "--catalog", str(traces / trace / "catalog.json"),
+                                "--format", "sarif", "-o", str(out), *options], status)
+            document = json.loads(out.read_text())
+            errors = sorted(validator.iter_errors(document), key=lambda e: list(e.path))
+            for error in errors[:10]:
+                print(f"{name}: {'/'.join(map(str, error.path))}: {error.message}", file=sys.stderr)
+            if errors:
+                fail(f"{name}: {len(errors)} schema errors")
+            documents[name] = document
+            print(f"ok: {name} ({len(document['runs'][0]['results'])} results) is valid SARIF 2.1.0")
+
+    # The documents exercise what they are meant to.
+    if documents["mor-in-root"]["runs"][0]["results"][0]["locations"][0]["physicalLocation"][
+            "artifactLocation"].get("uriBaseId") != "%SRCROOT%":
+        fail("mor-in-root: the location is not relative to %SRCROOT%")
+    suppressed = documents["suppressed"]["runs"][0]["results"]
+    if len(suppressed) != 2 or any(not r["suppressions"] for r in suppressed):
+        fail("suppressed: expected two results, both with suppressions")
+    if {r["baselineState"] for r in suppressed} != {"unchanged"}:
+        fail("suppressed: expected baselineState unchanged")
+
+    # And the validator is not a rubber stamp: broken variants of a real document fail.
+    good = documents["mor-in-root"]
+
+    def without(path):
+        def mutate(doc):
+            *parents, last = path
+            node = doc
+            for key in parents:
+                node = node[key]
+            del node[last]
+        return mutate
+
+    def setting(path, value):
+        def mutate(doc):
+            *parents, last = path
+            node = doc
+            for key in parents:
+                node = node[key]
+            node[last] = value
+        return mutate
+
+    result = ["runs", 0, "results", 0]
+    mutations = {
+        "no version": without(["version"]),
+        "wrong version": setting(["version"], "2.0.0"),
+        "no tool": without(["runs", 0, "tool"]),
+        "unknown level": setting([*result, "level"], "fatal"),
+        "no message": without([*result, "message"]),
+        "line 0": setting([*result, "locations", 0, "physicalLocation", "region", "startLine"], 0),
+        "fingerprint not a string": setting([*result, "partialFingerprints", "fsmoveFinding/v1"], 7),
+        "bad suppression kind": setting([*result, "suppressions"], [{"kind": "silenced"}]),
+        "bad baselineState": setting([*result, "baselineState"], "old"),
+        "unknown top-level key": setting(["results"], []),
+        "informationUri not a URI": setting(["runs", 0, "tool", "driver", "informationUri"],
+                                            "not a uri"),
+    }
+    for name, mutate in mutations.items():
+        broken = copy.deepcopy(good)
+        mutate(broken)
+        if broken == good:
+            fail(f"mutation '{name}' changed nothing")
+        if validator.is_valid(broken):
+            fail(f"the validator accepted a broken document ({name})")
+    print(f"ok: {len(mutations)} broken variants rejected")
+
+
+if __name__ == "__main__":
+    main()

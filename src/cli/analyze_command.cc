@@ -67,6 +67,7 @@ int RunAnalyze(const AnalyzeOptions& o) {
     ctx.analyzer = &analyzer;
     ctx.seconds.parse_interpret = seconds.analysis;
     ctx.seconds.catalog_and_graph = catalog_seconds;
+    ctx.seconds.catalog_load = catalog_seconds;
     return CheckAndReport(o.report, *cat, ctx);
   }
 

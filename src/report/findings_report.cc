@@ -267,6 +267,7 @@ nlohmann::json FindingsToJson(const FindingsContext& c) {
   nlohmann::json stats = StatsToJson(*c.analyzer, stage);
   stats["seconds"] = {{"parse_interpret", c.seconds.parse_interpret},
                       {"catalog_and_graph", c.seconds.catalog_and_graph},
+                      {"catalog_load", c.seconds.catalog_load},
                       {"check", c.seconds.check}};
   const check::CheckStats& s = r.stats;
   nlohmann::json unknown = nlohmann::json::array();

@@ -274,6 +274,13 @@ absl::Status Preflight(const CheckRequest& request) {
 absl::StatusOr<RunResult> RunCheck(const CheckRequest& request, analysis::Analyzer& analyzer) {
   auto target = ResolveTarget(request.target);
   if (!target.ok()) return target.status();
+  // Outputs that cannot be written are reported before anything runs.
+  std::unique_ptr<TraceCopy> copy;
+  if (!request.save_trace.empty()) {
+    auto c = TraceCopy::Create(request.save_trace);
+    if (!c.ok()) return c.status();
+    copy = std::move(*c);
+  }
   RunResult result;
   result.dependencies = target->dependencies;
   result.summary.target = target->display;
@@ -353,13 +360,6 @@ absl::StatusOr<RunResult> RunCheck(const CheckRequest& request, analysis::Analyz
 
   int status_pipe[2];
   if (pipe2(status_pipe, O_CLOEXEC) != 0) return Errno("pipe");
-
-  std::unique_ptr<TraceCopy> copy;
-  if (!request.save_trace.empty()) {
-    auto c = TraceCopy::Create(request.save_trace);
-    if (!c.ok()) return c.status();
-    copy = std::move(*c);
-  }
 
   Progress progress(request.progress);
   SignalScope signals;

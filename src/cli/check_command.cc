@@ -110,7 +110,7 @@ int RunCheckCommand(CheckCliOptions& o) {
   }
 
   auto t = std::chrono::steady_clock::now();
-  auto cat = catalog::Catalog::LoadFile(run->catalog_path);
+  auto cat = exec::LoadRunCatalog(*run);
   if (!cat.ok()) {
     std::cerr << "fsmove: error: " << cat.status().message() << "\n";
     return kExitError;

@@ -316,7 +316,12 @@ absl::StatusOr<RunResult> RunCheck(const CheckRequest& request, analysis::Analyz
     manifest = inside + "/" + kManifestFile;
   }
   std::vector<std::string> modulepath;
+  if (!target->manifest_text.empty()) {
+    result.manifest_paths.emplace_back(inside + "/" + kManifestFile, work + "/" + kManifestFile);
+  }
   if (target->link_module) {
+    result.manifest_paths.emplace_back(inside + "/" + kModuleLinks + "/" + target->module_name + "/",
+                                       target->module_dir + "/");
     std::string links = work + "/" + kModuleLinks;
     mkdir(links.c_str(), 0755);
     if (symlink(target->module_dir.c_str(), (links + "/" + target->module_name).c_str()) != 0) {
@@ -516,6 +521,26 @@ absl::StatusOr<RunResult> RunCheck(const CheckRequest& request, analysis::Analyz
     result.end = RunEnd::kApplied;
   }
   return result;
+}
+
+absl::StatusOr<catalog::Catalog> LoadRunCatalog(const RunResult& run) {
+  if (run.manifest_paths.empty()) return catalog::Catalog::LoadFile(run.catalog_path);
+  std::string text = ReadWholeFile(run.catalog_path);
+  nlohmann::json j = nlohmann::json::parse(text, nullptr, /*allow_exceptions=*/false);
+  if (j.is_object() && j.contains("resources") && j["resources"].is_array()) {
+    for (auto& r : j["resources"]) {
+      if (!r.is_object() || !r.contains("file") || !r["file"].is_string()) continue;
+      std::string file = r["file"].get<std::string>();
+      for (const auto& [inside, host] : run.manifest_paths) {
+        if (file.starts_with(inside)) {
+          r["file"] = host + file.substr(inside.size());
+          break;
+        }
+      }
+    }
+    text = j.dump();
+  }  // else: the loader reports what is wrong with the original text
+  return catalog::Catalog::LoadString(text, run.catalog_path);
 }
 
 }  // namespace fsmove::exec

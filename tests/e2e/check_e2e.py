@@ -176,6 +176,28 @@ def case_example():
     check_json([target], read_expected(os.path.join(ARGS.source, "fixtures", "example", "EXPECTED.txt")))
 
 
+def case_forge_module():
+    """A Forge-style checkout (`acme-tiny/`, module name `tiny` from metadata.json) under /tmp
+    (not visible through the overlay, so bound read-only): it compiles, and findings point at
+    the manifest on the host, not at the sandbox's view of it."""
+    with tempfile.TemporaryDirectory() as tmp:
+        mod = os.path.join(tmp, "acme-tiny")
+        os.makedirs(os.path.join(mod, "manifests"))
+        with open(os.path.join(mod, "metadata.json"), "w", encoding="utf-8") as fh:
+            json.dump({"name": "acme-tiny", "version": "1.0.0", "author": "acme", "summary": "t",
+                       "license": "MIT", "source": "https://example.invalid/acme-tiny",
+                       "dependencies": []}, fh)
+        with open(os.path.join(mod, "manifests", "init.pp"), "w", encoding="utf-8") as fh:
+            fh.write("class tiny {\n  file { '/etc/tiny.conf': ensure => file, content => \"x\\n\" }\n"
+                     "  exec { '/bin/cat /etc/tiny.conf': }\n}\n")
+        def host_paths(report):
+            for f in report["faults"]:
+                for side in ("source", "target"):
+                    check(f[side]["file"] == os.path.join(mod, "manifests", "init.pp"),
+                          f"manifest path not mapped to the host: {f[side]['file']}")
+        check_json([mod], ["MOR\tFile[/etc/tiny.conf]\tExec[/bin/cat /etc/tiny.conf]"], host_paths)
+
+
 def case_save_trace():
     """--save-trace/--save-catalog keep what was analysed: `fsmove analyze` on them agrees."""
     target = os.path.join(ARGS.source, "fixtures", "faults", "configure-use", "bad.pp")

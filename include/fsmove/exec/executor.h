@@ -8,6 +8,7 @@
 
 #include "absl/status/statusor.h"
 #include "fsmove/analysis/analyzer.h"
+#include "fsmove/catalog/catalog.h"
 #include "fsmove/exec/sandbox.h"
 #include "fsmove/exec/target.h"
 #include "fsmove/report/findings_report.h"
@@ -52,7 +53,13 @@ struct RunResult {
   std::string error;                      // kSetupFailed
   int signal = 0;                         // kInterrupted: which signal
   double analysis_seconds = 0;  // parse + interpret (overlapping the apply)
+  // Manifest paths as Puppet saw them inside the sandbox -> as they are on the host (prefixes).
+  std::vector<std::pair<std::string, std::string>> manifest_paths;
 };
+
+// Loads the run's catalog with each resource's manifest `file` mapped back to the host (a
+// linked module's files, the generated site.pp), so reports point at files users can open.
+absl::StatusOr<catalog::Catalog> LoadRunCatalog(const RunResult& run);
 
 // The strace command line (without the traced command): -f, the kernel-side syscall filter
 // of the modelled calls (--seccomp-bpf), a string limit long enough for any marker.

@@ -193,6 +193,8 @@ std::function<int()> RegisterCheck(CLI::App& app) {
       ->default_val("deny");
   cmd->add_flag("--no-prep", [o](int64_t) { o->request.prep = false; },
                 "skip the untraced apt preparation in the sandbox");
+  cmd->add_flag("--no-pin-cpu", [o](int64_t) { o->request.pin_cpu = false; },
+                "do not run the traced apply on one CPU (pinning makes ptrace stops cheap)");
   cmd->add_flag("--full-trace", o->request.full_trace,
                 "trace every system call, not only those the model uses (much slower)");
   cmd->add_flag("--untraced", o->request.untraced,

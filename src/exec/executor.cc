@@ -91,13 +91,19 @@ class FifoSource : public trace::ByteSource {
       : fd_(fd), stop_(stop), grace_(grace) {}
   ~FifoSource() override { close(fd_); }
   absl::StatusOr<size_t> Read(char* buf, size_t n) override {
+    // strace writes line by line; waking for each line would bounce between CPUs hundreds
+    // of thousands of times. After a short read, let the (1 MB) pipe fill for a while.
+    if (last_read_short_) std::this_thread::sleep_for(std::chrono::milliseconds(3));
     for (;;) {
       pollfd p{fd_, POLLIN, 0};
       int r = poll(&p, 1, 200);
       if (r < 0 && errno != EINTR) return absl::ErrnoToStatus(errno, "poll on the trace FIFO");
       if (r > 0) {
         ssize_t got = read(fd_, buf, n);
-        if (got >= 0) return static_cast<size_t>(got);
+        if (got >= 0) {
+          last_read_short_ = static_cast<size_t>(got) < n / 4;
+          return static_cast<size_t>(got);
+        }
         if (errno != EINTR && errno != EAGAIN) return absl::ErrnoToStatus(errno, "read failed");
         continue;
       }
@@ -117,6 +123,7 @@ class FifoSource : public trace::ByteSource {
   const std::atomic<bool>* stop_;
   std::chrono::seconds grace_;
   bool stop_seen_ = false;
+  bool last_read_short_ = false;
   Clock::time_point stop_at_;
 };
 
@@ -307,6 +314,7 @@ absl::StatusOr<RunResult> RunCheck(const CheckRequest& request, analysis::Analyz
   spec.prep = request.prep;
   spec.keep_dir = request.keep_sandbox;
   spec.env = PuppetEnvironment();
+  if (request.pin_cpu && request.sandbox == SandboxMode::kOverlay) spec.trace_cpu = TracingCpu();
   const std::string inside = InsideWorkDir(spec);
   if (spec.mode == SandboxMode::kOverlay) mkdir(spec.scratch_dir.c_str(), 0700);
 

@@ -4,6 +4,7 @@
 #include <fcntl.h>
 #include <poll.h>
 #include <pwd.h>
+#include <sched.h>
 #include <signal.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
@@ -100,6 +101,12 @@ absl::StatusOr<pid_t> Spawn(const std::vector<std::string>& argv, const SpawnOpt
     sigemptyset(&none);
     sigprocmask(SIG_SETMASK, &none, nullptr);
     if (options.new_session && setsid() < 0) ChildFail(report[1], 4, errno);
+    if (options.cpu >= 0) {
+      cpu_set_t set;
+      CPU_ZERO(&set);
+      CPU_SET(options.cpu, &set);
+      sched_setaffinity(0, sizeof set, &set);  // best effort: a failure only costs speed
+    }
     int in = options.stdin_fd >= 0 ? options.stdin_fd : null_fd;
     // dup2 onto 0/1/2 after moving sources out of the way is not needed: sources are > 2 or
     // already the right descriptor in every caller; MoveFd handles the equal case.
@@ -222,6 +229,16 @@ absl::StatusOr<CapturedRun> RunCaptured(const std::vector<std::string>& argv,
   close(err[0]);
   if (!pid.ok()) return pid.status();
   return run;
+}
+
+int TracingCpu() {
+  cpu_set_t set;
+  CPU_ZERO(&set);
+  if (sched_getaffinity(0, sizeof set, &set) != 0) return -1;
+  for (int cpu = CPU_SETSIZE - 1; cpu >= 0; --cpu) {
+    if (CPU_ISSET(cpu, &set)) return cpu;
+  }
+  return -1;
 }
 
 std::vector<std::string> PuppetEnvironment() {

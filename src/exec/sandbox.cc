@@ -38,6 +38,7 @@ nlohmann::json SandboxSpecToJson(const SandboxSpec& s) {
           {"policy_rc", s.policy_rc},
           {"prep", s.prep},
           {"keep_dir", s.keep_dir},
+          {"trace_cpu", s.trace_cpu},
           {"env", s.env},
           {"compile_argv", s.compile_argv},
           {"strace_argv", s.strace_argv},
@@ -56,6 +57,7 @@ absl::StatusOr<SandboxSpec> SandboxSpecFromJson(const nlohmann::json& j) {
     s.policy_rc = j.at("policy_rc").get<std::string>();
     s.prep = j.at("prep").get<bool>();
     s.keep_dir = j.at("keep_dir").get<std::string>();
+    s.trace_cpu = j.value("trace_cpu", -1);
     s.env = j.at("env").get<std::vector<std::string>>();
     s.compile_argv = j.at("compile_argv").get<std::vector<std::string>>();
     s.strace_argv = j.at("strace_argv").get<std::vector<std::string>>();
@@ -427,6 +429,7 @@ class Supervisor {
     o.env = spec_.env;
     o.stdout_fd = log;
     o.stderr_fd = log;
+    if (!spec_.strace_argv.empty()) o.cpu = spec_.trace_cpu;
     auto t0 = Clock::now();
     auto pid = Spawn(argv, o);
     if (log >= 0) close(log);

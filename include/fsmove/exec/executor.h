@@ -27,6 +27,9 @@ struct CheckRequest {
   bool progress = false;      // compile / resource N of M / analysis lines on stderr
   bool full_trace = false;    // trace every system call, not only the modelled ones (slow)
   bool untraced = false;      // apply without strace (to measure the tracing overhead)
+  // Pin strace and the traced processes to one CPU (default in the overlay sandbox, where the
+  // daemons Puppet starts die with the run; not with --sandbox none, where they stay).
+  bool pin_cpu = true;
   // Service starts by package maintainer scripts: deny (as in Debian's container images, and
   // so that a Service resource's own start, which reads its configuration, is traced),
   // allow, or none.

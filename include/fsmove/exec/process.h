@@ -21,6 +21,7 @@ struct SpawnOptions {
   int stderr_fd = -1;              // -1: inherit
   std::vector<std::string> env;    // the whole environment; its PATH is searched for argv[0]
   bool new_session = false;        // setsid(): no terminal signals (Ctrl-C) reach the child
+  int cpu = -1;                    // >= 0: run the child (and all it starts) on this CPU only
 };
 
 // fork + exec. argv[0] without a '/' is searched in the PATH of `options.env` (inside the
@@ -45,6 +46,9 @@ struct CapturedRun {
 absl::StatusOr<CapturedRun> RunCaptured(const std::vector<std::string>& argv,
                                         const std::vector<std::string>& env,
                                         size_t max_bytes = 1u << 20);
+
+// The CPU a traced run is pinned to: the last one this process may use (-1 if unknown).
+int TracingCpu();
 
 // The environment every Puppet run gets: a fixed PATH and locale, HOME, USER, LOGNAME.
 std::vector<std::string> PuppetEnvironment();

@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include <chrono>
+#include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <iostream>
@@ -29,13 +30,14 @@ namespace fs = std::filesystem;
 using Clock = std::chrono::steady_clock;
 
 std::vector<std::string> CheckArguments(const ScanOptions& o, const std::string& module,
-                                        const std::string& dir) {
+                                        const std::string& dir, const std::string& work_dir) {
   const fs::path d(dir);
   std::vector<std::string> argv = {o.fsmove_binary, "check", "-q", "--format", "json",
                                    "-o", (d / kReportFile).string(),
                                    "--save-catalog", (d / kCatalogFile).string(),
                                    "--puppet-log", (d / kPuppetLogFile).string(),
-                                   "--timeout", std::to_string(o.timeout_seconds)};
+                                   "--timeout", std::to_string(o.timeout_seconds),
+                                   "--work-dir", work_dir};
   if (o.save_traces) {
     argv.push_back("--save-trace");
     argv.push_back((d / kTraceFile).string());
@@ -51,6 +53,7 @@ namespace {
 struct Running {
   std::string module;
   std::string dir;
+  std::string work;
   Clock::time_point start;
   bool hard_killed = false;
 };
@@ -119,6 +122,15 @@ absl::StatusOr<ScanOutcome> RunScan(const ScanOptions& o, const volatile std::si
     queue.emplace_back(m, dir);
   }
 
+  std::string work_parent = o.work_parent;
+  if (work_parent.empty()) {
+    const char* tmp = std::getenv("TMPDIR");
+    std::string tmpl = std::string(tmp != nullptr && *tmp != '\0' ? tmp : "/tmp") + "/fsmove-scan.XXXXXX";
+    if (!queue.empty() && mkdtemp(tmpl.data()) == nullptr) {
+      return absl::InternalError(fmt::format("cannot create {}", tmpl));
+    }
+    work_parent = tmpl;
+  }
   const std::vector<std::string> env = Environment();
   const size_t total = o.modules.size();
   const int jobs = std::max(1, o.jobs);
@@ -154,6 +166,7 @@ absl::StatusOr<ScanOutcome> RunScan(const ScanOptions& o, const volatile std::si
   auto finish = [&](pid_t pid, int wait_status) {
     Running r = running.at(pid);
     running.erase(pid);
+    fs::remove_all(r.work, ec);
     ModuleResult res = Classify(r.module, Collect(r, wait_status));
     if (auto st = WriteStatus(r.dir, res); !st.ok()) {
       out.notes.push_back(fmt::format("{}: {}", r.module, std::string(st.message())));
@@ -174,7 +187,10 @@ absl::StatusOr<ScanOutcome> RunScan(const ScanOptions& o, const volatile std::si
       fs::create_directories(dir, ec);
       const std::string log = (fs::path(dir) / kCheckLogFile).string();
       int fd = open(log.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-      Running r{module, dir, Clock::now(), false};
+      Running r{module, dir, (fs::path(work_parent) / fs::path(dir).filename()).string(),
+                Clock::now(), false};
+      fs::remove_all(r.work, ec);
+      fs::create_directories(r.work, ec);
       if (fd < 0) {
         ModuleResult res;
         res.module = module;
@@ -188,7 +204,7 @@ absl::StatusOr<ScanOutcome> RunScan(const ScanOptions& o, const volatile std::si
       so.stderr_fd = fd;
       so.env = env;
       so.new_session = true;  // Ctrl-C reaches the scan, which stops the checks in order
-      auto pid = exec::Spawn(CheckArguments(o, module, dir), so);
+      auto pid = exec::Spawn(CheckArguments(o, module, dir, r.work), so);
       if (!pid.ok()) {
         std::string msg = fmt::format("cannot start fsmove check: {}\n", std::string(pid.status().message()));
         (void)!write(fd, msg.data(), msg.size());
@@ -240,6 +256,10 @@ absl::StatusOr<ScanOutcome> RunScan(const ScanOptions& o, const volatile std::si
       }
     }
     if (!reaped) std::this_thread::sleep_for(std::chrono::milliseconds(100));
+  }
+  if (o.work_parent.empty() && !queue.empty()) {
+    // Interrupted checks' work directories go too: their sandboxes are gone with them.
+    fs::remove_all(work_parent, ec);
   }
   out.signal = *stop;
   if (drawn) std::cerr << "\r\x1b[K" << std::flush;

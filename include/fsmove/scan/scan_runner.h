@@ -23,6 +23,9 @@ struct ScanOptions {
   bool save_traces = false;
   std::vector<std::string> check_options;  // passed to every check (--modulepath ...)
   std::string fsmove_binary = "/proc/self/exe";
+  // Each check's --work-dir is made under here and removed when it ends (what is worth
+  // keeping is in the module's folder); empty: a fresh fsmove-scan.XXXXXX in $TMPDIR or /tmp.
+  std::string work_parent;
   bool progress = false;         // a live line on stderr
 };
 
@@ -37,7 +40,7 @@ struct ScanOutcome {
 // The argv of the check of `module` writing into `dir` (tested: this is the whole contract
 // between scan and check).
 std::vector<std::string> CheckArguments(const ScanOptions& options, const std::string& module,
-                                        const std::string& dir);
+                                        const std::string& dir, const std::string& work_dir);
 
 // `stop` is polled: when it becomes non-zero (a signal number) the running checks get SIGTERM,
 // are waited for, and left unfinished (no status.json) for the next run.

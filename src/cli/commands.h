@@ -32,5 +32,7 @@ std::function<int()> RegisterAnalyze(CLI::App& app);
 std::function<int()> RegisterTrace(CLI::App& app);
 std::function<int()> RegisterGraph(CLI::App& app);
 std::function<int()> RegisterCheck(CLI::App& app);
+std::function<int()> RegisterScan(CLI::App& app);
+std::function<int()> RegisterMerge(CLI::App& app);
 
 }  // namespace fsmove::cli

@@ -21,6 +21,8 @@ int main(int argc, char** argv) {
   auto trace = fsmove::cli::RegisterTrace(app);
   auto graph = fsmove::cli::RegisterGraph(app);
   auto check = fsmove::cli::RegisterCheck(app);
+  auto scan = fsmove::cli::RegisterScan(app);
+  auto merge = fsmove::cli::RegisterMerge(app);
   try {
     app.parse(argc, argv);
   } catch (const CLI::CallForHelp& e) {
@@ -37,5 +39,7 @@ int main(int argc, char** argv) {
   if (app.got_subcommand("trace")) return trace();
   if (app.got_subcommand("graph")) return graph();
   if (app.got_subcommand("check")) return check();
+  if (app.got_subcommand("scan")) return scan();
+  if (app.got_subcommand("merge")) return merge();
   return fsmove::cli::kExitError;
 }

@@ -1,0 +1,62 @@
+// One module's outcome in a batch scan: its status, decided from how `fsmove check` ended and
+// what it wrote, with the counts and times the summary shows.
+#pragma once
+
+#include <optional>
+#include <string>
+#include <string_view>
+
+#include "nlohmann/json.hpp"
+
+namespace fsmove::scan {
+
+enum class ModuleStatus { kOk, kFindings, kCompileFailed, kApplyFailed, kTimeout, kCrashed };
+
+std::string_view ModuleStatusName(ModuleStatus s);  // "ok", "findings", "compile-failed", ...
+std::optional<ModuleStatus> ParseModuleStatus(std::string_view name);
+
+struct ModuleResult {
+  std::string module;  // identity (NormalizeModulePath)
+  ModuleStatus status = ModuleStatus::kCrashed;
+  int mor = 0;
+  int mn = 0;
+  uint64_t trace_bytes = 0;
+  double apply_seconds = 0;
+  double analysis_seconds = 0;  // parse + interpret, catalog and graph, check
+  std::string error;            // one line, for every status but ok and findings
+  int check_exit = -1;          // check's exit code (128 + N when killed by signal N)
+};
+
+// What a finished `fsmove check` child left behind.
+struct CheckOutcome {
+  int exit_code = -1;          // shell-style: 128 + N when killed by signal N
+  bool killed_by_signal = false;
+  bool hard_killed = false;    // the scan killed it after --timeout plus the grace period
+  std::optional<nlohmann::json> report;  // report.json, when complete and parsable
+  bool has_catalog = false;    // catalog.json was written
+  std::string check_log;       // check's stderr
+};
+
+// The status mapping (also in the README and `fsmove scan --help`):
+//   hard-killed by the scan                                   -> timeout
+//   killed by a signal                                        -> crashed
+//   exit 0 with a report                                      -> ok
+//   exit 1 with a report                                      -> findings
+//   exit 2, report says run.timed_out                         -> timeout
+//   exit 2, "could not compile" in check.log, or no catalog   -> compile-failed
+//   exit 2 with a report: Puppet killed, trace incomplete or
+//     failed resources                                        -> apply-failed
+//   anything else (no report, other exit codes, exit 2 with a
+//     report but no sign of a failed run)                     -> crashed
+// Counts and times come from the report whenever there is one.
+ModuleResult Classify(const std::string& module, const CheckOutcome& outcome);
+
+// The most telling line of check's stderr: its first "error:" line without the "fsmove: "
+// prefix, else its last non-empty line; cut to 300 characters.
+std::string ErrorLine(std::string_view check_log);
+
+nlohmann::json ToJson(const ModuleResult& r);
+// Null when a field is missing or of the wrong type, or the status is unknown.
+std::optional<ModuleResult> ModuleResultFromJson(const nlohmann::json& j);
+
+}  // namespace fsmove::scan

@@ -1,0 +1,49 @@
+// Runs `fsmove check` on each module of a batch scan as a child process of this same binary
+// (argv entries, never a shell), N at a time, each writing into its own folder of the results
+// directory; a crash, hang or failure of one check is recorded and the scan goes on.
+#pragma once
+
+#include <csignal>
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "fsmove/scan/module_result.h"
+
+namespace fsmove::scan {
+
+struct ScanOptions {
+  std::vector<std::string> modules;  // identities, in the order to run them
+  std::string out_dir;
+  int jobs = 1;
+  int timeout_seconds = 1800;    // passed to check (--timeout)
+  int kill_after_seconds = 300;  // check is killed this long after --timeout
+  bool force = false;            // redo modules that have a valid status.json
+  bool save_traces = false;
+  std::vector<std::string> check_options;  // passed to every check (--modulepath ...)
+  std::string fsmove_binary = "/proc/self/exe";
+  // Each check's --work-dir is made under here and removed when it ends (what is worth
+  // keeping is in the module's folder); empty: a fresh fsmove-scan.XXXXXX in $TMPDIR or /tmp.
+  std::string work_parent;
+  bool progress = false;         // a live line on stderr
+};
+
+struct ScanOutcome {
+  std::vector<ModuleResult> results;  // finished modules (skipped ones included)
+  size_t skipped = 0;                 // valid status.json found
+  size_t redone = 0;                  // folder present but unfinished or corrupt
+  int signal = 0;                     // interrupted by this signal: unfinished modules left
+  std::vector<std::string> notes;     // "redoing X: reason"
+};
+
+// The argv of the check of `module` writing into `dir` (tested: this is the whole contract
+// between scan and check).
+std::vector<std::string> CheckArguments(const ScanOptions& options, const std::string& module,
+                                        const std::string& dir, const std::string& work_dir);
+
+// `stop` is polled: when it becomes non-zero (a signal number) the running checks get SIGTERM,
+// are waited for, and left unfinished (no status.json) for the next run.
+absl::StatusOr<ScanOutcome> RunScan(const ScanOptions& options, const volatile std::sig_atomic_t* stop);
+
+}  // namespace fsmove::scan

@@ -1,0 +1,116 @@
+// `fsmove merge DIR... -o OUT`: joins the results folders of a sharded scan into one, with one
+// summary, and says which modules were duplicated, conflicting or missing.
+#include <algorithm>
+#include <filesystem>
+#include <iostream>
+#include <memory>
+#include <set>
+
+#include "commands.h"
+#include "fmt/format.h"
+#include "fsmove/scan/merge.h"
+#include "fsmove/scan/module_list.h"
+#include "fsmove/scan/results_dir.h"
+
+namespace fsmove::cli {
+namespace {
+
+namespace fs = std::filesystem;
+
+struct MergeCliOptions {
+  std::vector<std::string> inputs;
+  std::string out;
+};
+
+// Hard links when the folders share a file system (traces can be large), copies otherwise.
+bool CopyFolder(const fs::path& from, const fs::path& to) {
+  std::error_code ec;
+  fs::remove_all(to, ec);
+  fs::copy(from, to, fs::copy_options::recursive | fs::copy_options::create_hard_links, ec);
+  if (!ec) return true;
+  fs::remove_all(to, ec);
+  fs::copy(from, to, fs::copy_options::recursive, ec);
+  return !ec;
+}
+
+int RunMergeCommand(const MergeCliOptions& o) {
+  std::error_code ec;
+  std::vector<scan::MergeInput> inputs;
+  for (const auto& dir : o.inputs) {
+    if (fs::exists(o.out, ec) && fs::equivalent(dir, o.out, ec)) {
+      std::cerr << "fsmove: error: the output " << o.out << " is also an input\n";
+      return kExitError;
+    }
+    auto contents = scan::ReadResultsDir(dir);
+    if (!contents.ok()) {
+      std::cerr << "fsmove: error: " << std::string(contents.status().message()) << "\n";
+      return kExitError;
+    }
+    scan::MergeInput in{dir, std::move(*contents), std::nullopt};
+    if (auto m = scan::ReadScanManifest(dir); m.ok()) in.manifest = std::move(*m);
+    inputs.push_back(std::move(in));
+  }
+  scan::MergePlan plan = scan::PlanMerge(inputs);
+  fs::create_directories(o.out, ec);
+  if (ec) {
+    std::cerr << "fsmove: error: cannot create " << o.out << ": " << ec.message() << "\n";
+    return kExitError;
+  }
+  for (const auto& s : plan.sources) {
+    if (!CopyFolder(fs::path(s.input_dir) / s.folder, fs::path(o.out) / s.folder)) {
+      std::cerr << "fsmove: error: cannot copy " << s.input_dir << "/" << s.folder << " to "
+                << o.out << "\n";
+      return kExitError;
+    }
+  }
+  if (auto st = scan::WriteSummary(o.out, plan.results); !st.ok()) {
+    std::cerr << "fsmove: error: " << std::string(st.message()) << "\n";
+    return kExitError;
+  }
+  // A complete merge is a whole scan: its scan.json lets `fsmove scan` resume into it.
+  bool complete = plan.conflicts.empty() && plan.problems.empty() && !inputs.empty() &&
+                  std::all_of(inputs.begin(), inputs.end(), [](const auto& in) { return in.manifest.has_value(); });
+  if (complete) {
+    std::vector<std::string> all;
+    for (const auto& in : inputs) all.insert(all.end(), in.manifest->modules.begin(), in.manifest->modules.end());
+    all = scan::CanonicalModuleList(std::move(all));
+    scan::ScanManifest m{scan::Shard{}, scan::ModuleListDigest(all), all.size(), all};
+    if (auto st = scan::WriteScanManifest(o.out, m); !st.ok()) {
+      std::cerr << "fsmove: error: " << std::string(st.message()) << "\n";
+      return kExitError;
+    }
+  } else {
+    fs::remove(fs::path(o.out) / scan::kScanJson, ec);
+  }
+  for (const auto& d : plan.duplicates) std::cerr << "fsmove: warning: duplicate: " << d << "\n";
+  for (const auto& u : plan.unfinished) std::cerr << "fsmove: warning: " << u << "\n";
+  for (const auto& c : plan.conflicts) std::cerr << "fsmove: error: conflict: " << c << "\n";
+  for (const auto& p : plan.problems) std::cerr << "fsmove: error: " << p << "\n";
+  bool all_ok = true;
+  for (const auto& r : plan.results) all_ok = all_ok && r.status == scan::ModuleStatus::kOk;
+  std::cout << fmt::format("merged {} module{} from {} folder{} into {}\n", plan.results.size(),
+                           plan.results.size() == 1 ? "" : "s", inputs.size(),
+                           inputs.size() == 1 ? "" : "s", o.out);
+  if (!plan.conflicts.empty() || !plan.problems.empty()) return kExitError;
+  return all_ok ? kExitOk : kExitFindings;
+}
+
+}  // namespace
+
+std::function<int()> RegisterMerge(CLI::App& app) {
+  auto o = std::make_shared<MergeCliOptions>();
+  CLI::App* cmd = app.add_subcommand(
+      "merge", "Join the results folders of `fsmove scan --shard` runs into one, with one summary");
+  cmd->footer(R"(
+Copies (hard-links where possible) every finished module folder into OUT and writes
+OUT/summary.json and summary.csv. A module in several inputs is a duplicate when the results
+agree (a warning; the first is kept) and a conflict otherwise. When every input has its
+scan.json, the shards must come from the same module list, each once, each complete.
+Exit status: 0 merged and every module ok; 1 merged, some module not ok; 2 conflicts,
+missing or repeated shards, unfinished modules, or a usage error (OUT is still written).)");
+  cmd->add_option("DIR", o->inputs, "results folders of `fsmove scan`")->required();
+  cmd->add_option("-o,--output", o->out, "the merged results folder")->type_name("OUT")->required();
+  return [o] { return RunMergeCommand(*o); };
+}
+
+}  // namespace fsmove::cli

@@ -1,0 +1,214 @@
+// `fsmove scan MODULE...`: `fsmove check` on many modules, N at a time, each in its own
+// process and folder of a results directory, resumable, shardable, with a summary.
+#include <signal.h>
+#include <unistd.h>
+
+#include <csignal>
+#include <filesystem>
+#include <iostream>
+#include <map>
+#include <memory>
+
+#include "commands.h"
+#include "fmt/format.h"
+#include "fsmove/scan/module_list.h"
+#include "fsmove/scan/results_dir.h"
+#include "fsmove/scan/scan_runner.h"
+#include "fsmove/scan/shard.h"
+
+namespace fsmove::cli {
+namespace {
+
+volatile std::sig_atomic_t g_stop = 0;
+void OnStopSignal(int sig) { g_stop = sig; }
+
+struct ScanCliOptions {
+  std::vector<std::string> modules;
+  std::vector<std::string> lists;
+  std::vector<std::string> modules_dirs;
+  std::string shard;
+  std::vector<std::string> modulepath;
+  bool package_notify = false;
+  std::string policy_rc;
+  std::string sandbox;
+  bool quiet = false;
+  scan::ScanOptions run;
+};
+
+constexpr const char* kStatusHelp = R"(
+Each module gets a folder in the results directory (its base name and a hash of its path):
+report.json, catalog.json, puppet.log, check.log (check's stderr), trace.zst (--save-traces)
+and status.json, written last, which marks it done. summary.json and summary.csv list every
+module of the scan (or shard) with its status, MOR and MN counts, trace bytes, apply and
+analysis seconds and, when not ok, a one-line error. A module's status:
+  ok              check exited 0
+  findings        check exited 1 (missing ordering relationships or notifiers)
+  timeout         check exited 2 and its report says the apply timed out, or check did not
+                  end --kill-after seconds after --timeout and was killed
+  compile-failed  check exited 2 and said "could not compile", or left no catalog
+  apply-failed    check exited 2 with a report: Puppet killed, trace incomplete, or
+                  resources failed
+  crashed         check was killed by a signal, left no report, or exited otherwise
+A rerun skips modules whose status.json is valid (its files present, of the sizes recorded)
+and redoes the others; --force redoes all.
+Exit status: 0 every module ok; 1 any module has findings or could not be checked (any status
+but ok); 2 usage error or the results directory cannot be written; 130 interrupted (finished
+modules are kept; a rerun continues).)";
+
+int RunScanCommand(ScanCliOptions& o) {
+  std::vector<std::string> all = o.modules;
+  for (const auto& list : o.lists) {
+    auto m = scan::ReadModuleList(list);
+    if (!m.ok()) {
+      std::cerr << "fsmove: error: " << std::string(m.status().message()) << "\n";
+      return kExitError;
+    }
+    all.insert(all.end(), m->begin(), m->end());
+  }
+  for (const auto& dir : o.modules_dirs) {
+    auto m = scan::DiscoverModules(dir);
+    if (!m.ok()) {
+      std::cerr << "fsmove: error: " << std::string(m.status().message()) << "\n";
+      return kExitError;
+    }
+    if (m->empty()) std::cerr << "fsmove: warning: no module (NAME/manifests/init.pp) in " << dir << "\n";
+    all.insert(all.end(), m->begin(), m->end());
+  }
+  all = scan::CanonicalModuleList(std::move(all));
+  if (all.empty()) {
+    std::cerr << "fsmove: error: no modules to scan (give MODULE..., --list FILE or "
+                 "--modules-dir DIR)\n";
+    return kExitError;
+  }
+  scan::Shard shard;
+  if (!o.shard.empty()) {
+    auto s = scan::ParseShard(o.shard);
+    if (!s.ok()) {
+      std::cerr << "fsmove: error: " << std::string(s.status().message()) << "\n";
+      return kExitError;
+    }
+    shard = *s;
+  }
+  o.run.modules = scan::SelectShard(all, shard);
+  for (const auto& m : o.modulepath) {
+    o.run.check_options.push_back("--modulepath");
+    o.run.check_options.push_back(m);
+  }
+  if (o.package_notify) o.run.check_options.push_back("--package-notify");
+  if (!o.policy_rc.empty()) o.run.check_options.insert(o.run.check_options.end(), {"--policy-rc", o.policy_rc});
+  if (!o.sandbox.empty()) o.run.check_options.insert(o.run.check_options.end(), {"--sandbox", o.sandbox});
+  o.run.progress = !o.quiet && isatty(STDERR_FILENO);
+
+  std::error_code ec;
+  std::filesystem::create_directories(o.run.out_dir, ec);
+  scan::ScanManifest manifest{shard, scan::ModuleListDigest(all), all.size(), o.run.modules};
+  if (auto st = scan::WriteScanManifest(o.run.out_dir, manifest); !st.ok()) {
+    std::cerr << "fsmove: error: " << std::string(st.message()) << "\n";
+    return kExitError;
+  }
+  if (!o.quiet) {
+    std::cerr << fmt::format("fsmove: scanning {} module{}{} into {} ({} at a time)\n",
+                             o.run.modules.size(), o.run.modules.size() == 1 ? "" : "s",
+                             o.shard.empty() ? "" : fmt::format(" (shard {} of {})", shard.ToString(), all.size()),
+                             o.run.out_dir, o.run.jobs);
+  }
+
+  struct sigaction sa {};
+  sa.sa_handler = OnStopSignal;
+  sigemptyset(&sa.sa_mask);
+  sigaction(SIGINT, &sa, nullptr);
+  sigaction(SIGTERM, &sa, nullptr);
+  auto outcome = scan::RunScan(o.run, &g_stop);
+  if (!outcome.ok()) {
+    std::cerr << "fsmove: error: " << std::string(outcome.status().message()) << "\n";
+    return kExitError;
+  }
+  for (const auto& n : outcome->notes) std::cerr << "fsmove: note: " << n << "\n";
+  if (auto st = scan::WriteSummary(o.run.out_dir, outcome->results); !st.ok()) {
+    std::cerr << "fsmove: error: " << std::string(st.message()) << "\n";
+    return kExitError;
+  }
+
+  std::map<std::string, int> counts;
+  bool all_ok = true;
+  std::vector<const scan::ModuleResult*> sorted;
+  for (const auto& r : outcome->results) sorted.push_back(&r);
+  std::sort(sorted.begin(), sorted.end(), [](auto* a, auto* b) { return a->module < b->module; });
+  for (const auto* r : sorted) {
+    ++counts[std::string(scan::ModuleStatusName(r->status))];
+    if (r->status == scan::ModuleStatus::kOk) continue;
+    all_ok = false;
+    if (r->status == scan::ModuleStatus::kFindings) {
+      std::cout << fmt::format("{:<15} {}: {} MOR, {} MN\n", "findings", r->module, r->mor, r->mn);
+    } else {
+      std::cout << fmt::format("{:<15} {}: {}\n", scan::ModuleStatusName(r->status), r->module, r->error);
+    }
+  }
+  std::string line;
+  for (const char* s : {"ok", "findings", "compile-failed", "apply-failed", "timeout", "crashed"}) {
+    if (counts[s] > 0) line += fmt::format("{}{} {}", line.empty() ? "" : ", ", counts[s], s);
+  }
+  std::cout << fmt::format("{} of {} module{} done ({} skipped as already done): {}; summary in {}\n",
+                           outcome->results.size(), o.run.modules.size(),
+                           o.run.modules.size() == 1 ? "" : "s", outcome->skipped,
+                           line.empty() ? "nothing" : line,
+                           (std::filesystem::path(o.run.out_dir) / scan::kSummaryCsv).string());
+  if (outcome->signal != 0) {
+    std::cerr << "fsmove: interrupted (" << sigabbrev_np(outcome->signal)
+              << "): unfinished modules were stopped; run the same command again to continue\n";
+    return 128 + outcome->signal;
+  }
+  return all_ok ? kExitOk : kExitFindings;
+}
+
+}  // namespace
+
+std::function<int()> RegisterScan(CLI::App& app) {
+  auto o = std::make_shared<ScanCliOptions>();
+  CLI::App* cmd = app.add_subcommand(
+      "scan", "Run `fsmove check` on many modules (N at a time, resumable, shardable) and "
+              "summarise");
+  cmd->footer(kStatusHelp);
+  cmd->add_option("MODULE", o->modules, "module directories to scan");
+  cmd->add_option("--list", o->lists,
+                  "a file of module directories, one a line (# comments; repeatable)")
+      ->type_name("FILE")
+      ->allow_extra_args(false);
+  cmd->add_option("--modules-dir", o->modules_dirs,
+                  "scan every subdirectory of DIR with manifests/init.pp (repeatable)")
+      ->type_name("DIR")
+      ->allow_extra_args(false);
+  cmd->add_option("-o,--output", o->run.out_dir, "the results directory")
+      ->type_name("DIR")
+      ->default_val("fsmove-scan");
+  cmd->add_option("-j,--jobs", o->run.jobs, "checks (sandboxes) running at once")
+      ->check(CLI::Range(1, 256))
+      ->default_val(1);
+  cmd->add_option("--timeout", o->run.timeout_seconds,
+                  "each check's --timeout: Puppet's apply is stopped after this many seconds")
+      ->check(CLI::PositiveNumber)
+      ->default_val(1800);
+  cmd->add_option("--kill-after", o->run.kill_after_seconds,
+                  "kill a check still running this many seconds after --timeout (status timeout)")
+      ->check(CLI::PositiveNumber)
+      ->default_val(300);
+  cmd->add_option("--shard", o->shard,
+                  "scan only shard I of N (1-based): module k of the sorted list belongs to "
+                  "shard (k mod N) + 1; merge the shards' folders with `fsmove merge`")
+      ->type_name("I/N");
+  cmd->add_flag("--force", o->run.force, "redo modules already done");
+  cmd->add_flag("--save-traces", o->run.save_traces, "keep each module's trace as trace.zst");
+  cmd->add_option("--modulepath", o->modulepath,
+                  "passed to each check: another directory of modules (repeatable)")
+      ->type_name("DIR")
+      ->allow_extra_args(false);
+  cmd->add_flag("--package-notify", o->package_notify, "passed to each check");
+  cmd->add_option("--policy-rc", o->policy_rc, "passed to each check: deny (default), allow, none")
+      ->check(CLI::IsMember({"allow", "deny", "none"}));
+  cmd->add_option("--sandbox", o->sandbox, "passed to each check: overlay or none")
+      ->check(CLI::IsMember({"overlay", "none"}));
+  cmd->add_flag("-q,--quiet", o->quiet, "no progress line");
+  return [o] { return RunScanCommand(*o); };
+}
+
+}  // namespace fsmove::cli

@@ -1,0 +1,80 @@
+// Module discovery for batch scans: list files, directories of modules, identities and the
+// names of their result folders.
+#include "fsmove/scan/module_list.h"
+
+#include <algorithm>
+#include <filesystem>
+#include <fstream>
+
+#include "fmt/format.h"
+#include "fsmove/check/sha256.h"
+
+namespace fsmove::scan {
+
+namespace fs = std::filesystem;
+
+std::string NormalizeModulePath(std::string_view path) {
+  std::string s = fs::path(std::string(path)).lexically_normal().string();
+  while (s.size() > 1 && s.back() == '/') s.pop_back();
+  return s.empty() ? "." : s;
+}
+
+namespace {
+
+std::string_view Trim(std::string_view s) {
+  while (!s.empty() && (s.front() == ' ' || s.front() == '\t')) s.remove_prefix(1);
+  while (!s.empty() && (s.back() == ' ' || s.back() == '\t' || s.back() == '\r')) s.remove_suffix(1);
+  return s;
+}
+
+}  // namespace
+
+absl::StatusOr<std::vector<std::string>> ReadModuleList(const std::string& list_file) {
+  std::ifstream in(list_file);
+  if (!in) return absl::NotFoundError(fmt::format("cannot read the module list {}", list_file));
+  std::vector<std::string> out;
+  std::string line;
+  while (std::getline(in, line)) {
+    std::string_view l = Trim(line);
+    if (l.empty() || l.front() == '#') continue;
+    out.emplace_back(l);
+  }
+  return out;
+}
+
+absl::StatusOr<std::vector<std::string>> DiscoverModules(const std::string& dir) {
+  std::error_code ec;
+  fs::directory_iterator it(dir, ec);
+  if (ec) return absl::NotFoundError(fmt::format("cannot list {}: {}", dir, ec.message()));
+  std::vector<std::string> out;
+  for (const fs::directory_entry& e : it) {
+    std::error_code e2;
+    if (!e.is_directory(e2)) continue;
+    if (fs::is_regular_file(e.path() / "manifests" / "init.pp", e2)) out.push_back(e.path().string());
+  }
+  std::sort(out.begin(), out.end());
+  return out;
+}
+
+std::vector<std::string> CanonicalModuleList(std::vector<std::string> modules) {
+  for (auto& m : modules) m = NormalizeModulePath(m);
+  std::sort(modules.begin(), modules.end());
+  modules.erase(std::unique(modules.begin(), modules.end()), modules.end());
+  return modules;
+}
+
+std::string ModuleDirName(std::string_view module) {
+  std::string norm = NormalizeModulePath(module);
+  std::string base = fs::path(norm).filename().string();
+  if (base.empty() || base == "." || base == "..") base = "module";
+  for (char& c : base) {
+    bool safe = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
+                c == '.' || c == '_' || c == '-';
+    if (!safe) c = '_';
+  }
+  if (base.front() == '.') base.front() = '_';  // no hidden folders, no "..": never a path step
+  if (base.size() > 64) base.resize(64);
+  return fmt::format("{}-{}", base, check::Sha256Hex(norm).substr(0, 8));
+}
+
+}  // namespace fsmove::scan

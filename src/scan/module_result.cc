@@ -1,0 +1,178 @@
+// A module's status in a batch scan, decided from check's exit code, report and stderr.
+#include "fsmove/scan/module_result.h"
+
+#include <array>
+
+#include "fmt/format.h"
+
+namespace fsmove::scan {
+
+namespace {
+
+constexpr std::array<std::pair<ModuleStatus, std::string_view>, 6> kNames = {{
+    {ModuleStatus::kOk, "ok"},
+    {ModuleStatus::kFindings, "findings"},
+    {ModuleStatus::kCompileFailed, "compile-failed"},
+    {ModuleStatus::kApplyFailed, "apply-failed"},
+    {ModuleStatus::kTimeout, "timeout"},
+    {ModuleStatus::kCrashed, "crashed"},
+}};
+
+// The report's value at a JSON pointer, or `fallback` when absent or of another type.
+template <typename T>
+T At(const nlohmann::json& j, const char* pointer, T fallback) {
+  const nlohmann::json::json_pointer p(pointer);
+  if (!j.contains(p)) return fallback;
+  const nlohmann::json& v = j.at(p);
+  if constexpr (std::is_same_v<T, bool>) {
+    return v.is_boolean() ? v.get<bool>() : fallback;
+  } else {
+    return v.is_number() ? v.get<T>() : fallback;
+  }
+}
+
+std::string OneLine(std::string s) {
+  for (char& c : s) {
+    if (c == '\n' || c == '\r' || c == '\t') c = ' ';
+  }
+  if (s.size() > 300) s = s.substr(0, 297) + "...";
+  return s;
+}
+
+}  // namespace
+
+std::string_view ModuleStatusName(ModuleStatus s) {
+  for (const auto& [status, name] : kNames) {
+    if (status == s) return name;
+  }
+  return "crashed";
+}
+
+std::optional<ModuleStatus> ParseModuleStatus(std::string_view name) {
+  for (const auto& [status, n] : kNames) {
+    if (n == name) return status;
+  }
+  return std::nullopt;
+}
+
+std::string ErrorLine(std::string_view log) {
+  std::string_view last;
+  size_t start = 0;
+  while (start < log.size()) {
+    size_t end = log.find('\n', start);
+    if (end == std::string_view::npos) end = log.size();
+    std::string_view line = log.substr(start, end - start);
+    start = end + 1;
+    if (line.find_first_not_of(" \t\r") == std::string_view::npos) continue;
+    size_t at = line.find("error: ");
+    if (at != std::string_view::npos) return OneLine(std::string(line.substr(at + 7)));
+    last = line;
+  }
+  return OneLine(std::string(last));
+}
+
+ModuleResult Classify(const std::string& module, const CheckOutcome& o) {
+  ModuleResult r;
+  r.module = module;
+  r.check_exit = o.exit_code;
+  if (o.report) {
+    const nlohmann::json& j = *o.report;
+    r.mor = At<int>(j, "/summary/MOR", 0);
+    r.mn = At<int>(j, "/summary/MN", 0);
+    r.trace_bytes = At<uint64_t>(j, "/stats/bytes", 0);
+    r.apply_seconds = At<double>(j, "/run/apply_seconds", 0);
+    r.analysis_seconds = At<double>(j, "/stats/seconds/parse_interpret", 0) +
+                         At<double>(j, "/stats/seconds/catalog_and_graph", 0) +
+                         At<double>(j, "/stats/seconds/check", 0);
+  }
+  const std::string why = ErrorLine(o.check_log);
+  auto fail = [&](ModuleStatus s, std::string error) {
+    r.status = s;
+    r.error = OneLine(std::move(error));
+    return r;
+  };
+  if (o.hard_killed) {
+    return fail(ModuleStatus::kTimeout,
+                "fsmove check did not end after --timeout and the grace period; it was killed");
+  }
+  if (o.killed_by_signal) {
+    return fail(ModuleStatus::kCrashed,
+                fmt::format("fsmove check was killed by signal {}{}", o.exit_code - 128,
+                            why.empty() ? "" : ": " + why));
+  }
+  if ((o.exit_code == 0 || o.exit_code == 1) && o.report) {
+    r.status = o.exit_code == 0 ? ModuleStatus::kOk : ModuleStatus::kFindings;
+    return r;
+  }
+  if (o.exit_code == 2) {
+    if (o.report && At<bool>(*o.report, "/run/timed_out", false)) {
+      return fail(ModuleStatus::kTimeout, why.empty() ? "puppet apply timed out" : why);
+    }
+    if (o.check_log.find("could not compile") != std::string::npos || !o.has_catalog) {
+      // Puppet's own message is on the lines after check's; its first "Error:" line says it.
+      std::string detail = why;
+      size_t at = o.check_log.find("Error: ");
+      if (at != std::string::npos) {
+        size_t end = o.check_log.find('\n', at);
+        detail = o.check_log.substr(at + 7, end == std::string::npos ? end : end - at - 7);
+      }
+      return fail(ModuleStatus::kCompileFailed,
+                  detail.empty() ? "the catalog was not compiled" : detail);
+    }
+    if (o.report) {
+      const nlohmann::json& j = *o.report;
+      bool puppet_killed = At<int>(j, "/run/puppet_exit_code", 0) > 128;
+      bool incomplete = !At<bool>(j, "/run/trace_complete", true);
+      const nlohmann::json::json_pointer failed("/run/failed_resources");
+      bool resources_failed = j.contains(failed) && j.at(failed).is_array() && !j.at(failed).empty();
+      if (puppet_killed || incomplete || resources_failed) {
+        return fail(ModuleStatus::kApplyFailed, why.empty() ? "puppet apply failed" : why);
+      }
+    }
+  }
+  if (!o.report) {
+    return fail(ModuleStatus::kCrashed,
+                fmt::format("fsmove check exited with code {} without a report{}", o.exit_code,
+                            why.empty() ? "" : ": " + why));
+  }
+  return fail(ModuleStatus::kCrashed, fmt::format("fsmove check exited with code {}{}", o.exit_code,
+                                                  why.empty() ? "" : ": " + why));
+}
+
+nlohmann::json ToJson(const ModuleResult& r) {
+  nlohmann::json j = {{"module", r.module},
+                      {"status", std::string(ModuleStatusName(r.status))},
+                      {"mor", r.mor},
+                      {"mn", r.mn},
+                      {"trace_bytes", r.trace_bytes},
+                      {"apply_seconds", r.apply_seconds},
+                      {"analysis_seconds", r.analysis_seconds},
+                      {"error", r.error},
+                      {"check_exit", r.check_exit}};
+  return j;
+}
+
+std::optional<ModuleResult> ModuleResultFromJson(const nlohmann::json& j) {
+  if (!j.is_object()) return std::nullopt;
+  auto str = [&](const char* k) { return j.contains(k) && j[k].is_string(); };
+  auto num = [&](const char* k) { return j.contains(k) && j[k].is_number(); };
+  if (!str("module") || !str("status") || !num("mor") || !num("mn") || !num("trace_bytes") ||
+      !num("apply_seconds") || !num("analysis_seconds")) {
+    return std::nullopt;
+  }
+  auto status = ParseModuleStatus(j["status"].get<std::string>());
+  if (!status) return std::nullopt;
+  ModuleResult r;
+  r.module = j["module"].get<std::string>();
+  r.status = *status;
+  r.mor = j["mor"].get<int>();
+  r.mn = j["mn"].get<int>();
+  r.trace_bytes = j["trace_bytes"].get<uint64_t>();
+  r.apply_seconds = j["apply_seconds"].get<double>();
+  r.analysis_seconds = j["analysis_seconds"].get<double>();
+  if (str("error")) r.error = j["error"].get<std::string>();
+  if (num("check_exit")) r.check_exit = j["check_exit"].get<int>();
+  return r;
+}
+
+}  // namespace fsmove::scan

@@ -1,0 +1,216 @@
+// The results folder of a batch scan: status.json (written last, atomically), its validation
+// on resume and merge, scan.json and the summaries.
+#include "fsmove/scan/results_dir.h"
+
+#include <unistd.h>
+
+#include <algorithm>
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+
+#include "fmt/format.h"
+#include "fsmove/scan/module_list.h"
+
+namespace fsmove::scan {
+
+namespace fs = std::filesystem;
+
+absl::Status WriteFileAtomically(const std::string& path, const std::string& content) {
+  const std::string tmp = fmt::format("{}.tmp.{}", path, getpid());
+  {
+    std::ofstream out(tmp, std::ios::binary | std::ios::trunc);
+    out << content;
+    out.flush();
+    if (!out) return absl::InternalError(fmt::format("cannot write {}", tmp));
+  }
+  std::error_code ec;
+  fs::rename(tmp, path, ec);
+  if (ec) {
+    fs::remove(tmp, ec);
+    return absl::InternalError(fmt::format("cannot rename {} to {}", tmp, path));
+  }
+  return absl::OkStatus();
+}
+
+namespace {
+
+absl::StatusOr<nlohmann::json> ReadJson(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) return absl::NotFoundError(fmt::format("{} is missing", path));
+  std::stringstream ss;
+  ss << in.rdbuf();
+  nlohmann::json j = nlohmann::json::parse(ss.str(), nullptr, /*allow_exceptions=*/false);
+  if (j.is_discarded()) return absl::DataLossError(fmt::format("{} is not valid JSON", path));
+  return j;
+}
+
+}  // namespace
+
+absl::Status WriteStatus(const std::string& dir, const ModuleResult& result) {
+  nlohmann::json files = nlohmann::json::object();
+  std::error_code ec;
+  for (const fs::directory_entry& e : fs::directory_iterator(dir, ec)) {
+    const std::string name = e.path().filename().string();
+    if (name == kStatusFile || name.rfind(std::string(kStatusFile) + ".tmp", 0) == 0) continue;
+    std::error_code e2;
+    if (!e.is_regular_file(e2)) continue;
+    files[name] = static_cast<uint64_t>(e.file_size(e2));
+  }
+  if (ec) return absl::InternalError(fmt::format("cannot list {}: {}", dir, ec.message()));
+  nlohmann::json j = ToJson(result);
+  j["files"] = files;
+  return WriteFileAtomically((fs::path(dir) / kStatusFile).string(), j.dump(2) + "\n");
+}
+
+absl::StatusOr<ModuleRecord> ReadStatus(const std::string& dir, const std::string& module) {
+  auto j = ReadJson((fs::path(dir) / kStatusFile).string());
+  if (!j.ok()) return j.status();
+  auto result = ModuleResultFromJson(*j);
+  if (!result || !j->contains("files") || !(*j)["files"].is_object()) {
+    return absl::DataLossError(fmt::format("{}/{} lacks fields", dir, kStatusFile));
+  }
+  if (!module.empty() && result->module != module) {
+    return absl::DataLossError(fmt::format("{}/{} is for module {}, not {}", dir, kStatusFile,
+                                           result->module, module));
+  }
+  ModuleRecord rec;
+  rec.result = std::move(*result);
+  for (const auto& [name, size] : (*j)["files"].items()) {
+    if (!size.is_number_unsigned() || name.find('/') != std::string::npos) {
+      return absl::DataLossError(fmt::format("{}/{}: bad entry for {}", dir, kStatusFile, name));
+    }
+    std::error_code ec;
+    uint64_t actual = fs::file_size(fs::path(dir) / name, ec);
+    if (ec) return absl::DataLossError(fmt::format("{}/{} is missing", dir, name));
+    if (actual != size.get<uint64_t>()) {
+      return absl::DataLossError(fmt::format("{}/{} has {} bytes, status.json says {}", dir, name,
+                                             actual, size.get<uint64_t>()));
+    }
+    rec.files[name] = actual;
+  }
+  // A finished check always leaves its stderr; a report is expected for every status that
+  // counts findings.
+  if (!rec.files.count(kCheckLogFile)) {
+    return absl::DataLossError(fmt::format("{}/{} lists no {}", dir, kStatusFile, kCheckLogFile));
+  }
+  if ((rec.result.status == ModuleStatus::kOk || rec.result.status == ModuleStatus::kFindings) &&
+      !rec.files.count(kReportFile)) {
+    return absl::DataLossError(fmt::format("{}/{} lists no {}", dir, kStatusFile, kReportFile));
+  }
+  return rec;
+}
+
+absl::StatusOr<ResultsDirContents> ReadResultsDir(const std::string& dir) {
+  std::error_code ec;
+  fs::directory_iterator it(dir, ec);
+  if (ec) return absl::NotFoundError(fmt::format("cannot list {}: {}", dir, ec.message()));
+  std::vector<fs::path> folders;
+  for (const fs::directory_entry& e : it) {
+    std::error_code e2;
+    if (e.is_directory(e2)) folders.push_back(e.path());
+  }
+  std::sort(folders.begin(), folders.end());
+  ResultsDirContents out;
+  for (const fs::path& f : folders) {
+    const std::string name = f.filename().string();
+    auto rec = ReadStatus(f.string(), "");
+    if (!rec.ok()) {
+      out.invalid.push_back(fmt::format("{}: {}", name, std::string(rec.status().message())));
+      continue;
+    }
+    if (ModuleDirName(rec->result.module) != name) {
+      out.invalid.push_back(fmt::format("{}: holds module {}, whose folder would be {}", name,
+                                        rec->result.module, ModuleDirName(rec->result.module)));
+      continue;
+    }
+    out.dir_of[rec->result.module] = name;
+    out.modules[rec->result.module] = std::move(*rec);
+  }
+  return out;
+}
+
+absl::Status WriteScanManifest(const std::string& dir, const ScanManifest& m) {
+  nlohmann::json j = {{"shard", m.shard.ToString()},
+                      {"list_digest", m.list_digest},
+                      {"list_size", m.list_size},
+                      {"modules", m.modules}};
+  return WriteFileAtomically((fs::path(dir) / kScanJson).string(), j.dump(2) + "\n");
+}
+
+absl::StatusOr<ScanManifest> ReadScanManifest(const std::string& dir) {
+  auto j = ReadJson((fs::path(dir) / kScanJson).string());
+  if (!j.ok()) return j.status();
+  const nlohmann::json& v = *j;
+  if (!v.is_object() || !v.contains("shard") || !v["shard"].is_string() ||
+      !v.contains("list_digest") || !v["list_digest"].is_string() || !v.contains("list_size") ||
+      !v["list_size"].is_number_unsigned() || !v.contains("modules") || !v["modules"].is_array()) {
+    return absl::DataLossError(fmt::format("{}/{} lacks fields", dir, kScanJson));
+  }
+  auto shard = ParseShard(v["shard"].get<std::string>());
+  if (!shard.ok()) return shard.status();
+  ScanManifest m;
+  m.shard = *shard;
+  m.list_digest = v["list_digest"].get<std::string>();
+  m.list_size = v["list_size"].get<size_t>();
+  for (const auto& x : v["modules"]) {
+    if (!x.is_string()) return absl::DataLossError(fmt::format("{}/{}: bad module", dir, kScanJson));
+    m.modules.push_back(x.get<std::string>());
+  }
+  return m;
+}
+
+namespace {
+
+std::string CsvField(const std::string& s) {
+  if (s.find_first_of(",\"\n\r") == std::string::npos) return s;
+  std::string out = "\"";
+  for (char c : s) {
+    if (c == '"') out += '"';
+    out += c;
+  }
+  return out + "\"";
+}
+
+}  // namespace
+
+absl::Status WriteSummary(const std::string& dir, const std::vector<ModuleResult>& results) {
+  std::vector<const ModuleResult*> sorted;
+  for (const auto& r : results) sorted.push_back(&r);
+  std::sort(sorted.begin(), sorted.end(),
+            [](const ModuleResult* a, const ModuleResult* b) { return a->module < b->module; });
+  nlohmann::json modules = nlohmann::json::array();
+  std::string csv = "module,status,mor,mn,trace_bytes,apply_seconds,analysis_seconds,error\n";
+  for (const ModuleResult* r : sorted) {
+    nlohmann::json j = ToJson(*r);
+    j.erase("check_exit");
+    modules.push_back(j);
+    csv += fmt::format("{},{},{},{},{},{:.3f},{:.3f},{}\n", CsvField(r->module),
+                       ModuleStatusName(r->status), r->mor, r->mn, r->trace_bytes,
+                       r->apply_seconds, r->analysis_seconds, CsvField(r->error));
+  }
+  nlohmann::json j = {{"modules", modules}};
+  if (auto st = WriteFileAtomically((fs::path(dir) / kSummaryJson).string(), j.dump(2) + "\n");
+      !st.ok()) {
+    return st;
+  }
+  return WriteFileAtomically((fs::path(dir) / kSummaryCsv).string(), csv);
+}
+
+absl::StatusOr<std::vector<ModuleResult>> ReadSummaryJson(const std::string& path) {
+  auto j = ReadJson(path);
+  if (!j.ok()) return j.status();
+  if (!j->is_object() || !j->contains("modules") || !(*j)["modules"].is_array()) {
+    return absl::DataLossError(fmt::format("{} has no \"modules\" array", path));
+  }
+  std::vector<ModuleResult> out;
+  for (const auto& m : (*j)["modules"]) {
+    auto r = ModuleResultFromJson(m);
+    if (!r) return absl::DataLossError(fmt::format("{}: a module entry lacks fields", path));
+    out.push_back(std::move(*r));
+  }
+  return out;
+}
+
+}  // namespace fsmove::scan

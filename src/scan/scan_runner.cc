@@ -1,0 +1,269 @@
+// The batch-scan scheduler: resume checks, N concurrent `fsmove check` children, hard kills
+// after the time limit, classification and status.json, the live progress line.
+#include "fsmove/scan/scan_runner.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <iostream>
+#include <map>
+#include <sstream>
+#include <thread>
+
+#include "fmt/format.h"
+#include "fsmove/exec/process.h"
+#include "fsmove/scan/module_list.h"
+#include "fsmove/scan/results_dir.h"
+
+extern char** environ;
+
+namespace fsmove::scan {
+
+namespace fs = std::filesystem;
+using Clock = std::chrono::steady_clock;
+
+std::vector<std::string> CheckArguments(const ScanOptions& o, const std::string& module,
+                                        const std::string& dir, const std::string& work_dir) {
+  const fs::path d(dir);
+  std::vector<std::string> argv = {o.fsmove_binary, "check", "-q", "--format", "json",
+                                   "-o", (d / kReportFile).string(),
+                                   "--save-catalog", (d / kCatalogFile).string(),
+                                   "--puppet-log", (d / kPuppetLogFile).string(),
+                                   "--timeout", std::to_string(o.timeout_seconds),
+                                   "--work-dir", work_dir};
+  if (o.save_traces) {
+    argv.push_back("--save-trace");
+    argv.push_back((d / kTraceFile).string());
+  }
+  argv.insert(argv.end(), o.check_options.begin(), o.check_options.end());
+  argv.push_back("--");  // a module path starting with '-' is still a path
+  argv.push_back(module);
+  return argv;
+}
+
+namespace {
+
+struct Running {
+  std::string module;
+  std::string dir;
+  std::string work;
+  Clock::time_point start;
+  bool hard_killed = false;
+};
+
+std::string ReadAll(const fs::path& p, size_t max_bytes) {
+  std::ifstream in(p, std::ios::binary);
+  std::string s(max_bytes, '\0');
+  in.read(s.data(), static_cast<std::streamsize>(max_bytes));
+  s.resize(static_cast<size_t>(in.gcount()));
+  return s;
+}
+
+CheckOutcome Collect(const Running& r, int wait_status) {
+  CheckOutcome o;
+  o.exit_code = exec::ShellExitCode(wait_status);
+  o.killed_by_signal = WIFSIGNALED(wait_status);
+  o.hard_killed = r.hard_killed;
+  const fs::path d(r.dir);
+  std::error_code ec;
+  if (fs::exists(d / kReportFile, ec)) {
+    std::string text = ReadAll(d / kReportFile, size_t{1} << 30);
+    nlohmann::json j = nlohmann::json::parse(text, nullptr, false);
+    if (!j.is_discarded() && j.is_object()) o.report = std::move(j);
+  }
+  o.has_catalog = fs::file_size(d / kCatalogFile, ec) > 0 && !ec;
+  o.check_log = ReadAll(d / kCheckLogFile, 1 << 20);
+  return o;
+}
+
+std::string Duration(double s) {
+  int t = static_cast<int>(s + 0.5);
+  if (t >= 3600) return fmt::format("{}h{:02}m", t / 3600, t / 60 % 60);
+  if (t >= 60) return fmt::format("{}m{:02}s", t / 60, t % 60);
+  return fmt::format("{}s", t);
+}
+
+std::vector<std::string> Environment() {
+  std::vector<std::string> env;
+  for (char** e = environ; *e != nullptr; ++e) env.emplace_back(*e);
+  return env;
+}
+
+}  // namespace
+
+absl::StatusOr<ScanOutcome> RunScan(const ScanOptions& o, const volatile std::sig_atomic_t* stop) {
+  ScanOutcome out;
+  std::error_code ec;
+  fs::create_directories(o.out_dir, ec);
+  if (ec) return absl::InternalError(fmt::format("cannot create {}: {}", o.out_dir, ec.message()));
+
+  std::vector<std::pair<std::string, std::string>> queue;  // module, folder
+  for (const std::string& m : o.modules) {
+    const std::string dir = (fs::path(o.out_dir) / ModuleDirName(m)).string();
+    if (!o.force) {
+      auto rec = ReadStatus(dir, m);
+      if (rec.ok()) {
+        out.results.push_back(rec->result);
+        ++out.skipped;
+        continue;
+      }
+      if (fs::exists(dir, ec)) {
+        ++out.redone;
+        out.notes.push_back(fmt::format("redoing {}: {}", m, std::string(rec.status().message())));
+      }
+    }
+    queue.emplace_back(m, dir);
+  }
+
+  std::string work_parent = o.work_parent;
+  if (work_parent.empty()) {
+    const char* tmp = std::getenv("TMPDIR");
+    std::string tmpl = std::string(tmp != nullptr && *tmp != '\0' ? tmp : "/tmp") + "/fsmove-scan.XXXXXX";
+    if (!queue.empty() && mkdtemp(tmpl.data()) == nullptr) {
+      return absl::InternalError(fmt::format("cannot create {}", tmpl));
+    }
+    work_parent = tmpl;
+  }
+  const std::vector<std::string> env = Environment();
+  const size_t total = o.modules.size();
+  const int jobs = std::max(1, o.jobs);
+  std::map<pid_t, Running> running;
+  size_t next = 0, findings = 0, failed = 0, ran = 0;
+  double ran_seconds = 0;
+  for (const auto& r : out.results) {
+    findings += r.status == ModuleStatus::kFindings;
+    failed += r.status != ModuleStatus::kOk && r.status != ModuleStatus::kFindings;
+  }
+  const auto hard_limit = std::chrono::seconds(o.timeout_seconds + o.kill_after_seconds);
+  Clock::time_point last_draw{};
+  bool drawn = false;
+  auto draw = [&](bool force) {
+    if (!o.progress) return;
+    auto now = Clock::now();
+    if (!force && now - last_draw < std::chrono::seconds(1)) return;
+    last_draw = now;
+    size_t done = out.results.size();
+    std::string eta = "?";
+    if (ran > 0) {
+      double per = ran_seconds / static_cast<double>(ran);
+      size_t left = (queue.size() - next) + running.size();
+      eta = Duration(per * static_cast<double>(left) / jobs);
+    }
+    std::cerr << fmt::format("\r\x1b[Kfsmove scan: {}/{} done, {} with findings, {} failed, {} "
+                             "running, ETA {}",
+                             done, total, findings, failed, running.size(), eta)
+              << std::flush;
+    drawn = true;
+  };
+
+  auto finish = [&](pid_t pid, int wait_status) {
+    Running r = running.at(pid);
+    running.erase(pid);
+    fs::remove_all(r.work, ec);
+    ModuleResult res = Classify(r.module, Collect(r, wait_status));
+    if (auto st = WriteStatus(r.dir, res); !st.ok()) {
+      out.notes.push_back(fmt::format("{}: {}", r.module, std::string(st.message())));
+    }
+    ran_seconds += std::chrono::duration<double>(Clock::now() - r.start).count();
+    ++ran;
+    findings += res.status == ModuleStatus::kFindings;
+    failed += res.status != ModuleStatus::kOk && res.status != ModuleStatus::kFindings;
+    out.results.push_back(std::move(res));
+    draw(true);
+  };
+
+  draw(true);
+  while ((next < queue.size() && *stop == 0) || !running.empty()) {
+    while (*stop == 0 && next < queue.size() && static_cast<int>(running.size()) < jobs) {
+      const auto& [module, dir] = queue[next++];
+      fs::remove_all(dir, ec);
+      fs::create_directories(dir, ec);
+      const std::string log = (fs::path(dir) / kCheckLogFile).string();
+      int fd = open(log.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+      Running r{module, dir, (fs::path(work_parent) / fs::path(dir).filename()).string(),
+                Clock::now(), false};
+      fs::remove_all(r.work, ec);
+      fs::create_directories(r.work, ec);
+      if (fd < 0) {
+        ModuleResult res;
+        res.module = module;
+        res.error = fmt::format("cannot write {}", log);
+        out.results.push_back(res);
+        ++failed;
+        continue;
+      }
+      exec::SpawnOptions so;
+      so.stdout_fd = fd;
+      so.stderr_fd = fd;
+      so.env = env;
+      so.new_session = true;  // Ctrl-C reaches the scan, which stops the checks in order
+      auto pid = exec::Spawn(CheckArguments(o, module, dir, r.work), so);
+      if (!pid.ok()) {
+        std::string msg = fmt::format("cannot start fsmove check: {}\n", std::string(pid.status().message()));
+        (void)!write(fd, msg.data(), msg.size());
+        close(fd);
+        running[-1] = r;  // reuse the common path with a synthetic "exit 127"
+        finish(-1, 127 << 8);
+        continue;
+      }
+      close(fd);
+      running[*pid] = r;
+    }
+    draw(false);
+    bool reaped = false;
+    for (auto it = running.begin(); it != running.end();) {
+      pid_t pid = it->first;
+      ++it;  // finish() erases
+      int ws = 0;
+      pid_t got = waitpid(pid, &ws, WNOHANG);
+      if (got == pid) {
+        finish(pid, ws);
+        reaped = true;
+      }
+    }
+    if (*stop != 0 && !running.empty()) {
+      // Interrupted: each check stops its Puppet, strace and sandbox on SIGTERM.
+      for (auto& [pid, r] : running) kill(pid, SIGTERM);
+      auto deadline = Clock::now() + std::chrono::seconds(60);
+      while (!running.empty()) {
+        const bool late = Clock::now() > deadline;
+        for (auto it = running.begin(); it != running.end();) {
+          if (late) kill(-it->first, SIGKILL), kill(it->first, SIGKILL);
+          int ws = 0;
+          pid_t got = waitpid(it->first, &ws, late ? 0 : WNOHANG);
+          if (got == it->first || (got < 0 && errno == ECHILD)) {
+            it = running.erase(it);  // unfinished: no status.json, redone next time
+          } else {
+            ++it;
+          }
+        }
+        std::this_thread::sleep_for(std::chrono::milliseconds(100));
+      }
+      break;
+    }
+    for (auto& [pid, r] : running) {
+      if (!r.hard_killed && Clock::now() - r.start > hard_limit) {
+        r.hard_killed = true;
+        kill(-pid, SIGKILL);  // its session: Puppet and strace outside the sandbox's namespace
+        kill(pid, SIGKILL);
+      }
+    }
+    if (!reaped) std::this_thread::sleep_for(std::chrono::milliseconds(100));
+  }
+  if (o.work_parent.empty() && !queue.empty()) {
+    // Interrupted checks' work directories go too: their sandboxes are gone with them.
+    fs::remove_all(work_parent, ec);
+  }
+  out.signal = *stop;
+  if (drawn) std::cerr << "\r\x1b[K" << std::flush;
+  return out;
+}
+
+}  // namespace fsmove::scan

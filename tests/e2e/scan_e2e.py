@@ -1,0 +1,203 @@
+#!/usr/bin/env python3
+"""End-to-end tests of `fsmove scan` and `fsmove merge`: real checks of the tiny modules in
+fixtures/scan/ (one ok, one with a MOR, one that does not compile, one that hangs).
+
+  scan_e2e.py --fsmove BIN --source DIR CASE
+  scan      one scan with -j 2 records each module's status and goes on; a rerun skips all;
+            after deleting one status.json and corrupting another module's report only those
+            two are redone; a progress line on a terminal only; --shard 1/2 and 2/2 merged
+            equal the full scan; bad --shard and an empty scan are usage errors.
+Exit 77 (CTest's skip code) when not root: the sandbox needs namespaces and overlayfs.
+"""
+import argparse
+import json
+import os
+import shlex
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+
+SKIP = 77
+ARGS = None
+MODULES = ["scan_broken", "scan_hang", "scan_mor", "scan_ok"]
+EXPECTED = {"scan_ok": "ok", "scan_mor": "findings", "scan_broken": "compile-failed", "scan_hang": "timeout"}
+
+
+def fail(msg):
+    print("FAIL: " + msg, file=sys.stderr)
+    sys.exit(1)
+
+
+def check(cond, msg):
+    if not cond:
+        fail(msg)
+
+
+def fsmove(*args, timeout=900, cwd=None):
+    cmd = [ARGS.fsmove] + list(args)
+    print("+ " + " ".join(cmd), file=sys.stderr)
+    t0 = time.time()
+    p = subprocess.run(cmd, capture_output=True, text=True, timeout=timeout, cwd=cwd)
+    p.seconds = time.time() - t0
+    print(f"  exit {p.returncode} after {p.seconds:.1f} s", file=sys.stderr)
+    for name, text in (("stdout", p.stdout), ("stderr", p.stderr)):
+        if text:
+            print(f"  {name}: " + text.strip().replace("\n", "\n          "), file=sys.stderr)
+    return p
+
+
+def summary(out_dir):
+    with open(os.path.join(out_dir, "summary.json"), encoding="utf-8") as fh:
+        return json.load(fh)["modules"]
+
+
+def outcome(out_dir):
+    """The summary without timings and sizes: what must agree between runs."""
+    return [(m["module"], m["status"], m["mor"], m["mn"], m["error"]) for m in summary(out_dir)]
+
+
+def folder(out_dir, module):
+    for d in os.listdir(out_dir):
+        st = os.path.join(out_dir, d, "status.json")
+        if os.path.exists(st):
+            with open(st, encoding="utf-8") as fh:
+                if json.load(fh)["module"] == module:
+                    return os.path.join(out_dir, d)
+    fail(f"no folder for {module} in {out_dir}")
+
+
+def case_scan():
+    with tempfile.TemporaryDirectory() as tmp:
+        # Relative paths in a list file, in no particular order, with comments and a duplicate.
+        cwd = ARGS.source
+        listing = os.path.join(tmp, "modules.txt")
+        with open(listing, "w", encoding="utf-8") as fh:
+            fh.write("# the scan fixtures\nfixtures/scan/scan_ok\n\nfixtures/scan/scan_hang/\n"
+                     "fixtures/scan/scan_mor\n./fixtures/scan/scan_ok\nfixtures/scan/scan_broken\n")
+        full = os.path.join(tmp, "full")
+        common = ["--list", listing, "--timeout", "20", "-q"]
+
+        # 1. One scan, two at a time: every module recorded with its status, the scan goes on.
+        p = fsmove("scan", "-j", "2", "-o", full, *common, cwd=cwd)
+        check(p.returncode == 1, f"exit code {p.returncode}, expected 1 (findings)")
+        got = {m["module"].split("/")[-1]: m for m in summary(full)}
+        check(sorted(got) == MODULES, f"modules in the summary: {sorted(got)}")
+        for name, status in EXPECTED.items():
+            check(got[name]["status"] == status, f"{name}: {got[name]['status']}, expected {status}: {got[name]}")
+        check(got["scan_mor"]["mor"] == 1 and got["scan_mor"]["mn"] == 0, f"scan_mor counts: {got['scan_mor']}")
+        check(got["scan_ok"]["error"] == "" and got["scan_ok"]["trace_bytes"] > 0, f"scan_ok: {got['scan_ok']}")
+        check("Syntax error" in got["scan_broken"]["error"], f"compile error: {got['scan_broken']['error']}")
+        check("did not finish within 20 s" in got["scan_hang"]["error"], f"timeout error: {got['scan_hang']['error']}")
+        check(got["scan_ok"]["module"] == "fixtures/scan/scan_ok", "module not recorded as given")
+        with open(os.path.join(full, "summary.csv"), encoding="utf-8") as fh:
+            rows = fh.read().splitlines()
+        check(rows[0] == "module,status,mor,mn,trace_bytes,apply_seconds,analysis_seconds,error"
+              and len(rows) == 5, f"summary.csv: {rows}")
+        d = folder(full, "fixtures/scan/scan_mor")
+        for f in ("report.json", "catalog.json", "puppet.log", "check.log", "status.json"):
+            check(os.path.exists(os.path.join(d, f)), f"{f} missing in {d}")
+        with open(os.path.join(d, "report.json"), encoding="utf-8") as fh:
+            check(json.load(fh)["summary"]["MOR"] == 1, "report.json does not hold the MOR")
+        check("could not compile" in open(os.path.join(folder(full, "fixtures/scan/scan_broken"), "check.log")).read(),
+              "check.log lacks check's stderr")
+        check("findings        fixtures/scan/scan_mor: 1 MOR, 0 MN" in p.stdout, "findings not listed")
+
+        # 2. A rerun skips every module, quickly; on a terminal it shows the progress line.
+        stamps = {m: os.path.getmtime(os.path.join(folder(full, "fixtures/scan/" + m), "status.json")) for m in MODULES}
+        cmd = [ARGS.fsmove, "scan", "-o", full, "--list", listing, "--timeout", "20"]
+        t0 = time.time()
+        p = subprocess.run(["script", "-qefc", " ".join(shlex.quote(c) for c in cmd), "/dev/null"],
+                           capture_output=True, text=True, timeout=120, cwd=cwd)
+        print(f"  rerun on a pty: exit {p.returncode} after {time.time() - t0:.1f} s: {p.stdout!r}", file=sys.stderr)
+        check(p.returncode == 1, f"rerun exit code {p.returncode}")
+        check(time.time() - t0 < 15, "a rerun with every module done was not fast")
+        check("4/4 done" in p.stdout and "1 with findings" in p.stdout, "no progress line on a terminal")
+        check("4 skipped" in p.stdout, "rerun did not skip")
+        p = fsmove("scan", "-o", full, *common, cwd=cwd)
+        check(p.returncode == 1 and "\x1b[K" not in p.stderr and "done," not in p.stderr,
+              "progress shown although stderr is not a terminal")
+        check(outcome(full)[0][1] == "compile-failed", "summary changed by a rerun")
+
+        # 3. A deleted status.json and a corrupted report: exactly those two are redone.
+        os.remove(os.path.join(folder(full, "fixtures/scan/scan_ok"), "status.json"))
+        mor_dir = folder(full, "fixtures/scan/scan_mor")
+        with open(os.path.join(mor_dir, "report.json"), "r+", encoding="utf-8") as fh:
+            fh.truncate(10)
+        before = outcome(full)
+        p = fsmove("scan", "-j", "2", "-o", full, *common, cwd=cwd)
+        check(p.returncode == 1, f"exit code {p.returncode}")
+        check("2 skipped" in p.stdout, "not exactly two modules were redone")
+        check("redoing fixtures/scan/scan_mor" in p.stderr, "corrupt folder not reported as redone")
+        for m in ("scan_broken", "scan_hang"):
+            after = os.path.getmtime(os.path.join(folder(full, "fixtures/scan/" + m), "status.json"))
+            check(after == stamps[m], f"{m} was redone")
+        for m in ("scan_ok", "scan_mor"):
+            after = os.path.getmtime(os.path.join(folder(full, "fixtures/scan/" + m), "status.json"))
+            check(after > stamps[m], f"{m} was not redone")
+        check(outcome(full) == before, f"results differ after redoing: {outcome(full)} vs {before}")
+
+        # 4. Shards: each shard's folder starts as a copy of the full scan without scan_ok's
+        # module folder, so the shard holding scan_ok runs it and the other only resumes;
+        # merged, they equal the full scan.
+        shards = []
+        ok_dir = os.path.basename(folder(full, "fixtures/scan/scan_ok"))
+        for i in (1, 2):
+            sd = os.path.join(tmp, f"shard{i}")
+            shutil.copytree(full, sd)
+            shutil.rmtree(os.path.join(sd, ok_dir))
+            os.remove(os.path.join(sd, "summary.json"))
+            # Given in another order: the slice must not change.
+            args = ["--list", listing] if i == 1 else [f"fixtures/scan/{m}" for m in reversed(MODULES)]
+            p = fsmove("scan", "--shard", f"{i}/2", "-o", sd, "--timeout", "20", "-q", *args, cwd=cwd)
+            check(p.returncode in (0, 1), f"shard {i} exit code {p.returncode}")
+            check(len(summary(sd)) == 2, f"shard {i} holds {len(summary(sd))} modules, expected 2")
+            shards.append(sd)
+        mods = [m for sd in shards for (m, *_ ) in outcome(sd)]
+        check(sorted(mods) == sorted(m for (m, *_) in outcome(full)), f"shards do not partition: {mods}")
+        merged = os.path.join(tmp, "merged")
+        p = fsmove("merge", *shards, "-o", merged)
+        check(p.returncode == 1, f"merge exit code {p.returncode}")
+        check(outcome(merged) == outcome(full), f"merged {outcome(merged)} != full {outcome(full)}")
+        check(os.path.exists(os.path.join(folder(merged, "fixtures/scan/scan_mor"), "report.json")),
+              "merged folder lacks the module folders")
+        # The merged folder is a whole scan: resuming into it skips everything.
+        p = fsmove("scan", "-o", merged, *common, cwd=cwd)
+        check(p.returncode == 1 and "4 skipped" in p.stdout, "the merged folder does not resume")
+        # Merging a shard twice is reported.
+        p = fsmove("merge", shards[0], shards[0], shards[1], "-o", os.path.join(tmp, "dup"))
+        check(p.returncode == 2 and "duplicate" in p.stderr and "shard 1/2 was given 2 times" in p.stderr,
+              "a repeated shard was not reported")
+        p = fsmove("merge", shards[0], "-o", os.path.join(tmp, "half"))
+        check(p.returncode == 2 and "shard 2/2 is missing" in p.stderr, "a missing shard was not reported")
+
+        # 5. Usage errors.
+        for bad in ("0/2", "3/2", "x"):
+            p = fsmove("scan", "--shard", bad, "-o", os.path.join(tmp, "bad"), "fixtures/scan/scan_ok", cwd=cwd)
+            check(p.returncode == 2 and "--shard" in p.stderr, f"--shard {bad} accepted")
+        p = fsmove("scan", "-o", os.path.join(tmp, "bad"), "--modules-dir", tmp)
+        check(p.returncode == 2 and "no modules to scan" in p.stderr, "an empty scan was not a usage error")
+
+
+def main():
+    global ARGS
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--fsmove", required=True)
+    ap.add_argument("--source", required=True)
+    ap.add_argument("case")
+    ARGS = ap.parse_args()
+    if os.geteuid() != 0:
+        print("skipped: end-to-end tests need root (sandbox)", file=sys.stderr)
+        return SKIP
+    fn = globals().get("case_" + ARGS.case.replace("-", "_"))
+    if fn is None:
+        fail("unknown case " + ARGS.case)
+    t0 = time.time()
+    fn()
+    print(f"ok: {ARGS.case} in {time.time() - t0:.0f} s", file=sys.stderr)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,119 @@
+#include "fsmove/scan/module_result.h"
+
+#include "gtest/gtest.h"
+
+namespace fsmove::scan {
+namespace {
+
+nlohmann::json Report(int mor, int mn) {
+  return {{"summary", {{"MOR", mor}, {"MN", mn}}},
+          {"stats", {{"bytes", 1234}, {"seconds", {{"parse_interpret", 0.5}, {"catalog_and_graph", 0.25}, {"check", 0.25}}}}},
+          {"run", {{"timed_out", false}, {"trace_complete", true}, {"puppet_exit_code", 0},
+                   {"apply_seconds", 7.5}, {"failed_resources", nlohmann::json::array()}}}};
+}
+
+CheckOutcome Exited(int code, std::optional<nlohmann::json> report, std::string log = "") {
+  CheckOutcome o;
+  o.exit_code = code;
+  o.report = std::move(report);
+  o.has_catalog = true;
+  o.check_log = std::move(log);
+  return o;
+}
+
+TEST(Classify, CleanAndFindings) {
+  ModuleResult ok = Classify("m", Exited(0, Report(0, 0)));
+  EXPECT_EQ(ok.status, ModuleStatus::kOk);
+  EXPECT_EQ(ok.trace_bytes, 1234u);
+  EXPECT_DOUBLE_EQ(ok.apply_seconds, 7.5);
+  EXPECT_DOUBLE_EQ(ok.analysis_seconds, 1.0);
+  EXPECT_TRUE(ok.error.empty());
+  ModuleResult f = Classify("m", Exited(1, Report(2, 1)));
+  EXPECT_EQ(f.status, ModuleStatus::kFindings);
+  EXPECT_EQ(f.mor, 2);
+  EXPECT_EQ(f.mn, 1);
+}
+
+TEST(Classify, Timeout) {
+  auto r = Report(0, 0);
+  r["run"]["timed_out"] = true;
+  ModuleResult t = Classify("m", Exited(2, r, "fsmove: error: puppet apply did not finish within 20 s (--timeout); x\n"));
+  EXPECT_EQ(t.status, ModuleStatus::kTimeout);
+  EXPECT_EQ(t.error, "puppet apply did not finish within 20 s (--timeout); x");
+  CheckOutcome hard = Exited(137, std::nullopt);
+  hard.killed_by_signal = true;
+  hard.hard_killed = true;
+  EXPECT_EQ(Classify("m", hard).status, ModuleStatus::kTimeout);
+}
+
+TEST(Classify, CompileFailed) {
+  CheckOutcome o = Exited(2, std::nullopt,
+                          "fsmove: error: Puppet could not compile the catalog for m:\n"
+                          "Error: Could not parse for environment production: Syntax error at '}'\n");
+  o.has_catalog = false;
+  ModuleResult r = Classify("m", o);
+  EXPECT_EQ(r.status, ModuleStatus::kCompileFailed);
+  EXPECT_EQ(r.error, "Could not parse for environment production: Syntax error at '}'");
+  // No catalog at all (e.g. a missing dependency caught before Puppet) is compile-failed too.
+  CheckOutcome none = Exited(2, std::nullopt, "fsmove: error: something\n");
+  none.has_catalog = false;
+  EXPECT_EQ(Classify("m", none).status, ModuleStatus::kCompileFailed);
+}
+
+TEST(Classify, ApplyFailed) {
+  auto killed = Report(0, 0);
+  killed["run"]["puppet_exit_code"] = 137;
+  EXPECT_EQ(Classify("m", Exited(2, killed, "fsmove: error: puppet apply was killed by signal 9\n")).status,
+            ModuleStatus::kApplyFailed);
+  auto incomplete = Report(0, 0);
+  incomplete["run"]["trace_complete"] = false;
+  EXPECT_EQ(Classify("m", Exited(2, incomplete)).status, ModuleStatus::kApplyFailed);
+  auto failed = Report(0, 0);
+  failed["run"]["failed_resources"] = {{{"resource", "Exec[x]"}, {"message", "failed"}}};
+  EXPECT_EQ(Classify("m", Exited(2, failed)).status, ModuleStatus::kApplyFailed);
+  // Failed resources with exit 0/1 are analysed as usual.
+  EXPECT_EQ(Classify("m", Exited(0, failed)).status, ModuleStatus::kOk);
+}
+
+TEST(Classify, Crashed) {
+  CheckOutcome sig = Exited(139, std::nullopt, "partial output\n");
+  sig.killed_by_signal = true;
+  ModuleResult r = Classify("m", sig);
+  EXPECT_EQ(r.status, ModuleStatus::kCrashed);
+  EXPECT_EQ(r.error, "fsmove check was killed by signal 11: partial output");
+  EXPECT_EQ(Classify("m", Exited(0, std::nullopt)).status, ModuleStatus::kCrashed);  // no report
+  EXPECT_EQ(Classify("m", Exited(3, Report(0, 0))).status, ModuleStatus::kCrashed);
+  EXPECT_EQ(Classify("m", Exited(2, Report(0, 0), "fsmove: error: odd\n")).status, ModuleStatus::kCrashed);
+}
+
+TEST(Classify, ErrorsAreOneLine) {
+  EXPECT_EQ(ErrorLine("a\nfsmove: error: first\nfsmove: error: second\n"), "first");
+  EXPECT_EQ(ErrorLine("one\ntwo\n\n"), "two");
+  EXPECT_EQ(ErrorLine(std::string(1000, 'x')).size(), 300u);
+}
+
+TEST(ModuleResultJson, RoundTrips) {
+  ModuleResult r;
+  r.module = "a/b";
+  r.status = ModuleStatus::kApplyFailed;
+  r.mor = 3;
+  r.error = "e";
+  r.check_exit = 2;
+  auto back = ModuleResultFromJson(ToJson(r));
+  ASSERT_TRUE(back.has_value());
+  EXPECT_EQ(back->module, "a/b");
+  EXPECT_EQ(back->status, ModuleStatus::kApplyFailed);
+  EXPECT_EQ(back->mor, 3);
+  EXPECT_EQ(back->check_exit, 2);
+  auto j = ToJson(r);
+  j["status"] = "exploded";
+  EXPECT_FALSE(ModuleResultFromJson(j).has_value());
+  EXPECT_FALSE(ModuleResultFromJson(nlohmann::json::array()).has_value());
+  for (auto s : {ModuleStatus::kOk, ModuleStatus::kFindings, ModuleStatus::kCompileFailed,
+                 ModuleStatus::kApplyFailed, ModuleStatus::kTimeout, ModuleStatus::kCrashed}) {
+    EXPECT_EQ(ParseModuleStatus(ModuleStatusName(s)), s);
+  }
+}
+
+}  // namespace
+}  // namespace fsmove::scan

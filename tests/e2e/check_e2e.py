@@ -198,6 +198,28 @@ def case_forge_module():
         check_json([mod], ["MOR\tFile[/etc/tiny.conf]\tExec[/bin/cat /etc/tiny.conf]"], host_paths)
 
 
+def case_ci_module():
+    """The CI driver behind action.yml and the GitLab job, on a real `fsmove check` run:
+    SARIF with repository-relative locations, JUnit, and the job's exit status."""
+    target = os.path.join(ARGS.source, "fixtures", "faults", "configure-use", "bad.pp")
+    with tempfile.TemporaryDirectory() as tmp:
+        sarif, junit = os.path.join(tmp, "r.sarif"), os.path.join(tmp, "r.xml")
+        cmd = [os.path.join(ARGS.source, "tools", "ci", "run-check"), "--fsmove", ARGS.fsmove,
+               "--module", target, "--source-root", ARGS.source, "--sarif", sarif, "--junit", junit]
+        p = subprocess.run(cmd, capture_output=True, text=True, timeout=900, cwd=tmp)
+        print(f"  exit {p.returncode}\n  stderr: {p.stderr.strip()}", file=sys.stderr)
+        check(p.returncode == 1, f"run-check exit code {p.returncode}, expected 1 (findings)")
+        with open(sarif, encoding="utf-8") as fh:
+            results = json.load(fh)["runs"][0]["results"]
+        check(len(results) == 1 and results[0]["ruleId"] == "missing-ordering", f"SARIF results: {results}")
+        loc = results[0]["locations"][0]["physicalLocation"]["artifactLocation"]
+        check(loc == {"uri": "fixtures/faults/configure-use/bad.pp", "uriBaseId": "%SRCROOT%"},
+              f"SARIF location not relative to the source root: {loc}")
+        import xml.etree.ElementTree as ET
+        failures = ET.parse(junit).getroot().iter("failure")
+        check(len(list(failures)) == 1, "JUnit report should hold one failure")
+
+
 def case_save_trace():
     """--save-trace/--save-catalog keep what was analysed: `fsmove analyze` on them agrees."""
     target = os.path.join(ARGS.source, "fixtures", "faults", "configure-use", "bad.pp")

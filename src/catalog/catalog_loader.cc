@@ -124,6 +124,10 @@ class CatalogLoader {
       root = Json::parse(text_.begin() + static_cast<std::ptrdiff_t>(start), text_.end());
     } catch (const Json::parse_error& error) {
       return SyntaxError(start, error);
+    } catch (const Json::exception& error) {
+      // A number too large for a double (out_of_range.406: "number overflow parsing
+      // '1e400'") is thrown without a position: find the number to say where it is.
+      return InvalidNumber(start, error);
     }
     try {
       if (absl::Status status = LoadRoot(root); !status.ok()) return status;
@@ -169,6 +173,48 @@ class CatalogLoader {
     const std::size_t offset = start + (error.byte > 0 ? error.byte - 1 : 0);
     return absl::InvalidArgumentError(
         fmt::format("{}: not valid JSON: {}", Position(offset), ParseErrorSentence(error.what())));
+  }
+
+  absl::Status InvalidNumber(std::size_t start, const Json::exception& error) const {
+    const std::string_view what = error.what();
+    const std::string_view sentence = ParseErrorSentence(what);
+    constexpr std::string_view kParsing = "parsing '";
+    const std::size_t quote = what.find(kParsing);
+    if (quote != std::string_view::npos) {
+      std::string_view token = what.substr(quote + kParsing.size());
+      token = token.substr(0, token.find('\''));
+      if (const std::size_t at = FindNumberToken(start, token); at != std::string_view::npos) {
+        return absl::InvalidArgumentError(
+            fmt::format("{}: not valid JSON: {}", Position(at), sentence));
+      }
+    }
+    return absl::InvalidArgumentError(fmt::format("{}: not valid JSON: {}", source_, sentence));
+  }
+
+  // Offset of the first number token equal to `token` outside strings, or npos.
+  std::size_t FindNumberToken(std::size_t start, std::string_view token) const {
+    if (token.empty()) return std::string_view::npos;
+    auto is_number_char = [](char c) {
+      return (c >= '0' && c <= '9') || c == '-' || c == '+' || c == '.' || c == 'e' || c == 'E';
+    };
+    bool in_string = false;
+    for (std::size_t i = start; i < text_.size(); ++i) {
+      const char c = text_[i];
+      if (in_string) {
+        if (c == '\\') {
+          ++i;
+        } else if (c == '"') {
+          in_string = false;
+        }
+      } else if (c == '"') {
+        in_string = true;
+      } else if (text_.compare(i, token.size(), token) == 0 &&
+                 (i == 0 || !is_number_char(text_[i - 1])) &&
+                 (i + token.size() == text_.size() || !is_number_char(text_[i + token.size()]))) {
+        return i;
+      }
+    }
+    return std::string_view::npos;
   }
 
   // nlohmann parses iteratively but copies and compares recursively: refuse documents

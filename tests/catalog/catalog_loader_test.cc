@@ -199,6 +199,16 @@ TEST(CatalogLoaderTest, MissingResourceFields) {
             "cat.json: /edges/0/target: missing");
 }
 
+// Found by catalog_fuzzer: nlohmann throws out_of_range (not parse_error) for a number a
+// double cannot hold, and the loader let it escape: fsmove aborted on such a catalog.
+TEST(CatalogLoaderTest, NumberTooLargeForADoubleIsASyntaxErrorWithItsPosition) {
+  EXPECT_EQ(LoadError("{\"resources\": [],\n \"version\": 1e400}"),
+            "cat.json:2:13: not valid JSON: number overflow parsing '1e400'");
+  // The same digits inside a string earlier do not mislead the position.
+  EXPECT_EQ(LoadError("{\"name\": \"1e400\", \"x\": [-1e400]}"),
+            "cat.json:1:25: not valid JSON: number overflow parsing '-1e400'");
+}
+
 TEST(CatalogLoaderTest, WrongFieldTypes) {
   EXPECT_EQ(LoadError(R"({"resources": [{"type": 1, "title": "/x"}]})"),
             "cat.json: /resources/0/type: expected a string, got number");

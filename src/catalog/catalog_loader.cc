@@ -5,6 +5,7 @@
 #include <cerrno>
 #include <cstring>
 #include <filesystem>
+#include <limits>
 #include <fstream>
 #include <sstream>
 #include <utility>
@@ -246,6 +247,19 @@ class CatalogLoader {
 
   absl::Status LoadRoot(const Json& root) {
     if (!root.is_object()) return WrongType("", "a catalog object", root);
+    // Formats 1 (no resource `kind`) and 2 (Puppet 6 to 8) are read; a catalog without the
+    // field (older Puppet, or written by hand) is taken as it comes. Anything else is a
+    // document we do not know how to read: refuse it rather than guess.
+    if (const auto format = root.find("catalog_format"); format != root.end()) {
+      if (!format->is_number_integer()) {
+        return WrongType("/catalog_format", "an integer", *format);
+      }
+      if (*format != 1 && *format != 2) {
+        return Error("/catalog_format",
+                     fmt::format("unsupported catalog format {} (fsmove reads formats 1 and 2)",
+                                 format->dump()));
+      }
+    }
     if (const auto name = root.find("name"); name != root.end()) {
       if (!name->is_string() && !name->is_null()) return WrongType("/name", "a string", *name);
       if (name->is_string()) catalog_.node_name_ = name->get<std::string>();
@@ -299,6 +313,11 @@ class CatalogLoader {
     }
     if (const auto it = value.find("line"); it != value.end() && !it->is_null()) {
       if (!it->is_number_integer()) return WrongType(Pointer(pointer, "line"), "an integer", *it);
+      // A line that does not fit would be reported as another line: refuse it.
+      if (*it < 0 || *it > std::numeric_limits<int>::max()) {
+        return Error(Pointer(pointer, "line"),
+                     fmt::format("line number out of range: {}", it->dump()));
+      }
       resource.line = it->get<int>();
     }
     if (const auto it = value.find("tags"); it != value.end() && !it->is_null()) {

@@ -209,6 +209,28 @@ TEST(CatalogLoaderTest, NumberTooLargeForADoubleIsASyntaxErrorWithItsPosition) {
             "cat.json:1:25: not valid JSON: number overflow parsing '-1e400'");
 }
 
+TEST(CatalogLoaderTest, CatalogFormatsItCannotReadAreRefused) {
+  EXPECT_EQ(LoadError(R"({"catalog_format": 3, "resources": []})"),
+            "cat.json: /catalog_format: unsupported catalog format 3 (fsmove reads formats 1 and 2)");
+  EXPECT_EQ(LoadError(R"({"catalog_format": "2", "resources": []})"),
+            "cat.json: /catalog_format: expected an integer, got string");
+  for (std::string_view ok : {R"({"catalog_format": 1, "resources": []})",
+                              R"({"catalog_format": 2, "resources": []})", R"({"resources": []})"}) {
+    EXPECT_TRUE(Catalog::LoadString(ok, "cat.json").ok()) << ok;
+  }
+}
+
+TEST(CatalogLoaderTest, LineNumbersThatDoNotFitAreRefusedNotWrapped) {
+  EXPECT_EQ(LoadError(R"({"resources": [{"type": "File", "title": "/x", "line": 99999999999}]})"),
+            "cat.json: /resources/0/line: line number out of range: 99999999999");
+  EXPECT_EQ(LoadError(R"({"resources": [{"type": "File", "title": "/x", "line": -4}]})"),
+            "cat.json: /resources/0/line: line number out of range: -4");
+  auto max = Catalog::LoadString(
+      R"({"resources": [{"type": "File", "title": "/x", "line": 2147483647}]})", "cat.json");
+  ASSERT_TRUE(max.ok());
+  EXPECT_EQ(max->resource(0).line, 2147483647);
+}
+
 TEST(CatalogLoaderTest, WrongFieldTypes) {
   EXPECT_EQ(LoadError(R"({"resources": [{"type": 1, "title": "/x"}]})"),
             "cat.json: /resources/0/type: expected a string, got number");

@@ -264,7 +264,8 @@ bool ParseCallTail(std::string_view rest, CallTail* out) {
       out->has_return = false;  // not a return value we understand
       return true;
     }
-    out->ret = neg ? -v : v;
+    // Negated as unsigned: "-0x8000000000000000" is INT64_MIN, not an overflow.
+    out->ret = static_cast<int64_t>(neg ? 0 - static_cast<uint64_t>(v) : static_cast<uint64_t>(v));
   }
   // An error name follows only a failure ("-1 ENOENT (...)") or an unknown return
   // ("? ERESTARTSYS (...)"); after a success the text is a decoration or a comment.

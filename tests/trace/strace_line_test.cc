@@ -463,6 +463,16 @@ TEST(StraceLineTailTest, UnknownReturnWithRestartErrno) {  // real
   EXPECT_EQ(s.errno_name, "ERESTARTSYS");
 }
 
+// The return's negation overflowed (undefined behaviour) for the same value that
+// strace_line_fuzzer found in ParseInt; strace never prints it, a corrupt trace can.
+TEST(StraceLineTailTest, Int64MinimumReturnIsNotAnOverflow) {
+  CallTail t;
+  ASSERT_TRUE(ParseCallTail("3) = -0x8000000000000000", &t));
+  EXPECT_EQ(t.ret, INT64_MIN);
+  ASSERT_TRUE(ParseCallTail("3) = 0xffffffffffffffff", &t));
+  EXPECT_EQ(t.ret, -1);
+}
+
 TEST(StraceLineTailTest, BareQuestionMarkReturn) {  // real
   CallTail t;
   ASSERT_TRUE(ParseCallTail("0)         = ?", &t));

@@ -42,6 +42,49 @@ TEST(BadInputTest, TruncatedLastLine) {
   EXPECT_EQ(s.unparsed_examples[0].line, 2u);
 }
 
+// A call the model does not use (read) cut short used to pass as a whole call, uncounted.
+TEST(BadInputTest, CallCutShortIsCountedWhateverTheCall) {
+  analysis::TraceStats s = Analyze("100 close(3) = 0\n100 read(3, \"roo");
+  EXPECT_EQ(s.calls, 1u);
+  EXPECT_EQ(s.unparsed_lines, 1u);
+  ASSERT_EQ(s.unparsed_examples.size(), 1u);
+  EXPECT_EQ(s.unparsed_examples[0].line, 2u);
+  EXPECT_EQ(s.unparsed_examples[0].reason, "system call line cut short (no return value)");
+}
+
+TEST(BadInputTest, ResumedCallCutShortIsCounted) {
+  analysis::TraceStats s = Analyze(
+      "100 read(3,  <unfinished ...>\n101 close(4) = 0\n100 <... read resumed>\"abc\", 10");
+  EXPECT_EQ(s.calls, 1u);
+  EXPECT_EQ(s.unparsed_lines, 1u);
+  ASSERT_EQ(s.unparsed_examples.size(), 1u);
+  EXPECT_EQ(s.unparsed_examples[0].line, 3u);
+  EXPECT_EQ(s.unparsed_examples[0].reason, "resumed call cut short (no return value)");
+  EXPECT_EQ(s.pending_at_end, 0u);
+}
+
+// A line over the reader's limit keeps only its start: it is counted as unparsed and not fed
+// to the parser (its call cannot be read); the lines after it are analysed as usual.
+TEST(BadInputTest, LineOverTheReadersLimitIsCountedNotAnalysed) {
+  trace::LineReaderOptions options;
+  options.max_line_bytes = 64;
+  options.initial_buffer_bytes = 16;
+  auto reader = trace::LineReader::FromString(
+      "100 close(3) = 0\n100 openat(AT_FDCWD, \"/" + std::string(200, 'x') +
+          "\", O_RDONLY) = 3\n100 close(4) = 0\n",
+      options);
+  analysis::Analyzer a;
+  ASSERT_TRUE(a.Run(*reader).ok());
+  const analysis::TraceStats& s = a.stats();
+  EXPECT_EQ(s.lines, 3u);
+  EXPECT_EQ(s.cut_lines, 1u);
+  EXPECT_EQ(s.calls, 2u);
+  EXPECT_EQ(s.unparsed_lines, 1u);
+  ASSERT_EQ(s.unparsed_examples.size(), 1u);
+  EXPECT_EQ(s.unparsed_examples[0].line, 2u);
+  EXPECT_EQ(s.unparsed_examples[0].reason, "line longer than 64 bytes: cut, not analysed");
+}
+
 TEST(BadInputTest, ResumedWithoutStartAndUnknownSyscalls) {
   analysis::TraceStats s = Analyze(
       "100 <... read resumed>\"x\", 10) = 1\n100 syscall_0x1b6(0x1, 0x2) = -1 ENOSYS (Function not "

@@ -3,6 +3,7 @@
 // only for calls that can change the model or be charged to a resource.
 #include "fsmove/analysis/analyzer.h"
 
+#include "absl/strings/str_cat.h"
 #include "fsmove/trace/puppet_markers.h"
 
 namespace fsmove::analysis {
@@ -20,8 +21,16 @@ Analyzer::Analyzer(AnalyzerOptions options)
 absl::Status Analyzer::Run(trace::LineReader& reader) {
   std::string_view line;
   while (reader.Next(&line)) {
-    if (reader.last_line_cut()) ++stats_.cut_lines;
     if (reader.last_line_unterminated()) stats_.unterminated_last_line = true;
+    if (reader.last_line_cut()) {
+      // Only its start is left: whatever call it was cannot be read. Counted, not guessed.
+      ++stats_.cut_lines;
+      stats_.lines = reader.line_number();
+      OnUnparsed(reader.line_number(), line,
+                 absl::StrCat("line longer than ", reader.max_line_bytes(),
+                              " bytes: cut, not analysed"));
+      continue;
+    }
     FeedLine(line, reader.line_number());
   }
   stats_.bytes = reader.bytes_consumed();

@@ -38,13 +38,13 @@ Interpreter::Interpreter(InterpreterOptions options)
 
 Process& Interpreter::ProcessFor(int32_t pid) {
   if (Process* p = procs_.Find(pid)) return *p;
-  // A child often prints its first calls before its parent's clone returns.
+  // A child often prints its first calls before its parent's clone returns: the parent is
+  // the process whose clone started last.
   int32_t parent = -1;
-  uint64_t best_line = 0;
-  for (const auto& [ppid, pending] : pending_clones_) {
-    if (ppid != pid && procs_.Find(ppid) != nullptr && (parent < 0 || pending.line > best_line)) {
-      parent = ppid;
-      best_line = pending.line;
+  for (auto it = pending_clones_by_line_.rbegin(); it != pending_clones_by_line_.rend(); ++it) {
+    if (it->second != pid) {
+      parent = it->second;
+      break;
     }
   }
   if (parent >= 0) {
@@ -57,11 +57,25 @@ Process& Interpreter::ProcessFor(int32_t pid) {
   return procs_.CreateFresh(pid, initial_cwd_, inodes_.root());
 }
 
-void Interpreter::NoteCloneStarted(int32_t pid, uint64_t clone_flags, uint64_t line) {
-  pending_clones_[pid] = PendingClone{clone_flags, line};
+void Interpreter::AddPendingClone(int32_t pid, PendingClone clone) {
+  ErasePendingClone(pid);
+  pending_clones_[pid] = clone;
+  pending_clones_by_line_.emplace(clone.line, pid);
 }
 
-void Interpreter::NoteCloneFinished(int32_t pid) { pending_clones_.erase(pid); }
+void Interpreter::ErasePendingClone(int32_t pid) {
+  auto it = pending_clones_.find(pid);
+  if (it == pending_clones_.end()) return;
+  pending_clones_by_line_.erase({it->second.line, pid});
+  pending_clones_.erase(it);
+}
+
+void Interpreter::NoteCloneStarted(int32_t pid, uint64_t clone_flags, uint64_t line) {
+  ProcessFor(pid);  // the caller exists (ProcessFor relies on every parent being live)
+  AddPendingClone(pid, PendingClone{clone_flags, line});
+}
+
+void Interpreter::NoteCloneFinished(int32_t pid) { ErasePendingClone(pid); }
 
 void Interpreter::CreateChild(int32_t parent_pid, int32_t child, uint64_t flags) {
   Process parent = ProcessFor(parent_pid);  // a copy: the table may rehash below
@@ -94,18 +108,18 @@ void Interpreter::ProcessExit(int32_t pid) {
     puppet_tgid_ = -1;
   }
   procs_.Remove(pid);
-  pending_clones_.erase(pid);
+  ErasePendingClone(pid);
   adopted_.erase(pid);
 }
 
 void Interpreter::RenamePid(int32_t from, int32_t to) {
   if (procs_.Find(from) == nullptr) return;
   procs_.Rename(from, to);
-  pending_clones_.erase(to);
+  ErasePendingClone(to);
   if (auto it = pending_clones_.find(from); it != pending_clones_.end()) {
-    PendingClone moved = it->second;  // insertion below may rehash: `it` dies
-    pending_clones_.erase(it);
-    pending_clones_[to] = moved;
+    PendingClone moved = it->second;
+    ErasePendingClone(from);
+    AddPendingClone(to, moved);
   }
   if (puppet_tgid_ == from) puppet_tgid_ = to;
 }

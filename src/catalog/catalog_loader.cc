@@ -5,6 +5,7 @@
 #include <cerrno>
 #include <cstring>
 #include <filesystem>
+#include <limits>
 #include <fstream>
 #include <sstream>
 #include <utility>
@@ -124,6 +125,10 @@ class CatalogLoader {
       root = Json::parse(text_.begin() + static_cast<std::ptrdiff_t>(start), text_.end());
     } catch (const Json::parse_error& error) {
       return SyntaxError(start, error);
+    } catch (const Json::exception& error) {
+      // A number too large for a double (out_of_range.406: "number overflow parsing
+      // '1e400'") is thrown without a position: find the number to say where it is.
+      return InvalidNumber(start, error);
     }
     try {
       if (absl::Status status = LoadRoot(root); !status.ok()) return status;
@@ -171,6 +176,48 @@ class CatalogLoader {
         fmt::format("{}: not valid JSON: {}", Position(offset), ParseErrorSentence(error.what())));
   }
 
+  absl::Status InvalidNumber(std::size_t start, const Json::exception& error) const {
+    const std::string_view what = error.what();
+    const std::string_view sentence = ParseErrorSentence(what);
+    constexpr std::string_view kParsing = "parsing '";
+    const std::size_t quote = what.find(kParsing);
+    if (quote != std::string_view::npos) {
+      std::string_view token = what.substr(quote + kParsing.size());
+      token = token.substr(0, token.find('\''));
+      if (const std::size_t at = FindNumberToken(start, token); at != std::string_view::npos) {
+        return absl::InvalidArgumentError(
+            fmt::format("{}: not valid JSON: {}", Position(at), sentence));
+      }
+    }
+    return absl::InvalidArgumentError(fmt::format("{}: not valid JSON: {}", source_, sentence));
+  }
+
+  // Offset of the first number token equal to `token` outside strings, or npos.
+  std::size_t FindNumberToken(std::size_t start, std::string_view token) const {
+    if (token.empty()) return std::string_view::npos;
+    auto is_number_char = [](char c) {
+      return (c >= '0' && c <= '9') || c == '-' || c == '+' || c == '.' || c == 'e' || c == 'E';
+    };
+    bool in_string = false;
+    for (std::size_t i = start; i < text_.size(); ++i) {
+      const char c = text_[i];
+      if (in_string) {
+        if (c == '\\') {
+          ++i;
+        } else if (c == '"') {
+          in_string = false;
+        }
+      } else if (c == '"') {
+        in_string = true;
+      } else if (text_.compare(i, token.size(), token) == 0 &&
+                 (i == 0 || !is_number_char(text_[i - 1])) &&
+                 (i + token.size() == text_.size() || !is_number_char(text_[i + token.size()]))) {
+        return i;
+      }
+    }
+    return std::string_view::npos;
+  }
+
   // nlohmann parses iteratively but copies and compares recursively: refuse documents
   // nested deeper than any catalog is, before they can exhaust the stack.
   absl::Status CheckNestingDepth(std::size_t start) const {
@@ -200,6 +247,19 @@ class CatalogLoader {
 
   absl::Status LoadRoot(const Json& root) {
     if (!root.is_object()) return WrongType("", "a catalog object", root);
+    // Formats 1 (no resource `kind`) and 2 (Puppet 6 to 8) are read; a catalog without the
+    // field (older Puppet, or written by hand) is taken as it comes. Anything else is a
+    // document we do not know how to read: refuse it rather than guess.
+    if (const auto format = root.find("catalog_format"); format != root.end()) {
+      if (!format->is_number_integer()) {
+        return WrongType("/catalog_format", "an integer", *format);
+      }
+      if (*format != 1 && *format != 2) {
+        return Error("/catalog_format",
+                     fmt::format("unsupported catalog format {} (fsmove reads formats 1 and 2)",
+                                 format->dump()));
+      }
+    }
     if (const auto name = root.find("name"); name != root.end()) {
       if (!name->is_string() && !name->is_null()) return WrongType("/name", "a string", *name);
       if (name->is_string()) catalog_.node_name_ = name->get<std::string>();
@@ -253,6 +313,11 @@ class CatalogLoader {
     }
     if (const auto it = value.find("line"); it != value.end() && !it->is_null()) {
       if (!it->is_number_integer()) return WrongType(Pointer(pointer, "line"), "an integer", *it);
+      // A line that does not fit would be reported as another line: refuse it.
+      if (*it < 0 || *it > std::numeric_limits<int>::max()) {
+        return Error(Pointer(pointer, "line"),
+                     fmt::format("line number out of range: {}", it->dump()));
+      }
       resource.line = it->get<int>();
     }
     if (const auto it = value.find("tags"); it != value.end() && !it->is_null()) {

@@ -4,6 +4,7 @@
 #include <iostream>
 #include <optional>
 
+#include "catalog_warnings.h"
 #include "commands.h"
 #include "report_options.h"
 #include "fsmove/analysis/analyzer.h"
@@ -43,6 +44,7 @@ int RunAnalyze(const AnalyzeOptions& o) {
       return kExitError;
     }
     cat.emplace(std::move(*loaded));
+    PrintCatalogWarnings(*cat);
     catalog_seconds = SecondsSince(t);
   }
   analysis::AnalyzerOptions options;
@@ -53,8 +55,11 @@ int RunAnalyze(const AnalyzeOptions& o) {
   report::StageSeconds seconds;
   seconds.analysis = SecondsSince(t0);
   if (!st.ok()) {
-    std::cerr << "fsmove: error: " << st.message() << " (after line "
-              << (*reader)->line_number() << ")\n";
+    const uint64_t read = (*reader)->line_number();
+    std::cerr << "fsmove: error: " << st.message()
+              << (read == 0 ? std::string(" (before its first line)")
+                            : " (after line " + std::to_string(read) + ")")
+              << "\n";
     return kExitError;
   }
   const std::string name = (*reader)->name();

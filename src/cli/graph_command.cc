@@ -4,6 +4,7 @@
 #include <iostream>
 #include <memory>
 
+#include "catalog_warnings.h"
 #include "commands.h"
 #include "fsmove/catalog/catalog.h"
 #include "fsmove/graph/dependency_graph.h"
@@ -25,6 +26,7 @@ int RunGraph(const GraphOptions& o) {
     std::cerr << "fsmove: error: " << cat.status().message() << "\n";
     return kExitError;
   }
+  PrintCatalogWarnings(*cat);
   graph::DependencyGraph g = graph::DependencyGraph::Build(*cat);
   std::ofstream file;
   std::ostream* out = OpenOutput(o.output, &file);

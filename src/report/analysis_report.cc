@@ -104,7 +104,7 @@ nlohmann::json RelationsToJson(const analysis::Relations& relations, const Block
 std::string SummaryLine(const std::string& trace_name, const analysis::Analyzer& analyzer) {
   const analysis::TraceStats& s = analyzer.stats();
   const analysis::InterpreterStats& i = analyzer.interpreter().stats();
-  return fmt::format(
+  std::string line = fmt::format(
       "{}: {} lines, {} resource blocks ({} resources), {} unparsed lines, {} unmodelled "
       "system calls",
       trace_name, s.lines, i.markers_begin, analyzer.interpreter().blocks().size(),
@@ -113,6 +113,12 @@ std::string SummaryLine(const std::string& trace_name, const analysis::Analyzer&
         for (const auto& [name, count] : s.unmodelled_syscalls) n += count;
         return n;
       }());
+  // Started but never returned: the trace ends (or strace detached from a daemon) in the
+  // middle of them. Their effect is unknown, so they are not analysed; say so.
+  if (s.pending_at_end > 0) {
+    line += fmt::format(", {} calls unfinished at the end", s.pending_at_end);
+  }
+  return line;
 }
 
 namespace {

@@ -163,7 +163,8 @@ bool ParseInt(std::string_view token, int64_t* value) {
   } else {
     while (i < token.size() && IsDigit(token[i])) v = v * 10 + (token[i++] - '0');
   }
-  *value = neg ? -static_cast<int64_t>(v) : static_cast<int64_t>(v);
+  // Negated as unsigned: -9223372036854775808 is INT64_MIN, not an overflow.
+  *value = static_cast<int64_t>(neg ? 0 - v : v);
   return true;
 }
 

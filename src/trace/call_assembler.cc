@@ -224,6 +224,10 @@ void CallAssembler::Feed(const LineHead& head, std::string_view line, uint64_t l
         ++stats_.pending_at_end;
         return;
       }
+      if (!HasReturnPart(head.rest)) {
+        Unparsed(line_number, line, "resumed call cut short (no return value)");
+        return;
+      }
       joined_ = std::move(pending.args);
       joined_.push_back(' ');
       joined_.append(head.rest);
@@ -243,6 +247,10 @@ void CallAssembler::Feed(const LineHead& head, std::string_view line, uint64_t l
         spliced_.name.assign(head.name);
         spliced_.args.assign(head.rest.substr(0, at));
         spliced_.line = line_number;
+        return;
+      }
+      if (!HasReturnPart(head.rest)) {
+        Unparsed(line_number, line, "system call line cut short (no return value)");
         return;
       }
       ++stats_.calls;

@@ -3,6 +3,7 @@
 #include "fsmove/trace/line_reader.h"
 
 #include <fcntl.h>
+#include <sys/stat.h>
 #include <unistd.h>
 #include <zstd.h>
 
@@ -92,7 +93,7 @@ class ZstdSource : public ByteSource {
     while (out.pos == 0) {
       if (in_pos_ == in_size_) {
         if (in_eof_) {
-          if (frame_open_) return absl::DataLossError("zstd stream is truncated");
+          if (frame_open_) return absl::DataLossError("zstd stream is truncated (cut short)");
           return 0;
         }
         auto got = in_->Read(inbuf_.data(), inbuf_.size());
@@ -108,7 +109,7 @@ class ZstdSource : public ByteSource {
       size_t rc = ZSTD_decompressStream(stream_, &out, &in);
       in_pos_ = in.pos;
       if (ZSTD_isError(rc)) {
-        return absl::DataLossError(absl::StrCat("zstd: ", ZSTD_getErrorName(rc)));
+        return absl::DataLossError(absl::StrCat("corrupt zstd data: ", ZSTD_getErrorName(rc)));
       }
       frame_open_ = rc != 0;
     }
@@ -154,6 +155,11 @@ absl::StatusOr<std::unique_ptr<LineReader>> LineReader::Open(const std::string& 
   } else {
     int fd = open(path.c_str(), O_RDONLY | O_CLOEXEC);
     if (fd < 0) return absl::ErrnoToStatus(errno, path);  // NotFound, PermissionDenied, ...
+    struct stat st {};
+    if (fstat(fd, &st) == 0 && S_ISDIR(st.st_mode)) {  // open() accepts it; read() would not
+      close(fd);
+      return absl::FailedPreconditionError(absl::StrCat(path, ": Is a directory"));
+    }
     raw = std::make_unique<FdSource>(fd, true);
   }
   auto sniffed = SniffCompression(std::move(raw));

@@ -37,6 +37,10 @@ bool ParseDecimal(std::string_view s, size_t* pos, int64_t* value) {
   return true;
 }
 
+// Linux pids are below 2^22; anything over INT32_MAX would wrap into another pid (0 is the
+// unprefixed process's): such a line is garbage, not a process.
+bool FitsPid(int64_t v) { return v <= INT32_MAX; }
+
 }  // namespace
 
 namespace {
@@ -85,6 +89,19 @@ size_t FindArgsEnd(std::string_view text) {
   return std::string_view::npos;
 }
 
+bool HasReturnPart(std::string_view rest) {
+  size_t from = std::string_view::npos;
+  for (;;) {
+    size_t eq = rest.rfind(" = ", from);
+    if (eq == std::string_view::npos) return false;
+    size_t j = eq;  // strace pads before "= " to align the returns: `close(3)      = 0`
+    while (j > 0 && rest[j - 1] == ' ') --j;
+    if (j > 0 && rest[j - 1] == ')') return true;
+    if (eq == 0) return false;
+    from = eq - 1;  // " = " inside a decoration or a string: look further back
+  }
+}
+
 LineHead ParseLineHead(std::string_view line) {
   LineHead head;
   size_t i = 0;
@@ -103,6 +120,10 @@ LineHead ParseLineHead(std::string_view line) {
       head.garbage_reason = "malformed [pid N] prefix";
       return head;
     }
+    if (!FitsPid(pid)) {
+      head.garbage_reason = "pid out of range";
+      return head;
+    }
     head.has_pid = true;
     head.pid = static_cast<int32_t>(pid);
     i = j + 1;
@@ -111,6 +132,10 @@ LineHead ParseLineHead(std::string_view line) {
     int64_t pid = 0;
     ParseDecimal(line, &j, &pid);
     if (j < n && line[j] == ' ') {  // a bare integer then a space: the pid column
+      if (!FitsPid(pid)) {
+        head.garbage_reason = "pid out of range";
+        return head;
+      }
       head.has_pid = true;
       head.pid = static_cast<int32_t>(pid);
       i = j;
@@ -147,7 +172,7 @@ LineHead ParseLineHead(std::string_view line) {
       } else if (p.starts_with("+++ superseded by execve in pid ")) {
         size_t j = std::strlen("+++ superseded by execve in pid ");
         int64_t other = 0;
-        if (ParseDecimal(p, &j, &other)) {
+        if (ParseDecimal(p, &j, &other) && FitsPid(other)) {
           head.kind = LineKind::kSuperseded;
           head.other_pid = static_cast<int32_t>(other);
         } else {
@@ -205,7 +230,7 @@ LineHead ParseLineHead(std::string_view line) {
       if (at != std::string_view::npos) {
         size_t k = at + kPidChanged.size();
         int64_t other = 0;
-        if (ParseDecimal(rest, &k, &other)) {
+        if (ParseDecimal(rest, &k, &other) && FitsPid(other)) {
           head.kind = LineKind::kUnfinished;
           head.other_pid = static_cast<int32_t>(other);
           head.rest = TrimRight(rest.substr(0, at));
@@ -264,7 +289,8 @@ bool ParseCallTail(std::string_view rest, CallTail* out) {
       out->has_return = false;  // not a return value we understand
       return true;
     }
-    out->ret = neg ? -v : v;
+    // Negated as unsigned: "-0x8000000000000000" is INT64_MIN, not an overflow.
+    out->ret = static_cast<int64_t>(neg ? 0 - static_cast<uint64_t>(v) : static_cast<uint64_t>(v));
   }
   // An error name follows only a failure ("-1 ENOENT (...)") or an unknown return
   // ("? ERESTARTSYS (...)"); after a success the text is a decoration or a comment.

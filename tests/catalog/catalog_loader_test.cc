@@ -199,6 +199,38 @@ TEST(CatalogLoaderTest, MissingResourceFields) {
             "cat.json: /edges/0/target: missing");
 }
 
+// Found by catalog_fuzzer: nlohmann throws out_of_range (not parse_error) for a number a
+// double cannot hold, and the loader let it escape: fsmove aborted on such a catalog.
+TEST(CatalogLoaderTest, NumberTooLargeForADoubleIsASyntaxErrorWithItsPosition) {
+  EXPECT_EQ(LoadError("{\"resources\": [],\n \"version\": 1e400}"),
+            "cat.json:2:13: not valid JSON: number overflow parsing '1e400'");
+  // The same digits inside a string earlier do not mislead the position.
+  EXPECT_EQ(LoadError("{\"name\": \"1e400\", \"x\": [-1e400]}"),
+            "cat.json:1:25: not valid JSON: number overflow parsing '-1e400'");
+}
+
+TEST(CatalogLoaderTest, CatalogFormatsItCannotReadAreRefused) {
+  EXPECT_EQ(LoadError(R"({"catalog_format": 3, "resources": []})"),
+            "cat.json: /catalog_format: unsupported catalog format 3 (fsmove reads formats 1 and 2)");
+  EXPECT_EQ(LoadError(R"({"catalog_format": "2", "resources": []})"),
+            "cat.json: /catalog_format: expected an integer, got string");
+  for (std::string_view ok : {R"({"catalog_format": 1, "resources": []})",
+                              R"({"catalog_format": 2, "resources": []})", R"({"resources": []})"}) {
+    EXPECT_TRUE(Catalog::LoadString(ok, "cat.json").ok()) << ok;
+  }
+}
+
+TEST(CatalogLoaderTest, LineNumbersThatDoNotFitAreRefusedNotWrapped) {
+  EXPECT_EQ(LoadError(R"({"resources": [{"type": "File", "title": "/x", "line": 99999999999}]})"),
+            "cat.json: /resources/0/line: line number out of range: 99999999999");
+  EXPECT_EQ(LoadError(R"({"resources": [{"type": "File", "title": "/x", "line": -4}]})"),
+            "cat.json: /resources/0/line: line number out of range: -4");
+  auto max = Catalog::LoadString(
+      R"({"resources": [{"type": "File", "title": "/x", "line": 2147483647}]})", "cat.json");
+  ASSERT_TRUE(max.ok());
+  EXPECT_EQ(max->resource(0).line, 2147483647);
+}
+
 TEST(CatalogLoaderTest, WrongFieldTypes) {
   EXPECT_EQ(LoadError(R"({"resources": [{"type": 1, "title": "/x"}]})"),
             "cat.json: /resources/0/type: expected a string, got number");

@@ -234,6 +234,23 @@ TEST(ArgsParseIntTest, DecoratedDescriptor) {
   EXPECT_EQ(v, 12);
 }
 
+// Found by strace_line_fuzzer: the negation of 9223372036854775808 overflowed (undefined
+// behaviour, caught by UBSan) for the argument `-9223372036854775808` of a writev line.
+TEST(ArgsParseIntTest, Int64MinimumIsNotAnOverflow) {
+  int64_t v = 0;
+  ASSERT_TRUE(ParseInt("-9223372036854775808", &v));
+  EXPECT_EQ(v, INT64_MIN);
+  ASSERT_TRUE(ParseInt("-0x8000000000000000", &v));
+  EXPECT_EQ(v, INT64_MIN);
+  ASSERT_TRUE(ParseInt("9223372036854775807", &v));
+  EXPECT_EQ(v, INT64_MAX);
+  ASSERT_TRUE(ParseInt("0xffffffffffffffff", &v));
+  EXPECT_EQ(v, -1);
+  ArgList args("1, -9223372036854775808mI199");  // the fuzzer's argument, minimised
+  ASSERT_TRUE(ParseInt(args[1], &v));
+  EXPECT_EQ(v, INT64_MIN);
+}
+
 TEST(ArgsParseIntTest, NonNumbersAreRejected) {
   int64_t v = 77;
   EXPECT_FALSE(ParseInt("NULL", &v));

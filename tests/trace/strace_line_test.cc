@@ -16,6 +16,21 @@ constexpr size_t npos = std::string_view::npos;
 // ParseLineHead: pid prefixes
 // ---------------------------------------------------------------------------------------------
 
+// A pid over INT32_MAX used to wrap (4294967296 became pid 0, the unprefixed process).
+TEST(StraceLineHeadTest, PidOutOfRangeIsGarbageNotAnotherProcess) {
+  for (std::string_view line : {"4294967296 close(3) = 0", "[pid 4294967296] close(3) = 0",
+                                "2147483648 +++ exited with 0 +++"}) {
+    LineHead h = ParseLineHead(line);
+    EXPECT_EQ(h.kind, LineKind::kGarbage) << line;
+    EXPECT_STREQ(h.garbage_reason, "pid out of range") << line;
+  }
+  LineHead max = ParseLineHead("2147483647 close(3) = 0");
+  EXPECT_EQ(max.kind, LineKind::kCall);
+  EXPECT_EQ(max.pid, 2147483647);
+  EXPECT_EQ(ParseLineHead("7 +++ superseded by execve in pid 99999999999 +++").kind,
+            LineKind::kGarbage);
+}
+
 TEST(StraceLineHeadTest, PidColumnOfDashO) {  // real
   LineHead h = ParseLineHead(
       R"x(190   execve("/usr/bin/puppet", ["puppet", "apply"], 0x7ffe5fc7a8b0 /* 6 vars */) = 0)x");
@@ -461,6 +476,31 @@ TEST(StraceLineTailTest, UnknownReturnWithRestartErrno) {  // real
       ParseCallTail("4, [], 0) = ? ERESTARTSYS (To be restarted if SA_RESTART is set)", &s));
   EXPECT_TRUE(s.return_unknown);
   EXPECT_EQ(s.errno_name, "ERESTARTSYS");
+}
+
+// The return's negation overflowed (undefined behaviour) for the same value that
+// strace_line_fuzzer found in ParseInt; strace never prints it, a corrupt trace can.
+TEST(StraceLineTailTest, Int64MinimumReturnIsNotAnOverflow) {
+  CallTail t;
+  ASSERT_TRUE(ParseCallTail("3) = -0x8000000000000000", &t));
+  EXPECT_EQ(t.ret, INT64_MIN);
+  ASSERT_TRUE(ParseCallTail("3) = 0xffffffffffffffff", &t));
+  EXPECT_EQ(t.ret, -1);
+}
+
+// A complete call's text ends with `) = RET`; a line cut short (truncated trace) does not.
+TEST(StraceLineTailTest, HasReturnPart) {
+  EXPECT_TRUE(HasReturnPart("3)                          = 0"));  // real alignment
+  EXPECT_TRUE(HasReturnPart(R"x("/x", O_RDONLY) = -1 ENOENT (No such file or directory))x"));
+  EXPECT_TRUE(HasReturnPart("0)         = ?"));
+  EXPECT_TRUE(HasReturnPart(") = 0 <0.000012>"));                        // -T
+  EXPECT_TRUE(HasReturnPart(R"x(AT_FDCWD, "/a = b", O_RDONLY) = 3</a = b>)x"));  // -yy
+  EXPECT_FALSE(HasReturnPart(R"x(3, "roo)x"));                            // cut mid-string
+  EXPECT_FALSE(HasReturnPart(R"x(1, "x = 1", 7)x"));                      // cut before " = "
+  // The limit of a cheap test: a cut string holding ") = " looks complete. Such a line
+  // still fails ParseCallTail (no closing parenthesis) when its call is modelled.
+  EXPECT_TRUE(HasReturnPart(R"x(1, "f(x) = 1)x"));
+  EXPECT_FALSE(HasReturnPart(""));
 }
 
 TEST(StraceLineTailTest, BareQuestionMarkReturn) {  // real

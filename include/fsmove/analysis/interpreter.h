@@ -4,6 +4,7 @@
 #pragma once
 
 #include <cstdint>
+#include <set>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -115,12 +116,17 @@ class Interpreter {
   BlockId current_ = kNoBlock;
 
   // Clones in flight (parent pid -> flags, start line), for children seen before the
-  // parent's clone returns.
+  // parent's clone returns. Every parent is a live process. Also ordered by start line, so
+  // that finding the latest one is O(log n) however many are in flight (a trace with
+  // thousands of never-finished clones made every new pid scan them all: quadratic).
   struct PendingClone {
     uint64_t flags;
     uint64_t line;
   };
+  void AddPendingClone(int32_t pid, PendingClone clone);
+  void ErasePendingClone(int32_t pid);
   absl::flat_hash_map<int32_t, PendingClone> pending_clones_;
+  std::set<std::pair<uint64_t, int32_t>> pending_clones_by_line_;
   absl::flat_hash_set<int32_t> adopted_;
 
   std::string scratch_;

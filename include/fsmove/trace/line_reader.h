@@ -51,6 +51,7 @@ class LineReader {
   // The last line returned had no terminating newline (a truncated trace).
   bool last_line_unterminated() const { return last_line_unterminated_; }
   const absl::Status& status() const { return status_; }
+  size_t max_line_bytes() const { return options_.max_line_bytes; }
   const std::string& name() const { return name_; }
 
  private:

@@ -62,6 +62,11 @@ struct CallTail {
 // was already consumed). Returns false when the text has no closing parenthesis.
 bool ParseCallTail(std::string_view rest, CallTail* out);
 
+// Whether a call's text (LineHead::rest of a kCall or kResumed line) ends with its return
+// part, `) = RET ...`. A line cut short (a truncated trace, a line over the reader's limit)
+// has none. Cheap: looks back from the end for the last " = " that follows a ')'.
+bool HasReturnPart(std::string_view rest);
+
 // Index of the parenthesis closing an argument list that starts at text[0] with depth 1,
 // or npos. Skips strings, nested ()[]{} and <...> fd decorations.
 size_t FindArgsEnd(std::string_view text);

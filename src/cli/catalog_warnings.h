@@ -1,0 +1,19 @@
+// What a loaded catalog holds that Puppet would refuse or that makes the graph incomplete
+// (references to resources it does not contain, clashing aliases, ...): one stderr warning
+// each, naming the catalog file and the JSON pointer, so that none goes unseen.
+#pragma once
+
+#include <iostream>
+
+#include "fsmove/catalog/catalog.h"
+
+namespace fsmove::cli {
+
+inline void PrintCatalogWarnings(const catalog::Catalog& cat) {
+  for (const catalog::CatalogWarning& w : cat.warnings()) {
+    std::cerr << "fsmove: warning: " << cat.source_name() << ": " << w.json_pointer << ": "
+              << w.message << "\n";
+  }
+}
+
+}  // namespace fsmove::cli

@@ -111,6 +111,9 @@ def descendants(root):
 
 
 def wait_for_descendant(root, pattern, limit=300):
+    """The first process under `root` whose command line matches `pattern`. Anchor patterns
+    at the start: fsmove's own forks carry its command line (and so the manifest code) until
+    they exec."""
     deadline = time.time() + limit
     while time.time() < deadline:
         for pid, cmd in descendants(root).items():
@@ -402,7 +405,7 @@ def case_timeout():
 
 def case_interrupt():
     p = start_check("-e", hang(588))
-    wait_for_descendant(p.pid, r"sleep 588")
+    wait_for_descendant(p.pid, r"^/bin/sleep 588")
     t0 = time.time()
     p.send_signal(signal.SIGINT)
     _, err = finish(p, 60)
@@ -417,8 +420,8 @@ def case_interrupt():
 
 def case_puppet_killed():
     p = start_check("--format", "json", "-e", hang(589))
-    wait_for_descendant(p.pid, r"sleep 589")
-    puppet = wait_for_descendant(p.pid, r"puppet apply --catalog")
+    wait_for_descendant(p.pid, r"^/bin/sleep 589")
+    puppet = wait_for_descendant(p.pid, r"^\S*ruby\S* \S*puppet apply --catalog")
     os.kill(puppet, signal.SIGKILL)
     out, err = finish(p, 120)
     check(p.returncode == 2, f"exit code {p.returncode}")
@@ -431,7 +434,7 @@ def case_puppet_killed():
 def case_strace_killed():
     code = "exec { 'slow': command => '/bin/sleep 9' }\nfile { '/etc/fsmove-x': ensure => file }\n"
     p = start_check("--format", "json", "-e", code)
-    wait_for_descendant(p.pid, r"sleep 9")
+    wait_for_descendant(p.pid, r"^/bin/sleep 9")
     tracer = wait_for_descendant(p.pid, r"^\S*strace .*trace\.fifo")
     os.kill(tracer, signal.SIGKILL)
     out, err = finish(p, 180)

@@ -74,6 +74,9 @@ class CheckingSink : public trace::CallSink {
   void OnCall(const trace::SyscallEvent& call) override {
     FSMOVE_FUZZ_CHECK(call.start_line >= 1 && call.start_line <= call.line && call.line <= fed);
     FSMOVE_FUZZ_CHECK(!call.name.empty());
+    if (call.return_at != std::string_view::npos) {
+      FSMOVE_FUZZ_CHECK(call.return_at == trace::ReturnValueStart(call.rest));
+    }
     ++calls;
     DecodeCall(call.name, call.rest);
   }

@@ -5,6 +5,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "fsmove/trace/puppet_markers.h"
+#include "fsmove/trace/strace_line.h"
 
 namespace fsmove::analysis {
 
@@ -126,8 +127,9 @@ void Analyzer::OnCall(const trace::SyscallEvent& call) {
       return;
     }
     // Most are Ruby's failed probes at start-up: decide from the line's end, unparsed.
-    size_t ret_at = call.rest.rfind(") = ");
-    if (ret_at != std::string_view::npos && call.rest.substr(ret_at + 4).starts_with("-")) {
+    size_t ret_at = call.return_at != std::string_view::npos ? call.return_at
+                                                             : trace::ReturnValueStart(call.rest);
+    if (ret_at < call.rest.size() && call.rest[ret_at] == '-') {
       ++stats_.skipped_outside_blocks;
       return;
     }

@@ -224,7 +224,8 @@ void CallAssembler::Feed(const LineHead& head, std::string_view line, uint64_t l
         ++stats_.pending_at_end;
         return;
       }
-      if (!HasReturnPart(head.rest)) {
+      const size_t return_at = ReturnValueStart(head.rest);
+      if (return_at == std::string_view::npos) {
         Unparsed(line_number, line, "resumed call cut short (no return value)");
         return;
       }
@@ -233,7 +234,8 @@ void CallAssembler::Feed(const LineHead& head, std::string_view line, uint64_t l
       joined_.append(head.rest);
       ++stats_.calls;
       ++stats_.split_calls;
-      SyscallEvent event{pid, head.name, joined_, line_number, pending.line};
+      SyscallEvent event{pid, head.name, joined_, line_number, pending.line,
+                         joined_.size() - head.rest.size() + return_at};
       if (AwaitingBinding() && IsProcessCreation(head.name)) NoteCreatedChild(joined_);
       sink_->OnCall(event);
       return;
@@ -249,13 +251,14 @@ void CallAssembler::Feed(const LineHead& head, std::string_view line, uint64_t l
         spliced_.line = line_number;
         return;
       }
-      if (!HasReturnPart(head.rest)) {
+      const size_t return_at = ReturnValueStart(head.rest);
+      if (return_at == std::string_view::npos) {
         Unparsed(line_number, line, "system call line cut short (no return value)");
         return;
       }
       ++stats_.calls;
       if (AwaitingBinding() && IsProcessCreation(head.name)) NoteCreatedChild(head.rest);
-      SyscallEvent event{pid, head.name, head.rest, line_number, line_number};
+      SyscallEvent event{pid, head.name, head.rest, line_number, line_number, return_at};
       sink_->OnCall(event);
       return;
     }

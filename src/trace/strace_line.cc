@@ -89,17 +89,21 @@ size_t FindArgsEnd(std::string_view text) {
   return std::string_view::npos;
 }
 
-bool HasReturnPart(std::string_view rest) {
-  size_t from = std::string_view::npos;
-  for (;;) {
-    size_t eq = rest.rfind(" = ", from);
-    if (eq == std::string_view::npos) return false;
-    size_t j = eq;  // strace pads before "= " to align the returns: `close(3)      = 0`
-    while (j > 0 && rest[j - 1] == ' ') --j;
-    if (j > 0 && rest[j - 1] == ')') return true;
-    if (eq == 0) return false;
-    from = eq - 1;  // " = " inside a decoration or a string: look further back
+size_t ReturnValueStart(std::string_view rest) {
+  const char* data = rest.data();
+  size_t end = rest.size();
+  while (end > 0) {
+    const void* q = memrchr(data, '=', end);
+    if (q == nullptr) return std::string_view::npos;
+    const size_t eq = static_cast<const char*>(q) - data;
+    if (eq >= 2 && eq + 1 < rest.size() && data[eq - 1] == ' ' && data[eq + 1] == ' ') {
+      size_t j = eq - 1;  // strace pads before "= " to align the returns: `close(3)      = 0`
+      while (j > 0 && data[j - 1] == ' ') --j;
+      if (j > 0 && data[j - 1] == ')') return eq + 2;
+    }
+    end = eq;  // '=' inside a decoration, a string or a struct: look further back
   }
+  return std::string_view::npos;
 }
 
 LineHead ParseLineHead(std::string_view line) {

@@ -22,6 +22,7 @@ struct RecordedCall {
   std::string rest;
   uint64_t line;
   uint64_t start_line;
+  std::string returned;  // rest from return_at on
 };
 
 // Records every sink callback as one readable string, so tests can compare whole sequences.
@@ -36,8 +37,11 @@ class RecordingSink : public CallSink {
     events.push_back("call " + std::to_string(call.pid) + " " + std::string(call.name) + "(" +
                      std::string(call.rest) + " @" + std::to_string(call.start_line) + "-" +
                      std::to_string(call.line));
-    calls.push_back(
-        {call.pid, std::string(call.name), std::string(call.rest), call.line, call.start_line});
+    calls.push_back({call.pid, std::string(call.name), std::string(call.rest), call.line,
+                     call.start_line,
+                     call.return_at == std::string_view::npos
+                         ? std::string("?")
+                         : std::string(call.rest.substr(call.return_at))});
     call_texts.emplace_back(call.rest);
   }
   void OnProcessExit(int32_t pid, uint64_t line) override {
@@ -556,6 +560,23 @@ TEST(CallAssemblerTest, FinishCountsCallsStillPending) {
   h.assembler.Finish();
   EXPECT_EQ(h.assembler.stats().pending_at_end, 2u);
   EXPECT_EQ(h.assembler.stats().calls, 1u);
+}
+
+// The assembler hands on where the return value starts (it checked the line is whole), for
+// the analyzer's cheap failed-call test; for a resumed call, inside the joined text.
+TEST(CallAssemblerTest, ReturnValuePosition) {
+  RecordingSink sink;
+  CallAssembler a(&sink);
+  a.Feed("100 close(3)                          = 0", 1);
+  a.Feed("100 readlink(\"/a\",  <unfinished ...>", 2);
+  a.Feed("101 openat(AT_FDCWD, \"/x = y\", O_RDONLY) = -1 ENOENT (No such file or directory)", 3);
+  a.Feed("100 <... readlink resumed>\"b = c\", 4096) = 5", 4);
+  a.Finish();
+  ASSERT_EQ(sink.calls.size(), 3u);
+  EXPECT_EQ(sink.calls[0].returned, "0");
+  EXPECT_EQ(sink.calls[1].returned, "-1 ENOENT (No such file or directory)");
+  EXPECT_EQ(sink.calls[2].rest, "\"/a\", \"b = c\", 4096) = 5");
+  EXPECT_EQ(sink.calls[2].returned, "5");
 }
 
 }  // namespace

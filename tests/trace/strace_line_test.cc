@@ -501,6 +501,11 @@ TEST(StraceLineTailTest, HasReturnPart) {
   // still fails ParseCallTail (no closing parenthesis) when its call is modelled.
   EXPECT_TRUE(HasReturnPart(R"x(1, "f(x) = 1)x"));
   EXPECT_FALSE(HasReturnPart(""));
+  EXPECT_FALSE(HasReturnPart("3) ="));
+  std::string_view failed = R"x("/x", O_RDONLY) = -1 ENOENT (No such file or directory))x";
+  EXPECT_EQ(failed.substr(ReturnValueStart(failed), 2), "-1");
+  std::string_view padded = "3)                          = 0";
+  EXPECT_EQ(ReturnValueStart(padded), padded.size() - 1);
 }
 
 TEST(StraceLineTailTest, BareQuestionMarkReturn) {  // real

@@ -26,6 +26,9 @@ struct SyscallEvent {
   std::string_view rest;
   uint64_t line = 0;        // the line where the call completed
   uint64_t start_line = 0;  // the line where it started (== line unless it was split)
+  // Where the return value starts in `rest` (ReturnValueStart, already found to check the
+  // line is whole), or npos when not known.
+  size_t return_at = std::string_view::npos;
 };
 
 class CallSink {

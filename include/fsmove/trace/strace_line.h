@@ -62,10 +62,14 @@ struct CallTail {
 // was already consumed). Returns false when the text has no closing parenthesis.
 bool ParseCallTail(std::string_view rest, CallTail* out);
 
-// Whether a call's text (LineHead::rest of a kCall or kResumed line) ends with its return
-// part, `) = RET ...`. A line cut short (a truncated trace, a line over the reader's limit)
-// has none. Cheap: looks back from the end for the last " = " that follows a ')'.
-bool HasReturnPart(std::string_view rest);
+// Where the return value starts in a call's text (LineHead::rest of a kCall or kResumed
+// line): just after the last `) = ` (strace may pad before the '='), or npos when there is
+// none, as in a line cut short (a truncated trace, a line over the reader's limit). Cheap,
+// it runs on every call: memrchr for '=' from the end, usually a few bytes back.
+size_t ReturnValueStart(std::string_view rest);
+inline bool HasReturnPart(std::string_view rest) {
+  return ReturnValueStart(rest) != std::string_view::npos;
+}
 
 // Index of the parenthesis closing an argument list that starts at text[0] with depth 1,
 // or npos. Skips strings, nested ()[]{} and <...> fd decorations.

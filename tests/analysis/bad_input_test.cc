@@ -6,6 +6,7 @@
 #include <chrono>
 
 #include "fsmove/analysis/analyzer.h"
+#include "fsmove/report/analysis_report.h"
 #include "fsmove/trace/line_reader.h"
 #include "trace_harness.h"
 
@@ -162,6 +163,17 @@ TEST(BadInputTest, WriteOfEvaluatedInSecondsWithoutADuration) {
               "193 write(2, \"Info: /Stage[main]/Main/Exec[x]: Evaluated in seconds\", 52) = 52\n");
   EXPECT_EQ(s.calls, 2u);
   EXPECT_EQ(s.unparsed_lines, 0u);
+}
+
+// Markers printed by a process outside Puppet's thread group are not Puppet's (an exec can
+// echo Puppet's log); they are counted and the report's summary line says so.
+TEST(BadInputTest, MarkersFromAnotherProcessAreIgnoredAndShown) {
+  Harness h({Begin(100, "Exec[x]"), "100 close(3) = 0", End(100, "Exec[x]"), Begin(200, "Exec[y]"),
+             End(200, "Exec[y]")});
+  EXPECT_EQ(h.analyzer.interpreter().stats().markers_begin, 1u);
+  EXPECT_EQ(h.analyzer.interpreter().stats().markers_foreign, 2u);
+  EXPECT_THAT(report::SummaryLine("t", h.analyzer),
+              ::testing::EndsWith(", 2 markers ignored (not printed by Puppet's process)"));
 }
 
 TEST(BadInputTest, MalformedArgumentsDoNotBreakTheModel) {

@@ -89,6 +89,16 @@ size_t FirstMarker() {
   return 0;
 }
 
+// The last `<unfinished ...>` line before the first marker (in Ruby's start-up).
+size_t LastUnfinishedBeforeBlocks() {
+  const auto& lines = RealTraceLines();
+  for (size_t i = FirstMarker(); i-- > 0;) {
+    if (lines[i].ends_with("<unfinished ...>")) return i;
+  }
+  ADD_FAILURE() << "no unfinished call before the first marker";
+  return 0;
+}
+
 // The first `<unfinished ...>` line after the first marker.
 size_t FirstUnfinishedInBlocks() {
   const auto& lines = RealTraceLines();
@@ -190,7 +200,8 @@ const std::map<std::string, std::function<void(const fs::path&)>>& Cases() {
       {"starts-mid-call",
        [](const fs::path& d) {  // the lines up to an `<unfinished ...>` one are missing
          const auto& lines = RealTraceLines();
-         std::vector<std::string> tail(lines.begin() + FirstUnfinishedInBlocks() + 1, lines.end());
+         std::vector<std::string> tail(lines.begin() + LastUnfinishedBeforeBlocks() + 1,
+                                       lines.end());
          WriteFile(d / "tail.trace", Join(tail));
          fs::copy_file(kTraceDir / "catalog.json", d / "catalog.json");
        }},

@@ -43,7 +43,8 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   // Whatever a declared edge says first happens first (a cycle makes that true both ways).
   for (const graph::DeclaredEdge& edge : graph.edges()) {
     FSMOVE_FUZZ_CHECK(edge.source < cat.size() && edge.target < cat.size());
-    if (edge.origin == graph::EdgeOrigin::kParameter || edge.origin == graph::EdgeOrigin::kAutorequire) {
+    if (edge.origin == graph::EdgeOrigin::kParameter ||
+        edge.origin == graph::EdgeOrigin::kAutorequire) {
       FSMOVE_FUZZ_CHECK(graph.HappensBefore(edge.source, edge.target));
     }
   }

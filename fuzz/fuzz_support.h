@@ -8,12 +8,12 @@
 
 namespace fsmove::fuzz {
 
-#define FSMOVE_FUZZ_CHECK(condition)                                                    \
-  do {                                                                                  \
-    if (!(condition)) {                                                                 \
+#define FSMOVE_FUZZ_CHECK(condition)                                                         \
+  do {                                                                                       \
+    if (!(condition)) {                                                                      \
       std::fprintf(stderr, "%s:%d: invariant failed: %s\n", __FILE__, __LINE__, #condition); \
-      std::abort();                                                                     \
-    }                                                                                   \
+      std::abort();                                                                          \
+    }                                                                                        \
   } while (0)
 
 // Calls f(line) for each '\n'-terminated line and for a last unterminated one, the way

@@ -156,9 +156,15 @@ void CheckRoundTrips(const uint8_t* data, size_t size) {
     int64_t value = static_cast<int64_t>(bits);
     char text[32];
     switch (data[0] % 3) {
-      case 0: std::snprintf(text, sizeof text, "%" PRId64, value); break;
-      case 1: std::snprintf(text, sizeof text, "0x%" PRIx64, bits); break;
-      default: std::snprintf(text, sizeof text, "0%" PRIo64, bits); break;
+      case 0:
+        std::snprintf(text, sizeof text, "%" PRId64, value);
+        break;
+      case 1:
+        std::snprintf(text, sizeof text, "0x%" PRIx64, bits);
+        break;
+      default:
+        std::snprintf(text, sizeof text, "0%" PRIo64, bits);
+        break;
     }
     int64_t parsed = 0;
     FSMOVE_FUZZ_CHECK(trace::ParseInt(text, &parsed));

@@ -27,9 +27,9 @@ absl::Status Analyzer::Run(trace::LineReader& reader) {
       // Only its start is left: whatever call it was cannot be read. Counted, not guessed.
       ++stats_.cut_lines;
       stats_.lines = reader.line_number();
-      OnUnparsed(reader.line_number(), line,
-                 absl::StrCat("line longer than ", reader.max_line_bytes(),
-                              " bytes: cut, not analysed"));
+      OnUnparsed(
+          reader.line_number(), line,
+          absl::StrCat("line longer than ", reader.max_line_bytes(), " bytes: cut, not analysed"));
       continue;
     }
     FeedLine(line, reader.line_number());

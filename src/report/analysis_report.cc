@@ -118,6 +118,13 @@ std::string SummaryLine(const std::string& trace_name, const analysis::Analyzer&
   if (s.pending_at_end > 0) {
     line += fmt::format(", {} calls unfinished at the end", s.pending_at_end);
   }
+  // Markers from a process outside Puppet's thread group: an exec echoing Puppet's log, or
+  // Puppet's own threads in a trace missing the start that shows them created. Their
+  // resources' accesses are not charged: say so.
+  if (i.markers_foreign > 0) {
+    line +=
+        fmt::format(", {} markers ignored (not printed by Puppet's process)", i.markers_foreign);
+  }
   return line;
 }
 

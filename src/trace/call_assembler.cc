@@ -234,8 +234,8 @@ void CallAssembler::Feed(const LineHead& head, std::string_view line, uint64_t l
       joined_.append(head.rest);
       ++stats_.calls;
       ++stats_.split_calls;
-      SyscallEvent event{pid, head.name, joined_, line_number, pending.line,
-                         joined_.size() - head.rest.size() + return_at};
+      const size_t joined_return_at = joined_.size() - head.rest.size() + return_at;
+      SyscallEvent event{pid, head.name, joined_, line_number, pending.line, joined_return_at};
       if (AwaitingBinding() && IsProcessCreation(head.name)) NoteCreatedChild(joined_);
       sink_->OnCall(event);
       return;

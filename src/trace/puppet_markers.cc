@@ -13,6 +13,7 @@ namespace {
 constexpr std::string_view kInfo = "Info: ";
 constexpr std::string_view kStarting = ": Starting to evaluate the resource";
 constexpr std::string_view kEvaluated = ": Evaluated in ";
+constexpr std::string_view kSeconds = " seconds";
 
 inline bool IsDigit(char c) { return c >= '0' && c <= '9'; }
 inline bool IsUpper(char c) { return c >= 'A' && c <= 'Z'; }
@@ -148,11 +149,12 @@ MarkerKind ParseMarker(std::string_view text, Marker* out) {
   if (begin_view.ends_with(kStarting)) {
     kind = MarkerKind::kBegin;
     cut = begin_view.size() - kStarting.size();
-  } else if (s.ends_with(" seconds")) {
+  } else if (s.ends_with(kSeconds)) {
     size_t at = s.rfind(kEvaluated);
-    if (at != std::string_view::npos) {
+    // "Evaluated in seconds": the two share their space, and there is no number between.
+    if (at != std::string_view::npos && at + kEvaluated.size() + kSeconds.size() <= s.size()) {
       std::string_view num = s.substr(at + kEvaluated.size());
-      num.remove_suffix(std::strlen(" seconds"));
+      num.remove_suffix(kSeconds.size());
       bool numeric = !num.empty();
       for (char c : num) numeric &= IsDigit(c) || c == '.' || c == 'e' || c == '-';
       if (numeric) {

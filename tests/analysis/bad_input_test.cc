@@ -6,6 +6,7 @@
 #include <chrono>
 
 #include "fsmove/analysis/analyzer.h"
+#include "fsmove/report/analysis_report.h"
 #include "fsmove/trace/line_reader.h"
 #include "trace_harness.h"
 
@@ -55,8 +56,8 @@ TEST(BadInputTest, CallCutShortIsCountedWhateverTheCall) {
 }
 
 TEST(BadInputTest, ResumedCallCutShortIsCounted) {
-  analysis::TraceStats s = Analyze(
-      "100 read(3,  <unfinished ...>\n101 close(4) = 0\n100 <... read resumed>\"abc\", 10");
+  analysis::TraceStats s =
+      Analyze("100 read(3,  <unfinished ...>\n101 close(4) = 0\n100 <... read resumed>\"abc\", 10");
   EXPECT_EQ(s.calls, 1u);
   EXPECT_EQ(s.unparsed_lines, 1u);
   ASSERT_EQ(s.unparsed_examples.size(), 1u);
@@ -71,10 +72,10 @@ TEST(BadInputTest, LineOverTheReadersLimitIsCountedNotAnalysed) {
   trace::LineReaderOptions options;
   options.max_line_bytes = 64;
   options.initial_buffer_bytes = 16;
-  auto reader = trace::LineReader::FromString(
-      "100 close(3) = 0\n100 openat(AT_FDCWD, \"/" + std::string(200, 'x') +
-          "\", O_RDONLY) = 3\n100 close(4) = 0\n",
-      options);
+  auto reader = trace::LineReader::FromString("100 close(3) = 0\n100 openat(AT_FDCWD, \"/" +
+                                                  std::string(200, 'x') +
+                                                  "\", O_RDONLY) = 3\n100 close(4) = 0\n",
+                                              options);
   analysis::Analyzer a;
   ASSERT_TRUE(a.Run(*reader).ok());
   const analysis::TraceStats& s = a.stats();
@@ -152,6 +153,27 @@ TEST(BadInputTest, ThousandsOfClonesThatNeverReturnStayLinear) {
   EXPECT_EQ(a.stats().calls, static_cast<uint64_t>(kProcesses));
   EXPECT_EQ(a.stats().pending_at_end, static_cast<uint64_t>(kProcesses));
   EXPECT_EQ(a.interpreter().stats().adopted_processes, static_cast<uint64_t>(2 * kProcesses - 1));
+}
+
+// strace_line_fuzzer's reproducer, minimised: any process writing this to its stdout made
+// the marker parser read past the message (see MarkerParseTest).
+TEST(BadInputTest, WriteOfEvaluatedInSecondsWithoutADuration) {
+  analysis::TraceStats s =
+      Analyze("192 writev(1,[{iov_base=\"Info: : Evaluated in seconds\"}]) = 2\n"
+              "193 write(2, \"Info: /Stage[main]/Main/Exec[x]: Evaluated in seconds\", 52) = 52\n");
+  EXPECT_EQ(s.calls, 2u);
+  EXPECT_EQ(s.unparsed_lines, 0u);
+}
+
+// Markers printed by a process outside Puppet's thread group are not Puppet's (an exec can
+// echo Puppet's log); they are counted and the report's summary line says so.
+TEST(BadInputTest, MarkersFromAnotherProcessAreIgnoredAndShown) {
+  Harness h({Begin(100, "Exec[x]"), "100 close(3) = 0", End(100, "Exec[x]"), Begin(200, "Exec[y]"),
+             End(200, "Exec[y]")});
+  EXPECT_EQ(h.analyzer.interpreter().stats().markers_begin, 1u);
+  EXPECT_EQ(h.analyzer.interpreter().stats().markers_foreign, 2u);
+  EXPECT_THAT(report::SummaryLine("t", h.analyzer),
+              ::testing::EndsWith(", 2 markers ignored (not printed by Puppet's process)"));
 }
 
 TEST(BadInputTest, MalformedArgumentsDoNotBreakTheModel) {

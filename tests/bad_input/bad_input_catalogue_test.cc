@@ -10,13 +10,13 @@
 #include <unistd.h>
 #include <zstd.h>
 
+#include <cctype>
 #include <chrono>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <functional>
 #include <iostream>
-#include <cctype>
 #include <map>
 #include <set>
 #include <sstream>
@@ -24,9 +24,9 @@
 #include <thread>
 #include <vector>
 
+#include "fsmove/trace/line_reader.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
-#include "fsmove/trace/line_reader.h"
 #include "nlohmann/json.hpp"
 
 namespace fsmove::testing {
@@ -89,6 +89,16 @@ size_t FirstMarker() {
   return 0;
 }
 
+// The last `<unfinished ...>` line before the first marker (in Ruby's start-up).
+size_t LastUnfinishedBeforeBlocks() {
+  const auto& lines = RealTraceLines();
+  for (size_t i = FirstMarker(); i-- > 0;) {
+    if (lines[i].ends_with("<unfinished ...>")) return i;
+  }
+  ADD_FAILURE() << "no unfinished call before the first marker";
+  return 0;
+}
+
 // The first `<unfinished ...>` line after the first marker.
 size_t FirstUnfinishedInBlocks() {
   const auto& lines = RealTraceLines();
@@ -129,9 +139,7 @@ std::string Zstd(std::string_view text) {
   return out;
 }
 
-nlohmann::json RealCatalog() {
-  return nlohmann::json::parse(ReadFile(kTraceDir / "catalog.json"));
-}
+nlohmann::json RealCatalog() { return nlohmann::json::parse(ReadFile(kTraceDir / "catalog.json")); }
 
 nlohmann::json& ResourceOf(nlohmann::json& catalog, std::string_view type, std::string_view title) {
   for (nlohmann::json& r : catalog["resources"]) {
@@ -141,7 +149,9 @@ nlohmann::json& ResourceOf(nlohmann::json& catalog, std::string_view type, std::
   return catalog;
 }
 
-void WriteRealTrace(const fs::path& dir) { fs::copy_file(kTraceDir / "trace.zst", dir / "trace.zst"); }
+void WriteRealTrace(const fs::path& dir) {
+  fs::copy_file(kTraceDir / "trace.zst", dir / "trace.zst");
+}
 
 // ------------------------------------------------------------------ the cases
 
@@ -190,7 +200,8 @@ const std::map<std::string, std::function<void(const fs::path&)>>& Cases() {
       {"starts-mid-call",
        [](const fs::path& d) {  // the lines up to an `<unfinished ...>` one are missing
          const auto& lines = RealTraceLines();
-         std::vector<std::string> tail(lines.begin() + FirstUnfinishedInBlocks() + 1, lines.end());
+         std::vector<std::string> tail(lines.begin() + LastUnfinishedBeforeBlocks() + 1,
+                                       lines.end());
          WriteFile(d / "tail.trace", Join(tail));
          fs::copy_file(kTraceDir / "catalog.json", d / "catalog.json");
        }},
@@ -198,20 +209,31 @@ const std::map<std::string, std::function<void(const fs::path&)>>& Cases() {
        [](const fs::path& d) { WriteFile(d / "garbage.trace", Garbage(64 << 10, 42)); }},
       {"garbage-lines-in-a-real-trace", GarbageLinesInARealTrace},
       {"garbage-lines-with-strict", GarbageLinesInARealTrace},
+      {"marker-without-a-duration",
+       [](const fs::path& d) {  // crashed fsmove (found by strace_line_fuzzer)
+         std::string pid = PidOf(RealTraceLines()[FirstMarker()]);
+         WriteFile(d / "trace",
+                   Join(WithLinesAfterFirstMarker(
+                       {pid + " write(1, \"Info: /Stage[main]/Main/Exec[x]: Evaluated in seconds\\n\", "
+                              "53) = 53"})));
+         fs::copy_file(kTraceDir / "catalog.json", d / "catalog.json");
+       }},
       {"ten-megabyte-line",
        [](const fs::path& d) {
          std::string pid = PidOf(RealTraceLines()[FirstMarker()]);
-         WriteFile(d / "trace", Join(WithLinesAfterFirstMarker(
-                                    {pid + " write(5, \"" + std::string(10 << 20, 'x') +
-                                     "\", 10485760) = 10485760"})));
+         WriteFile(
+             d / "trace",
+             Join(WithLinesAfterFirstMarker({pid + " write(5, \"" + std::string(10 << 20, 'x') +
+                                             "\", 10485760) = 10485760"})));
          fs::copy_file(kTraceDir / "catalog.json", d / "catalog.json");
        }},
       {"twenty-megabyte-line",
        [](const fs::path& d) {
          std::string pid = PidOf(RealTraceLines()[FirstMarker()]);
-         WriteFile(d / "trace", Join(WithLinesAfterFirstMarker(
-                                    {pid + " write(5, \"" + std::string(20 << 20, 'x') +
-                                     "\", 20971520) = 20971520"})));
+         WriteFile(
+             d / "trace",
+             Join(WithLinesAfterFirstMarker({pid + " write(5, \"" + std::string(20 << 20, 'x') +
+                                             "\", 20971520) = 20971520"})));
          fs::copy_file(kTraceDir / "catalog.json", d / "catalog.json");
        }},
       {"hundred-interleaved-unfinished-calls",
@@ -230,8 +252,9 @@ const std::map<std::string, std::function<void(const fs::path&)>>& Cases() {
        [](const fs::path& d) {  // was quadratic: every new pid scanned every clone in flight
          std::string text;
          for (int i = 0; i < 20000; ++i) {
-           text += std::to_string(1000 + i) +
-                   "   clone(child_stack=NULL, flags=CLONE_CHILD_CLEARTID|SIGCHLD <unfinished ...>\n";
+           text +=
+               std::to_string(1000 + i) +
+               "   clone(child_stack=NULL, flags=CLONE_CHILD_CLEARTID|SIGCHLD <unfinished ...>\n";
          }
          for (int i = 0; i < 20000; ++i) text += std::to_string(100000 + i) + "   close(3) = 0\n";
          WriteFile(d / "clones.trace", text);
@@ -278,7 +301,8 @@ const std::map<std::string, std::function<void(const fs::path&)>>& Cases() {
       {"catalog-truncated",
        [](const fs::path& d) {
          WriteRealTrace(d);
-         WriteFile(d / "catalog.json", "Notice: Compiled catalog\n{\"resources\": [{\"type\": \"Fi");
+         WriteFile(d / "catalog.json",
+                   "Notice: Compiled catalog\n{\"resources\": [{\"type\": \"Fi");
        }},
       {"catalog-json-array",
        [](const fs::path& d) {
@@ -321,7 +345,8 @@ const std::map<std::string, std::function<void(const fs::path&)>>& Cases() {
       {"catalog-number-overflow",
        [](const fs::path& d) {
          WriteRealTrace(d);
-         WriteFile(d / "catalog.json", "{\"catalog_format\": 2,\n \"version\": 1e400,\n \"resources\": []}");
+         WriteFile(d / "catalog.json",
+                   "{\"catalog_format\": 2,\n \"version\": 1e400,\n \"resources\": []}");
        }},
       {"catalog-line-out-of-range",
        [](const fs::path& d) {
@@ -333,8 +358,8 @@ const std::map<std::string, std::function<void(const fs::path&)>>& Cases() {
       {"catalog-nested-too-deep",
        [](const fs::path& d) {
          WriteRealTrace(d);
-         WriteFile(d / "catalog.json", "{\"resources\": " + std::string(100000, '[') +
-                                           std::string(100000, ']') + "}");
+         WriteFile(d / "catalog.json",
+                   "{\"resources\": " + std::string(100000, '[') + std::string(100000, ']') + "}");
        }},
       {"catalog-unknown-reference",
        [](const fs::path& d) {
@@ -513,7 +538,8 @@ std::vector<std::string> Lines(const std::string& text) {
 }
 
 fs::path FreshDirectory(const std::string& id) {
-  fs::path dir = fs::temp_directory_path() / ("fsmove-bad-input-" + std::to_string(getpid()) + "-" + id);
+  fs::path dir =
+      fs::temp_directory_path() / ("fsmove-bad-input-" + std::to_string(getpid()) + "-" + id);
   fs::remove_all(dir);
   fs::create_directories(dir);
   return dir;
@@ -522,10 +548,14 @@ fs::path FreshDirectory(const std::string& id) {
 // Where each count of the table is in the JSON report.
 uint64_t CountIn(const nlohmann::json& report, const std::string& name) {
   static const std::map<std::string, std::string> kPointers = {
-      {"lines", "/stats/lines"},           {"calls", "/stats/calls"},
-      {"split_calls", "/stats/split_calls"}, {"unparsed", "/stats/unparsed_lines"},
-      {"cut", "/stats/cut_lines"},         {"unfinished", "/stats/pending_at_end"},
-      {"blocks", "/stats/blocks"},         {"MOR", "/summary/MOR"},
+      {"lines", "/stats/lines"},
+      {"calls", "/stats/calls"},
+      {"split_calls", "/stats/split_calls"},
+      {"unparsed", "/stats/unparsed_lines"},
+      {"cut", "/stats/cut_lines"},
+      {"unfinished", "/stats/pending_at_end"},
+      {"blocks", "/stats/blocks"},
+      {"MOR", "/summary/MOR"},
       {"MN", "/summary/MN"},
   };
   auto it = kPointers.find(name);
@@ -567,8 +597,8 @@ TEST_P(BadInputCatalogueTest, ExitCodeMessageAndCounts) {
       std::cout << "COUNTS " << row.id;
       for (const char* name : {"lines", "unparsed", "cut", "calls", "split_calls", "unfinished",
                                "blocks", "MOR", "MN"}) {
-        if (report.contains(nlohmann::json::json_pointer(std::string("/summary")))
-            || (std::string_view(name) != "MOR" && std::string_view(name) != "MN")) {
+        if (report.contains(nlohmann::json::json_pointer(std::string("/summary"))) ||
+            (std::string_view(name) != "MOR" && std::string_view(name) != "MN")) {
           std::cout << " " << name << "=" << CountIn(report, name);
         }
       }

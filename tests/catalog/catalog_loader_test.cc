@@ -210,12 +210,14 @@ TEST(CatalogLoaderTest, NumberTooLargeForADoubleIsASyntaxErrorWithItsPosition) {
 }
 
 TEST(CatalogLoaderTest, CatalogFormatsItCannotReadAreRefused) {
-  EXPECT_EQ(LoadError(R"({"catalog_format": 3, "resources": []})"),
-            "cat.json: /catalog_format: unsupported catalog format 3 (fsmove reads formats 1 and 2)");
+  EXPECT_EQ(
+      LoadError(R"({"catalog_format": 3, "resources": []})"),
+      "cat.json: /catalog_format: unsupported catalog format 3 (fsmove reads formats 1 and 2)");
   EXPECT_EQ(LoadError(R"({"catalog_format": "2", "resources": []})"),
             "cat.json: /catalog_format: expected an integer, got string");
-  for (std::string_view ok : {R"({"catalog_format": 1, "resources": []})",
-                              R"({"catalog_format": 2, "resources": []})", R"({"resources": []})"}) {
+  for (std::string_view ok :
+       {R"({"catalog_format": 1, "resources": []})", R"({"catalog_format": 2, "resources": []})",
+        R"({"resources": []})"}) {
     EXPECT_TRUE(Catalog::LoadString(ok, "cat.json").ok()) << ok;
   }
 }

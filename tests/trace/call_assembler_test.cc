@@ -37,11 +37,10 @@ class RecordingSink : public CallSink {
     events.push_back("call " + std::to_string(call.pid) + " " + std::string(call.name) + "(" +
                      std::string(call.rest) + " @" + std::to_string(call.start_line) + "-" +
                      std::to_string(call.line));
-    calls.push_back({call.pid, std::string(call.name), std::string(call.rest), call.line,
-                     call.start_line,
-                     call.return_at == std::string_view::npos
-                         ? std::string("?")
-                         : std::string(call.rest.substr(call.return_at))});
+    calls.push_back(
+        {call.pid, std::string(call.name), std::string(call.rest), call.line, call.start_line,
+         call.return_at == std::string_view::npos ? std::string("?")
+                                                  : std::string(call.rest.substr(call.return_at))});
     call_texts.emplace_back(call.rest);
   }
   void OnProcessExit(int32_t pid, uint64_t line) override {

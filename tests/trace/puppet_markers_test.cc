@@ -252,6 +252,21 @@ TEST(MarkerParseTest, NonMarkersAreRejected) {
   EXPECT_EQ(m.kind, MarkerKind::kNone);
 }
 
+// Found by strace_line_fuzzer (UBSan: pointer overflow in ParseMarker): in "Evaluated in
+// seconds" the text's " seconds" suffix overlaps ": Evaluated in ", the duration's view
+// was cut by more than its size, and the digit check then read far past the message (a
+// crash without sanitizers, for any process printing that to its stdout).
+TEST(MarkerParseTest, EvaluatedInWithoutADurationIsNoMarker) {
+  Marker m;
+  EXPECT_EQ(ParseMarker("Info: : Evaluated in seconds", &m), MarkerKind::kNone);
+  EXPECT_EQ(ParseMarker("Info: /Stage[main]/Main/Exec[x]: Evaluated in seconds", &m),
+            MarkerKind::kNone);
+  EXPECT_EQ(ParseMarker("Info: /Stage[main]/Main/Exec[x]: Evaluated in  seconds", &m),
+            MarkerKind::kNone);
+  EXPECT_EQ(ParseMarker("Info: /Stage[main]/Main/Exec[x]: Evaluated in 0 seconds", &m),
+            MarkerKind::kEnd);
+}
+
 TEST(MarkerParseTest, TruncatedMarkerIsNotAMarker) {
   Marker m;
   EXPECT_EQ(ParseMarker("\x1b[0;32mInfo: /Stage[main]/Main/File[/tmp/xxxx\n", &m),

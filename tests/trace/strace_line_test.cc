@@ -493,10 +493,10 @@ TEST(StraceLineTailTest, HasReturnPart) {
   EXPECT_TRUE(HasReturnPart("3)                          = 0"));  // real alignment
   EXPECT_TRUE(HasReturnPart(R"x("/x", O_RDONLY) = -1 ENOENT (No such file or directory))x"));
   EXPECT_TRUE(HasReturnPart("0)         = ?"));
-  EXPECT_TRUE(HasReturnPart(") = 0 <0.000012>"));                        // -T
+  EXPECT_TRUE(HasReturnPart(") = 0 <0.000012>"));                                // -T
   EXPECT_TRUE(HasReturnPart(R"x(AT_FDCWD, "/a = b", O_RDONLY) = 3</a = b>)x"));  // -yy
-  EXPECT_FALSE(HasReturnPart(R"x(3, "roo)x"));                            // cut mid-string
-  EXPECT_FALSE(HasReturnPart(R"x(1, "x = 1", 7)x"));                      // cut before " = "
+  EXPECT_FALSE(HasReturnPart(R"x(3, "roo)x"));                                   // cut mid-string
+  EXPECT_FALSE(HasReturnPart(R"x(1, "x = 1", 7)x"));                             // cut before " = "
   // The limit of a cheap test: a cut string holding ") = " looks complete. Such a line
   // still fails ParseCallTail (no closing parenthesis) when its call is modelled.
   EXPECT_TRUE(HasReturnPart(R"x(1, "f(x) = 1)x"));

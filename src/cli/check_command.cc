@@ -14,6 +14,7 @@
 #include "fsmove/catalog/catalog.h"
 #include "fsmove/exec/executor.h"
 #include "fsmove/exec/puppet_log.h"
+#include "catalog_warnings.h"
 #include "report_options.h"
 
 namespace fsmove::cli {
@@ -115,6 +116,7 @@ int RunCheckCommand(CheckCliOptions& o) {
     std::cerr << "fsmove: error: " << cat.status().message() << "\n";
     return kExitError;
   }
+  PrintCatalogWarnings(*cat);
   report::FindingsContext ctx;
   ctx.trace_name = "strace output of puppet apply";
   if (!req.save_trace.empty()) ctx.trace_name = req.save_trace;

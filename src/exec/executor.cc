@@ -44,13 +44,6 @@ extern "C" void OnSignal(int sig) { g_signal.store(sig); }
 // through readlinkat, open, stat and the other calls of the table.
 constexpr std::string_view kNotTraced[] = {"readlink"};
 
-std::string ReadWholeFile(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  std::stringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
-}
-
 std::string Executable(const char* env_var, std::string_view name) {
   if (const char* e = std::getenv(env_var); e != nullptr && *e != '\0') return e;
   return FindExecutable(name, kSafePath).value_or(std::string(name));
@@ -170,10 +163,6 @@ void HandleStatusLine(std::string_view line, SupervisorReport* r, Progress* prog
   } else if (f[0] == "error") {
     r->errors.emplace_back(line.substr(std::min<size_t>(6, line.size())));
   }
-}
-
-absl::Status Errno(std::string_view what) {
-  return absl::FailedPreconditionError(fmt::format("{}: {}", what, std::strerror(errno)));
 }
 
 // Installs handlers for the signals that end a run and restores the old ones on scope exit.

@@ -12,6 +12,8 @@
 
 #include <cerrno>
 #include <cstring>
+#include <fstream>
+#include <sstream>
 
 #include "absl/status/status.h"
 #include "fmt/format.h"
@@ -229,6 +231,17 @@ absl::StatusOr<CapturedRun> RunCaptured(const std::vector<std::string>& argv,
   close(err[0]);
   if (!pid.ok()) return pid.status();
   return run;
+}
+
+std::string ReadWholeFile(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  std::stringstream ss;
+  ss << in.rdbuf();
+  return ss.str();
+}
+
+absl::Status Errno(std::string_view what) {
+  return absl::FailedPreconditionError(fmt::format("{}: {}", what, std::strerror(errno)));
 }
 
 int TracingCpu() {

@@ -99,10 +99,6 @@ class StatusPipe {
   int fd_;
 };
 
-absl::Status Errno(std::string_view what) {
-  return absl::FailedPreconditionError(fmt::format("{}: {}", what, std::strerror(errno)));
-}
-
 absl::Status Mount(const std::string& source, const std::string& target, const char* type,
                    unsigned long flags, const std::string& data = "") {
   if (mount(source.c_str(), target.c_str(), type, flags,
@@ -134,13 +130,6 @@ absl::Status WriteFile(const std::string& path, std::string_view text, mode_t mo
   if (fchmod(fd, mode) != 0) ok = false;
   close(fd);
   return ok ? absl::OkStatus() : Errno(fmt::format("write {}", path));
-}
-
-std::string ReadWholeFile(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  std::stringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
 }
 
 int OpenForWriting(const std::string& path, bool append = false) {

@@ -78,6 +78,15 @@ void Analyzer::DetectMarker(int32_t pid, std::string_view name, std::string_view
     if (marker_observer_) marker_observer_(marker_, line);
     return;
   }
+  trace::AutoRelationMessage relation;
+  if (trace::ParseAutoRelation(bytes_, &relation)) {
+    std::string key = absl::StrCat(relation.ref, "\n", relation.other, "\n",
+                                   relation.other_first, relation.refresh);
+    if (auto_relation_keys_.insert(std::move(key)).second) {
+      auto_relations_.push_back(std::move(relation));
+    }
+    return;
+  }
   if (truncated && bytes_.find("Info: ") != std::string::npos) ++stats_.truncated_markers;
 }
 

@@ -3,6 +3,8 @@
 // chroot), so the recorded path of an access is the one the kernel used.
 #include "fsmove/analysis/interpreter.h"
 
+#include "fsmove/fstrace/lowering.h"
+
 namespace fsmove::analysis {
 
 using fstrace::Construct;
@@ -244,25 +246,33 @@ bool Interpreter::PathOf(const Resolution& r, std::string* out) const {
   return true;
 }
 
-void Interpreter::Record(const Resolution& r, Effect e, const CallContext& ctx) {
+void Interpreter::Record(const Resolution& r, Effect e, const CallContext& ctx, bool probe,
+                         bool listing) {
   if (ctx.block == kNoBlock) return;
   if (!PathOf(r, &scratch_)) {
     ++stats_.unnamed_paths;
     return;
   }
+  bool shallow = e == Effect::kConsumed   ? probe || fstrace::IsLookupSyscall(ctx.syscall)
+                 : e == Effect::kProduced ? fstrace::IsMetadataSyscall(ctx.syscall)
+                                          : false;
   Access a{.block = ctx.block,
            .effect = e,
            .failed = ctx.failed,
+           .shallow = shallow,
+           .listing = listing && e == Effect::kConsumed,
            .syscall = ctx.syscall,
            .pid = ctx.pid,
            .line = ctx.line};
   accesses_.Record(accesses_.Intern(scratch_), a);
-  if (e != Effect::kConsumed && !r.name.empty()) {
+  if (e != Effect::kConsumed && !r.name.empty() && !shallow) {
     // Creating or removing a name needs the directory that holds it.
     size_t cut = scratch_.rfind('/');
     scratch_.resize(cut == 0 ? 1 : cut);
     a.effect = Effect::kConsumed;
     a.parent = true;
+    a.shallow = false;
+    a.listing = false;
     accesses_.Record(accesses_.Intern(scratch_), a);
   }
 }
@@ -284,7 +294,7 @@ void Interpreter::Apply(const Construct& c, const CallContext& ctx) {
         }
         return;
       }
-      Record(r, c.effect, ctx);
+      Record(r, c.effect, ctx, c.probe, c.listing);
       if (c.effect == Effect::kExpunged && !c.record_only && !ctx.failed && !r.name.empty()) {
         inodes_.Unbind(r.dir, r.name);
       }

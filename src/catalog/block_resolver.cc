@@ -99,6 +99,9 @@ BlockResolution BlockResolver::Resolve(std::string_view trailing_ref,
     if (std::optional<ResourceId> generator = GeneratorOfFile(trailing_ref)) {
       return BlockResolution{generator, BlockMatch::kGenerated};
     }
+  } else if (std::optional<ResourceId> file = catalog_->Find("File", trailing_ref)) {
+    // The same sentinel of a File whose title is not its path prints the title.
+    return BlockResolution{file, BlockMatch::kGenerated};
   }
   return BlockResolution{};
 }

@@ -11,6 +11,8 @@
 #include <utility>
 
 #include "absl/status/status.h"
+#include "fsmove/catalog/input_file.h"
+#include "fsmove/catalog/json_keys.h"
 #include "fsmove/catalog/catalog.h"
 #include "fsmove/catalog/file_path.h"
 #include "fsmove/catalog/resource_ref.h"
@@ -129,6 +131,11 @@ class CatalogLoader {
       // A number too large for a double (out_of_range.406: "number overflow parsing
       // '1e400'") is thrown without a position: find the number to say where it is.
       return InvalidNumber(start, error);
+    }
+    if (std::optional<DuplicateKey> dup = FindDuplicateKey(text_, start)) {
+      return absl::InvalidArgumentError(fmt::format(
+          "{}: key \"{}\" repeated in one object (JSON keeps only the last value)",
+          Position(dup->offset), dup->key));
     }
     try {
       if (absl::Status status = LoadRoot(root); !status.ok()) return status;
@@ -563,23 +570,9 @@ absl::StatusOr<Catalog> Catalog::LoadString(std::string_view text, std::string_v
 }
 
 absl::StatusOr<Catalog> Catalog::LoadFile(const std::string& path) {
-  // An ifstream opens a directory and then reads nothing: say what is wrong instead.
-  if (std::error_code error; std::filesystem::is_directory(path, error)) {
-    return absl::InvalidArgumentError(fmt::format("{}: cannot read catalog: Is a directory", path));
-  }
-  std::ifstream in(path, std::ios::binary);
-  if (!in) {
-    const int error = errno;
-    return absl::NotFoundError(
-        fmt::format("{}: cannot open catalog: {}", path, std::strerror(error)));
-  }
-  std::ostringstream contents;
-  contents << in.rdbuf();
-  if (in.bad()) {
-    return absl::DataLossError(fmt::format("{}: cannot read catalog", path));
-  }
-  const std::string text = std::move(contents).str();
-  return LoadString(text, path);
+  absl::StatusOr<std::string> text = ReadInputFile(path, "catalog", kMaxCatalogBytes);
+  if (!text.ok()) return text.status();
+  return LoadString(*text, path);
 }
 
 }  // namespace fsmove::catalog

@@ -1,4 +1,6 @@
 // Reading small JSON documents with located errors; see json_document.h.
+#include "fsmove/catalog/input_file.h"
+#include "fsmove/catalog/json_keys.h"
 #include "fsmove/check/json_document.h"
 
 #include <cerrno>
@@ -40,20 +42,7 @@ std::string_view ParseErrorSentence(std::string_view what) {
 }  // namespace
 
 absl::StatusOr<std::string> ReadDocument(const std::string& path, std::string_view what) {
-  if (std::error_code error; std::filesystem::is_directory(path, error)) {
-    return absl::InvalidArgumentError(
-        fmt::format("{}: cannot read {}: Is a directory", path, what));
-  }
-  std::ifstream in(path, std::ios::binary);
-  if (!in) {
-    const int error = errno;
-    return absl::NotFoundError(
-        fmt::format("{}: cannot open {}: {}", path, what, std::strerror(error)));
-  }
-  std::ostringstream contents;
-  contents << in.rdbuf();
-  if (in.bad()) return absl::DataLossError(fmt::format("{}: cannot read {}", path, what));
-  return std::move(contents).str();
+  return catalog::ReadInputFile(path, what, catalog::kMaxDocumentBytes);
 }
 
 absl::StatusOr<nlohmann::json> ParseDocument(std::string_view text, std::string_view source_name,
@@ -80,7 +69,13 @@ absl::StatusOr<nlohmann::json> ParseDocument(std::string_view text, std::string_
     }
   }
   try {
-    return nlohmann::json::parse(text.begin(), text.end());
+    nlohmann::json j = nlohmann::json::parse(text.begin(), text.end());
+    if (std::optional<catalog::DuplicateKey> dup = catalog::FindDuplicateKey(text)) {
+      return absl::InvalidArgumentError(
+          fmt::format("{}:{}: key \"{}\" repeated in one object (JSON keeps only the last value)",
+                      source_name, Position(text, dup->offset), dup->key));
+    }
+    return j;
   } catch (const nlohmann::json::parse_error& error) {
     size_t offset = error.byte > 0 ? error.byte - 1 : 0;
     return absl::InvalidArgumentError(fmt::format("{}:{}: not valid JSON: {}", source_name,

@@ -91,7 +91,11 @@ bool PathFilter::IsPackageManagerState(std::string_view path) {
       "/var/lib/dpkg",     "/var/lib/apt",    "/var/cache/apt",  "/var/cache/debconf",
       "/var/log/apt",      "/var/lib/ucf",    "/var/lib/systemd/deb-systemd-helper-enabled",
       "/var/lib/systemd/deb-systemd-helper-masked",  "/usr/share/doc", "/usr/share/man",
-      "/var/lib/dbus",     "/etc/alternatives", "/var/lib/dpkg/alternatives"};
+      "/var/lib/dbus",     "/etc/alternatives", "/var/lib/dpkg/alternatives",
+      // The init system's enablement links, made by update-rc.d and deb-systemd-helper from
+      // maintainer scripts and read by every service provider's `enabled?`.
+      "/etc/rc0.d", "/etc/rc1.d", "/etc/rc2.d", "/etc/rc3.d", "/etc/rc4.d", "/etc/rc5.d",
+      "/etc/rc6.d", "/etc/rcS.d", "/etc/systemd/system/multi-user.target.wants"};
   static constexpr std::string_view kFiles[] = {
       "/var/log/dpkg.log", "/var/log/alternatives.log", "/etc/passwd", "/etc/group",
       "/etc/shadow",       "/etc/gshadow",    "/etc/subuid",     "/etc/subgid",

@@ -1,5 +1,8 @@
 // `fsmove analyze`: parse and interpret a recorded trace offline and report what it found.
+#include <fcntl.h>
+
 #include <chrono>
+#include <filesystem>
 #include <fstream>
 #include <iostream>
 #include <optional>
@@ -9,6 +12,7 @@
 #include "report_options.h"
 #include "fsmove/analysis/analyzer.h"
 #include "fsmove/catalog/catalog.h"
+#include "fsmove/graph/puppet_graph.h"
 #include "fsmove/report/analysis_report.h"
 #include "fsmove/report/json_output.h"
 #include "fsmove/trace/line_reader.h"
@@ -20,6 +24,7 @@ struct AnalyzeOptions {
   std::string trace;
   std::string catalog;
   std::string initial_cwd;
+  std::string puppet_graph;
   ReportOptions report;
 };
 
@@ -27,9 +32,34 @@ double SecondsSince(std::chrono::steady_clock::time_point t) {
   return std::chrono::duration<double>(std::chrono::steady_clock::now() - t).count();
 }
 
+// An output that is one of the inputs would replace it with the report: refused up front.
+bool OutputsClobberInputs(const AnalyzeOptions& o) {
+  const std::string* inputs[] = {&o.trace, &o.catalog, &o.puppet_graph, &o.report.config,
+                                 &o.report.baseline};
+  const std::string* outputs[] = {&o.report.output, &o.report.json_output, &o.report.sarif_output,
+                                  &o.report.junit_output, &o.report.write_baseline};
+  for (const std::string* out : outputs) {
+    if (out->empty()) continue;
+    for (const std::string* in : inputs) {
+      std::error_code ec;
+      if (!in->empty() && in != out && *in != "-" && std::filesystem::equivalent(*out, *in, ec)) {
+        std::cerr << "fsmove: error: " << *out << " is also an input (" << *in
+                  << "): writing the report there would replace it\n";
+        return true;
+      }
+    }
+  }
+  return false;
+}
+
 int RunAnalyze(const AnalyzeOptions& o) {
   double catalog_seconds = 0;
-  auto reader = trace::LineReader::Open(o.trace);
+  if (OutputsClobberInputs(o)) return kExitError;
+  trace::LineReaderOptions reader_options;
+  reader_options.on_fifo_wait = [](const std::string& path) {
+    std::cerr << "fsmove: note: " << path << " is a FIFO: waiting for a writer\n";
+  };
+  auto reader = trace::LineReader::Open(o.trace, reader_options);
   if (!reader.ok()) {
     std::cerr << "fsmove: error: cannot read trace " << reader.status().message() << "\n";
     return kExitError;
@@ -46,6 +76,24 @@ int RunAnalyze(const AnalyzeOptions& o) {
     cat.emplace(std::move(*loaded));
     PrintCatalogWarnings(*cat);
     catalog_seconds = SecondsSince(t);
+  }
+  // Puppet's graph is read up front too (its mapping onto the catalog comes later).
+  std::optional<PuppetGraphInput> puppet_graph;
+  if (!o.puppet_graph.empty()) {
+    if (!cat) {
+      std::cerr << "fsmove: error: --puppet-graph needs --catalog (the catalog Puppet applied)\n";
+      return kExitError;
+    }
+    // The user named this file: a symlink to it is fine (not so for the graph `fsmove check`
+    // reads from the sandbox's work directory).
+    std::error_code ec;
+    const std::filesystem::path real = std::filesystem::canonical(o.puppet_graph, ec);
+    auto text = graph::ReadPuppetGraphFile(AT_FDCWD, ec ? o.puppet_graph : real.string());
+    if (!text.ok()) {
+      std::cerr << "fsmove: error: " << text.status().message() << "\n";
+      return kExitError;
+    }
+    puppet_graph.emplace(PuppetGraphInput{o.puppet_graph, std::move(*text), true});
   }
   analysis::AnalyzerOptions options;
   options.interpreter.initial_cwd = o.initial_cwd;
@@ -73,7 +121,7 @@ int RunAnalyze(const AnalyzeOptions& o) {
     ctx.seconds.parse_interpret = seconds.analysis;
     ctx.seconds.catalog_and_graph = catalog_seconds;
     ctx.seconds.catalog_load = catalog_seconds;
-    return CheckAndReport(o.report, *cat, ctx);
+    return CheckAndReport(o.report, *cat, ctx, puppet_graph ? &*puppet_graph : nullptr);
   }
 
   std::ofstream file;
@@ -107,6 +155,11 @@ std::function<int()> RegisterAnalyze(CLI::App& app) {
   cmd->add_option("--catalog", o->catalog, "the compiled catalog the trace applied (JSON)");
   cmd->add_option("--initial-cwd", o->initial_cwd,
                   "working directory of the traced command, if known");
+  cmd->add_option("--puppet-graph", o->puppet_graph,
+                  "check against the graph Puppet applied (expanded_relationships.dot from "
+                  "`puppet apply --graph`, or `fsmove check --save-graph`) instead of fsmove's "
+                  "model of the catalog")
+      ->type_name("FILE");
   AddReportOptions(cmd, &o->report);
   return [o] { return RunAnalyze(*o); };
 }

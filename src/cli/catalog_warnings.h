@@ -6,13 +6,15 @@
 #include <iostream>
 
 #include "fsmove/catalog/catalog.h"
+#include "fsmove/report/terminal_text.h"
 
 namespace fsmove::cli {
 
 inline void PrintCatalogWarnings(const catalog::Catalog& cat) {
   for (const catalog::CatalogWarning& w : cat.warnings()) {
-    std::cerr << "fsmove: warning: " << cat.source_name() << ": " << w.json_pointer << ": "
-              << w.message << "\n";
+    std::cerr << "fsmove: warning: " << cat.source_name() << ": "
+              << report::TerminalSafe(w.json_pointer) << ": " << report::TerminalSafe(w.message)
+              << "\n";
   }
 }
 

@@ -7,10 +7,12 @@
 #include <filesystem>
 #include <iostream>
 #include <memory>
+#include <optional>
 
 #include "commands.h"
 #include "fmt/format.h"
 #include "fsmove/analysis/analyzer.h"
+#include "fsmove/exec/memory_limit.h"
 #include "fsmove/catalog/catalog.h"
 #include "fsmove/exec/executor.h"
 #include "fsmove/exec/puppet_log.h"
@@ -24,6 +26,7 @@ struct CheckCliOptions {
   std::string target;
   std::string code;
   std::string sandbox;  // empty: overlay as root, none otherwise
+  std::string memory_limit = "auto";
   bool quiet = false;
   bool verbose = false;
   exec::CheckRequest request;
@@ -47,6 +50,17 @@ int RunCheckCommand(CheckCliOptions& o) {
     }
   } else {
     req.sandbox = o.sandbox == "overlay" ? exec::SandboxMode::kOverlay : exec::SandboxMode::kNone;
+  }
+  if (o.memory_limit == "auto") {
+    // Three quarters of the machine: a runaway module is stopped before the machine is.
+    long pages = sysconf(_SC_PHYS_PAGES), page = sysconf(_SC_PAGESIZE);
+    req.memory_limit = pages > 0 && page > 0 ? static_cast<uint64_t>(pages) * page / 4 * 3 : 0;
+  } else if (std::optional<uint64_t> bytes = exec::ParseMemorySize(o.memory_limit)) {
+    req.memory_limit = *bytes;
+  } else {
+    std::cerr << "fsmove: error: --memory-limit " << o.memory_limit
+              << ": expected a size such as 512M or 4G, auto, or none\n";
+    return kExitError;
   }
   if (req.sandbox == exec::SandboxMode::kNone && !req.keep_sandbox.empty()) {
     std::cerr << "fsmove: error: --keep-sandbox needs --sandbox overlay\n";
@@ -128,7 +142,18 @@ int RunCheckCommand(CheckCliOptions& o) {
   ctx.run = &run->summary;
   int status = TraceWarnings(o.report, analyzer, ctx.trace_name);
   if (status != kExitOk) return status;
-  status = CheckAndReport(o.report, *cat, ctx);
+  // Puppet's own graph of this apply, when it wrote one.
+  std::optional<PuppetGraphInput> puppet_graph;
+  if (!run->puppet_graph.empty()) {
+    puppet_graph.emplace(PuppetGraphInput{
+        req.save_graph.empty() ? run->puppet_graph_path : req.save_graph, run->puppet_graph,
+        /*required=*/false});
+  } else {
+    std::cerr << "fsmove: warning: no graph from Puppet ("
+              << (run->puppet_graph_note.empty() ? "none written" : run->puppet_graph_note)
+              << "); checking against fsmove's model of the catalog\n";
+  }
+  status = CheckAndReport(o.report, *cat, ctx, puppet_graph ? &*puppet_graph : nullptr);
 
   // A run that did not finish gives a report of what ran, and an error status.
   const report::RunSummary& s = run->summary;
@@ -171,9 +196,14 @@ std::function<int()> RegisterCheck(CLI::App& app) {
       ->type_name("DIR")
       ->allow_extra_args(false);
   cmd->add_option("--sandbox", o->sandbox,
-                  "overlay: a copy-on-write overlay of / in private mount and PID namespaces "
+                  "overlay: a copy-on-write overlay of / as the root of private namespaces "
                   "(default as root); none: apply to this machine (default otherwise)")
       ->check(CLI::IsMember({"overlay", "none"}));
+  cmd->add_option("--memory-limit", o->memory_limit,
+                  "the sandbox's memory (a cgroup of its own): SIZE such as 4G, auto (three "
+                  "quarters of the machine) or none; the run's notes say when it was hit")
+      ->type_name("SIZE")
+      ->default_val("auto");
   cmd->add_option("--keep-sandbox", o->request.keep_sandbox,
                   "copy what the run changed (the overlay's upper layer) to DIR")
       ->type_name("DIR");
@@ -181,6 +211,9 @@ std::function<int()> RegisterCheck(CLI::App& app) {
                   "keep strace's output in FILE (zstd-compressed if FILE ends in .zst)")
       ->type_name("FILE");
   cmd->add_option("--save-catalog", o->request.save_catalog, "keep the compiled catalog in FILE")
+      ->type_name("FILE");
+  cmd->add_option("--save-graph", o->request.save_graph,
+                  "keep the relationship graph Puppet applied (expanded_relationships.dot) in FILE")
       ->type_name("FILE");
   cmd->add_option("--puppet-log", o->request.puppet_log, "keep Puppet's output in FILE")
       ->type_name("FILE");

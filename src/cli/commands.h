@@ -2,6 +2,10 @@
 // runs through the library. Exit codes: 0 nothing found, 1 findings, 2 usage or input error.
 #pragma once
 
+#include <sys/stat.h>
+
+#include <cerrno>
+#include <cstring>
 #include <fstream>
 #include <functional>
 #include <iostream>
@@ -17,11 +21,19 @@ inline constexpr int kExitError = 2;
 
 // Where a report goes: `path` opened in `file`, or standard output when `path` is empty.
 // Null (after printing an error) when the file cannot be written.
+// An output the user named. Never written through a symbolic link: run as root, a link
+// planted where a report goes (/tmp/report -> /etc/passwd) would otherwise be followed.
 inline std::ostream* OpenOutput(const std::string& path, std::ofstream* file) {
   if (path.empty()) return &std::cout;
+  struct stat st;
+  if (lstat(path.c_str(), &st) == 0 && S_ISLNK(st.st_mode)) {
+    std::cerr << "fsmove: error: " << path
+              << " is a symbolic link; fsmove does not write through one (name its target)\n";
+    return nullptr;
+  }
   file->open(path);
   if (!*file) {
-    std::cerr << "fsmove: error: cannot write " << path << "\n";
+    std::cerr << "fsmove: error: cannot write " << path << ": " << std::strerror(errno) << "\n";
     return nullptr;
   }
   return file;

@@ -9,10 +9,12 @@
 #include "fsmove/check/path_filter.h"
 #include "fsmove/check/suppressions.h"
 #include "fsmove/graph/dependency_graph.h"
+#include "fsmove/graph/puppet_graph.h"
 #include "fsmove/report/json_output.h"
 #include "fsmove/report/junit.h"
 #include "fsmove/report/sarif.h"
 #include "fsmove/report/source_root.h"
+#include "fsmove/report/terminal_text.h"
 
 namespace fsmove::cli {
 namespace {
@@ -77,6 +79,10 @@ void AddReportOptions(CLI::App* cmd, ReportOptions* o) {
                   "write this run's findings (but those ignore_pairs accept) to FILE as a "
                   "baseline")
       ->type_name("FILE");
+  cmd->add_flag("--all", o->show_low,
+                "also show findings of low confidence (evidence only lookups or metadata) in "
+                "text, and count them in the exit code; JSON and SARIF always list them, "
+                "SARIF at level `note`");
   cmd->add_flag("--show-suppressed", o->show_suppressed,
                 "show suppressed findings in full in text and as SARIF results with "
                 "`suppressions` (GitHub ignores those and would open alerts for them)");
@@ -122,8 +128,27 @@ int TraceWarnings(const ReportOptions& o, const analysis::Analyzer& analyzer,
   return kExitOk;
 }
 
-int CheckAndReport(const ReportOptions& o, const catalog::Catalog& cat,
-                   report::FindingsContext ctx) {
+// The relationships Puppet logged adding (--debug) between resources of this catalog.
+std::vector<graph::ObservedEdge> ObservedAutorelations(const analysis::Analyzer& analyzer,
+                                                       const catalog::Catalog& cat) {
+  std::vector<graph::ObservedEdge> edges;
+  for (const trace::AutoRelationMessage& m : analyzer.puppet_autorelations()) {
+    std::optional<catalog::ResourceId> self = cat.ResolveRef(m.ref);
+    std::optional<catalog::ResourceId> other = cat.ResolveRef(m.other);
+    if (!self || !other) continue;
+    graph::ObservedEdge e;
+    e.source = m.other_first ? *other : *self;
+    e.target = m.other_first ? *self : *other;
+    e.kind = m.refresh ? graph::EdgeKind::kNotify : graph::EdgeKind::kBefore;
+    e.rule = m.other_first ? (m.refresh ? "puppet:autosubscribe" : "puppet:autorequire")
+                           : (m.refresh ? "puppet:autonotify" : "puppet:autobefore");
+    edges.push_back(e);
+  }
+  return edges;
+}
+
+int CheckAndReport(const ReportOptions& o, const catalog::Catalog& cat, report::FindingsContext ctx,
+                   const PuppetGraphInput* puppet_graph) {
   using Clock = std::chrono::steady_clock;
   auto seconds_since = [](Clock::time_point t) {
     return std::chrono::duration<double>(Clock::now() - t).count();
@@ -157,7 +182,22 @@ int CheckAndReport(const ReportOptions& o, const catalog::Catalog& cat,
   }
 
   auto t = Clock::now();
-  graph::DependencyGraph graph = graph::DependencyGraph::Build(cat);
+  graph::GraphOptions graph_options;
+  graph_options.observed_edges = ObservedAutorelations(*ctx.analyzer, cat);
+  if (puppet_graph != nullptr) {
+    auto loaded = graph::LoadPuppetGraph(puppet_graph->text, puppet_graph->name, cat,
+                                         graph_options.observed_edges);
+    if (!loaded.ok() && puppet_graph->required) return fail(loaded.status());
+    if (!loaded.ok()) {
+      std::cerr << "fsmove: warning: " << loaded.status().message()
+                << "; checking against fsmove's model of the catalog instead\n";
+    } else {
+      for (const std::string& w : loaded->warnings) std::cerr << "fsmove: warning: " << w << "\n";
+      graph_options = graph::PuppetGraphOptions(*loaded, std::move(graph_options.observed_edges));
+      ctx.puppet_graph = puppet_graph->name;
+    }
+  }
+  graph::DependencyGraph graph = graph::DependencyGraph::Build(cat, graph_options);
   ctx.seconds.catalog_and_graph += seconds_since(t);
   t = Clock::now();
   check::CheckOptions options = o.check;
@@ -175,6 +215,7 @@ int CheckAndReport(const ReportOptions& o, const catalog::Catalog& cat,
   ctx.result = &*result;
   ctx.suppressions = &suppressions;
   ctx.show_suppressed = o.show_suppressed;
+  ctx.show_low = o.show_low;
 
   report::SourceRoot root = report::SourceRoot::FromDirectory(o.source_root);
   WriteReport(o.format, *out, ctx, root);
@@ -214,10 +255,12 @@ int CheckAndReport(const ReportOptions& o, const catalog::Catalog& cat,
   }
 
   for (const auto& u : result->stats.unknown_blocks) {
-    std::cerr << "fsmove: warning: " << u.ref << " is in the trace but not in "
+    std::cerr << "fsmove: warning: " << report::TerminalSafe(u.ref) << " is in the trace but not in "
               << cat.source_name() << "\n";
   }
-  for (const std::string& w : suppressions.warnings) std::cerr << "fsmove: warning: " << w << "\n";
+  for (const std::string& w : suppressions.warnings) {
+    std::cerr << "fsmove: warning: " << report::TerminalSafe(w) << "\n";
+  }
   return ctx.ReportedCount() == 0 ? kExitOk : kExitFindings;
 }
 

@@ -36,6 +36,7 @@ struct ReportOptions {
   std::string baseline;        // --baseline FILE
   std::string write_baseline;  // --write-baseline FILE
   bool show_suppressed = false;
+  bool show_low = false;  // --all
 };
 
 // --format, -o, --json-output, --sarif-output, --junit-output, --source-root, --max-evidence,
@@ -57,12 +58,21 @@ int CheckReportInputs(const ReportOptions& o);
 int TraceWarnings(const ReportOptions& o, const analysis::Analyzer& analyzer,
                   const std::string& name);
 
-// Builds the dependency graph, runs the checker (with the project configuration's ignores),
-// applies ignore_pairs and the baseline, writes the reports (and the baseline with
-// --write-baseline). `ctx` carries the trace name, the analyzer, parse and catalog seconds and,
+// Puppet's own graph of the run (expanded_relationships.dot), for CheckAndReport.
+struct PuppetGraphInput {
+  std::string name;  // the file, for messages and the report
+  std::string text;
+  // analyze --puppet-graph: a graph that does not load is an error. fsmove check: a warning,
+  // and the check uses fsmove's model of the catalog instead.
+  bool required = true;
+};
+
+// Builds the dependency graph (from Puppet's graph when `puppet_graph` is given), runs the
+// checker (with the project configuration's ignores), applies ignore_pairs and the baseline,
+// writes the reports (and the baseline with --write-baseline). `ctx` carries the trace name, the analyzer, parse and catalog seconds and,
 // for `fsmove check`, the run summary; the graph, result and suppressions are filled here.
 // Returns kExitOk (no findings that are not suppressed), kExitFindings or kExitError.
-int CheckAndReport(const ReportOptions& o, const catalog::Catalog& cat,
-                   report::FindingsContext ctx);
+int CheckAndReport(const ReportOptions& o, const catalog::Catalog& cat, report::FindingsContext ctx,
+                   const PuppetGraphInput* puppet_graph = nullptr);
 
 }  // namespace fsmove::cli

@@ -23,14 +23,30 @@
 
 #include "absl/status/status.h"
 #include "fmt/format.h"
+#include "fsmove/catalog/input_file.h"
+#include "fsmove/exec/memory_limit.h"
 #include "fsmove/exec/process.h"
 #include "fsmove/exec/puppet_log.h"
 #include "fsmove/exec/trace_copy.h"
 #include "fsmove/fstrace/lowering.h"
+#include "fsmove/graph/puppet_graph.h"
 #include "fsmove/trace/line_reader.h"
 
 namespace fsmove::exec {
 namespace {
+
+// Puppet's log of one run (--debug): large runs write tens of MB.
+constexpr size_t kMaxPuppetLogBytes = size_t{512} << 20;
+
+// An output the user named (--puppet-log, --save-catalog): written by us, from memory.
+absl::Status WriteWholeFile(const std::string& path, std::string_view text) {
+  std::ofstream out(path, std::ios::binary | std::ios::trunc);
+  if (!out) return absl::PermissionDeniedError(std::strerror(errno));
+  out.write(text.data(), static_cast<std::streamsize>(text.size()));
+  out.flush();
+  if (!out) return absl::DataLossError(std::strerror(errno));
+  return absl::OkStatus();
+}
 
 namespace fs = std::filesystem;
 using Clock = std::chrono::steady_clock;
@@ -132,9 +148,25 @@ struct SupervisorReport {
   std::string strace_end;
   std::vector<std::string> notes;
   std::vector<std::string> errors;
+  std::string catalog_text;  // taken as soon as it was compiled
 };
 
-void HandleStatusLine(std::string_view line, SupervisorReport* r, Progress* progress) {
+// The compiled catalog, read as an untrusted file and removed from the work directory (the
+// supervisor waits for that before the apply), so nothing the module does later in the
+// sandbox changes what the analysis reads.
+void TakeCatalog(int work_fd, SupervisorReport* r) {
+  auto text = catalog::ReadUntrustedFile(work_fd, kCatalogFile, "a compiled catalog",
+                                         catalog::kMaxCatalogBytes);
+  if (text.ok()) {
+    r->catalog_text = std::move(*text);
+  } else {
+    r->errors.push_back(fmt::format("the compiled catalog: {}", std::string(text.status().message())));
+  }
+  unlinkat(work_fd, kCatalogFile, 0);
+}
+
+void HandleStatusLine(std::string_view line, SupervisorReport* r, Progress* progress,
+                      int work_fd) {
   std::vector<std::string> f;
   for (size_t start = 0; start <= line.size();) {
     size_t end = std::min(line.find(' ', start), line.size());
@@ -152,6 +184,7 @@ void HandleStatusLine(std::string_view line, SupervisorReport* r, Progress* prog
     r->compiled = true;
     r->compile_code = std::atoi(f[1].c_str());
     r->compile_seconds = std::atof(f[2].c_str());
+    if (r->compile_code == 0) TakeCatalog(work_fd, r);
   } else if (f[0] == "applied" && f.size() >= 4) {
     r->applied = true;
     r->apply_code = std::atoi(f[1].c_str());
@@ -183,6 +216,34 @@ class SignalScope {
   static constexpr int kSignals[] = {SIGINT, SIGTERM, SIGHUP};
   struct sigaction old_[3];
 };
+
+// Puppet's expanded graph from the work directory, which the sandbox could write: the
+// directory and the file are opened without following symlinks (the module under test runs
+// as root in there), and the file must be regular and of reasonable size. --save-graph gets a
+// copy of exactly what was read.
+void ReadPuppetGraph(const std::string& work, const std::string& save_graph, RunResult* result) {
+  result->puppet_graph_path = work + "/" + kGraphDir + "/" + kExpandedGraphFile;
+  const int dir =
+      open((work + "/" + kGraphDir).c_str(), O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+  if (dir < 0) {
+    result->puppet_graph_note =
+        fmt::format("cannot open {}/{}: {}", work, kGraphDir, std::strerror(errno));
+    return;
+  }
+  absl::StatusOr<std::string> text = graph::ReadPuppetGraphFile(dir, kExpandedGraphFile);
+  close(dir);
+  if (!text.ok()) {
+    result->puppet_graph_note = fmt::format("Puppet's graph {}: {}", result->puppet_graph_path,
+                                            std::string(text.status().message()));
+    return;
+  }
+  result->puppet_graph = std::move(*text);
+  if (save_graph.empty()) return;
+  if (absl::Status st = WriteWholeFile(save_graph, result->puppet_graph); !st.ok()) {
+    result->notes.push_back(fmt::format("cannot write Puppet's graph to {}: {}", save_graph,
+                                        std::string(st.message())));
+  }
+}
 
 }  // namespace
 
@@ -293,6 +354,14 @@ absl::StatusOr<RunResult> RunCheck(const CheckRequest& request, analysis::Analyz
   const std::string work = tmpl;
   chmod(work.c_str(), 0755);
   result.work_dir = work;
+  // The work directory as a directory fd: files code in the sandbox could have replaced are
+  // opened relative to it, never through a symlink.
+  const int work_fd = open(work.c_str(), O_PATH | O_DIRECTORY | O_CLOEXEC);
+  if (work_fd < 0) return Errno(fmt::format("cannot open {}", work));
+  struct WorkFdCloser {
+    int fd;
+    ~WorkFdCloser() { close(fd); }
+  } work_fd_closer{work_fd};
 
   SandboxSpec spec;
   spec.mode = request.sandbox;
@@ -302,10 +371,15 @@ absl::StatusOr<RunResult> RunCheck(const CheckRequest& request, analysis::Analyz
   spec.policy_rc = request.policy_rc;
   spec.prep = request.prep;
   spec.keep_dir = request.keep_sandbox;
+  spec.memory_limit = request.memory_limit;
+  static std::atomic<unsigned> runs{0};
+  if (spec.memory_limit > 0) spec.cgroup_name = MemoryCgroupName(++runs);
   spec.env = PuppetEnvironment();
   if (request.pin_cpu && request.sandbox == SandboxMode::kOverlay) spec.trace_cpu = TracingCpu();
   const std::string inside = InsideWorkDir(spec);
   if (spec.mode == SandboxMode::kOverlay) mkdir(spec.scratch_dir.c_str(), 0700);
+
+  mkdir((work + "/" + kGraphDir).c_str(), 0755);
 
   std::string manifest = target->manifest_path;
   if (!target->manifest_text.empty()) {
@@ -340,8 +414,10 @@ absl::StatusOr<RunResult> RunCheck(const CheckRequest& request, analysis::Analyz
         StraceArguments(StraceExecutable(), inside + "/" + kTraceFifo, request.full_trace);
   }
   // The catalog's custom types and providers load from the modulepath at apply time too.
-  spec.apply_argv = {puppet, "apply", "--catalog", inside + "/" + kCatalogFile, "--debug",
-                     "--evaltrace"};
+  // --graph: Puppet writes the relationship graph it applies (expanded_relationships.dot)
+  // before evaluating anything; we read it after the run, as an untrusted file.
+  spec.apply_argv = {puppet,        "apply",   "--catalog",  inside + "/" + kCatalogFile, "--debug",
+                     "--evaltrace", "--graph", "--graphdir", inside + "/" + kGraphDir};
   if (!mp.empty()) spec.apply_argv.insert(spec.apply_argv.end(), {"--modulepath", mp});
   const std::string spec_path = work + "/spec.json";
   std::ofstream(spec_path) << SandboxSpecToJson(spec).dump(2) << "\n";
@@ -405,7 +481,7 @@ absl::StatusOr<RunResult> RunCheck(const CheckRequest& request, analysis::Analyz
           buf.append(chunk, static_cast<size_t>(got));
           size_t nl;
           while ((nl = buf.find('\n')) != std::string::npos) {
-            HandleStatusLine(std::string_view(buf).substr(0, nl), &report, &progress);
+            HandleStatusLine(std::string_view(buf).substr(0, nl), &report, &progress, work_fd);
             buf.erase(0, nl + 1);
           }
         }
@@ -425,6 +501,8 @@ absl::StatusOr<RunResult> RunCheck(const CheckRequest& request, analysis::Analyz
     }
     while (waitpid(keeper, &keeper_status, 0) < 0 && errno == EINTR) {
     }
+    // A keeper that was killed could not remove the sandbox's memory cgroup.
+    if (killed && !spec.cgroup_name.empty()) RemoveLeftoverMemoryLimit(spec.cgroup_name);
     close(status_pipe[0]);
     close(fifo_wr);
     run_over.store(true);
@@ -470,33 +548,38 @@ absl::StatusOr<RunResult> RunCheck(const CheckRequest& request, analysis::Analyz
   s.strace_end = report.strace_end;
   s.timed_out = timed_out;
   s.puppet_log = work + "/" + kPuppetLog;
-  if (!request.puppet_log.empty() && fs::exists(s.puppet_log)) {
-    std::error_code ec;
-    fs::copy_file(s.puppet_log, request.puppet_log, fs::copy_options::overwrite_existing, ec);
-    if (ec) {
+  // Code in the sandbox may have replaced the log (a symlink to a root-only host file, a
+  // FIFO): read it as an untrusted file, and write the copy ourselves.
+  absl::StatusOr<std::string> log_text =
+      catalog::ReadUntrustedFile(work_fd, kPuppetLog, "Puppet's log", kMaxPuppetLogBytes);
+  if (!log_text.ok() && !absl::IsNotFound(log_text.status())) {
+    result.notes.push_back(fmt::format("Puppet's log not read: {}", std::string(log_text.status().message())));
+  }
+  if (!request.puppet_log.empty() && log_text.ok()) {
+    if (absl::Status st = WriteWholeFile(request.puppet_log, *log_text); !st.ok()) {
       result.notes.push_back(fmt::format("cannot copy Puppet's log to {}: {}", request.puppet_log,
-                                         std::string(ec.message())));
+                                         std::string(st.message())));
     } else {
       s.puppet_log = request.puppet_log;
     }
   }
-  if (fs::exists(work + "/" + kPuppetLog)) {
-    PuppetLogSummary log = SummarisePuppetLog(ReadWholeFile(work + "/" + kPuppetLog));
+  if (log_text.ok()) {
+    PuppetLogSummary log = SummarisePuppetLog(*log_text);
     s.failed = std::move(log.failed);
     s.errors = std::move(log.errors);
   }
   s.trace_complete = analyzer.stats().first_pid_exited &&
                      !std::string_view(report.strace_end).starts_with("died");
   if (s.strace_end.empty()) s.strace_end = "unknown";
-  if (!request.save_catalog.empty() && fs::exists(result.catalog_path)) {
-    std::error_code ec;
-    fs::copy_file(result.catalog_path, request.save_catalog, fs::copy_options::overwrite_existing,
-                  ec);
-    if (ec) {
+  result.catalog_text = std::move(report.catalog_text);
+  if (!request.save_catalog.empty() && !result.catalog_text.empty()) {
+    if (absl::Status st = WriteWholeFile(request.save_catalog, result.catalog_text); !st.ok()) {
       result.notes.push_back(
-          fmt::format("cannot copy the catalog to {}: {}", request.save_catalog, std::string(ec.message())));
+          fmt::format("cannot copy the catalog to {}: {}", request.save_catalog, std::string(st.message())));
     }
   }
+
+  ReadPuppetGraph(work, request.save_graph, &result);
 
   result.summary.notes = result.notes;
   if (interrupted_by != 0) {
@@ -521,8 +604,8 @@ absl::StatusOr<RunResult> RunCheck(const CheckRequest& request, analysis::Analyz
 }
 
 absl::StatusOr<catalog::Catalog> LoadRunCatalog(const RunResult& run) {
-  if (run.manifest_paths.empty()) return catalog::Catalog::LoadFile(run.catalog_path);
-  std::string text = ReadWholeFile(run.catalog_path);
+  std::string text = run.catalog_text;
+  if (run.manifest_paths.empty()) return catalog::Catalog::LoadString(text, run.catalog_path);
   nlohmann::json j = nlohmann::json::parse(text, nullptr, /*allow_exceptions=*/false);
   if (j.is_object() && j.contains("resources") && j["resources"].is_array()) {
     for (auto& r : j["resources"]) {

@@ -8,7 +8,10 @@
 #include <signal.h>
 #include <sys/mount.h>
 #include <sys/prctl.h>
+#include <linux/capability.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
+#include <sys/sysmacros.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -18,10 +21,13 @@
 #include <filesystem>
 #include <fstream>
 #include <sstream>
+#include <optional>
 #include <thread>
 
 #include "absl/status/status.h"
 #include "fmt/format.h"
+#include "fsmove/exec/local_sources.h"
+#include "fsmove/exec/memory_limit.h"
 #include "fsmove/exec/process.h"
 
 namespace fsmove::exec {
@@ -39,6 +45,8 @@ nlohmann::json SandboxSpecToJson(const SandboxSpec& s) {
           {"prep", s.prep},
           {"keep_dir", s.keep_dir},
           {"trace_cpu", s.trace_cpu},
+          {"memory_limit", s.memory_limit},
+          {"cgroup_name", s.cgroup_name},
           {"env", s.env},
           {"compile_argv", s.compile_argv},
           {"strace_argv", s.strace_argv},
@@ -58,6 +66,8 @@ absl::StatusOr<SandboxSpec> SandboxSpecFromJson(const nlohmann::json& j) {
     s.prep = j.at("prep").get<bool>();
     s.keep_dir = j.at("keep_dir").get<std::string>();
     s.trace_cpu = j.value("trace_cpu", -1);
+    s.memory_limit = j.value("memory_limit", uint64_t{0});
+    s.cgroup_name = j.value("cgroup_name", std::string());
     s.env = j.at("env").get<std::vector<std::string>>();
     s.compile_argv = j.at("compile_argv").get<std::vector<std::string>>();
     s.strace_argv = j.at("strace_argv").get<std::vector<std::string>>();
@@ -172,12 +182,25 @@ std::vector<ProcEntry> ListProcesses(const std::string& proc_dir) {
 class Supervisor {
  public:
   Supervisor(SandboxSpec spec, int status_fd)
-      : spec_(std::move(spec)), status_(status_fd), root_("/"), proc_dir_("/proc") {}
+      : spec_(std::move(spec)), status_(status_fd), root_("/"), proc_dir_("/proc") {
+    // No systemd runs in the sandbox: systemctl must work offline (enable/disable edit the
+    // links, daemon-reload is ignored), as it did while the sandbox was a chroot, rather than
+    // fail to reach a service manager. systemctl reads SYSTEMD_OFFLINE for that.
+    if (spec_.mode == SandboxMode::kOverlay) spec_.env.push_back("SYSTEMD_OFFLINE=1");
+  }
 
   int Run() {
     if (spec_.mode == SandboxMode::kOverlay) {
       status_.Send("phase sandbox");
       if (absl::Status st = SetUpOverlay(); !st.ok()) {
+        status_.Send(fmt::format("error setting up the sandbox: {}", std::string(st.message())));
+        return 2;
+      }
+      if (absl::Status st = PivotRoot(); !st.ok()) {
+        status_.Send(fmt::format("error setting up the sandbox: {}", std::string(st.message())));
+        return 2;
+      }
+      if (absl::Status st = DropCapabilities(); !st.ok()) {
         status_.Send(fmt::format("error setting up the sandbox: {}", std::string(st.message())));
         return 2;
       }
@@ -193,7 +216,9 @@ class Supervisor {
   }
 
  private:
-  std::string Host(const std::string& name) const { return spec_.work_dir + "/" + name; }
+  // A file of the run's work directory: the host's path until the root is pivoted, then the
+  // same directory as the sandbox sees it (bound at kSandboxWorkDir).
+  std::string Host(const std::string& name) const { return io_dir_ + "/" + name; }
 
   absl::Status SetUpOverlay() {
     const std::string& ws = spec_.scratch_dir;
@@ -219,16 +244,23 @@ class Supervisor {
     };
     const std::vector<Step> steps = {
         {"proc", root_ + "/proc", "proc", MS_NOSUID | MS_NODEV | MS_NOEXEC, ""},  // this PID ns
-        {"/dev", root_ + "/dev", nullptr, MS_BIND | MS_REC, ""},
-        {"shm", root_ + "/dev/shm", "tmpfs", MS_NOSUID | MS_NODEV, "mode=1777"},
-        {"/sys", root_ + "/sys", nullptr, MS_BIND | MS_REC, ""},
-        {"", root_ + "/sys", nullptr, MS_REMOUNT | MS_BIND | MS_RDONLY, ""},
-        {"run", root_ + "/run", "tmpfs", MS_NOSUID | MS_NODEV, "mode=0755"},  // no host pid files
-        {"tmp", root_ + "/tmp", "tmpfs", MS_NOSUID | MS_NODEV, "mode=1777"},
+        // A fresh sysfs, read-only as a whole: the host's cgroup tree and the other file
+        // systems mounted under the host's /sys are not there.
+        {"sysfs", root_ + "/sys", "sysfs", MS_RDONLY | MS_NOSUID | MS_NODEV | MS_NOEXEC, ""},
+        {"run", root_ + "/run", "tmpfs", MS_NOSUID | MS_NODEV, "mode=0755,size=25%"},
+        {"tmp", root_ + "/tmp", "tmpfs", MS_NOSUID | MS_NODEV, "mode=1777,size=25%"},
     };
     for (const Step& s : steps) {
       if (absl::Status st = Mount(s.source, s.target, s.type, s.flags, s.data); !st.ok()) return st;
     }
+    // The kernel's knobs stay as they are: read-only, as container runtimes make them.
+    for (const char* knob : {"/proc/sys", "/proc/sysrq-trigger", "/proc/irq", "/proc/bus",
+                             "/proc/fs", "/proc/acpi"}) {
+      std::string target = root_ + knob;
+      if (access(target.c_str(), F_OK) != 0) continue;
+      if (absl::Status st = BindReadOnly(target, target); !st.ok()) return st;
+    }
+    if (absl::Status st = SetUpDevices(); !st.ok()) return st;
     mkdir((root_ + "/run/lock").c_str(), 01777);
     chmod((root_ + "/run/lock").c_str(), 01777);
     std::string inside_work = root_ + kSandboxWorkDir;
@@ -255,10 +287,105 @@ class Supervisor {
     // apt needs DNS; a resolv.conf symlink into the (now empty) /run would dangle.
     std::string resolv = root_ + "/etc/resolv.conf";
     unlink(resolv.c_str());
-    if (absl::Status st = WriteFile(resolv, ReadWholeFile("/etc/resolv.conf"), 0644); !st.ok()) {
+    // The host's resolvers, unless they are on its loopback (a local stub resolver), which the
+    // sandbox's own network cannot reach: then slirp4netns's DNS forwarder.
+    std::string resolvers = ReadWholeFile("/etc/resolv.conf");
+    if (resolvers.find("nameserver 127.") != std::string::npos ||
+        resolvers.find("nameserver ::1") != std::string::npos) {
+      resolvers = "# fsmove sandbox: slirp4netns's DNS forwarder\nnameserver 10.0.2.3\n";
+    }
+    if (absl::Status st = WriteFile(resolv, resolvers, 0644); !st.ok()) return st;
+    return SetPolicyRc();
+  }
+
+  // The overlay becomes the root of the namespace and the host's root is detached: nothing in
+  // the sandbox (this process included) can reach the host's files any more, by `..` out of
+  // a chroot, /proc/1/root or a mount namespace it enters. What the run still needs of the
+  // host is bound in before: the work directory, the inputs, and for --keep-sandbox the
+  // overlay's upper layer and the directory it is copied to.
+  absl::Status PivotRoot() {
+    if (!spec_.keep_dir.empty()) {
+      for (const auto& [source, target] :
+           {std::pair{spec_.scratch_dir + "/upper", std::string(kKeepUpperDir)},
+            std::pair{spec_.keep_dir, std::string(kKeepTargetDir)}}) {
+        mkdir((root_ + target).c_str(), 0700);
+        if (absl::Status st = Mount(source, root_ + target, nullptr, MS_BIND); !st.ok()) return st;
+      }
+    }
+    const std::string old_root = root_ + "/.fsmove-old-root";
+    mkdir(old_root.c_str(), 0700);
+    if (syscall(SYS_pivot_root, root_.c_str(), old_root.c_str()) != 0) {
+      return Errno(fmt::format("pivot_root to {}", root_));
+    }
+    if (chdir("/") != 0) return Errno("chdir / after pivot_root");
+    if (umount2("/.fsmove-old-root", MNT_DETACH) != 0) return Errno("detaching the old root");
+    rmdir("/.fsmove-old-root");
+    root_ = "/";
+    proc_dir_ = "/proc";
+    io_dir_ = kSandboxWorkDir;
+    return absl::OkStatus();
+  }
+
+  // What runs in the sandbox may not load kernel modules, set the clock, reboot, do raw I/O,
+  // make device nodes, nor look into this process (PID 1, which sees more than the sandbox:
+  // /proc/1/root, /proc/1/fd, setns through /proc/1/ns need it dumpable or CAP_SYS_PTRACE).
+  // The bounding set only limits what the programs it execs get; this process keeps its own.
+  absl::Status DropCapabilities() {
+    for (int cap : {CAP_SYS_MODULE, CAP_SYS_RAWIO, CAP_SYS_PTRACE, CAP_SYS_PACCT, CAP_SYS_BOOT,
+                    CAP_SYS_TIME, CAP_MKNOD, CAP_AUDIT_CONTROL, CAP_MAC_OVERRIDE, CAP_MAC_ADMIN,
+                    CAP_SYSLOG, CAP_WAKE_ALARM, CAP_BLOCK_SUSPEND}) {
+      if (prctl(PR_CAPBSET_DROP, cap, 0, 0, 0) != 0 && errno != EINVAL) {
+        return Errno(fmt::format("dropping capability {} from the bounding set", cap));
+      }
+    }
+    if (prctl(PR_SET_DUMPABLE, 0, 0, 0, 0) != 0) return Errno("prctl(PR_SET_DUMPABLE)");
+    return absl::OkStatus();
+  }
+
+  // A private /dev with only the harmless devices (no disks, no host terminals), its own
+  // pseudo-terminals and shared memory.
+  absl::Status SetUpDevices() {
+    const std::string dev = root_ + "/dev";
+    if (absl::Status st = Mount("fsmove-dev", dev, "tmpfs", MS_NOSUID | MS_NOEXEC,
+                                "mode=0755,size=64k");
+        !st.ok()) {
       return st;
     }
-    return SetPolicyRc();
+    struct Node {
+      const char* name;
+      unsigned major, minor;
+    };
+    for (const Node& n : {Node{"null", 1, 3}, Node{"zero", 1, 5}, Node{"full", 1, 7},
+                          Node{"random", 1, 8}, Node{"urandom", 1, 9}, Node{"tty", 5, 0}}) {
+      std::string path = dev + "/" + n.name;
+      if (mknod(path.c_str(), S_IFCHR | 0666, makedev(n.major, n.minor)) != 0) {
+        return Errno(fmt::format("mknod {}", path));
+      }
+      chmod(path.c_str(), 0666);  // whatever the umask
+    }
+    for (const char* d : {"/pts", "/shm", "/mqueue"}) mkdir((dev + d).c_str(), 0755);
+    if (absl::Status st = Mount("devpts", dev + "/pts", "devpts", MS_NOSUID | MS_NOEXEC,
+                                "newinstance,ptmxmode=0666,mode=0620,gid=5");
+        !st.ok()) {
+      return st;
+    }
+    if (absl::Status st = Mount("shm", dev + "/shm", "tmpfs", MS_NOSUID | MS_NODEV,
+                                "mode=1777,size=25%");
+        !st.ok()) {
+      return st;
+    }
+    struct Link {
+      const char* target;
+      const char* name;
+    };
+    for (const Link& l : {Link{"pts/ptmx", "ptmx"}, Link{"/proc/self/fd", "fd"},
+                          Link{"/proc/self/fd/0", "stdin"}, Link{"/proc/self/fd/1", "stdout"},
+                          Link{"/proc/self/fd/2", "stderr"}}) {
+      if (symlink(l.target, (dev + "/" + l.name).c_str()) != 0) {
+        return Errno(fmt::format("symlink {}/{}", dev, l.name));
+      }
+    }
+    return absl::OkStatus();
   }
 
   // Service starts by maintainer scripts go through invoke-rc.d, which asks policy-rc.d. In a
@@ -388,13 +515,25 @@ class Supervisor {
     }
     std::string_view json = found ? std::string_view(text).substr(at) : std::string_view();
     if (found) {
+      catalog_text_.assign(json);
       (void)WriteFile(Host(kCatalogFile), json, 0644);
       catalog_has_packages_ = json.find("\"type\":\"Package\"") != std::string_view::npos ||
                               json.find("\"type\": \"Package\"") != std::string_view::npos;
     }
     if (code == 0 && !found) code = 1;
     status_.Send(fmt::format("compiled {} {:.3f}", code, seconds));
+    if (code == 0) WaitForCatalogTaken();
     return code == 0;
+  }
+
+  // The executor takes the compiled catalog (reads it, then removes it) before anything of
+  // the module runs again: what the analysis reads is what was compiled, whatever code in the
+  // sandbox later writes into the work directory. Puppet applies our own copy of it.
+  void WaitForCatalogTaken() {
+    const auto until = Clock::now() + std::chrono::seconds(60);
+    while (access(Host(kCatalogFile).c_str(), F_OK) == 0 && Clock::now() < until) {
+      std::this_thread::sleep_for(std::chrono::milliseconds(10));
+    }
   }
 
   // strace -D execs Puppet in the process we started and traces it from a grandchild, which
@@ -407,11 +546,46 @@ class Supervisor {
     return 0;
   }
 
+  // Puppet applies its own copy of the compiled catalog (the executor took the compiled one).
+  // `puppet apply --catalog` cannot serve puppet:///modules/ sources (its environment is a
+  // remote one): in the copy they name the modules' files (see local_sources.h).
+  void WriteApplyCatalog(std::vector<std::string>* apply_argv) {
+    const std::string original = InsideWorkDir(spec_) + "/" + kCatalogFile;
+    for (std::string& arg : *apply_argv) {
+      if (arg == original) arg = InsideWorkDir(spec_) + "/" + kApplyCatalogFile;
+    }
+    std::vector<std::string> modulepath;
+    for (size_t i = 0; i + 1 < apply_argv->size(); ++i) {
+      if ((*apply_argv)[i] != "--modulepath") continue;
+      std::stringstream parts((*apply_argv)[i + 1]);
+      for (std::string p; std::getline(parts, p, ':');) modulepath.push_back(p);
+    }
+    // Our root is the sandbox's (pivoted), so its paths are the ones Puppet will see.
+    auto exists = [](const std::string& path) {
+      struct stat st;
+      return stat(path.c_str(), &st) == 0;
+    };
+    absl::StatusOr<LocalizedSources> localized;
+    if (catalog_text_.find("puppet://") != std::string::npos) {
+      localized = LocalizePuppetSources(catalog_text_, modulepath, exists);
+    }
+    bool served = localized.ok() && localized->rewritten > 0;
+    (void)WriteFile(Host(kApplyCatalogFile), served ? localized->catalog_json : catalog_text_, 0644);
+    if (!served) return;
+    status_.Send(fmt::format("note apply: {} puppet:/// source{} served from the modulepath{}",
+                             localized->rewritten, localized->rewritten == 1 ? "" : "s",
+                             localized->unresolved.empty()
+                                 ? std::string()
+                                 : fmt::format(" ({} not found there)", localized->unresolved.size())));
+  }
+
   void Apply() {
     status_.Send("phase apply");
     int log = OpenForWriting(Host(kPuppetLog));
+    std::vector<std::string> apply_argv = spec_.apply_argv;
+    WriteApplyCatalog(&apply_argv);
     std::vector<std::string> argv = spec_.strace_argv;
-    argv.insert(argv.end(), spec_.apply_argv.begin(), spec_.apply_argv.end());
+    argv.insert(argv.end(), apply_argv.begin(), apply_argv.end());
     SpawnOptions o;
     o.root = root_ == "/" ? "" : root_;
     o.cwd = "/";
@@ -431,10 +605,30 @@ class Supervisor {
       strace_pid_ = FindStrace();
       if (strace_pid_ == 0) std::this_thread::sleep_for(std::chrono::milliseconds(20));
     }
+    if (strace_pid_ != 0) UnlinkTraceFifoOnceOpen();
     int st = WaitReaping(*pid);
     double seconds = SecondsSince(t0);
     std::string strace_end = spec_.strace_argv.empty() ? "none" : EndStrace();
     status_.Send(fmt::format("applied {} {:.3f} {}", ShellExitCode(st), seconds, strace_end));
+  }
+
+  // Once strace holds the trace FIFO open, its name goes: code in the sandbox can no longer
+  // open it from the work directory to write lines of its own into the analysis.
+  void UnlinkTraceFifoOnceOpen() {
+    const std::string fifo_inside = InsideWorkDir(spec_) + "/" + kTraceFifo;
+    const std::string fds = proc_dir_ + "/" + std::to_string(strace_pid_) + "/fd";
+    for (int i = 0; i < 250; ++i) {
+      std::error_code ec;
+      for (const auto& e : fs::directory_iterator(fds, ec)) {
+        std::error_code rec;
+        if (fs::read_symlink(e.path(), rec).string() == fifo_inside) {
+          unlink(Host(kTraceFifo).c_str());
+          return;
+        }
+      }
+      std::this_thread::sleep_for(std::chrono::milliseconds(20));
+    }
+    status_.Send("note strace was not seen opening the trace FIFO: its name stays");
   }
 
   // Puppet has exited. strace ends by itself when nothing else is traced; with daemons still
@@ -481,22 +675,18 @@ class Supervisor {
 
   void Keep() {
     if (spec_.keep_dir.empty()) return;
-    int st = RunToEndOnHost({"cp", "-a", spec_.scratch_dir + "/upper/.", spec_.keep_dir + "/"});
+    int st = RunToEnd({"cp", "-a", std::string(kKeepUpperDir) + "/.",
+                       std::string(kKeepTargetDir) + "/"},
+                      -1, -1);
     status_.Send(st == 0 ? fmt::format("note kept the sandbox's changes in {}", spec_.keep_dir)
                          : fmt::format("note copying the sandbox's changes to {} failed: {}",
                                        spec_.keep_dir, DescribeWaitStatus(st)));
   }
 
-  int RunToEndOnHost(const std::vector<std::string>& argv) {
-    SpawnOptions o;
-    o.env = spec_.env;
-    auto pid = Spawn(argv, o);
-    if (!pid.ok()) return 127 << 8;
-    return WaitReaping(*pid);
-  }
 
   SandboxSpec spec_;
   StatusPipe status_;
+  std::string io_dir_ = spec_.work_dir;
   std::string root_;
   std::string proc_dir_;
   pid_t self_ = getpid();
@@ -505,9 +695,63 @@ class Supervisor {
   bool strace_reaped_ = false;
   int strace_status_ = 0;
   bool catalog_has_packages_ = false;
+  std::string catalog_text_;  // as compiled; Puppet applies a copy
 };
 
 }  // namespace
+
+// slirp4netns gives the sandbox's new network namespace an interface (tap0, 10.0.2.100) with
+// NAT to the outside and a DNS forwarder (10.0.2.3), and no port of the host's: nothing in
+// the sandbox listens on the host, the host's loopback is out of reach, and checks running at
+// once never collide. It exits with us (--exit-fd). Without it the sandbox has no network.
+static pid_t StartUserModeNetwork(StatusPipe& status, int host_net) {
+  const char* binary = "/usr/bin/slirp4netns";
+  if (access(binary, X_OK) != 0) {
+    status.Send("note no slirp4netns: the sandbox has no network (apt cannot download packages)");
+    return -1;
+  }
+  int ready[2], exit_pipe[2];
+  if (pipe2(ready, O_CLOEXEC) != 0) return -1;
+  if (pipe2(exit_pipe, O_CLOEXEC) != 0) {
+    close(ready[0]);
+    close(ready[1]);
+    return -1;
+  }
+  const pid_t target = getpid();
+  pid_t pid = fork();
+  if (pid == 0) {
+    // slirp4netns itself lives in the host's network (its sockets are the way out); it
+    // enters the sandbox's (ours, by pid) only to make the interface.
+    if (host_net < 0 || setns(host_net, CLONE_NEWNET) != 0) _exit(126);
+    int devnull = open("/dev/null", O_RDWR | O_CLOEXEC);  // it chats on stdout and stderr
+    if (devnull >= 0) {
+      dup2(devnull, STDOUT_FILENO);
+      dup2(devnull, STDERR_FILENO);
+    }
+    // The child keeps the ready pipe's write end and the exit pipe's read end.
+    fcntl(ready[1], F_SETFD, 0);
+    fcntl(exit_pipe[0], F_SETFD, 0);
+    std::string pid_arg = std::to_string(target), ready_arg = std::to_string(ready[1]),
+                exit_arg = std::to_string(exit_pipe[0]);
+    execl(binary, binary, "--configure", "--mtu=65520", "--disable-host-loopback",
+          ("--ready-fd=" + ready_arg).c_str(), ("--exit-fd=" + exit_arg).c_str(), pid_arg.c_str(),
+          "tap0", static_cast<char*>(nullptr));
+    _exit(127);
+  }
+  close(ready[1]);
+  close(exit_pipe[0]);  // the write end stays open (close-on-exec) until we exit
+  if (pid < 0) {
+    close(ready[0]);
+    return -1;
+  }
+  pollfd p{ready[0], POLLIN, 0};
+  char byte = 0;
+  bool up = poll(&p, 1, 10000) > 0 && read(ready[0], &byte, 1) == 1;
+  close(ready[0]);
+  status.Send(up ? std::string("note network: private namespace, outbound through slirp4netns")
+                 : std::string("note slirp4netns did not come up: the sandbox has no network"));
+  return pid;
+}
 
 int SandboxMain(const std::string& spec_file, int status_fd) {
   fcntl(status_fd, F_SETFD, FD_CLOEXEC);  // Puppet and strace must not hold it
@@ -526,14 +770,41 @@ int SandboxMain(const std::string& spec_file, int status_fd) {
     prctl(PR_SET_CHILD_SUBREAPER, 1);
     return Supervisor(std::move(*spec), status_fd).Run();
   }
-  if (unshare(CLONE_NEWNS | CLONE_NEWPID) != 0) {
+  // A memory limit for everything in the sandbox; PID 1 enters it (this process stays out,
+  // so it can report and clean up whatever happens inside).
+  std::optional<MemoryLimit> memory;
+  if (spec->memory_limit > 0) {
+    absl::StatusOr<MemoryLimit> made = MemoryLimit::Make(spec->memory_limit, spec->cgroup_name);
+    if (made.ok()) {
+      memory.emplace(std::move(*made));
+    } else {
+      status.Send(fmt::format("note no memory limit: {}", std::string(made.status().message())));
+    }
+  }
+  // Its own mounts, host and domain name, System V IPC, cgroup root and network, then (for
+  // the children: PID 1 comes next) its own processes.
+  int host_net = open("/proc/self/ns/net", O_RDONLY | O_CLOEXEC);
+  if (unshare(CLONE_NEWNS | CLONE_NEWUTS | CLONE_NEWIPC | CLONE_NEWNET) != 0) {
     status.Send(fmt::format("error cannot create the sandbox's namespaces (unshare): {}",
+                            std::strerror(errno)));
+    return 2;
+  }
+  // Outbound network for package downloads, through user-mode NAT: started before the PID
+  // namespace (it must not be PID 1) and before the root is pivoted (it opens /dev/net/tun).
+  pid_t slirp = StartUserModeNetwork(status, host_net);
+  if (host_net >= 0) close(host_net);
+  if (unshare(CLONE_NEWPID) != 0) {
+    status.Send(fmt::format("error cannot create the sandbox's PID namespace (unshare): {}",
                             std::strerror(errno)));
     return 2;
   }
   // The keeper holds the write end of `alive`: if it died before PID 1 asked to die with it
   // (the parent of PID 1 is outside its namespace, so getppid() cannot tell), PID 1 sees the
   // pipe hang up and stops.
+  // Processes of the sandbox that outlive their parent come back to us rather than to the
+  // executor, so that we reap them before the memory limit's cgroup is removed (a zombie
+  // still counts as a member).
+  prctl(PR_SET_CHILD_SUBREAPER, 1);
   int alive[2];
   if (pipe2(alive, O_CLOEXEC) != 0) {
     status.Send(fmt::format("error pipe: {}", std::strerror(errno)));
@@ -547,6 +818,13 @@ int SandboxMain(const std::string& spec_file, int status_fd) {
   if (init == 0) {
     // PID 1 of the new namespace: when it exits, the kernel kills every process left in it.
     prctl(PR_SET_PDEATHSIG, SIGKILL);
+    // Into the memory limit, then a cgroup namespace whose root is that cgroup.
+    if (memory && !memory->Enter()) status.Send("note could not enter the memory limit's cgroup");
+    if (unshare(CLONE_NEWCGROUP) != 0) {
+      status.Send(fmt::format("error cannot create the sandbox's cgroup namespace: {}",
+                              std::strerror(errno)));
+      _exit(2);
+    }
     close(alive[1]);
     pollfd p{alive[0], POLLIN, 0};
     if (poll(&p, 1, 0) > 0 && (p.revents & POLLHUP)) _exit(2);
@@ -556,6 +834,18 @@ int SandboxMain(const std::string& spec_file, int status_fd) {
   close(alive[0]);
   int st = 0;
   while (waitpid(init, &st, 0) < 0 && errno == EINTR) {
+  }
+  if (slirp > 0) kill(slirp, SIGTERM);
+  // slirp4netns, and whatever of the sandbox was handed to us: every child is gone or dying.
+  while (waitpid(-1, nullptr, 0) > 0 || errno == EINTR) {
+  }
+  if (memory) {
+    if (uint64_t hits = memory->TimesHit(); hits > 0) {
+      status.Send(fmt::format("note the sandbox hit its memory limit ({} MiB): the kernel killed "
+                              "{} process{} in it (--memory-limit)",
+                              memory->limit_bytes() >> 20, hits, hits == 1 ? "" : "es"));
+    }
+    memory->Remove();
   }
   return ShellExitCode(st);
 }

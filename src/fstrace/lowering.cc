@@ -57,7 +57,11 @@ void OpenLike(Lowerer& l, int dirfd, size_t path_i, uint64_t flags) {
   }
   bool writes = acc == kOWronly || Has(flags, kOCreat) || (Has(flags, kOTrunc) && acc != 0);
   if (Has(flags, kOPath)) writes = false;
-  l.HPath(dirfd, path, writes ? Effect::kProduced : Effect::kConsumed, follow);
+  // opendir(3) and fts open the directory read-only with O_DIRECTORY: a listing. A dirfd
+  // for *at() calls is usually O_PATH, or its lookups show up as such.
+  bool listing = !writes && Has(flags, kODirectory) && !Has(flags, kOPath) && acc == 0;
+  l.HPath(dirfd, path, writes ? Effect::kProduced : Effect::kConsumed, follow, false,
+          Has(flags, kOPath), listing);
   l.NewFd(dirfd, path, static_cast<int>(l.ret()), Has(flags, kOCloexec), follow, false);
 }
 
@@ -424,9 +428,20 @@ constexpr std::string_view kNoEffectCalls[] = {
     "mbind", "get_mempolicy", "set_mempolicy", "io_uring_enter", "io_uring_register",
 };
 
+// Calls whose path effect is a lookup (no content read) or a metadata change.
+constexpr std::string_view kLookupCalls[] = {
+    "stat",    "stat64",    "lstat",      "lstat64",  "newfstatat", "fstatat64",  "statx",
+    "access",  "faccessat", "faccessat2", "statfs",   "statfs64",   "getxattr",   "lgetxattr",
+    "listxattr", "llistxattr", "readlink", "readlinkat"};
+constexpr std::string_view kMetadataCalls[] = {
+    "chmod",   "fchmod",   "fchmodat",  "fchmodat2", "chown",     "lchown",       "fchown",
+    "fchownat", "utime",   "utimes",    "futimesat", "utimensat", "setxattr",     "lsetxattr",
+    "fsetxattr", "removexattr", "lremovexattr", "fremovexattr"};
+
 struct Registry {
   std::vector<SyscallSpec> specs;
   absl::flat_hash_map<absl::string_view, uint16_t> index;  // absl's hash: fast
+  std::vector<bool> lookup, metadata;                     // per index
   Registry() {
     specs.push_back({"?", Nop, kNoEffect});  // index 0: unknown
     for (const SyscallSpec& s : kTable) specs.push_back(s);
@@ -434,6 +449,18 @@ struct Registry {
     for (size_t i = 0; i < specs.size(); ++i) {
       index.emplace(absl::string_view(specs[i].name.data(), specs[i].name.size()),
                     static_cast<uint16_t>(i));
+    }
+    lookup.assign(specs.size(), false);
+    metadata.assign(specs.size(), false);
+    for (std::string_view n : kLookupCalls) {
+      if (auto it = index.find(absl::string_view(n.data(), n.size())); it != index.end()) {
+        lookup[it->second] = true;
+      }
+    }
+    for (std::string_view n : kMetadataCalls) {
+      if (auto it = index.find(absl::string_view(n.data(), n.size())); it != index.end()) {
+        metadata[it->second] = true;
+      }
     }
   }
 };
@@ -499,6 +526,16 @@ std::string_view SyscallName(uint16_t index) {
   return index < r.specs.size() ? r.specs[index].name : "?";
 }
 
+bool IsLookupSyscall(uint16_t index) {
+  const Registry& r = GetRegistry();
+  return index < r.lookup.size() && r.lookup[index];
+}
+
+bool IsMetadataSyscall(uint16_t index) {
+  const Registry& r = GetRegistry();
+  return index < r.metadata.size() && r.metadata[index];
+}
+
 // ---- Lowerer ----
 
 size_t Lowerer::Lower(const SyscallSpec& spec, const trace::ArgList& args,
@@ -535,8 +572,11 @@ uint64_t Lowerer::Flags(size_t i, const trace::FlagName* names, size_t n) const 
   return trace::ParseFlags((*args_)[i], names, n);
 }
 
-void Lowerer::HPath(int dirfd, std::string_view path, Effect e, bool follow, bool empty_path) {
+void Lowerer::HPath(int dirfd, std::string_view path, Effect e, bool follow, bool empty_path,
+                    bool probe, bool listing) {
   Construct c;
+  c.probe = probe;
+  c.listing = listing && !failed_;
   c.op = follow ? Op::kHPath : Op::kHPathSym;
   c.dirfd = dirfd;
   c.path = path;

@@ -15,14 +15,20 @@ namespace {
 using catalog::ResourceId;
 
 // Collects relations for one resource, dropping unmanaged names and self-relations.
+std::optional<std::string> AccountName(const catalog::Resource& resource,
+                                       std::string_view parameter);
+
 class Relations {
  public:
   Relations(ResourceId self, const AutorelationContext& context) : self_(self), context_(context) {}
 
   // autorequire: the named resource comes first.
   void Require(std::string_view type, std::string_view name, std::string_view rule) {
-    if (std::optional<ResourceId> other = context_.catalog.Find(type, name))
+    if (std::optional<ResourceId> other = context_.catalog.Find(type, name)) {
       Add(*other, self_, rule);
+    } else if (type == "File") {
+      RequireGeneratedFile(name);
+    }
   }
   void RequireId(ResourceId other, std::string_view rule) { Add(other, self_, rule); }
   // autobefore: this resource comes first.
@@ -32,6 +38,35 @@ class Relations {
   std::vector<AutoRelation> Take() { return std::move(relations_); }
 
  private:
+  // File[path] that no catalog resource is but a Concat_file generates before Puppet builds
+  // its graph (puppetlabs-concat's `generate`: File[path] with the Concat_file's path, owner
+  // and group, after the Concat_file). What requires it comes after the Concat_file and after
+  // what the generated File autorequires itself: the nearest File above path, its owner
+  // and group. (Seen in apache's vhosts: a symlink File whose target is a concat.)
+  void RequireGeneratedFile(std::string_view name) {
+    if (!catalog::IsAbsolutePath(name)) return;
+    const std::string path = catalog::CanonicalFilePath(name);
+    for (const ResourceId generator : context_.paths.ManagersOf(path)) {
+      if (generator == self_ || context_.catalog.resource(generator).type != "Concat_file") {
+        continue;
+      }
+      Add(generator, self_, "concat_file:generated-file");
+      if (std::optional<ResourceId> parent = context_.paths.NearestFileAncestor(path)) {
+        Add(*parent, self_, "concat_file:generated-file-parent");
+      }
+      const catalog::Resource& concat = context_.catalog.resource(generator);
+      if (std::optional<std::string> owner = AccountName(concat, "owner")) {
+        if (std::optional<ResourceId> user = context_.catalog.Find("User", *owner))
+          Add(*user, self_, "concat_file:generated-file-owner");
+      }
+      if (std::optional<std::string> group = AccountName(concat, "group")) {
+        if (std::optional<ResourceId> g = context_.catalog.Find("Group", *group))
+          Add(*g, self_, "concat_file:generated-file-group");
+      }
+      return;
+    }
+  }
+
   void Add(ResourceId source, ResourceId target, std::string_view rule) {
     if (source != target) relations_.push_back(AutoRelation{source, target, rule});
   }
@@ -416,6 +451,12 @@ std::vector<AutoRelation> SelmoduleAutorequires(ResourceId self,
   return relations.Take();
 }
 
+std::vector<AutoRelation> A2modAutorequires(ResourceId self, const AutorelationContext& context) {
+  Relations relations(self, context);
+  relations.Require("Package", "httpd", "a2mod:httpd-package");
+  return relations.Take();
+}
+
 AutorelationRule AutorelationRuleFor(std::string_view type) {
   static const absl::flat_hash_map<std::string, AutorelationRule> kRules = {
       {"File", &FileAutorequires},
@@ -438,6 +479,7 @@ AutorelationRule AutorelationRuleFor(std::string_view type) {
       {"Java_ks", &JavaKsAutorequires},
       {"Vcsrepo", &VcsrepoAutorequires},
       {"Selmodule", &SelmoduleAutorequires},
+      {"A2mod", &A2modAutorequires},
   };
   const auto it = kRules.find(absl::string_view(type.data(), type.size()));
   return it == kRules.end() ? nullptr : it->second;

@@ -49,6 +49,8 @@ std::string_view EdgeOriginName(EdgeOrigin origin) {
       return "autorequire";
     case EdgeOrigin::kStage:
       return "stage";
+    case EdgeOrigin::kPuppet:
+      return "puppet";
   }
   return "parameter";
 }
@@ -134,6 +136,16 @@ void DependencyGraph::AddDeclaredEdges(const GraphOptions& options) {
                                       EdgeOrigin::kAutorequire, relation.rule});
       }
     }
+  }
+  for (const ObservedEdge& edge : options.observed_edges) {
+    if (edge.source == edge.target || edge.source >= catalog_->size() ||
+        edge.target >= catalog_->size() ||
+        direct_pairs.contains(PairKey(edge.source, edge.target))) {
+      continue;
+    }
+    direct_pairs.insert(PairKey(edge.source, edge.target));
+    edges_.push_back(
+        DeclaredEdge{edge.source, edge.target, edge.kind, EdgeOrigin::kPuppet, edge.rule});
   }
   for (const catalog::ContainmentEdge& containment : catalog_->containment()) {
     const bool stage = catalog_->resource(containment.container).type == "Stage";

@@ -9,7 +9,11 @@
 namespace fsmove::graph {
 
 Reachability::Reachability(const Digraph& graph, const std::vector<bool>& is_source,
-                           const std::vector<bool>& is_target) {
+                           const std::vector<bool>& is_target)
+    : Reachability(graph, is_source, is_target, kClosureBudgetBytes) {}
+
+Reachability::Reachability(const Digraph& graph, const std::vector<bool>& is_source,
+                           const std::vector<bool>& is_target, std::size_t closure_budget_bytes) {
   const std::size_t vertex_count = boost::num_vertices(graph);
 
   successor_offsets_.assign(vertex_count + 1, 0);
@@ -83,7 +87,21 @@ Reachability::Reachability(const Digraph& graph, const std::vector<bool>& is_sou
       }
     }
   }
+  rank_.assign(component_count, 0);
+  for (std::uint32_t i = 0; i < order.size(); ++i) rank_[order[i]] = i;
+  component_successor_offsets_.assign(component_count + 1, 0);
+  for (std::size_t c = 0; c < component_count; ++c) {
+    component_successor_offsets_[c + 1] =
+        component_successor_offsets_[c] + static_cast<std::uint32_t>(component_successors[c].size());
+    component_successors_.insert(component_successors_.end(), component_successors[c].begin(),
+                                 component_successors[c].end());
+  }
+  std::size_t kept = static_cast<std::size_t>(std::count(keep.begin(), keep.end(), true));
   closure_.assign(component_count, {});
+  has_closure_ = kept * words * 8 <= closure_budget_bytes;
+  if (!has_closure_) {
+    return;
+  }
   for (auto it = order.rbegin(); it != order.rend(); ++it) {
     const std::uint32_t c = *it;
     std::vector<std::uint64_t>& bits = closure_[c];
@@ -110,10 +128,41 @@ bool Reachability::Reaches(VertexIndex from, VertexIndex to) const {
   if (from >= component_of_.size() || to >= component_of_.size()) return false;
   const std::uint32_t from_component = component_of_[from];
   if (from_component == component_of_[to]) return cyclic_[from_component];
+  if (!has_closure_) return SearchComponents(from_component, component_of_[to]);
   const std::int64_t column = target_column_[to];
   const std::vector<std::uint64_t>& bits = closure_[from_component];
   if (column < 0 || bits.empty()) return SearchReaches(from, to);
   return (bits[static_cast<std::size_t>(column) / 64] >> (column % 64)) & 1U;
+}
+
+// Depth-first over the condensation, never into a component ranked after the target's: no
+// path from there comes back.
+bool Reachability::SearchComponents(std::uint32_t from, std::uint32_t to) const {
+  if (rank_[from] >= rank_[to]) return false;
+  thread_local std::vector<std::uint32_t> seen_epoch;
+  thread_local std::uint32_t epoch = 0;
+  if (seen_epoch.size() < rank_.size()) seen_epoch.assign(rank_.size(), 0);
+  if (++epoch == 0) {  // wrapped: start clean
+    std::fill(seen_epoch.begin(), seen_epoch.end(), 0);
+    epoch = 1;
+  }
+  std::vector<std::uint32_t> stack = {from};
+  seen_epoch[from] = epoch;
+  const std::uint32_t limit = rank_[to];
+  while (!stack.empty()) {
+    const std::uint32_t c = stack.back();
+    stack.pop_back();
+    for (std::uint32_t i = component_successor_offsets_[c]; i < component_successor_offsets_[c + 1];
+         ++i) {
+      const std::uint32_t next = component_successors_[i];
+      if (next == to) return true;
+      if (rank_[next] < limit && seen_epoch[next] != epoch) {
+        seen_epoch[next] = epoch;
+        stack.push_back(next);
+      }
+    }
+  }
+  return false;
 }
 
 bool Reachability::SearchReaches(VertexIndex from, VertexIndex to) const {

@@ -21,6 +21,7 @@ nlohmann::json AccessFieldsToJson(const Access& a) {
   if (a.failed) j["failed"] = true;
   if (a.parent) j["as_parent_directory"] = true;
   if (a.managed) j["managed"] = true;
+  if (a.listing) j["listed_directory"] = true;
   return j;
 }
 

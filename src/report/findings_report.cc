@@ -1,4 +1,5 @@
 // Text and JSON reports of the checker's findings; see findings_report.h.
+#include "fsmove/report/terminal_text.h"
 #include "fsmove/report/findings_report.h"
 
 #include "fmt/format.h"
@@ -8,9 +9,9 @@ namespace fsmove::report {
 namespace {
 
 std::string Declared(const catalog::Resource& r) {
-  if (r.file.empty()) return r.ref;
-  return r.line ? fmt::format("{} ({}:{})", r.ref, r.file, *r.line)
-                : fmt::format("{} ({})", r.ref, r.file);
+  if (r.file.empty()) return TerminalSafe(r.ref);
+  return r.line ? fmt::format("{} ({}:{})", TerminalSafe(r.ref), TerminalSafe(r.file), *r.line)
+                : fmt::format("{} ({})", TerminalSafe(r.ref), TerminalSafe(r.file));
 }
 
 std::string Verb(const analysis::Access& a) {
@@ -18,6 +19,7 @@ std::string Verb(const analysis::Access& a) {
   std::string v = a.effect == fstrace::Effect::kProduced   ? "produced"
                   : a.effect == fstrace::Effect::kExpunged ? "removed"
                   : a.parent                               ? "needed as directory"
+                  : a.listing                              ? "listed its directory"
                                                            : "consumed";
   if (a.failed) v += " (call failed)";
   return v;
@@ -31,10 +33,31 @@ nlohmann::json ResourceJson(const catalog::Resource& r) {
   return j;
 }
 
+// Which graph the findings were checked against: Puppet's own (its --graph output, with
+// the catalog's relationships for labels and containment), or the catalog's relationships
+// and the autorequires fsmove models, plus every relationship Puppet logged adding (--debug).
+size_t PuppetEdgeCount(const graph::DependencyGraph& g) {
+  size_t n = 0;
+  for (const graph::DeclaredEdge& e : g.edges()) n += e.origin == graph::EdgeOrigin::kPuppet;
+  return n;
+}
+
+nlohmann::json GraphJson(const FindingsContext& c) {
+  const graph::DependencyGraph& g = *c.graph;
+  size_t puppet = PuppetEdgeCount(g);
+  nlohmann::json j = {{"model", !c.puppet_graph.empty() ? "puppet"
+                                : puppet > 0            ? "catalog+puppet-log"
+                                                        : "catalog"},
+                      {"edges", g.edges().size()},
+                      {"puppet_edges", puppet}};
+  if (!c.puppet_graph.empty()) j["puppet_graph"] = c.puppet_graph;
+  return j;
+}
+
 }  // namespace
 
 void WriteRunText(std::ostream& out, const RunSummary& run) {
-  out << "Puppet run: " << run.target << " (sandbox " << run.sandbox << "), compiled in "
+  out << "Puppet run: " << TerminalSafe(run.target) << " (sandbox " << run.sandbox << "), compiled in "
       << fmt::format("{:.1f}", run.compile_seconds) << " s, applied in "
       << fmt::format("{:.1f}", run.apply_seconds) << " s, puppet exit code "
       << run.puppet_exit_code;
@@ -48,11 +71,12 @@ void WriteRunText(std::ostream& out, const RunSummary& run) {
     out << "  " << run.failed.size() << " resource" << (run.failed.size() == 1 ? "" : "s")
         << " failed (often the symptom of a missing ordering relationship):\n";
     for (const auto& f : run.failed) {
-      out << "    " << (f.resource.empty() ? "?" : f.resource) << ": " << f.message << "\n";
+      out << "    " << (f.resource.empty() ? "?" : TerminalSafe(f.resource)) << ": " << TerminalSafe(f.message)
+          << "\n";
     }
   }
-  for (const auto& e : run.errors) out << "  puppet error: " << e << "\n";
-  if (!run.puppet_log.empty()) out << "  Puppet's log: " << run.puppet_log << "\n";
+  for (const auto& e : run.errors) out << "  puppet error: " << TerminalSafe(e) << "\n";
+  if (!run.puppet_log.empty()) out << "  Puppet's log: " << TerminalSafe(run.puppet_log) << "\n";
 }
 
 nlohmann::json RunToJson(const RunSummary& run) {
@@ -76,10 +100,18 @@ nlohmann::json RunToJson(const RunSummary& run) {
           {"notes", run.notes}};
 }
 
+bool FindingsContext::IsHidden(size_t finding) const {
+  return !show_low && result != nullptr &&
+         result->findings[finding].confidence == check::Confidence::kLow;
+}
+
+// What decides the exit code: findings neither suppressed nor hidden for low confidence.
 size_t FindingsContext::ReportedCount() const {
   if (result == nullptr) return 0;
   size_t n = 0;
-  for (size_t i = 0; i < result->findings.size(); ++i) n += IsSuppressed(i) ? 0 : 1;
+  for (size_t i = 0; i < result->findings.size(); ++i) {
+    n += IsSuppressed(i) || IsHidden(i) ? 0 : 1;
+  }
   return n;
 }
 
@@ -113,17 +145,44 @@ void WriteFindingText(std::ostream& out, const check::Finding& f, const catalog:
   out << "\n"
       << (mor_kind ? "Missing ordering relationship" : "Missing notifier") << " ("
       << check::FaultKindName(f.kind) << ")\n";
-  out << "  " << Declared(src) << "\n";
-  out << "  " << (mor_kind ? "must be applied before " : "must notify ") << Declared(dst) << "\n";
+  // At the user's declaration (the defined-type instance holding the resource), naming the
+  // resource inside it when they differ.
+  auto declared = [&](catalog::ResourceId id, catalog::ResourceId declaration) {
+    if (id == declaration) return Declared(cat.resource(id));
+    return Declared(cat.resource(declaration)) + ", for " + TerminalSafe(cat.resource(id).ref) +
+           " inside it";
+  };
+  out << "  " << declared(f.source, f.source_declaration) << "\n";
+  out << "  " << (mor_kind ? "must be applied before " : "must notify ")
+      << declared(f.target, f.target_declaration) << "\n";
   if (f.write_write) out << "  both write the same path: the last writer wins by chance\n";
   if (f.applied_in_reverse) out << "  (this run applied them in the wrong order)\n";
+  if (f.confidence == check::Confidence::kLow) {
+    out << "  low confidence: the evidence is only lookups or metadata\n";
+  }
+  if (!f.instances.empty()) {
+    out << "  and " << f.instances.size() << " more instance" << (f.instances.size() == 1 ? "" : "s")
+        << " of the same code:";
+    for (const auto& [s, t] : f.instances) {
+      out << " " << TerminalSafe(cat.resource(s).ref) << (mor_kind ? " -> " : " ~> ")
+          << TerminalSafe(cat.resource(t).ref) << ";";
+    }
+    out << "\n";
+  }
+  if (!f.also_fixes.empty()) {
+    out << "  the fix also orders (through edges already there):";
+    for (const auto& [s, t] : f.also_fixes) {
+      out << " " << TerminalSafe(cat.resource(s).ref) << " -> " << TerminalSafe(cat.resource(t).ref) << ";";
+    }
+    out << "\n";
+  }
   for (const check::PathEvidence& e : f.evidence) {
-    out << "    " << EvidenceText(e, src, dst) << "\n";
+    out << "    " << TerminalSafe(EvidenceText(e, src, dst)) << "\n";
   }
   if (f.evidence_total > f.evidence.size()) {
     out << "    ... and " << (f.evidence_total - f.evidence.size()) << " more\n";
   }
-  out << "  fix: " << f.fix << "\n";
+  out << "  fix: " << TerminalSafe(f.fix) << "\n";
   if (suppression != nullptr) {
     out << "  suppressed (" << SuppressionKindName(suppression->kind)
         << "): " << suppression->justification << "\n";
@@ -139,13 +198,17 @@ void WriteFindingsText(std::ostream& out, const FindingsContext& c) {
   if (c.run != nullptr) WriteRunText(out, *c.run);
   out << SummaryLine(c.trace_name, *c.analyzer) << "\n";
   for (const auto& u : c.analyzer->stats().unparsed_examples) {
-    out << "  unparsed line " << u.line << " (" << u.reason << "): " << u.text << "\n";
+    out << "  unparsed line " << u.line << " (" << u.reason << "): " << TerminalSafe(u.text) << "\n";
   }
-  size_t mor = 0, mn = 0;
+  size_t mor = 0, mn = 0, hidden = 0;
   for (size_t i = 0; i < r.findings.size(); ++i) {
     const check::Finding& f = r.findings[i];
     if (c.IsSuppressed(i)) {
       if (c.show_suppressed) WriteFindingText(out, f, cat, &sup->findings[i]);
+      continue;
+    }
+    if (c.IsHidden(i)) {
+      ++hidden;
       continue;
     }
     (f.kind == check::FaultKind::kMissingOrdering ? mor : mn)++;
@@ -166,8 +229,8 @@ void WriteFindingsText(std::ostream& out, const FindingsContext& c) {
     for (size_t i = 0; i < r.findings.size() && !c.show_suppressed; ++i) {
       if (!c.IsSuppressed(i)) continue;
       const check::Finding& f = r.findings[i];
-      out << "  " << check::FaultKindName(f.kind) << " " << cat.resource(f.source).ref << " -> "
-          << cat.resource(f.target).ref << " [" << f.fingerprint << "]: "
+      out << "  " << check::FaultKindName(f.kind) << " " << TerminalSafe(cat.resource(f.source).ref) << " -> "
+          << TerminalSafe(cat.resource(f.target).ref) << " [" << f.fingerprint << "]: "
           << sup->findings[i].justification << "\n";
     }
   }
@@ -182,27 +245,48 @@ void WriteFindingsText(std::ostream& out, const FindingsContext& c) {
                                   ? check::FaultKindName(check::FaultKind::kMissingNotifier)
                                   : std::string_view("?");
       out << "  " << kind << " "
-          << (e.source.empty() ? "?" : e.source) << " -> " << (e.target.empty() ? "?" : e.target)
+          << (e.source.empty() ? "?" : TerminalSafe(e.source)) << " -> "
+          << (e.target.empty() ? "?" : TerminalSafe(e.target))
           << " [" << e.fingerprint << "]\n";
     }
   }
   if (!r.stats.unknown_blocks.empty()) {
     out << "\nResources in the trace but not in the catalog (skipped):";
-    for (const auto& u : r.stats.unknown_blocks) out << " " << u.ref;
+    for (const auto& u : r.stats.unknown_blocks) out << " " << TerminalSafe(u.ref);
     out << "\n";
   }
   for (const auto& cycle : c.graph->cycles()) {
     out << "\nDependency cycle in the catalog (Puppet would refuse to apply it):";
-    for (const auto& ref : cycle.path) out << " " << ref;
+    for (const auto& ref : cycle.path) out << " " << TerminalSafe(ref);
     out << "\n";
+  }
+  if (!c.puppet_graph.empty()) {
+    out << "\nGraph: Puppet's own (" << c.puppet_graph << "), with the catalog's relationships"
+        << " and containment\n";
+  } else if (size_t puppet = PuppetEdgeCount(*c.graph); puppet > 0) {
+    out << "\nGraph: the catalog's relationships and autorequires, plus " << puppet
+        << " relationship" << (puppet == 1 ? "" : "s") << " Puppet logged adding itself\n";
   }
   out << "\n" << mor << " missing ordering relationship" << (mor == 1 ? "" : "s") << ", " << mn
       << " missing notifier" << (mn == 1 ? "" : "s");
   if (sup != nullptr && sup->suppressed() > 0) out << ", " << sup->suppressed() << " suppressed";
+  if (hidden > 0) {
+    out << ", " << hidden << " of low confidence hidden (only lookups or metadata as evidence; "
+        << "--all shows them)";
+  }
   out << "\n";
 }
 
 namespace {
+
+nlohmann::json PairsJson(const std::vector<std::pair<catalog::ResourceId, catalog::ResourceId>>& pairs,
+                         const catalog::Catalog& cat) {
+  nlohmann::json list = nlohmann::json::array();
+  for (const auto& [s, t] : pairs) {
+    list.push_back({{"source", ResourceJson(cat.resource(s))}, {"target", ResourceJson(cat.resource(t))}});
+  }
+  return list;
+}
 
 nlohmann::json FaultJson(const check::Finding& f, const catalog::Catalog& cat) {
   nlohmann::json paths = nlohmann::json::array();
@@ -218,6 +302,11 @@ nlohmann::json FaultJson(const check::Finding& f, const catalog::Catalog& cat) {
           {"target", ResourceJson(cat.resource(f.target))},
           {"write_write", f.write_write},
           {"applied_in_reverse", f.applied_in_reverse},
+          {"confidence", std::string(check::ConfidenceName(f.confidence))},
+          {"declarations", {{"source", cat.resource(f.source_declaration).ref},
+                            {"target", cat.resource(f.target_declaration).ref}}},
+          {"instances", PairsJson(f.instances, cat)},
+          {"also_fixes", PairsJson(f.also_fixes, cat)},
           {"paths", paths},
           {"paths_total", f.evidence_total},
           {"fix", f.fix}};
@@ -249,6 +338,7 @@ nlohmann::json FindingsToJson(const FindingsContext& c) {
     (f.kind == check::FaultKind::kMissingOrdering ? mor : mn)++;
     faults.push_back(std::move(fault));
   }
+  j["graph"] = GraphJson(c);
   j["faults"] = faults;
   j["suppressed"] = suppressed;
   j["summary"] = {{"MOR", mor}, {"MN", mn}, {"suppressed", suppressed.size()}};
@@ -280,6 +370,12 @@ nlohmann::json FindingsToJson(const FindingsContext& c) {
                     {"notification_relations", s.notification_relations},
                     {"write_write_pairs", s.write_write_pairs},
                     {"guaranteed_by_graph", s.guaranteed},
+                    {"against_declared_order", s.against_declared_order},
+                    {"no_dependency", s.no_dependency},
+                    {"commuting_edits", s.commuting_edits},
+                    {"reverse_pairs_dropped", s.reverse_pairs_dropped},
+                    {"low_confidence", s.low_confidence},
+                    {"fixes_closing_cycles", s.fixes_closing_cycles},
                     {"package_manager_pairs", s.package_manager_pairs},
                     {"ignored_accesses", s.ignored_accesses}};
   j["stats"] = stats;

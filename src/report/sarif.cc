@@ -107,6 +107,7 @@ Json Location(const catalog::Resource& r, const SourceRoot& root) {
 std::string_view TargetVerb(const analysis::Access& a) {
   if (a.effect == fstrace::Effect::kProduced) return "also writes";
   if (a.effect == fstrace::Effect::kExpunged) return "removes";
+  if (a.listing) return "lists the directory of";
   return "uses";
 }
 
@@ -193,8 +194,9 @@ nlohmann::json FindingsToSarif(const FindingsContext& c, const SarifOptions& o) 
     bool suppressed = c.IsSuppressed(i);
     if (!suppressed) (f.kind == check::FaultKind::kMissingOrdering ? mor : mn)++;
     if (suppressed && !c.show_suppressed) continue;
-    const catalog::Resource& src = cat.resource(f.source);
-    const catalog::Resource& dst = cat.resource(f.target);
+    // The declarations the fix names (the user's own, for resources inside defined types).
+    const catalog::Resource& src = cat.resource(f.source_declaration);
+    const catalog::Resource& dst = cat.resource(f.target_declaration);
     // The annotation goes where the fix goes: the target. Without a manifest for it, the
     // source's declaration (the other edit the fix offers) is the next best place.
     const catalog::Resource& primary = dst.file.empty() && !src.file.empty() ? src : dst;
@@ -208,7 +210,8 @@ nlohmann::json FindingsToSarif(const FindingsContext& c, const SarifOptions& o) 
     Json result = {
         {"ruleId", std::string(check::FaultRuleId(f.kind))},
         {"ruleIndex", RuleIndex(f.kind)},
-        {"level", Rule(f.kind).level},
+        {"level", f.confidence == check::Confidence::kLow ? std::string("note")
+                                                          : std::string(Rule(f.kind).level)},
         {"message", {{"text", MessageText(f, cat)}}},
         {"locations", Json::array({Location(primary, o.source_root)})},
         {"relatedLocations", Json::array({related})},

@@ -35,6 +35,7 @@ std::vector<std::string> CheckArguments(const ScanOptions& o, const std::string&
   std::vector<std::string> argv = {o.fsmove_binary, "check", "-q", "--format", "json",
                                    "-o", (d / kReportFile).string(),
                                    "--save-catalog", (d / kCatalogFile).string(),
+                                   "--save-graph", (d / kPuppetGraphFile).string(),
                                    "--puppet-log", (d / kPuppetLogFile).string(),
                                    "--timeout", std::to_string(o.timeout_seconds),
                                    "--work-dir", work_dir};
@@ -58,11 +59,16 @@ struct Running {
   bool hard_killed = false;
 };
 
+// At most `max_bytes` of a file, in chunks: memory follows the file, not the cap (a 1 GiB
+// cap once meant a 1 GiB allocation per finished module).
 std::string ReadAll(const fs::path& p, size_t max_bytes) {
   std::ifstream in(p, std::ios::binary);
-  std::string s(max_bytes, '\0');
-  in.read(s.data(), static_cast<std::streamsize>(max_bytes));
-  s.resize(static_cast<size_t>(in.gcount()));
+  std::string s;
+  char chunk[64 * 1024];
+  while (in && s.size() < max_bytes) {
+    in.read(chunk, static_cast<std::streamsize>(std::min(sizeof chunk, max_bytes - s.size())));
+    s.append(chunk, static_cast<size_t>(in.gcount()));
+  }
   return s;
 }
 

@@ -153,6 +153,16 @@ absl::StatusOr<std::unique_ptr<LineReader>> LineReader::Open(const std::string& 
   if (path == "-") {
     raw = std::make_unique<FdSource>(STDIN_FILENO, false);
   } else {
+    // A device would be read forever (/dev/zero) or not at all: a trace is a file, a FIFO
+    // (a recording in progress) or `-`. A FIFO's open waits for a writer: say so first.
+    struct stat pre {};
+    if (stat(path.c_str(), &pre) == 0) {
+      if (S_ISCHR(pre.st_mode) || S_ISBLK(pre.st_mode) || S_ISSOCK(pre.st_mode)) {
+        return absl::FailedPreconditionError(absl::StrCat(
+            path, ": a device or socket, not a trace (give a file, a FIFO, or - for stdin)"));
+      }
+      if (S_ISFIFO(pre.st_mode) && options.on_fifo_wait) options.on_fifo_wait(path);
+    }
     int fd = open(path.c_str(), O_RDONLY | O_CLOEXEC);
     if (fd < 0) return absl::ErrnoToStatus(errno, path);  // NotFound, PermissionDenied, ...
     struct stat st {};

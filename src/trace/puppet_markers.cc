@@ -14,6 +14,9 @@ constexpr std::string_view kInfo = "Info: ";
 constexpr std::string_view kStarting = ": Starting to evaluate the resource";
 constexpr std::string_view kEvaluated = ": Evaluated in ";
 constexpr std::string_view kSeconds = " seconds";
+constexpr std::string_view kDebug = "Debug: ";
+constexpr std::string_view kAdding = ": Adding auto";
+constexpr std::string_view kRelationshipWith = " relationship with ";
 
 inline bool IsDigit(char c) { return c >= '0' && c <= '9'; }
 inline bool IsUpper(char c) { return c >= 'A' && c <= 'Z'; }
@@ -25,6 +28,17 @@ inline bool IsWordChar(char c) {
 std::string_view StripDecorations(std::string_view s) {
   for (;;) {
     while (!s.empty() && (s.back() == '\n' || s.back() == '\r')) s.remove_suffix(1);
+    // A colour reset that strace's -s limit cut off ("...(5 of 15)\33[0"): drop the rest.
+    if (size_t esc = s.rfind('\033'); esc != std::string_view::npos && esc + 4 >= s.size()) {
+      bool partial = true;
+      for (size_t i = esc + 1; i < s.size(); ++i) {
+        if (!(i == esc + 1 ? s[i] == '[' : IsDigit(s[i]) || s[i] == ';')) partial = false;
+      }
+      if (partial) {
+        s = s.substr(0, esc);
+        continue;
+      }
+    }
     if (s.size() >= 3 && s.back() == 'm') {
       size_t esc = s.rfind('\033');
       if (esc != std::string_view::npos && esc + 1 < s.size() && s[esc + 1] == '[') {
@@ -76,11 +90,18 @@ bool BalancedBrackets(std::string_view title) {
 }  // namespace
 
 bool MayHoldMarker(std::string_view raw_args) {
+  // Puppet logs to its stdout (fd 1; 2 when redirected there): a write to any other fd
+  // (dpkg unpacking a package, a daemon's log) is not read at all, however long.
+  if (raw_args.size() < 2 || (raw_args[0] != '1' && raw_args[0] != '2') ||
+      (raw_args[1] != ',' && raw_args[1] != '<')) {
+    return false;
+  }
   // "Info: " survives strace's default escaping (and -x) unchanged; -xx prints every byte
   // in hex.
   constexpr std::string_view kInfoInHex = R"(\x49\x6e\x66\x6f\x3a\x20)";
   return raw_args.find(kInfo) != std::string_view::npos ||
-         raw_args.find(kInfoInHex) != std::string_view::npos;
+         raw_args.find(kInfoInHex) != std::string_view::npos ||
+         raw_args.find(kRelationshipWith) != std::string_view::npos;
 }
 
 bool WrittenBytes(std::string_view syscall, std::string_view args, int* fd, std::string* bytes,
@@ -170,6 +191,33 @@ MarkerKind ParseMarker(std::string_view text, Marker* out) {
   out->source.assign(s.substr(0, cut));
   out->ref = RefFromSource(out->source);
   return kind;
+}
+
+bool ParseAutoRelation(std::string_view text, AutoRelationMessage* out) {
+  std::string_view s = StripDecorations(text);
+  if (!s.starts_with(kDebug)) return false;
+  s.remove_prefix(kDebug.size());
+  size_t with = s.rfind(kRelationshipWith);
+  if (with == std::string_view::npos) return false;
+  size_t adding = s.rfind(kAdding, with);
+  if (adding == std::string_view::npos || adding == 0) return false;
+  std::string_view kind = s.substr(adding + kAdding.size(), with - adding - kAdding.size());
+  std::string_view other = s.substr(with + kRelationshipWith.size());
+  if (other.empty() || other.back() != ']' || RefFromSource(other) != other) return false;
+  if (kind == "require") {
+    *out = {"", "", true, false};
+  } else if (kind == "subscribe") {
+    *out = {"", "", true, true};
+  } else if (kind == "before") {
+    *out = {"", "", false, false};
+  } else if (kind == "notify") {
+    *out = {"", "", false, true};
+  } else {
+    return false;
+  }
+  out->ref = RefFromSource(s.substr(0, adding));
+  out->other.assign(other);
+  return out->ref.ends_with("]");
 }
 
 std::string RefFromSource(std::string_view source) {

@@ -288,6 +288,25 @@ const std::map<std::string, std::function<void(const fs::path&)>>& Cases() {
          WriteRealTrace(d);
          fs::create_directory(d / "catalogs");
        }},
+      {"catalog-endless-device", [](const fs::path& d) { WriteRealTrace(d); }},
+      {"trace-endless-device", [](const fs::path& d) { WriteRealTrace(d); }},
+      {"output-is-the-catalog",
+       [](const fs::path& d) {
+         WriteRealTrace(d);
+         WriteFile(d / "catalog.json", RealCatalog().dump());
+       }},
+      {"output-through-symlink",
+       [](const fs::path& d) {
+         WriteRealTrace(d);
+         WriteFile(d / "catalog.json", RealCatalog().dump());
+         WriteFile(d / "victim", "keep me\n");
+         fs::create_symlink("victim", d / "report.txt");
+       }},
+      {"catalog-fifo",
+       [](const fs::path& d) {
+         WriteRealTrace(d);
+         ASSERT_EQ(mkfifo((d / "catalog.fifo").c_str(), 0600), 0);
+       }},
       {"catalog-empty-file",
        [](const fs::path& d) {
          WriteRealTrace(d);
@@ -360,6 +379,14 @@ const std::map<std::string, std::function<void(const fs::path&)>>& Cases() {
          WriteRealTrace(d);
          WriteFile(d / "catalog.json",
                    "{\"resources\": " + std::string(100000, '[') + std::string(100000, ']') + "}");
+       }},
+      {"catalog-duplicate-key",
+       [](const fs::path& d) {
+         WriteRealTrace(d);
+         // A trailing "resources": [] would erase the catalog if the last value won.
+         std::string text = RealCatalog().dump();
+         text.insert(text.size() - 1, ", \"resources\": []");
+         WriteFile(d / "catalog.json", text);
        }},
       {"catalog-unknown-reference",
        [](const fs::path& d) {

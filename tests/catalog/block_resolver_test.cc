@@ -89,6 +89,15 @@ TEST_F(CatalogBlockResolverTest, ChildrenOfARecursiveFileMapToIt) {
   EXPECT_EQ(Describe(catalog, "/srv/www"), "generated File[/srv/www]");
 }
 
+TEST_F(CatalogBlockResolverTest, ChildrenSentinelOfAFileWhoseTitleIsNotAPath) {
+  const Catalog catalog = MakeCatalog({
+      Res("File", "rules", {{"path", "/etc/audit/rules.d"}, {"recurse", true}}),
+  });
+  EXPECT_EQ(Describe(catalog, "rules"), "generated File[rules]");
+  EXPECT_EQ(Describe(catalog, "/etc/audit/rules.d"), "generated File[rules]");
+  EXPECT_EQ(Describe(catalog, "other"), "unknown");
+}
+
 TEST_F(CatalogBlockResolverTest, ConcatTidyAndPurgeGenerators) {
   const Catalog catalog = MakeCatalog({
       Res("Concat_file", "/etc/motd", {{"tag", "motd"}}),

@@ -66,8 +66,16 @@ TEST(CheckerTest, AManagedFileProducesItsPathEvenWhenThisRunChangedNothing) {
   // The config was already right: the File only looked at it. On another machine it writes.
   auto lines = Cat({Block("File[/etc/app.conf]", {"lstat(\"/etc/app.conf\", {st_mode=S_IFREG|0644, ...}) = 0"}),
                     Block("Exec[use]", {kReadConf})});
-  EXPECT_THAT(Findings({{"File", "/etc/app.conf"}, {"Exec", "use"}}, lines),
+  EXPECT_THAT(Findings({{"File", "/etc/app.conf", {{"content", "x"}}}, {"Exec", "use"}}, lines),
               UnorderedElementsAre("MOR File[/etc/app.conf] Exec[use]"));
+  // A File that manages only owner or mode, or replace => false, or a directory that was
+  // already there, establishes nothing a reader depends on.
+  EXPECT_THAT(Findings({{"File", "/etc/app.conf", {{"owner", "app"}}}, {"Exec", "use"}}, lines),
+              IsEmpty());
+  EXPECT_THAT(Findings({{"File", "/etc/app.conf", {{"content", "x"}, {"replace", false}}},
+                        {"Exec", "use"}},
+                       lines),
+              IsEmpty());
 }
 
 TEST(CheckerTest, MissingNotifierAndRefreshRelays) {
@@ -114,7 +122,9 @@ TEST(CheckerTest, WriteWriteRacesTakeTheMaintainersDirection) {
   auto log = Cat({Block("Service[app]", {"clone(child_stack=NULL, flags=SIGCHLD) = 300"}),
                   {"300 open(\"/var/log/app.log\", O_WRONLY|O_CREAT|O_APPEND, 0644) = 3"},
                   Block("File[/var/log/app.log]", {"chown(\"/var/log/app.log\", 7, 7) = 0"})});
-  EXPECT_THAT(Findings({{"Service", "app"}, {"File", "/var/log/app.log"}}, log),
+  EXPECT_THAT(Findings({{"Service", "app"},
+                        {"File", "/var/log/app.log", {{"ensure", "file"}, {"owner", "app"}}}},
+                       log),
               UnorderedElementsAre("MOR File[/var/log/app.log] Service[app]"));
 }
 
@@ -186,6 +196,132 @@ TEST(CheckerTest, FixNamesBothResourcesWithFileAndLine) {
             "`File['/etc/it\\'s.conf'] -> Exec['use']`");
   ASSERT_EQ(result->findings[0].evidence.size(), 1u);
   EXPECT_EQ(result->findings[0].evidence[0].path, "/etc/it's.conf");
+}
+
+
+TEST(CheckerTest, NeverAgainstTheDeclaredOrder) {
+  // The installer probed a log file the File creates later; the graph orders the File after
+  // the package on purpose: File -> Package would close a cycle.
+  auto lines = Cat({Block("Package[app]", {"stat(\"/var/log/app.log\", 0x7ffd) = -1 ENOENT (No such file or directory)"}),
+                    Block("File[/var/log/app.log]", {"open(\"/var/log/app.log\", O_WRONLY|O_CREAT|O_TRUNC, 0644) = 3"})});
+  EXPECT_THAT(Findings({{"Package", "app"},
+                        {"File", "/var/log/app.log", {{"content", "x"}, {"require", "Package[app]"}}}},
+                       lines),
+              IsEmpty());
+}
+
+TEST(CheckerTest, NameServiceDatabasesByEntry) {
+  auto adduser = Block("Package[app]", {"rename(\"/etc/passwd+\", \"/etc/passwd\") = 0"});
+  auto lookup = "open(\"/etc/passwd\", O_RDONLY|O_CLOEXEC) = 3";
+  // Looking up root depends on no package that adds a user...
+  EXPECT_THAT(Findings({{"Package", "app"}, {"File", "/etc/x", {{"content", "x"}, {"owner", "root"}}}},
+                       Cat({adduser, Block("File[/etc/x]", {lookup})})),
+              IsEmpty());
+  // ... owner => app does.
+  EXPECT_THAT(Findings({{"Package", "app"}, {"File", "/etc/x", {{"content", "x"}, {"owner", "app"}}}},
+                       Cat({adduser, Block("File[/etc/x]", {lookup})})),
+              UnorderedElementsAre("MOR Package[app] File[/etc/x]"));
+}
+
+TEST(CheckerTest, EditsOfOneKeyCommute) {
+  auto edit = [](const std::string& ref) {
+    return Block(ref, {"open(\"/etc/app.conf\", O_RDONLY) = 3",
+                       "rename(\"/etc/app.conf.augnew\", \"/etc/app.conf\") = 0"});
+  };
+  auto lines = Cat({edit("Augeas[a]"), edit("Augeas[b]")});
+  EXPECT_THAT(Findings({{"Augeas", "a"}, {"Augeas", "b"}}, lines), IsEmpty());
+  // A whole-content File and an edit of one of its keys do not commute.
+  auto file = Block("File[/etc/app.conf]", {kWriteConf});
+  EXPECT_THAT(Findings({{"File", "/etc/app.conf", {{"content", "x"}}}, {"Augeas", "b"}},
+                       Cat({file, edit("Augeas[b]")})),
+              UnorderedElementsAre("MOR File[/etc/app.conf] Augeas[b]"));
+}
+
+TEST(CheckerTest, AnExecThatRestartsTheServiceRelaysRefresh) {
+  auto lines = Cat({Block("File[/etc/app.conf]", {kWriteConf}),
+                    Block("Service[app]", {"clone(child_stack=NULL, flags=SIGCHLD) = 300"}),
+                    {"300 open(\"/etc/app.conf\", O_RDONLY) = 3"}});
+  EXPECT_THAT(Findings({{"File", "/etc/app.conf", {{"content", "x"}, {"notify", "Exec[restart app]"}}},
+                        {"Exec", "restart app", {{"command", "service app restart"}, {"refreshonly", true}}},
+                        {"Service", "app"}},
+                       lines),
+              IsEmpty());
+  EXPECT_THAT(Findings({{"File", "/etc/app.conf", {{"content", "x"}, {"notify", "Exec[other]"}}},
+                        {"Exec", "other", {{"command", "service app status"}, {"refreshonly", true}}},
+                        {"Service", "app"}},
+                       lines),
+              UnorderedElementsAre("MN File[/etc/app.conf] Service[app]"));
+}
+
+
+TEST(CheckerTest, ADropInDirectoryListingNeedsTheEntriesMadeThere) {
+  // apt listed sources.list.d before the repository's file existed (this run's wrong order).
+  auto lines = Cat({Block("Package[app]", {"openat(AT_FDCWD, \"/etc/apt/sources.list.d\", O_RDONLY|O_NONBLOCK|O_CLOEXEC|O_DIRECTORY) = 3"}),
+                    Block("File[/etc/apt/sources.list.d/app.list]",
+                          {"open(\"/etc/apt/sources.list.d/app.list\", O_WRONLY|O_CREAT|O_TRUNC, 0644) = 3"})});
+  EXPECT_THAT(Findings({{"Package", "app"}, {"File", "/etc/apt/sources.list.d/app.list", {{"content", "x"}}}},
+                       lines),
+              UnorderedElementsAre("MOR File[/etc/apt/sources.list.d/app.list] Package[app]"));
+  // A listing of a directory that is not a drop-in one says nothing of its entries.
+  auto etc = Cat({Block("Package[app]", {"openat(AT_FDCWD, \"/etc\", O_RDONLY|O_NONBLOCK|O_CLOEXEC|O_DIRECTORY) = 3"}),
+                  Block("File[/etc/app.conf]", {kWriteConf})});
+  EXPECT_THAT(Findings({{"Package", "app"}, {"File", "/etc/app.conf", {{"content", "x"}}}}, etc), IsEmpty());
+}
+
+TEST(CheckerTest, FixesGoToTheDefinedTypeInstanceAndInstancesAreGrouped) {
+  // Two instances of one define, each declaring an augeas at the same line, both editing a
+  // file a later exec reads: one finding, fixed at the instances, listing both.
+  nlohmann::json cat = {{"catalog_format", 2}, {"resources", nlohmann::json::array()},
+                        {"edges", nlohmann::json::array()}};
+  auto res = [&](std::string type, std::string title, std::string file, int line, std::string kind,
+                 nlohmann::json params = nlohmann::json::object()) {
+    cat["resources"].push_back({{"type", type}, {"title", title}, {"file", file}, {"line", line},
+                                {"exported", false}, {"kind", kind}, {"parameters", params}});
+  };
+  auto edge = [&](std::string a, std::string b) { cat["edges"].push_back({{"source", a}, {"target", b}}); };
+  cat["resources"].push_back({{"type", "Class"}, {"title", "main"}, {"exported", false}});
+  res("App::Setting", "a", "/m/init.pp", 3, "defined_type");
+  res("App::Setting", "b", "/m/init.pp", 4, "defined_type");
+  res("Ini_setting", "a", "/m/setting.pp", 10, "compilable_type", {{"path", "/etc/app.conf"}});
+  res("Ini_setting", "b", "/m/setting.pp", 10, "compilable_type", {{"path", "/etc/app.conf"}});
+  res("File", "/etc/app.conf", "/m/init.pp", 1, "compilable_type", {{"content", "x"}});
+  res("Exec", "use", "/m/init.pp", 5, "compilable_type");
+  edge("Class[main]", "App::Setting[a]");
+  edge("Class[main]", "App::Setting[b]");
+  edge("App::Setting[a]", "Ini_setting[a]");
+  edge("App::Setting[b]", "Ini_setting[b]");
+  edge("Class[main]", "File[/etc/app.conf]");
+  edge("Class[main]", "Exec[use]");
+  auto loaded = catalog::Catalog::LoadString(cat.dump(), "test.json");
+  ASSERT_TRUE(loaded.ok()) << loaded.status();
+  graph::DependencyGraph g = graph::DependencyGraph::Build(*loaded);
+  std::vector<std::string> write = {"open(\"/etc/app.conf\", O_RDONLY) = 3", kWriteConf};
+  Harness h(Cat({Block("Ini_setting[a]", write), Block("Ini_setting[b]", write),
+                 Block("Exec[use]", {"open(\"/var/lib/app.db\", O_RDONLY) = 3"}),
+                 Block("Service[x]", {}),
+                 Block("Exec[use]", {kReadConf})}));
+  auto result = check::Check(h.analyzer, *loaded, g, {});
+  ASSERT_TRUE(result.ok()) << result.status();
+  ASSERT_EQ(result->findings.size(), 1u);
+  const check::Finding& f = result->findings[0];
+  EXPECT_EQ(loaded->resource(f.source_declaration).ref, "App::Setting[a]");
+  EXPECT_EQ(loaded->resource(f.target_declaration).ref, "Exec[use]");
+  ASSERT_EQ(f.instances.size(), 1u);
+  EXPECT_EQ(loaded->resource(f.instances[0].first).ref, "Ini_setting[b]");
+  EXPECT_THAT(f.fix, ::testing::HasSubstr("App::Setting['a']"));
+  EXPECT_THAT(f.fix, ::testing::HasSubstr("fixes all 2 instances"));
+}
+
+
+TEST(CheckerTest, PuppetsOwnSchedulesAndFilebucketAreNotWarnedAbout) {
+  catalog::Catalog cat = MakeCatalog({{"File", "/etc/app.conf", {{"content", "x"}}}});
+  graph::DependencyGraph g = graph::DependencyGraph::Build(cat);
+  Harness h(Cat({Block("Schedule[daily]", {}), Block("Filebucket[puppet]", {}),
+                 Block("Exec[not in the catalog]", {})}));
+  auto result = check::Check(h.analyzer, cat, g, {});
+  ASSERT_TRUE(result.ok()) << result.status();
+  ASSERT_EQ(result->stats.unknown_blocks.size(), 1u);
+  EXPECT_EQ(result->stats.unknown_blocks[0].ref, "Exec[not in the catalog]");
 }
 
 }  // namespace

@@ -129,6 +129,36 @@ def main():
         analyze("faults-configure-use-bad", "--baseline", config, status=2)
         print("ok: .fsmove.json applied and validated")
 
+        # Puppet's own graph (--puppet-graph): the same findings on a recorded run whose
+        # graph Puppet wrote, the report names the graph; bad graphs fail with file:line.
+        dot = source_dir / "tests" / "data" / "puppet-graphs" / "faults-autorequire-bad.expanded.dot"
+        plain = json.loads(analyze("faults-autorequire-bad", "--format", "json", status=1).stdout)
+        proc = analyze("faults-autorequire-bad", "--format", "json", "--puppet-graph", dot, status=1)
+        graphed = json.loads(proc.stdout)
+        if graphed["graph"]["model"] != "puppet" or graphed["graph"]["puppet_graph"] != str(dot):
+            fail(f"JSON graph {graphed['graph']}")
+        if plain["graph"]["model"] == "puppet":
+            fail(f"JSON graph without --puppet-graph {plain['graph']}")
+        if [f["fingerprint"] for f in graphed["faults"]] != [f["fingerprint"] for f in plain["faults"]]:
+            fail("findings differ with Puppet's graph")
+        proc = analyze("faults-autorequire-bad", "--puppet-graph", dot, status=1)
+        if f"Graph: Puppet's own ({dot})" not in proc.stdout:
+            fail(f"text report does not name the graph:\n{proc.stdout}")
+        bad = tmp / "bad.dot"
+        bad.write_text('digraph Relationships {\n  "File[/srv/app]" -> \n}\n')
+        proc = analyze("faults-autorequire-bad", "--puppet-graph", bad, status=2)
+        if f"{bad}:3: expected a node name after '->'" not in proc.stderr:
+            fail(f"bad graph error:\n{proc.stderr}")
+        ghost = tmp / "ghost.dot"
+        ghost.write_text(dot.read_text().replace('"Exec[write into app dir]" [',
+                                                 '"Exec[ghost]" -> "Exec[write into app dir]"\n'
+                                                 '"Exec[write into app dir]" [', 1))
+        proc = analyze("faults-autorequire-bad", "--puppet-graph", ghost, status=1)
+        if "Exec[ghost] is not in the catalog" not in proc.stderr:
+            fail(f"no warning for an unknown vertex:\n{proc.stderr}")
+        analyze("faults-autorequire-bad", "--puppet-graph", tmp / "missing.dot", status=2)
+        print("ok: --puppet-graph used, named in the reports, bad graphs rejected")
+
 
 if __name__ == "__main__":
     main()

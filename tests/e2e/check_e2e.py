@@ -123,8 +123,18 @@ def wait_for_descendant(root, pattern, limit=300):
     fail(f"no process matching {pattern!r} appeared under {root} within {limit} s")
 
 
-def assert_nothing_left(marker):
+def cgroups_of(fsmove_pid):
+    """The memory cgroups fsmove process `fsmove_pid` made (fsmove-<pid>-<run>) and left."""
+    out = subprocess.run(["find", "/sys/fs/cgroup", "-maxdepth", "5", "-type", "d",
+                          "-name", f"fsmove-{fsmove_pid}-*"], capture_output=True, text=True).stdout
+    return out.split()
+
+
+def assert_nothing_left(marker, fsmove_pid=None):
     time.sleep(1)
+    if fsmove_pid is not None:
+        left = cgroups_of(fsmove_pid)
+        check(not left, "cgroups left behind: " + " ".join(left))
     left = [f"{pid} {cmd}" for pid, (_, cmd) in processes().items()
             if marker in cmd and not cmd.startswith(ARGS.fsmove)]
     check(not left, "processes outlived the run: " + "; ".join(left))
@@ -171,12 +181,40 @@ def case_fixture(name):
         with open(opts, encoding="utf-8") as fh:
             args += fh.read().split()
     args.append(os.path.join(ARGS.source, meta["target"]))
-    check_json(args, read_expected(os.path.join(d, "expected-findings.txt")))
+    # The findings are checked against the graph Puppet applied (--graph), and fsmove's
+    # static model of the same catalog must order every pair of resources as Puppet did.
+    with tempfile.TemporaryDirectory() as tmp:
+        dot, cat = os.path.join(tmp, "graph.dot"), os.path.join(tmp, "catalog.json")
+
+        def same_graph(report):
+            check(report["graph"]["model"] == "puppet", f"graph model {report['graph']}")
+            check(report["graph"]["puppet_graph"] == dot, f"graph file {report['graph']}")
+            q = fsmove("graph", "--catalog", cat, "--compare-puppet", dot)
+            check(q.returncode == 0, "fsmove's static graph and Puppet's order pairs differently:\n"
+                  + q.stdout)
+        check_json(["--save-graph", dot, "--save-catalog", cat] + args,
+                   read_expected(os.path.join(d, "expected-findings.txt")), same_graph)
 
 
 def case_example():
     target = os.path.join(ARGS.source, "fixtures", "example", "cachedemo")
     check_json([target], read_expected(os.path.join(ARGS.source, "fixtures", "example", "EXPECTED.txt")))
+
+
+def case_module_file_source():
+    """A module that ships its config in files/ and serves it as puppet:///modules/...: the
+    File must apply (no "Could not retrieve information from environment"), and the fault
+    next to it is found; its fixed twin is clean."""
+    base = os.path.join(ARGS.source, "fixtures", "faults", "source-use")
+
+    def served(report):
+        check(not report["run"]["failed_resources"],
+              "resources failed: " + repr(report["run"]["failed_resources"]))
+        check(any("puppet:/// source served from the modulepath" in n for n in report["run"]["notes"]),
+              "the run does not say it served the source: " + repr(report["run"]["notes"]))
+    check_json([os.path.join(base, "bad", "sourcedemo")],
+               ["MOR\tFile[/etc/sourcedemo.conf]\tExec[use sourcedemo config]"], served)
+    check_json([os.path.join(base, "fixed", "sourcedemo")], [], served)
 
 
 def case_forge_module():
@@ -224,23 +262,44 @@ def case_ci_module():
 
 
 def case_save_trace():
-    """--save-trace/--save-catalog keep what was analysed: `fsmove analyze` on them agrees."""
+    """--save-trace/--save-catalog/--save-graph keep what was analysed: `fsmove analyze` on
+    them agrees."""
     target = os.path.join(ARGS.source, "fixtures", "faults", "configure-use", "bad.pp")
     with tempfile.TemporaryDirectory() as tmp:
         trace, cat = os.path.join(tmp, "t.zst"), os.path.join(tmp, "c.json")
         log = os.path.join(tmp, "puppet.log")
+        dot = os.path.join(tmp, "graph.dot")
         p = fsmove("check", "-q", "--format", "json", "--save-trace", trace, "--save-catalog", cat,
-                   "--puppet-log", log, target)
+                   "--save-graph", dot, "--puppet-log", log, target)
         check(p.returncode == 1, f"exit code {p.returncode}")
         live = json.loads(p.stdout)
         check(live["run"]["puppet_log"] == log and os.path.getsize(log) > 0, "puppet log not kept")
         with open(trace, "rb") as fh:
             check(fh.read(4) == b"\x28\xb5\x2f\xfd", "saved trace is not zstd")
-        q = fsmove("analyze", "--format", "json", "--trace", trace, "--catalog", cat)
+        q = fsmove("analyze", "--format", "json", "--trace", trace, "--catalog", cat,
+                   "--puppet-graph", dot)
         check(q.returncode == 1, f"analyze exit code {q.returncode}")
         offline = json.loads(q.stdout)
         check(findings_of(live) == findings_of(offline), "offline findings differ from the live ones")
         check(live["stats"]["lines"] == offline["stats"]["lines"], "line counts differ")
+        check(live["graph"] == offline["graph"], f"graphs differ: {live['graph']} {offline['graph']}")
+
+
+def case_graph_symlink():
+    """Module code in the sandbox replaces the graph Puppet wrote with a symlink to a host
+    file: fsmove does not follow it, warns, and checks against its own model instead."""
+    code = ("file { '/run/fsmove/graphs/expanded_relationships.dot':\n"
+            "  ensure => link, target => '/etc/shadow', force => true,\n}\n"
+            "exec { '/bin/cat /run/fsmove/graphs/relationships.dot': }\n")
+    with tempfile.TemporaryDirectory() as tmp:
+        out = os.path.join(tmp, "report.json")
+        p = fsmove("check", "-q", "--format", "json", "-o", out, "-e", code)
+        check(p.returncode in (0, 1), f"exit code {p.returncode}")
+        check("is a symbolic link" in p.stderr and "fsmove's model of the catalog" in p.stderr,
+              "the replaced graph was not refused")
+        with open(out, encoding="utf-8") as fh:
+            report = json.load(fh)
+        check(report["graph"]["model"] != "puppet", f"graph model {report['graph']}")
 
 
 def case_host_untouched():
@@ -283,6 +342,142 @@ def case_host_untouched():
         check(fh.read() == passwd, "/etc/passwd changed on the host")
     os.remove(canary)
     assert_nothing_left("fsmove-e2e")
+
+
+def case_escapes():
+    """Module code tries the ways out of the sandbox seen in an attack on the first executor;
+    each leaves a harmless canary on the host (a file under /tmp, the domain name, SysV IPC
+    objects, a cgroup) that must not appear; the attempts the sandbox blocks must fail."""
+    tag = f"fsmove-canary-{os.getpid()}"
+    canaries = {
+        "proc1-root": f"/tmp/{tag}-proc1",
+        "chroot": f"/tmp/{tag}-chroot",
+        "nsenter": f"/tmp/{tag}-nsenter",
+        "dev": f"/dev/{tag}",
+    }
+    cgroup = f"/sys/fs/cgroup/{tag}"
+    domain_before = open("/proc/sys/kernel/domainname", encoding="utf-8").read()
+    ipcs_before = subprocess.run(["ipcs", "-m"], capture_output=True, text=True).stdout
+    chroot_escape = (
+        "import os\n"
+        "os.makedirs('/var/tmp/jail', exist_ok=True)\n"
+        "os.chroot('/var/tmp/jail')\n"
+        "for _ in range(64): os.chdir('..')\n"
+        "os.chroot('.')\n"
+        f"open('{canaries['chroot']}', 'w').write('escaped')\n")
+    tries = {
+        "proc1-root": f"/bin/sh -c 'echo escaped > /proc/1/root{canaries['proc1-root']}'",
+        "nsenter": f"/usr/bin/nsenter -t 1 -m -- /bin/sh -c 'echo escaped > {canaries['nsenter']}'",
+        "dev": f"/bin/sh -c 'echo x > /dev/{tag} && test -e /dev/sda -o -e /dev/vda && exit 1; exit 0'",
+        "cgroup": f"/bin/mkdir {cgroup}",
+        "domainname": f"/bin/domainname {tag}",
+        "ipc": "/usr/bin/ipcmk -M 4096",
+        "sysctl": "/bin/sh -c 'cat /proc/sys/kernel/printk_ratelimit > /proc/sys/kernel/printk_ratelimit'",
+        "mknod": f"/bin/mknod /tmp/{tag}-disk b 8 0",
+    }
+    # The host's loopback (a service listening on it) is out of reach from the sandbox's own
+    # network, directly and through slirp4netns's gateway.
+    import socket
+    listener = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+    listener.bind(("127.0.0.1", 0))
+    listener.listen(8)
+    listener.setblocking(False)
+    port = listener.getsockname()[1]
+    for name, host in (("host-loopback", "127.0.0.1"), ("host-gateway", "10.0.2.2")):
+        tries[name] = (f"/usr/bin/python3 -c 'import socket; "
+                       f"socket.create_connection((\\\"{host}\\\", {port}), timeout=3)'")
+    script = f"/var/tmp/{tag}-chroot.py"  # visible in the sandbox (its /tmp is its own)
+    with open(script, "w", encoding="utf-8") as fh:
+        fh.write(chroot_escape)
+    tries["chroot"] = f"/usr/bin/python3 {script}"
+    code = "".join(f"exec {{ 'try {name}': command => \"{cmd}\" }}\n" for name, cmd in tries.items())
+    try:
+        with tempfile.TemporaryDirectory() as tmp:
+            p = fsmove("check", "-q", "--format", "json", "-e", code, "--modulepath", tmp)
+        report = json.loads(p.stdout) if p.stdout.strip() else {}
+        failed = {f["resource"] for f in report.get("run", {}).get("failed_resources", [])}
+        for name, path in canaries.items():
+            check(not os.path.exists(path), f"escape '{name}': {path} appeared on the host")
+        check(not os.path.exists(cgroup), f"escape 'cgroup': {cgroup} was created on the host")
+        check(open("/proc/sys/kernel/domainname", encoding="utf-8").read() == domain_before,
+              "escape 'domainname': the host's domain name changed")
+        check(subprocess.run(["ipcs", "-m"], capture_output=True, text=True).stdout == ipcs_before,
+              "escape 'ipc': a shared memory segment was left on the host")
+        check(not os.path.exists(f"/tmp/{tag}-disk"), "escape 'mknod': a disk node appeared")
+        try:
+            conn, _ = listener.accept()
+            conn.close()
+            fail("escape 'host-loopback': the sandbox connected to a port on the host's loopback")
+        except BlockingIOError:
+            pass
+        # Where the sandbox holds, the attempt itself fails inside. The others succeed in the
+        # sandbox's own namespaces, harmlessly: `..` out of a chroot stops at the sandbox's
+        # root, the domain name, IPC object and /dev file are the sandbox's own.
+        for name in ("proc1-root", "nsenter", "cgroup", "sysctl", "mknod", "host-loopback",
+                     "host-gateway"):
+            check(f"Exec[try {name}]" in failed, f"escape '{name}' did not fail inside: {sorted(failed)}")
+    finally:
+        for path in list(canaries.values()) + [f"/tmp/{tag}-disk", script]:
+            if os.path.exists(path) and not os.path.isdir(path):
+                os.remove(path)
+        if os.path.isdir(cgroup):
+            os.rmdir(cgroup)
+        with open("/proc/sys/kernel/domainname", "w", encoding="utf-8") as fh:
+            fh.write(domain_before)
+        listener.close()
+    print("ok: no escape reached the host", file=sys.stderr)
+
+
+def case_tamper():
+    """Module code rewrites what the analysis reads from the work directory: the catalog, the
+    trace FIFO, and Puppet's log (a symlink to a root-only host file). The findings stay those
+    of the run, nothing of the host file reaches the log the user asked for."""
+    code = ("file { '/etc/fsmove-tamper.conf': ensure => file, content => \"x\\n\" }\n"
+            "exec { '/bin/cat /etc/fsmove-tamper.conf': }\n"
+            "exec { 'tamper catalog': command => '/bin/sh -c \"echo {} > /run/fsmove/catalog.json\"' }\n"
+            "exec { 'tamper trace': command => '/bin/sh -c \"echo 1 garbage > /run/fsmove/trace.fifo\"',"
+            " timeout => 5 }\n"
+            "exec { 'tamper log': command => '/bin/ln -sf /etc/shadow /run/fsmove/puppet.log' }\n")
+    with tempfile.TemporaryDirectory() as tmp:
+        log = os.path.join(tmp, "puppet.log")
+        out = os.path.join(tmp, "report.json")
+        p = fsmove("check", "-q", "--format", "json", "-o", out, "--puppet-log", log, "-e", code)
+        check(p.returncode in (0, 1), f"exit code {p.returncode}")
+        with open(out, encoding="utf-8") as fh:
+            report = json.load(fh)
+        got = findings_of(report)
+        check(got == ["MOR\tFile[/etc/fsmove-tamper.conf]\tExec[/bin/cat /etc/fsmove-tamper.conf]"],
+              "findings changed: " + repr(got))
+        check(report["stats"]["unparsed_lines"] == 0, "lines written into the trace FIFO were read")
+        with open("/etc/shadow", encoding="utf-8") as fh:
+            shadow_first = fh.readline().strip()
+        if os.path.exists(log):
+            with open(log, encoding="utf-8", errors="replace") as fh:
+                check(shadow_first not in fh.read(), "the host's /etc/shadow was copied into --puppet-log")
+    print("ok: tampering changed nothing", file=sys.stderr)
+
+
+def case_memory_limit():
+    """Module code that allocates without end is killed inside the sandbox's memory limit; the
+    run goes on, its notes say the limit was hit, and the cgroup is gone afterwards."""
+    code = ("exec { 'hog': command => '/usr/bin/python3 -c \"x = bytearray(2000 * 1024 * 1024)\"' }\n"
+            "file { '/etc/fsmove-after-hog': content => \"x\\n\" }\n")
+    p = start_check("--format", "json", "--memory-limit", "600M", "-e", code)
+    out, _ = finish(p, 600)
+    check(p.returncode in (0, 1), f"exit code {p.returncode}")
+    report = json.loads(out)
+    if any(n.startswith("no memory limit:") for n in report["run"]["notes"]):
+        print("skipped: this machine gives no memory cgroup: " + repr(report["run"]["notes"]),
+              file=sys.stderr)
+        sys.exit(SKIP)
+    failed = [f["resource"] for f in report["run"]["failed_resources"]]
+    check(failed == ["Exec[hog]"], f"failed resources: {failed}")
+    check(any("hit its memory limit (600 MiB)" in n for n in report["run"]["notes"]),
+          "the limit is not reported: " + repr(report["run"]["notes"]))
+    # Only this fsmove's cgroups: checks running alongside (ctest -j) have their own.
+    left = cgroups_of(p.pid)
+    check(not left, "cgroups left behind: " + " ".join(left))
+    print("ok: the hog was stopped inside the sandbox", file=sys.stderr)
 
 
 def case_argv_injection():
@@ -412,7 +607,7 @@ def case_interrupt():
     check(p.returncode == 130, f"exit code {p.returncode}, expected 130")
     check("interrupted" in err, "interruption not reported")
     check(time.time() - t0 < 30, "Ctrl-C took too long")
-    assert_nothing_left("sleep 588")
+    assert_nothing_left("sleep 588", p.pid)
     work = re.search(r"logs in (\S+)", err)
     check(work and not os.path.exists(os.path.join(work.group(1), "sandbox")),
           "the sandbox directory was not removed")
@@ -428,7 +623,7 @@ def case_puppet_killed():
     check("killed by signal 9" in err, "Puppet's death not reported")
     report = json.loads(out)
     check(report["run"]["puppet_exit_code"] == 137, "exit code 137 not in the report")
-    assert_nothing_left("sleep 589")
+    assert_nothing_left("sleep 589", p.pid)
 
 
 def case_strace_killed():

@@ -1,7 +1,9 @@
 // Golden findings on the real recorded fault fixtures: each trace under traces/ with an
 // expected-findings.txt (written by hand from the fixture's EXPECTED.md: the Puppet truth,
 // not tool output) must give exactly those findings, kind and resource pair. A
-// `check-options` file beside it may hold `--package-notify`.
+// `check-options` file beside it may hold `--package-notify`. The same again against the
+// graph Puppet built for that catalog (tests/data/puppet-graphs/NAME.expanded.dot), as
+// `fsmove check` does.
 #include <gtest/gtest.h>
 
 #include <filesystem>
@@ -15,6 +17,7 @@
 #include "fsmove/check/checker.h"
 #include "fsmove/fstrace/lowering.h"
 #include "fsmove/graph/dependency_graph.h"
+#include "fsmove/graph/puppet_graph.h"
 #include "fsmove/trace/line_reader.h"
 
 namespace fsmove::testing {
@@ -45,9 +48,23 @@ std::set<std::string> Lines(const fs::path& p) {
   return out;
 }
 
-class FindingsGoldenTest : public ::testing::TestWithParam<std::string> {};
+std::string ReadText(const fs::path& p) {
+  std::ifstream f(p, std::ios::binary);
+  std::stringstream text;
+  text << f.rdbuf();
+  return text.str();
+}
 
-TEST_P(FindingsGoldenTest, MatchesThePuppetTruth) {
+class FindingsGoldenTest : public ::testing::TestWithParam<std::string> {
+ protected:
+  void CheckFindings(bool puppet_graph);
+};
+
+TEST_P(FindingsGoldenTest, MatchesThePuppetTruth) { CheckFindings(false); }
+
+TEST_P(FindingsGoldenTest, MatchesThePuppetTruthWithPuppetsGraph) { CheckFindings(true); }
+
+void FindingsGoldenTest::CheckFindings(bool puppet_graph) {
   fs::path dir = fs::path(FSMOVE_SOURCE_DIR) / "traces" / GetParam();
   auto cat = catalog::Catalog::LoadFile((dir / "catalog.json").string());
   ASSERT_TRUE(cat.ok()) << cat.status();
@@ -55,7 +72,15 @@ TEST_P(FindingsGoldenTest, MatchesThePuppetTruth) {
   ASSERT_TRUE(reader.ok()) << reader.status();
   analysis::Analyzer analyzer;
   ASSERT_TRUE(analyzer.Run(**reader).ok());
-  graph::DependencyGraph graph = graph::DependencyGraph::Build(*cat);
+  graph::GraphOptions graph_options;
+  if (puppet_graph) {
+    const fs::path dot = fs::path(FSMOVE_SOURCE_DIR) / "tests" / "data" / "puppet-graphs" /
+                         (GetParam() + ".expanded.dot");
+    auto puppet = graph::LoadPuppetGraph(ReadText(dot), dot.string(), *cat);
+    ASSERT_TRUE(puppet.ok()) << puppet.status();
+    graph_options = graph::PuppetGraphOptions(*puppet);
+  }
+  graph::DependencyGraph graph = graph::DependencyGraph::Build(*cat, graph_options);
 
   check::CheckOptions options;
   for (const std::string& opt : Lines(dir / "check-options")) {

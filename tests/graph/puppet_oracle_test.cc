@@ -12,6 +12,7 @@
 #include "../catalog/catalog_test_support.h"
 #include "fsmove/catalog/resource_ref.h"
 #include "fsmove/graph/dependency_graph.h"
+#include "fsmove/graph/puppet_graph.h"
 #include "gtest/gtest.h"
 
 namespace fsmove::graph {
@@ -20,64 +21,26 @@ namespace {
 using ::fsmove::testing::CatalogDataPath;
 using ::fsmove::testing::LoadTestCatalog;
 
-// The subset of DOT that Puppet's DOT::DOTDigraph writes: quoted names ('"' escaped as
-// \", nothing else escaped, newlines raw), node statements `"name" [ ... ]` and edge
-// statements `"from" -> "to" [ ... ]`.
+// Puppet's graph by vertex names, read with the DOT reader `fsmove check` uses.
 struct PuppetDot {
   std::vector<std::string> nodes;
   std::vector<std::pair<std::string, std::string>> edges;
 };
-
-PuppetDot ParsePuppetDot(const std::string& text) {
-  PuppetDot dot;
-  enum class Token { kString, kArrow, kOpen, kEquals, kOther };
-  std::vector<std::pair<Token, std::string>> tokens;
-  for (std::size_t i = 0; i < text.size();) {
-    const char c = text[i];
-    if (c == '"') {
-      std::string value;
-      ++i;
-      while (i < text.size() && text[i] != '"') {
-        if (text[i] == '\\' && i + 1 < text.size() && text[i + 1] == '"') ++i;
-        value += text[i++];
-      }
-      ++i;
-      tokens.emplace_back(Token::kString, std::move(value));
-    } else if (c == '-' && i + 1 < text.size() && text[i + 1] == '>') {
-      tokens.emplace_back(Token::kArrow, "");
-      i += 2;
-    } else if (c == '[') {
-      tokens.emplace_back(Token::kOpen, "");
-      ++i;
-    } else if (c == '=') {
-      tokens.emplace_back(Token::kEquals, "");
-      ++i;
-    } else {
-      if (c != ' ' && c != '\n' && c != '\t') tokens.emplace_back(Token::kOther, std::string(1, c));
-      ++i;
-    }
-  }
-  for (std::size_t i = 0; i < tokens.size(); ++i) {
-    if (tokens[i].first != Token::kString) continue;
-    const bool after_equals =
-        i > 0 && (tokens[i - 1].first == Token::kEquals || tokens[i - 1].first == Token::kArrow);
-    if (after_equals) continue;
-    if (i + 2 < tokens.size() && tokens[i + 1].first == Token::kArrow &&
-        tokens[i + 2].first == Token::kString) {
-      dot.edges.emplace_back(tokens[i].second, tokens[i + 2].second);
-    } else if (i + 1 < tokens.size() && tokens[i + 1].first == Token::kOpen) {
-      dot.nodes.push_back(tokens[i].second);
-    }
-  }
-  return dot;
-}
 
 PuppetDot LoadPuppetDot(const std::string& name) {
   std::ifstream in(CatalogDataPath(name));
   EXPECT_TRUE(in.good()) << name;
   std::stringstream text;
   text << in.rdbuf();
-  return ParsePuppetDot(text.str());
+  absl::StatusOr<DotGraph> parsed = ParseDot(text.str(), name);
+  EXPECT_TRUE(parsed.ok()) << parsed.status();
+  PuppetDot dot;
+  if (!parsed.ok()) return dot;
+  for (const DotGraph::Vertex& v : parsed->vertices) dot.nodes.push_back(v.name);
+  for (const DotGraph::Edge& e : parsed->edges) {
+    dot.edges.emplace_back(parsed->vertices[e.from].name, parsed->vertices[e.to].name);
+  }
+  return dot;
 }
 
 bool IsWhit(const std::string& name) { return name.rfind("Whit[", 0) == 0; }

@@ -76,6 +76,10 @@ TEST(GraphReachabilityTest, AgreesWithSearchOnRandomGraphs) {
       targets[v] = random() % 2 == 0;
     }
     const Reachability reach(graph, sources, targets);
+    // Over the memory budget: no closure, every query a search of the condensation.
+    const Reachability searched(graph, sources, targets, /*closure_budget_bytes=*/0);
+    ASSERT_TRUE(reach.has_closure());
+    ASSERT_FALSE(searched.has_closure());
     for (int from = 0; from < vertices; ++from) {
       std::vector<bool> seen(vertices, false);
       std::vector<int> stack;
@@ -94,6 +98,8 @@ TEST(GraphReachabilityTest, AgreesWithSearchOnRandomGraphs) {
       for (int to = 0; to < vertices; ++to) {
         ASSERT_EQ(reach.Reaches(from, to), seen[to])
             << "round " << round << ": " << from << " -> " << to;
+        ASSERT_EQ(searched.Reaches(from, to), seen[to])
+            << "round " << round << " (searched): " << from << " -> " << to;
       }
     }
   }

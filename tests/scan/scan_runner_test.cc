@@ -16,7 +16,8 @@ TEST(ScanRunner, CheckArgumentsAreTheWholeContract) {
   EXPECT_THAT(CheckArguments(o, "-odd/mod", "out/mod-12345678", "/tmp/w/mod-12345678"),
               ElementsAre("/proc/self/exe", "check", "-q", "--format", "json", "-o",
                           "out/mod-12345678/report.json", "--save-catalog",
-                          "out/mod-12345678/catalog.json", "--puppet-log",
+                          "out/mod-12345678/catalog.json", "--save-graph",
+                          "out/mod-12345678/expanded_relationships.dot", "--puppet-log",
                           "out/mod-12345678/puppet.log", "--timeout", "20", "--work-dir",
                           "/tmp/w/mod-12345678", "--save-trace", "out/mod-12345678/trace.zst",
                           "--modulepath", "/deps", "--package-notify", "--", "-odd/mod"));

@@ -117,6 +117,10 @@ TEST(MarkerWrittenBytesTest, MayHoldMarkerOnRawText) {
   EXPECT_TRUE(MayHoldMarker(
       R"x(1, [{iov_base="\33[0;32mInfo: /Stage[main]/Main/File[/x]: Evaluated in 0.01 seconds\33[0m", iov_len=84}], 1)x"));
   EXPECT_FALSE(MayHoldMarker(R"x(1, "x86_64\n", 7)x"));
+  // Only Puppet's stdout (or stderr) is read: the same text written elsewhere is not looked at.
+  EXPECT_FALSE(MayHoldMarker(R"x(5, "\33[0;32mInfo: /Stage[main]/Main/File[/x]: Starting", 9)x"));
+  EXPECT_FALSE(MayHoldMarker(R"x(12, "Info: x", 7)x"));
+  EXPECT_TRUE(MayHoldMarker(R"x(1</dev/pts/0>, "\33[0;32mInfo: /File[/x]: Starting", 9)x"));
 }
 
 TEST(MarkerWrittenBytesTest, AllHexStringsFromDashXx) {
@@ -390,6 +394,69 @@ TEST(MarkerRefFromSourceTest, SourceWithoutReferenceIsUnchanged) {
   EXPECT_EQ(RefFromSource(""), "");
   EXPECT_EQ(RefFromSource("/x/[abc]"), "/x/[abc]");
   EXPECT_EQ(RefFromSource("/lower[abc]"), "/lower[abc]");
+}
+
+
+// ---------------------------------------------------------------------------------------------
+// Cut colour resets and Puppet's autorelation debug messages
+// ---------------------------------------------------------------------------------------------
+
+TEST(MarkerParseTest, BeginWhoseColourResetWasCutStillCounts) {  // shape seen under -s 300
+  Marker m;
+  for (std::string_view tail : {"\x1b[0", "\x1b[", "\x1b"}) {
+    std::string text = "\x1b[0;32mInfo: /Stage[main]/Main/File[/tmp/x]: Starting to evaluate the "
+                       "resource (5 of 15)";
+    text += tail;
+    ASSERT_EQ(ParseMarker(text, &m), MarkerKind::kBegin) << text;
+    EXPECT_EQ(m.ref, "File[/tmp/x]");
+    EXPECT_EQ(m.index, 5u);
+  }
+}
+
+TEST(AutoRelationParseTest, RealAutorequireOfAModuleType) {  // real, corpus auditd
+  std::string args = ArgsOf(
+      R"x(76    writev(1, [{iov_base="\33[0;36mDebug: /Stage[main]/Auditd/Fm_prepend[/etc/audit/auditd.conf]: Adding autorequire relationship with File[/etc/audit/auditd.conf]\33[0m", iov_len=139}, {iov_base="\n", iov_len=1}], 2) = 140)x");
+  EXPECT_TRUE(MayHoldMarker(args));
+  int fd = -1;
+  std::string bytes;
+  bool cut = true;
+  ASSERT_TRUE(WrittenBytes("writev", args, &fd, &bytes, &cut));
+  Marker m;
+  EXPECT_EQ(ParseMarker(bytes, &m), MarkerKind::kNone);
+  AutoRelationMessage r;
+  ASSERT_TRUE(ParseAutoRelation(bytes, &r));
+  EXPECT_EQ(r.ref, "Fm_prepend[/etc/audit/auditd.conf]");
+  EXPECT_EQ(r.other, "File[/etc/audit/auditd.conf]");
+  EXPECT_TRUE(r.other_first);
+  EXPECT_FALSE(r.refresh);
+}
+
+TEST(AutoRelationParseTest, KindsAndDirections) {
+  AutoRelationMessage r;
+  ASSERT_TRUE(ParseAutoRelation(
+      "Debug: /Stage[main]/Main/Openldap::Server::Dbindex[uid index]/Openldap_dbindex[uid "
+      "index]: Adding autorequire relationship with Openldap_database[dc=example,dc=com]",
+      &r));
+  EXPECT_EQ(r.ref, "Openldap_dbindex[uid index]");
+  EXPECT_EQ(r.other, "Openldap_database[dc=example,dc=com]");
+  ASSERT_TRUE(ParseAutoRelation("Debug: /File[/a]: Adding autobefore relationship with Exec[b]", &r));
+  EXPECT_FALSE(r.other_first);
+  EXPECT_FALSE(r.refresh);
+  ASSERT_TRUE(ParseAutoRelation("Debug: /File[/a]: Adding autonotify relationship with Service[b]", &r));
+  EXPECT_FALSE(r.other_first);
+  EXPECT_TRUE(r.refresh);
+  ASSERT_TRUE(ParseAutoRelation("Debug: /Service[a]: Adding autosubscribe relationship with File[/b]", &r));
+  EXPECT_TRUE(r.other_first);
+  EXPECT_TRUE(r.refresh);
+}
+
+TEST(AutoRelationParseTest, OtherMessagesAreRejected) {
+  AutoRelationMessage r;
+  EXPECT_FALSE(ParseAutoRelation("Info: /File[/a]: Adding autorequire relationship with File[/]", &r));
+  EXPECT_FALSE(ParseAutoRelation("Debug: /File[/a]: Adding autofoo relationship with File[/]", &r));
+  EXPECT_FALSE(ParseAutoRelation("Debug: /File[/a]: Adding autorequire relationship with nothing", &r));
+  EXPECT_FALSE(ParseAutoRelation("Debug: Adding autorequire relationship with File[/]", &r));
+  EXPECT_FALSE(ParseAutoRelation("Debug: Facter: Executing command: lspci", &r));
 }
 
 }  // namespace

@@ -26,15 +26,27 @@ struct Access {
   bool failed = false;   // the call failed (e.g. ENOENT): the resource still needed the path
   bool parent = false;   // consumed because the call created or removed an entry inside it
   bool managed = false;  // produced in the catalog's view: the resource manages the path
+  // consumed: the call only looked (stat, access, readlink, O_PATH); no content was read.
+  // produced: the call changed only metadata (chmod, chown, utimes, xattrs).
+  bool shallow = false;
+  // consumed: the directory was opened to list its entries (kept apart from other uses).
+  bool listing = false;
   uint16_t syscall = 0;  // index into the syscall table (see fstrace/lowering.h)
   int32_t pid = 0;
   uint64_t line = 0;
 };
 
+// How much an access says of a dependency, for ranking evidence (higher is stronger):
+// consumed: 3 content read or an entry made inside (a directory), 2 a failed open or
+// creation, 1 a lookup (stat, access, O_PATH) or failed lookup; produced: 2 content or
+// existence, 1 metadata only. Expunged: 2.
+int AccessStrength(const Access& a);
+
 class AccessMap {
  public:
   PathId Intern(std::string_view path);
-  // Keeps the first access of each (path, block, effect); later ones only count.
+  // Keeps one access of each (path, block, effect): the strongest, the first among equals;
+  // the others only count.
   void Record(PathId path, const Access& access);
 
   size_t path_count() const { return paths_.size(); }
@@ -46,7 +58,7 @@ class AccessMap {
   std::deque<std::string> paths_;
   absl::flat_hash_map<absl::string_view, PathId> index_;  // absl's hash: fast
   std::vector<absl::InlinedVector<Access, 2>> accesses_;
-  absl::flat_hash_set<uint64_t> seen_;  // (path, block, effect) packed
+  absl::flat_hash_map<uint64_t, uint32_t> seen_;  // (path, block, effect) -> list position
   uint64_t records_ = 0;
 };
 

@@ -81,6 +81,10 @@ class Analyzer : private trace::CallSink {
   const Interpreter& interpreter() const { return interp_; }
   Interpreter& mutable_interpreter() { return interp_; }
   const TraceStats& stats() const { return stats_; }
+  // The relationships Puppet logged adding itself (--debug), each once, in trace order.
+  const std::vector<trace::AutoRelationMessage>& puppet_autorelations() const {
+    return auto_relations_;
+  }
   // Relations over everything analysed so far (paths canonicalised through pre-existing
   // symlinks).
   Relations ComputeRelations(size_t max_evidence = 64) const;
@@ -109,6 +113,8 @@ class Analyzer : private trace::CallSink {
   absl::flat_hash_set<int32_t> marker_at_start_;  // pids whose pending write held a marker
   std::string bytes_;
   trace::Marker marker_;
+  std::vector<trace::AutoRelationMessage> auto_relations_;
+  absl::flat_hash_set<std::string> auto_relation_keys_;
 };
 
 }  // namespace fsmove::analysis

@@ -99,7 +99,8 @@ class Interpreter {
   bool Resolve(Process& p, int dirfd, std::string_view path, bool follow_final, bool empty_path,
                Resolution* r);
   bool PathOf(const Resolution& r, std::string* out) const;
-  void Record(const Resolution& r, fstrace::Effect e, const CallContext& ctx);
+  void Record(const Resolution& r, fstrace::Effect e, const CallContext& ctx, bool probe = false,
+              bool listing = false);
   void CreateChild(int32_t parent, int32_t child, uint64_t flags);
   void ApplyRename(Process& p, const fstrace::Construct& c);
 

@@ -25,7 +25,16 @@ struct PathEvidence {
   std::string path;
   analysis::Access source;  // what `source` did (produced)
   analysis::Access target;  // what `target` did (consumed, expunged, or produced too)
+  // 3: content read after a write, an entry made inside a directory the source created, or
+  // both writing content; 2: a failed open; 1: a lookup (stat, access) or metadata only.
+  int strength = 3;
 };
+
+// High when some evidence shows content or a failed open; low when it is weak by nature
+// (only lookups or metadata): the text report shows those only with --all.
+enum class Confidence : uint8_t { kHigh, kLow };
+std::string_view ConfidenceName(Confidence c);  // "high", "low"
+
 
 struct Finding {
   FaultKind kind = FaultKind::kMissingOrdering;
@@ -33,9 +42,22 @@ struct Finding {
   catalog::ResourceId target = 0;  // depends on it / must be notified
   bool write_write = false;        // both resources write the same path
   bool applied_in_reverse = false; // this run applied `target` before `source`
+  Confidence confidence = Confidence::kHigh;
   std::vector<PathEvidence> evidence;
   uint64_t evidence_total = 0;
   std::vector<std::string> paths;  // every conflicting path, sorted and unique (not capped)
+  // Where the fix goes: a resource inside a defined-type instance (a concat fragment, an
+  // augeas of a config define) is fixed at the outermost instance that holds it and not the
+  // other side (the user's own declaration); the resource itself otherwise, or where lifting
+  // would close a cycle.
+  catalog::ResourceId source_declaration = 0;
+  catalog::ResourceId target_declaration = 0;
+  // Other pairs of the same kind whose resources are declared at the same two manifest lines
+  // (instances of one defined type): one change in that code fixes them all. Sorted.
+  std::vector<std::pair<catalog::ResourceId, catalog::ResourceId>> instances;
+  // MOR pairs this finding's fix also orders, through edges the graph already has (A -> C
+  // fixed, C -> B there: A -> B follows). Reported here rather than as findings of their own.
+  std::vector<std::pair<catalog::ResourceId, catalog::ResourceId>> also_fixes;
   std::string fix;  // e.g. "add `require => File['/etc/my.cnf']` to Exec['init'] (init.pp:7)"
   std::string fingerprint;  // stable across runs; see fingerprint.h
 };
@@ -67,6 +89,12 @@ struct CheckStats {
   size_t notification_relations = 0;
   size_t write_write_pairs = 0;
   size_t guaranteed = 0;             // relations the graph already guarantees
+  size_t against_declared_order = 0; // the graph orders the pair the other way
+  size_t no_dependency = 0;          // relations with no evidence left (see checker.cc)
+  size_t commuting_edits = 0;        // write-write pairs of edits that commute
+  size_t reverse_pairs_dropped = 0;  // the weaker of A -> B and B -> A
+  size_t low_confidence = 0;         // findings of low confidence
+  size_t fixes_closing_cycles = 0;   // findings whose fix would close a cycle (should be 0)
   size_t package_manager_pairs = 0;  // Package-Package pairs on package-manager state
   size_t ignored_accesses = 0;       // accesses on ignored paths
 };

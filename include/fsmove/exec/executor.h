@@ -21,6 +21,7 @@ struct CheckRequest {
   std::string keep_sandbox;   // copy the sandbox's changes here
   std::string save_trace;     // keep the trace (zstd-compressed if it ends in .zst)
   std::string save_catalog;   // keep the compiled catalog
+  std::string save_graph;     // keep Puppet's expanded_relationships.dot
   std::string puppet_log;     // keep Puppet's output here (default: in the work directory)
   std::string work_parent;    // where the work directory is made (default: $TMPDIR or /tmp)
   int timeout_seconds = 1800;
@@ -35,6 +36,8 @@ struct CheckRequest {
   // allow, or none.
   std::string policy_rc = "deny";
   bool prep = true;
+  // The sandbox's memory limit in bytes; 0: none.
+  uint64_t memory_limit = 0;
 };
 
 enum class RunEnd {
@@ -48,7 +51,9 @@ enum class RunEnd {
 struct RunResult {
   RunEnd end = RunEnd::kApplied;
   std::string work_dir;      // kept: catalog, Puppet's logs
-  std::string catalog_path;  // the compiled catalog (valid when end is kApplied/kTimedOut)
+  std::string catalog_path;  // where the compiled catalog was written (names it in messages)
+  // The compiled catalog, taken before the apply (valid when end is kApplied/kTimedOut).
+  std::string catalog_text;
   report::RunSummary summary;
   std::string compile_log;   // kCompileFailed: what Puppet printed
   std::vector<std::string> dependencies;  // metadata.json dependencies, for hints
@@ -56,6 +61,12 @@ struct RunResult {
   std::string error;                      // kSetupFailed
   int signal = 0;                         // kInterrupted: which signal
   double analysis_seconds = 0;  // parse + interpret (overlapping the apply)
+  // Puppet's own graph of the apply (`--graph`: expanded_relationships.dot), read from the
+  // work directory without following symlinks; empty when Puppet wrote none (puppet_graph_note
+  // says why).
+  std::string puppet_graph;
+  std::string puppet_graph_path;  // where it was written (for messages)
+  std::string puppet_graph_note;
   // Manifest paths as Puppet saw them inside the sandbox -> as they are on the host (prefixes).
   std::vector<std::pair<std::string, std::string>> manifest_paths;
 };

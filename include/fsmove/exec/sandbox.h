@@ -37,6 +37,11 @@ struct SandboxSpec {
   // across CPUs a wake-up of the other CPU each time (an inter-processor interrupt, costly in
   // a VM): measured 4.5 s pinned against 14.5 s unpinned for one traced apply.
   int trace_cpu = -1;
+  // The whole sandbox's memory (a cgroup of its own); 0: no limit.
+  uint64_t memory_limit = 0;
+  // The memory cgroup's name, chosen by the executor (it removes a killed keeper's):
+  // fsmove-<fsmove's pid>-<run>, so whoever finds one knows which fsmove made it.
+  std::string cgroup_name;
   std::vector<std::string> env;
   std::vector<std::string> compile_argv;  // paths as seen inside the sandbox
   std::vector<std::string> strace_argv;   // ends with "--"
@@ -46,6 +51,10 @@ struct SandboxSpec {
 // Where the work directory appears to Puppet.
 std::string InsideWorkDir(const SandboxSpec& spec);
 inline constexpr const char* kSandboxWorkDir = "/run/fsmove";
+// With --keep-sandbox: the overlay's upper layer and the host directory it is copied to, as
+// the pivoted sandbox sees them.
+inline constexpr const char* kKeepUpperDir = "/run/fsmove-upper";
+inline constexpr const char* kKeepTargetDir = "/run/fsmove-keep";
 
 nlohmann::json SandboxSpecToJson(const SandboxSpec& spec);
 absl::StatusOr<SandboxSpec> SandboxSpecFromJson(const nlohmann::json& j);
@@ -53,10 +62,15 @@ absl::StatusOr<SandboxSpec> SandboxSpecFromJson(const nlohmann::json& j);
 // Names of files in the work directory.
 inline constexpr const char* kTraceFifo = "trace.fifo";
 inline constexpr const char* kCatalogFile = "catalog.json";
+// The copy of the compiled catalog Puppet applies (with puppet:/// sources served from the
+// modulepath); the compiled one is taken by the executor before the apply.
+inline constexpr const char* kApplyCatalogFile = "catalog-apply.json";
 inline constexpr const char* kCompileLog = "compile.log";
 inline constexpr const char* kPuppetLog = "puppet.log";
 inline constexpr const char* kManifestFile = "site.pp";
 inline constexpr const char* kModuleLinks = "modules";
+inline constexpr const char* kGraphDir = "graphs";  // puppet apply --graphdir
+inline constexpr const char* kExpandedGraphFile = "expanded_relationships.dot";
 
 // Status lines the supervisor writes (one per line, fields separated by one space):
 //   phase prep|compile|apply

@@ -60,6 +60,8 @@ struct Construct {
   bool follow = true;        // kNewFd, kLink: follow the (source) path's final symlink
   bool record_only = false;  // kHPath*: record the effect; the name change is a later construct
   bool tmpfile = false;      // kNewFd with O_TMPFILE: a new unnamed inode in directory `path`
+  bool probe = false;        // kHPath*: an open that only looks (O_PATH): no content read
+  bool listing = false;      // kHPath*: a directory opened to list it (opendir: O_DIRECTORY)
   uint64_t clone_flags = 0;
   int32_t child = 0;
 };

@@ -46,6 +46,10 @@ std::vector<std::string_view> ModelledSyscalls();
 // Stable small index of a spec (for compact access records) and back.
 uint16_t SyscallIndex(const SyscallSpec* spec);
 std::string_view SyscallName(uint16_t index);
+// What a call's path effect says of the path: a lookup that reads no content (stat, access,
+// readlink, getxattr), or a change of metadata only (chmod, chown, utimes, setxattr).
+bool IsLookupSyscall(uint16_t index);
+bool IsMetadataSyscall(uint16_t index);
 
 // Collects the constructs of one call. Failed calls (negative or unknown return) keep only
 // their path effects, as consumption: the resource needed the path even if the call failed.
@@ -71,7 +75,8 @@ class Lowerer {
   int Fd(size_t i) const;  // AT_FDCWD (-100) when it cannot be read
   uint64_t Flags(size_t i, const trace::FlagName* names, size_t n) const;
 
-  void HPath(int dirfd, std::string_view path, Effect e, bool follow, bool empty_path = false);
+  void HPath(int dirfd, std::string_view path, Effect e, bool follow, bool empty_path = false,
+             bool probe = false, bool listing = false);
   void NewFd(int dirfd, std::string_view path, int fd, bool cloexec, bool follow, bool tmpfile);
   void AnonFd(int fd, bool cloexec);
   void Emit(const Construct& c);  // state constructs: dropped for failed calls

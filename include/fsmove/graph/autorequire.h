@@ -92,6 +92,10 @@ std::vector<AutoRelation> VcsrepoAutorequires(catalog::ResourceId self,
 // (selmoduledir defaults to /usr/share/selinux/targeted).
 std::vector<AutoRelation> SelmoduleAutorequires(catalog::ResourceId self,
                                                 const AutorelationContext& context);
+// puppetlabs-apache (older, as Debian ships it) a2mod: `autorequire(:package) {
+// catalog.resource(:package, 'httpd') }`.
+std::vector<AutoRelation> A2modAutorequires(catalog::ResourceId self,
+                                            const AutorelationContext& context);
 
 using AutorelationRule = std::vector<AutoRelation> (*)(catalog::ResourceId,
                                                        const AutorelationContext&);

@@ -25,6 +25,7 @@ enum class EdgeOrigin : std::uint8_t {
   kContainment,  // a class or defined type contains the target
   kAutorequire,  // added by Puppet at apply time (autorequire and autobefore)
   kStage,        // a run stage contains the target class
+  kPuppet,       // Puppet said it added it (its --debug log, or its own graph)
 };
 
 std::string_view EdgeKindName(EdgeKind kind);        // "before", "notify"
@@ -49,6 +50,16 @@ struct DependencyCycle {
   std::vector<std::string> path;
 };
 
+// A relationship Puppet itself reported adding at apply time: the autorequires of types
+// defined in modules, of generated resources and of Files whose title is not their path,
+// which a reading of the catalog alone misses.
+struct ObservedEdge {
+  catalog::ResourceId source = 0;  // applied first
+  catalog::ResourceId target = 0;
+  EdgeKind kind = EdgeKind::kBefore;
+  std::string_view rule = "puppet:autorequire";  // must outlive the graph
+};
+
 struct GraphOptions {
   // Add the autorequire/autobefore relationships Puppet adds at apply time.
   bool autorequires = true;
@@ -57,6 +68,8 @@ struct GraphOptions {
   // and most module types (all Resource API ones) define none; a wrong guess there makes
   // a notification chain through such a type look broken, never a broken one look fine.
   std::vector<std::string> extra_refresh_relays;
+  // Edges Puppet reported (see ObservedEdge); added after the autorequires.
+  std::vector<ObservedEdge> observed_edges;
 };
 
 class DependencyGraph {

@@ -19,6 +19,10 @@ using VertexIndex = std::uint32_t;
 // the number of query targets. Memory: one T-bit set per component that holds a query
 // source (intermediate components are freed as soon as all their predecessors are done),
 // so about S * T / 8 bytes: 10,000 sources and targets take 12.5 MB.
+// Past a budget (kClosureBudgetBytes, 64 MiB: about 23,000 sources and targets) no closure is
+// built: memory stays O(V + E) and each query is a search of the condensation that only
+// enters components topologically between the two ends (a 200,000-resource catalog would
+// otherwise need 5 GB).
 // Cycles cost nothing special: a cycle is one component.
 class Reachability {
  public:
@@ -40,8 +44,17 @@ class Reachability {
   // A component with two or more vertices, or one vertex with an edge to itself.
   bool IsCyclic(std::size_t component) const { return cyclic_[component]; }
 
+  static constexpr std::size_t kClosureBudgetBytes = std::size_t{64} << 20;
+  // Whether queries are answered from the closure (false: by search, see above).
+  bool has_closure() const { return has_closure_; }
+
+  // For tests: the budget to use instead of kClosureBudgetBytes.
+  Reachability(const Digraph& graph, const std::vector<bool>& is_source,
+               const std::vector<bool>& is_target, std::size_t closure_budget_bytes);
+
  private:
   bool SearchReaches(VertexIndex from, VertexIndex to) const;
+  bool SearchComponents(std::uint32_t from, std::uint32_t to) const;
 
   // The graph's successors (compressed rows), for the fallback search only.
   std::vector<std::uint32_t> successor_offsets_;
@@ -51,6 +64,12 @@ class Reachability {
   std::vector<bool> cyclic_;
   std::vector<std::int64_t> target_column_;          // -1 when v is not a target
   std::vector<std::vector<std::uint64_t>> closure_;  // per component; empty when freed
+  bool has_closure_ = false;
+  // The condensation in compressed rows, and each component's place in a topological order
+  // (a path c1 -> c2 needs rank[c1] < rank[c2]).
+  std::vector<std::uint32_t> component_successor_offsets_;
+  std::vector<std::uint32_t> component_successors_;
+  std::vector<std::uint32_t> rank_;
 };
 
 }  // namespace fsmove::graph

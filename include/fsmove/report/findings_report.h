@@ -50,6 +50,9 @@ struct FindingsContext {
   const analysis::Analyzer* analyzer = nullptr;
   const catalog::Catalog* catalog = nullptr;
   const graph::DependencyGraph* graph = nullptr;
+  // The graph Puppet wrote (`puppet apply --graph`) when the findings were checked against
+  // it; empty: fsmove's model of the catalog.
+  std::string puppet_graph;
   const check::CheckResult* result = nullptr;
   CheckSeconds seconds;
   const RunSummary* run = nullptr;
@@ -58,6 +61,9 @@ struct FindingsContext {
   // Text and SARIF show suppressed findings in full (they are always counted, and JSON
   // always lists them under "suppressed").
   bool show_suppressed = false;
+  // Show findings of low confidence in text (--all); JSON and SARIF always carry them.
+  bool show_low = false;
+  bool IsHidden(size_t finding) const;  // low confidence, not shown without --all
 
   bool IsSuppressed(size_t finding) const {
     return suppressions != nullptr && suppressions->IsSuppressed(finding);

@@ -20,6 +20,8 @@ inline constexpr const char* kStatusFile = "status.json";
 inline constexpr const char* kReportFile = "report.json";
 inline constexpr const char* kCatalogFile = "catalog.json";
 inline constexpr const char* kPuppetLogFile = "puppet.log";
+// Puppet's graph of the run (what bench/precision passes as --puppet-graph).
+inline constexpr const char* kPuppetGraphFile = "expanded_relationships.dot";
 inline constexpr const char* kCheckLogFile = "check.log";
 inline constexpr const char* kTraceFile = "trace.zst";
 inline constexpr const char* kSummaryJson = "summary.json";

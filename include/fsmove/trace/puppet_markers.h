@@ -32,6 +32,21 @@ bool WrittenBytes(std::string_view syscall, std::string_view args, int* fd, std:
 // Parses one message. Returns kNone if the text is not an evaltrace marker.
 MarkerKind ParseMarker(std::string_view text, Marker* out);
 
+// A relationship Puppet added itself while building its graph, from --debug's
+// `Debug: <source>: Adding autorequire relationship with File[/etc/x]` (also autobefore,
+// autonotify, autosubscribe). These include the autorequires of types defined in modules
+// and of generated resources, which no reading of the catalog can know.
+struct AutoRelationMessage {
+  std::string ref;    // the resource that declared it (trailing reference of the source)
+  std::string other;  // the resource it names
+  // Normalised so that `before` is applied first: for autorequire/autosubscribe, `other`.
+  bool other_first = true;
+  bool refresh = false;  // autonotify / autosubscribe
+};
+
+// Parses one message. Returns false if the text is not such a debug message.
+bool ParseAutoRelation(std::string_view text, AutoRelationMessage* out);
+
 // The trailing `Type[title]` of a Puppet resource path. Titles may contain '/', '[' and ']',
 // so the rightmost reference whose title has balanced brackets wins. A path with no
 // reference (a recursive file's generated-children sentinel) is returned unchanged.

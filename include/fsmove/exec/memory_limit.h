@@ -1,0 +1,60 @@
+// A memory limit for the whole sandbox (the keeper and everything under it): a cgroup of its
+// own, under the one fsmove runs in, in the memory controller of cgroup v2 or v1. Module code
+// that allocates without end is then killed inside the sandbox, not the machine's other
+// work, and the run's notes say the limit was hit.
+#pragma once
+
+#include <sys/types.h>
+
+#include <cstdint>
+#include <optional>
+#include <string>
+
+#include "absl/status/statusor.h"
+
+namespace fsmove::exec {
+
+class MemoryLimit {
+ public:
+  // Makes the cgroup `name` (next to the calling process's) and sets the limit. Errors say
+  // why no limit could be set (no memory controller, not delegated, a bad name, ...).
+  static absl::StatusOr<MemoryLimit> Make(uint64_t limit_bytes, const std::string& name);
+  // Moves the calling process (and so what it forks later) into the cgroup.
+  bool Enter() const;
+
+  MemoryLimit(MemoryLimit&& other) noexcept;
+  MemoryLimit& operator=(MemoryLimit&&) = delete;
+  ~MemoryLimit();
+
+  // How often the limit made the kernel kill a process (or reclaim at the limit, where the
+  // controller counts no kills); 0 if never.
+  uint64_t TimesHit() const;
+  // Removes the cgroup (once it holds no process).
+  void Remove();
+
+  const std::string& dir() const { return dir_; }
+  uint64_t limit_bytes() const { return limit_bytes_; }
+
+ private:
+  MemoryLimit() = default;
+  std::string dir_;      // the cgroup made for the sandbox
+  std::string name_;     // its last component
+  // Opened when made: the sandbox's pivot_root leaves this process no path to the cgroup
+  // tree, so the counters are read and the cgroup removed through these.
+  int dir_fd_ = -1;
+  int parent_fd_ = -1;
+  bool v2_ = false;
+  uint64_t limit_bytes_ = 0;
+};
+
+// Removes the memory cgroup `name` of a sandbox, if it is still there: a keeper killed
+// (timeout, Ctrl-C) could not remove it itself.
+void RemoveLeftoverMemoryLimit(const std::string& name);
+
+// The name of the memory cgroup for run `run` of this fsmove process: fsmove-<pid>-<run>.
+std::string MemoryCgroupName(unsigned run);
+
+// "512M", "4G", "1073741824" -> bytes; "0" or "none" -> 0 (no limit). Nullopt if malformed.
+std::optional<uint64_t> ParseMemorySize(const std::string& text);
+
+}  // namespace fsmove::exec

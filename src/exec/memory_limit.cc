@@ -1,0 +1,213 @@
+// A memory cgroup for the sandbox; see memory_limit.h.
+#include "fsmove/exec/memory_limit.h"
+
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cctype>
+#include <cerrno>
+#include <cstring>
+#include <fstream>
+#include <sstream>
+
+#include "fmt/format.h"
+
+namespace fsmove::exec {
+namespace {
+
+bool WriteText(const std::string& path, const std::string& text) {
+  std::ofstream out(path);
+  out << text;
+  out.flush();
+  return static_cast<bool>(out);
+}
+
+std::string ReadText(const std::string& path) {
+  std::ifstream in(path);
+  std::stringstream s;
+  s << in.rdbuf();
+  return s.str();
+}
+
+std::string ReadAt(int dir_fd, const char* name) {
+  int fd = openat(dir_fd, name, O_RDONLY | O_CLOEXEC);
+  if (fd < 0) return "";
+  std::string text;
+  char buf[4096];
+  for (ssize_t n; (n = read(fd, buf, sizeof buf)) > 0;) text.append(buf, static_cast<size_t>(n));
+  close(fd);
+  return text;
+}
+
+uint64_t CounterIn(const std::string& text, const std::string& key) {
+  std::istringstream lines(text);
+  std::string k;
+  uint64_t v = 0;
+  while (lines >> k >> v) {
+    if (k == key) return v;
+  }
+  return 0;
+}
+
+}  // namespace
+
+std::optional<uint64_t> ParseMemorySize(const std::string& text) {
+  if (text == "none" || text == "0") return 0;
+  if (text.empty() || !std::isdigit(static_cast<unsigned char>(text[0]))) return std::nullopt;
+  size_t used = 0;
+  uint64_t value = 0;
+  try {
+    value = std::stoull(text, &used);
+  } catch (...) {
+    return std::nullopt;
+  }
+  std::string unit = text.substr(used);
+  uint64_t scale = 1;
+  if (unit == "K" || unit == "k") scale = uint64_t{1} << 10;
+  else if (unit == "M" || unit == "m") scale = uint64_t{1} << 20;
+  else if (unit == "G" || unit == "g") scale = uint64_t{1} << 30;
+  else if (!unit.empty()) return std::nullopt;
+  if (value > UINT64_MAX / scale) return std::nullopt;
+  return value * scale;
+}
+
+namespace {
+
+bool ValidCgroupName(const std::string& name) {
+  if (name.empty() || name.size() > 64 || name == "." || name == "..") return false;
+  for (char c : name) {
+    if (!std::isalnum(static_cast<unsigned char>(c)) && c != '-' && c != '_' && c != '.') return false;
+  }
+  return true;
+}
+
+// Where the memory cgroup `name` goes, next to this process's:
+// in v1's memory hierarchy ("N:memory:/path") or, under cgroup v2 ("0::/path"), beside this
+// process's cgroup (one with processes cannot enable controllers for children), where the
+// memory controller must be enabled.
+struct Placement {
+  std::string dir;
+  bool v2 = false;
+};
+
+absl::StatusOr<Placement> PlacementFor(const std::string& name) {
+  if (!ValidCgroupName(name)) {
+    return absl::InvalidArgumentError(fmt::format("not a cgroup name: '{}'", name));
+  }
+  std::istringstream lines(ReadText("/proc/self/cgroup"));
+  std::string line, v1_path, v2_path;
+  bool has_v2 = false;
+  while (std::getline(lines, line)) {
+    size_t a = line.find(':'), b = line.find(':', a + 1);
+    if (a == std::string::npos || b == std::string::npos) continue;
+    std::string controllers = line.substr(a + 1, b - a - 1), path = line.substr(b + 1);
+    if (controllers == "memory" || controllers.find("memory,") == 0 ||
+        controllers.find(",memory") != std::string::npos) {
+      v1_path = path;
+    }
+    if (line.starts_with("0::")) {
+      has_v2 = true;
+      v2_path = path;
+    }
+  }
+  if (!v1_path.empty() && access("/sys/fs/cgroup/memory/cgroup.procs", F_OK) == 0) {
+    return Placement{"/sys/fs/cgroup/memory" + (v1_path == "/" ? std::string() : v1_path) + "/" + name,
+                     false};
+  }
+  if (!has_v2) return absl::FailedPreconditionError("no memory cgroup controller");
+  const std::string root = "/sys/fs/cgroup";
+  if (ReadText(root + "/cgroup.controllers").find("memory") == std::string::npos) {
+    return absl::FailedPreconditionError("no memory controller in cgroup v2");
+  }
+  const std::string parent = v2_path.substr(0, v2_path.rfind('/'));
+  if (ReadText(root + parent + "/cgroup.subtree_control").find("memory") == std::string::npos) {
+    return absl::FailedPreconditionError(
+        fmt::format("the memory controller is not enabled in {}{}", root, parent));
+  }
+  return Placement{root + parent + "/" + name, true};
+}
+
+// rmdir, retried while the kernel still holds the cgroup (EBUSY right after its processes
+// exited): up to two seconds.
+void RemoveCgroupDir(int parent_fd, const char* name) {
+  for (int i = 0; i < 100; ++i) {
+    if (unlinkat(parent_fd, name, AT_REMOVEDIR) == 0 || errno == ENOENT) return;
+    usleep(20000);
+  }
+}
+
+}  // namespace
+
+std::string MemoryCgroupName(unsigned run) { return fmt::format("fsmove-{}-{}", getpid(), run); }
+
+void RemoveLeftoverMemoryLimit(const std::string& name) {
+  absl::StatusOr<Placement> place = PlacementFor(name);
+  if (!place.ok()) return;
+  RemoveCgroupDir(AT_FDCWD, place->dir.c_str());
+}
+
+absl::StatusOr<MemoryLimit> MemoryLimit::Make(uint64_t limit_bytes, const std::string& name) {
+  absl::StatusOr<Placement> place = PlacementFor(name);
+  if (!place.ok()) return place.status();
+  MemoryLimit m;
+  m.limit_bytes_ = limit_bytes;
+  m.dir_ = place->dir;
+  m.v2_ = place->v2;
+  if (mkdir(m.dir_.c_str(), 0755) != 0 && errno != EEXIST) {
+    return absl::FailedPreconditionError(
+        fmt::format("cannot make the cgroup {}: {}", m.dir_, std::strerror(errno)));
+  }
+  const std::string file = m.v2_ ? "memory.max" : "memory.limit_in_bytes";
+  if (!WriteText(m.dir_ + "/" + file, std::to_string(limit_bytes))) {
+    rmdir(m.dir_.c_str());
+    return absl::FailedPreconditionError(fmt::format("cannot set {}/{}", m.dir_, file));
+  }
+  // Swap counts too (else the limit only moves memory to swap).
+  if (m.v2_) {
+    WriteText(m.dir_ + "/memory.swap.max", "0");
+  } else {
+    WriteText(m.dir_ + "/memory.memsw.limit_in_bytes", std::to_string(limit_bytes));
+  }
+  m.name_ = name;
+  m.dir_fd_ = open(m.dir_.c_str(), O_PATH | O_DIRECTORY | O_CLOEXEC);
+  m.parent_fd_ = open(m.dir_.substr(0, m.dir_.rfind('/')).c_str(), O_PATH | O_DIRECTORY | O_CLOEXEC);
+  return m;
+}
+
+MemoryLimit::MemoryLimit(MemoryLimit&& other) noexcept
+    : dir_(std::move(other.dir_)),
+      name_(std::move(other.name_)),
+      dir_fd_(other.dir_fd_),
+      parent_fd_(other.parent_fd_),
+      v2_(other.v2_),
+      limit_bytes_(other.limit_bytes_) {
+  other.dir_fd_ = other.parent_fd_ = -1;
+  other.dir_.clear();
+}
+
+MemoryLimit::~MemoryLimit() {
+  if (dir_fd_ >= 0) close(dir_fd_);
+  if (parent_fd_ >= 0) close(parent_fd_);
+}
+
+bool MemoryLimit::Enter() const {
+  return !dir_.empty() && WriteText(dir_ + "/cgroup.procs", std::to_string(getpid()));
+}
+
+uint64_t MemoryLimit::TimesHit() const {
+  if (dir_fd_ < 0) return 0;
+  if (v2_) {
+    std::string events = ReadAt(dir_fd_, "memory.events");
+    uint64_t kills = CounterIn(events, "oom_kill");
+    return kills > 0 ? kills : CounterIn(events, "oom");
+  }
+  return CounterIn(ReadAt(dir_fd_, "memory.oom_control"), "oom_kill");
+}
+
+void MemoryLimit::Remove() {
+  if (parent_fd_ >= 0 && !name_.empty()) RemoveCgroupDir(parent_fd_, name_.c_str());
+  dir_.clear();
+}
+
+}  // namespace fsmove::exec

@@ -27,6 +27,7 @@ struct CheckCliOptions {
   std::string code;
   std::string sandbox;  // empty: overlay as root, none otherwise
   std::string memory_limit = "auto";
+  std::string root;  // empty: kDefaultRoot in the overlay sandbox, the host without one
   bool quiet = false;
   bool verbose = false;
   exec::CheckRequest request;
@@ -80,6 +81,29 @@ int RunCheckCommand(CheckCliOptions& o) {
     if (o.report.project_dir.empty()) o.report.project_dir = ".";
   }
   if (int st = CheckReportInputs(o.report); st != kExitOk) return st;
+  // The root: built on first use, and held (a shared lock) until the run is over so that no
+  // `fsmove root build --rebuild` replaces it meanwhile.
+  if (o.root.empty()) {
+    o.root = std::string(req.sandbox == exec::SandboxMode::kOverlay ? kDefaultRoot : exec::kHostRoot);
+  }
+  if (req.sandbox == exec::SandboxMode::kNone && o.root != exec::kHostRoot) {
+    std::cerr << "fsmove: error: --root " << o.root
+              << " needs the overlay sandbox (it is the sandbox's lower layer); --sandbox none "
+                 "applies to this machine itself\n";
+    return kExitError;
+  }
+  absl::StatusOr<exec::OsRoot> root = exec::ResolveRoot(o.root, /*build_missing=*/true);
+  if (!root.ok()) {
+    std::cerr << "fsmove: error: " << root.status().message() << "\n";
+    return kExitError;
+  }
+  req.root = *root;
+  struct RootLock {
+    int fd;
+    ~RootLock() {
+      if (fd >= 0) close(fd);
+    }
+  } root_lock{exec::LockRootShared(req.root)};
   if (absl::Status st = exec::Preflight(req); !st.ok()) {
     std::cerr << "fsmove: error: " << st.message() << "\n";
     return kExitError;
@@ -199,6 +223,12 @@ std::function<int()> RegisterCheck(CLI::App& app) {
                   "overlay: a copy-on-write overlay of / as the root of private namespaces "
                   "(default as root); none: apply to this machine (default otherwise)")
       ->check(CLI::IsMember({"overlay", "none"}));
+  cmd->add_option("--root", o->root,
+                  "the OS the sandbox runs Puppet on: host (this machine's own files, its "
+                  "Puppet), a pinned root built once with mmdebstrap and cached (" +
+                      RootNames() + "; see `fsmove root`), or a directory holding one")
+      ->type_name("NAME|DIR")
+      ->default_str(std::string(kDefaultRoot));
   cmd->add_option("--memory-limit", o->memory_limit,
                   "the sandbox's memory (a cgroup of its own): SIZE such as 4G, auto (three "
                   "quarters of the machine) or none; the run's notes say when it was hit")

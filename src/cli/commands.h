@@ -10,6 +10,7 @@
 #include <functional>
 #include <iostream>
 #include <string>
+#include <string_view>
 
 #include "CLI/CLI.hpp"
 
@@ -18,6 +19,12 @@ namespace fsmove::cli {
 inline constexpr int kExitOk = 0;
 inline constexpr int kExitFindings = 1;
 inline constexpr int kExitError = 2;
+
+// The OS root `check` and `scan` run Puppet on unless --root says otherwise (see README:
+// "OS roots").
+inline constexpr std::string_view kDefaultRoot = "debian-12";
+// "host, debian-12, debian-13": the values --root takes by name.
+std::string RootNames();
 
 // Where a report goes: `path` opened in `file`, or standard output when `path` is empty.
 // Null (after printing an error) when the file cannot be written.
@@ -46,5 +53,6 @@ std::function<int()> RegisterGraph(CLI::App& app);
 std::function<int()> RegisterCheck(CLI::App& app);
 std::function<int()> RegisterScan(CLI::App& app);
 std::function<int()> RegisterMerge(CLI::App& app);
+std::function<int()> RegisterRoot(CLI::App& app);
 
 }  // namespace fsmove::cli

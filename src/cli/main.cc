@@ -23,6 +23,7 @@ int main(int argc, char** argv) {
   auto check = fsmove::cli::RegisterCheck(app);
   auto scan = fsmove::cli::RegisterScan(app);
   auto merge = fsmove::cli::RegisterMerge(app);
+  auto root = fsmove::cli::RegisterRoot(app);
   try {
     app.parse(argc, argv);
   } catch (const CLI::CallForHelp& e) {
@@ -41,5 +42,6 @@ int main(int argc, char** argv) {
   if (app.got_subcommand("check")) return check();
   if (app.got_subcommand("scan")) return scan();
   if (app.got_subcommand("merge")) return merge();
+  if (app.got_subcommand("root")) return root();
   return fsmove::cli::kExitError;
 }

@@ -10,6 +10,7 @@
 #include <memory>
 
 #include "commands.h"
+#include "fsmove/exec/os_root.h"
 #include "fmt/format.h"
 #include "fsmove/scan/module_list.h"
 #include "fsmove/scan/results_dir.h"
@@ -31,6 +32,7 @@ struct ScanCliOptions {
   bool package_notify = false;
   std::string policy_rc;
   std::string sandbox;
+  std::string root;  // empty: each check's default
   bool quiet = false;
   scan::ScanOptions run;
 };
@@ -97,6 +99,16 @@ int RunScanCommand(ScanCliOptions& o) {
   if (o.package_notify) o.run.check_options.push_back("--package-notify");
   if (!o.policy_rc.empty()) o.run.check_options.insert(o.run.check_options.end(), {"--policy-rc", o.policy_rc});
   if (!o.sandbox.empty()) o.run.check_options.insert(o.run.check_options.end(), {"--sandbox", o.sandbox});
+  // The root is built (if need be) once, before the checks start.
+  if (o.root.empty() && o.sandbox != "none" && geteuid() == 0) o.root = std::string(kDefaultRoot);
+  if (!o.root.empty() && o.root != exec::kHostRoot) {
+    absl::StatusOr<exec::OsRoot> root = exec::ResolveRoot(o.root, /*build_missing=*/true);
+    if (!root.ok()) {
+      std::cerr << "fsmove: error: " << root.status().message() << "\n";
+      return kExitError;
+    }
+  }
+  if (!o.root.empty()) o.run.check_options.insert(o.run.check_options.end(), {"--root", o.root});
   o.run.progress = !o.quiet && isatty(STDERR_FILENO);
 
   std::error_code ec;
@@ -205,6 +217,9 @@ std::function<int()> RegisterScan(CLI::App& app) {
   cmd->add_flag("--package-notify", o->package_notify, "passed to each check");
   cmd->add_option("--policy-rc", o->policy_rc, "passed to each check: deny (default), allow, none")
       ->check(CLI::IsMember({"allow", "deny", "none"}));
+  cmd->add_option("--root", o->root, "passed to each check: " + RootNames() + " or a directory")
+      ->type_name("NAME|DIR")
+      ->default_str(std::string(kDefaultRoot));
   cmd->add_option("--sandbox", o->sandbox, "passed to each check: overlay or none")
       ->check(CLI::IsMember({"overlay", "none"}));
   cmd->add_flag("-q,--quiet", o->quiet, "no progress line");

@@ -291,13 +291,20 @@ std::string CertName() {
 
 absl::Status Preflight(const CheckRequest& request) {
   std::string puppet = PuppetExecutable(), strace = StraceExecutable();
-  if (access(puppet.c_str(), X_OK) != 0) {
+  if (!request.root.host() && request.sandbox != SandboxMode::kOverlay) {
+    return absl::FailedPreconditionError(
+        "--root needs the overlay sandbox (it is the sandbox's lower layer)");
+  }
+  // A pinned root brings its own Puppet and strace; this machine's strace, if it has one,
+  // still tells whether ptrace is permitted here.
+  if (!request.root.host() && access(strace.c_str(), X_OK) != 0) strace.clear();
+  if (request.root.host() && access(puppet.c_str(), X_OK) != 0) {
     return absl::FailedPreconditionError(fmt::format(
         "puppet not found ({}): install it with `apt-get install puppet-agent` (Debian 12; or "
         "run tools/bootstrap), or set FSMOVE_PUPPET to its path",
         puppet.find('/') == std::string::npos ? std::string(kSafePath) : puppet));
   }
-  if (access(strace.c_str(), X_OK) != 0) {
+  if (!strace.empty() && access(strace.c_str(), X_OK) != 0) {
     return absl::FailedPreconditionError(fmt::format(
         "strace not found ({}): install it with `apt-get install strace` (or run "
         "tools/bootstrap), or set FSMOVE_STRACE to its path",
@@ -308,6 +315,7 @@ absl::Status Preflight(const CheckRequest& request) {
         "the overlay sandbox needs root (mount and PID namespaces, overlayfs, chroot): run "
         "fsmove as root, or use --sandbox none to apply the module to this machine itself");
   }
+  if (strace.empty()) return absl::OkStatus();
   // ptrace may be refused (a container's seccomp profile, kernel.yama.ptrace_scope=3).
   auto run = RunCaptured({strace, "-f", "-qq", "-e", "trace=none", "-o", "/dev/null", "--",
                           "/bin/true"},
@@ -342,6 +350,11 @@ absl::StatusOr<RunResult> RunCheck(const CheckRequest& request, analysis::Analyz
   result.dependencies = target->dependencies;
   result.summary.target = target->display;
   result.summary.sandbox = request.sandbox == SandboxMode::kOverlay ? "overlay" : "none";
+  result.summary.root = request.root.name;
+  result.summary.puppet_version = request.root.puppet_version;
+  if (!request.root.host() && request.sandbox != SandboxMode::kOverlay) {
+    return absl::InvalidArgumentError("a pinned root (--root) needs the overlay sandbox");
+  }
 
   // ---- the work directory: manifest, module link, FIFO, catalog, logs ----
   std::string parent = request.work_parent;
@@ -374,6 +387,7 @@ absl::StatusOr<RunResult> RunCheck(const CheckRequest& request, analysis::Analyz
   spec.memory_limit = request.memory_limit;
   static std::atomic<unsigned> runs{0};
   if (spec.memory_limit > 0) spec.cgroup_name = MemoryCgroupName(++runs);
+  spec.lower_dir = request.root.dir;
   spec.env = PuppetEnvironment();
   if (request.pin_cpu && request.sandbox == SandboxMode::kOverlay) spec.trace_cpu = TracingCpu();
   const std::string inside = InsideWorkDir(spec);
@@ -404,14 +418,16 @@ absl::StatusOr<RunResult> RunCheck(const CheckRequest& request, analysis::Analyz
   std::string mp;
   for (const auto& m : modulepath) mp += (mp.empty() ? "" : ":") + m;
 
-  const std::string puppet = PuppetExecutable();
+  // On a pinned root, its own Puppet and strace (the sandbox runs them after pivot_root).
+  const std::string puppet = request.root.host() ? PuppetExecutable() : kRootPuppet;
   spec.compile_argv = {puppet, "catalog", "find", "--terminus", "compiler", "--render-as", "json",
                        "--log_level", "err", "--manifest", manifest};
   if (!mp.empty()) spec.compile_argv.insert(spec.compile_argv.end(), {"--modulepath", mp});
   spec.compile_argv.push_back(CertName());
   if (!request.untraced) {
     spec.strace_argv =
-        StraceArguments(StraceExecutable(), inside + "/" + kTraceFifo, request.full_trace);
+        StraceArguments(request.root.host() ? StraceExecutable() : kRootStrace,
+                        inside + "/" + kTraceFifo, request.full_trace);
   }
   // The catalog's custom types and providers load from the modulepath at apply time too.
   // --graph: Puppet writes the relationship graph it applies (expanded_relationships.dot)

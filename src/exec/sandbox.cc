@@ -47,6 +47,7 @@ nlohmann::json SandboxSpecToJson(const SandboxSpec& s) {
           {"trace_cpu", s.trace_cpu},
           {"memory_limit", s.memory_limit},
           {"cgroup_name", s.cgroup_name},
+          {"lower_dir", s.lower_dir},
           {"env", s.env},
           {"compile_argv", s.compile_argv},
           {"strace_argv", s.strace_argv},
@@ -68,6 +69,7 @@ absl::StatusOr<SandboxSpec> SandboxSpecFromJson(const nlohmann::json& j) {
     s.trace_cpu = j.value("trace_cpu", -1);
     s.memory_limit = j.value("memory_limit", uint64_t{0});
     s.cgroup_name = j.value("cgroup_name", std::string());
+    s.lower_dir = j.value("lower_dir", std::string("/"));
     s.env = j.at("env").get<std::vector<std::string>>();
     s.compile_argv = j.at("compile_argv").get<std::vector<std::string>>();
     s.strace_argv = j.at("strace_argv").get<std::vector<std::string>>();
@@ -224,14 +226,15 @@ class Supervisor {
     const std::string& ws = spec_.scratch_dir;
     // Nothing mounted here may reach the host's mount table.
     if (absl::Status st = Mount("", "/", nullptr, MS_REC | MS_PRIVATE); !st.ok()) return st;
-    // The overlay's upper and work layers must not lie in its lower layer (/): a tmpfs.
+    // The overlay's upper and work layers must not lie in its lower layer: a tmpfs.
     if (absl::Status st = Mount("fsmove-sandbox", ws, "tmpfs", 0, "mode=0755,size=75%"); !st.ok()) {
       return st;
     }
     for (const char* d : {"upper", "work", "merged"}) mkdir((ws + "/" + d).c_str(), 0755);
     root_ = ws + "/merged";
     if (absl::Status st = Mount("fsmove-root", root_, "overlay", 0,
-                                fmt::format("lowerdir=/,upperdir={0}/upper,workdir={0}/work", ws));
+                                fmt::format("lowerdir={1},upperdir={0}/upper,workdir={0}/work", ws,
+                                            spec_.lower_dir));
         !st.ok()) {
       return st;
     }
@@ -266,13 +269,14 @@ class Supervisor {
     std::string inside_work = root_ + kSandboxWorkDir;
     mkdir(inside_work.c_str(), 0755);
     if (absl::Status st = Mount(spec_.work_dir, inside_work, nullptr, MS_BIND); !st.ok()) return st;
-    // Inputs the overlay does not show as they are on the host.
+    // Inputs the overlay does not show as they are on the host: on a pinned root, all of them.
+    const bool host_lower = spec_.lower_dir == "/";
     struct stat root_st;
     if (stat("/", &root_st) != 0) return Errno("stat /");
     for (const std::string& p : spec_.input_paths) {
       struct stat st;
       if (stat(p.c_str(), &st) != 0) continue;
-      if (!UnderFreshMount(p) && st.st_dev == root_st.st_dev) continue;
+      if (host_lower && !UnderFreshMount(p) && st.st_dev == root_st.st_dev) continue;
       std::error_code ec;
       std::string target = root_ + p;
       if (S_ISDIR(st.st_mode)) {
@@ -282,7 +286,7 @@ class Supervisor {
         close(open(target.c_str(), O_WRONLY | O_CREAT | O_CLOEXEC, 0644));
       }
       if (absl::Status b = BindReadOnly(p, target); !b.ok()) return b;
-      status_.Send(fmt::format("note bound {} read-only into the sandbox", p));
+      if (host_lower) status_.Send(fmt::format("note bound {} read-only into the sandbox", p));
     }
     // apt needs DNS; a resolv.conf symlink into the (now empty) /run would dangle.
     std::string resolv = root_ + "/etc/resolv.conf";

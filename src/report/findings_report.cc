@@ -57,7 +57,10 @@ nlohmann::json GraphJson(const FindingsContext& c) {
 }  // namespace
 
 void WriteRunText(std::ostream& out, const RunSummary& run) {
-  out << "Puppet run: " << TerminalSafe(run.target) << " (sandbox " << run.sandbox << "), compiled in "
+  out << "Puppet run: " << TerminalSafe(run.target) << " (sandbox " << run.sandbox;
+  if (!run.root.empty()) out << ", root " << TerminalSafe(run.root);
+  if (!run.puppet_version.empty()) out << ", Puppet " << TerminalSafe(run.puppet_version);
+  out << "), compiled in "
       << fmt::format("{:.1f}", run.compile_seconds) << " s, applied in "
       << fmt::format("{:.1f}", run.apply_seconds) << " s, puppet exit code "
       << run.puppet_exit_code;
@@ -88,6 +91,9 @@ nlohmann::json RunToJson(const RunSummary& run) {
   }
   return {{"target", run.target},
           {"sandbox", run.sandbox},
+          {"root", run.root},
+          {"puppet_version", run.puppet_version.empty() ? nlohmann::json(nullptr)
+                                                        : nlohmann::json(run.puppet_version)},
           {"puppet_exit_code", run.puppet_exit_code},
           {"timed_out", run.timed_out},
           {"trace_complete", run.trace_complete},

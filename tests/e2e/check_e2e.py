@@ -197,8 +197,58 @@ def case_fixture(name):
 
 
 def case_example():
+    """The bundled example on the default root (debian-12, Puppet 7)."""
     target = os.path.join(ARGS.source, "fixtures", "example", "cachedemo")
-    check_json([target], read_expected(os.path.join(ARGS.source, "fixtures", "example", "EXPECTED.txt")))
+
+    def on_debian_12(report):
+        run = report["run"]
+        check(run["root"] == "debian-12", f"root {run['root']!r}")
+        check((run["puppet_version"] or "").startswith("7."), f"Puppet {run['puppet_version']!r}")
+
+    check_json([target], read_expected(os.path.join(ARGS.source, "fixtures", "example", "EXPECTED.txt")),
+               on_debian_12)
+
+
+def case_roots():
+    """Pinned roots: the example gives its findings with Puppet 8 on debian-13, the host's
+    files are out of sight on a pinned root (and in sight on --root host, so the probe can
+    fail), and bad roots are refused before anything runs."""
+    target = os.path.join(ARGS.source, "fixtures", "example", "cachedemo")
+    expected = read_expected(os.path.join(ARGS.source, "fixtures", "example", "EXPECTED.txt"))
+
+    def on_debian_13(report):
+        run = report["run"]
+        check(run["root"] == "debian-13", f"root {run['root']!r}")
+        check((run["puppet_version"] or "").startswith("8."), f"Puppet {run['puppet_version']!r}")
+
+    check_json(["--root", "debian-13", target], expected, on_debian_13)
+    p = fsmove("root", "list")
+    check(p.returncode == 0 and re.search(r"^debian-13\t\S+\tPuppet 8\.", p.stdout, re.M),
+          "root list does not show debian-13: " + p.stdout)
+
+    canary = f"/var/tmp/fsmove-root-canary-{os.getpid()}"
+    with open(canary, "w", encoding="utf-8") as fh:
+        fh.write("host secret\n")
+    try:
+        code = f"exec {{ 'look': command => '/usr/bin/test ! -e {canary}' }}\n"
+        for root, visible in (("debian-12", False), ("host", True)):
+            p = fsmove("check", "-q", "--format", "json", "--root", root, "-e", code)
+            check(p.returncode in (0, 1), f"exit code {p.returncode}")
+            failed = [f["resource"] for f in json.loads(p.stdout)["run"]["failed_resources"]]
+            check(failed == (["Exec[look]"] if visible else []),
+                  f"--root {root}: the host's {canary} is {'not ' if not visible else ''}"
+                  f"expected in sight; failed: {failed}")
+    finally:
+        os.unlink(canary)
+
+    for bad, message in (("ubuntu-99", "not a root fsmove knows (debian-12, debian-13)"),
+                         ("/nonexistent/root", "--root /nonexistent/root: No such file"),
+                         ("/var/tmp", "has no /usr/bin/puppet")):
+        p = fsmove("check", "-q", "--root", bad, "-e", "notify { 'x': }")
+        check(p.returncode == 2 and message in p.stderr, f"--root {bad}: {p.returncode} {p.stderr}")
+    p = fsmove("check", "-q", "--root", "debian-12", "--sandbox", "none", "-e", "notify { 'x': }")
+    check(p.returncode == 2 and "needs the overlay sandbox" in p.stderr,
+          "--root debian-12 --sandbox none was not refused")
 
 
 def case_module_file_source():
@@ -393,7 +443,10 @@ def case_escapes():
     code = "".join(f"exec {{ 'try {name}': command => \"{cmd}\" }}\n" for name, cmd in tries.items())
     try:
         with tempfile.TemporaryDirectory() as tmp:
-            p = fsmove("check", "-q", "--format", "json", "-e", code, "--modulepath", tmp)
+            # On the host's files, the most the sandbox ever shows (python3, the script above);
+            # a pinned root shows none of them (case_roots).
+            p = fsmove("check", "-q", "--format", "json", "--root", "host", "-e", code,
+                       "--modulepath", tmp)
         report = json.loads(p.stdout) if p.stdout.strip() else {}
         failed = {f["resource"] for f in report.get("run", {}).get("failed_resources", [])}
         for name, path in canaries.items():
@@ -460,7 +513,8 @@ def case_tamper():
 def case_memory_limit():
     """Module code that allocates without end is killed inside the sandbox's memory limit; the
     run goes on, its notes say the limit was hit, and the cgroup is gone afterwards."""
-    code = ("exec { 'hog': command => '/usr/bin/python3 -c \"x = bytearray(2000 * 1024 * 1024)\"' }\n"
+    # perl-base is essential in Debian: on the host and in every pinned root.
+    code = ("exec { 'hog': command => '/usr/bin/perl -e \"\\$x = chr(0) x (2000 * 1024 * 1024)\"' }\n"
             "file { '/etc/fsmove-after-hog': content => \"x\\n\" }\n")
     p = start_check("--format", "json", "--memory-limit", "600M", "-e", code)
     out, _ = finish(p, 600)
@@ -505,12 +559,13 @@ def case_argv_injection():
 
 
 def case_missing_tools():
+    # The host's own Puppet and strace (a pinned root brings its own).
     env = dict(os.environ, FSMOVE_PUPPET="/nonexistent/puppet")
-    p = fsmove("check", "-q", "-e", "notify { 'x': }", env=env)
+    p = fsmove("check", "-q", "--root", "host", "-e", "notify { 'x': }", env=env)
     check(p.returncode == 2 and "puppet not found" in p.stderr and "apt-get install puppet-agent" in p.stderr,
           "missing puppet not reported with the install command")
     env = dict(os.environ, FSMOVE_STRACE="/nonexistent/strace")
-    p = fsmove("check", "-q", "-e", "notify { 'x': }", env=env)
+    p = fsmove("check", "-q", "--root", "host", "-e", "notify { 'x': }", env=env)
     check(p.returncode == 2 and "strace not found" in p.stderr and "apt-get install strace" in p.stderr,
           "missing strace not reported with the install command")
 

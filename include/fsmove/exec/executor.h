@@ -9,6 +9,7 @@
 #include "absl/status/statusor.h"
 #include "fsmove/analysis/analyzer.h"
 #include "fsmove/catalog/catalog.h"
+#include "fsmove/exec/os_root.h"
 #include "fsmove/exec/sandbox.h"
 #include "fsmove/exec/target.h"
 #include "fsmove/report/findings_report.h"
@@ -38,6 +39,9 @@ struct CheckRequest {
   bool prep = true;
   // The sandbox's memory limit in bytes; 0: none.
   uint64_t memory_limit = 0;
+  // The overlay's lower layer: the host (default) or a pinned OS root, whose own Puppet and
+  // strace then run.
+  OsRoot root = {std::string(kHostRoot), "/", ""};
 };
 
 enum class RunEnd {

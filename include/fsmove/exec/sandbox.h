@@ -42,6 +42,8 @@ struct SandboxSpec {
   // The memory cgroup's name, chosen by the executor (it removes a killed keeper's):
   // fsmove-<fsmove's pid>-<run>, so whoever finds one knows which fsmove made it.
   std::string cgroup_name;
+  // The overlay's lower layer: "/" (the host) or a pinned OS root (see os_root.h).
+  std::string lower_dir = "/";
   std::vector<std::string> env;
   std::vector<std::string> compile_argv;  // paths as seen inside the sandbox
   std::vector<std::string> strace_argv;   // ends with "--"

@@ -33,6 +33,8 @@ struct FailedResource {
 struct RunSummary {
   std::string target;          // module directory, manifest or "-e"
   std::string sandbox;         // "overlay" or "none"
+  std::string root;            // the OS root Puppet ran on: "host", debian-12, a directory
+  std::string puppet_version;  // the Puppet that ran ("" if unknown)
   int puppet_exit_code = 0;    // puppet apply's exit status (128+N: killed by signal N)
   bool timed_out = false;
   bool trace_complete = true;  // strace followed Puppet to its exit

@@ -1,0 +1,100 @@
+// `fsmove root build|list|remove`: the pinned OS roots that `check --root` and `scan --root`
+// run Puppet on (built with mmdebstrap, cached; see exec/os_root.h).
+#include <iostream>
+#include <memory>
+
+#include "commands.h"
+#include "fmt/format.h"
+#include "fsmove/exec/os_root.h"
+
+namespace fsmove::cli {
+
+std::string RootNames() {
+  std::string names(exec::kHostRoot);
+  for (const exec::RootRecipe& r : exec::KnownRoots()) names += ", " + r.name;
+  return names;
+}
+
+namespace {
+
+struct RootCliOptions {
+  std::string name;
+  std::string mirror = std::string(exec::kDefaultMirror);
+  bool rebuild = false;
+};
+
+void PrintRoot(const exec::OsRoot& r) {
+  std::cout << fmt::format("{}\t{}\tPuppet {}\n", r.name, r.dir,
+                           r.puppet_version.empty() ? "unknown" : r.puppet_version);
+}
+
+int Build(const RootCliOptions& o) {
+  exec::RootBuildOptions options;
+  options.mirror = o.mirror;
+  options.rebuild = o.rebuild;
+  absl::StatusOr<exec::OsRoot> root = exec::BuildRoot(o.name, options);
+  if (!root.ok()) {
+    std::cerr << "fsmove: error: " << root.status().message() << "\n";
+    return kExitError;
+  }
+  PrintRoot(*root);
+  return kExitOk;
+}
+
+int List() {
+  for (const exec::RootRecipe& recipe : exec::KnownRoots()) {
+    bool built = false;
+    for (const exec::OsRoot& r : exec::BuiltRoots()) {
+      if (r.name == recipe.name) {
+        PrintRoot(r);
+        built = true;
+      }
+    }
+    if (!built) {
+      std::cout << fmt::format("{}\t(not built: fsmove root build {}; Debian {})\n", recipe.name,
+                               recipe.name, recipe.suite);
+    }
+  }
+  exec::OsRoot host = *exec::ResolveRoot(std::string(exec::kHostRoot), false);
+  PrintRoot(host);
+  return kExitOk;
+}
+
+int Remove(const RootCliOptions& o) {
+  if (absl::Status st = exec::RemoveRoot(o.name); !st.ok()) {
+    std::cerr << "fsmove: error: " << st.message() << "\n";
+    return kExitError;
+  }
+  return kExitOk;
+}
+
+}  // namespace
+
+std::function<int()> RegisterRoot(CLI::App& app) {
+  auto o = std::make_shared<RootCliOptions>();
+  CLI::App* cmd = app.add_subcommand(
+      "root", "Pinned OS roots for the sandbox: a minbase Debian with Puppet, strace and "
+              "systemd, built once with mmdebstrap and kept in " +
+                  exec::RootCacheDir());
+  cmd->require_subcommand(1);
+  std::vector<std::string> names;
+  for (const exec::RootRecipe& r : exec::KnownRoots()) names.push_back(r.name);
+  CLI::App* build = cmd->add_subcommand("build", "build a root (or keep the one built already)");
+  build->add_option("NAME", o->name, "which root")->required()->check(CLI::IsMember(names));
+  build->add_option("--mirror", o->mirror, "the Debian mirror to build from")
+      ->type_name("URL")
+      ->default_val(std::string(exec::kDefaultMirror));
+  build->add_flag("--rebuild", o->rebuild,
+                  "build again (fresh package lists and versions), replacing the old one once "
+                  "the checks on it are over");
+  cmd->add_subcommand("list", "the roots, whether built, and their Puppet");
+  CLI::App* remove = cmd->add_subcommand("remove", "remove a built root");
+  remove->add_option("NAME", o->name, "which root")->required()->check(CLI::IsMember(names));
+  return [o, cmd] {
+    if (cmd->got_subcommand("build")) return Build(*o);
+    if (cmd->got_subcommand("remove")) return Remove(*o);
+    return List();
+  };
+}
+
+}  // namespace fsmove::cli

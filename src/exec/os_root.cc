@@ -180,8 +180,6 @@ absl::StatusOr<OsRoot> ResolveRoot(const std::string& spec, bool build_missing,
     return absl::FailedPreconditionError(
         fmt::format("the root {} is not built: build it with `fsmove root build {}`", spec, spec));
   }
-  std::cerr << "fsmove: note: building the root " << spec << " (once: it is kept in "
-            << RootCacheDir() << ")\n";
   RootBuildOptions options;
   options.mirror = std::string(mirror);
   return BuildRoot(spec, options);
@@ -216,6 +214,10 @@ absl::StatusOr<OsRoot> BuildRoot(const std::string& name, const RootBuildOptions
   // Another process may have built it while this one waited for the lock.
   if (!options.rebuild && CheckRootDir(dir).ok()) return Describe(name, dir);
 
+  std::cerr << fmt::format(
+      "fsmove: note: building the root {} with mmdebstrap (Debian {} from {}; once: it is kept "
+      "in {})\n",
+      name, recipe->suite, options.mirror, cache);
   const std::string building = fmt::format("{}/.{}.build-{}", cache, name, getpid());
   std::error_code ec;
   fs::remove_all(building, ec);

@@ -389,7 +389,12 @@ absl::StatusOr<RunResult> RunCheck(const CheckRequest& request, analysis::Analyz
   if (spec.memory_limit > 0) spec.cgroup_name = MemoryCgroupName(++runs);
   spec.lower_dir = request.root.dir;
   spec.env = PuppetEnvironment();
-  if (request.pin_cpu && request.sandbox == SandboxMode::kOverlay) spec.trace_cpu = TracingCpu();
+  if (request.pin_cpu && request.sandbox == SandboxMode::kOverlay && !request.untraced) {
+    spec.trace_cpu = TracingCpu();
+    if (spec.trace_cpu >= 0) {
+      result.notes.push_back(fmt::format("strace and the traced apply ran on CPU {}", spec.trace_cpu));
+    }
+  }
   const std::string inside = InsideWorkDir(spec);
   if (spec.mode == SandboxMode::kOverlay) mkdir(spec.scratch_dir.c_str(), 0700);
 

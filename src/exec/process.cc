@@ -103,10 +103,12 @@ absl::StatusOr<pid_t> Spawn(const std::vector<std::string>& argv, const SpawnOpt
     sigemptyset(&none);
     sigprocmask(SIG_SETMASK, &none, nullptr);
     if (options.new_session && setsid() < 0) ChildFail(report[1], 4, errno);
-    if (options.cpu >= 0) {
+    if (!options.cpus.empty()) {
       cpu_set_t set;
       CPU_ZERO(&set);
-      CPU_SET(options.cpu, &set);
+      for (int cpu : options.cpus) {
+        if (cpu >= 0 && cpu < CPU_SETSIZE) CPU_SET(cpu, &set);
+      }
       sched_setaffinity(0, sizeof set, &set);  // best effort: a failure only costs speed
     }
     int in = options.stdin_fd >= 0 ? options.stdin_fd : null_fd;
@@ -244,14 +246,20 @@ absl::Status Errno(std::string_view what) {
   return absl::FailedPreconditionError(fmt::format("{}: {}", what, std::strerror(errno)));
 }
 
-int TracingCpu() {
+std::vector<int> AllowedCpus() {
   cpu_set_t set;
   CPU_ZERO(&set);
-  if (sched_getaffinity(0, sizeof set, &set) != 0) return -1;
-  for (int cpu = CPU_SETSIZE - 1; cpu >= 0; --cpu) {
-    if (CPU_ISSET(cpu, &set)) return cpu;
+  std::vector<int> cpus;
+  if (sched_getaffinity(0, sizeof set, &set) != 0) return cpus;
+  for (int cpu = 0; cpu < CPU_SETSIZE; ++cpu) {
+    if (CPU_ISSET(cpu, &set)) cpus.push_back(cpu);
   }
-  return -1;
+  return cpus;
+}
+
+int TracingCpu() {
+  std::vector<int> cpus = AllowedCpus();
+  return cpus.empty() ? -1 : cpus.back();
 }
 
 std::vector<std::string> PuppetEnvironment() {

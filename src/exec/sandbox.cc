@@ -596,7 +596,7 @@ class Supervisor {
     o.env = spec_.env;
     o.stdout_fd = log;
     o.stderr_fd = log;
-    if (!spec_.strace_argv.empty()) o.cpu = spec_.trace_cpu;
+    if (!spec_.strace_argv.empty() && spec_.trace_cpu >= 0) o.cpus = {spec_.trace_cpu};
     auto t0 = Clock::now();
     auto pid = Spawn(argv, o);
     if (log >= 0) close(log);

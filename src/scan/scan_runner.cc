@@ -19,6 +19,7 @@
 
 #include "fmt/format.h"
 #include "fsmove/exec/process.h"
+#include "fsmove/scan/cpu_placement.h"
 #include "fsmove/scan/module_list.h"
 #include "fsmove/scan/results_dir.h"
 
@@ -57,6 +58,7 @@ struct Running {
   std::string work;
   Clock::time_point start;
   bool hard_killed = false;
+  std::vector<int> cpus;  // where it runs (scan -j N: its own)
 };
 
 // At most `max_bytes` of a file, in chunks: memory follows the file, not the cap (a 1 GiB
@@ -169,9 +171,13 @@ absl::StatusOr<ScanOutcome> RunScan(const ScanOptions& o, const volatile std::si
     drawn = true;
   };
 
+  // Each running check on CPUs of its own (its traced apply is pinned to one of them).
+  CpuPlacer placer(exec::AllowedCpus(), jobs);
+
   auto finish = [&](pid_t pid, int wait_status) {
     Running r = running.at(pid);
     running.erase(pid);
+    placer.Release(r.cpus);
     fs::remove_all(r.work, ec);
     ModuleResult res = Classify(r.module, Collect(r, wait_status));
     if (auto st = WriteStatus(r.dir, res); !st.ok()) {
@@ -194,7 +200,7 @@ absl::StatusOr<ScanOutcome> RunScan(const ScanOptions& o, const volatile std::si
       const std::string log = (fs::path(dir) / kCheckLogFile).string();
       int fd = open(log.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
       Running r{module, dir, (fs::path(work_parent) / fs::path(dir).filename()).string(),
-                Clock::now(), false};
+                Clock::now(), false, {}};
       fs::remove_all(r.work, ec);
       fs::create_directories(r.work, ec);
       if (fd < 0) {
@@ -206,6 +212,7 @@ absl::StatusOr<ScanOutcome> RunScan(const ScanOptions& o, const volatile std::si
         continue;
       }
       exec::SpawnOptions so;
+      r.cpus = so.cpus = placer.Take();
       so.stdout_fd = fd;
       so.stderr_fd = fd;
       so.env = env;

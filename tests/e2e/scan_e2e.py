@@ -105,6 +105,17 @@ def case_scan():
         check("could not compile" in open(os.path.join(folder(full, "fixtures/scan/scan_broken"), "check.log")).read(),
               "check.log lacks check's stderr")
         check("findings        fixtures/scan/scan_mor: 1 MOR, 0 MN" in p.stdout, "findings not listed")
+        # CPU placement: scan_hang runs the whole scan long, so every other traced apply ran
+        # alongside it, and on a CPU of its own.
+        cpus = {}
+        for m in ("scan_hang", "scan_ok", "scan_mor"):
+            with open(os.path.join(folder(full, "fixtures/scan/" + m), "report.json"), encoding="utf-8") as fh:
+                notes = json.load(fh)["run"]["notes"]
+            cpus[m] = [n for n in notes if n.startswith("strace and the traced apply ran on CPU")]
+        if len(os.sched_getaffinity(0)) >= 2:
+            check(all(cpus.values()), f"no CPU note: {cpus}")
+            check(cpus["scan_hang"] != cpus["scan_ok"] and cpus["scan_hang"] != cpus["scan_mor"],
+                  f"two checks at once traced on one CPU: {cpus}")
 
         # 2. A rerun skips every module, quickly; on a terminal it shows the progress line.
         stamps = {m: os.path.getmtime(os.path.join(folder(full, "fixtures/scan/" + m), "status.json")) for m in MODULES}

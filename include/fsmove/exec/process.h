@@ -21,7 +21,7 @@ struct SpawnOptions {
   int stderr_fd = -1;              // -1: inherit
   std::vector<std::string> env;    // the whole environment; its PATH is searched for argv[0]
   bool new_session = false;        // setsid(): no terminal signals (Ctrl-C) reach the child
-  int cpu = -1;                    // >= 0: run the child (and all it starts) on this CPU only
+  std::vector<int> cpus;           // non-empty: run the child (and all it starts) on these only
 };
 
 // fork + exec. argv[0] without a '/' is searched in the PATH of `options.env` (inside the
@@ -55,6 +55,8 @@ absl::Status Errno(std::string_view what);
 
 // The CPU a traced run is pinned to: the last one this process may use (-1 if unknown).
 int TracingCpu();
+// The CPUs this process may run on, ascending (empty if unknown).
+std::vector<int> AllowedCpus();
 
 // The environment every Puppet run gets: a fixed PATH and locale, HOME, USER, LOGNAME.
 std::vector<std::string> PuppetEnvironment();

@@ -147,6 +147,7 @@ struct SupervisorReport {
   double apply_seconds = 0;
   std::string strace_end;
   std::vector<std::string> notes;
+  std::vector<std::string> limits;  // limits the sandbox hit (also in notes)
   std::vector<std::string> errors;
   std::string catalog_text;  // taken as soon as it was compiled
 };
@@ -193,6 +194,9 @@ void HandleStatusLine(std::string_view line, SupervisorReport* r, Progress* prog
     progress->Show("analysing...");
   } else if (f[0] == "note") {
     r->notes.emplace_back(line.substr(std::min<size_t>(5, line.size())));
+  } else if (f[0] == "limit") {
+    r->limits.emplace_back(line.substr(std::min<size_t>(6, line.size())));
+    r->notes.push_back(r->limits.back());
   } else if (f[0] == "error") {
     r->errors.emplace_back(line.substr(std::min<size_t>(6, line.size())));
   }
@@ -561,6 +565,7 @@ absl::StatusOr<RunResult> RunCheck(const CheckRequest& request, analysis::Analyz
 
   // ---- what happened ----
   result.notes.insert(result.notes.begin(), report.notes.begin(), report.notes.end());
+  result.summary.limits_hit = report.limits;
   result.catalog_path = work + "/" + kCatalogFile;
   report::RunSummary& s = result.summary;
   s.compile_seconds = report.compile_seconds;

@@ -10,6 +10,7 @@
 #include <sys/prctl.h>
 #include <linux/capability.h>
 #include <sys/stat.h>
+#include <sys/statvfs.h>
 #include <sys/syscall.h>
 #include <sys/sysmacros.h>
 #include <sys/wait.h>
@@ -212,6 +213,7 @@ class Supervisor {
     Apply();
     if (spec_.mode == SandboxMode::kOverlay) {
       ReportLeftovers();
+      ReportFullFileSystems();
       Keep();
     }
     return 0;
@@ -677,6 +679,25 @@ class Supervisor {
     if (n > 20) status_.Send(fmt::format("note ... and {} more processes", n - 20));
   }
 
+  // The sandbox's file systems are tmpfs with size limits (the root's writable layer, /run,
+  // /tmp, /dev, /dev/shm): one that is full when the run ends made writes fail with ENOSPC,
+  // which the report must say (a resource that failed for it is not a module bug).
+  void ReportFullFileSystems() {
+    for (const char* dir : {"/", "/run", "/tmp", "/dev", "/dev/shm"}) {
+      struct statvfs fs;
+      if (statvfs(dir, &fs) != 0 || fs.f_blocks == 0) continue;
+      const uint64_t unit = fs.f_frsize != 0 ? fs.f_frsize : fs.f_bsize;
+      const uint64_t total = uint64_t{fs.f_blocks} * unit, avail = uint64_t{fs.f_bavail} * unit;
+      if (avail > 2 * unit && avail * 100 > total) continue;
+      const bool kib = total < (uint64_t{1} << 20);
+      status_.Send(fmt::format(
+          "limit the sandbox's {} ({}, {} {}) was full when the run ended: writes into it failed "
+          "(ENOSPC)",
+          dir, std::string_view(dir) == "/" ? "its writable layer" : "a tmpfs",
+          kib ? total >> 10 : total >> 20, kib ? "KiB" : "MiB"));
+    }
+  }
+
   void Keep() {
     if (spec_.keep_dir.empty()) return;
     int st = RunToEnd({"cp", "-a", std::string(kKeepUpperDir) + "/.",
@@ -845,7 +866,7 @@ int SandboxMain(const std::string& spec_file, int status_fd) {
   }
   if (memory) {
     if (uint64_t hits = memory->TimesHit(); hits > 0) {
-      status.Send(fmt::format("note the sandbox hit its memory limit ({} MiB): the kernel killed "
+      status.Send(fmt::format("limit the sandbox hit its memory limit ({} MiB): the kernel killed "
                               "{} process{} in it (--memory-limit)",
                               memory->limit_bytes() >> 20, hits, hits == 1 ? "" : "es"));
     }

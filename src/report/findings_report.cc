@@ -78,6 +78,7 @@ void WriteRunText(std::ostream& out, const RunSummary& run) {
           << "\n";
     }
   }
+  for (const auto& l : run.limits_hit) out << "  warning: " << TerminalSafe(l) << "\n";
   for (const auto& e : run.errors) out << "  puppet error: " << TerminalSafe(e) << "\n";
   if (!run.puppet_log.empty()) out << "  Puppet's log: " << TerminalSafe(run.puppet_log) << "\n";
 }
@@ -103,6 +104,7 @@ nlohmann::json RunToJson(const RunSummary& run) {
           {"apply_seconds", run.apply_seconds},
           {"failed_resources", failed},
           {"errors", run.errors},
+          {"limits_hit", run.limits_hit},
           {"notes", run.notes}};
 }
 

@@ -526,12 +526,32 @@ def case_memory_limit():
         sys.exit(SKIP)
     failed = [f["resource"] for f in report["run"]["failed_resources"]]
     check(failed == ["Exec[hog]"], f"failed resources: {failed}")
-    check(any("hit its memory limit (600 MiB)" in n for n in report["run"]["notes"]),
+    check(any("hit its memory limit (600 MiB)" in n for n in report["run"]["limits_hit"]),
           "the limit is not reported: " + repr(report["run"]["notes"]))
     # Only this fsmove's cgroups: checks running alongside (ctest -j) have their own.
     left = cgroups_of(p.pid)
     check(not left, "cgroups left behind: " + " ".join(left))
     print("ok: the hog was stopped inside the sandbox", file=sys.stderr)
+
+
+def case_tmpfs_full():
+    """Every tmpfs of the sandbox has a size limit; one that is full when the run ends is
+    named in the run's notes. /dev (64 KiB) fills at once; /tmp stays below its limit."""
+    code = ("exec { 'fill': command => '/bin/sh -c \"head -c 1048576 /dev/zero > /dev/fill\"' }\n"
+            "exec { 'small': command => '/bin/sh -c \"head -c 4096 /dev/zero > /tmp/small\"' }\n")
+    p = fsmove("check", "-q", "--format", "json", "-e", code)
+    check(p.returncode in (0, 1), f"exit code {p.returncode}")
+    report = json.loads(p.stdout)
+    failed = [f["resource"] for f in report["run"]["failed_resources"]]
+    check(failed == ["Exec[fill]"], f"failed resources: {failed}")
+    full = [n for n in report["run"]["notes"] if "was full when the run ended" in n]
+    check(len(full) == 1 and "sandbox's /dev (a tmpfs, 64 KiB)" in full[0],
+          "the full /dev is not reported (or more is): " + repr(report["run"]["notes"]))
+    check(report["run"]["limits_hit"] == full, "run.limits_hit: " + repr(report["run"]["limits_hit"]))
+    p = fsmove("check", "-q", "-e", code)
+    check("warning: the sandbox's /dev (a tmpfs, 64 KiB) was full" in p.stdout,
+          "the text report does not warn of the full /dev")
+    print("ok: the full tmpfs is reported", file=sys.stderr)
 
 
 def case_argv_injection():

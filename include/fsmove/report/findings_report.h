@@ -45,6 +45,7 @@ struct RunSummary {
   std::vector<FailedResource> failed;  // failed resources, in log order
   std::vector<std::string> errors;     // other "Error:" lines of the log
   std::vector<std::string> notes;      // sandbox facts: bound inputs, prep, processes killed
+  std::vector<std::string> limits_hit;  // the sandbox's memory or tmpfs limits that were hit
 };
 
 struct FindingsContext {

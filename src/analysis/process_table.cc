@@ -20,15 +20,21 @@ uint32_t ProcessTable::NewFdTable() {
     id = static_cast<uint32_t>(fd_tables_.size());
     fd_tables_.emplace_back();
   }
-  fd_tables_[id].slots.clear();
+  fd_tables_[id].low.clear();
+  fd_tables_[id].high.clear();
   fd_tables_[id].users = 1;
   return id;
 }
 
 uint32_t ProcessTable::CopyFdTable(uint32_t from) {
   uint32_t id = NewFdTable();
-  fd_tables_[id].slots = fd_tables_[from].slots;
-  for (const FdEntry& e : fd_tables_[id].slots) {
+  FdTable& t = fd_tables_[id];
+  t.low = fd_tables_[from].low;
+  t.high = fd_tables_[from].high;
+  for (const FdEntry& e : t.low) {
+    if (e.open && e.inode != kNoInode) inodes_->Ref(e.inode);
+  }
+  for (const auto& [fd, e] : t.high) {
     if (e.open && e.inode != kNoInode) inodes_->Ref(e.inode);
   }
   return id;
@@ -42,10 +48,26 @@ void ProcessTable::CloseSlot(FdEntry& e) {
 void ProcessTable::ReleaseFdTable(uint32_t id) {
   FdTable& t = fd_tables_[id];
   if (--t.users > 0) return;
-  for (FdEntry& e : t.slots) CloseSlot(e);
-  t.slots.clear();
-  t.slots.shrink_to_fit();
+  for (FdEntry& e : t.low) CloseSlot(e);
+  for (auto& [fd, e] : t.high) CloseSlot(e);
+  t.low.clear();
+  t.low.shrink_to_fit();
+  t.high = {};
   free_fd_tables_.push_back(id);
+}
+
+FdEntry* ProcessTable::Slot(FdTable& t, int fd) {
+  if (fd < 0) return nullptr;
+  if (fd < kDenseFds) return static_cast<size_t>(fd) < t.low.size() ? &t.low[fd] : nullptr;
+  auto it = t.high.find(fd);
+  return it == t.high.end() ? nullptr : &it->second;
+}
+
+const FdEntry* ProcessTable::Slot(const FdTable& t, int fd) const {
+  if (fd < 0) return nullptr;
+  if (fd < kDenseFds) return static_cast<size_t>(fd) < t.low.size() ? &t.low[fd] : nullptr;
+  auto it = t.high.find(fd);
+  return it == t.high.end() ? nullptr : &it->second;
 }
 
 uint32_t ProcessTable::NewFs(InodeId cwd, InodeId root) {
@@ -127,41 +149,58 @@ void ProcessTable::Rename(int32_t from, int32_t to) {
 }
 
 const FdEntry* ProcessTable::Fd(const Process& p, int fd) const {
-  const FdTable& t = fd_tables_[p.fds];
-  if (fd < 0 || static_cast<size_t>(fd) >= t.slots.size() || !t.slots[fd].open) return nullptr;
-  return &t.slots[fd];
+  const FdEntry* e = Slot(fd_tables_[p.fds], fd);
+  return e != nullptr && e->open ? e : nullptr;
 }
 
 void ProcessTable::SetFd(const Process& p, int fd, InodeId inode, bool cloexec) {
   if (fd < 0 || fd >= kMaxFd) return;
   FdTable& t = fd_tables_[p.fds];
-  if (static_cast<size_t>(fd) >= t.slots.size()) t.slots.resize(fd + 1);
+  FdEntry* e;
+  if (fd < kDenseFds) {
+    if (static_cast<size_t>(fd) >= t.low.size()) t.low.resize(fd + 1);
+    e = &t.low[fd];
+  } else {
+    e = &t.high[fd];
+  }
   if (inode != kNoInode) inodes_->Ref(inode);  // before closing: fd may already hold it
-  CloseSlot(t.slots[fd]);
-  t.slots[fd] = FdEntry{inode, true, cloexec};
+  CloseSlot(*e);
+  *e = FdEntry{inode, true, cloexec};
 }
 
 void ProcessTable::CloseFd(const Process& p, int fd) {
   FdTable& t = fd_tables_[p.fds];
-  if (fd < 0 || static_cast<size_t>(fd) >= t.slots.size()) return;
-  CloseSlot(t.slots[fd]);
+  if (FdEntry* e = Slot(t, fd)) {
+    CloseSlot(*e);
+    if (fd >= kDenseFds) t.high.erase(fd);
+  }
 }
 
 void ProcessTable::SetCloexec(const Process& p, int fd, bool cloexec) {
-  FdTable& t = fd_tables_[p.fds];
-  if (fd < 0 || static_cast<size_t>(fd) >= t.slots.size() || !t.slots[fd].open) return;
-  t.slots[fd].cloexec = cloexec;
+  FdEntry* e = Slot(fd_tables_[p.fds], fd);
+  if (e != nullptr && e->open) e->cloexec = cloexec;
 }
 
 void ProcessTable::CloseRange(const Process& p, int first, int last, bool only_mark_cloexec) {
   FdTable& t = fd_tables_[p.fds];
   if (first < 0) first = 0;
-  for (size_t fd = first; fd < t.slots.size() && fd <= static_cast<size_t>(last); ++fd) {
+  if (last < first) return;
+  auto apply = [&](FdEntry& e) {
     if (only_mark_cloexec) {
-      if (t.slots[fd].open) t.slots[fd].cloexec = true;
+      if (e.open) e.cloexec = true;
     } else {
-      CloseSlot(t.slots[fd]);
+      CloseSlot(e);
     }
+  };
+  for (size_t fd = first; fd < t.low.size() && fd <= static_cast<size_t>(last); ++fd) {
+    apply(t.low[fd]);
+  }
+  if (last < kDenseFds) return;
+  for (auto& [fd, e] : t.high) {
+    if (fd >= first && fd <= last) apply(e);
+  }
+  if (!only_mark_cloexec) {
+    absl::erase_if(t.high, [&](const auto& kv) { return kv.first >= first && kv.first <= last; });
   }
 }
 
@@ -181,9 +220,15 @@ void ProcessTable::UnshareFs(Process& p) {
 
 void ProcessTable::PrepareExec(Process& p) {
   UnshareFds(p);
-  for (FdEntry& e : fd_tables_[p.fds].slots) {
+  FdTable& t = fd_tables_[p.fds];
+  for (FdEntry& e : t.low) {
     if (e.open && e.cloexec) CloseSlot(e);
   }
+  absl::erase_if(t.high, [&](auto& kv) {
+    if (!kv.second.cloexec) return false;
+    CloseSlot(kv.second);
+    return true;
+  });
 }
 
 void ProcessTable::SetCwd(const Process& p, InodeId dir) {

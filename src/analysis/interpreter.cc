@@ -42,8 +42,11 @@ Process& Interpreter::ProcessFor(int32_t pid) {
   if (Process* p = procs_.Find(pid)) return *p;
   // A child often prints its first calls before its parent's clone returns: the parent is
   // the process whose clone started last.
+  // (Not PID 1: with `strace -p 1` it shows up whenever it first makes a call, and it is
+  // nobody's child.)
   int32_t parent = -1;
-  for (auto it = pending_clones_by_line_.rbegin(); it != pending_clones_by_line_.rend(); ++it) {
+  for (auto it = pending_clones_by_line_.rbegin();
+       pid != kInitPid && it != pending_clones_by_line_.rend(); ++it) {
     if (it->second != pid) {
       parent = it->second;
       break;
@@ -98,6 +101,15 @@ void Interpreter::CreateChild(int32_t parent_pid, int32_t child, uint64_t flags)
       c.block = parent.block;
       break;
     case Ownership::kNone:
+      // systemd (PID 1) starting a unit that a resource's systemctl asked for.
+      if (parent_pid == kInitPid && !thread && !service_requests_.empty()) {
+        const ServiceRequest* latest = nullptr;
+        for (const auto& [pid, request] : service_requests_) {
+          if (latest == nullptr || request.order > latest->order) latest = &request;
+        }
+        c.ownership = Ownership::kResource;
+        c.block = latest->block;
+      }
       break;
   }
 }
@@ -112,6 +124,7 @@ void Interpreter::ProcessExit(int32_t pid) {
   procs_.Remove(pid);
   ErasePendingClone(pid);
   adopted_.erase(pid);
+  service_requests_.erase(pid);
 }
 
 void Interpreter::RenamePid(int32_t from, int32_t to) {
@@ -124,6 +137,11 @@ void Interpreter::RenamePid(int32_t from, int32_t to) {
     AddPendingClone(to, moved);
   }
   if (puppet_tgid_ == from) puppet_tgid_ = to;
+  if (auto it = service_requests_.find(from); it != service_requests_.end()) {
+    ServiceRequest moved = it->second;
+    service_requests_.erase(it);
+    service_requests_[to] = moved;
+  }
 }
 
 // ---------------------------------------------------------------- blocks
@@ -253,6 +271,15 @@ void Interpreter::Record(const Resolution& r, Effect e, const CallContext& ctx, 
     ++stats_.unnamed_paths;
     return;
   }
+  // A unit that systemd sandboxes (PrivateTmp=, ProtectSystem=, ...) runs in a mount
+  // namespace whose root is the real root bind-mounted at /run/systemd/unit-root: its paths
+  // are the real root's.
+  constexpr std::string_view kUnitRoot = "/run/systemd/unit-root";
+  if (std::string_view(scratch_).starts_with(kUnitRoot) &&
+      (scratch_.size() == kUnitRoot.size() || scratch_[kUnitRoot.size()] == '/')) {
+    scratch_.erase(0, kUnitRoot.size());
+    if (scratch_.empty()) scratch_ = "/";
+  }
   bool shallow = e == Effect::kConsumed   ? probe || fstrace::IsLookupSyscall(ctx.syscall)
                  : e == Effect::kProduced ? fstrace::IsMetadataSyscall(ctx.syscall)
                                           : false;
@@ -345,9 +372,16 @@ void Interpreter::Apply(const Construct& c, const CallContext& ctx) {
       if (adopted_.erase(c.child) > 0) return;  // created when it first showed up
       CreateChild(ctx.pid, c.child, c.clone_flags);
       return;
-    case Op::kExec:
+    case Op::kExec: {
       procs_.PrepareExec(p);
+      std::string_view program = c.path.substr(c.path.rfind('/') + 1);
+      if (p.ownership == Ownership::kResource && program == "systemctl") {
+        service_requests_[ctx.pid] = ServiceRequest{p.block, ++service_request_order_};
+      } else {
+        service_requests_.erase(ctx.pid);
+      }
       return;
+    }
     case Op::kRename:
       ApplyRename(p, c);
       return;

@@ -229,6 +229,12 @@ std::function<int()> RegisterCheck(CLI::App& app) {
                       RootNames() + "; see `fsmove root`), or a directory holding one")
       ->type_name("NAME|DIR")
       ->default_str(std::string(kDefaultRoot));
+  cmd->add_option("--init", o->request.init,
+                  "PID 1 of the sandbox: none (Puppet's systemctl works offline; services start "
+                  "through init scripts) or systemd (booted first, its units really start, and "
+                  "the daemons it starts are traced)")
+      ->check(CLI::IsMember({"none", "systemd"}))
+      ->default_val("none");
   cmd->add_option("--memory-limit", o->memory_limit,
                   "the sandbox's memory (a cgroup of its own): SIZE such as 4G, auto (three "
                   "quarters of the machine) or none; the run's notes say when it was hit")

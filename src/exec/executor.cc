@@ -178,6 +178,7 @@ void HandleStatusLine(std::string_view line, SupervisorReport* r, Progress* prog
   if (f[0] == "phase" && f.size() >= 2) {
     r->phase = f[1];
     if (f[1] == "sandbox") progress->Show("setting up the sandbox...");
+    if (f[1] == "boot") progress->Show("booting systemd...");
     if (f[1] == "compile") progress->Show("compiling the catalog...");
     if (f[1] == "prep") progress->Show("preparing the sandbox (apt caches)...");
     if (f[1] == "apply") progress->Show("applying the catalog under strace...");
@@ -359,6 +360,10 @@ absl::StatusOr<RunResult> RunCheck(const CheckRequest& request, analysis::Analyz
   if (!request.root.host() && request.sandbox != SandboxMode::kOverlay) {
     return absl::InvalidArgumentError("a pinned root (--root) needs the overlay sandbox");
   }
+  if (request.init == "systemd" && request.sandbox != SandboxMode::kOverlay) {
+    return absl::InvalidArgumentError("--init systemd needs the overlay sandbox");
+  }
+  result.summary.init = request.init;
 
   // ---- the work directory: manifest, module link, FIFO, catalog, logs ----
   std::string parent = request.work_parent;
@@ -390,8 +395,9 @@ absl::StatusOr<RunResult> RunCheck(const CheckRequest& request, analysis::Analyz
   spec.keep_dir = request.keep_sandbox;
   spec.memory_limit = request.memory_limit;
   static std::atomic<unsigned> runs{0};
-  if (spec.memory_limit > 0) spec.cgroup_name = MemoryCgroupName(++runs);
+  if (spec.memory_limit > 0 || request.init == "systemd") spec.cgroup_name = MemoryCgroupName(++runs);
   spec.lower_dir = request.root.dir;
+  spec.init = request.init;
   spec.env = PuppetEnvironment();
   if (request.pin_cpu && request.sandbox == SandboxMode::kOverlay && !request.untraced) {
     spec.trace_cpu = TracingCpu();
@@ -437,6 +443,12 @@ absl::StatusOr<RunResult> RunCheck(const CheckRequest& request, analysis::Analyz
     spec.strace_argv =
         StraceArguments(request.root.host() ? StraceExecutable() : kRootStrace,
                         inside + "/" + kTraceFifo, request.full_trace);
+    // With systemd as PID 1, strace also follows it: the daemons a Service's `systemctl
+    // start` asks for are PID 1's children. (The kernel-side filter only holds for Puppet's
+    // own processes: those of PID 1 stop at every call.)
+    if (request.init == "systemd") {
+      spec.strace_argv.insert(spec.strace_argv.end() - 1, {"-p", "1"});
+    }
   }
   // The catalog's custom types and providers load from the modulepath at apply time too.
   // --graph: Puppet writes the relationship graph it applies (expanded_relationships.dot)

@@ -1,15 +1,20 @@
 // A memory cgroup for the sandbox; see memory_limit.h.
 #include "fsmove/exec/memory_limit.h"
 
+#include <dirent.h>
 #include <fcntl.h>
+#include <sys/mount.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
 #include <cctype>
 #include <cerrno>
 #include <cstring>
+#include <algorithm>
+#include <filesystem>
 #include <fstream>
 #include <sstream>
+#include <vector>
 
 #include "fmt/format.h"
 
@@ -208,6 +213,93 @@ uint64_t MemoryLimit::TimesHit() const {
 void MemoryLimit::Remove() {
   if (parent_fd_ >= 0 && !name_.empty()) RemoveCgroupDir(parent_fd_, name_.c_str());
   dir_.clear();
+}
+
+absl::StatusOr<SystemdCgroup> SystemdCgroup::Make(const std::string& mount_dir,
+                                                  const std::string& name) {
+  if (!ValidCgroupName(name)) {
+    return absl::InvalidArgumentError(fmt::format("not a cgroup name: '{}'", name));
+  }
+  std::string v2_path;
+  {
+    std::istringstream lines(ReadText("/proc/self/cgroup"));
+    for (std::string line; std::getline(lines, line);) {
+      if (line.starts_with("0::")) v2_path = line.substr(3);
+    }
+  }
+  if (mkdir(mount_dir.c_str(), 0700) != 0 && errno != EEXIST) {
+    return absl::FailedPreconditionError(
+        fmt::format("cannot make {}: {}", mount_dir, std::strerror(errno)));
+  }
+  if (mount("cgroup2", mount_dir.c_str(), "cgroup2", MS_NOSUID | MS_NODEV | MS_NOEXEC, nullptr) != 0) {
+    int e = errno;
+    rmdir(mount_dir.c_str());
+    return absl::FailedPreconditionError(
+        fmt::format("cannot mount the cgroup2 hierarchy: {}", std::strerror(e)));
+  }
+  const size_t slash = v2_path.rfind('/');
+  const std::string parent = mount_dir + v2_path.substr(0, slash == std::string::npos ? 0 : slash);
+  SystemdCgroup c;
+  c.parent_fd_ = open(parent.c_str(), O_PATH | O_DIRECTORY | O_CLOEXEC);
+  if (c.parent_fd_ < 0 || (mkdirat(c.parent_fd_, name.c_str(), 0755) != 0 && errno != EEXIST)) {
+    int e = errno;
+    umount2(mount_dir.c_str(), MNT_DETACH);
+    rmdir(mount_dir.c_str());
+    return absl::FailedPreconditionError(
+        fmt::format("cannot make the cgroup {}/{}: {}", parent, name, std::strerror(e)));
+  }
+  c.name_ = name;
+  return c;
+}
+
+SystemdCgroup::SystemdCgroup(SystemdCgroup&& other) noexcept
+    : parent_fd_(other.parent_fd_), name_(std::move(other.name_)) {
+  other.parent_fd_ = -1;
+  other.name_.clear();
+}
+
+SystemdCgroup::~SystemdCgroup() {
+  if (parent_fd_ >= 0) close(parent_fd_);
+}
+
+bool SystemdCgroup::Enter() const {
+  if (parent_fd_ < 0) return false;
+  int fd = openat(parent_fd_, (name_ + "/cgroup.procs").c_str(), O_WRONLY | O_CLOEXEC);
+  if (fd < 0) return false;
+  const std::string pid = std::to_string(getpid());
+  bool ok = write(fd, pid.data(), pid.size()) == static_cast<ssize_t>(pid.size());
+  close(fd);
+  return ok;
+}
+
+namespace {
+
+// Removes cgroup `name` in `dir_fd` with every cgroup below it, deepest first.
+void RemoveCgroupTree(int dir_fd, const std::string& name, int depth) {
+  if (depth > 64) return;
+  int fd = openat(dir_fd, name.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+  if (fd < 0) return;
+  std::vector<std::string> children;
+  if (DIR* d = fdopendir(fd)) {
+    while (dirent* e = readdir(d)) {
+      std::string child = e->d_name;
+      if (e->d_type == DT_DIR && child != "." && child != "..") children.push_back(child);
+    }
+    for (const std::string& child : children) RemoveCgroupTree(dirfd(d), child, depth + 1);
+    closedir(d);
+  } else {
+    close(fd);
+  }
+  RemoveCgroupDir(dir_fd, name.c_str());
+}
+
+}  // namespace
+
+void SystemdCgroup::Remove() {
+  if (parent_fd_ < 0 || name_.empty()) return;
+  // The cgroup2 mount goes with this mount namespace, when its last process ends.
+  RemoveCgroupTree(parent_fd_, name_, 0);
+  name_.clear();
 }
 
 }  // namespace fsmove::exec

@@ -49,6 +49,7 @@ nlohmann::json SandboxSpecToJson(const SandboxSpec& s) {
           {"memory_limit", s.memory_limit},
           {"cgroup_name", s.cgroup_name},
           {"lower_dir", s.lower_dir},
+          {"init", s.init},
           {"env", s.env},
           {"compile_argv", s.compile_argv},
           {"strace_argv", s.strace_argv},
@@ -71,6 +72,8 @@ absl::StatusOr<SandboxSpec> SandboxSpecFromJson(const nlohmann::json& j) {
     s.memory_limit = j.value("memory_limit", uint64_t{0});
     s.cgroup_name = j.value("cgroup_name", std::string());
     s.lower_dir = j.value("lower_dir", std::string("/"));
+    s.init = j.value("init", std::string("none"));
+    if (s.init != "none" && s.init != "systemd") return absl::InvalidArgumentError("bad init");
     s.env = j.at("env").get<std::vector<std::string>>();
     s.compile_argv = j.at("compile_argv").get<std::vector<std::string>>();
     s.strace_argv = j.at("strace_argv").get<std::vector<std::string>>();
@@ -184,12 +187,14 @@ std::vector<ProcEntry> ListProcesses(const std::string& proc_dir) {
 // subreaper on the host.
 class Supervisor {
  public:
-  Supervisor(SandboxSpec spec, int status_fd)
-      : spec_(std::move(spec)), status_(status_fd), root_("/"), proc_dir_("/proc") {
-    // No systemd runs in the sandbox: systemctl must work offline (enable/disable edit the
+  // `done_fd`: with --init systemd, the supervisor is PID 1's child and writes its exit code
+  // there (one byte) for the keeper, which then ends PID 1.
+  Supervisor(SandboxSpec spec, int status_fd, int done_fd = -1)
+      : spec_(std::move(spec)), status_(status_fd), done_fd_(done_fd), root_("/"), proc_dir_("/proc") {
+    // Without systemd in the sandbox, systemctl must work offline (enable/disable edit the
     // links, daemon-reload is ignored), as it did while the sandbox was a chroot, rather than
     // fail to reach a service manager. systemctl reads SYSTEMD_OFFLINE for that.
-    if (spec_.mode == SandboxMode::kOverlay) spec_.env.push_back("SYSTEMD_OFFLINE=1");
+    if (spec_.mode == SandboxMode::kOverlay && !systemd()) spec_.env.push_back("SYSTEMD_OFFLINE=1");
   }
 
   int Run() {
@@ -207,7 +212,15 @@ class Supervisor {
         status_.Send(fmt::format("error setting up the sandbox: {}", std::string(st.message())));
         return 2;
       }
+      if (systemd()) return BootSystemd();
     }
+    return Supervise();
+  }
+
+ private:
+  bool systemd() const { return spec_.init == "systemd"; }
+
+  int Supervise() {
     if (!Compile()) return 0;
     if (spec_.mode == SandboxMode::kOverlay && spec_.prep) PrepareAfterCompile();
     Apply();
@@ -219,7 +232,86 @@ class Supervisor {
     return 0;
   }
 
- private:
+  // --init systemd: this process (PID 1) forks the supervisor, then becomes systemd. The
+  // supervisor waits until systemd has booted, runs the check, and hands its exit code to
+  // the keeper, which ends PID 1 and with it the namespace.
+  int BootSystemd() {
+    const char* systemd_path = "/lib/systemd/systemd";
+    if (access(systemd_path, X_OK) != 0) {
+      status_.Send(fmt::format("error --init systemd: the root has no {}", systemd_path));
+      return 2;
+    }
+    // No logins on consoles the sandbox does not have.
+    for (const char* unit : {"console-getty.service", "getty@.service", "getty.target",
+                             "systemd-logind.service"}) {
+      std::string mask = std::string("/etc/systemd/system/") + unit;
+      unlink(mask.c_str());
+      (void)!symlink("/dev/null", mask.c_str());
+    }
+    pid_t child = fork();
+    if (child < 0) {
+      status_.Send(fmt::format("error fork: {}", std::strerror(errno)));
+      return 2;
+    }
+    if (child == 0) {
+      prctl(PR_SET_PDEATHSIG, SIGKILL);
+      prctl(PR_SET_CHILD_SUBREAPER, 1);
+      self_ = getpid();
+      int code = WaitForSystemd() ? Supervise() : 2;
+      unsigned char byte = static_cast<unsigned char>(code);
+      if (done_fd_ >= 0) (void)!write(done_fd_, &byte, 1);
+      _exit(code);
+    }
+    // PID 1: systemd, its output in the work directory, nothing else of ours left open.
+    int log = OpenForWriting(Host(kSystemdLog));
+    int null_fd = open("/dev/null", O_RDWR | O_CLOEXEC);
+    if (null_fd >= 0) dup2(null_fd, 0);
+    if (log >= 0) {
+      dup2(log, 1);
+      dup2(log, 2);
+    }
+    close_range(3, ~0u, 0);
+    std::vector<std::string> env = {"container=fsmove", fmt::format("PATH={}", kSafePath),
+                                    "LANG=C.UTF-8"};
+    std::vector<char*> envp;
+    for (std::string& e : env) envp.push_back(e.data());
+    envp.push_back(nullptr);
+    char* argv[] = {const_cast<char*>(systemd_path), const_cast<char*>("--log-target=console"),
+                    const_cast<char*>("--show-status=no"), nullptr};
+    execve(systemd_path, argv, envp.data());
+    _exit(127);
+  }
+
+  // Until `systemctl is-system-running --wait` says running (or degraded: a unit of the root
+  // failed, which the module does not care about); at most a minute.
+  bool WaitForSystemd() {
+    status_.Send("phase boot");
+    const auto t0 = Clock::now();
+    int log = OpenForWriting(Host(kCompileLog), /*append=*/true);
+    SpawnOptions o;
+    o.env = spec_.env;
+    o.stdout_fd = log;
+    o.stderr_fd = log;
+    std::string state;
+    while (SecondsSince(t0) < 60) {
+      auto run = RunCaptured({"timeout", "60", "systemctl", "is-system-running", "--wait"},
+                             spec_.env, 4096);
+      if (run.ok()) {
+        state = run->out;
+        while (!state.empty() && (state.back() == '\n' || state.back() == ' ')) state.pop_back();
+        if (state == "running" || state == "degraded") break;
+      }
+      std::this_thread::sleep_for(std::chrono::milliseconds(200));
+    }
+    if (log >= 0) close(log);
+    if (state != "running" && state != "degraded") {
+      status_.Send(fmt::format("error systemd did not boot within 60 s (state '{}'; its log: {})",
+                               state, kSystemdLog));
+      return false;
+    }
+    status_.Send(fmt::format("note systemd booted ({}) in {:.1f} s", state, SecondsSince(t0)));
+    return true;
+  }
   // A file of the run's work directory: the host's path until the root is pivoted, then the
   // same directory as the sandbox sees it (bound at kSandboxWorkDir).
   std::string Host(const std::string& name) const { return io_dir_ + "/" + name; }
@@ -257,6 +349,15 @@ class Supervisor {
     };
     for (const Step& s : steps) {
       if (absl::Status st = Mount(s.source, s.target, s.type, s.flags, s.data); !st.ok()) return st;
+    }
+    // systemd's cgroup tree: a pure cgroup2 whose root is the sandbox's own cgroup (this
+    // process's cgroup namespace), writable, on the read-only /sys.
+    if (systemd()) {
+      if (absl::Status st = Mount("cgroup2", root_ + "/sys/fs/cgroup", "cgroup2",
+                                  MS_NOSUID | MS_NODEV | MS_NOEXEC, "");
+          !st.ok()) {
+        return st;
+      }
     }
     // The kernel's knobs stay as they are: read-only, as container runtimes make them.
     for (const char* knob : {"/proc/sys", "/proc/sysrq-trigger", "/proc/irq", "/proc/bus",
@@ -673,7 +774,7 @@ class Supervisor {
   void ReportLeftovers() {
     size_t n = 0;
     for (const ProcEntry& p : ListProcesses(proc_dir_)) {
-      if (p.pid == self_) continue;
+      if (p.pid == self_ || (systemd() && p.pid == 1)) continue;
       if (++n <= 20) status_.Send(fmt::format("note left running at the end (killed): {} {}", p.pid, p.comm));
     }
     if (n > 20) status_.Send(fmt::format("note ... and {} more processes", n - 20));
@@ -711,6 +812,7 @@ class Supervisor {
 
   SandboxSpec spec_;
   StatusPipe status_;
+  int done_fd_ = -1;
   std::string io_dir_ = spec_.work_dir;
   std::string root_;
   std::string proc_dir_;
@@ -814,6 +916,22 @@ int SandboxMain(const std::string& spec_file, int status_fd) {
                             std::strerror(errno)));
     return 2;
   }
+  // --init systemd: systemd needs a cgroup2 tree of its own. Unless the memory limit's cgroup
+  // is one already, a cgroup2 cgroup is made for the sandbox (the hierarchy mounted in this
+  // private mount namespace; on a host with cgroup v1 the unified one); PID 1 enters it
+  // before its cgroup namespace is made, so systemd's tree is rooted there.
+  std::optional<SystemdCgroup> systemd_cgroup;
+  if (spec->init == "systemd" && !(memory && memory->v2())) {
+    absl::StatusOr<SystemdCgroup> made = SystemdCgroup::Make(
+        spec->work_dir + "/cgroup2", spec->cgroup_name.empty()
+                                         ? fmt::format("fsmove-{}-init", getpid())
+                                         : spec->cgroup_name + "-init");
+    if (!made.ok()) {
+      status.Send(fmt::format("error --init systemd: {}", std::string(made.status().message())));
+      return 2;
+    }
+    systemd_cgroup.emplace(std::move(*made));
+  }
   // Outbound network for package downloads, through user-mode NAT: started before the PID
   // namespace (it must not be PID 1) and before the root is pivoted (it opens /dev/net/tun).
   pid_t slirp = StartUserModeNetwork(status, host_net);
@@ -830,8 +948,8 @@ int SandboxMain(const std::string& spec_file, int status_fd) {
   // executor, so that we reap them before the memory limit's cgroup is removed (a zombie
   // still counts as a member).
   prctl(PR_SET_CHILD_SUBREAPER, 1);
-  int alive[2];
-  if (pipe2(alive, O_CLOEXEC) != 0) {
+  int alive[2], done[2];
+  if (pipe2(alive, O_CLOEXEC) != 0 || pipe2(done, O_CLOEXEC) != 0) {
     status.Send(fmt::format("error pipe: {}", std::strerror(errno)));
     return 2;
   }
@@ -845,6 +963,10 @@ int SandboxMain(const std::string& spec_file, int status_fd) {
     prctl(PR_SET_PDEATHSIG, SIGKILL);
     // Into the memory limit, then a cgroup namespace whose root is that cgroup.
     if (memory && !memory->Enter()) status.Send("note could not enter the memory limit's cgroup");
+    if (systemd_cgroup && !systemd_cgroup->Enter()) {
+      status.Send("error --init systemd: could not enter the sandbox's cgroup2 cgroup");
+      _exit(2);
+    }
     if (unshare(CLONE_NEWCGROUP) != 0) {
       status.Send(fmt::format("error cannot create the sandbox's cgroup namespace: {}",
                               std::strerror(errno)));
@@ -854,12 +976,29 @@ int SandboxMain(const std::string& spec_file, int status_fd) {
     pollfd p{alive[0], POLLIN, 0};
     if (poll(&p, 1, 0) > 0 && (p.revents & POLLHUP)) _exit(2);
     close(alive[0]);
-    _exit(Supervisor(std::move(*spec), status_fd).Run());
+    close(done[0]);
+    _exit(Supervisor(std::move(*spec), status_fd, done[1]).Run());
   }
   close(alive[0]);
-  int st = 0;
-  while (waitpid(init, &st, 0) < 0 && errno == EINTR) {
+  close(done[1]);
+  // PID 1 ends the run by exiting, or (systemd) its supervisor hands over its exit code and
+  // PID 1 is ended here.
+  int st = 0, code = -1;
+  for (bool watching = true;;) {
+    pid_t r = waitpid(init, &st, watching ? WNOHANG : 0);
+    if (r == init) break;
+    if (r < 0 && errno != EINTR) break;
+    if (!watching) continue;
+    pollfd p{done[0], POLLIN, 0};
+    if (poll(&p, 1, 200) <= 0) continue;
+    unsigned char byte = 0;
+    if ((p.revents & POLLIN) && read(done[0], &byte, 1) == 1) code = byte;
+    if (code >= 0 || (p.revents & (POLLHUP | POLLERR))) {
+      if (spec->init == "systemd") kill(init, SIGKILL);
+      watching = false;
+    }
   }
+  close(done[0]);
   if (slirp > 0) kill(slirp, SIGTERM);
   // slirp4netns, and whatever of the sandbox was handed to us: every child is gone or dying.
   while (waitpid(-1, nullptr, 0) > 0 || errno == EINTR) {
@@ -872,7 +1011,8 @@ int SandboxMain(const std::string& spec_file, int status_fd) {
     }
     memory->Remove();
   }
-  return ShellExitCode(st);
+  if (systemd_cgroup) systemd_cgroup->Remove();
+  return code >= 0 ? code : ShellExitCode(st);
 }
 
 }  // namespace fsmove::exec

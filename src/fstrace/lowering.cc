@@ -214,6 +214,8 @@ void Exec(Lowerer& l, int dirfd, size_t path_i, uint64_t at_flags) {
   AtPath(l, dirfd, path_i, Effect::kConsumed, at_flags, true);
   Construct c;
   c.op = Op::kExec;
+  std::string_view path;
+  if (l.Str(path_i, &path)) c.path = path;  // the program, by name (systemctl, ...)
   l.Emit(c);
 }
 

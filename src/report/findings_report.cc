@@ -60,6 +60,7 @@ void WriteRunText(std::ostream& out, const RunSummary& run) {
   out << "Puppet run: " << TerminalSafe(run.target) << " (sandbox " << run.sandbox;
   if (!run.root.empty()) out << ", root " << TerminalSafe(run.root);
   if (!run.puppet_version.empty()) out << ", Puppet " << TerminalSafe(run.puppet_version);
+  if (run.init == "systemd") out << ", systemd as PID 1";
   out << "), compiled in "
       << fmt::format("{:.1f}", run.compile_seconds) << " s, applied in "
       << fmt::format("{:.1f}", run.apply_seconds) << " s, puppet exit code "
@@ -93,6 +94,7 @@ nlohmann::json RunToJson(const RunSummary& run) {
   return {{"target", run.target},
           {"sandbox", run.sandbox},
           {"root", run.root},
+          {"init", run.init},
           {"puppet_version", run.puppet_version.empty() ? nlohmann::json(nullptr)
                                                         : nlohmann::json(run.puppet_version)},
           {"puppet_exit_code", run.puppet_exit_code},

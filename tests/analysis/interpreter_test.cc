@@ -359,5 +359,38 @@ TEST(InterpreterTest, LearnedSymlinksCanonicaliseDirectoriesForRelations) {
               UnorderedElementsAre(Pair("Package[libfoo]", "Service[app]")));
 }
 
+// --init systemd: `strace -p 1` shows systemd (PID 1) starting the unit a resource's
+// systemctl asked for; the daemon is charged to that resource, PID 1's own calls and what it
+// starts when no systemctl runs are charged to none, and paths under systemd's unit root
+// (a sandboxed unit's view of /) are the real root's.
+TEST(InterpreterTest, SystemdStartsTheDaemonAResourceAskedFor) {
+  const std::string kS = "Service[demo]";
+  Harness h({"1 openat(AT_FDCWD, \"/etc/systemd/system/demo.service\", O_RDONLY) = 5",
+             Begin(100, kS),
+             "100 clone(child_stack=NULL, flags=SIGCHLD) = 200",
+             "200 execve(\"/usr/bin/systemctl\", [\"systemctl\", \"start\", \"demo\"], 0x7f /* 6 vars */) = 0",
+             "1 clone(child_stack=NULL, flags=SIGCHLD) = 300",
+             "300 openat(AT_FDCWD, \"/etc/demo.conf\", O_RDONLY) = 3",
+             "300 openat(AT_FDCWD, \"/run/systemd/unit-root/etc/demo.env\", O_RDONLY) = 4",
+             "1 openat(AT_FDCWD, \"/etc/demo.unit-read\", O_RDONLY) = 6",
+             "200 +++ exited with 0 +++",
+             "1 clone(child_stack=NULL, flags=SIGCHLD) = 400",
+             "400 openat(AT_FDCWD, \"/etc/other.conf\", O_RDONLY) = 3",
+             End(100, kS)});
+  EXPECT_THAT(h.At("/etc/demo.conf"), UnorderedElementsAre(Pair(kS, "consumed")));
+  EXPECT_THAT(h.At("/etc/demo.env"), UnorderedElementsAre(Pair(kS, "consumed")));
+  EXPECT_THAT(h.At("/run/systemd/unit-root/etc/demo.env"), IsEmpty());
+  EXPECT_THAT(h.At("/etc/demo.unit-read"), IsEmpty());
+  EXPECT_THAT(h.At("/etc/other.conf"), IsEmpty());
+}
+
+// PID 1 first shows up whenever it makes a call: never as the child of a clone in flight.
+TEST(InterpreterTest, PidOneIsNobodysChild) {
+  Harness h({Begin(100, kE), "100 clone(child_stack=NULL, flags=SIGCHLD <unfinished ...>",
+             "1 openat(AT_FDCWD, \"/etc/pid-one\", O_RDONLY) = 5",
+             "100 <... clone resumed>) = 200", End(100, kE)});
+  EXPECT_THAT(h.At("/etc/pid-one"), IsEmpty());
+}
+
 }  // namespace
 }  // namespace fsmove::testing

@@ -130,6 +130,18 @@ class Interpreter {
   std::set<std::pair<uint64_t, int32_t>> pending_clones_by_line_;
   absl::flat_hash_set<int32_t> adopted_;
 
+  // With systemd as PID 1 (traced with `strace -p 1`), a daemon is PID 1's child, not the
+  // child of the resource that asked for it: while a resource's `systemctl` runs, what PID 1
+  // starts is charged to that resource. systemctl processes by pid, with their block and the
+  // order they started in (the latest request wins).
+  struct ServiceRequest {
+    BlockId block;
+    uint64_t order;
+  };
+  absl::flat_hash_map<int32_t, ServiceRequest> service_requests_;
+  uint64_t service_request_order_ = 0;
+  static constexpr int32_t kInitPid = 1;
+
   std::string scratch_;
   std::string expand_[2];
 };

@@ -42,6 +42,8 @@ struct CheckRequest {
   // The overlay's lower layer: the host (default) or a pinned OS root, whose own Puppet and
   // strace then run.
   OsRoot root = {std::string(kHostRoot), "/", ""};
+  // PID 1 of the sandbox: "none" or "systemd" (booted; strace also follows PID 1).
+  std::string init = "none";
 };
 
 enum class RunEnd {

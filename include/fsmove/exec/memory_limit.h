@@ -33,6 +33,7 @@ class MemoryLimit {
   void Remove();
 
   const std::string& dir() const { return dir_; }
+  bool v2() const { return v2_; }
   uint64_t limit_bytes() const { return limit_bytes_; }
 
  private:
@@ -45,6 +46,30 @@ class MemoryLimit {
   int parent_fd_ = -1;
   bool v2_ = false;
   uint64_t limit_bytes_ = 0;
+};
+
+// The cgroup2 cgroup that --init systemd runs under when the memory limit's cgroup is not one
+// (no limit, or cgroup v1's memory controller): the cgroup2 hierarchy is mounted at
+// `mount_dir` (in the caller's private mount namespace) and `name` made beside the caller's
+// own cgroup2 cgroup.
+class SystemdCgroup {
+ public:
+  static absl::StatusOr<SystemdCgroup> Make(const std::string& mount_dir, const std::string& name);
+  SystemdCgroup(SystemdCgroup&& other) noexcept;
+  SystemdCgroup& operator=(SystemdCgroup&&) = delete;
+  ~SystemdCgroup();
+  // Moves the calling process into it.
+  bool Enter() const;
+  // Once its processes are gone: removes it with whatever systemd made below it, and the
+  // mount.
+  void Remove();
+
+ private:
+  SystemdCgroup() = default;
+  // The sandbox's pivot_root changes this process's root too (same mount namespace): the
+  // cgroup is reached through a descriptor of its parent, opened when made.
+  int parent_fd_ = -1;
+  std::string name_;
 };
 
 // Removes the memory cgroup `name` of a sandbox, if it is still there: a keeper killed

@@ -44,6 +44,9 @@ struct SandboxSpec {
   std::string cgroup_name;
   // The overlay's lower layer: "/" (the host) or a pinned OS root (see os_root.h).
   std::string lower_dir = "/";
+  // PID 1 of the sandbox: "none" (the supervisor; systemctl works offline) or "systemd"
+  // (booted before the apply; strace also follows PID 1, so the daemons it starts are traced).
+  std::string init = "none";
   std::vector<std::string> env;
   std::vector<std::string> compile_argv;  // paths as seen inside the sandbox
   std::vector<std::string> strace_argv;   // ends with "--"
@@ -53,6 +56,8 @@ struct SandboxSpec {
 // Where the work directory appears to Puppet.
 std::string InsideWorkDir(const SandboxSpec& spec);
 inline constexpr const char* kSandboxWorkDir = "/run/fsmove";
+// systemd's own output (--init systemd), in the work directory.
+inline constexpr const char* kSystemdLog = "systemd.log";
 // With --keep-sandbox: the overlay's upper layer and the host directory it is copied to, as
 // the pivoted sandbox sees them.
 inline constexpr const char* kKeepUpperDir = "/run/fsmove-upper";

@@ -35,6 +35,7 @@ struct RunSummary {
   std::string sandbox;         // "overlay" or "none"
   std::string root;            // the OS root Puppet ran on: "host", debian-12, a directory
   std::string puppet_version;  // the Puppet that ran ("" if unknown)
+  std::string init;            // PID 1 of the sandbox: "none" or "systemd"
   int puppet_exit_code = 0;    // puppet apply's exit status (128+N: killed by signal N)
   bool timed_out = false;
   bool trace_complete = true;  // strace followed Puppet to its exit

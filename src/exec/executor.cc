@@ -99,9 +99,17 @@ class FifoSource : public trace::ByteSource {
   FifoSource(int fd, const std::atomic<bool>* stop, std::chrono::seconds grace)
       : fd_(fd), stop_(stop), grace_(grace) {}
   ~FifoSource() override { close(fd_); }
+  // Time spent in Read: waiting for strace's output (and reading it, which is cheap).
+  double waited_seconds() const { return std::chrono::duration<double>(waited_).count(); }
   absl::StatusOr<size_t> Read(char* buf, size_t n) override {
     // strace writes line by line; waking for each line would bounce between CPUs hundreds
     // of thousands of times. After a short read, let the (1 MB) pipe fill for a while.
+    const auto wait_start = Clock::now();
+    struct Waited {  // the time until data came counts as waiting for Puppet, not analysis
+      Clock::duration* total;
+      Clock::time_point start;
+      ~Waited() { *total += Clock::now() - start; }
+    } waited{&waited_, wait_start};
     if (last_read_short_) std::this_thread::sleep_for(std::chrono::milliseconds(3));
     for (;;) {
       pollfd p{fd_, POLLIN, 0};
@@ -134,6 +142,7 @@ class FifoSource : public trace::ByteSource {
   bool stop_seen_ = false;
   bool last_read_short_ = false;
   Clock::time_point stop_at_;
+  Clock::duration waited_{};
 };
 
 // What the supervisor said on the status pipe.
@@ -525,9 +534,10 @@ absl::StatusOr<RunResult> RunCheck(const CheckRequest& request, analysis::Analyz
   });
 
   // ---- analysis, while Puppet runs ----
-  std::unique_ptr<trace::ByteSource> source =
-      std::make_unique<FifoSource>(fifo_rd, &run_over,
-                                   std::chrono::seconds(request.untraced ? 0 : 10));
+  auto fifo_source = std::make_unique<FifoSource>(
+      fifo_rd, &run_over, std::chrono::seconds(request.untraced ? 0 : 10));
+  const FifoSource* fifo_reader = fifo_source.get();
+  std::unique_ptr<trace::ByteSource> source = std::move(fifo_source);
   if (copy) source = TeeByteSource(std::move(source), copy.get());
   trace::LineReader reader(std::move(source), "strace output of puppet apply", {});
   analyzer.set_marker_observer([&](const trace::Marker& m, uint64_t) {
@@ -537,7 +547,10 @@ absl::StatusOr<RunResult> RunCheck(const CheckRequest& request, analysis::Analyz
   });
   auto t0 = Clock::now();
   absl::Status read_status = analyzer.Run(reader);
-  result.analysis_seconds = std::chrono::duration<double>(Clock::now() - t0).count();
+  // The analysis runs while Puppet compiles and applies: its own time is what was not spent
+  // waiting for the trace (the reader lives as long as the analyzer's line reader).
+  result.analysis_seconds = std::max(
+      0.0, std::chrono::duration<double>(Clock::now() - t0).count() - fifo_reader->waited_seconds());
   watcher.join();
   analyzer.set_marker_observer(nullptr);
   progress.Clear();

@@ -115,12 +115,16 @@ absl::StatusOr<ScanOutcome> RunScan(const ScanOptions& o, const volatile std::si
     const std::string dir = (fs::path(o.out_dir) / ModuleDirName(m)).string();
     if (!o.force) {
       auto rec = ReadStatus(dir, m);
-      if (rec.ok()) {
+      if (rec.ok() && IsFinal(rec->result.status)) {
         out.results.push_back(rec->result);
         ++out.skipped;
         continue;
       }
-      if (fs::exists(dir, ec)) {
+      if (rec.ok()) {
+        ++out.redone;
+        out.notes.push_back(fmt::format("retrying {}: it was {} last time", m,
+                                        ModuleStatusName(rec->result.status)));
+      } else if (fs::exists(dir, ec)) {
         ++out.redone;
         out.notes.push_back(fmt::format("redoing {}: {}", m, std::string(rec.status().message())));
       }
@@ -143,10 +147,11 @@ absl::StatusOr<ScanOutcome> RunScan(const ScanOptions& o, const volatile std::si
   std::map<pid_t, Running> running;
   size_t next = 0, findings = 0, failed = 0, ran = 0;
   double ran_seconds = 0;
-  for (const auto& r : out.results) {
+  auto count = [&](const ModuleResult& r) {
     findings += r.status == ModuleStatus::kFindings;
     failed += r.status != ModuleStatus::kOk && r.status != ModuleStatus::kFindings;
-  }
+  };
+  for (const auto& r : out.results) count(r);
   const auto hard_limit = std::chrono::seconds(o.timeout_seconds + o.kill_after_seconds);
   Clock::time_point last_draw{};
   bool drawn = false;
@@ -179,8 +184,7 @@ absl::StatusOr<ScanOutcome> RunScan(const ScanOptions& o, const volatile std::si
     }
     ran_seconds += std::chrono::duration<double>(Clock::now() - r.start).count();
     ++ran;
-    findings += res.status == ModuleStatus::kFindings;
-    failed += res.status != ModuleStatus::kOk && res.status != ModuleStatus::kFindings;
+    count(res);
     out.results.push_back(std::move(res));
     draw(true);
   };
@@ -191,6 +195,22 @@ absl::StatusOr<ScanOutcome> RunScan(const ScanOptions& o, const volatile std::si
       const auto& [module, dir] = queue[next++];
       fs::remove_all(dir, ec);
       fs::create_directories(dir, ec);
+      if (!fs::is_directory(module, ec)) {
+        // Not worth a check (which would call it a compile failure): recorded as missing,
+        // and retried by the next run.
+        ModuleResult res;
+        res.module = module;
+        res.status = ModuleStatus::kMissing;
+        res.error = fmt::format("no module directory {}", module);
+        std::ofstream(fs::path(dir) / kCheckLogFile) << "fsmove scan: " << res.error << "\n";
+        if (auto st = WriteStatus(dir, res); !st.ok()) {
+          out.notes.push_back(fmt::format("{}: {}", module, std::string(st.message())));
+        }
+        count(res);
+        out.results.push_back(std::move(res));
+        draw(true);
+        continue;
+      }
       const std::string log = (fs::path(dir) / kCheckLogFile).string();
       int fd = open(log.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
       Running r{module, dir, (fs::path(work_parent) / fs::path(dir).filename()).string(),

@@ -64,7 +64,7 @@ struct RunResult {
   std::vector<std::string> notes;         // sandbox facts (bound inputs, prep, leftovers)
   std::string error;                      // kSetupFailed
   int signal = 0;                         // kInterrupted: which signal
-  double analysis_seconds = 0;  // parse + interpret (overlapping the apply)
+  double analysis_seconds = 0;  // parse + interpret, without waiting for the trace
   // Puppet's own graph of the apply (`--graph`: expanded_relationships.dot), read from the
   // work directory without following symlinks; empty when Puppet wrote none (puppet_graph_note
   // says why).

@@ -128,17 +128,33 @@ int RunCheckCommand(CheckCliOptions& o) {
     case exec::RunEnd::kCompileFailed: {
       std::cerr << "fsmove: error: Puppet could not compile the catalog for " << run->summary.target
                 << ":\n";
-      std::string log = exec::StripAnsi(run->compile_log);
+      std::string log = exec::DeduplicateErrors(exec::StripAnsi(run->compile_log));
       while (!log.empty() && log.back() == '\n') log.pop_back();
       std::cerr << (log.empty() ? "(Puppet printed nothing)" : log) << "\n";
       if (!run->dependencies.empty()) {
         std::cerr << "fsmove: note: the module depends on";
         for (const auto& d : run->dependencies) std::cerr << " " << d;
         std::cerr << "; give the directories holding them with --modulepath DIR\n";
+      } else if (exec::LacksModules(log)) {
+        // A manifest (or -e code) has no metadata.json to name what it needs.
+        std::cerr << "fsmove: note: Puppet did not find a class, defined type or function the "
+                     "code uses; give the directories of the modules holding them with "
+                     "--modulepath DIR\n";
       }
       return kExitError;
     }
     case exec::RunEnd::kTimedOut:
+      if (run->summary.timed_out_phase != "apply") {
+        // Nothing was applied: there is no run to report on.
+        const std::string& phase = run->summary.timed_out_phase;
+        std::cerr << "fsmove: error: Puppet "
+                  << (phase == "compile" ? std::string("was still compiling the catalog")
+                                         : "had not started the apply (phase " + phase + ")")
+                  << " after " << req.timeout_seconds
+                  << " s (--timeout); everything was killed and nothing was applied\n";
+        return kExitError;
+      }
+      break;
     case exec::RunEnd::kApplied:
       break;
   }
@@ -158,13 +174,14 @@ int RunCheckCommand(CheckCliOptions& o) {
   report::FindingsContext ctx;
   ctx.trace_name = "strace output of puppet apply";
   if (!req.save_trace.empty()) ctx.trace_name = req.save_trace;
+  ctx.trace_kept = !req.save_trace.empty();
   ctx.analyzer = &analyzer;
   ctx.seconds.parse_interpret = run->analysis_seconds;
   ctx.seconds.catalog_and_graph =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - t).count();
   ctx.seconds.catalog_load = ctx.seconds.catalog_and_graph;
   ctx.run = &run->summary;
-  int status = TraceWarnings(o.report, analyzer, ctx.trace_name);
+  int status = TraceWarnings(o.report, analyzer, ctx.trace_name, run->summary.ApplyFinished());
   if (status != kExitOk) return status;
   // Puppet's own graph of this apply, when it wrote one.
   std::optional<PuppetGraphInput> puppet_graph;

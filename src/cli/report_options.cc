@@ -111,7 +111,7 @@ int CheckReportInputs(const ReportOptions& o) {
 }
 
 int TraceWarnings(const ReportOptions& o, const analysis::Analyzer& analyzer,
-                  const std::string& name) {
+                  const std::string& name, bool run_finished) {
   if (analyzer.stats().unparsed_lines > 0) {
     const auto& first = analyzer.stats().unparsed_examples.front();
     std::cerr << "fsmove: " << (o.strict ? "error" : "warning") << ": "
@@ -119,7 +119,10 @@ int TraceWarnings(const ReportOptions& o, const analysis::Analyzer& analyzer,
               << "; first at line " << first.line << ": " << first.reason << "\n";
     if (o.strict) return kExitError;
   }
-  if (analyzer.interpreter().stats().markers_begin == 0) {
+  if (analyzer.interpreter().stats().markers_begin == 0 && !run_finished) {
+    std::cerr << "fsmove: warning: Puppet was stopped before it applied its first resource; "
+                 "nothing was checked\n";
+  } else if (analyzer.interpreter().stats().markers_begin == 0) {
     std::cerr << "fsmove: warning: " << name
               << " has no Puppet evaltrace markers (was it recorded with "
                  "`puppet apply --debug --evaltrace`?)\n";

@@ -569,13 +569,13 @@ absl::StatusOr<RunResult> RunCheck(const CheckRequest& request, analysis::Analyz
 
   // ---- what happened ----
   result.notes.insert(result.notes.begin(), report.notes.begin(), report.notes.end());
-  result.catalog_path = work + "/" + kCatalogFile;
   report::RunSummary& s = result.summary;
   s.compile_seconds = report.compile_seconds;
   s.apply_seconds = report.apply_seconds;
   s.puppet_exit_code = report.apply_code;
   s.strace_end = report.strace_end;
   s.timed_out = timed_out;
+  if (timed_out) s.timed_out_phase = report.phase.empty() ? "sandbox" : report.phase;
   s.puppet_log = work + "/" + kPuppetLog;
   // Code in the sandbox may have replaced the log (a symlink to a root-only host file, a
   // FIFO): read it as an untrusted file, and write the copy ourselves.
@@ -601,10 +601,15 @@ absl::StatusOr<RunResult> RunCheck(const CheckRequest& request, analysis::Analyz
                      !std::string_view(report.strace_end).starts_with("died");
   if (s.strace_end.empty()) s.strace_end = "unknown";
   result.catalog_text = std::move(report.catalog_text);
+  // Messages name the catalog as the user can open it: the work directory's copy was removed
+  // as soon as it was read.
+  result.catalog_path = "the compiled catalog (not kept: --save-catalog FILE keeps it)";
   if (!request.save_catalog.empty() && !result.catalog_text.empty()) {
     if (absl::Status st = WriteWholeFile(request.save_catalog, result.catalog_text); !st.ok()) {
       result.notes.push_back(
           fmt::format("cannot copy the catalog to {}: {}", request.save_catalog, std::string(st.message())));
+    } else {
+      result.catalog_path = request.save_catalog;
     }
   }
 

@@ -126,7 +126,9 @@ ModuleResult Classify(const std::string& module, const CheckOutcome& o) {
     return r;
   }
   if (o.exit_code == 2) {
-    if (o.report && At<bool>(*o.report, "/run/timed_out", false)) {
+    // A report says so; a check stopped before the apply (while compiling) has none.
+    if ((o.report && At<bool>(*o.report, "/run/timed_out", false)) ||
+        (!o.report && o.check_log.find("(--timeout)") != std::string::npos)) {
       return fail(ModuleStatus::kTimeout, why.empty() ? "puppet apply timed out" : why);
     }
     if (o.check_log.find("could not compile") != std::string::npos || !o.has_catalog) {

@@ -324,6 +324,7 @@ def case_save_trace():
         check(p.returncode == 1, f"exit code {p.returncode}")
         live = json.loads(p.stdout)
         check(live["run"]["puppet_log"] == log and os.path.getsize(log) > 0, "puppet log not kept")
+        check(live["catalog"] == cat and live["trace_kept"] is True, "saved catalog/trace not named")
         with open(trace, "rb") as fh:
             check(fh.read(4) == b"\x28\xb5\x2f\xfd", "saved trace is not zstd")
         q = fsmove("analyze", "--format", "json", "--trace", trace, "--catalog", cat,
@@ -599,6 +600,17 @@ def case_compile_fails():
     check(p.returncode == 2, f"exit code {p.returncode}")
     check("could not compile" in p.stderr and "Syntax error" in p.stderr,
           "Puppet's compile error not shown")
+    # A manifest (not a module) using a module that is not on the modulepath: the hint, and
+    # Puppet's error once.
+    with tempfile.TemporaryDirectory() as tmp:
+        manifest = os.path.join(tmp, "site.pp")
+        with open(manifest, "w", encoding="utf-8") as fh:
+            fh.write("include fsmove_absent_module\n")
+        p = fsmove("check", "-q", manifest)
+        check(p.returncode == 2, f"exit code {p.returncode}")
+        check("--modulepath DIR" in p.stderr, "no --modulepath hint for a manifest")
+        errors = [l for l in p.stderr.splitlines() if "fsmove_absent_module" in l]
+        check(len(errors) == 1, f"Puppet's error printed {len(errors)} times")
 
 
 def case_apply_fails():
@@ -616,6 +628,18 @@ def case_apply_fails():
     check("1 resource failed" in p.stdout and "Exec[fails]" in p.stdout, "failure not in the text report")
     check("\x1b[K" not in p.stderr and "resource 1 of" not in p.stderr,
           "progress shown although stderr is not a terminal")
+    # A service whose start prints a warning, then the real cause on the next line (as
+    # fail2ban did): the failed resource carries both.
+    start = "/bin/sh -c 'echo WARNING harmless; echo ERROR the real cause; exit 1'"
+    code = (f"service {{ 'fsmove-fails': ensure => running, provider => base, "
+            f"start => \"{start}\", status => '/bin/false' }}\n")
+    # The host's root: the base service provider needs kill(1), which the pinned roots lack.
+    p = fsmove("check", "-q", "--root", "host", "--format", "json", "-e", code)
+    check(p.returncode == 0, f"exit code {p.returncode}")
+    failed = json.loads(p.stdout)["run"]["failed_resources"]
+    check(len(failed) == 1 and failed[0]["resource"] == "Service[fsmove-fails]", f"failed: {failed}")
+    check("WARNING harmless" in failed[0]["message"] and "ERROR the real cause" in failed[0]["message"],
+          f"the failed resource's error is cut: {failed[0]['message']!r}")
 
 
 def case_progress():
@@ -644,16 +668,52 @@ def hang(seconds):
 
 def case_timeout():
     t0 = time.time()
-    p = fsmove("check", "-q", "--format", "json", "--timeout", "25", "-e", hang(587), timeout=300)
+    with tempfile.TemporaryDirectory() as tmp:
+        out = os.path.join(tmp, "report.json")
+        p = fsmove("check", "-q", "--json-output", out, "--timeout", "25", "-e", hang(587), timeout=300)
+        with open(out, encoding="utf-8") as fh:
+            report = json.load(fh)
     check(p.returncode == 2, f"exit code {p.returncode}")
     check("did not finish within 25 s" in p.stderr, "timeout not reported")
     check(time.time() - t0 < 120, "the timeout was not enforced promptly")
-    report = json.loads(p.stdout)
     check(report["run"]["timed_out"], "report does not say timed out")
+    check(report["run"]["timed_out_phase"] == "apply", f"phase: {report['run']['timed_out_phase']}")
+    # The text report does not call a stopped apply clean.
+    check("No missing ordering relationships or notifiers found." not in p.stdout
+          and "the apply did not finish (timed out (--timeout) while applying the catalog)" in p.stdout,
+          "the text report calls a timed-out run clean")
     # The analysis's own time, not the 25 s it waited for Puppet.
     check(report["stats"]["seconds"]["parse_interpret"] < 10,
           f"parse_interpret includes the wait: {report['stats']['seconds']}")
     assert_nothing_left("sleep 587")
+
+
+def case_timeout_compile():
+    """--timeout while Puppet compiles: reported as such, with no report of a run that never
+    happened (no "nothing found", no missing-markers warning)."""
+    code = "Integer[0, 999999999].each |$i| { }\nnotify { 'never': }\n"
+    p = fsmove("check", "-q", "--timeout", "20", "-e", code, timeout=300)
+    check(p.returncode == 2, f"exit code {p.returncode}")
+    check("was still compiling the catalog after 20 s (--timeout)" in p.stderr, "compile timeout not reported")
+    check("No missing" not in p.stdout and "evaltrace" not in p.stderr and "could not compile" not in p.stderr,
+          "a run that never happened was reported")
+
+
+def case_report_notes():
+    """Without --save-trace the text report says once that its line numbers refer to a trace
+    that was not kept; the report names the catalog as the user can find it."""
+    target = os.path.join(ARGS.source, "fixtures", "faults", "configure-use", "bad.pp")
+    with tempfile.TemporaryDirectory() as tmp:
+        out = os.path.join(tmp, "r.json")
+        p = fsmove("check", "-q", "--json-output", out, target)
+        check(p.returncode == 1, f"exit code {p.returncode}")
+        check(p.stdout.count("which was not kept: run with --save-trace FILE") == 1,
+              "no (single) note that the trace was not kept")
+        with open(out, encoding="utf-8") as fh:
+            report = json.load(fh)
+        check(report["trace_kept"] is False, "trace_kept")
+        check("--save-catalog" in report["catalog"] and "fsmove-check." not in report["catalog"],
+              f"catalog named by a temporary path: {report['catalog']}")
 
 
 def case_interrupt():

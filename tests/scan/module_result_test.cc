@@ -40,6 +40,12 @@ TEST(Classify, Timeout) {
   ModuleResult t = Classify("m", Exited(2, r, "fsmove: error: puppet apply did not finish within 20 s (--timeout); x\n"));
   EXPECT_EQ(t.status, ModuleStatus::kTimeout);
   EXPECT_EQ(t.error, "puppet apply did not finish within 20 s (--timeout); x");
+  // Stopped while compiling: no report, no catalog, but not a compile failure.
+  CheckOutcome compiling = Exited(2, std::nullopt,
+                                  "fsmove: error: Puppet was still compiling the catalog after 20 s "
+                                  "(--timeout); everything was killed\n");
+  compiling.has_catalog = false;
+  EXPECT_EQ(Classify("m", compiling).status, ModuleStatus::kTimeout);
   CheckOutcome hard = Exited(137, std::nullopt);
   hard.killed_by_signal = true;
   hard.hard_killed = true;

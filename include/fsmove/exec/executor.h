@@ -55,7 +55,9 @@ enum class RunEnd {
 struct RunResult {
   RunEnd end = RunEnd::kApplied;
   std::string work_dir;      // kept: catalog, Puppet's logs
-  std::string catalog_path;  // where the compiled catalog was written (names it in messages)
+  // The catalog as messages name it: the --save-catalog file, or a description (the work
+  // directory's copy is removed once read).
+  std::string catalog_path;
   // The compiled catalog, taken before the apply (valid when end is kApplied/kTimedOut).
   std::string catalog_text;
   report::RunSummary summary;

@@ -54,7 +54,8 @@ struct CheckOutcome {
 //   exit 0 or 1 with a report listing failed resources        -> resources-failed
 //   exit 0 with a report                                      -> ok
 //   exit 1 with a report                                      -> findings
-//   exit 2, report says run.timed_out                         -> timeout
+//   exit 2, report says run.timed_out, or no report and
+//     "(--timeout)" in check.log (stopped while compiling)    -> timeout
 //   exit 2, "could not compile" in check.log, or no catalog   -> compile-failed
 //   exit 2 with a report: Puppet killed, trace incomplete or
 //     failed resources                                        -> apply-failed

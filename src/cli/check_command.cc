@@ -81,6 +81,13 @@ int RunCheckCommand(CheckCliOptions& o) {
     if (o.report.project_dir.empty()) o.report.project_dir = ".";
   }
   if (int st = CheckReportInputs(o.report); st != kExitOk) return st;
+  // Every output, before Puppet runs: an unwritable -o found after a long run loses the run.
+  const ReportOptions& r = o.report;
+  if (!CheckOutputs({&r.output, &r.json_output, &r.sarif_output, &r.junit_output,
+                     &r.write_baseline, &req.save_catalog, &req.save_graph, &req.puppet_log,
+                     &req.save_trace})) {
+    return kExitError;
+  }
   // The root: built on first use, and held (a shared lock) until the run is over so that no
   // `fsmove root build --rebuild` replaces it meanwhile.
   if (o.root.empty()) {

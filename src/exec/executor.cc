@@ -30,6 +30,7 @@
 #include "fsmove/exec/trace_copy.h"
 #include "fsmove/fstrace/lowering.h"
 #include "fsmove/graph/puppet_graph.h"
+#include "fsmove/report/output_file.h"
 #include "fsmove/trace/line_reader.h"
 
 namespace fsmove::exec {
@@ -38,14 +39,10 @@ namespace {
 // Puppet's log of one run (--debug): large runs write tens of MB.
 constexpr size_t kMaxPuppetLogBytes = size_t{512} << 20;
 
-// An output the user named (--puppet-log, --save-catalog): written by us, from memory.
+// An output the user named (--puppet-log, --save-catalog): written by us, from memory, whole
+// (a temporary file renamed into place).
 absl::Status WriteWholeFile(const std::string& path, std::string_view text) {
-  std::ofstream out(path, std::ios::binary | std::ios::trunc);
-  if (!out) return absl::PermissionDeniedError(std::strerror(errno));
-  out.write(text.data(), static_cast<std::streamsize>(text.size()));
-  out.flush();
-  if (!out) return absl::DataLossError(std::strerror(errno));
-  return absl::OkStatus();
+  return report::WriteOutputFile(path, text);
 }
 
 namespace fs = std::filesystem;

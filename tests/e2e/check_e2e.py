@@ -716,6 +716,27 @@ def case_report_notes():
               f"catalog named by a temporary path: {report['catalog']}")
 
 
+def case_outputs():
+    """Outputs are checked before Puppet runs (an unwritable -o is not found after the run)."""
+    with tempfile.TemporaryDirectory() as tmp:
+        for option in ("-o", "--json-output", "--save-catalog", "--puppet-log", "--save-graph"):
+            bad = os.path.join(tmp, "nodir", "out")
+            p = fsmove("check", "-q", option, bad, "-e", "notify { 'x': }", timeout=60)
+            check(p.returncode == 2, f"{option}: exit code {p.returncode}")
+            check(f"cannot write {bad}: {tmp}/nodir: No such file or directory" in p.stderr,
+                  f"{option}: no error with the reason")
+            check("network:" not in p.stderr, f"{option}: the sandbox was set up before the check")
+        # An old report is replaced whole, and no temporary file is left beside it.
+        out = os.path.join(tmp, "report.json")
+        with open(out, "w", encoding="utf-8") as fh:
+            fh.write("old\n")
+        p = fsmove("check", "-q", "--format", "json", "-o", out, "-e", "notify { 'x': }")
+        check(p.returncode == 0, f"exit code {p.returncode}")
+        with open(out, encoding="utf-8") as fh:
+            check(json.load(fh)["summary"]["MOR"] == 0, "report not written")
+        check(sorted(os.listdir(tmp)) == ["report.json"], f"left beside the report: {os.listdir(tmp)}")
+
+
 def case_interrupt():
     p = start_check("-e", hang(588))
     wait_for_descendant(p.pid, r"^/bin/sleep 588")

@@ -370,8 +370,9 @@ absl::StatusOr<RunResult> RunCheck(const CheckRequest& request, analysis::Analyz
   }
   std::string tmpl = parent + "/fsmove-check.XXXXXX";
   if (mkdtemp(tmpl.data()) == nullptr) return Errno(fmt::format("cannot create {}", tmpl));
+  // Private (mkdtemp's 0700): it holds the catalog and Puppet's log, which can hold secrets.
+  // The sandbox and Puppet run as root, the owner without a sandbox.
   const std::string work = tmpl;
-  chmod(work.c_str(), 0755);
   result.work_dir = work;
   // The work directory as a directory fd: files code in the sandbox could have replaced are
   // opened relative to it, never through a symlink.

@@ -128,7 +128,7 @@ nlohmann::json RunToJson(const RunSummary& run) {
           {"timed_out_phase", run.timed_out ? nlohmann::json(run.timed_out_phase) : nlohmann::json(nullptr)},
           {"trace_complete", run.trace_complete},
           {"strace_end", run.strace_end},
-          {"puppet_log", run.puppet_log},
+          {"puppet_log", run.puppet_log.empty() ? nlohmann::json(nullptr) : nlohmann::json(run.puppet_log)},
           {"compile_seconds", run.compile_seconds},
           {"apply_seconds", run.apply_seconds},
           {"failed_resources", failed},

@@ -38,7 +38,7 @@ std::vector<std::string> CheckArguments(const ScanOptions& o, const std::string&
                                    "--save-graph", (d / kPuppetGraphFile).string(),
                                    "--puppet-log", (d / kPuppetLogFile).string(),
                                    "--timeout", std::to_string(o.timeout_seconds),
-                                   "--work-dir", work_dir};
+                                   "--work-dir", work_dir, "--discard-work"};
   if (o.save_traces) {
     argv.push_back("--save-trace");
     argv.push_back((d / kTraceFile).string());

@@ -716,6 +716,28 @@ def case_report_notes():
               f"catalog named by a temporary path: {report['catalog']}")
 
 
+def case_work_dir():
+    """The work directory is private (0700: it holds the catalog and Puppet's log), removed
+    after a clean run, kept and named after one that went wrong or with --keep-work."""
+    with tempfile.TemporaryDirectory() as tmp:
+        p = fsmove("check", "-q", "--work-dir", tmp, "-e", "notify { 'clean': }")
+        check(p.returncode == 0, f"exit code {p.returncode}")
+        check(os.listdir(tmp) == [], f"a clean run left {os.listdir(tmp)}")
+        check("Puppet's log: not kept (--puppet-log FILE keeps it)" in p.stdout,
+              "the report points at a removed log")
+        for args, why in ((["--keep-work", "-e", "notify { 'kept': }"], "--keep-work"),
+                          (["-e", "exec { 'fails': command => '/bin/false' }"], "a failed resource")):
+            p = fsmove("check", "-q", "--work-dir", tmp, *args)
+            kept = re.search(r"work directory \(Puppet's log\) is kept: (\S+)", p.stderr)
+            check(kept is not None, f"work directory not kept or not named ({why})")
+            work = kept.group(1)
+            check(os.path.dirname(work) == tmp and os.stat(work).st_mode & 0o777 == 0o700,
+                  f"{work} is not private: {oct(os.stat(work).st_mode)}")
+            check(os.path.getsize(os.path.join(work, "puppet.log")) > 0, "Puppet's log not in it")
+            check(f"Puppet's log: {work}/puppet.log" in p.stdout, "the report does not name the log")
+            shutil.rmtree(work)
+
+
 def case_outputs():
     """Outputs are checked before Puppet runs (an unwritable -o is not found after the run)."""
     with tempfile.TemporaryDirectory() as tmp:

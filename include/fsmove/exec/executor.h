@@ -54,7 +54,7 @@ enum class RunEnd {
 
 struct RunResult {
   RunEnd end = RunEnd::kApplied;
-  std::string work_dir;      // kept: catalog, Puppet's logs
+  std::string work_dir;      // Puppet's logs, the sandbox's files (check removes it or says)
   // The catalog as messages name it: the --save-catalog file, or a description (the work
   // directory's copy is removed once read).
   std::string catalog_path;

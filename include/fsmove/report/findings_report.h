@@ -42,7 +42,7 @@ struct RunSummary {
   std::string timed_out_phase;
   bool trace_complete = true;  // strace followed Puppet to its exit
   std::string strace_end;      // "exited", "SIGINT" (detached from daemons), "SIGKILL", ...
-  std::string puppet_log;      // where Puppet's own output is kept
+  std::string puppet_log;      // where Puppet's own output is kept; empty: it was not
   double compile_seconds = 0;
   double apply_seconds = 0;
   std::vector<FailedResource> failed;  // failed resources, in log order

@@ -113,9 +113,8 @@ int RunCheckCommand(CheckCliOptions& o) {
   if (int st = CheckReportInputs(o.report); st != kExitOk) return st;
   // Every output, before Puppet runs: an unwritable -o found after a long run loses the run.
   const ReportOptions& r = o.report;
-  if (!CheckOutputs({&r.output, &r.json_output, &r.sarif_output, &r.junit_output,
-                     &r.write_baseline, &req.save_catalog, &req.save_graph, &req.puppet_log,
-                     &req.save_trace})) {
+  if (!CheckOutputs({&r.output, &r.json_output, &r.sarif_output, &r.junit_output, &r.write_baseline,
+                     &req.save_catalog, &req.save_graph, &req.puppet_log, &req.save_trace})) {
     return kExitError;
   }
   // The root: built on first use, and held (a shared lock) until the run is over so that no
@@ -156,15 +155,14 @@ int RunCheckCommand(CheckCliOptions& o) {
   // A run that went wrong keeps its work directory: Puppet's log and the sandbox's files are
   // what a user looks at next. A clean one leaves nothing behind unless --keep-work.
   const report::RunSummary& summary = run->summary;
-  const bool went_wrong = run->end == exec::RunEnd::kInterrupted ||
-                          run->end == exec::RunEnd::kSetupFailed ||
-                          run->end == exec::RunEnd::kTimedOut ||
-                          (run->end == exec::RunEnd::kApplied &&
-                           (!summary.ApplyFinished() || !summary.failed.empty() ||
-                            !summary.errors.empty()));
+  const bool went_wrong =
+      run->end == exec::RunEnd::kInterrupted || run->end == exec::RunEnd::kSetupFailed ||
+      run->end == exec::RunEnd::kTimedOut ||
+      (run->end == exec::RunEnd::kApplied &&
+       (!summary.ApplyFinished() || !summary.failed.empty() || !summary.errors.empty()));
   const bool keep = o.keep_work || (went_wrong && !o.discard_work);
-  const bool named = keep && (run->end == exec::RunEnd::kInterrupted ||
-                              run->end == exec::RunEnd::kSetupFailed);
+  const bool named =
+      keep && (run->end == exec::RunEnd::kInterrupted || run->end == exec::RunEnd::kSetupFailed);
   WorkDirectory work(run->work_dir, keep, named);
   if (!keep && req.puppet_log.empty()) run->summary.puppet_log.clear();
   const std::string logs_in = keep ? "; logs in " + run->work_dir : "";
@@ -238,9 +236,11 @@ int RunCheckCommand(CheckCliOptions& o) {
   // Puppet's own graph of this apply, when it wrote one.
   std::optional<PuppetGraphInput> puppet_graph;
   if (!run->puppet_graph.empty()) {
-    std::string name = !req.save_graph.empty() ? req.save_graph
-                       : work.kept()           ? run->puppet_graph_path
-                                               : "Puppet's graph (not kept: --save-graph FILE keeps it)";
+    std::string name = req.save_graph;
+    if (name.empty()) {
+      name = work.kept() ? run->puppet_graph_path
+                         : "Puppet's graph (not kept: --save-graph FILE keeps it)";
+    }
     puppet_graph.emplace(PuppetGraphInput{name, run->puppet_graph, /*required=*/false});
   } else {
     std::cerr << "fsmove: warning: no graph from Puppet ("

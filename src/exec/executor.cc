@@ -532,8 +532,8 @@ absl::StatusOr<RunResult> RunCheck(const CheckRequest& request, analysis::Analyz
   });
 
   // ---- analysis, while Puppet runs ----
-  auto fifo_source = std::make_unique<FifoSource>(
-      fifo_rd, &run_over, std::chrono::seconds(request.untraced ? 0 : 10));
+  auto fifo_source = std::make_unique<FifoSource>(fifo_rd, &run_over,
+                                                  std::chrono::seconds(request.untraced ? 0 : 10));
   const FifoSource* fifo_reader = fifo_source.get();
   std::unique_ptr<trace::ByteSource> source = std::move(fifo_source);
   if (copy) source = TeeByteSource(std::move(source), copy.get());
@@ -547,8 +547,8 @@ absl::StatusOr<RunResult> RunCheck(const CheckRequest& request, analysis::Analyz
   absl::Status read_status = analyzer.Run(reader);
   // The analysis runs while Puppet compiles and applies: its own time is what was not spent
   // waiting for the trace (the reader lives as long as the analyzer's line reader).
-  result.analysis_seconds = std::max(
-      0.0, std::chrono::duration<double>(Clock::now() - t0).count() - fifo_reader->waited_seconds());
+  result.analysis_seconds = std::max(0.0, std::chrono::duration<double>(Clock::now() - t0).count() -
+                                              fifo_reader->waited_seconds());
   watcher.join();
   analyzer.set_marker_observer(nullptr);
   progress.Clear();

@@ -70,9 +70,9 @@ std::string StripAnsi(std::string_view text) {
 }
 
 bool LacksModules(std::string_view log) {
-  for (std::string_view sign : {"Could not find class", "Could not find declared class",
-                                "Unknown resource type", "Unknown function",
-                                "Unknown variable: '::", "Could not autoload"}) {
+  for (std::string_view sign :
+       {"Could not find class", "Could not find declared class", "Unknown resource type",
+        "Unknown function", "Unknown variable: '::", "Could not autoload"}) {
     if (log.find(sign) != std::string_view::npos) return true;
   }
   return false;
@@ -93,7 +93,8 @@ std::string DeduplicateErrors(std::string_view log) {
       std::string_view text = line.substr(7);
       if (text.starts_with("Try 'puppet help ")) continue;
       bool repeated = false;
-      for (std::string_view e : errors) repeated = repeated || text.find(e) != std::string_view::npos;
+      for (std::string_view e : errors)
+        repeated = repeated || text.find(e) != std::string_view::npos;
       if (repeated) continue;
       errors.push_back(text);
     }

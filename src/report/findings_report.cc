@@ -74,12 +74,15 @@ std::string Indented(std::string_view text, std::string_view indent) {
 std::string RunSummary::WhyUnfinished() const {
   if (timed_out) {
     return timed_out_phase == "compile" ? "timed out (--timeout) while compiling the catalog"
-           : timed_out_phase == "apply" ? "timed out (--timeout) while applying the catalog"
-                                        : fmt::format("timed out (--timeout) in phase {}",
-                                                      timed_out_phase.empty() ? "?" : timed_out_phase);
+           : timed_out_phase == "apply"
+               ? "timed out (--timeout) while applying the catalog"
+               : fmt::format("timed out (--timeout) in phase {}",
+                             timed_out_phase.empty() ? "?" : timed_out_phase);
   }
-  if (puppet_exit_code > 128) return fmt::format("Puppet was killed by signal {}", puppet_exit_code - 128);
-  if (!trace_complete) return fmt::format("the trace ended before Puppet did (strace {})", strace_end);
+  if (puppet_exit_code > 128)
+    return fmt::format("Puppet was killed by signal {}", puppet_exit_code - 128);
+  if (!trace_complete)
+    return fmt::format("the trace ended before Puppet did (strace {})", strace_end);
   return "";
 }
 
@@ -107,7 +110,8 @@ void WriteRunText(std::ostream& out, const RunSummary& run) {
   }
   for (const auto& e : run.errors) out << "  puppet error: " << Indented(e, "    ") << "\n";
   out << "  Puppet's log: "
-      << (run.puppet_log.empty() ? "not kept (--puppet-log FILE keeps it)" : TerminalSafe(run.puppet_log))
+      << (run.puppet_log.empty() ? "not kept (--puppet-log FILE keeps it)"
+                                 : TerminalSafe(run.puppet_log))
       << "\n";
 }
 
@@ -125,10 +129,12 @@ nlohmann::json RunToJson(const RunSummary& run) {
                                                         : nlohmann::json(run.puppet_version)},
           {"puppet_exit_code", run.puppet_exit_code},
           {"timed_out", run.timed_out},
-          {"timed_out_phase", run.timed_out ? nlohmann::json(run.timed_out_phase) : nlohmann::json(nullptr)},
+          {"timed_out_phase",
+           run.timed_out ? nlohmann::json(run.timed_out_phase) : nlohmann::json(nullptr)},
           {"trace_complete", run.trace_complete},
           {"strace_end", run.strace_end},
-          {"puppet_log", run.puppet_log.empty() ? nlohmann::json(nullptr) : nlohmann::json(run.puppet_log)},
+          {"puppet_log",
+           run.puppet_log.empty() ? nlohmann::json(nullptr) : nlohmann::json(run.puppet_log)},
           {"compile_seconds", run.compile_seconds},
           {"apply_seconds", run.apply_seconds},
           {"failed_resources", failed},

@@ -5,10 +5,9 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include <ext/stdio_filebuf.h>
-
 #include <cerrno>
 #include <cstring>
+#include <ext/stdio_filebuf.h>
 
 #include "fmt/format.h"
 
@@ -44,7 +43,8 @@ absl::Status CheckWritable(const std::string& path) {
     if (S_ISDIR(st.st_mode)) return Failed(path, std::strerror(EISDIR));
     if (!S_ISREG(st.st_mode)) {  // /dev/null, a FIFO: written in place
       int fd = open(path.c_str(), O_WRONLY | O_NONBLOCK | O_CLOEXEC | O_NOFOLLOW);
-      if (fd < 0 && errno != ENXIO) return Failed(path, std::strerror(errno));  // ENXIO: FIFO without reader yet
+      if (fd < 0 && errno != ENXIO)
+        return Failed(path, std::strerror(errno));  // ENXIO: FIFO without reader yet
       if (fd >= 0) close(fd);
       return absl::OkStatus();
     }

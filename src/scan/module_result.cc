@@ -112,15 +112,17 @@ ModuleResult Classify(const std::string& module, const CheckOutcome& o) {
     if (j.contains(failed) && j.at(failed).is_array() && !j.at(failed).empty()) {
       const nlohmann::json& list = j.at(failed);
       const nlohmann::json& first = list.front();
-      std::string what = first.is_object() && first.contains("resource") && first["resource"].is_string()
-                             ? first["resource"].get<std::string>()
-                             : "a resource";
+      std::string what =
+          first.is_object() && first.contains("resource") && first["resource"].is_string()
+              ? first["resource"].get<std::string>()
+              : "a resource";
       if (first.is_object() && first.contains("message") && first["message"].is_string()) {
         what += ": " + first["message"].get<std::string>();
       }
       return fail(ModuleStatus::kResourcesFailed,
-                  list.size() == 1 ? fmt::format("1 resource failed: {}", what)
-                                   : fmt::format("{} resources failed, first {}", list.size(), what));
+                  list.size() == 1
+                      ? fmt::format("1 resource failed: {}", what)
+                      : fmt::format("{} resources failed, first {}", list.size(), what));
     }
     r.status = o.exit_code == 0 ? ModuleStatus::kOk : ModuleStatus::kFindings;
     return r;

@@ -32,13 +32,17 @@ using Clock = std::chrono::steady_clock;
 std::vector<std::string> CheckArguments(const ScanOptions& o, const std::string& module,
                                         const std::string& dir, const std::string& work_dir) {
   const fs::path d(dir);
+  // Option and value side by side.
+  // clang-format off
   std::vector<std::string> argv = {o.fsmove_binary, "check", "-q", "--format", "json",
                                    "-o", (d / kReportFile).string(),
                                    "--save-catalog", (d / kCatalogFile).string(),
                                    "--save-graph", (d / kPuppetGraphFile).string(),
                                    "--puppet-log", (d / kPuppetLogFile).string(),
                                    "--timeout", std::to_string(o.timeout_seconds),
-                                   "--work-dir", work_dir, "--discard-work"};
+                                   "--work-dir", work_dir,
+                                   "--discard-work"};  // Puppet's log is in the module's folder
+  // clang-format on
   if (o.save_traces) {
     argv.push_back("--save-trace");
     argv.push_back((d / kTraceFile).string());

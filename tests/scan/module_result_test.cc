@@ -41,9 +41,10 @@ TEST(Classify, Timeout) {
   EXPECT_EQ(t.status, ModuleStatus::kTimeout);
   EXPECT_EQ(t.error, "puppet apply did not finish within 20 s (--timeout); x");
   // Stopped while compiling: no report, no catalog, but not a compile failure.
-  CheckOutcome compiling = Exited(2, std::nullopt,
-                                  "fsmove: error: Puppet was still compiling the catalog after 20 s "
-                                  "(--timeout); everything was killed\n");
+  CheckOutcome compiling =
+      Exited(2, std::nullopt,
+             "fsmove: error: Puppet was still compiling the catalog after 20 s "
+             "(--timeout); everything was killed\n");
   compiling.has_catalog = false;
   EXPECT_EQ(Classify("m", compiling).status, ModuleStatus::kTimeout);
   CheckOutcome hard = Exited(137, std::nullopt);
@@ -82,7 +83,8 @@ TEST(Classify, ApplyFailed) {
 TEST(Classify, ResourcesFailed) {
   // check analysed the run (exit 0 or 1) but resources failed in it: not ok, counts kept.
   auto failed = Report(2, 1);
-  failed["run"]["failed_resources"] = {{{"resource", "Service[x]"}, {"message", "Could not start"}}};
+  failed["run"]["failed_resources"] = {
+      {{"resource", "Service[x]"}, {"message", "Could not start"}}};
   ModuleResult one = Classify("m", Exited(0, failed));
   EXPECT_EQ(one.status, ModuleStatus::kResourcesFailed);
   EXPECT_EQ(one.error, "1 resource failed: Service[x]: Could not start");

@@ -21,8 +21,9 @@ TEST(ScanRunner, CheckArgumentsAreTheWholeContract) {
                           "out/mod-12345678/catalog.json", "--save-graph",
                           "out/mod-12345678/expanded_relationships.dot", "--puppet-log",
                           "out/mod-12345678/puppet.log", "--timeout", "20", "--work-dir",
-                          "/tmp/w/mod-12345678", "--discard-work", "--save-trace", "out/mod-12345678/trace.zst",
-                          "--modulepath", "/deps", "--package-notify", "--", "-odd/mod"));
+                          "/tmp/w/mod-12345678", "--discard-work", "--save-trace",
+                          "out/mod-12345678/trace.zst", "--modulepath", "/deps",
+                          "--package-notify", "--", "-odd/mod"));
 }
 
 TEST(ScanRunner, MissingModuleIsRecordedAndRetried) {

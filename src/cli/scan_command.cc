@@ -48,8 +48,9 @@ analysis seconds and, when not ok, a one-line error. A module's status:
                   resource failed
   resources-failed  check exited 0 or 1 but resources failed in Puppet's run (what failed,
                   and what depended on it, was not checked); MOR and MN are still counted
-  timeout         check exited 2 and its report says the apply timed out, or check did not
-                  end --kill-after seconds after --timeout and was killed
+  timeout         check exited 2 and its report says the apply timed out (or, without a
+                  report, --timeout stopped the compile), or check did not end --kill-after
+                  seconds after --timeout and was killed
   compile-failed  check exited 2 and said "could not compile", or left no catalog
   apply-failed    check exited 2 with a report: Puppet killed, trace incomplete, or
                   resources failed

@@ -55,6 +55,11 @@ bool OutputsClobberInputs(const AnalyzeOptions& o) {
 int RunAnalyze(const AnalyzeOptions& o) {
   double catalog_seconds = 0;
   if (OutputsClobberInputs(o)) return kExitError;
+  const ReportOptions& r = o.report;
+  if (!CheckOutputs(
+          {&r.output, &r.json_output, &r.sarif_output, &r.junit_output, &r.write_baseline})) {
+    return kExitError;
+  }
   trace::LineReaderOptions reader_options;
   reader_options.on_fifo_wait = [](const std::string& path) {
     std::cerr << "fsmove: note: " << path << " is a FIFO: waiting for a writer\n";
@@ -124,8 +129,8 @@ int RunAnalyze(const AnalyzeOptions& o) {
     return CheckAndReport(o.report, *cat, ctx, puppet_graph ? &*puppet_graph : nullptr);
   }
 
-  std::ofstream file;
-  std::ostream* out = OpenOutput(o.report.output, &file);
+  ReportOutput file;
+  std::ostream* out = file.Open(o.report.output);
   if (out == nullptr) return kExitError;
   auto t1 = std::chrono::steady_clock::now();
   analysis::Relations relations = analyzer.ComputeRelations(o.report.max_evidence);
@@ -142,7 +147,7 @@ int RunAnalyze(const AnalyzeOptions& o) {
   } else {
     report::WriteAnalysisText(*out, name, analyzer, relations);
   }
-  return kExitOk;
+  return file.Close() ? kExitOk : kExitError;
 }
 
 }  // namespace

@@ -22,6 +22,34 @@
 namespace fsmove::cli {
 namespace {
 
+// The run's work directory (Puppet's logs, the sandbox's spec): removed when the check ends
+// unless kept, and then named once (unless a message already did).
+class WorkDirectory {
+ public:
+  WorkDirectory(std::string path, bool keep, bool named)
+      : path_(std::move(path)), keep_(keep), named_(named) {}
+  ~WorkDirectory() {
+    if (keep_) {
+      if (!named_) {
+        std::cerr << "fsmove: note: the run's work directory (Puppet's log) is kept: " << path_
+                  << "\n";
+      }
+      return;
+    }
+    std::error_code ec;
+    std::filesystem::remove_all(path_, ec);
+    if (ec) std::cerr << "fsmove: warning: cannot remove " << path_ << ": " << ec.message() << "\n";
+  }
+  WorkDirectory(const WorkDirectory&) = delete;
+  WorkDirectory& operator=(const WorkDirectory&) = delete;
+  bool kept() const { return keep_; }
+
+ private:
+  std::string path_;
+  bool keep_;
+  bool named_;
+};
+
 struct CheckCliOptions {
   std::string target;
   std::string code;
@@ -30,6 +58,8 @@ struct CheckCliOptions {
   std::string root;  // empty: kDefaultRoot in the overlay sandbox, the host without one
   bool quiet = false;
   bool verbose = false;
+  bool keep_work = false;
+  bool discard_work = false;  // fsmove scan: what matters is in the module's folder
   exec::CheckRequest request;
   ReportOptions report;
 };
@@ -81,6 +111,12 @@ int RunCheckCommand(CheckCliOptions& o) {
     if (o.report.project_dir.empty()) o.report.project_dir = ".";
   }
   if (int st = CheckReportInputs(o.report); st != kExitOk) return st;
+  // Every output, before Puppet runs: an unwritable -o found after a long run loses the run.
+  const ReportOptions& r = o.report;
+  if (!CheckOutputs({&r.output, &r.json_output, &r.sarif_output, &r.junit_output, &r.write_baseline,
+                     &req.save_catalog, &req.save_graph, &req.puppet_log, &req.save_trace})) {
+    return kExitError;
+  }
   // The root: built on first use, and held (a shared lock) until the run is over so that no
   // `fsmove root build --rebuild` replaces it meanwhile.
   if (o.root.empty()) {
@@ -116,29 +152,59 @@ int RunCheckCommand(CheckCliOptions& o) {
     return kExitError;
   }
   PrintNotes(*run, o.verbose || run->end != exec::RunEnd::kApplied);
+  // A run that went wrong keeps its work directory: Puppet's log and the sandbox's files are
+  // what a user looks at next. A clean one leaves nothing behind unless --keep-work.
+  const report::RunSummary& summary = run->summary;
+  const bool went_wrong =
+      run->end == exec::RunEnd::kInterrupted || run->end == exec::RunEnd::kSetupFailed ||
+      run->end == exec::RunEnd::kTimedOut ||
+      (run->end == exec::RunEnd::kApplied &&
+       (!summary.ApplyFinished() || !summary.failed.empty() || !summary.errors.empty()));
+  const bool keep = o.keep_work || (went_wrong && !o.discard_work);
+  const bool named =
+      keep && (run->end == exec::RunEnd::kInterrupted || run->end == exec::RunEnd::kSetupFailed);
+  WorkDirectory work(run->work_dir, keep, named);
+  if (!keep && req.puppet_log.empty()) run->summary.puppet_log.clear();
+  const std::string logs_in = keep ? "; logs in " + run->work_dir : "";
   switch (run->end) {
     case exec::RunEnd::kInterrupted:
       std::cerr << "fsmove: interrupted (" << sigabbrev_np(run->signal)
-                << "): Puppet, strace and the sandbox were stopped; logs in " << run->work_dir
-                << "\n";
+                << "): Puppet, strace and the sandbox were stopped" << logs_in << "\n";
       return 128 + run->signal;
     case exec::RunEnd::kSetupFailed:
-      std::cerr << "fsmove: error: " << run->error << " (logs in " << run->work_dir << ")\n";
+      std::cerr << "fsmove: error: " << run->error
+                << (keep ? " (logs in " + run->work_dir + ")" : "") << "\n";
       return kExitError;
     case exec::RunEnd::kCompileFailed: {
       std::cerr << "fsmove: error: Puppet could not compile the catalog for " << run->summary.target
                 << ":\n";
-      std::string log = exec::StripAnsi(run->compile_log);
+      std::string log = exec::DeduplicateErrors(exec::StripAnsi(run->compile_log));
       while (!log.empty() && log.back() == '\n') log.pop_back();
       std::cerr << (log.empty() ? "(Puppet printed nothing)" : log) << "\n";
       if (!run->dependencies.empty()) {
         std::cerr << "fsmove: note: the module depends on";
         for (const auto& d : run->dependencies) std::cerr << " " << d;
         std::cerr << "; give the directories holding them with --modulepath DIR\n";
+      } else if (exec::LacksModules(log)) {
+        // A manifest (or -e code) has no metadata.json to name what it needs.
+        std::cerr << "fsmove: note: Puppet did not find a class, defined type or function the "
+                     "code uses; give the directories of the modules holding them with "
+                     "--modulepath DIR\n";
       }
       return kExitError;
     }
     case exec::RunEnd::kTimedOut:
+      if (run->summary.timed_out_phase != "apply") {
+        // Nothing was applied: there is no run to report on.
+        const std::string& phase = run->summary.timed_out_phase;
+        std::cerr << "fsmove: error: Puppet "
+                  << (phase == "compile" ? std::string("was still compiling the catalog")
+                                         : "had not started the apply (phase " + phase + ")")
+                  << " after " << req.timeout_seconds
+                  << " s (--timeout); everything was killed and nothing was applied\n";
+        return kExitError;
+      }
+      break;
     case exec::RunEnd::kApplied:
       break;
   }
@@ -158,20 +224,24 @@ int RunCheckCommand(CheckCliOptions& o) {
   report::FindingsContext ctx;
   ctx.trace_name = "strace output of puppet apply";
   if (!req.save_trace.empty()) ctx.trace_name = req.save_trace;
+  ctx.trace_kept = !req.save_trace.empty();
   ctx.analyzer = &analyzer;
   ctx.seconds.parse_interpret = run->analysis_seconds;
   ctx.seconds.catalog_and_graph =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - t).count();
   ctx.seconds.catalog_load = ctx.seconds.catalog_and_graph;
   ctx.run = &run->summary;
-  int status = TraceWarnings(o.report, analyzer, ctx.trace_name);
+  int status = TraceWarnings(o.report, analyzer, ctx.trace_name, run->summary.ApplyFinished());
   if (status != kExitOk) return status;
   // Puppet's own graph of this apply, when it wrote one.
   std::optional<PuppetGraphInput> puppet_graph;
   if (!run->puppet_graph.empty()) {
-    puppet_graph.emplace(PuppetGraphInput{
-        req.save_graph.empty() ? run->puppet_graph_path : req.save_graph, run->puppet_graph,
-        /*required=*/false});
+    std::string name = req.save_graph;
+    if (name.empty()) {
+      name = work.kept() ? run->puppet_graph_path
+                         : "Puppet's graph (not kept: --save-graph FILE keeps it)";
+    }
+    puppet_graph.emplace(PuppetGraphInput{name, run->puppet_graph, /*required=*/false});
   } else {
     std::cerr << "fsmove: warning: no graph from Puppet ("
               << (run->puppet_graph_note.empty() ? "none written" : run->puppet_graph_note)
@@ -272,9 +342,16 @@ std::function<int()> RegisterCheck(CLI::App& app) {
                 "apply without strace and report nothing (for measuring the tracing overhead)")
       ->group("");
   cmd->add_option("--work-dir", o->request.work_parent,
-                  "make the run's work directory (catalog, logs) under DIR (default $TMPDIR "
-                  "or /tmp)")
+                  "make the run's work directory (private: Puppet's logs) under DIR (default "
+                  "$TMPDIR or /tmp)")
       ->type_name("DIR");
+  cmd->add_flag("--keep-work", o->keep_work,
+                "keep the run's work directory and say where (kept anyway when the run went "
+                "wrong: timed out, interrupted, resources failed)");
+  cmd->add_flag("--discard-work", o->discard_work,
+                "remove the work directory even after a run that went wrong (fsmove scan, "
+                "which keeps Puppet's log in the module's folder)")
+      ->group("");
   cmd->add_flag("-q,--quiet", o->quiet, "no progress display");
   cmd->add_flag("-v,--verbose", o->verbose,
                 "show what the sandbox did (inputs bound, preparation, processes killed)");

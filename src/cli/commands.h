@@ -2,17 +2,15 @@
 // runs through the library. Exit codes: 0 nothing found, 1 findings, 2 usage or input error.
 #pragma once
 
-#include <sys/stat.h>
-
-#include <cerrno>
-#include <cstring>
-#include <fstream>
 #include <functional>
+#include <initializer_list>
 #include <iostream>
+#include <memory>
 #include <string>
 #include <string_view>
 
 #include "CLI/CLI.hpp"
+#include "fsmove/report/output_file.h"
 
 namespace fsmove::cli {
 
@@ -26,24 +24,49 @@ inline constexpr std::string_view kDefaultRoot = "debian-12";
 // "host, debian-12, debian-13": the values --root takes by name.
 std::string RootNames();
 
-// Where a report goes: `path` opened in `file`, or standard output when `path` is empty.
-// Null (after printing an error) when the file cannot be written.
-// An output the user named. Never written through a symbolic link: run as root, a link
-// planted where a report goes (/tmp/report -> /etc/passwd) would otherwise be followed.
-inline std::ostream* OpenOutput(const std::string& path, std::ofstream* file) {
-  if (path.empty()) return &std::cout;
-  struct stat st;
-  if (lstat(path.c_str(), &st) == 0 && S_ISLNK(st.st_mode)) {
-    std::cerr << "fsmove: error: " << path
-              << " is a symbolic link; fsmove does not write through one (name its target)\n";
-    return nullptr;
+// Where a report goes: standard output when the path is empty, else a file written whole
+// (a temporary file beside it, renamed into place by Close: an old report is never cut short,
+// and nothing is written through a symbolic link).
+class ReportOutput {
+ public:
+  // Null (after printing the error) when the file cannot be written.
+  std::ostream* Open(const std::string& path) {
+    if (path.empty()) return &std::cout;
+    auto file = report::OutputFile::Open(path);
+    if (!file.ok()) {
+      std::cerr << "fsmove: error: " << file.status().message() << "\n";
+      return nullptr;
+    }
+    file_ = std::move(*file);
+    return &file_->stream();
   }
-  file->open(path);
-  if (!*file) {
-    std::cerr << "fsmove: error: cannot write " << path << ": " << std::strerror(errno) << "\n";
-    return nullptr;
+  // Puts the file in place (flushes standard output); false after printing the error.
+  bool Close() {
+    if (file_ == nullptr) {
+      std::cout.flush();
+      return static_cast<bool>(std::cout);
+    }
+    absl::Status st = file_->Commit();
+    file_.reset();
+    if (!st.ok()) std::cerr << "fsmove: error: " << st.message() << "\n";
+    return st.ok();
   }
-  return file;
+
+ private:
+  std::unique_ptr<report::OutputFile> file_;
+};
+
+// Every output `paths` names (empty: none) can be written, checked before a long run so that
+// an unwritable -o is not found after it; prints the first error.
+inline bool CheckOutputs(std::initializer_list<const std::string*> paths) {
+  for (const std::string* p : paths) {
+    if (p->empty()) continue;
+    if (absl::Status st = report::CheckWritable(*p); !st.ok()) {
+      std::cerr << "fsmove: error: " << st.message() << "\n";
+      return false;
+    }
+  }
+  return true;
 }
 
 // Each returns the function to run when its subcommand was chosen.

@@ -42,8 +42,8 @@ int ComparePuppet(const GraphOptions& o, const catalog::Catalog& cat,
   for (const std::string& w : puppet->warnings) {
     std::cerr << "fsmove: warning: " << report::TerminalSafe(w) << "\n";
   }
-  std::ofstream file;
-  std::ostream* out = OpenOutput(o.output, &file);
+  ReportOutput file;
+  std::ostream* out = file.Open(o.output);
   if (out == nullptr) return kExitError;
   const auto differences = graph::CompareOrderings(g, *puppet);
   for (const graph::OrderingDifference& d : differences) {
@@ -53,6 +53,7 @@ int ComparePuppet(const GraphOptions& o, const catalog::Catalog& cat,
   std::cerr << "fsmove: " << differences.size() << " ordered pair"
             << (differences.size() == 1 ? " differs" : "s differ") << " between fsmove's graph and "
             << o.compare_puppet << "\n";
+  if (!file.Close()) return kExitError;
   return differences.empty() ? kExitOk : kExitFindings;
 }
 
@@ -65,14 +66,15 @@ int RunGraph(const GraphOptions& o) {
   PrintCatalogWarnings(*cat);
   graph::DependencyGraph g = graph::DependencyGraph::Build(*cat);
   if (!o.compare_puppet.empty()) return ComparePuppet(o, *cat, g);
-  std::ofstream file;
-  std::ostream* out = OpenOutput(o.output, &file);
+  ReportOutput file;
+  std::ostream* out = file.Open(o.output);
   if (out == nullptr) return kExitError;
   if (o.format == "json") {
     *out << report::DumpJson(graph::ToJson(g)) << "\n";
   } else {
     graph::WriteDot(g, *out);
   }
+  if (!file.Close()) return kExitError;
   for (const auto& cycle : g.cycles()) {
     std::cerr << "fsmove: warning: dependency cycle:";
     for (const auto& ref : cycle.path) std::cerr << " " << ref;

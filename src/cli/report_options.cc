@@ -111,7 +111,7 @@ int CheckReportInputs(const ReportOptions& o) {
 }
 
 int TraceWarnings(const ReportOptions& o, const analysis::Analyzer& analyzer,
-                  const std::string& name) {
+                  const std::string& name, bool run_finished) {
   if (analyzer.stats().unparsed_lines > 0) {
     const auto& first = analyzer.stats().unparsed_examples.front();
     std::cerr << "fsmove: " << (o.strict ? "error" : "warning") << ": "
@@ -119,7 +119,10 @@ int TraceWarnings(const ReportOptions& o, const analysis::Analyzer& analyzer,
               << "; first at line " << first.line << ": " << first.reason << "\n";
     if (o.strict) return kExitError;
   }
-  if (analyzer.interpreter().stats().markers_begin == 0) {
+  if (analyzer.interpreter().stats().markers_begin == 0 && !run_finished) {
+    std::cerr << "fsmove: warning: Puppet was stopped before it applied its first resource; "
+                 "nothing was checked\n";
+  } else if (analyzer.interpreter().stats().markers_begin == 0) {
     std::cerr << "fsmove: warning: " << name
               << " has no Puppet evaltrace markers (was it recorded with "
                  "`puppet apply --debug --evaltrace`?)\n";
@@ -166,19 +169,20 @@ int CheckAndReport(const ReportOptions& o, const catalog::Catalog& cat, report::
     baseline.emplace(std::move(*loaded));
   }
 
-  std::ofstream file;
-  std::ostream* out = OpenOutput(o.output, &file);
+  ReportOutput file;
+  std::ostream* out = file.Open(o.output);
   if (out == nullptr) return kExitError;
   struct ExtraReport {
     std::string_view format;
     const std::string& path;
-    std::ofstream file;
+    ReportOutput file;
+    std::ostream* out = nullptr;
   };
   ExtraReport extras[] = {{"json", o.json_output, {}},
                           {"sarif", o.sarif_output, {}},
                           {"junit", o.junit_output, {}}};
   for (ExtraReport& e : extras) {
-    if (!e.path.empty() && OpenOutput(e.path, &e.file) == nullptr) return kExitError;
+    if (!e.path.empty() && (e.out = e.file.Open(e.path)) == nullptr) return kExitError;
   }
 
   auto t = Clock::now();
@@ -219,18 +223,13 @@ int CheckAndReport(const ReportOptions& o, const catalog::Catalog& cat, report::
 
   report::SourceRoot root = report::SourceRoot::FromDirectory(o.source_root);
   WriteReport(o.format, *out, ctx, root);
-  out->flush();
-  bool written = static_cast<bool>(*out);
+  bool written = file.Close();
   for (ExtraReport& e : extras) {
     if (e.path.empty()) continue;
-    WriteReport(e.format, e.file, ctx, root);
-    e.file.flush();
-    written = written && e.file;
+    WriteReport(e.format, *e.out, ctx, root);
+    written = e.file.Close() && written;
   }
-  if (!written) {
-    std::cerr << "fsmove: error: writing the report failed\n";
-    return kExitError;
-  }
+  if (!written) return kExitError;
 
   if (!o.write_baseline.empty()) {
     std::vector<const check::Finding*> accepted;
@@ -239,17 +238,13 @@ int CheckAndReport(const ReportOptions& o, const catalog::Catalog& cat, report::
         accepted.push_back(&result->findings[i]);
       }
     }
-    std::ofstream baseline_file;
-    std::ostream* b = OpenOutput(o.write_baseline, &baseline_file);
+    ReportOutput baseline_file;
+    std::ostream* b = baseline_file.Open(o.write_baseline);
     if (b == nullptr) return kExitError;
     *b << check::BaselineToJson(accepted, cat)
               .dump(2, ' ', false, nlohmann::ordered_json::error_handler_t::replace)
        << "\n";
-    b->flush();
-    if (!*b) {
-      std::cerr << "fsmove: error: writing " << o.write_baseline << " failed\n";
-      return kExitError;
-    }
+    if (!baseline_file.Close()) return kExitError;
     std::cerr << "fsmove: wrote " << accepted.size() << " finding"
               << (accepted.size() == 1 ? "" : "s") << " to baseline " << o.write_baseline << "\n";
   }

@@ -54,9 +54,10 @@ absl::StatusOr<check::ProjectConfig> ResolveProjectConfig(const ReportOptions& o
 int CheckReportInputs(const ReportOptions& o);
 
 // Unparsed lines and missing markers: warnings on stderr, or errors with --strict (returns
-// kExitError then, kExitOk otherwise).
+// kExitError then, kExitOk otherwise). `run_finished` false (a check whose apply was stopped):
+// no markers means Puppet was stopped before its first resource, not a trace recorded wrongly.
 int TraceWarnings(const ReportOptions& o, const analysis::Analyzer& analyzer,
-                  const std::string& name);
+                  const std::string& name, bool run_finished = true);
 
 // Puppet's own graph of the run (expanded_relationships.dot), for CheckAndReport.
 struct PuppetGraphInput {

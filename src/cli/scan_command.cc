@@ -43,16 +43,21 @@ report.json, catalog.json, puppet.log, check.log (check's stderr), trace.zst (--
 and status.json, written last, which marks it done. summary.json and summary.csv list every
 module of the scan (or shard) with its status, MOR and MN counts, trace bytes, apply and
 analysis seconds and, when not ok, a one-line error. A module's status:
-  ok              check exited 0
-  findings        check exited 1 (missing ordering relationships or notifiers)
-  timeout         check exited 2 and its report says the apply timed out, or check did not
-                  end --kill-after seconds after --timeout and was killed
+  ok              check exited 0 and no resource failed in Puppet's run
+  findings        check exited 1 (missing ordering relationships or notifiers) and no
+                  resource failed
+  resources-failed  check exited 0 or 1 but resources failed in Puppet's run (what failed,
+                  and what depended on it, was not checked); MOR and MN are still counted
+  timeout         check exited 2 and its report says the apply timed out (or, without a
+                  report, --timeout stopped the compile), or check did not end --kill-after
+                  seconds after --timeout and was killed
   compile-failed  check exited 2 and said "could not compile", or left no catalog
   apply-failed    check exited 2 with a report: Puppet killed, trace incomplete, or
                   resources failed
   crashed         check was killed by a signal, left no report, or exited otherwise
+  missing         the module directory does not exist (no check was run)
 A rerun skips modules whose status.json is valid (its files present, of the sizes recorded)
-and redoes the others; --force redoes all.
+and redoes the others, and retries missing ones; --force redoes all.
 Exit status: 0 every module ok; 1 any module has findings or could not be checked (any status
 but ok); 2 usage error or the results directory cannot be written; 130 interrupted (finished
 modules are kept; a rerun continues).)";
@@ -152,12 +157,16 @@ int RunScanCommand(ScanCliOptions& o) {
     all_ok = false;
     if (r->status == scan::ModuleStatus::kFindings) {
       std::cout << fmt::format("{:<15} {}: {} MOR, {} MN\n", "findings", r->module, r->mor, r->mn);
+    } else if (r->status == scan::ModuleStatus::kResourcesFailed) {
+      std::cout << fmt::format("{:<15} {}: {} MOR, {} MN; {}\n", "resources-failed", r->module,
+                               r->mor, r->mn, r->error);
     } else {
       std::cout << fmt::format("{:<15} {}: {}\n", scan::ModuleStatusName(r->status), r->module, r->error);
     }
   }
   std::string line;
-  for (const char* s : {"ok", "findings", "compile-failed", "apply-failed", "timeout", "crashed"}) {
+  for (const char* s : {"ok", "findings", "resources-failed", "compile-failed", "apply-failed",
+                        "timeout", "crashed", "missing"}) {
     if (counts[s] > 0) line += fmt::format("{}{} {}", line.empty() ? "" : ", ", counts[s], s);
   }
   std::cout << fmt::format("{} of {} module{} done ({} skipped as already done): {}; summary in {}\n",

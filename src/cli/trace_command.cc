@@ -29,8 +29,8 @@ int RunDump(const DumpOptions& o) {
     std::cerr << "fsmove: error: cannot read trace " << reader.status().message() << "\n";
     return kExitError;
   }
-  std::ofstream file;
-  std::ostream* out = OpenOutput(o.output, &file);
+  ReportOutput file;
+  std::ostream* out = file.Open(o.output);
   if (out == nullptr) return kExitError;
   analysis::Analyzer analyzer;
   const analysis::BlockTable& blocks = analyzer.interpreter().blocks();
@@ -128,6 +128,7 @@ int RunDump(const DumpOptions& o) {
       *out << report::DumpJson(j, -1) << "\n";
     }
   }
+  if (!file.Close()) return kExitError;
   std::cerr << report::SummaryLine(reader.value()->name(), analyzer) << "\n";
   return kExitOk;
 }

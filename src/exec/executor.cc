@@ -30,6 +30,7 @@
 #include "fsmove/exec/trace_copy.h"
 #include "fsmove/fstrace/lowering.h"
 #include "fsmove/graph/puppet_graph.h"
+#include "fsmove/report/output_file.h"
 #include "fsmove/trace/line_reader.h"
 
 namespace fsmove::exec {
@@ -38,14 +39,10 @@ namespace {
 // Puppet's log of one run (--debug): large runs write tens of MB.
 constexpr size_t kMaxPuppetLogBytes = size_t{512} << 20;
 
-// An output the user named (--puppet-log, --save-catalog): written by us, from memory.
+// An output the user named (--puppet-log, --save-catalog): written by us, from memory, whole
+// (a temporary file renamed into place).
 absl::Status WriteWholeFile(const std::string& path, std::string_view text) {
-  std::ofstream out(path, std::ios::binary | std::ios::trunc);
-  if (!out) return absl::PermissionDeniedError(std::strerror(errno));
-  out.write(text.data(), static_cast<std::streamsize>(text.size()));
-  out.flush();
-  if (!out) return absl::DataLossError(std::strerror(errno));
-  return absl::OkStatus();
+  return report::WriteOutputFile(path, text);
 }
 
 namespace fs = std::filesystem;
@@ -99,9 +96,17 @@ class FifoSource : public trace::ByteSource {
   FifoSource(int fd, const std::atomic<bool>* stop, std::chrono::seconds grace)
       : fd_(fd), stop_(stop), grace_(grace) {}
   ~FifoSource() override { close(fd_); }
+  // Time spent in Read: waiting for strace's output (and reading it, which is cheap).
+  double waited_seconds() const { return std::chrono::duration<double>(waited_).count(); }
   absl::StatusOr<size_t> Read(char* buf, size_t n) override {
     // strace writes line by line; waking for each line would bounce between CPUs hundreds
     // of thousands of times. After a short read, let the (1 MB) pipe fill for a while.
+    const auto wait_start = Clock::now();
+    struct Waited {  // the time until data came counts as waiting for Puppet, not analysis
+      Clock::duration* total;
+      Clock::time_point start;
+      ~Waited() { *total += Clock::now() - start; }
+    } waited{&waited_, wait_start};
     if (last_read_short_) std::this_thread::sleep_for(std::chrono::milliseconds(3));
     for (;;) {
       pollfd p{fd_, POLLIN, 0};
@@ -134,6 +139,7 @@ class FifoSource : public trace::ByteSource {
   bool stop_seen_ = false;
   bool last_read_short_ = false;
   Clock::time_point stop_at_;
+  Clock::duration waited_{};
 };
 
 // What the supervisor said on the status pipe.
@@ -373,8 +379,9 @@ absl::StatusOr<RunResult> RunCheck(const CheckRequest& request, analysis::Analyz
   }
   std::string tmpl = parent + "/fsmove-check.XXXXXX";
   if (mkdtemp(tmpl.data()) == nullptr) return Errno(fmt::format("cannot create {}", tmpl));
+  // Private (mkdtemp's 0700): it holds the catalog and Puppet's log, which can hold secrets.
+  // The sandbox and Puppet run as root, the owner without a sandbox.
   const std::string work = tmpl;
-  chmod(work.c_str(), 0755);
   result.work_dir = work;
   // The work directory as a directory fd: files code in the sandbox could have replaced are
   // opened relative to it, never through a symlink.
@@ -546,9 +553,10 @@ absl::StatusOr<RunResult> RunCheck(const CheckRequest& request, analysis::Analyz
   });
 
   // ---- analysis, while Puppet runs ----
-  std::unique_ptr<trace::ByteSource> source =
-      std::make_unique<FifoSource>(fifo_rd, &run_over,
-                                   std::chrono::seconds(request.untraced ? 0 : 10));
+  auto fifo_source = std::make_unique<FifoSource>(fifo_rd, &run_over,
+                                                  std::chrono::seconds(request.untraced ? 0 : 10));
+  const FifoSource* fifo_reader = fifo_source.get();
+  std::unique_ptr<trace::ByteSource> source = std::move(fifo_source);
   if (copy) source = TeeByteSource(std::move(source), copy.get());
   trace::LineReader reader(std::move(source), "strace output of puppet apply", {});
   analyzer.set_marker_observer([&](const trace::Marker& m, uint64_t) {
@@ -558,7 +566,10 @@ absl::StatusOr<RunResult> RunCheck(const CheckRequest& request, analysis::Analyz
   });
   auto t0 = Clock::now();
   absl::Status read_status = analyzer.Run(reader);
-  result.analysis_seconds = std::chrono::duration<double>(Clock::now() - t0).count();
+  // The analysis runs while Puppet compiles and applies: its own time is what was not spent
+  // waiting for the trace (the reader lives as long as the analyzer's line reader).
+  result.analysis_seconds = std::max(0.0, std::chrono::duration<double>(Clock::now() - t0).count() -
+                                              fifo_reader->waited_seconds());
   watcher.join();
   analyzer.set_marker_observer(nullptr);
   progress.Clear();
@@ -578,13 +589,13 @@ absl::StatusOr<RunResult> RunCheck(const CheckRequest& request, analysis::Analyz
   // ---- what happened ----
   result.notes.insert(result.notes.begin(), report.notes.begin(), report.notes.end());
   result.summary.limits_hit = report.limits;
-  result.catalog_path = work + "/" + kCatalogFile;
   report::RunSummary& s = result.summary;
   s.compile_seconds = report.compile_seconds;
   s.apply_seconds = report.apply_seconds;
   s.puppet_exit_code = report.apply_code;
   s.strace_end = report.strace_end;
   s.timed_out = timed_out;
+  if (timed_out) s.timed_out_phase = report.phase.empty() ? "sandbox" : report.phase;
   s.puppet_log = work + "/" + kPuppetLog;
   // Code in the sandbox may have replaced the log (a symlink to a root-only host file, a
   // FIFO): read it as an untrusted file, and write the copy ourselves.
@@ -610,10 +621,15 @@ absl::StatusOr<RunResult> RunCheck(const CheckRequest& request, analysis::Analyz
                      !std::string_view(report.strace_end).starts_with("died");
   if (s.strace_end.empty()) s.strace_end = "unknown";
   result.catalog_text = std::move(report.catalog_text);
+  // Messages name the catalog as the user can open it: the work directory's copy was removed
+  // as soon as it was read.
+  result.catalog_path = "the compiled catalog (not kept: --save-catalog FILE keeps it)";
   if (!request.save_catalog.empty() && !result.catalog_text.empty()) {
     if (absl::Status st = WriteWholeFile(request.save_catalog, result.catalog_text); !st.ok()) {
       result.notes.push_back(
           fmt::format("cannot copy the catalog to {}: {}", request.save_catalog, std::string(st.message())));
+    } else {
+      result.catalog_path = request.save_catalog;
     }
   }
 

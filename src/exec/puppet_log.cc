@@ -1,11 +1,26 @@
 // Summarising Puppet's log; see puppet_log.h.
 #include "fsmove/exec/puppet_log.h"
 
+#include "absl/container/flat_hash_map.h"
 #include "absl/container/flat_hash_set.h"
 #include "fsmove/trace/puppet_markers.h"
 
 namespace fsmove::exec {
 namespace {
+
+// What one resource's error may add up to: a daemon can print a lot before it dies.
+constexpr size_t kMaxLinesPerError = 40;
+constexpr size_t kMaxErrorBytes = 8192;
+constexpr size_t kMaxErrorsPerResource = 10;
+
+// A line Puppet logged (its level first); other lines continue the one before.
+bool IsLogLine(std::string_view l) {
+  for (std::string_view level : {"Debug: ", "Info: ", "Notice: ", "Warning: ", "Error: ",
+                                 "Critical: ", "Alert: ", "Emergency: "}) {
+    if (l.starts_with(level)) return true;
+  }
+  return false;
+}
 
 bool IsPropertyName(std::string_view s) {
   if (s.empty()) return false;
@@ -54,9 +69,52 @@ std::string StripAnsi(std::string_view text) {
   return out;
 }
 
+bool LacksModules(std::string_view log) {
+  for (std::string_view sign :
+       {"Could not find class", "Could not find declared class", "Unknown resource type",
+        "Unknown function", "Unknown variable: '::", "Could not autoload"}) {
+    if (log.find(sign) != std::string_view::npos) return true;
+  }
+  return false;
+}
+
+std::string DeduplicateErrors(std::string_view log) {
+  // `puppet catalog find` says it three times: the error, "Could not call 'find' on
+  // 'catalog': " and the same error, and a usage hint that does not apply.
+  std::string out;
+  std::vector<std::string_view> errors;
+  size_t start = 0;
+  while (start < log.size()) {
+    size_t end = log.find('\n', start);
+    if (end == std::string_view::npos) end = log.size();
+    std::string_view line = log.substr(start, end - start);
+    start = end + 1;
+    if (line.starts_with("Error: ")) {
+      std::string_view text = line.substr(7);
+      if (text.starts_with("Try 'puppet help ")) continue;
+      bool repeated = false;
+      for (std::string_view e : errors)
+        repeated = repeated || text.find(e) != std::string_view::npos;
+      if (repeated) continue;
+      errors.push_back(text);
+    }
+    out.append(line);
+    out += '\n';
+  }
+  return out;
+}
+
 PuppetLogSummary SummarisePuppetLog(std::string_view log, size_t max_errors) {
+  // Each "Error:" line with the lines that continue it (a daemon's own output, a journal
+  // excerpt): the cause is often there, not on the first line.
+  struct Entry {
+    std::string ref;  // empty: names no resource
+    std::string text;
+    size_t lines = 1;
+  };
+  std::vector<Entry> entries;
+  bool in_error = false;  // the last log line was an error: unprefixed lines continue it
   PuppetLogSummary s;
-  absl::flat_hash_set<std::string> seen;
   size_t start = 0;
   while (start < log.size()) {
     size_t end = log.find('\n', start);
@@ -65,17 +123,66 @@ PuppetLogSummary SummarisePuppetLog(std::string_view log, size_t max_errors) {
     start = end + 1;
     while (!line.empty() && (line.back() == '\r' || line.back() == ' ')) line.pop_back();
     std::string_view l = line;
+    if (!IsLogLine(l)) {
+      if (in_error && !l.empty() && entries.back().lines < kMaxLinesPerError &&
+          entries.back().text.size() < kMaxErrorBytes) {
+        entries.back().text += '\n';
+        entries.back().text += l;
+        ++entries.back().lines;
+      }
+      continue;
+    }
+    in_error = false;
     if (l.starts_with("Warning: ") && l.ends_with("Skipping because of failed dependencies")) {
       ++s.skipped;
       continue;
     }
     if (!l.starts_with("Error: ")) continue;
     l.remove_prefix(7);
-    std::string ref, message;
-    if (SplitResourceError(l, &ref, &message)) {
-      if (seen.insert(ref).second) s.failed.push_back({ref, message});
+    Entry e;
+    if (!SplitResourceError(l, &e.ref, &e.text)) e.text = std::string(l);
+    entries.push_back(std::move(e));
+    in_error = true;
+  }
+
+  // Every error of a resource goes to it, in log order: those naming it by path, and those
+  // that name no path but mention it ("Could not start Service[x]: ..." comes before
+  // "/Stage[main]/.../Service[x]/ensure: ... failed: ..."). A text already contained in
+  // another of the same resource is a repetition and dropped.
+  absl::flat_hash_map<std::string, size_t> index;  // ref -> position in s.failed
+  std::vector<std::vector<const Entry*>> parts;
+  for (const Entry& e : entries) {
+    if (e.ref.empty() || index.contains(e.ref)) continue;
+    index[e.ref] = s.failed.size();
+    s.failed.push_back({e.ref, ""});
+    parts.emplace_back();
+  }
+  for (const Entry& e : entries) {
+    size_t at = s.failed.size();
+    if (!e.ref.empty()) {
+      at = index[e.ref];
+    } else {
+      for (size_t i = 0; i < s.failed.size() && at == s.failed.size(); ++i) {
+        if (e.text.find(s.failed[i].resource) != std::string::npos) at = i;
+      }
+    }
+    if (at < s.failed.size()) {
+      if (parts[at].size() < kMaxErrorsPerResource) parts[at].push_back(&e);
     } else if (s.errors.size() < max_errors) {
-      s.errors.emplace_back(l);
+      s.errors.push_back(e.text);
+    }
+  }
+  for (size_t i = 0; i < s.failed.size(); ++i) {
+    std::string& message = s.failed[i].message;
+    for (const Entry* e : parts[i]) {
+      bool repeated = false;
+      for (const Entry* other : parts[i]) {
+        repeated = repeated || (other != e && other->text.find(e->text) != std::string::npos &&
+                                (other->text != e->text || other < e));
+      }
+      if (repeated) continue;
+      if (!message.empty()) message += '\n';
+      message += e->text;
     }
   }
   return s;

@@ -54,7 +54,37 @@ nlohmann::json GraphJson(const FindingsContext& c) {
   return j;
 }
 
+// Puppet's error text, terminal-safe line by line, its later lines indented.
+std::string Indented(std::string_view text, std::string_view indent) {
+  std::string out;
+  size_t start = 0;
+  for (;;) {
+    size_t end = text.find('\n', start);
+    out += TerminalSafe(text.substr(start, end == std::string_view::npos ? end : end - start));
+    if (end == std::string_view::npos) break;
+    out += '\n';
+    out += indent;
+    start = end + 1;
+  }
+  return out;
+}
+
 }  // namespace
+
+std::string RunSummary::WhyUnfinished() const {
+  if (timed_out) {
+    return timed_out_phase == "compile" ? "timed out (--timeout) while compiling the catalog"
+           : timed_out_phase == "apply"
+               ? "timed out (--timeout) while applying the catalog"
+               : fmt::format("timed out (--timeout) in phase {}",
+                             timed_out_phase.empty() ? "?" : timed_out_phase);
+  }
+  if (puppet_exit_code > 128)
+    return fmt::format("Puppet was killed by signal {}", puppet_exit_code - 128);
+  if (!trace_complete)
+    return fmt::format("the trace ended before Puppet did (strace {})", strace_end);
+  return "";
+}
 
 void WriteRunText(std::ostream& out, const RunSummary& run) {
   out << "Puppet run: " << TerminalSafe(run.target) << " (sandbox " << run.sandbox;
@@ -65,7 +95,7 @@ void WriteRunText(std::ostream& out, const RunSummary& run) {
       << fmt::format("{:.1f}", run.compile_seconds) << " s, applied in "
       << fmt::format("{:.1f}", run.apply_seconds) << " s, puppet exit code "
       << run.puppet_exit_code;
-  if (run.timed_out) out << " (timed out)";
+  if (run.timed_out) out << " (" << run.WhyUnfinished() << ")";
   out << ", strace " << run.strace_end << "\n";
   if (!run.trace_complete) {
     out << "  warning: the trace is incomplete (strace ended: " << run.strace_end
@@ -75,13 +105,16 @@ void WriteRunText(std::ostream& out, const RunSummary& run) {
     out << "  " << run.failed.size() << " resource" << (run.failed.size() == 1 ? "" : "s")
         << " failed (often the symptom of a missing ordering relationship):\n";
     for (const auto& f : run.failed) {
-      out << "    " << (f.resource.empty() ? "?" : TerminalSafe(f.resource)) << ": " << TerminalSafe(f.message)
-          << "\n";
+      out << "    " << (f.resource.empty() ? "?" : TerminalSafe(f.resource)) << ": "
+          << Indented(f.message, "      ") << "\n";
     }
   }
   for (const auto& l : run.limits_hit) out << "  warning: " << TerminalSafe(l) << "\n";
-  for (const auto& e : run.errors) out << "  puppet error: " << TerminalSafe(e) << "\n";
-  if (!run.puppet_log.empty()) out << "  Puppet's log: " << TerminalSafe(run.puppet_log) << "\n";
+  for (const auto& e : run.errors) out << "  puppet error: " << Indented(e, "    ") << "\n";
+  out << "  Puppet's log: "
+      << (run.puppet_log.empty() ? "not kept (--puppet-log FILE keeps it)"
+                                 : TerminalSafe(run.puppet_log))
+      << "\n";
 }
 
 nlohmann::json RunToJson(const RunSummary& run) {
@@ -99,9 +132,12 @@ nlohmann::json RunToJson(const RunSummary& run) {
                                                         : nlohmann::json(run.puppet_version)},
           {"puppet_exit_code", run.puppet_exit_code},
           {"timed_out", run.timed_out},
+          {"timed_out_phase",
+           run.timed_out ? nlohmann::json(run.timed_out_phase) : nlohmann::json(nullptr)},
           {"trace_complete", run.trace_complete},
           {"strace_end", run.strace_end},
-          {"puppet_log", run.puppet_log},
+          {"puppet_log",
+           run.puppet_log.empty() ? nlohmann::json(nullptr) : nlohmann::json(run.puppet_log)},
           {"compile_seconds", run.compile_seconds},
           {"apply_seconds", run.apply_seconds},
           {"failed_resources", failed},
@@ -224,10 +260,19 @@ void WriteFindingsText(std::ostream& out, const FindingsContext& c) {
     (f.kind == check::FaultKind::kMissingOrdering ? mor : mn)++;
     WriteFindingText(out, f, cat, nullptr);
   }
-  if (mor + mn == 0) {
+  if (mor + mn == 0 && c.run != nullptr && !c.run->ApplyFinished()) {
+    // Nothing found in part of a run is not a clean result.
+    out << "No missing ordering relationships or notifiers found in the part of the apply that "
+           "ran, but the apply did not finish ("
+        << c.run->WhyUnfinished() << "): the rest was not checked.\n";
+  } else if (mor + mn == 0) {
     out << (r.findings.empty() ? "No missing ordering relationships or notifiers found.\n"
                                : "No missing ordering relationships or notifiers found that "
                                  "are not suppressed.\n");
+  }
+  if (!c.trace_kept && mor + mn > 0) {
+    out << "\nThe line numbers above are lines of this run's " << c.trace_name
+        << ", which was not kept: run with --save-trace FILE to keep it.\n";
   }
   if (sup != nullptr && sup->suppressed() > 0) {
     out << "\n" << sup->suppressed() << " suppressed finding" << (sup->suppressed() == 1 ? "" : "s")
@@ -331,6 +376,7 @@ nlohmann::json FindingsToJson(const FindingsContext& c) {
   nlohmann::json j;
   j["tool"] = {{"name", "fsmove"}, {"version", FSMOVE_VERSION}};
   j["trace"] = c.trace_name;
+  j["trace_kept"] = c.trace_kept;
   j["catalog"] = cat.source_name();
   if (c.run != nullptr) j["run"] = RunToJson(*c.run);
   nlohmann::json faults = nlohmann::json::array();

@@ -9,13 +9,15 @@ namespace fsmove::scan {
 
 namespace {
 
-constexpr std::array<std::pair<ModuleStatus, std::string_view>, 6> kNames = {{
+constexpr std::array<std::pair<ModuleStatus, std::string_view>, 8> kNames = {{
     {ModuleStatus::kOk, "ok"},
     {ModuleStatus::kFindings, "findings"},
+    {ModuleStatus::kResourcesFailed, "resources-failed"},
     {ModuleStatus::kCompileFailed, "compile-failed"},
     {ModuleStatus::kApplyFailed, "apply-failed"},
     {ModuleStatus::kTimeout, "timeout"},
     {ModuleStatus::kCrashed, "crashed"},
+    {ModuleStatus::kMissing, "missing"},
 }};
 
 // The report's value at a JSON pointer, or `fallback` when absent or of another type.
@@ -71,6 +73,8 @@ std::string ErrorLine(std::string_view log) {
   return OneLine(std::string(last));
 }
 
+bool IsFinal(ModuleStatus s) { return s != ModuleStatus::kMissing; }
+
 ModuleResult Classify(const std::string& module, const CheckOutcome& o) {
   ModuleResult r;
   r.module = module;
@@ -101,11 +105,32 @@ ModuleResult Classify(const std::string& module, const CheckOutcome& o) {
                             why.empty() ? "" : ": " + why));
   }
   if ((o.exit_code == 0 || o.exit_code == 1) && o.report) {
+    // Analysed, but what failed (and what depended on it) did not run: not a clean result,
+    // whatever the findings.
+    const nlohmann::json::json_pointer failed("/run/failed_resources");
+    const nlohmann::json& j = *o.report;
+    if (j.contains(failed) && j.at(failed).is_array() && !j.at(failed).empty()) {
+      const nlohmann::json& list = j.at(failed);
+      const nlohmann::json& first = list.front();
+      std::string what =
+          first.is_object() && first.contains("resource") && first["resource"].is_string()
+              ? first["resource"].get<std::string>()
+              : "a resource";
+      if (first.is_object() && first.contains("message") && first["message"].is_string()) {
+        what += ": " + first["message"].get<std::string>();
+      }
+      return fail(ModuleStatus::kResourcesFailed,
+                  list.size() == 1
+                      ? fmt::format("1 resource failed: {}", what)
+                      : fmt::format("{} resources failed, first {}", list.size(), what));
+    }
     r.status = o.exit_code == 0 ? ModuleStatus::kOk : ModuleStatus::kFindings;
     return r;
   }
   if (o.exit_code == 2) {
-    if (o.report && At<bool>(*o.report, "/run/timed_out", false)) {
+    // A report says so; a check stopped before the apply (while compiling) has none.
+    if ((o.report && At<bool>(*o.report, "/run/timed_out", false)) ||
+        (!o.report && o.check_log.find("(--timeout)") != std::string::npos)) {
       return fail(ModuleStatus::kTimeout, why.empty() ? "puppet apply timed out" : why);
     }
     if (o.check_log.find("could not compile") != std::string::npos || !o.has_catalog) {

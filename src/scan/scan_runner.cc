@@ -33,13 +33,17 @@ using Clock = std::chrono::steady_clock;
 std::vector<std::string> CheckArguments(const ScanOptions& o, const std::string& module,
                                         const std::string& dir, const std::string& work_dir) {
   const fs::path d(dir);
+  // Option and value side by side.
+  // clang-format off
   std::vector<std::string> argv = {o.fsmove_binary, "check", "-q", "--format", "json",
                                    "-o", (d / kReportFile).string(),
                                    "--save-catalog", (d / kCatalogFile).string(),
                                    "--save-graph", (d / kPuppetGraphFile).string(),
                                    "--puppet-log", (d / kPuppetLogFile).string(),
                                    "--timeout", std::to_string(o.timeout_seconds),
-                                   "--work-dir", work_dir};
+                                   "--work-dir", work_dir,
+                                   "--discard-work"};  // Puppet's log is in the module's folder
+  // clang-format on
   if (o.save_traces) {
     argv.push_back("--save-trace");
     argv.push_back((d / kTraceFile).string());
@@ -117,12 +121,16 @@ absl::StatusOr<ScanOutcome> RunScan(const ScanOptions& o, const volatile std::si
     const std::string dir = (fs::path(o.out_dir) / ModuleDirName(m)).string();
     if (!o.force) {
       auto rec = ReadStatus(dir, m);
-      if (rec.ok()) {
+      if (rec.ok() && IsFinal(rec->result.status)) {
         out.results.push_back(rec->result);
         ++out.skipped;
         continue;
       }
-      if (fs::exists(dir, ec)) {
+      if (rec.ok()) {
+        ++out.redone;
+        out.notes.push_back(fmt::format("retrying {}: it was {} last time", m,
+                                        ModuleStatusName(rec->result.status)));
+      } else if (fs::exists(dir, ec)) {
         ++out.redone;
         out.notes.push_back(fmt::format("redoing {}: {}", m, std::string(rec.status().message())));
       }
@@ -145,10 +153,11 @@ absl::StatusOr<ScanOutcome> RunScan(const ScanOptions& o, const volatile std::si
   std::map<pid_t, Running> running;
   size_t next = 0, findings = 0, failed = 0, ran = 0;
   double ran_seconds = 0;
-  for (const auto& r : out.results) {
+  auto count = [&](const ModuleResult& r) {
     findings += r.status == ModuleStatus::kFindings;
     failed += r.status != ModuleStatus::kOk && r.status != ModuleStatus::kFindings;
-  }
+  };
+  for (const auto& r : out.results) count(r);
   const auto hard_limit = std::chrono::seconds(o.timeout_seconds + o.kill_after_seconds);
   Clock::time_point last_draw{};
   bool drawn = false;
@@ -185,8 +194,7 @@ absl::StatusOr<ScanOutcome> RunScan(const ScanOptions& o, const volatile std::si
     }
     ran_seconds += std::chrono::duration<double>(Clock::now() - r.start).count();
     ++ran;
-    findings += res.status == ModuleStatus::kFindings;
-    failed += res.status != ModuleStatus::kOk && res.status != ModuleStatus::kFindings;
+    count(res);
     out.results.push_back(std::move(res));
     draw(true);
   };
@@ -197,6 +205,22 @@ absl::StatusOr<ScanOutcome> RunScan(const ScanOptions& o, const volatile std::si
       const auto& [module, dir] = queue[next++];
       fs::remove_all(dir, ec);
       fs::create_directories(dir, ec);
+      if (!fs::is_directory(module, ec)) {
+        // Not worth a check (which would call it a compile failure): recorded as missing,
+        // and retried by the next run.
+        ModuleResult res;
+        res.module = module;
+        res.status = ModuleStatus::kMissing;
+        res.error = fmt::format("no module directory {}", module);
+        std::ofstream(fs::path(dir) / kCheckLogFile) << "fsmove scan: " << res.error << "\n";
+        if (auto st = WriteStatus(dir, res); !st.ok()) {
+          out.notes.push_back(fmt::format("{}: {}", module, std::string(st.message())));
+        }
+        count(res);
+        out.results.push_back(std::move(res));
+        draw(true);
+        continue;
+      }
       const std::string log = (fs::path(dir) / kCheckLogFile).string();
       int fd = open(log.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
       Running r{module, dir, (fs::path(work_parent) / fs::path(dir).filename()).string(),

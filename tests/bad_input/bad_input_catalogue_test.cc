@@ -302,6 +302,17 @@ const std::map<std::string, std::function<void(const fs::path&)>>& Cases() {
          WriteFile(d / "victim", "keep me\n");
          fs::create_symlink("victim", d / "report.txt");
        }},
+      {"output-directory-missing",
+       [](const fs::path& d) {
+         WriteRealTrace(d);
+         WriteFile(d / "catalog.json", RealCatalog().dump());
+       }},
+      {"output-is-a-directory",
+       [](const fs::path& d) {
+         WriteRealTrace(d);
+         WriteFile(d / "catalog.json", RealCatalog().dump());
+         fs::create_directory(d / "out");
+       }},
       {"catalog-fifo",
        [](const fs::path& d) {
          WriteRealTrace(d);

@@ -324,6 +324,7 @@ def case_save_trace():
         check(p.returncode == 1, f"exit code {p.returncode}")
         live = json.loads(p.stdout)
         check(live["run"]["puppet_log"] == log and os.path.getsize(log) > 0, "puppet log not kept")
+        check(live["catalog"] == cat and live["trace_kept"] is True, "saved catalog/trace not named")
         with open(trace, "rb") as fh:
             check(fh.read(4) == b"\x28\xb5\x2f\xfd", "saved trace is not zstd")
         q = fsmove("analyze", "--format", "json", "--trace", trace, "--catalog", cat,
@@ -659,6 +660,17 @@ def case_compile_fails():
     check(p.returncode == 2, f"exit code {p.returncode}")
     check("could not compile" in p.stderr and "Syntax error" in p.stderr,
           "Puppet's compile error not shown")
+    # A manifest (not a module) using a module that is not on the modulepath: the hint, and
+    # Puppet's error once.
+    with tempfile.TemporaryDirectory() as tmp:
+        manifest = os.path.join(tmp, "site.pp")
+        with open(manifest, "w", encoding="utf-8") as fh:
+            fh.write("include fsmove_absent_module\n")
+        p = fsmove("check", "-q", manifest)
+        check(p.returncode == 2, f"exit code {p.returncode}")
+        check("--modulepath DIR" in p.stderr, "no --modulepath hint for a manifest")
+        errors = [l for l in p.stderr.splitlines() if "fsmove_absent_module" in l]
+        check(len(errors) == 1, f"Puppet's error printed {len(errors)} times")
 
 
 def case_apply_fails():
@@ -676,6 +688,18 @@ def case_apply_fails():
     check("1 resource failed" in p.stdout and "Exec[fails]" in p.stdout, "failure not in the text report")
     check("\x1b[K" not in p.stderr and "resource 1 of" not in p.stderr,
           "progress shown although stderr is not a terminal")
+    # A service whose start prints a warning, then the real cause on the next line (as
+    # fail2ban did): the failed resource carries both.
+    start = "/bin/sh -c 'echo WARNING harmless; echo ERROR the real cause; exit 1'"
+    code = (f"service {{ 'fsmove-fails': ensure => running, provider => base, "
+            f"start => \"{start}\", status => '/bin/false' }}\n")
+    # The host's root: the base service provider needs kill(1), which the pinned roots lack.
+    p = fsmove("check", "-q", "--root", "host", "--format", "json", "-e", code)
+    check(p.returncode == 0, f"exit code {p.returncode}")
+    failed = json.loads(p.stdout)["run"]["failed_resources"]
+    check(len(failed) == 1 and failed[0]["resource"] == "Service[fsmove-fails]", f"failed: {failed}")
+    check("WARNING harmless" in failed[0]["message"] and "ERROR the real cause" in failed[0]["message"],
+          f"the failed resource's error is cut: {failed[0]['message']!r}")
 
 
 def case_progress():
@@ -704,13 +728,95 @@ def hang(seconds):
 
 def case_timeout():
     t0 = time.time()
-    p = fsmove("check", "-q", "--format", "json", "--timeout", "25", "-e", hang(587), timeout=300)
+    with tempfile.TemporaryDirectory() as tmp:
+        out = os.path.join(tmp, "report.json")
+        p = fsmove("check", "-q", "--json-output", out, "--timeout", "25", "-e", hang(587), timeout=300)
+        with open(out, encoding="utf-8") as fh:
+            report = json.load(fh)
     check(p.returncode == 2, f"exit code {p.returncode}")
     check("did not finish within 25 s" in p.stderr, "timeout not reported")
     check(time.time() - t0 < 120, "the timeout was not enforced promptly")
-    report = json.loads(p.stdout)
     check(report["run"]["timed_out"], "report does not say timed out")
+    check(report["run"]["timed_out_phase"] == "apply", f"phase: {report['run']['timed_out_phase']}")
+    # The text report does not call a stopped apply clean.
+    check("No missing ordering relationships or notifiers found." not in p.stdout
+          and "the apply did not finish (timed out (--timeout) while applying the catalog)" in p.stdout,
+          "the text report calls a timed-out run clean")
+    # The analysis's own time, not the 25 s it waited for Puppet.
+    check(report["stats"]["seconds"]["parse_interpret"] < 10,
+          f"parse_interpret includes the wait: {report['stats']['seconds']}")
     assert_nothing_left("sleep 587")
+
+
+def case_timeout_compile():
+    """--timeout while Puppet compiles: reported as such, with no report of a run that never
+    happened (no "nothing found", no missing-markers warning)."""
+    code = "Integer[0, 999999999].each |$i| { }\nnotify { 'never': }\n"
+    p = fsmove("check", "-q", "--timeout", "20", "-e", code, timeout=300)
+    check(p.returncode == 2, f"exit code {p.returncode}")
+    check("was still compiling the catalog after 20 s (--timeout)" in p.stderr, "compile timeout not reported")
+    check("No missing" not in p.stdout and "evaltrace" not in p.stderr and "could not compile" not in p.stderr,
+          "a run that never happened was reported")
+
+
+def case_report_notes():
+    """Without --save-trace the text report says once that its line numbers refer to a trace
+    that was not kept; the report names the catalog as the user can find it."""
+    target = os.path.join(ARGS.source, "fixtures", "faults", "configure-use", "bad.pp")
+    with tempfile.TemporaryDirectory() as tmp:
+        out = os.path.join(tmp, "r.json")
+        p = fsmove("check", "-q", "--json-output", out, target)
+        check(p.returncode == 1, f"exit code {p.returncode}")
+        check(p.stdout.count("which was not kept: run with --save-trace FILE") == 1,
+              "no (single) note that the trace was not kept")
+        with open(out, encoding="utf-8") as fh:
+            report = json.load(fh)
+        check(report["trace_kept"] is False, "trace_kept")
+        check("--save-catalog" in report["catalog"] and "fsmove-check." not in report["catalog"],
+              f"catalog named by a temporary path: {report['catalog']}")
+
+
+def case_work_dir():
+    """The work directory is private (0700: it holds the catalog and Puppet's log), removed
+    after a clean run, kept and named after one that went wrong or with --keep-work."""
+    with tempfile.TemporaryDirectory() as tmp:
+        p = fsmove("check", "-q", "--work-dir", tmp, "-e", "notify { 'clean': }")
+        check(p.returncode == 0, f"exit code {p.returncode}")
+        check(os.listdir(tmp) == [], f"a clean run left {os.listdir(tmp)}")
+        check("Puppet's log: not kept (--puppet-log FILE keeps it)" in p.stdout,
+              "the report points at a removed log")
+        for args, why in ((["--keep-work", "-e", "notify { 'kept': }"], "--keep-work"),
+                          (["-e", "exec { 'fails': command => '/bin/false' }"], "a failed resource")):
+            p = fsmove("check", "-q", "--work-dir", tmp, *args)
+            kept = re.search(r"work directory \(Puppet's log\) is kept: (\S+)", p.stderr)
+            check(kept is not None, f"work directory not kept or not named ({why})")
+            work = kept.group(1)
+            check(os.path.dirname(work) == tmp and os.stat(work).st_mode & 0o777 == 0o700,
+                  f"{work} is not private: {oct(os.stat(work).st_mode)}")
+            check(os.path.getsize(os.path.join(work, "puppet.log")) > 0, "Puppet's log not in it")
+            check(f"Puppet's log: {work}/puppet.log" in p.stdout, "the report does not name the log")
+            shutil.rmtree(work)
+
+
+def case_outputs():
+    """Outputs are checked before Puppet runs (an unwritable -o is not found after the run)."""
+    with tempfile.TemporaryDirectory() as tmp:
+        for option in ("-o", "--json-output", "--save-catalog", "--puppet-log", "--save-graph"):
+            bad = os.path.join(tmp, "nodir", "out")
+            p = fsmove("check", "-q", option, bad, "-e", "notify { 'x': }", timeout=60)
+            check(p.returncode == 2, f"{option}: exit code {p.returncode}")
+            check(f"cannot write {bad}: {tmp}/nodir: No such file or directory" in p.stderr,
+                  f"{option}: no error with the reason")
+            check("network:" not in p.stderr, f"{option}: the sandbox was set up before the check")
+        # An old report is replaced whole, and no temporary file is left beside it.
+        out = os.path.join(tmp, "report.json")
+        with open(out, "w", encoding="utf-8") as fh:
+            fh.write("old\n")
+        p = fsmove("check", "-q", "--format", "json", "-o", out, "-e", "notify { 'x': }")
+        check(p.returncode == 0, f"exit code {p.returncode}")
+        with open(out, encoding="utf-8") as fh:
+            check(json.load(fh)["summary"]["MOR"] == 0, "report not written")
+        check(sorted(os.listdir(tmp)) == ["report.json"], f"left beside the report: {os.listdir(tmp)}")
 
 
 def case_interrupt():

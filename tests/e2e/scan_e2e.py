@@ -7,6 +7,8 @@ fixtures/scan/ (one ok, one with a MOR, one that does not compile, one that hang
             after deleting one status.json and corrupting another module's report only those
             two are redone; a progress line on a terminal only; --shard 1/2 and 2/2 merged
             equal the full scan; bad --shard and an empty scan are usage errors.
+  statuses  a module whose resource fails is resources-failed (exit 1, not ok) and one whose
+            directory is not there is missing; a rerun skips the first and retries the second.
 Exit 77 (CTest's skip code) when not root: the sandbox needs namespaces and overlayfs.
 """
 import argparse
@@ -92,6 +94,8 @@ def case_scan():
         check(got["scan_ok"]["error"] == "" and got["scan_ok"]["trace_bytes"] > 0, f"scan_ok: {got['scan_ok']}")
         check("Syntax error" in got["scan_broken"]["error"], f"compile error: {got['scan_broken']['error']}")
         check("did not finish within 60 s" in got["scan_hang"]["error"], f"timeout error: {got['scan_hang']['error']}")
+        # fsmove's own time, not the 60 s it waited for the hanging apply.
+        check(got["scan_hang"]["analysis_seconds"] < 30, f"analysis_seconds includes the apply: {got['scan_hang']}")
         check(got["scan_ok"]["module"] == "fixtures/scan/scan_ok", "module not recorded as given")
         with open(os.path.join(full, "summary.csv"), encoding="utf-8") as fh:
             rows = fh.read().splitlines()
@@ -191,6 +195,30 @@ def case_scan():
             check(p.returncode == 2 and "--shard" in p.stderr, f"--shard {bad} accepted")
         p = fsmove("scan", "-o", os.path.join(tmp, "bad"), "--modules-dir", tmp)
         check(p.returncode == 2 and "no modules to scan" in p.stderr, "an empty scan was not a usage error")
+
+
+def case_statuses():
+    with tempfile.TemporaryDirectory() as tmp:
+        cwd = ARGS.source
+        out = os.path.join(tmp, "out")
+        gone = os.path.join(tmp, "later", "scan_ok")  # the module's name: it is copied there later
+        args = ["scan", "-o", out, "--timeout", "120", "-q", "fixtures/scan/scan_fails", gone]
+        p = fsmove(*args, cwd=cwd)
+        check(p.returncode == 1, f"exit code {p.returncode}, expected 1 (not every module ok)")
+        got = {m["module"].split("/")[-1]: m for m in summary(out)}
+        check(got["scan_fails"]["status"] == "resources-failed", f"scan_fails: {got['scan_fails']}")
+        check("Exec[fails]" in got["scan_fails"]["error"], f"failed resource not named: {got['scan_fails']}")
+        check(got["scan_ok"]["status"] == "missing", f"missing module: {got['scan_ok']}")
+        check("resources-failed fixtures/scan/scan_fails: 0 MOR, 0 MN; 1 resource failed: Exec[fails]" in p.stdout,
+              "resources-failed not listed with its counts and cause")
+        check("1 resources-failed" in p.stdout and "1 missing" in p.stdout, "counts per status")
+        # A rerun skips the finished module and retries the missing one, which is there now.
+        shutil.copytree(os.path.join(cwd, "fixtures/scan/scan_ok"), gone)
+        p = fsmove(*args, cwd=cwd)
+        check("1 skipped" in p.stdout and "retrying " + gone in p.stderr, "missing module not retried")
+        got = {m["module"].split("/")[-1]: m for m in summary(out)}
+        check(got["scan_ok"]["status"] == "ok", f"retried module: {got['scan_ok']}")
+        check(got["scan_fails"]["status"] == "resources-failed", "the finished module changed")
 
 
 def main():

@@ -40,6 +40,13 @@ TEST(Classify, Timeout) {
   ModuleResult t = Classify("m", Exited(2, r, "fsmove: error: puppet apply did not finish within 20 s (--timeout); x\n"));
   EXPECT_EQ(t.status, ModuleStatus::kTimeout);
   EXPECT_EQ(t.error, "puppet apply did not finish within 20 s (--timeout); x");
+  // Stopped while compiling: no report, no catalog, but not a compile failure.
+  CheckOutcome compiling =
+      Exited(2, std::nullopt,
+             "fsmove: error: Puppet was still compiling the catalog after 20 s "
+             "(--timeout); everything was killed\n");
+  compiling.has_catalog = false;
+  EXPECT_EQ(Classify("m", compiling).status, ModuleStatus::kTimeout);
   CheckOutcome hard = Exited(137, std::nullopt);
   hard.killed_by_signal = true;
   hard.hard_killed = true;
@@ -71,8 +78,24 @@ TEST(Classify, ApplyFailed) {
   auto failed = Report(0, 0);
   failed["run"]["failed_resources"] = {{{"resource", "Exec[x]"}, {"message", "failed"}}};
   EXPECT_EQ(Classify("m", Exited(2, failed)).status, ModuleStatus::kApplyFailed);
-  // Failed resources with exit 0/1 are analysed as usual.
-  EXPECT_EQ(Classify("m", Exited(0, failed)).status, ModuleStatus::kOk);
+}
+
+TEST(Classify, ResourcesFailed) {
+  // check analysed the run (exit 0 or 1) but resources failed in it: not ok, counts kept.
+  auto failed = Report(2, 1);
+  failed["run"]["failed_resources"] = {
+      {{"resource", "Service[x]"}, {"message", "Could not start"}}};
+  ModuleResult one = Classify("m", Exited(0, failed));
+  EXPECT_EQ(one.status, ModuleStatus::kResourcesFailed);
+  EXPECT_EQ(one.error, "1 resource failed: Service[x]: Could not start");
+  EXPECT_EQ(one.mor, 2);
+  EXPECT_EQ(one.mn, 1);
+  failed["run"]["failed_resources"].push_back({{"resource", "File[y]"}, {"message", "m"}});
+  ModuleResult two = Classify("m", Exited(1, failed));
+  EXPECT_EQ(two.status, ModuleStatus::kResourcesFailed);
+  EXPECT_EQ(two.error, "2 resources failed, first Service[x]: Could not start");
+  EXPECT_FALSE(IsFinal(ModuleStatus::kMissing));
+  EXPECT_TRUE(IsFinal(ModuleStatus::kResourcesFailed));
 }
 
 TEST(Classify, Crashed) {
@@ -109,8 +132,9 @@ TEST(ModuleResultJson, RoundTrips) {
   j["status"] = "exploded";
   EXPECT_FALSE(ModuleResultFromJson(j).has_value());
   EXPECT_FALSE(ModuleResultFromJson(nlohmann::json::array()).has_value());
-  for (auto s : {ModuleStatus::kOk, ModuleStatus::kFindings, ModuleStatus::kCompileFailed,
-                 ModuleStatus::kApplyFailed, ModuleStatus::kTimeout, ModuleStatus::kCrashed}) {
+  for (auto s : {ModuleStatus::kOk, ModuleStatus::kFindings, ModuleStatus::kResourcesFailed,
+                 ModuleStatus::kCompileFailed, ModuleStatus::kApplyFailed, ModuleStatus::kTimeout,
+                 ModuleStatus::kCrashed, ModuleStatus::kMissing}) {
     EXPECT_EQ(ParseModuleStatus(ModuleStatusName(s)), s);
   }
 }

@@ -56,8 +56,10 @@ enum class RunEnd {
 
 struct RunResult {
   RunEnd end = RunEnd::kApplied;
-  std::string work_dir;      // kept: catalog, Puppet's logs
-  std::string catalog_path;  // where the compiled catalog was written (names it in messages)
+  std::string work_dir;  // Puppet's logs, the sandbox's files (check removes it or says)
+  // The catalog as messages name it: the --save-catalog file, or a description (the work
+  // directory's copy is removed once read).
+  std::string catalog_path;
   // The compiled catalog, taken before the apply (valid when end is kApplied/kTimedOut).
   std::string catalog_text;
   report::RunSummary summary;
@@ -66,7 +68,7 @@ struct RunResult {
   std::vector<std::string> notes;         // sandbox facts (bound inputs, prep, leftovers)
   std::string error;                      // kSetupFailed
   int signal = 0;                         // kInterrupted: which signal
-  double analysis_seconds = 0;  // parse + interpret (overlapping the apply)
+  double analysis_seconds = 0;            // parse + interpret, without waiting for the trace
   // Puppet's own graph of the apply (`--graph`: expanded_relationships.dot), read from the
   // work directory without following symlinks; empty when Puppet wrote none (puppet_graph_note
   // says why).

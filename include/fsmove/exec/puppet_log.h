@@ -11,13 +11,25 @@
 namespace fsmove::exec {
 
 struct PuppetLogSummary {
-  std::vector<report::FailedResource> failed;  // one per resource, first error kept
-  std::vector<std::string> errors;             // "Error:" lines naming no resource
+  // One per resource, in the order they first failed, with Puppet's whole error: every
+  // "Error:" line naming the resource (by path, or by reference in a line naming no path)
+  // with the lines continuing each, repetitions dropped, joined by newlines.
+  std::vector<report::FailedResource> failed;
+  std::vector<std::string> errors;  // errors naming no failed resource (continuations included)
   size_t skipped = 0;  // "Skipping because of failed dependencies" warnings
 };
 
 // `max_errors` caps the resource-less error lines kept (the count of failures is exact).
 PuppetLogSummary SummarisePuppetLog(std::string_view log, size_t max_errors = 20);
+
+// Puppet's compile output with each error once: an "Error:" line repeating an earlier one
+// (Puppet repeats it as it unwinds, with a prefix) and the usage hint after it are dropped.
+// `log` is StripAnsi'd compile output.
+std::string DeduplicateErrors(std::string_view log);
+
+// The compile error says a class, defined type or function was not found: modules missing
+// from the modulepath.
+bool LacksModules(std::string_view compile_log);
 
 // Removes ANSI colour sequences (ESC [ ... letter).
 std::string StripAnsi(std::string_view text);

@@ -38,19 +38,30 @@ struct RunSummary {
   std::string init;            // PID 1 of the sandbox: "none" or "systemd"
   int puppet_exit_code = 0;    // puppet apply's exit status (128+N: killed by signal N)
   bool timed_out = false;
+  // With timed_out: the phase --timeout stopped, "compile" or "apply" (or "sandbox", "prep":
+  // the sandbox's set-up and its untraced apt preparation).
+  std::string timed_out_phase;
   bool trace_complete = true;  // strace followed Puppet to its exit
   std::string strace_end;      // "exited", "SIGINT" (detached from daemons), "SIGKILL", ...
-  std::string puppet_log;      // where Puppet's own output is kept
+  std::string puppet_log;      // where Puppet's own output is kept; empty: it was not
   double compile_seconds = 0;
   double apply_seconds = 0;
   std::vector<FailedResource> failed;  // failed resources, in log order
   std::vector<std::string> errors;     // other "Error:" lines of the log
   std::vector<std::string> notes;      // sandbox facts: bound inputs, prep, processes killed
   std::vector<std::string> limits_hit;  // the sandbox's memory or tmpfs limits that were hit
+
+  // Puppet's apply ran to its end, traced to the end: the findings cover the whole run.
+  bool ApplyFinished() const { return !timed_out && trace_complete && puppet_exit_code <= 128; }
+  // Why not, in a few words ("timed out while applying the catalog"); empty when it did.
+  std::string WhyUnfinished() const;
 };
 
 struct FindingsContext {
   std::string trace_name;
+  // False when the trace was analysed as it streamed and not kept (`fsmove check` without
+  // --save-trace): the report says once that its line numbers refer to a trace that is gone.
+  bool trace_kept = true;
   const analysis::Analyzer* analyzer = nullptr;
   const catalog::Catalog* catalog = nullptr;
   const graph::DependencyGraph* graph = nullptr;

@@ -10,7 +10,16 @@
 
 namespace fsmove::scan {
 
-enum class ModuleStatus { kOk, kFindings, kCompileFailed, kApplyFailed, kTimeout, kCrashed };
+enum class ModuleStatus {
+  kOk,
+  kFindings,
+  kResourcesFailed,  // the apply ran to its end, but resources failed in it
+  kCompileFailed,
+  kApplyFailed,
+  kTimeout,
+  kCrashed,
+  kMissing,  // the module directory is not there: never checked, retried on resume
+};
 
 std::string_view ModuleStatusName(ModuleStatus s);  // "ok", "findings", "compile-failed", ...
 std::optional<ModuleStatus> ParseModuleStatus(std::string_view name);
@@ -22,7 +31,9 @@ struct ModuleResult {
   int mn = 0;
   uint64_t trace_bytes = 0;
   double apply_seconds = 0;
-  double analysis_seconds = 0;  // parse + interpret, catalog and graph, check
+  // fsmove's own time: parse + interpret (without the time spent waiting for Puppet),
+  // catalog and graph, check; never the compile or apply.
+  double analysis_seconds = 0;
   std::string error;            // one line, for every status but ok and findings
   int check_exit = -1;          // check's exit code (128 + N when killed by signal N)
 };
@@ -40,20 +51,27 @@ struct CheckOutcome {
 // The status mapping (also in the README and `fsmove scan --help`):
 //   hard-killed by the scan                                   -> timeout
 //   killed by a signal                                        -> crashed
+//   exit 0 or 1 with a report listing failed resources        -> resources-failed
 //   exit 0 with a report                                      -> ok
 //   exit 1 with a report                                      -> findings
-//   exit 2, report says run.timed_out                         -> timeout
+//   exit 2, report says run.timed_out, or no report and
+//     "(--timeout)" in check.log (stopped while compiling)    -> timeout
 //   exit 2, "could not compile" in check.log, or no catalog   -> compile-failed
 //   exit 2 with a report: Puppet killed, trace incomplete or
 //     failed resources                                        -> apply-failed
 //   anything else (no report, other exit codes, exit 2 with a
 //     report but no sign of a failed run)                     -> crashed
-// Counts and times come from the report whenever there is one.
+// Counts and times come from the report whenever there is one. (`missing` is decided by the
+// scan before any check runs.)
 ModuleResult Classify(const std::string& module, const CheckOutcome& outcome);
 
 // The most telling line of check's stderr: its first "error:" line without the "fsmove: "
 // prefix, else its last non-empty line; cut to 300 characters.
 std::string ErrorLine(std::string_view check_log);
+
+// A module's outcome was final: a rerun skips it. `missing` is not (the directory may be
+// there next time).
+bool IsFinal(ModuleStatus s);
 
 nlohmann::json ToJson(const ModuleResult& r);
 // Null when a field is missing or of the wrong type, or the status is unknown.

@@ -1,0 +1,74 @@
+#include "fsmove/exec/puppet_log.h"
+
+#include "gmock/gmock.h"
+#include "gtest/gtest.h"
+
+namespace fsmove::exec {
+namespace {
+
+// What Puppet printed when fail2ban's service did not start: the first line of the error is
+// the daemon's WARNING, the cause (ERROR) is on the next line, and the error appears twice.
+constexpr std::string_view kFail2banLog =
+    "Notice: Compiled catalog for host in environment production in 0.01 seconds\n"
+    "Debug: Executing: '/etc/init.d/fail2ban start'\n"
+    "Error: Could not start Service[fail2ban]: Execution of '/etc/init.d/fail2ban start' "
+    "returned 255: 2024-01-01 WARNING 'allowipv6' not defined in 'Definition'.\n"
+    "2024-01-01 ERROR   Failed during configuration: Have not found any log file for sshd jail\n"
+    "Error: /Stage[main]/Fail2ban::Service/Service[fail2ban]/ensure: change from 'stopped' to "
+    "'running' failed: Could not start Service[fail2ban]: Execution of '/etc/init.d/fail2ban "
+    "start' returned 255: 2024-01-01 WARNING 'allowipv6' not defined in 'Definition'.\n"
+    "2024-01-01 ERROR   Failed during configuration: Have not found any log file for sshd jail\n"
+    "Debug: /Stage[main]/Fail2ban::Service/Service[fail2ban]: Nothing to manage\n"
+    "a debug message's second line\n"
+    "Notice: /Stage[main]/Main/File[/etc/x]: Dependency Service[fail2ban] has failures: true\n"
+    "Warning: /Stage[main]/Main/File[/etc/x]: Skipping because of failed dependencies\n"
+    "Error: /Stage[main]/Main/Exec[two]/returns: change from 'notrun' to ['0'] failed: first\n"
+    "Error: /Stage[main]/Main/Exec[two]: second error of the same resource\n"
+    "Error: Failed to apply catalog: something general\n"
+    "  its detail\n";
+
+TEST(PuppetLog, EachFailedResourceCarriesItsWholeError) {
+  PuppetLogSummary s = SummarisePuppetLog(kFail2banLog);
+  ASSERT_EQ(s.failed.size(), 2u);
+  EXPECT_EQ(s.failed[0].resource, "Service[fail2ban]");
+  // The resource's error with the line continuing it; the shorter repetition is dropped.
+  EXPECT_EQ(s.failed[0].message,
+            "change from 'stopped' to 'running' failed: Could not start Service[fail2ban]: "
+            "Execution of '/etc/init.d/fail2ban start' returned 255: 2024-01-01 WARNING "
+            "'allowipv6' not defined in 'Definition'.\n"
+            "2024-01-01 ERROR   Failed during configuration: Have not found any log file for "
+            "sshd jail");
+  EXPECT_EQ(s.failed[1].resource, "Exec[two]");
+  EXPECT_EQ(s.failed[1].message,
+            "change from 'notrun' to ['0'] failed: first\nsecond error of the same resource");
+  EXPECT_THAT(s.errors, ::testing::ElementsAre("Failed to apply catalog: something general\n"
+                                               "  its detail"));
+  EXPECT_EQ(s.skipped, 1u);
+}
+
+TEST(PuppetLog, AnErrorNamingNoPathIsKeptWhenNoResourceFailed) {
+  PuppetLogSummary s = SummarisePuppetLog("Error: Could not start Service[x]: boom\nmore\n");
+  EXPECT_TRUE(s.failed.empty());
+  EXPECT_THAT(s.errors, ::testing::ElementsAre("Could not start Service[x]: boom\nmore"));
+}
+
+TEST(PuppetLog, ContinuationsAreCapped) {
+  std::string log = "Error: /Stage[main]/Main/Exec[x]/returns: failed\n";
+  for (int i = 0; i < 1000; ++i) log += "line of output\n";
+  PuppetLogSummary s = SummarisePuppetLog(log);
+  ASSERT_EQ(s.failed.size(), 1u);
+  EXPECT_LT(s.failed[0].message.size(), 1000u);
+}
+
+TEST(PuppetLog, CompileErrorsOnce) {
+  EXPECT_EQ(DeduplicateErrors("Error: Could not find class ::x for h (file: /m.pp, line: 1)\n"
+                              "Error: Could not call 'find' on 'catalog': Could not find class "
+                              "::x for h (file: /m.pp, line: 1)\n"
+                              "Error: Try 'puppet help catalog find' for usage\n"),
+            "Error: Could not find class ::x for h (file: /m.pp, line: 1)\n");
+  EXPECT_TRUE(LacksModules("Error: Could not find class ::x for h"));
+  EXPECT_FALSE(LacksModules("Error: Could not parse for environment production: Syntax error"));
+}
+
+}  // namespace
+}  // namespace fsmove::exec

@@ -2,6 +2,7 @@
 #include "fsmove/exec/process.h"
 
 #include <fcntl.h>
+#include <sys/prctl.h>
 #include <poll.h>
 #include <pwd.h>
 #include <sched.h>
@@ -85,6 +86,7 @@ absl::StatusOr<pid_t> Spawn(const std::vector<std::string>& argv, const SpawnOpt
       return absl::InternalError(fmt::format("/dev/null: {}", std::strerror(errno)));
     }
   }
+  const pid_t parent = getpid();
   pid_t pid = fork();
   if (pid < 0) {
     int err = errno;
@@ -103,6 +105,11 @@ absl::StatusOr<pid_t> Spawn(const std::vector<std::string>& argv, const SpawnOpt
     sigemptyset(&none);
     sigprocmask(SIG_SETMASK, &none, nullptr);
     if (options.new_session && setsid() < 0) ChildFail(report[1], 4, errno);
+    if (options.death_signal != 0) {
+      prctl(PR_SET_PDEATHSIG, options.death_signal);
+      if (getppid() != parent) raise(options.death_signal);  // it died before prctl
+    }
+    if (options.inherit_fd >= 0) fcntl(options.inherit_fd, F_SETFD, 0);
     if (!options.cpus.empty()) {
       cpu_set_t set;
       CPU_ZERO(&set);

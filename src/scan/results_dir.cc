@@ -109,6 +109,8 @@ absl::StatusOr<ResultsDirContents> ReadResultsDir(const std::string& dir) {
   std::vector<fs::path> folders;
   for (const fs::directory_entry& e : it) {
     std::error_code e2;
+    // Module folders are never hidden (ModuleDirName); .locks holds the scan's locks.
+    if (e.path().filename().string().starts_with(".")) continue;
     if (e.is_directory(e2)) folders.push_back(e.path());
   }
   std::sort(folders.begin(), folders.end());

@@ -5,6 +5,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <signal.h>
+#include <sys/file.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -63,6 +64,7 @@ struct Running {
   Clock::time_point start;
   bool hard_killed = false;
   std::vector<int> cpus;  // where it runs (scan -j N: its own)
+  int lock_fd = -1;       // the module folder's lock, shared with the check
 };
 
 // At most `max_bytes` of a file, in chunks: memory follows the file, not the cap (a 1 GiB
@@ -187,6 +189,7 @@ absl::StatusOr<ScanOutcome> RunScan(const ScanOptions& o, const volatile std::si
     Running r = running.at(pid);
     running.erase(pid);
     placer.Release(r.cpus);
+    if (r.lock_fd >= 0) close(r.lock_fd);
     fs::remove_all(r.work, ec);
     ModuleResult res = Classify(r.module, Collect(r, wait_status));
     if (auto st = WriteStatus(r.dir, res); !st.ok()) {
@@ -203,6 +206,18 @@ absl::StatusOr<ScanOutcome> RunScan(const ScanOptions& o, const volatile std::si
   while ((next < queue.size() && *stop == 0) || !running.empty()) {
     while (*stop == 0 && next < queue.size() && static_cast<int>(running.size()) < jobs) {
       const auto& [module, dir] = queue[next++];
+      // One check per module folder at a time, across scans: the lock is the scan's and its
+      // check's (a check outliving a killed scan keeps it until it has stopped).
+      const fs::path locks = fs::path(o.out_dir) / ".locks";
+      fs::create_directories(locks, ec);
+      const std::string lock_path = (locks / fs::path(dir).filename()).string();
+      int lock_fd = open(lock_path.c_str(), O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0644);
+      if (lock_fd >= 0 && flock(lock_fd, LOCK_EX | LOCK_NB) != 0) {
+        close(lock_fd);
+        out.notes.push_back(fmt::format(
+            "{}: another scan is checking it now; skipped (a later run checks it)", module));
+        continue;
+      }
       fs::remove_all(dir, ec);
       fs::create_directories(dir, ec);
       if (!fs::is_directory(module, ec)) {
@@ -213,6 +228,7 @@ absl::StatusOr<ScanOutcome> RunScan(const ScanOptions& o, const volatile std::si
         res.status = ModuleStatus::kMissing;
         res.error = fmt::format("no module directory {}", module);
         std::ofstream(fs::path(dir) / kCheckLogFile) << "fsmove scan: " << res.error << "\n";
+        if (lock_fd >= 0) close(lock_fd);
         if (auto st = WriteStatus(dir, res); !st.ok()) {
           out.notes.push_back(fmt::format("{}: {}", module, std::string(st.message())));
         }
@@ -224,13 +240,14 @@ absl::StatusOr<ScanOutcome> RunScan(const ScanOptions& o, const volatile std::si
       const std::string log = (fs::path(dir) / kCheckLogFile).string();
       int fd = open(log.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
       Running r{module, dir, (fs::path(work_parent) / fs::path(dir).filename()).string(),
-                Clock::now(), false, {}};
+                Clock::now(), false, {}, lock_fd};
       fs::remove_all(r.work, ec);
       fs::create_directories(r.work, ec);
       if (fd < 0) {
         ModuleResult res;
         res.module = module;
         res.error = fmt::format("cannot write {}", log);
+        if (lock_fd >= 0) close(lock_fd);
         out.results.push_back(res);
         ++failed;
         continue;
@@ -241,6 +258,10 @@ absl::StatusOr<ScanOutcome> RunScan(const ScanOptions& o, const volatile std::si
       so.stderr_fd = fd;
       so.env = env;
       so.new_session = true;  // Ctrl-C reaches the scan, which stops the checks in order
+      // A scan killed outright (SIGKILL, OOM) stops its checks too: each ends its Puppet,
+      // strace and sandbox on SIGTERM, as for an interrupted scan.
+      so.death_signal = SIGTERM;
+      so.inherit_fd = lock_fd;
       auto pid = exec::Spawn(CheckArguments(o, module, dir, r.work), so);
       if (!pid.ok()) {
         std::string msg = fmt::format("cannot start fsmove check: {}\n", std::string(pid.status().message()));

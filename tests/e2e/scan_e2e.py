@@ -221,6 +221,55 @@ def case_statuses():
         check(got["scan_fails"]["status"] == "resources-failed", "the finished module changed")
 
 
+def running(marker):
+    """Pids of processes whose command line holds `marker`."""
+    pids = []
+    for d in os.listdir("/proc"):
+        if not d.isdigit() or int(d) == os.getpid():
+            continue
+        try:
+            with open(f"/proc/{d}/cmdline", "rb") as fh:
+                cmd = fh.read().replace(b"\0", b" ").decode(errors="replace")
+        except OSError:
+            continue
+        if marker in cmd:
+            pids.append(int(d))
+    return pids
+
+
+def case_killed():
+    """A scan killed outright (SIGKILL) stops the check it was running, and while that check
+    runs, a second scan of the same results folder leaves the module alone."""
+    with tempfile.TemporaryDirectory() as tmp:
+        module = os.path.join(tmp, "scan_killed")
+        os.makedirs(os.path.join(module, "manifests"))
+        with open(os.path.join(module, "manifests", "init.pp"), "w", encoding="utf-8") as fh:
+            # Its own duration, so that no other test's sleep is taken for it.
+            fh.write("class scan_killed {\n  exec { 'hang': command => '/bin/sleep 593', timeout => 0 }\n}\n")
+        out = os.path.join(tmp, "out")
+        cmd = [ARGS.fsmove, "scan", "-o", out, "--timeout", "300", "-q", module]
+        print("+ " + " ".join(cmd), file=sys.stderr)
+        first = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        deadline = time.time() + 300
+        while not running("/bin/sleep 593"):
+            check(time.time() < deadline and first.poll() is None, "the module's exec never ran")
+            time.sleep(0.5)
+        p = fsmove("scan", "-o", out, "--timeout", "300", "-q", module)
+        check("another scan is checking it now" in p.stderr, "the second scan did not leave the module alone")
+        check(running("/bin/sleep 593"), "the second scan disturbed the running check")
+        first.kill()
+        first.wait()
+        deadline = time.time() + 90
+        while running("/bin/sleep 593") or running(f"check -q --format json") and running(module):
+            check(time.time() < deadline, "the check outlived its killed scan: " +
+                  repr(running("/bin/sleep 593")))
+            time.sleep(0.5)
+        # The lock went with the check: a new scan checks the module (it fails no more than
+        # it hangs: a short timeout ends it).
+        p = fsmove("scan", "-o", out, "--timeout", "5", "--kill-after", "60", "-q", module)
+        check("another scan is checking it now" not in p.stderr, "the lock outlived the check")
+
+
 def main():
     global ARGS
     ap = argparse.ArgumentParser()

@@ -22,6 +22,8 @@ struct SpawnOptions {
   std::vector<std::string> env;    // the whole environment; its PATH is searched for argv[0]
   bool new_session = false;        // setsid(): no terminal signals (Ctrl-C) reach the child
   std::vector<int> cpus;           // non-empty: run the child (and all it starts) on these only
+  int death_signal = 0;            // != 0: sent to the child when the spawning process dies
+  int inherit_fd = -1;             // >= 0: a close-on-exec descriptor the child keeps open
 };
 
 // fork + exec. argv[0] without a '/' is searched in the PATH of `options.env` (inside the

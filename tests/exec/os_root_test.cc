@@ -9,29 +9,14 @@
 #include <filesystem>
 #include <fstream>
 
+#include "../scan/scan_test_dir.h"
+
 namespace fsmove::exec {
 namespace {
 namespace fs = std::filesystem;
 
-class TempDir {
- public:
-  TempDir() {
-    std::string tmpl = (fs::temp_directory_path() / "fsmove-root-test.XXXXXX").string();
-    path_ = mkdtemp(tmpl.data());
-  }
-  ~TempDir() {
-    std::error_code ec;
-    fs::remove_all(path_, ec);
-  }
-  const std::string& path() const { return path_; }
-  void Write(const std::string& name, const std::string& text) const {
-    fs::create_directories(fs::path(path_ + "/" + name).parent_path());
-    std::ofstream(path_ + "/" + name) << text;
-  }
-
- private:
-  std::string path_;
-};
+// A fresh temporary directory, removed at the end of the test.
+using TempDir = scan::ScanTestDir;
 
 constexpr const char* kStatus =
     "Package: puppet\n"
@@ -50,13 +35,13 @@ TEST(OsRootTest, PuppetVersionFromDpkgStatus) {
   TempDir root;
   root.Write("var/lib/dpkg/status", kStatus);
   // puppet-agent's files are gone (config-files only): the installed `puppet` counts.
-  EXPECT_EQ(PuppetPackageVersion(root.path()), "7.23.0-1");
+  EXPECT_EQ(PuppetPackageVersion(root.path().string()), "7.23.0-1");
   root.Write("var/lib/dpkg/status",
              std::string(kStatus) + "\nPackage: puppet-agent\nStatus: install ok installed\n"
                                     "Version: 8.10.0-5+deb13u1\n");
-  EXPECT_EQ(PuppetPackageVersion(root.path()), "8.10.0-5+deb13u1");
+  EXPECT_EQ(PuppetPackageVersion(root.path().string()), "8.10.0-5+deb13u1");
   TempDir empty;
-  EXPECT_EQ(PuppetPackageVersion(empty.path()), "");
+  EXPECT_EQ(PuppetPackageVersion(empty.path().string()), "");
 }
 
 TEST(OsRootTest, UpstreamVersion) {
@@ -78,16 +63,16 @@ TEST(OsRootTest, HostIsSlash) {
 
 TEST(OsRootTest, DirectoryMustHoldPuppetAndStrace) {
   TempDir root;
-  absl::StatusOr<OsRoot> r = ResolveRoot(root.path(), false);
+  absl::StatusOr<OsRoot> r = ResolveRoot(root.path().string(), false);
   ASSERT_FALSE(r.ok());
   EXPECT_NE(r.status().message().find("/usr/bin/puppet"), std::string_view::npos);
   root.Write("usr/bin/puppet", "#!/usr/bin/ruby\n");
   root.Write("usr/bin/strace", "");
   root.Write("var/lib/dpkg/status", "Package: puppet-agent\nStatus: install ok installed\n"
                                     "Version: 8.10.0-5\n");
-  r = ResolveRoot(root.path() + "/usr/..", false);
+  r = ResolveRoot(root.path().string() + "/usr/..", false);
   ASSERT_TRUE(r.ok()) << r.status();
-  EXPECT_EQ(r->dir, fs::canonical(root.path()).string());
+  EXPECT_EQ(r->dir, fs::canonical(root.path().string()).string());
   EXPECT_EQ(r->name, r->dir);
   EXPECT_EQ(r->puppet_version, "8.10.0");
   EXPECT_FALSE(r->host());
@@ -96,7 +81,7 @@ TEST(OsRootTest, DirectoryMustHoldPuppetAndStrace) {
 
 TEST(OsRootTest, OverlayOptionCharactersRefused) {
   TempDir parent;
-  const std::string dir = parent.path() + "/a,b";
+  const std::string dir = parent.path().string() + "/a,b";
   fs::create_directories(dir + "/usr/bin");
   std::ofstream(dir + "/usr/bin/puppet") << "";
   std::ofstream(dir + "/usr/bin/strace") << "";

@@ -270,7 +270,9 @@ class Supervisor {
       dup2(log, 1);
       dup2(log, 2);
     }
-    close_range(3, ~0u, 0);
+    // Everything else of ours goes at the exec (the status pipe stays until then, to say why
+    // the exec failed).
+    close_range(3, ~0u, CLOSE_RANGE_CLOEXEC);
     std::vector<std::string> env = {"container=fsmove", fmt::format("PATH={}", kSafePath),
                                     "LANG=C.UTF-8"};
     std::vector<char*> envp;
@@ -279,6 +281,8 @@ class Supervisor {
     char* argv[] = {const_cast<char*>(systemd_path), const_cast<char*>("--log-target=console"),
                     const_cast<char*>("--show-status=no"), nullptr};
     execve(systemd_path, argv, envp.data());
+    status_.Send(fmt::format("error --init systemd: cannot run {}: {}", systemd_path,
+                             std::strerror(errno)));
     _exit(127);
   }
 
@@ -287,11 +291,6 @@ class Supervisor {
   bool WaitForSystemd() {
     status_.Send("phase boot");
     const auto t0 = Clock::now();
-    int log = OpenForWriting(Host(kCompileLog), /*append=*/true);
-    SpawnOptions o;
-    o.env = spec_.env;
-    o.stdout_fd = log;
-    o.stderr_fd = log;
     std::string state;
     while (SecondsSince(t0) < 60) {
       auto run = RunCaptured({"timeout", "60", "systemctl", "is-system-running", "--wait"},
@@ -303,7 +302,6 @@ class Supervisor {
       }
       std::this_thread::sleep_for(std::chrono::milliseconds(200));
     }
-    if (log >= 0) close(log);
     if (state != "running" && state != "degraded") {
       status_.Send(fmt::format("error systemd did not boot within 60 s (state '{}'; its log: {})",
                                state, kSystemdLog));

@@ -33,6 +33,7 @@ struct ScanCliOptions {
   std::string policy_rc;
   std::string sandbox;
   std::string root;  // empty: each check's default
+  std::string init;  // empty: each check's default (none)
   bool quiet = false;
   scan::ScanOptions run;
 };
@@ -114,6 +115,7 @@ int RunScanCommand(ScanCliOptions& o) {
     }
   }
   if (!o.root.empty()) o.run.check_options.insert(o.run.check_options.end(), {"--root", o.root});
+  if (!o.init.empty()) o.run.check_options.insert(o.run.check_options.end(), {"--init", o.init});
   o.run.progress = !o.quiet && isatty(STDERR_FILENO);
 
   std::error_code ec;
@@ -229,6 +231,8 @@ std::function<int()> RegisterScan(CLI::App& app) {
   cmd->add_option("--root", o->root, "passed to each check: " + RootNames() + " or a directory")
       ->type_name("NAME|DIR")
       ->default_str(std::string(kDefaultRoot));
+  cmd->add_option("--init", o->init, "passed to each check: none (default) or systemd")
+      ->check(CLI::IsMember({"none", "systemd"}));
   cmd->add_option("--sandbox", o->sandbox, "passed to each check: overlay or none")
       ->check(CLI::IsMember({"overlay", "none"}));
   cmd->add_flag("-q,--quiet", o->quiet, "no progress line");

@@ -9,11 +9,7 @@
 
 namespace fsmove::cli {
 
-std::string RootNames() {
-  std::string names(exec::kHostRoot);
-  for (const exec::RootRecipe& r : exec::KnownRoots()) names += ", " + r.name;
-  return names;
-}
+std::string RootNames() { return std::string(exec::kHostRoot) + ", " + exec::KnownRootNames(); }
 
 namespace {
 

@@ -306,6 +306,9 @@ absl::Status Preflight(const CheckRequest& request) {
     return absl::FailedPreconditionError(
         "--root needs the overlay sandbox (it is the sandbox's lower layer)");
   }
+  if (request.init == "systemd" && request.sandbox != SandboxMode::kOverlay) {
+    return absl::FailedPreconditionError("--init systemd needs the overlay sandbox");
+  }
   // A pinned root brings its own Puppet and strace; this machine's strace, if it has one,
   // still tells whether ptrace is permitted here.
   if (!request.root.host() && access(strace.c_str(), X_OK) != 0) strace.clear();
@@ -363,12 +366,6 @@ absl::StatusOr<RunResult> RunCheck(const CheckRequest& request, analysis::Analyz
   result.summary.sandbox = request.sandbox == SandboxMode::kOverlay ? "overlay" : "none";
   result.summary.root = request.root.name;
   result.summary.puppet_version = request.root.puppet_version;
-  if (!request.root.host() && request.sandbox != SandboxMode::kOverlay) {
-    return absl::InvalidArgumentError("a pinned root (--root) needs the overlay sandbox");
-  }
-  if (request.init == "systemd" && request.sandbox != SandboxMode::kOverlay) {
-    return absl::InvalidArgumentError("--init systemd needs the overlay sandbox");
-  }
   result.summary.init = request.init;
 
   // ---- the work directory: manifest, module link, FIFO, catalog, logs ----

@@ -10,8 +10,6 @@
 #include <cctype>
 #include <cerrno>
 #include <cstring>
-#include <algorithm>
-#include <filesystem>
 #include <fstream>
 #include <sstream>
 #include <vector>
@@ -87,6 +85,48 @@ bool ValidCgroupName(const std::string& name) {
   return true;
 }
 
+// This process's cgroups, from /proc/self/cgroup: in v1's memory hierarchy
+// ("N:memory:/path", or a line naming memory among others) and in the cgroup2 hierarchy
+// ("0::/path").
+struct OwnCgroups {
+  std::string v1_memory;
+  std::string v2;
+  bool has_v2 = false;
+  // The cgroup2 cgroup's parent ("" for the root): where a sibling goes.
+  std::string v2_parent() const {
+    const size_t slash = v2.rfind('/');
+    return v2.substr(0, slash == std::string::npos ? 0 : slash);
+  }
+};
+
+OwnCgroups ReadOwnCgroups() {
+  OwnCgroups own;
+  std::istringstream lines(ReadText("/proc/self/cgroup"));
+  for (std::string line; std::getline(lines, line);) {
+    size_t a = line.find(':'), b = line.find(':', a + 1);
+    if (a == std::string::npos || b == std::string::npos) continue;
+    std::string controllers = line.substr(a + 1, b - a - 1), path = line.substr(b + 1);
+    if (controllers == "memory" || controllers.find("memory,") == 0 ||
+        controllers.find(",memory") != std::string::npos) {
+      own.v1_memory = path;
+    }
+    if (line.starts_with("0::")) {
+      own.has_v2 = true;
+      own.v2 = path;
+    }
+  }
+  return own;
+}
+
+// Writes `text` to `name` under `dir_fd` (a cgroup's control file).
+bool WriteAt(int dir_fd, const std::string& name, const std::string& text) {
+  int fd = openat(dir_fd, name.c_str(), O_WRONLY | O_CLOEXEC);
+  if (fd < 0) return false;
+  bool ok = write(fd, text.data(), text.size()) == static_cast<ssize_t>(text.size());
+  close(fd);
+  return ok;
+}
+
 // Where the memory cgroup `name` goes, next to this process's:
 // in v1's memory hierarchy ("N:memory:/path") or, under cgroup v2 ("0::/path"), beside this
 // process's cgroup (one with processes cannot enable controllers for children), where the
@@ -100,32 +140,18 @@ absl::StatusOr<Placement> PlacementFor(const std::string& name) {
   if (!ValidCgroupName(name)) {
     return absl::InvalidArgumentError(fmt::format("not a cgroup name: '{}'", name));
   }
-  std::istringstream lines(ReadText("/proc/self/cgroup"));
-  std::string line, v1_path, v2_path;
-  bool has_v2 = false;
-  while (std::getline(lines, line)) {
-    size_t a = line.find(':'), b = line.find(':', a + 1);
-    if (a == std::string::npos || b == std::string::npos) continue;
-    std::string controllers = line.substr(a + 1, b - a - 1), path = line.substr(b + 1);
-    if (controllers == "memory" || controllers.find("memory,") == 0 ||
-        controllers.find(",memory") != std::string::npos) {
-      v1_path = path;
-    }
-    if (line.starts_with("0::")) {
-      has_v2 = true;
-      v2_path = path;
-    }
-  }
-  if (!v1_path.empty() && access("/sys/fs/cgroup/memory/cgroup.procs", F_OK) == 0) {
-    return Placement{"/sys/fs/cgroup/memory" + (v1_path == "/" ? std::string() : v1_path) + "/" + name,
+  const OwnCgroups own = ReadOwnCgroups();
+  if (!own.v1_memory.empty() && access("/sys/fs/cgroup/memory/cgroup.procs", F_OK) == 0) {
+    return Placement{"/sys/fs/cgroup/memory" +
+                         (own.v1_memory == "/" ? std::string() : own.v1_memory) + "/" + name,
                      false};
   }
-  if (!has_v2) return absl::FailedPreconditionError("no memory cgroup controller");
+  if (!own.has_v2) return absl::FailedPreconditionError("no memory cgroup controller");
   const std::string root = "/sys/fs/cgroup";
   if (ReadText(root + "/cgroup.controllers").find("memory") == std::string::npos) {
     return absl::FailedPreconditionError("no memory controller in cgroup v2");
   }
-  const std::string parent = v2_path.substr(0, v2_path.rfind('/'));
+  const std::string parent = own.v2_parent();
   if (ReadText(root + parent + "/cgroup.subtree_control").find("memory") == std::string::npos) {
     return absl::FailedPreconditionError(
         fmt::format("the memory controller is not enabled in {}{}", root, parent));
@@ -220,13 +246,6 @@ absl::StatusOr<SystemdCgroup> SystemdCgroup::Make(const std::string& mount_dir,
   if (!ValidCgroupName(name)) {
     return absl::InvalidArgumentError(fmt::format("not a cgroup name: '{}'", name));
   }
-  std::string v2_path;
-  {
-    std::istringstream lines(ReadText("/proc/self/cgroup"));
-    for (std::string line; std::getline(lines, line);) {
-      if (line.starts_with("0::")) v2_path = line.substr(3);
-    }
-  }
   if (mkdir(mount_dir.c_str(), 0700) != 0 && errno != EEXIST) {
     return absl::FailedPreconditionError(
         fmt::format("cannot make {}: {}", mount_dir, std::strerror(errno)));
@@ -237,8 +256,7 @@ absl::StatusOr<SystemdCgroup> SystemdCgroup::Make(const std::string& mount_dir,
     return absl::FailedPreconditionError(
         fmt::format("cannot mount the cgroup2 hierarchy: {}", std::strerror(e)));
   }
-  const size_t slash = v2_path.rfind('/');
-  const std::string parent = mount_dir + v2_path.substr(0, slash == std::string::npos ? 0 : slash);
+  const std::string parent = mount_dir + ReadOwnCgroups().v2_parent();
   SystemdCgroup c;
   c.parent_fd_ = open(parent.c_str(), O_PATH | O_DIRECTORY | O_CLOEXEC);
   if (c.parent_fd_ < 0 || (mkdirat(c.parent_fd_, name.c_str(), 0755) != 0 && errno != EEXIST)) {
@@ -263,13 +281,7 @@ SystemdCgroup::~SystemdCgroup() {
 }
 
 bool SystemdCgroup::Enter() const {
-  if (parent_fd_ < 0) return false;
-  int fd = openat(parent_fd_, (name_ + "/cgroup.procs").c_str(), O_WRONLY | O_CLOEXEC);
-  if (fd < 0) return false;
-  const std::string pid = std::to_string(getpid());
-  bool ok = write(fd, pid.data(), pid.size()) == static_cast<ssize_t>(pid.size());
-  close(fd);
-  return ok;
+  return parent_fd_ >= 0 && WriteAt(parent_fd_, name_ + "/cgroup.procs", std::to_string(getpid()));
 }
 
 namespace {

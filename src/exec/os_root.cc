@@ -36,6 +36,12 @@ const std::vector<RootRecipe>& KnownRoots() {
   return roots;
 }
 
+std::string KnownRootNames() {
+  std::string names;
+  for (const RootRecipe& r : KnownRoots()) names += (names.empty() ? "" : ", ") + r.name;
+  return names;
+}
+
 const RootRecipe* FindRecipe(std::string_view name) {
   for (const RootRecipe& r : KnownRoots()) {
     if (r.name == name) return &r;
@@ -50,11 +56,6 @@ std::string RootCacheDir() {
 
 namespace {
 
-std::string KnownNames() {
-  std::string names;
-  for (const RootRecipe& r : KnownRoots()) names += (names.empty() ? "" : ", ") + r.name;
-  return names;
-}
 
 bool Exists(const std::string& path) {
   struct stat st;
@@ -172,7 +173,7 @@ absl::StatusOr<OsRoot> ResolveRoot(const std::string& spec, bool build_missing,
     return absl::InvalidArgumentError(fmt::format(
         "--root {}: not a root fsmove knows ({}), `host`, nor a directory (give a path with a "
         "'/')",
-        spec, KnownNames()));
+        spec, KnownRootNames()));
   }
   const std::string dir = RootCacheDir() + "/" + spec;
   if (CheckRootDir(dir).ok()) return Describe(spec, dir);
@@ -189,7 +190,7 @@ absl::StatusOr<OsRoot> BuildRoot(const std::string& name, const RootBuildOptions
   const RootRecipe* recipe = FindRecipe(name);
   if (recipe == nullptr) {
     return absl::InvalidArgumentError(
-        fmt::format("no recipe for a root named {} (known: {})", name, KnownNames()));
+        fmt::format("no recipe for a root named {} (known: {})", name, KnownRootNames()));
   }
   if (geteuid() != 0) {
     return absl::FailedPreconditionError("building a root needs root (mmdebstrap's root mode)");
@@ -268,7 +269,7 @@ absl::StatusOr<OsRoot> BuildRoot(const std::string& name, const RootBuildOptions
 
 absl::Status RemoveRoot(const std::string& name) {
   if (FindRecipe(name) == nullptr) {
-    return absl::InvalidArgumentError(fmt::format("no root named {} (known: {})", name, KnownNames()));
+    return absl::InvalidArgumentError(fmt::format("no root named {} (known: {})", name, KnownRootNames()));
   }
   const std::string dir = RootCacheDir() + "/" + name;
   if (!Exists(dir)) return absl::NotFoundError(fmt::format("the root {} is not built", name));

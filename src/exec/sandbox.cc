@@ -979,24 +979,18 @@ int SandboxMain(const std::string& spec_file, int status_fd) {
   }
   close(alive[0]);
   close(done[1]);
-  // PID 1 ends the run by exiting, or (systemd) its supervisor hands over its exit code and
-  // PID 1 is ended here.
-  int st = 0, code = -1;
-  for (bool watching = true;;) {
-    pid_t r = waitpid(init, &st, watching ? WNOHANG : 0);
-    if (r == init) break;
-    if (r < 0 && errno != EINTR) break;
-    if (!watching) continue;
-    pollfd p{done[0], POLLIN, 0};
-    if (poll(&p, 1, 200) <= 0) continue;
-    unsigned char byte = 0;
-    if ((p.revents & POLLIN) && read(done[0], &byte, 1) == 1) code = byte;
-    if (code >= 0 || (p.revents & (POLLHUP | POLLERR))) {
-      if (spec->init == "systemd") kill(init, SIGKILL);
-      watching = false;
-    }
+  // The run is over when the supervisor hands over its exit code (systemd: then PID 1 is
+  // ended here) or when every holder of `done` has gone (PID 1 exited: end of file).
+  unsigned char byte = 0;
+  ssize_t got;
+  while ((got = read(done[0], &byte, 1)) < 0 && errno == EINTR) {
   }
   close(done[0]);
+  const int code = got == 1 ? byte : -1;
+  if (spec->init == "systemd") kill(init, SIGKILL);
+  int st = 0;
+  while (waitpid(init, &st, 0) < 0 && errno == EINTR) {
+  }
   if (slirp > 0) kill(slirp, SIGTERM);
   // slirp4netns, and whatever of the sandbox was handed to us: every child is gone or dying.
   while (waitpid(-1, nullptr, 0) > 0 || errno == EINTR) {

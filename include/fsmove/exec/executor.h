@@ -91,12 +91,14 @@ std::vector<std::string> StraceArguments(const std::string& strace, const std::s
 // Puppet's node name for compiling: the lower-cased fully qualified host name.
 std::string CertName();
 
-// Everything that can be known before running: tools installed, root for the sandbox,
-// ptrace permitted. The error says what to do.
+// Everything that can be known before running: tools installed, root for the sandbox, a
+// pinned root or systemd only in the overlay sandbox, ptrace permitted. The error says what
+// to do. RunCheck expects a request that passed it.
 absl::Status Preflight(const CheckRequest& request);
 
-// Runs the check; the analyzer receives the trace as it streams. Errors only for failures
-// before Puppet could start (work directory, target); later problems are in RunResult.
+// Runs the check (a request that passed Preflight); the analyzer receives the trace as it
+// streams. Errors only for failures before Puppet could start (work directory, target);
+// later problems are in RunResult.
 absl::StatusOr<RunResult> RunCheck(const CheckRequest& request, analysis::Analyzer& analyzer);
 
 // The puppet and strace executables: $FSMOVE_PUPPET / $FSMOVE_STRACE if set, else searched

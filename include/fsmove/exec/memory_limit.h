@@ -60,8 +60,8 @@ class SystemdCgroup {
   ~SystemdCgroup();
   // Moves the calling process into it.
   bool Enter() const;
-  // Once its processes are gone: removes it with whatever systemd made below it, and the
-  // mount.
+  // Once its processes are gone: removes it with whatever systemd made below it (the
+  // cgroup2 mount goes with the mount namespace).
   void Remove();
 
  private:

@@ -25,6 +25,8 @@ struct RootRecipe {
 };
 const std::vector<RootRecipe>& KnownRoots();
 const RootRecipe* FindRecipe(std::string_view name);
+// "debian-12, debian-13": the known roots' names, for messages and help.
+std::string KnownRootNames();
 
 inline constexpr std::string_view kDefaultMirror = "http://deb.debian.org/debian";
 inline constexpr std::string_view kHostRoot = "host";

@@ -122,9 +122,16 @@ class CatalogLoader {
           fmt::format("{}: no JSON document found (expected a compiled Puppet catalog)", source_));
     }
     if (absl::Status status = CheckNestingDepth(start); !status.ok()) return status;
+    // The resources and edges are taken one element at a time while the text is parsed and
+    // dropped from the document right after: a catalog of 200,000 resources never exists as
+    // one DOM (see OnParseEvent).
     Json root;
     try {
-      root = Json::parse(text_.begin() + static_cast<std::ptrdiff_t>(start), text_.end());
+      root = Json::parse(
+          text_.begin() + static_cast<std::ptrdiff_t>(start), text_.end(),
+          [this](int depth, Json::parse_event_t event, Json& parsed) {
+            return OnParseEvent(depth, event, parsed);
+          });
     } catch (const Json::parse_error& error) {
       return SyntaxError(start, error);
     } catch (const Json::exception& error) {
@@ -148,6 +155,72 @@ class CatalogLoader {
   }
 
  private:
+  enum class Section { kNone, kResources, kEdges };
+
+  // A containment edge as the document gave it, checked for shape; resolved once every
+  // resource (and alias) is known.
+  struct PendingEdge {
+    std::size_t index;
+    std::string ends[2];  // source, target
+  };
+
+  // nlohmann's parser callback. A complete element of the root's "resources" or "edges"
+  // array (depth 2: an object, an array or a scalar) is loaded and discarded (false). Only
+  // the first error of each section is kept; LoadRoot reports them in document-model order
+  // (root fields, resources, containment), as a whole-DOM walk would.
+  bool OnParseEvent(int depth, Json::parse_event_t event, Json& parsed) {
+    using Event = Json::parse_event_t;
+    if (depth == 1) {
+      if (event == Event::key) {
+        root_key_ = parsed.is_string() ? parsed.get<std::string>() : std::string();
+      } else if (event == Event::array_start) {
+        section_ = root_key_ == "resources" ? Section::kResources
+                   : root_key_ == "edges"   ? Section::kEdges
+                                            : Section::kNone;
+        element_ = 0;
+        if (section_ == Section::kEdges) pending_edges_.clear();  // a repeated key: the last wins
+      } else if (event == Event::array_end) {
+        section_ = Section::kNone;
+      }
+      return true;
+    }
+    if (depth != 2 || section_ == Section::kNone) return true;
+    if (event != Event::object_end && event != Event::array_end && event != Event::value) {
+      return true;
+    }
+    const std::size_t index = element_++;
+    try {
+      if (section_ == Section::kResources) {
+        if (resources_error_.ok()) resources_error_ = LoadResource(parsed, index);
+      } else if (edges_error_.ok()) {
+        edges_error_ = TakeEdge(parsed, index);
+      }
+    } catch (const Json::exception& error) {
+      // Every access is type-checked first; this is a safety net, not a path.
+      absl::Status& slot = section_ == Section::kResources ? resources_error_ : edges_error_;
+      if (slot.ok()) {
+        slot = absl::InternalError(
+            fmt::format("{}: unexpected JSON error: {}", source_, error.what()));
+      }
+    }
+    return false;
+  }
+
+  absl::Status TakeEdge(const Json& edge, std::size_t index) {
+    const std::string pointer = Pointer("/edges", index);
+    if (!edge.is_object()) return WrongType(pointer, "an edge object", edge);
+    PendingEdge pending{index, {}};
+    for (int end = 0; end < 2; ++end) {
+      const char* field = end == 0 ? "source" : "target";
+      const auto it = edge.find(field);
+      if (it == edge.end()) return Error(Pointer(pointer, field), "missing");
+      if (!it->is_string()) return WrongType(Pointer(pointer, field), "a string", *it);
+      pending.ends[end] = it->get<std::string>();
+    }
+    pending_edges_.push_back(std::move(pending));
+    return absl::OkStatus();
+  }
+
   absl::Status Error(std::string_view pointer, std::string_view sentence) const {
     return absl::InvalidArgumentError(
         fmt::format("{}: {}: {}", source_, pointer.empty() ? "/" : pointer, sentence));
@@ -276,9 +349,7 @@ class CatalogLoader {
       return Error("/resources", "missing (a compiled catalog lists its resources there)");
     }
     if (!resources->is_array()) return WrongType("/resources", "an array", *resources);
-    for (std::size_t i = 0; i < resources->size(); ++i) {
-      if (absl::Status status = LoadResource((*resources)[i], i); !status.ok()) return status;
-    }
+    if (!resources_error_.ok()) return resources_error_;  // loaded while parsing
     for (ResourceId id = 0; id < catalog_.resources_.size(); ++id) {
       catalog_.type_index_[catalog_.resources_[id].type].push_back(id);
     }
@@ -287,11 +358,19 @@ class CatalogLoader {
     MarkContainers();
     for (ResourceId id = 0; id < catalog_.resources_.size(); ++id) {
       if (absl::Status status = LoadRelationships(id); !status.ok()) return status;
+      // Now held as relationships: their JSON (one string per reference) goes.
+      for (const char* name : {"before", "notify", "require", "subscribe"}) {
+        catalog_.resources_[id].parameters.erase(name);
+      }
     }
+    // Grown by doubling while loading; a large catalog would keep up to twice its size.
+    catalog_.resources_.shrink_to_fit();
+    catalog_.relationships_.shrink_to_fit();
+    catalog_.containment_.shrink_to_fit();
     return absl::OkStatus();
   }
 
-  absl::Status LoadResource(const Json& value, std::size_t index) {
+  absl::Status LoadResource(Json& value, std::size_t index) {
     const std::string pointer = Pointer("/resources", index);
     if (!value.is_object()) return WrongType(pointer, "a resource object", value);
 
@@ -347,7 +426,7 @@ class CatalogLoader {
     }
     if (const auto it = value.find("parameters"); it != value.end() && !it->is_null()) {
       if (!it->is_object()) return WrongType(Pointer(pointer, "parameters"), "an object", *it);
-      resource.parameters = *it;
+      resource.parameters = std::move(*it);
     }
 
     const std::string key = IndexKey(resource.type, resource.title);
@@ -423,24 +502,18 @@ class CatalogLoader {
       return absl::OkStatus();
     }
     if (!edges->is_array()) return WrongType("/edges", "an array", *edges);
-    for (std::size_t i = 0; i < edges->size(); ++i) {
-      const Json& edge = (*edges)[i];
-      const std::string pointer = Pointer("/edges", i);
-      if (!edge.is_object()) return WrongType(pointer, "an edge object", edge);
+    if (!edges_error_.ok()) return edges_error_;  // taken while parsing
+    for (PendingEdge& edge : pending_edges_) {
+      const std::string pointer = Pointer("/edges", edge.index);
       std::optional<ResourceId> ends[2];
-      bool skip = false;
       for (int end = 0; end < 2; ++end) {
-        const char* field = end == 0 ? "source" : "target";
-        const auto it = edge.find(field);
-        if (it == edge.end()) return Error(Pointer(pointer, field), "missing");
-        if (!it->is_string()) return WrongType(Pointer(pointer, field), "a string", *it);
-        const std::string& ref = it->get_ref<const std::string&>();
-        ends[end] = ResolveReference(ref, Pointer(pointer, field), "containment edge");
-        if (!ends[end]) skip = true;
+        ends[end] = ResolveReference(edge.ends[end], Pointer(pointer, end == 0 ? "source" : "target"),
+                                     "containment edge");
       }
-      if (skip) continue;
+      if (!ends[0] || !ends[1]) continue;
       catalog_.containment_.push_back(ContainmentEdge{*ends[0], *ends[1]});
     }
+    pending_edges_ = {};
     return absl::OkStatus();
   }
 
@@ -553,7 +626,6 @@ class CatalogLoader {
         relationship.target = metaparameter.outgoing ? *other : id;
         relationship.kind = metaparameter.kind;
         relationship.parameter = metaparameter.name;
-        relationship.json_pointer = std::move(pointer);
         catalog_.relationships_.push_back(std::move(relationship));
       }
     }
@@ -563,6 +635,13 @@ class CatalogLoader {
   std::string_view text_;
   std::string_view source_;
   Catalog catalog_;
+  // Parse-time state (OnParseEvent).
+  std::string root_key_;
+  Section section_ = Section::kNone;
+  std::size_t element_ = 0;
+  absl::Status resources_error_;
+  absl::Status edges_error_;
+  std::vector<PendingEdge> pending_edges_;
 };
 
 absl::StatusOr<Catalog> Catalog::LoadString(std::string_view text, std::string_view source_name) {

@@ -114,6 +114,7 @@ void DependencyGraph::ClassifyResources(const GraphOptions& options) {
 // either direction (Puppet: build_autorelation_dependencies), then containment.
 void DependencyGraph::AddDeclaredEdges(const GraphOptions& options) {
   absl::flat_hash_set<std::uint64_t> direct_pairs;
+  edges_.reserve(edges_.size() + catalog_->relationships().size() + catalog_->containment().size());
   for (const catalog::Relationship& relationship : catalog_->relationships()) {
     const EdgeKind kind = relationship.kind == catalog::RelationshipKind::kNotify
                               ? EdgeKind::kNotify

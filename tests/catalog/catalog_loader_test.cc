@@ -85,14 +85,12 @@ TEST(CatalogLoaderTest, RelationshipsFromStringsAndArraysAreOriented) {
       // require => File[a] (a single string) orders a before b.
       EXPECT_EQ(relationship.source, a);
       EXPECT_EQ(relationship.kind, RelationshipKind::kBefore);
-      EXPECT_EQ(relationship.json_pointer, "/resources/8/parameters/require");
       saw_require = true;
     }
     if (relationship.parameter == "notify" && relationship.source == b) {
       // File[b] ~> Exec[target] landed in b's notify array.
       EXPECT_EQ(relationship.target, target);
       EXPECT_EQ(relationship.kind, RelationshipKind::kNotify);
-      EXPECT_EQ(relationship.json_pointer, "/resources/8/parameters/notify/0");
       saw_notify = true;
     }
   }

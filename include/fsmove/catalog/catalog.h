@@ -53,8 +53,7 @@ struct Relationship {
   ResourceId source = 0;
   ResourceId target = 0;
   RelationshipKind kind = RelationshipKind::kBefore;
-  std::string parameter;     // "before", "notify", "require" or "subscribe"
-  std::string json_pointer;  // the reference inside the document
+  std::string_view parameter;  // "before", "notify", "require" or "subscribe" (static text)
 };
 
 // From the catalog's top-level "edges": `container` directly contains `member`.

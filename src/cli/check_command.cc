@@ -98,8 +98,8 @@ int RunCheckCommand(CheckCliOptions& o) {
     return kExitError;
   }
   if (req.sandbox == exec::SandboxMode::kNone && !o.sandbox.empty()) {
-    std::cerr << "fsmove: note: --sandbox none: Puppet applies to this machine itself, and what "
-                 "it starts keeps running\n";
+    std::cerr << "fsmove: note: --sandbox none: Puppet applies to this machine itself; what it "
+                 "leaves running is killed when the check ends\n";
   }
   req.progress = !o.quiet && isatty(STDERR_FILENO);
   // The module's (or the manifest's directory's) .fsmove.json applies unless --config is given;

@@ -399,7 +399,10 @@ absl::StatusOr<RunResult> RunCheck(const CheckRequest& request, analysis::Analyz
   spec.keep_dir = request.keep_sandbox;
   spec.memory_limit = request.memory_limit;
   static std::atomic<unsigned> runs{0};
-  if (spec.memory_limit > 0 || request.init == "systemd") spec.cgroup_name = MemoryCgroupName(++runs);
+  // A cgroup for the memory limit, for systemd, and without the sandbox for the process tree.
+  if (spec.memory_limit > 0 || request.init == "systemd" || spec.mode == SandboxMode::kNone) {
+    spec.cgroup_name = MemoryCgroupName(++runs);
+  }
   spec.lower_dir = request.root.dir;
   spec.init = request.init;
   spec.env = PuppetEnvironment();

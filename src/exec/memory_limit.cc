@@ -3,6 +3,7 @@
 
 #include <dirent.h>
 #include <fcntl.h>
+#include <signal.h>
 #include <sys/mount.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -168,6 +169,31 @@ void RemoveCgroupDir(int parent_fd, const char* name) {
   }
 }
 
+// The processes in the cgroup whose directory is `dir_fd` (its cgroup.procs).
+std::vector<pid_t> MembersAt(int dir_fd) {
+  std::vector<pid_t> out;
+  std::istringstream lines(ReadAt(dir_fd, "cgroup.procs"));
+  for (long pid; lines >> pid;) {
+    if (pid > 0) out.push_back(static_cast<pid_t>(pid));
+  }
+  return out;
+}
+
+// SIGKILL to every process of the cgroup, again until it is empty (a process may fork while
+// we read the list): at most about five seconds. How many distinct kills were sent.
+size_t KillMembersAt(int dir_fd) {
+  size_t killed = 0;
+  for (int round = 0; round < 250; ++round) {
+    std::vector<pid_t> members = MembersAt(dir_fd);
+    if (members.empty()) break;
+    for (pid_t pid : members) {
+      if (kill(pid, SIGKILL) == 0) ++killed;
+    }
+    usleep(20000);
+  }
+  return killed;
+}
+
 }  // namespace
 
 std::string MemoryCgroupName(unsigned run) { return fmt::format("fsmove-{}-{}", getpid(), run); }
@@ -175,6 +201,11 @@ std::string MemoryCgroupName(unsigned run) { return fmt::format("fsmove-{}-{}", 
 void RemoveLeftoverMemoryLimit(const std::string& name) {
   absl::StatusOr<Placement> place = PlacementFor(name);
   if (!place.ok()) return;
+  // Without the sandbox's PID namespace nothing else ends what is still in it.
+  if (int dir_fd = open(place->dir.c_str(), O_PATH | O_DIRECTORY | O_CLOEXEC); dir_fd >= 0) {
+    KillMembersAt(dir_fd);
+    close(dir_fd);
+  }
   RemoveCgroupDir(AT_FDCWD, place->dir.c_str());
 }
 
@@ -190,15 +221,16 @@ absl::StatusOr<MemoryLimit> MemoryLimit::Make(uint64_t limit_bytes, const std::s
         fmt::format("cannot make the cgroup {}: {}", m.dir_, std::strerror(errno)));
   }
   const std::string file = m.v2_ ? "memory.max" : "memory.limit_in_bytes";
-  if (!WriteText(m.dir_ + "/" + file, std::to_string(limit_bytes))) {
+  const std::string limit = limit_bytes > 0 ? std::to_string(limit_bytes) : m.v2_ ? "max" : "-1";
+  if (!WriteText(m.dir_ + "/" + file, limit)) {
     rmdir(m.dir_.c_str());
     return absl::FailedPreconditionError(fmt::format("cannot set {}/{}", m.dir_, file));
   }
   // Swap counts too (else the limit only moves memory to swap).
-  if (m.v2_) {
+  if (limit_bytes > 0 && m.v2_) {
     WriteText(m.dir_ + "/memory.swap.max", "0");
-  } else {
-    WriteText(m.dir_ + "/memory.memsw.limit_in_bytes", std::to_string(limit_bytes));
+  } else if (limit_bytes > 0) {
+    WriteText(m.dir_ + "/memory.memsw.limit_in_bytes", limit);
   }
   m.name_ = name;
   m.dir_fd_ = open(m.dir_.c_str(), O_PATH | O_DIRECTORY | O_CLOEXEC);
@@ -235,6 +267,12 @@ uint64_t MemoryLimit::TimesHit() const {
   }
   return CounterIn(ReadAt(dir_fd_, "memory.oom_control"), "oom_kill");
 }
+
+std::vector<pid_t> MemoryLimit::Members() const {
+  return dir_fd_ >= 0 ? MembersAt(dir_fd_) : std::vector<pid_t>();
+}
+
+size_t MemoryLimit::KillAll() const { return dir_fd_ >= 0 ? KillMembersAt(dir_fd_) : 0; }
 
 void MemoryLimit::Remove() {
   if (parent_fd_ >= 0 && !name_.empty()) RemoveCgroupDir(parent_fd_, name_.c_str());

@@ -878,6 +878,70 @@ static pid_t StartUserModeNetwork(StatusPipe& status, int host_net) {
   return pid;
 }
 
+volatile sig_atomic_t g_keeper_ended = 0;
+
+// --sandbox none: no PID namespace ends what the check leaves running, and Puppet's execs
+// setsid their children out of any session. The supervisor runs in a cgroup of its own (with
+// the memory limit, if any), which every process it starts stays in; whatever ends the check
+// kills the cgroup's members: the run's end (here), fsmove's death (its SIGTERM, here), or a
+// timeout or Ctrl-C (the executor, which SIGKILLs this keeper: RemoveLeftoverMemoryLimit).
+int RunOnHost(SandboxSpec spec, int status_fd) {
+  StatusPipe status(status_fd);
+  std::optional<MemoryLimit> group;
+  if (absl::StatusOr<MemoryLimit> made = MemoryLimit::Make(spec.memory_limit, spec.cgroup_name);
+      made.ok()) {
+    group.emplace(std::move(*made));
+  } else {
+    status.Send(fmt::format("note no cgroup for the check ({}): processes that leave Puppet's "
+                            "session may outlive it",
+                            std::string(made.status().message())));
+  }
+  const pid_t executor = getppid();
+  struct sigaction on_end {};
+  on_end.sa_handler = [](int) { g_keeper_ended = 1; };  // no SA_RESTART: waitpid returns
+  sigaction(SIGTERM, &on_end, nullptr);
+  prctl(PR_SET_PDEATHSIG, SIGTERM);
+  if (getppid() != executor) g_keeper_ended = 1;
+  pid_t child = g_keeper_ended ? -1 : fork();
+  if (child == 0) {
+    prctl(PR_SET_PDEATHSIG, SIGKILL);
+    if (group && !group->Enter()) status.Send("note could not enter the check's cgroup");
+    // Orphans (strace's tracer, daemons' intermediate processes) come back to the supervisor.
+    prctl(PR_SET_CHILD_SUBREAPER, 1);
+    _exit(Supervisor(std::move(spec), status_fd).Run());
+  }
+  int st = 0;
+  bool reaped = false;
+  while (child > 0 && !reaped) {
+    if (waitpid(child, &st, 0) == child) {
+      reaped = true;
+    } else if (errno != EINTR) {
+      break;
+    } else if (g_keeper_ended) {
+      kill(child, SIGKILL);
+      if (group) group->KillAll();
+    }
+  }
+  if (group) {
+    size_t n = 0;
+    for (pid_t pid : group->Members()) {
+      std::string comm = ReadWholeFile(fmt::format("/proc/{}/comm", pid));
+      while (!comm.empty() && comm.back() == '\n') comm.pop_back();
+      if (++n <= 20) status.Send(fmt::format("note left running at the end (killed): {} {}", pid, comm));
+    }
+    if (n > 20) status.Send(fmt::format("note ... and {} more processes", n - 20));
+    group->KillAll();
+    if (uint64_t hits = group->TimesHit(); hits > 0 && group->limit_bytes() > 0) {
+      status.Send(fmt::format("limit the check hit its memory limit ({} MiB): the kernel killed "
+                              "{} process{} (--memory-limit)",
+                              group->limit_bytes() >> 20, hits, hits == 1 ? "" : "es"));
+    }
+    group->Remove();
+  }
+  if (g_keeper_ended) return 2;
+  return reaped ? (WIFEXITED(st) ? WEXITSTATUS(st) : ShellExitCode(st)) : 2;
+}
+
 int SandboxMain(const std::string& spec_file, int status_fd) {
   fcntl(status_fd, F_SETFD, FD_CLOEXEC);  // Puppet and strace must not hold it
   StatusPipe status(status_fd);
@@ -890,11 +954,7 @@ int SandboxMain(const std::string& spec_file, int status_fd) {
     return 2;
   }
   signal(SIGPIPE, SIG_IGN);
-  if (spec->mode == SandboxMode::kNone) {
-    // On the host: orphans (strace's tracer, daemons' intermediate processes) come back to us.
-    prctl(PR_SET_CHILD_SUBREAPER, 1);
-    return Supervisor(std::move(*spec), status_fd).Run();
-  }
+  if (spec->mode == SandboxMode::kNone) return RunOnHost(std::move(*spec), status_fd);
   // A memory limit for everything in the sandbox; PID 1 enters it (this process stays out,
   // so it can report and clean up whatever happens inside).
   std::optional<MemoryLimit> memory;

@@ -819,6 +819,50 @@ def case_outputs():
         check(sorted(os.listdir(tmp)) == ["report.json"], f"left beside the report: {os.listdir(tmp)}")
 
 
+def background(seconds):
+    """Exec code that leaves `/bin/sleep SECONDS` running in a session of its own, as a
+    daemon would: no process group or session holds it."""
+    return (f"exec {{ 'bg': command => '/usr/bin/setsid /bin/sleep {seconds} </dev/null >/dev/null 2>&1 &',"
+            f" provider => shell }}\n")
+
+
+def wait_gone(marker, limit=15):
+    deadline = time.time() + limit
+    while time.time() < deadline:
+        if not any(marker in cmd and not cmd.startswith(ARGS.fsmove) for _, cmd in processes().values()):
+            return
+        time.sleep(0.2)
+
+
+def case_host_tree():
+    """--sandbox none has no PID namespace to end the check's processes: a cgroup of its own
+    holds them, so what an exec starts with setsid dies with the check at the run's end (and
+    is named), at a --timeout, and when fsmove itself is SIGKILLed."""
+    p = fsmove("check", "-q", "--sandbox", "none", "--format", "json", "-e", background(593), timeout=300)
+    check(p.returncode == 0, f"exit code {p.returncode}")
+    notes = json.loads(p.stdout)["run"]["notes"]
+    check(any(re.match(r"left running at the end \(killed\): \d+ sleep", n) for n in notes),
+          f"the leftover is not named: {notes}")
+    assert_nothing_left("sleep 593")
+
+    p = fsmove("check", "-q", "--sandbox", "none", "--timeout", "20", "-e",
+               background(594) + "Exec['bg'] -> " + hang(595), timeout=300)
+    check(p.returncode == 2 and "did not finish within 20 s" in p.stderr, "timeout not reported")
+    wait_gone("sleep 59")
+    assert_nothing_left("sleep 594")
+    assert_nothing_left("sleep 595")
+
+    p = start_check("--sandbox", "none", "-e", background(596) + "Exec['bg'] -> " + hang(597))
+    wait_for_descendant(p.pid, r"^/bin/sleep 597")
+    wait_for_descendant(p.pid, r"^/bin/sleep 596")
+    p.kill()
+    p.wait()
+    wait_gone("sleep 59")
+    assert_nothing_left("sleep 596", p.pid)
+    assert_nothing_left("sleep 597")
+    check(not cgroups_of(p.pid), "the check's cgroup outlived fsmove")
+
+
 def case_interrupt():
     p = start_check("-e", hang(588))
     wait_for_descendant(p.pid, r"^/bin/sleep 588")

@@ -9,6 +9,7 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "absl/status/statusor.h"
 
@@ -16,8 +17,9 @@ namespace fsmove::exec {
 
 class MemoryLimit {
  public:
-  // Makes the cgroup `name` (next to the calling process's) and sets the limit. Errors say
-  // why no limit could be set (no memory controller, not delegated, a bad name, ...).
+  // Makes the cgroup `name` (next to the calling process's) and sets the limit (0: none, the
+  // cgroup then only holds the processes together). Errors say why no limit could be set
+  // (no memory controller, not delegated, a bad name, ...).
   static absl::StatusOr<MemoryLimit> Make(uint64_t limit_bytes, const std::string& name);
   // Moves the calling process (and so what it forks later) into the cgroup.
   bool Enter() const;
@@ -29,6 +31,11 @@ class MemoryLimit {
   // How often the limit made the kernel kill a process (or reclaim at the limit, where the
   // controller counts no kills); 0 if never.
   uint64_t TimesHit() const;
+  // The processes in it now, and SIGKILL to each until none is left (how many were sent).
+  // Processes cannot leave a cgroup by themselves (setsid, daemonizing): this ends a whole
+  // process tree without a PID namespace.
+  std::vector<pid_t> Members() const;
+  size_t KillAll() const;
   // Removes the cgroup (once it holds no process).
   void Remove();
 
@@ -72,8 +79,8 @@ class SystemdCgroup {
   std::string name_;
 };
 
-// Removes the memory cgroup `name` of a sandbox, if it is still there: a keeper killed
-// (timeout, Ctrl-C) could not remove it itself.
+// Removes the memory cgroup `name` of a sandbox, if it is still there, killing what is still
+// in it: a keeper killed (timeout, Ctrl-C) could not remove it itself.
 void RemoveLeftoverMemoryLimit(const std::string& name);
 
 // The name of the memory cgroup for run `run` of this fsmove process: fsmove-<pid>-<run>.

@@ -29,6 +29,7 @@ std::string_view StripTrailingSlashes(std::string_view title) {
 }  // namespace
 
 const nlohmann::json* Resource::FindParameter(std::string_view name) const {
+  if (!parameters.is_object()) return nullptr;
   const auto it = parameters.find(std::string(name));
   return it == parameters.end() ? nullptr : &*it;
 }

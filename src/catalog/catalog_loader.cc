@@ -359,9 +359,10 @@ class CatalogLoader {
     for (ResourceId id = 0; id < catalog_.resources_.size(); ++id) {
       if (absl::Status status = LoadRelationships(id); !status.ok()) return status;
       // Now held as relationships: their JSON (one string per reference) goes.
-      for (const char* name : {"before", "notify", "require", "subscribe"}) {
-        catalog_.resources_[id].parameters.erase(name);
-      }
+      Json& parameters = catalog_.resources_[id].parameters;
+      if (!parameters.is_object()) continue;
+      for (const char* name : {"before", "notify", "require", "subscribe"}) parameters.erase(name);
+      if (parameters.empty()) parameters = nullptr;
     }
     // Grown by doubling while loading; a large catalog would keep up to twice its size.
     catalog_.resources_.shrink_to_fit();

@@ -258,7 +258,7 @@ bool DependencyGraph::RelaysRefresh(ResourceId id) const {
 void DependencyGraph::FindCycles() {
   for (std::size_t component = 0; component < ordering_.component_count(); ++component) {
     if (!ordering_.IsCyclic(component)) continue;
-    const std::vector<VertexIndex>& vertices = ordering_.ComponentMembers(component);
+    const std::span<const VertexIndex> vertices = ordering_.ComponentMembers(component);
     DependencyCycle cycle;
     for (const VertexIndex v : vertices) cycle.members.push_back(ResourceOfVertex(v));
     std::sort(cycle.members.begin(), cycle.members.end());

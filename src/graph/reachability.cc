@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <boost/graph/strong_components.hpp>
 #include <deque>
+#include <span>
 
 namespace fsmove::graph {
 
@@ -17,6 +18,7 @@ Reachability::Reachability(const Digraph& graph, const std::vector<bool>& is_sou
   const std::size_t vertex_count = boost::num_vertices(graph);
 
   successor_offsets_.assign(vertex_count + 1, 0);
+  successors_.reserve(boost::num_edges(graph));
   for (VertexIndex v = 0; v < vertex_count; ++v) {
     successor_offsets_[v + 1] =
         successor_offsets_[v] + static_cast<std::uint32_t>(boost::out_degree(v, graph));
@@ -32,13 +34,24 @@ Reachability::Reachability(const Digraph& graph, const std::vector<bool>& is_sou
           : boost::strong_components(
                 graph, boost::make_iterator_property_map(component_of_.begin(),
                                                          boost::get(boost::vertex_index, graph)));
-  component_members_.assign(component_count, {});
-  for (VertexIndex v = 0; v < vertex_count; ++v) component_members_[component_of_[v]].push_back(v);
+  // Members of each component, in compressed rows (one allocation, not one per component).
+  component_member_offsets_.assign(component_count + 1, 0);
+  for (VertexIndex v = 0; v < vertex_count; ++v) ++component_member_offsets_[component_of_[v] + 1];
+  for (std::size_t c = 0; c < component_count; ++c) {
+    component_member_offsets_[c + 1] += component_member_offsets_[c];
+  }
+  component_members_.resize(vertex_count);
+  {
+    std::vector<std::uint32_t> next(component_member_offsets_.begin(),
+                                    component_member_offsets_.end() - 1);
+    for (VertexIndex v = 0; v < vertex_count; ++v) component_members_[next[component_of_[v]]++] = v;
+  }
 
-  // Condensation: distinct successor components; an edge inside a component makes it cyclic.
+  // Condensation: distinct successor components, in compressed rows; an edge inside a
+  // component makes it cyclic.
   cyclic_.assign(component_count, false);
-  std::vector<std::vector<std::uint32_t>> component_successors(component_count);
-  for (std::size_t c = 0; c < component_count; ++c) cyclic_[c] = component_members_[c].size() > 1;
+  for (std::size_t c = 0; c < component_count; ++c) cyclic_[c] = ComponentMembers(c).size() > 1;
+  std::vector<std::pair<std::uint32_t, std::uint32_t>> condensed;
   for (VertexIndex v = 0; v < vertex_count; ++v) {
     for (std::uint32_t i = successor_offsets_[v]; i < successor_offsets_[v + 1]; ++i) {
       const std::uint32_t from = component_of_[v];
@@ -46,16 +59,29 @@ Reachability::Reachability(const Digraph& graph, const std::vector<bool>& is_sou
       if (from == to) {
         cyclic_[from] = true;
       } else {
-        component_successors[from].push_back(to);
+        condensed.emplace_back(from, to);
       }
     }
   }
+  std::sort(condensed.begin(), condensed.end());
+  condensed.erase(std::unique(condensed.begin(), condensed.end()), condensed.end());
   std::vector<std::uint32_t> pending_predecessors(component_count, 0);
-  for (auto& successors : component_successors) {
-    std::sort(successors.begin(), successors.end());
-    successors.erase(std::unique(successors.begin(), successors.end()), successors.end());
-    for (const std::uint32_t to : successors) ++pending_predecessors[to];
+  component_successor_offsets_.assign(component_count + 1, 0);
+  component_successors_.reserve(condensed.size());
+  for (const auto& [from, to] : condensed) {
+    ++pending_predecessors[to];
+    ++component_successor_offsets_[from + 1];
+    component_successors_.push_back(to);
   }
+  std::vector<std::pair<std::uint32_t, std::uint32_t>>().swap(condensed);
+  for (std::size_t c = 0; c < component_count; ++c) {
+    component_successor_offsets_[c + 1] += component_successor_offsets_[c];
+  }
+  auto successors_of = [this](std::uint32_t c) {
+    return std::span<const std::uint32_t>(component_successors_)
+        .subspan(component_successor_offsets_[c],
+                 component_successor_offsets_[c + 1] - component_successor_offsets_[c]);
+  };
 
   target_column_.assign(vertex_count, -1);
   std::int64_t target_count = 0;
@@ -82,41 +108,32 @@ Reachability::Reachability(const Digraph& graph, const std::vector<bool>& is_sou
       const std::uint32_t c = ready.front();
       ready.pop_front();
       order.push_back(c);
-      for (const std::uint32_t s : component_successors[c]) {
+      for (const std::uint32_t s : successors_of(c)) {
         if (--in_degree[s] == 0) ready.push_back(s);
       }
     }
   }
   rank_.assign(component_count, 0);
   for (std::uint32_t i = 0; i < order.size(); ++i) rank_[order[i]] = i;
-  component_successor_offsets_.assign(component_count + 1, 0);
-  for (std::size_t c = 0; c < component_count; ++c) {
-    component_successor_offsets_[c + 1] =
-        component_successor_offsets_[c] + static_cast<std::uint32_t>(component_successors[c].size());
-    component_successors_.insert(component_successors_.end(), component_successors[c].begin(),
-                                 component_successors[c].end());
-  }
   std::size_t kept = static_cast<std::size_t>(std::count(keep.begin(), keep.end(), true));
-  closure_.assign(component_count, {});
   has_closure_ = kept * words * 8 <= closure_budget_bytes;
-  if (!has_closure_) {
-    return;
-  }
+  if (!has_closure_) return;
+  closure_.assign(component_count, {});
   for (auto it = order.rbegin(); it != order.rend(); ++it) {
     const std::uint32_t c = *it;
     std::vector<std::uint64_t>& bits = closure_[c];
     bits.assign(words, 0);
-    for (const VertexIndex v : component_members_[c]) {
+    for (const VertexIndex v : ComponentMembers(c)) {
       if (const std::int64_t column = target_column_[v]; column >= 0) {
         bits[static_cast<std::size_t>(column) / 64] |= std::uint64_t{1} << (column % 64);
       }
     }
-    for (const std::uint32_t s : component_successors[c]) {
+    for (const std::uint32_t s : successors_of(c)) {
       const std::vector<std::uint64_t>& successor_bits = closure_[s];
       for (std::size_t w = 0; w < words; ++w) bits[w] |= successor_bits[w];
     }
     // Successors whose predecessors are all done are no longer needed unless queried.
-    for (const std::uint32_t s : component_successors[c]) {
+    for (const std::uint32_t s : successors_of(c)) {
       if (--pending_predecessors[s] == 0 && !keep[s])
         std::vector<std::uint64_t>().swap(closure_[s]);
     }

@@ -294,7 +294,7 @@ TEST(CatalogLoaderTest, NullOptionalFieldsAreAbsent) {
       "cat.json");
   ASSERT_TRUE(catalog.ok()) << catalog.status();
   EXPECT_EQ(catalog->resource(0).line, std::nullopt);
-  EXPECT_TRUE(catalog->resource(0).parameters.is_object());
+  EXPECT_EQ(catalog->resource(0).FindParameter("ensure"), nullptr);
 }
 
 TEST(CatalogLoaderTest, MissingEdgesIsAWarningNotAnError) {

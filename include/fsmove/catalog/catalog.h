@@ -31,7 +31,9 @@ struct Resource {
   // Classes, stages and defined-type instances: Puppet turns them into containers
   // (whit pairs) at apply time, and relationships on them reach everything inside.
   bool is_container = false;
-  nlohmann::json parameters = nlohmann::json::object();  // always an object
+  // An object; null when the resource has none left (an empty object costs an allocation
+  // per resource). Read it through FindParameter.
+  nlohmann::json parameters;
   std::size_t json_index = 0;  // position in the document's "resources" array
 
   const nlohmann::json* FindParameter(std::string_view name) const;

@@ -6,6 +6,7 @@
 #include <boost/graph/adjacency_list.hpp>
 #include <cstddef>
 #include <cstdint>
+#include <span>
 #include <vector>
 
 namespace fsmove::graph {
@@ -36,10 +37,12 @@ class Reachability {
   // only for v on a cycle).
   bool Reaches(VertexIndex from, VertexIndex to) const;
 
-  std::size_t component_count() const { return component_members_.size(); }
+  std::size_t component_count() const { return cyclic_.size(); }
   std::size_t ComponentOf(VertexIndex v) const { return component_of_[v]; }
-  const std::vector<VertexIndex>& ComponentMembers(std::size_t component) const {
-    return component_members_[component];
+  std::span<const VertexIndex> ComponentMembers(std::size_t component) const {
+    return std::span<const VertexIndex>(component_members_)
+        .subspan(component_member_offsets_[component],
+                 component_member_offsets_[component + 1] - component_member_offsets_[component]);
   }
   // A component with two or more vertices, or one vertex with an edge to itself.
   bool IsCyclic(std::size_t component) const { return cyclic_[component]; }
@@ -60,7 +63,9 @@ class Reachability {
   std::vector<std::uint32_t> successor_offsets_;
   std::vector<VertexIndex> successors_;
   std::vector<std::uint32_t> component_of_;
-  std::vector<std::vector<VertexIndex>> component_members_;
+  // Each component's vertices: component_members_[offsets[c] .. offsets[c + 1]).
+  std::vector<std::uint32_t> component_member_offsets_;
+  std::vector<VertexIndex> component_members_;
   std::vector<bool> cyclic_;
   std::vector<std::int64_t> target_column_;          // -1 when v is not a target
   std::vector<std::vector<std::uint64_t>> closure_;  // per component; empty when freed

@@ -1,14 +1,25 @@
 // Path interning and de-duplicated access records; see access_map.h.
 #include "fsmove/analysis/access_map.h"
 
+#include <algorithm>
+#include <memory>
+
 namespace fsmove::analysis {
 
 PathId AccessMap::Intern(std::string_view path) {
   auto it = index_.find(absl::string_view(path.data(), path.size()));
   if (it != index_.end()) return it->second;
   PathId id = static_cast<PathId>(paths_.size());
-  const std::string& stored = paths_.emplace_back(path);
-  index_.emplace(absl::string_view(stored.data(), stored.size()), id);
+  if (chunk_size_ - chunk_used_ < path.size()) {
+    chunk_size_ = std::max<size_t>(size_t{1} << 20, path.size());
+    chunks_.push_back(std::make_unique_for_overwrite<char[]>(chunk_size_));
+    chunk_used_ = 0;
+  }
+  char* stored = chunks_.back().get() + chunk_used_;
+  std::copy(path.begin(), path.end(), stored);
+  chunk_used_ += path.size();
+  paths_.emplace_back(stored, path.size());
+  index_.emplace(absl::string_view(stored, path.size()), id);
   accesses_.emplace_back();
   return id;
 }
@@ -26,18 +37,34 @@ int AccessStrength(const Access& a) {
   return 1;
 }
 
+uint64_t AccessMap::SeenKey(PathId path, const Access& access) {
+  // Effects take the values 0-2; a listing is kept apart as 3.
+  return (uint64_t{path} << 32) ^ (uint64_t{access.block} << 2) ^
+         (access.listing ? 3 : static_cast<uint64_t>(access.effect));
+}
+
 void AccessMap::Record(PathId path, const Access& access) {
   ++records_;
-  // Effects take the values 0-2; a listing is kept apart as 3.
-  uint64_t key = (uint64_t{path} << 32) ^ (uint64_t{access.block} << 2) ^
-                 (access.listing ? 3 : static_cast<uint64_t>(access.effect));
-  auto [it, fresh] = seen_.try_emplace(key, static_cast<uint32_t>(accesses_[path].size()));
-  if (fresh) {
-    accesses_[path].push_back(access);
+  auto& list = accesses_[path];
+  const uint64_t key = SeenKey(path, access);
+  Access* kept = nullptr;
+  if (list.size() <= kScannedAccesses) {
+    for (Access& a : list) {
+      if (SeenKey(path, a) == key) kept = &a;
+    }
+  } else if (auto it = seen_.find(key); it != seen_.end()) {
+    kept = &list[it->second];
+  }
+  if (kept != nullptr) {
+    if (AccessStrength(access) > AccessStrength(*kept)) *kept = access;
     return;
   }
-  Access& kept = accesses_[path][it->second];
-  if (AccessStrength(access) > AccessStrength(kept)) kept = access;
+  list.push_back(access);
+  if (list.size() == kScannedAccesses + 1) {  // from now on indexed
+    for (uint32_t i = 0; i < list.size(); ++i) seen_.emplace(SeenKey(path, list[i]), i);
+  } else if (list.size() > kScannedAccesses + 1) {
+    seen_.emplace(key, static_cast<uint32_t>(list.size() - 1));
+  }
 }
 
 }  // namespace fsmove::analysis

@@ -62,16 +62,32 @@ std::string_view RelationKindName(RelationKind k) {
 
 Relations InferRelations(const AccessMap& accesses, const BlockTable& blocks,
                          const RelationOptions& options) {
-  // Group recorded paths under their canonical names (ordered: deterministic output).
-  std::map<std::string, MergedAccesses> by_path;
+  // Group recorded paths under their canonical names (ordered: deterministic output). Only a
+  // name some block produces can relate two blocks: the others (most paths of a trace, all
+  // of them only read) are never grouped, so memory follows the produced paths.
+  auto canonical = [&](PathId id) {
+    return options.canonical_path ? options.canonical_path(accesses.path(id))
+                                  : std::string(accesses.path(id));
+  };
+  auto has_producer = [&](PathId id) {
+    const auto& list = accesses.accesses(id);
+    return std::any_of(list.begin(), list.end(),
+                       [](const Access& a) { return a.effect == Effect::kProduced; });
+  };
+  absl::flat_hash_set<std::string> produced;
   for (PathId id = 0; id < accesses.path_count(); ++id) {
+    if (has_producer(id)) produced.insert(canonical(id));
+  }
+  std::map<std::string, MergedAccesses> by_path;
+  for (PathId id = 0; id < accesses.path_count() && !produced.empty(); ++id) {
     const auto& list = accesses.accesses(id);
     if (list.empty()) continue;
-    std::string name = options.canonical_path ? options.canonical_path(accesses.path(id))
-                                              : std::string(accesses.path(id));
+    std::string name = canonical(id);
+    if (!produced.contains(name)) continue;
     MergedAccesses& merged = by_path[name];
     for (const Access& a : list) merged.Merge(a);
   }
+  absl::flat_hash_set<std::string>().swap(produced);
   auto is_service = [&](BlockId b) {
     return options.is_service ? options.is_service(b) : blocks.info(b).type() == "Service";
   };

@@ -3,7 +3,7 @@
 #pragma once
 
 #include <cstdint>
-#include <deque>
+#include <memory>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -51,14 +51,23 @@ class AccessMap {
 
   size_t path_count() const { return paths_.size(); }
   std::string_view path(PathId id) const { return paths_[id]; }
-  const absl::InlinedVector<Access, 2>& accesses(PathId id) const { return accesses_[id]; }
+  const absl::InlinedVector<Access, 1>& accesses(PathId id) const { return accesses_[id]; }
   uint64_t records() const { return records_; }
 
  private:
-  std::deque<std::string> paths_;
+  // A path's accesses are searched in place up to this many; longer lists are indexed.
+  static constexpr size_t kScannedAccesses = 8;
+  static uint64_t SeenKey(PathId path, const Access& access);
+
+  // Each path's bytes once, in large chunks that never move (the views and the index point
+  // into them): no allocation per path.
+  std::vector<std::unique_ptr<char[]>> chunks_;
+  size_t chunk_used_ = 0, chunk_size_ = 0;
+  std::vector<std::string_view> paths_;
   absl::flat_hash_map<absl::string_view, PathId> index_;  // absl's hash: fast
-  std::vector<absl::InlinedVector<Access, 2>> accesses_;
-  absl::flat_hash_map<uint64_t, uint32_t> seen_;  // (path, block, effect) -> list position
+  std::vector<absl::InlinedVector<Access, 1>> accesses_;  // one access for most paths
+  // (path, block, effect) -> list position, for the lists longer than kScannedAccesses.
+  absl::flat_hash_map<uint64_t, uint32_t> seen_;
   uint64_t records_ = 0;
 };
 

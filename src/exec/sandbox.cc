@@ -270,6 +270,8 @@ class Supervisor {
       dup2(log, 1);
       dup2(log, 2);
     }
+    // The units systemd starts must not hold what strace holds (see kTracerOnlyCapabilities).
+    for (int cap : kTracerOnlyCapabilities) prctl(PR_CAPBSET_DROP, cap, 0, 0, 0);
     // Everything else of ours goes at the exec (the status pipe stays until then, to say why
     // the exec failed).
     close_range(3, ~0u, CLOSE_RANGE_CLOEXEC);
@@ -430,6 +432,14 @@ class Supervisor {
     io_dir_ = kSandboxWorkDir;
     return absl::OkStatus();
   }
+
+  // Capabilities strace keeps and what it traces does not. The kernel lets a process reach
+  // another's descriptors through /proc/PID/fd (and attach to it) without CAP_SYS_PTRACE only
+  // when it holds every capability the other holds (cap_ptrace_access_check): with these
+  // three fewer, no process of the module can open strace's trace FIFO that way, nor write
+  // lines of its own into the analysis. None of them is anything a Puppet run uses.
+  static constexpr int kTracerOnlyCapabilities[] = {CAP_BPF, CAP_PERFMON, CAP_CHECKPOINT_RESTORE};
+  static constexpr const char* kTracerOnlyBoundingSet = "-bpf,-perfmon,-checkpoint_restore";
 
   // What runs in the sandbox may not load kernel modules, set the clock, reboot, do raw I/O,
   // make device nodes, nor look into this process (PID 1, which sees more than the sandbox:
@@ -690,6 +700,17 @@ class Supervisor {
     std::vector<std::string> apply_argv = spec_.apply_argv;
     WriteApplyCatalog(&apply_argv);
     std::vector<std::string> argv = spec_.strace_argv;
+    if (!argv.empty() && spec_.mode == SandboxMode::kOverlay) {
+      // util-linux's setpriv (in every Debian root) lowers the bounding set of Puppet and all
+      // it starts below strace's own (see kTracerOnlyCapabilities).
+      if (access("/usr/bin/setpriv", X_OK) == 0) {
+        argv.insert(argv.end(), {"/usr/bin/setpriv",
+                                 fmt::format("--bounding-set={}", kTracerOnlyBoundingSet), "--"});
+      } else {
+        status_.Send("note the root has no /usr/bin/setpriv: root processes of the module can "
+                     "reach strace's trace FIFO through /proc");
+      }
+    }
     argv.insert(argv.end(), apply_argv.begin(), apply_argv.end());
     SpawnOptions o;
     o.root = root_ == "/" ? "" : root_;

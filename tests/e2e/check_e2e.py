@@ -484,14 +484,23 @@ def case_escapes():
 
 def case_tamper():
     """Module code rewrites what the analysis reads from the work directory: the catalog, the
-    trace FIFO, and Puppet's log (a symlink to a root-only host file). The findings stay those
-    of the run, nothing of the host file reaches the log the user asked for."""
+    trace FIFO (by its name, and through strace's descriptors in /proc), and Puppet's log (a
+    symlink to a root-only host file). The findings stay those of the run, nothing of the host
+    file reaches the log the user asked for."""
     code = ("file { '/etc/fsmove-tamper.conf': ensure => file, content => \"x\\n\" }\n"
             "exec { '/bin/cat /etc/fsmove-tamper.conf': }\n"
             "exec { 'tamper catalog': command => '/bin/sh -c \"echo {} > /run/fsmove/catalog.json\"' }\n"
             "exec { 'tamper trace': command => '/bin/sh -c \"echo 1 garbage > /run/fsmove/trace.fifo\"',"
             " timeout => 5 }\n"
-            "exec { 'tamper log': command => '/bin/ln -sf /etc/shadow /run/fsmove/puppet.log' }\n")
+            "exec { 'tamper log': command => '/bin/ln -sf /etc/shadow /run/fsmove/puppet.log' }\n"
+            # strace's own descriptors (the FIFO it writes the trace into), through /proc.
+            "file { '/usr/local/bin/fd-tamper': mode => '0755', content => '#!/bin/sh\n"
+            "for p in /proc/[0-9]*; do\n"
+            "  [ \"$(cat $p/comm 2>/dev/null)\" = strace ] || continue\n"
+            "  for f in $p/fd/*; do (echo 1 garbage > $f) 2>/dev/null; done\n"
+            "done\n"
+            "exit 0\n' }\n"
+            "exec { '/usr/local/bin/fd-tamper': timeout => 10, require => File['/usr/local/bin/fd-tamper'] }\n")
     with tempfile.TemporaryDirectory() as tmp:
         log = os.path.join(tmp, "puppet.log")
         out = os.path.join(tmp, "report.json")

@@ -546,7 +546,10 @@ absl::StatusOr<RunResult> RunCheck(const CheckRequest& request, analysis::Analyz
     while (waitpid(keeper, &keeper_status, 0) < 0 && errno == EINTR) {
     }
     // A keeper that was killed could not remove the sandbox's memory cgroup.
-    if (killed && !spec.cgroup_name.empty()) RemoveLeftoverMemoryLimit(spec.cgroup_name);
+    if (killed && !spec.cgroup_name.empty()) {
+      RemoveLeftoverMemoryLimit(spec.cgroup_name);
+      if (spec.init == "systemd") RemoveLeftoverSystemdCgroup(spec.cgroup_name + "-init");
+    }
     close(status_pipe[0]);
     close(fifo_wr);
     run_over.store(true);

@@ -169,6 +169,25 @@ void RemoveCgroupDir(int parent_fd, const char* name) {
   }
 }
 
+// Removes cgroup `name` in `dir_fd` with every cgroup below it, deepest first.
+void RemoveCgroupTree(int dir_fd, const std::string& name, int depth) {
+  if (depth > 64) return;
+  int fd = openat(dir_fd, name.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+  if (fd < 0) return;
+  std::vector<std::string> children;
+  if (DIR* d = fdopendir(fd)) {
+    while (dirent* e = readdir(d)) {
+      std::string child = e->d_name;
+      if (e->d_type == DT_DIR && child != "." && child != "..") children.push_back(child);
+    }
+    for (const std::string& child : children) RemoveCgroupTree(dirfd(d), child, depth + 1);
+    closedir(d);
+  } else {
+    close(fd);
+  }
+  RemoveCgroupDir(dir_fd, name.c_str());
+}
+
 // The processes in the cgroup whose directory is `dir_fd` (its cgroup.procs).
 std::vector<pid_t> MembersAt(int dir_fd) {
   std::vector<pid_t> out;
@@ -206,7 +225,35 @@ void RemoveLeftoverMemoryLimit(const std::string& name) {
     KillMembersAt(dir_fd);
     close(dir_fd);
   }
-  RemoveCgroupDir(AT_FDCWD, place->dir.c_str());
+  // Under cgroup v2 it may also be --init systemd's, with systemd's cgroups inside.
+  const std::string parent = place->dir.substr(0, place->dir.rfind('/'));
+  if (int parent_fd = open(parent.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC); parent_fd >= 0) {
+    RemoveCgroupTree(parent_fd, name, 0);
+    close(parent_fd);
+  }
+}
+
+void RemoveLeftoverSystemdCgroup(const std::string& name) {
+  if (!ValidCgroupName(name)) return;
+  // The sandbox made it through a cgroup2 mount of its own (gone with it); this machine's
+  // cgroup2 hierarchy, if mounted here (the "unified" one of a cgroup v1 host), reaches it.
+  std::istringstream lines(ReadText("/proc/self/mountinfo"));
+  std::string mount_point;
+  for (std::string line; std::getline(lines, line);) {
+    const size_t dash = line.find(" - ");
+    if (dash == std::string::npos || line.compare(dash + 3, 8, "cgroup2 ") != 0) continue;
+    std::istringstream fields(line.substr(0, dash));
+    std::string id, parent_id, dev, root;
+    fields >> id >> parent_id >> dev >> root >> mount_point;
+    if (root == "/") break;
+    mount_point.clear();
+  }
+  if (mount_point.empty()) return;
+  const std::string parent = mount_point + ReadOwnCgroups().v2_parent();
+  if (int parent_fd = open(parent.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC); parent_fd >= 0) {
+    RemoveCgroupTree(parent_fd, name, 0);
+    close(parent_fd);
+  }
 }
 
 absl::StatusOr<MemoryLimit> MemoryLimit::Make(uint64_t limit_bytes, const std::string& name) {
@@ -321,29 +368,6 @@ SystemdCgroup::~SystemdCgroup() {
 bool SystemdCgroup::Enter() const {
   return parent_fd_ >= 0 && WriteAt(parent_fd_, name_ + "/cgroup.procs", std::to_string(getpid()));
 }
-
-namespace {
-
-// Removes cgroup `name` in `dir_fd` with every cgroup below it, deepest first.
-void RemoveCgroupTree(int dir_fd, const std::string& name, int depth) {
-  if (depth > 64) return;
-  int fd = openat(dir_fd, name.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-  if (fd < 0) return;
-  std::vector<std::string> children;
-  if (DIR* d = fdopendir(fd)) {
-    while (dirent* e = readdir(d)) {
-      std::string child = e->d_name;
-      if (e->d_type == DT_DIR && child != "." && child != "..") children.push_back(child);
-    }
-    for (const std::string& child : children) RemoveCgroupTree(dirfd(d), child, depth + 1);
-    closedir(d);
-  } else {
-    close(fd);
-  }
-  RemoveCgroupDir(dir_fd, name.c_str());
-}
-
-}  // namespace
 
 void SystemdCgroup::Remove() {
   if (parent_fd_ < 0 || name_.empty()) return;

@@ -584,6 +584,18 @@ def case_systemd():
     print("ok: systemd as PID 1", file=sys.stderr)
 
 
+def case_systemd_killed():
+    """A check under --init systemd stopped by Ctrl-C: the keeper is killed, so the executor
+    removes the cgroups the sandbox made (on a cgroup v1 host, systemd's cgroup2 one with
+    the cgroups systemd made inside it)."""
+    p = start_check("--init", "systemd", "-e", hang(598))
+    wait_for_descendant(p.pid, r"^/bin/sleep 598")
+    p.send_signal(signal.SIGINT)
+    finish(p, 60)
+    check(p.returncode == 130, f"exit code {p.returncode}, expected 130")
+    assert_nothing_left("sleep 598", p.pid)
+
+
 def case_tmpfs_full():
     """Every tmpfs of the sandbox has a size limit; one that is full when the run ends is
     named in the run's notes. /dev (64 KiB) fills at once; /tmp stays below its limit."""

@@ -83,6 +83,11 @@ class SystemdCgroup {
 // in it: a keeper killed (timeout, Ctrl-C) could not remove it itself.
 void RemoveLeftoverMemoryLimit(const std::string& name);
 
+// Removes the cgroup2 cgroup `name` a --init systemd sandbox made beside this process's own
+// (SystemdCgroup), with the cgroups systemd made inside it, when its keeper was killed. It
+// needs this machine's cgroup2 hierarchy mounted (as on cgroup v2 and hybrid hosts).
+void RemoveLeftoverSystemdCgroup(const std::string& name);
+
 // The name of the memory cgroup for run `run` of this fsmove process: fsmove-<pid>-<run>.
 std::string MemoryCgroupName(unsigned run);
 

@@ -23,13 +23,16 @@ struct MergeCliOptions {
 };
 
 // Hard links when the folders share a file system (traces can be large), copies otherwise.
+// Symbolic links are skipped: a results folder never holds one, and following it would copy
+// whatever file it names (a shard from elsewhere could point at /etc/shadow).
 bool CopyFolder(const fs::path& from, const fs::path& to) {
+  constexpr auto kOptions = fs::copy_options::recursive | fs::copy_options::skip_symlinks;
   std::error_code ec;
   fs::remove_all(to, ec);
-  fs::copy(from, to, fs::copy_options::recursive | fs::copy_options::create_hard_links, ec);
+  fs::copy(from, to, kOptions | fs::copy_options::create_hard_links, ec);
   if (!ec) return true;
   fs::remove_all(to, ec);
-  fs::copy(from, to, fs::copy_options::recursive, ec);
+  fs::copy(from, to, kOptions, ec);
   return !ec;
 }
 

@@ -194,7 +194,8 @@ std::function<int()> RegisterScan(CLI::App& app) {
   cmd->footer(kStatusHelp);
   cmd->add_option("MODULE", o->modules, "module directories to scan");
   cmd->add_option("--list", o->lists,
-                  "a file of module directories, one a line (# comments; repeatable)")
+                  "a file of module directories, one a line (# comments; repeatable; - reads "
+                  "standard input)")
       ->type_name("FILE")
       ->allow_extra_args(false);
   cmd->add_option("--modules-dir", o->modules_dirs,

@@ -4,9 +4,11 @@
 
 #include <algorithm>
 #include <filesystem>
-#include <fstream>
+#include <iostream>
+#include <sstream>
 
 #include "fmt/format.h"
+#include "fsmove/catalog/input_file.h"
 #include "fsmove/check/sha256.h"
 
 namespace fsmove::scan {
@@ -30,8 +32,25 @@ std::string_view Trim(std::string_view s) {
 }  // namespace
 
 absl::StatusOr<std::vector<std::string>> ReadModuleList(const std::string& list_file) {
-  std::ifstream in(list_file);
-  if (!in) return absl::NotFoundError(fmt::format("cannot read the module list {}", list_file));
+  // A regular file up to a cap (a FIFO or /dev/zero would block or never end); `-` reads
+  // standard input, the way to give a pipe.
+  std::string text;
+  if (list_file == "-") {
+    char chunk[64 * 1024];
+    while (std::cin.read(chunk, sizeof chunk) || std::cin.gcount() > 0) {
+      text.append(chunk, static_cast<size_t>(std::cin.gcount()));
+      if (text.size() > catalog::kMaxDocumentBytes) {
+        return absl::ResourceExhaustedError(fmt::format(
+            "the module list on standard input is larger than {} MiB", catalog::kMaxDocumentBytes >> 20));
+      }
+    }
+  } else {
+    absl::StatusOr<std::string> read =
+        catalog::ReadInputFile(list_file, "module list", catalog::kMaxDocumentBytes);
+    if (!read.ok()) return read.status();
+    text = std::move(*read);
+  }
+  std::istringstream in(text);
   std::vector<std::string> out;
   std::string line;
   while (std::getline(in, line)) {

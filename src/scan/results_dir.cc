@@ -2,6 +2,7 @@
 // on resume and merge, scan.json and the summaries.
 #include "fsmove/scan/results_dir.h"
 
+#include <fcntl.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -11,6 +12,7 @@
 #include <sstream>
 
 #include "fmt/format.h"
+#include "fsmove/catalog/input_file.h"
 #include "fsmove/scan/module_list.h"
 
 namespace fsmove::scan {
@@ -36,12 +38,24 @@ absl::Status WriteFileAtomically(const std::string& path, const std::string& con
 
 namespace {
 
+// Results folders may come from elsewhere (fsmove merge reads other machines' shards): a
+// results file is read only as a regular file, never through a symlink, never blocking on a
+// FIFO, and up to a cap.
 absl::StatusOr<nlohmann::json> ReadJson(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) return absl::NotFoundError(fmt::format("{} is missing", path));
-  std::stringstream ss;
-  ss << in.rdbuf();
-  nlohmann::json j = nlohmann::json::parse(ss.str(), nullptr, /*allow_exceptions=*/false);
+  const fs::path p(path);
+  const std::string dir = p.has_parent_path() ? p.parent_path().string() : ".";
+  const int dir_fd = open(dir.c_str(), O_PATH | O_DIRECTORY | O_CLOEXEC);
+  if (dir_fd < 0) return absl::NotFoundError(fmt::format("{} is missing", path));
+  absl::StatusOr<std::string> text = catalog::ReadUntrustedFile(
+      dir_fd, p.filename().string(), "a results file", catalog::kMaxDocumentBytes);
+  close(dir_fd);
+  if (!text.ok()) {
+    if (absl::IsNotFound(text.status())) {
+      return absl::NotFoundError(fmt::format("{} is missing", path));
+    }
+    return absl::DataLossError(fmt::format("{} ({})", std::string(text.status().message()), path));
+  }
+  nlohmann::json j = nlohmann::json::parse(*text, nullptr, /*allow_exceptions=*/false);
   if (j.is_discarded()) return absl::DataLossError(fmt::format("{} is not valid JSON", path));
   return j;
 }

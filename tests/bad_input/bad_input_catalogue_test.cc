@@ -414,6 +414,20 @@ const std::map<std::string, std::function<void(const fs::path&)>>& Cases() {
          ResourceOf(c, "File", "/etc/app")["parameters"]["before"] = "Exec[use config]";
          WriteFile(d / "catalog.json", c.dump());
        }},
+      {"scan-list-endless-device", [](const fs::path&) {}},
+      {"scan-list-fifo",
+       [](const fs::path& d) { ASSERT_EQ(mkfifo((d / "modules.fifo").c_str(), 0600), 0); }},
+      {"merge-status-fifo",
+       [](const fs::path& d) {
+         fs::create_directories(d / "shard" / "app-0123456789");
+         ASSERT_EQ(mkfifo((d / "shard" / "app-0123456789" / "status.json").c_str(), 0600), 0);
+       }},
+      {"merge-status-symlink",
+       [](const fs::path& d) {
+         fs::create_directories(d / "shard" / "app-0123456789");
+         WriteFile(d / "victim.json", "{}\n");
+         fs::create_symlink("../../victim.json", d / "shard" / "app-0123456789" / "status.json");
+       }},
   };
   return *cases;
 }

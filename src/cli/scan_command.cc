@@ -60,8 +60,8 @@ analysis seconds and, when not ok, a one-line error. A module's status:
 A rerun skips modules whose status.json is valid (its files present, of the sizes recorded)
 and redoes the others, and retries missing ones; --force redoes all.
 Exit status: 0 every module ok; 1 any module has findings or could not be checked (any status
-but ok); 2 usage error or the results directory cannot be written; 130 interrupted (finished
-modules are kept; a rerun continues).)";
+but ok); 2 usage error or the results directory cannot be written; 128 + the signal when
+interrupted: 130 Ctrl-C, 143 SIGTERM, 129 SIGHUP (finished modules are kept; a rerun continues).)";
 
 int RunScanCommand(ScanCliOptions& o) {
   std::vector<std::string> all = o.modules;

@@ -22,6 +22,7 @@
 #include <filesystem>
 #include <fstream>
 #include <sstream>
+#include <map>
 #include <optional>
 #include <thread>
 
@@ -181,6 +182,26 @@ std::vector<ProcEntry> ListProcesses(const std::string& proc_dir) {
   }
   closedir(d);
   return out;
+}
+
+// SIGKILL to every descendant of `root` (then `root` itself), twice over: a process forked
+// between the listing and the kill is found the second time (the subreaper keeps orphans
+// below `root`).
+void KillDescendants(pid_t root) {
+  for (int pass = 0; pass < 2; ++pass) {
+    std::map<pid_t, pid_t> parent_of;
+    for (const ProcEntry& p : ListProcesses("/proc")) parent_of[p.pid] = p.ppid;
+    for (const auto& [pid, ppid] : parent_of) {
+      pid_t up = ppid;
+      for (int depth = 0; up > 1 && up != root && depth < 4096; ++depth) {
+        auto it = parent_of.find(up);
+        up = it == parent_of.end() ? 0 : it->second;
+      }
+      if (up == root) kill(pid, SIGKILL);
+    }
+    usleep(20000);
+  }
+  kill(root, SIGKILL);
 }
 
 // The supervisor of one run: PID 1 of the sandbox's namespaces, or (--sandbox none) a child
@@ -939,7 +960,7 @@ int RunOnHost(SandboxSpec spec, int status_fd) {
     } else if (errno != EINTR) {
       break;
     } else if (g_keeper_ended) {
-      kill(child, SIGKILL);
+      KillDescendants(child);  // the tree, whatever cgroup it is in
       if (group) group->KillAll();
     }
   }

@@ -859,28 +859,28 @@ def case_host_tree():
     """--sandbox none has no PID namespace to end the check's processes: a cgroup of its own
     holds them, so what an exec starts with setsid dies with the check at the run's end (and
     is named), at a --timeout, and when fsmove itself is SIGKILLed."""
-    p = fsmove("check", "-q", "--sandbox", "none", "--format", "json", "-e", background(593), timeout=300)
+    p = fsmove("check", "-q", "--sandbox", "none", "--format", "json", "-e", background(571), timeout=300)
     check(p.returncode == 0, f"exit code {p.returncode}")
     notes = json.loads(p.stdout)["run"]["notes"]
     check(any(re.match(r"left running at the end \(killed\): \d+ sleep", n) for n in notes),
           f"the leftover is not named: {notes}")
-    assert_nothing_left("sleep 593")
+    assert_nothing_left("sleep 571")
 
     p = fsmove("check", "-q", "--sandbox", "none", "--timeout", "20", "-e",
-               background(594) + "Exec['bg'] -> " + hang(595), timeout=300)
+               background(572) + "Exec['bg'] -> " + hang(573), timeout=300)
     check(p.returncode == 2 and "did not finish within 20 s" in p.stderr, "timeout not reported")
-    wait_gone("sleep 59")
-    assert_nothing_left("sleep 594")
-    assert_nothing_left("sleep 595")
+    wait_gone("sleep 57")
+    assert_nothing_left("sleep 572")
+    assert_nothing_left("sleep 573")
 
-    p = start_check("--sandbox", "none", "-e", background(596) + "Exec['bg'] -> " + hang(597))
-    wait_for_descendant(p.pid, r"^/bin/sleep 597")
-    wait_for_descendant(p.pid, r"^/bin/sleep 596")
+    p = start_check("--sandbox", "none", "-e", background(574) + "Exec['bg'] -> " + hang(575))
+    wait_for_descendant(p.pid, r"^/bin/sleep 575")
+    wait_for_descendant(p.pid, r"^/bin/sleep 574")
     p.kill()
     p.wait()
-    wait_gone("sleep 59")
-    assert_nothing_left("sleep 596", p.pid)
-    assert_nothing_left("sleep 597")
+    wait_gone("sleep 57", limit=30)
+    assert_nothing_left("sleep 574", p.pid)
+    assert_nothing_left("sleep 575")
     check(not cgroups_of(p.pid), "the check's cgroup outlived fsmove")
 
 

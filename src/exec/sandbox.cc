@@ -204,6 +204,23 @@ void KillDescendants(pid_t root) {
   kill(root, SIGKILL);
 }
 
+// Names what the run left running (and is being killed): the first 20, then a count.
+void ReportLeftovers(StatusPipe& status, const std::vector<ProcEntry>& left) {
+  for (size_t i = 0; i < left.size() && i < 20; ++i) {
+    status.Send(fmt::format("note left running at the end (killed): {} {}", left[i].pid, left[i].comm));
+  }
+  if (left.size() > 20) status.Send(fmt::format("note ... and {} more processes", left.size() - 20));
+}
+
+// Says whether `memory`'s limit made the kernel kill processes of `who` ("the sandbox").
+void ReportMemoryLimitHits(StatusPipe& status, const MemoryLimit& memory, std::string_view who) {
+  const uint64_t hits = memory.TimesHit();
+  if (hits == 0 || memory.limit_bytes() == 0) return;
+  status.Send(fmt::format("limit {} hit its memory limit ({} MiB): the kernel killed {} process{} "
+                          "in it (--memory-limit)",
+                          who, memory.limit_bytes() >> 20, hits, hits == 1 ? "" : "es"));
+}
+
 // The supervisor of one run: PID 1 of the sandbox's namespaces, or (--sandbox none) a child
 // subreaper on the host.
 class Supervisor {
@@ -812,12 +829,9 @@ class Supervisor {
   }
 
   void ReportLeftovers() {
-    size_t n = 0;
-    for (const ProcEntry& p : ListProcesses(proc_dir_)) {
-      if (p.pid == self_ || (systemd() && p.pid == 1)) continue;
-      if (++n <= 20) status_.Send(fmt::format("note left running at the end (killed): {} {}", p.pid, p.comm));
-    }
-    if (n > 20) status_.Send(fmt::format("note ... and {} more processes", n - 20));
+    std::vector<ProcEntry> left = ListProcesses(proc_dir_);
+    std::erase_if(left, [&](const ProcEntry& p) { return p.pid == self_ || (systemd() && p.pid == 1); });
+    exec::ReportLeftovers(status_, left);
   }
 
   // The sandbox's file systems are tmpfs with size limits (the root's writable layer, /run,
@@ -965,19 +979,15 @@ int RunOnHost(SandboxSpec spec, int status_fd) {
     }
   }
   if (group) {
-    size_t n = 0;
+    std::vector<ProcEntry> left;
     for (pid_t pid : group->Members()) {
       std::string comm = ReadWholeFile(fmt::format("/proc/{}/comm", pid));
       while (!comm.empty() && comm.back() == '\n') comm.pop_back();
-      if (++n <= 20) status.Send(fmt::format("note left running at the end (killed): {} {}", pid, comm));
+      left.push_back(ProcEntry{pid, 0, std::move(comm)});
     }
-    if (n > 20) status.Send(fmt::format("note ... and {} more processes", n - 20));
+    ReportLeftovers(status, left);
     group->KillAll();
-    if (uint64_t hits = group->TimesHit(); hits > 0 && group->limit_bytes() > 0) {
-      status.Send(fmt::format("limit the check hit its memory limit ({} MiB): the kernel killed "
-                              "{} process{} (--memory-limit)",
-                              group->limit_bytes() >> 20, hits, hits == 1 ? "" : "es"));
-    }
+    ReportMemoryLimitHits(status, *group, "the check");
     group->Remove();
   }
   if (g_keeper_ended) return 2;
@@ -1098,11 +1108,7 @@ int SandboxMain(const std::string& spec_file, int status_fd) {
   while (waitpid(-1, nullptr, 0) > 0 || errno == EINTR) {
   }
   if (memory) {
-    if (uint64_t hits = memory->TimesHit(); hits > 0) {
-      status.Send(fmt::format("limit the sandbox hit its memory limit ({} MiB): the kernel killed "
-                              "{} process{} in it (--memory-limit)",
-                              memory->limit_bytes() >> 20, hits, hits == 1 ? "" : "es"));
-    }
+    ReportMemoryLimitHits(status, *memory, "the sandbox");
     memory->Remove();
   }
   if (systemd_cgroup) systemd_cgroup->Remove();

@@ -8,6 +8,7 @@
 #include <iostream>
 #include <memory>
 #include <optional>
+#include <thread>
 
 #include "commands.h"
 #include "fmt/format.h"
@@ -17,6 +18,7 @@
 #include "fsmove/exec/executor.h"
 #include "fsmove/exec/puppet_log.h"
 #include "catalog_warnings.h"
+#include "confirm.h"
 #include "report_options.h"
 
 namespace fsmove::cli {
@@ -60,6 +62,10 @@ struct CheckCliOptions {
   bool verbose = false;
   bool keep_work = false;
   bool discard_work = false;  // fsmove scan: what matters is in the module's folder
+  bool confirm = false;
+  bool idempotence = false;
+  std::string keep_replays;
+  int jobs = 0;  // replays at once; 0: the CPUs this process may use
   exec::CheckRequest request;
   ReportOptions report;
 };
@@ -111,6 +117,25 @@ int RunCheckCommand(CheckCliOptions& o) {
     if (o.report.project_dir.empty()) o.report.project_dir = ".";
   }
   if (int st = CheckReportInputs(o.report); st != kExitOk) return st;
+  if (!o.keep_replays.empty()) {
+    if (!o.confirm) {
+      std::cerr << "fsmove: error: --keep-replays needs --confirm\n";
+      return kExitError;
+    }
+    std::error_code ec;
+    std::filesystem::create_directories(o.keep_replays, ec);
+    if (ec || !std::filesystem::is_directory(o.keep_replays)) {
+      std::cerr << "fsmove: error: --keep-replays " << o.keep_replays << ": "
+                << (ec ? ec.message() : "not a directory") << "\n";
+      return kExitError;
+    }
+  }
+  if (o.report.fail_on == "confirmed" && !o.confirm && !o.idempotence) {
+    std::cerr << "fsmove: error: --fail-on confirmed needs --confirm or --idempotence (nothing "
+                 "else is confirmed)\n";
+    return kExitError;
+  }
+  req.reapplies = o.idempotence ? 2 : 0;
   // Every output, before Puppet runs: an unwritable -o found after a long run loses the run.
   const ReportOptions& r = o.report;
   if (!CheckOutputs({&r.output, &r.json_output, &r.sarif_output, &r.junit_output, &r.write_baseline,
@@ -152,6 +177,20 @@ int RunCheckCommand(CheckCliOptions& o) {
     return kExitError;
   }
   PrintNotes(*run, o.verbose || run->end != exec::RunEnd::kApplied);
+  if (o.idempotence) {
+    report::IdempotenceSummary& idem = run->summary.idempotence;
+    idem.cut_short = run->reapplies_cut_short;
+    for (const exec::Reapply& a : run->reapplies) idem.exit_codes.push_back(a.exit_code);
+    if (!run->reapplies.empty()) {
+      idem.checked = true;
+      idem.resources = exec::FindNotIdempotent(
+          run->outcomes, run->reapplies[0].outcomes,
+          run->reapplies.size() > 1 ? &run->reapplies[1].outcomes : nullptr);
+    } else if (run->end == exec::RunEnd::kApplied) {
+      std::cerr << "fsmove: warning: --idempotence: Puppet's apply did not run a second time\n";
+    }
+  }
+  run->summary.confirm = o.confirm;
   // A run that went wrong keeps its work directory: Puppet's log and the sandbox's files are
   // what a user looks at next. A clean one leaves nothing behind unless --keep-work.
   const report::RunSummary& summary = run->summary;
@@ -247,7 +286,18 @@ int RunCheckCommand(CheckCliOptions& o) {
               << (run->puppet_graph_note.empty() ? "none written" : run->puppet_graph_note)
               << "); checking against fsmove's model of the catalog\n";
   }
-  status = CheckAndReport(o.report, *cat, ctx, puppet_graph ? &*puppet_graph : nullptr);
+  BeforeReport confirm;
+  ConfirmOptions co;
+  if (o.confirm) {
+    co.jobs = o.jobs > 0 ? o.jobs : static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+    co.keep_dir = o.keep_replays;
+    co.progress = req.progress;
+    confirm = [&](const report::FindingsContext& c, check::CheckResult* result) {
+      if (run->end != exec::RunEnd::kApplied) return;  // a run that did not finish: no replays
+      ConfirmFindings(req, *run, *cat, c, co, result);
+    };
+  }
+  status = CheckAndReport(o.report, *cat, ctx, puppet_graph ? &*puppet_graph : nullptr, confirm);
 
   // A run that did not finish gives a report of what ran, and an error status.
   const report::RunSummary& s = run->summary;
@@ -341,6 +391,24 @@ std::function<int()> RegisterCheck(CLI::App& app) {
   cmd->add_flag("--untraced", o->request.untraced,
                 "apply without strace and report nothing (for measuring the tracing overhead)")
       ->group("");
+  cmd->add_flag("--confirm", o->confirm,
+                "replay each missing ordering relationship with the opposite order forced "
+                "(untraced, each in a fresh sandbox) and mark the findings whose replay did "
+                "otherwise CONFIRMED");
+  cmd->add_flag("--idempotence", o->idempotence,
+                "apply the catalog a second time (and a third) in the same sandbox, untraced, "
+                "and report each resource that changes again or fails then (NI)");
+  cmd->add_option("--fail-on", o->report.fail_on,
+                  "what makes the exit code 1: any finding that is reported, or only confirmed "
+                  "ones (--confirm) and resources that are not idempotent (--idempotence)")
+      ->check(CLI::IsMember({"any", "confirmed"}))
+      ->default_val("any");
+  cmd->add_option("--keep-replays", o->keep_replays,
+                  "with --confirm: keep each replay's catalog and Puppet's log in DIR, to rerun "
+                  "the proof with `puppet apply --catalog`")
+      ->type_name("DIR");
+  cmd->add_option("-j,--jobs", o->jobs, "replays run at once (default: the number of CPUs)")
+      ->check(CLI::Range(1, 64));
   cmd->add_option("--work-dir", o->request.work_parent,
                   "make the run's work directory (private: Puppet's logs) under DIR (default "
                   "$TMPDIR or /tmp)")

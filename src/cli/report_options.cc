@@ -151,7 +151,7 @@ std::vector<graph::ObservedEdge> ObservedAutorelations(const analysis::Analyzer&
 }
 
 int CheckAndReport(const ReportOptions& o, const catalog::Catalog& cat, report::FindingsContext ctx,
-                   const PuppetGraphInput* puppet_graph) {
+                   const PuppetGraphInput* puppet_graph, const BeforeReport& before_report) {
   using Clock = std::chrono::steady_clock;
   auto seconds_since = [](Clock::time_point t) {
     return std::chrono::duration<double>(Clock::now() - t).count();
@@ -220,6 +220,7 @@ int CheckAndReport(const ReportOptions& o, const catalog::Catalog& cat, report::
   ctx.suppressions = &suppressions;
   ctx.show_suppressed = o.show_suppressed;
   ctx.show_low = o.show_low;
+  if (before_report) before_report(ctx, &*result);
 
   report::SourceRoot root = report::SourceRoot::FromDirectory(o.source_root);
   WriteReport(o.format, *out, ctx, root);
@@ -256,7 +257,7 @@ int CheckAndReport(const ReportOptions& o, const catalog::Catalog& cat, report::
   for (const std::string& w : suppressions.warnings) {
     std::cerr << "fsmove: warning: " << report::TerminalSafe(w) << "\n";
   }
-  return ctx.ReportedCount() == 0 ? kExitOk : kExitFindings;
+  return ctx.ReportedCount(o.fail_on == "confirmed") == 0 ? kExitOk : kExitFindings;
 }
 
 }  // namespace fsmove::cli

@@ -2,6 +2,7 @@
 // --catalog`, `fsmove check`), and the one place that turns a finished analysis into a report.
 #pragma once
 
+#include <functional>
 #include <optional>
 #include <string>
 
@@ -37,6 +38,9 @@ struct ReportOptions {
   std::string write_baseline;  // --write-baseline FILE
   bool show_suppressed = false;
   bool show_low = false;  // --all
+  // fsmove check --fail-on: "any" finding that counts fails the run, or only "confirmed"
+  // ones (by a replay, and resources that are not idempotent).
+  std::string fail_on = "any";
 };
 
 // --format, -o, --json-output, --sarif-output, --junit-output, --source-root, --max-evidence,
@@ -73,7 +77,11 @@ struct PuppetGraphInput {
 // writes the reports (and the baseline with --write-baseline). `ctx` carries the trace name, the analyzer, parse and catalog seconds and,
 // for `fsmove check`, the run summary; the graph, result and suppressions are filled here.
 // Returns kExitOk (no findings that are not suppressed), kExitFindings or kExitError.
+// `before_report`, when set, runs once the findings are known and suppressed, before any
+// report is written (fsmove check --confirm replays them there).
+using BeforeReport = std::function<void(const report::FindingsContext&, check::CheckResult*)>;
 int CheckAndReport(const ReportOptions& o, const catalog::Catalog& cat, report::FindingsContext ctx,
-                   const PuppetGraphInput* puppet_graph = nullptr);
+                   const PuppetGraphInput* puppet_graph = nullptr,
+                   const BeforeReport& before_report = nullptr);
 
 }  // namespace fsmove::cli

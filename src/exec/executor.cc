@@ -156,7 +156,25 @@ struct SupervisorReport {
   std::vector<std::string> limits;  // limits the sandbox hit (also in notes)
   std::vector<std::string> errors;
   std::string catalog_text;  // taken as soon as it was compiled
+  std::vector<Reapply> reapplies;
+  std::vector<PathState> probes;
 };
+
+PathState PathStateFromJson(const nlohmann::json& j) {
+  PathState p;
+  if (!j.is_object()) return p;
+  p.path = j.value("path", std::string());
+  p.exists = j.value("exists", false);
+  p.type = j.value("type", std::string());
+  p.mode = j.value("mode", 0u);
+  p.uid = j.value("uid", 0u);
+  p.gid = j.value("gid", 0u);
+  p.sha256 = j.value("sha256", std::string());
+  p.size = j.value("size", uint64_t{0});
+  p.target = j.value("target", std::string());
+  p.error = j.value("error", std::string());
+  return p;
+}
 
 // The compiled catalog, read as an untrusted file and removed from the work directory (the
 // supervisor waits for that before the apply), so nothing the module does later in the
@@ -188,6 +206,9 @@ void HandleStatusLine(std::string_view line, SupervisorReport* r, Progress* prog
     if (f[1] == "compile") progress->Show("compiling the catalog...");
     if (f[1] == "prep") progress->Show("preparing the sandbox (apt caches)...");
     if (f[1] == "apply") progress->Show("applying the catalog under strace...");
+    if (f[1].starts_with("reapply")) {
+      progress->Show(fmt::format("applying the catalog again ({}), untraced...", f[1].substr(7)));
+    }
   } else if (f[0] == "compiled" && f.size() >= 3) {
     r->compiled = true;
     r->compile_code = std::atoi(f[1].c_str());
@@ -199,6 +220,15 @@ void HandleStatusLine(std::string_view line, SupervisorReport* r, Progress* prog
     r->apply_seconds = std::atof(f[2].c_str());
     r->strace_end = f[3];
     progress->Show("analysing...");
+  } else if (f[0] == "reapplied" && f.size() >= 4) {
+    Reapply a;
+    a.index = std::atoi(f[1].c_str());
+    a.exit_code = std::atoi(f[2].c_str());
+    a.seconds = std::atof(f[3].c_str());
+    r->reapplies.push_back(std::move(a));
+  } else if (f[0] == "probe") {
+    r->probes.push_back(PathStateFromJson(nlohmann::json::parse(
+        line.substr(std::min<size_t>(6, line.size())), nullptr, /*allow_exceptions=*/false)));
   } else if (f[0] == "note") {
     r->notes.emplace_back(line.substr(std::min<size_t>(5, line.size())));
   } else if (f[0] == "limit") {
@@ -209,10 +239,13 @@ void HandleStatusLine(std::string_view line, SupervisorReport* r, Progress* prog
   }
 }
 
-// Installs handlers for the signals that end a run and restores the old ones on scope exit.
+// Installs handlers for the signals that end a run and restores the old ones when the last
+// scope ends: replays (--confirm) run several checks at once, and a signal ends them all.
 class SignalScope {
  public:
   SignalScope() {
+    std::lock_guard<std::mutex> lock(mu_);
+    if (depth_++ > 0) return;
     g_signal.store(0);
     struct sigaction sa {};
     sa.sa_handler = OnSignal;
@@ -220,12 +253,16 @@ class SignalScope {
     for (size_t i = 0; i < std::size(kSignals); ++i) sigaction(kSignals[i], &sa, &old_[i]);
   }
   ~SignalScope() {
+    std::lock_guard<std::mutex> lock(mu_);
+    if (--depth_ > 0) return;
     for (size_t i = 0; i < std::size(kSignals); ++i) sigaction(kSignals[i], &old_[i], nullptr);
   }
 
  private:
   static constexpr int kSignals[] = {SIGINT, SIGTERM, SIGHUP};
-  struct sigaction old_[3];
+  static inline std::mutex mu_;
+  static inline int depth_ = 0;
+  static inline struct sigaction old_[3];
 };
 
 // Puppet's expanded graph from the work directory, which the sandbox could write: the
@@ -257,6 +294,18 @@ void ReadPuppetGraph(const std::string& work, const std::string& save_graph, Run
 }
 
 }  // namespace
+
+std::string DescribePathState(const PathState& p) {
+  if (!p.error.empty()) return "unreadable (" + p.error + ")";
+  if (!p.exists) return "absent";
+  std::string text = fmt::format("{} {:04o} {}:{}", p.type, p.mode, p.uid, p.gid);
+  if (p.type == "symlink") text += " -> " + p.target;
+  if (p.type == "file") {
+    text += fmt::format(", {} bytes", p.size);
+    if (!p.sha256.empty()) text += ", sha256 " + p.sha256.substr(0, 12);
+  }
+  return text;
+}
 
 std::string PuppetExecutable() { return Executable("FSMOVE_PUPPET", "puppet"); }
 std::string StraceExecutable() { return Executable("FSMOVE_STRACE", "strace"); }
@@ -405,6 +454,8 @@ absl::StatusOr<RunResult> RunCheck(const CheckRequest& request, analysis::Analyz
   }
   spec.lower_dir = request.root.dir;
   spec.init = request.init;
+  spec.reapplies = request.reapplies;
+  spec.probe_paths = request.probe_paths;
   spec.env = PuppetEnvironment();
   if (request.pin_cpu && request.sandbox == SandboxMode::kOverlay && !request.untraced) {
     spec.trace_cpu = TracingCpu();
@@ -442,10 +493,15 @@ absl::StatusOr<RunResult> RunCheck(const CheckRequest& request, analysis::Analyz
 
   // On a pinned root, its own Puppet and strace (the sandbox runs them after pivot_root).
   const std::string puppet = request.root.host() ? PuppetExecutable() : kRootPuppet;
-  spec.compile_argv = {puppet, "catalog", "find", "--terminus", "compiler", "--render-as", "json",
-                       "--log_level", "err", "--manifest", manifest};
-  if (!mp.empty()) spec.compile_argv.insert(spec.compile_argv.end(), {"--modulepath", mp});
-  spec.compile_argv.push_back(CertName());
+  if (request.apply_catalog.empty()) {
+    spec.compile_argv = {puppet, "catalog", "find", "--terminus", "compiler", "--render-as",
+                         "json", "--log_level", "err", "--manifest", manifest};
+    if (!mp.empty()) spec.compile_argv.insert(spec.compile_argv.end(), {"--modulepath", mp});
+    spec.compile_argv.push_back(CertName());
+  } else if (absl::Status st = report::WriteOutputFile(work + "/" + kCatalogFile, request.apply_catalog);
+             !st.ok()) {
+    return st;
+  }
   if (!request.untraced) {
     spec.strace_argv =
         StraceArguments(request.root.host() ? StraceExecutable() : kRootStrace,
@@ -590,6 +646,13 @@ absl::StatusOr<RunResult> RunCheck(const CheckRequest& request, analysis::Analyz
   if (spec.mode == SandboxMode::kOverlay) rmdir(spec.scratch_dir.c_str());
 
   // ---- what happened ----
+  if (timed_out && report.applied && report.phase.starts_with("reapply")) {
+    // The traced apply was over: the check stands; only the idempotence check is cut short.
+    timed_out = false;
+    report.notes.push_back(fmt::format("--timeout stopped apply {} of the idempotence check",
+                                       report.phase.substr(7)));
+    result.reapplies_cut_short = true;
+  }
   result.notes.insert(result.notes.begin(), report.notes.begin(), report.notes.end());
   result.summary.limits_hit = report.limits;
   report::RunSummary& s = result.summary;
@@ -619,7 +682,21 @@ absl::StatusOr<RunResult> RunCheck(const CheckRequest& request, analysis::Analyz
     PuppetLogSummary log = SummarisePuppetLog(*log_text);
     s.failed = std::move(log.failed);
     s.errors = std::move(log.errors);
+    result.outcomes = ParseApplyOutcomes(*log_text);
   }
+  for (Reapply& a : report.reapplies) {
+    const std::string name = ReapplyLogName(a.index);
+    absl::StatusOr<std::string> text =
+        catalog::ReadUntrustedFile(work_fd, name, "Puppet's log", kMaxPuppetLogBytes);
+    if (!text.ok()) {
+      result.notes.push_back(fmt::format("the log of apply {} not read: {}", a.index,
+                                         std::string(text.status().message())));
+      continue;
+    }
+    a.outcomes = ParseApplyOutcomes(*text);
+  }
+  result.reapplies = std::move(report.reapplies);
+  result.probes = std::move(report.probes);
   s.trace_complete = analyzer.stats().first_pid_exited &&
                      !std::string_view(report.strace_end).starts_with("died");
   if (s.strace_end.empty()) s.strace_end = "unknown";

@@ -12,6 +12,8 @@ namespace {
 constexpr size_t kMaxLinesPerError = 40;
 constexpr size_t kMaxErrorBytes = 8192;
 constexpr size_t kMaxErrorsPerResource = 10;
+// Change messages kept per resource and apply (an exec logging its output makes many).
+constexpr size_t kMaxChangesPerResource = 20;
 
 // A line Puppet logged (its level first); other lines continue the one before.
 bool IsLogLine(std::string_view l) {
@@ -33,13 +35,16 @@ bool IsPropertyName(std::string_view s) {
 // "/Stage[main]/Main/Exec[x]/returns: change from ... failed: ..." -> ("Exec[x]", message).
 // Titles may hold ": " and "/", so each ": " is tried in turn until the text before it is a
 // resource path (optionally followed by "/property").
-bool SplitResourceError(std::string_view s, std::string* ref, std::string* message) {
+bool SplitResourceError(std::string_view s, std::string* ref, std::string* message,
+                        std::string* property = nullptr) {
   if (!s.starts_with("/")) return false;
   for (size_t pos = s.find(": "); pos != std::string_view::npos; pos = s.find(": ", pos + 1)) {
     std::string_view path = s.substr(0, pos);
+    std::string_view prop;
     if (path.back() != ']') {
       size_t slash = path.rfind('/');
       if (slash == std::string_view::npos || !IsPropertyName(path.substr(slash + 1))) continue;
+      prop = path.substr(slash + 1);
       path = path.substr(0, slash);
       if (path.empty() || path.back() != ']') continue;
     }
@@ -47,9 +52,24 @@ bool SplitResourceError(std::string_view s, std::string* ref, std::string* messa
     if (r.empty() || r.front() == '/') continue;
     *ref = std::move(r);
     *message = std::string(s.substr(pos + 2));
+    if (property != nullptr) *property = std::string(prop);
     return true;
   }
   return false;
+}
+
+// Calls `f(line)` for each line of `log`, ANSI colours and trailing blanks removed.
+template <typename F>
+void ForEachLine(std::string_view log, F f) {
+  size_t start = 0;
+  while (start < log.size()) {
+    size_t end = log.find('\n', start);
+    if (end == std::string_view::npos) end = log.size();
+    std::string line = StripAnsi(log.substr(start, end - start));
+    start = end + 1;
+    while (!line.empty() && (line.back() == '\r' || line.back() == ' ')) line.pop_back();
+    f(std::string_view(line));
+  }
 }
 
 }  // namespace
@@ -115,14 +135,7 @@ PuppetLogSummary SummarisePuppetLog(std::string_view log, size_t max_errors) {
   std::vector<Entry> entries;
   bool in_error = false;  // the last log line was an error: unprefixed lines continue it
   PuppetLogSummary s;
-  size_t start = 0;
-  while (start < log.size()) {
-    size_t end = log.find('\n', start);
-    if (end == std::string_view::npos) end = log.size();
-    std::string line = StripAnsi(log.substr(start, end - start));
-    start = end + 1;
-    while (!line.empty() && (line.back() == '\r' || line.back() == ' ')) line.pop_back();
-    std::string_view l = line;
+  ForEachLine(log, [&](std::string_view l) {
     if (!IsLogLine(l)) {
       if (in_error && !l.empty() && entries.back().lines < kMaxLinesPerError &&
           entries.back().text.size() < kMaxErrorBytes) {
@@ -130,20 +143,20 @@ PuppetLogSummary SummarisePuppetLog(std::string_view log, size_t max_errors) {
         entries.back().text += l;
         ++entries.back().lines;
       }
-      continue;
+      return;
     }
     in_error = false;
     if (l.starts_with("Warning: ") && l.ends_with("Skipping because of failed dependencies")) {
       ++s.skipped;
-      continue;
+      return;
     }
-    if (!l.starts_with("Error: ")) continue;
+    if (!l.starts_with("Error: ")) return;
     l.remove_prefix(7);
     Entry e;
     if (!SplitResourceError(l, &e.ref, &e.text)) e.text = std::string(l);
     entries.push_back(std::move(e));
     in_error = true;
-  }
+  });
 
   // Every error of a resource goes to it, in log order: those naming it by path, and those
   // that name no path but mention it ("Could not start Service[x]: ..." comes before
@@ -186,6 +199,76 @@ PuppetLogSummary SummarisePuppetLog(std::string_view log, size_t max_errors) {
     }
   }
   return s;
+}
+
+ApplyOutcomes ParseApplyOutcomes(std::string_view log) {
+  ApplyOutcomes out;
+  ForEachLine(log, [&](std::string_view l) {
+    if (l.starts_with("Error: Found ") && l.find(" dependency cycle") != std::string_view::npos) {
+      out.dependency_cycle = true;
+      return;
+    }
+    const bool notice = l.starts_with("Notice: ");
+    const bool warning = l.starts_with("Warning: ");
+    if (!notice && !warning) return;
+    std::string ref, message, property;
+    if (!SplitResourceError(l.substr(notice ? 8 : 9), &ref, &message, &property)) return;
+    ResourceOutcome& o = out.resources[ref];
+    if (warning) {
+      if (message == "Skipping because of failed dependencies") o.skipped = true;
+      return;
+    }
+    if (property.empty()) {
+      // Resource-level notices: a refresh it received ("Triggered 'refresh' from 1 event"),
+      // or a message of its own (Puppet's "Dependency ... has failures").
+      if (message.starts_with("Triggered 'refresh'")) o.refreshed = true;
+      return;
+    }
+    if (o.changes.size() < kMaxChangesPerResource) o.changes.push_back(property + ": " + message);
+  });
+  for (report::FailedResource& f : SummarisePuppetLog(log, 0).failed) {
+    ResourceOutcome& o = out.resources[f.resource];
+    o.failed = true;
+    o.error = std::move(f.message);
+  }
+  return out;
+}
+
+std::vector<report::NotIdempotent> FindNotIdempotent(const ApplyOutcomes& first,
+                                                     const ApplyOutcomes& second,
+                                                     const ApplyOutcomes* third) {
+  std::vector<report::NotIdempotent> out;
+  for (const auto& [ref, again] : second.resources) {
+    // A notify resource logs its message on every apply, by design.
+    if (ref.starts_with("Notify[")) continue;
+    auto before = first.resources.find(ref);
+    const bool failed_first = before != first.resources.end() &&
+                              (before->second.failed || before->second.skipped);
+    // What failed (or was skipped) in the first apply is applied for the first time now:
+    // the failure is the finding, and it is already reported.
+    if (failed_first) continue;
+    report::NotIdempotent n;
+    n.resource = ref;
+    if (again.failed) {
+      n.behaviour = "fails-on-reapply";
+      n.second = {again.error};
+    } else if (!again.changes.empty()) {
+      n.second = again.changes;
+      if (third == nullptr) {
+        n.behaviour = "changed-on-second-apply";
+      } else if (auto t = third->resources.find(ref);
+                 t != third->resources.end() && (!t->second.changes.empty() || t->second.failed)) {
+        n.behaviour = "changes-every-apply";
+        n.third = t->second.failed ? std::vector<std::string>{t->second.error} : t->second.changes;
+      } else {
+        n.behaviour = "converged-on-third-apply";
+      }
+    } else {
+      continue;
+    }
+    out.push_back(std::move(n));
+  }
+  return out;
 }
 
 }  // namespace fsmove::exec

@@ -28,9 +28,11 @@
 
 #include "absl/status/status.h"
 #include "fmt/format.h"
+#include "fsmove/check/sha256.h"
 #include "fsmove/exec/local_sources.h"
 #include "fsmove/exec/memory_limit.h"
 #include "fsmove/exec/process.h"
+#include "fsmove/exec/puppet_log.h"
 
 namespace fsmove::exec {
 
@@ -54,7 +56,9 @@ nlohmann::json SandboxSpecToJson(const SandboxSpec& s) {
           {"env", s.env},
           {"compile_argv", s.compile_argv},
           {"strace_argv", s.strace_argv},
-          {"apply_argv", s.apply_argv}};
+          {"apply_argv", s.apply_argv},
+          {"reapplies", s.reapplies},
+          {"probe_paths", s.probe_paths}};
 }
 
 absl::StatusOr<SandboxSpec> SandboxSpecFromJson(const nlohmann::json& j) {
@@ -79,6 +83,9 @@ absl::StatusOr<SandboxSpec> SandboxSpecFromJson(const nlohmann::json& j) {
     s.compile_argv = j.at("compile_argv").get<std::vector<std::string>>();
     s.strace_argv = j.at("strace_argv").get<std::vector<std::string>>();
     s.apply_argv = j.at("apply_argv").get<std::vector<std::string>>();
+    s.reapplies = j.value("reapplies", 0);
+    if (s.reapplies < 0 || s.reapplies > 9) return absl::InvalidArgumentError("bad reapplies");
+    s.probe_paths = j.value("probe_paths", std::vector<std::string>());
   } catch (const nlohmann::json::exception& e) {
     return absl::InvalidArgumentError(fmt::format("sandbox spec: {}", e.what()));
   }
@@ -259,9 +266,14 @@ class Supervisor {
   bool systemd() const { return spec_.init == "systemd"; }
 
   int Supervise() {
-    if (!Compile()) return 0;
+    if (!(spec_.compile_argv.empty() ? LoadGivenCatalog() : Compile())) return 0;
     if (spec_.mode == SandboxMode::kOverlay && spec_.prep) PrepareAfterCompile();
     Apply();
+    for (int k = 2; k <= 1 + spec_.reapplies && Reapply(k); ++k) {
+    }
+    for (const std::string& path : spec_.probe_paths) {
+      status_.Send("probe " + ProbePath(path).dump(-1, ' ', true));
+    }
     if (spec_.mode == SandboxMode::kOverlay) {
       ReportLeftovers();
       ReportFullFileSystems();
@@ -634,17 +646,23 @@ class Supervisor {
     if (log >= 0) close(log);
   }
 
-  bool Compile() {
-    status_.Send("phase compile");
+  // `puppet catalog find`: the catalog's JSON (empty when there is none), its exit code and
+  // time. Log lines Puppet prints before the JSON document go to `log_name` (appended).
+  struct Compiled {
+    int code = 1;
+    double seconds = 0;
+    std::string json;
+  };
+  Compiled RunCompile(const std::string& log_name, bool append) {
+    Compiled c;
     int raw = OpenForWriting(Host("catalog.raw"));
-    int log = OpenForWriting(Host(kCompileLog));
+    int log = OpenForWriting(Host(log_name), append);
     auto t0 = Clock::now();
     int st = RunToEnd(spec_.compile_argv, raw, log);
-    double seconds = SecondsSince(t0);
+    c.seconds = SecondsSince(t0);
     if (raw >= 0) close(raw);
     if (log >= 0) close(log);
-    int code = ShellExitCode(st);
-    // `puppet catalog find` may print log lines before the JSON document: move them to the log.
+    c.code = ShellExitCode(st);
     std::string text = ReadWholeFile(Host("catalog.raw"));
     unlink(Host("catalog.raw").c_str());
     size_t at = 0;
@@ -659,24 +677,55 @@ class Supervisor {
       at = nl == std::string::npos ? text.size() : nl + 1;
     }
     if (at > 0) {
-      int l = OpenForWriting(Host(kCompileLog), /*append=*/true);
+      int l = OpenForWriting(Host(log_name), /*append=*/true);
       if (l >= 0) {
         ssize_t ignored = write(l, text.data(), at);
         (void)ignored;
         close(l);
       }
     }
-    std::string_view json = found ? std::string_view(text).substr(at) : std::string_view();
-    if (found) {
-      catalog_text_.assign(json);
-      (void)WriteFile(Host(kCatalogFile), json, 0644);
-      catalog_has_packages_ = json.find("\"type\":\"Package\"") != std::string_view::npos ||
-                              json.find("\"type\": \"Package\"") != std::string_view::npos;
+    if (found) c.json = text.substr(at);
+    if (c.code == 0 && !found) c.code = 1;
+    return c;
+  }
+
+  bool Compile() {
+    status_.Send("phase compile");
+    Compiled c = RunCompile(kCompileLog, /*append=*/false);
+    if (!c.json.empty()) {
+      catalog_text_ = std::move(c.json);
+      (void)WriteFile(Host(kCatalogFile), catalog_text_, 0644);
+      NoteCatalogPackages();
     }
-    if (code == 0 && !found) code = 1;
-    status_.Send(fmt::format("compiled {} {:.3f}", code, seconds));
-    if (code == 0) WaitForCatalogTaken();
-    return code == 0;
+    status_.Send(fmt::format("compiled {} {:.3f}", c.code, c.seconds));
+    if (c.code == 0) WaitForCatalogTaken();
+    return c.code == 0;
+  }
+
+  void NoteCatalogPackages() {
+    catalog_has_packages_ = catalog_text_.find("\"type\":\"Package\"") != std::string::npos ||
+                            catalog_text_.find("\"type\": \"Package\"") != std::string::npos;
+  }
+
+  // A replay (no compile_argv): the executor wrote the catalog to apply into the work
+  // directory before the sandbox started. It is taken like a compiled one.
+  bool LoadGivenCatalog() {
+    status_.Send("phase compile");
+    catalog_text_ = ReadWholeFile(Host(kCatalogFile));
+    const bool found = !catalog_text_.empty();
+    if (found) {
+      NoteCatalogPackages();
+    } else {
+      int log = OpenForWriting(Host(kCompileLog));
+      const std::string_view text = "Error: the catalog to replay is missing or empty\n";
+      if (log >= 0) {
+        (void)!write(log, text.data(), text.size());
+        close(log);
+      }
+    }
+    status_.Send(fmt::format("compiled {} 0.000", found ? 0 : 1));
+    if (found) WaitForCatalogTaken();
+    return found;
   }
 
   // The executor takes the compiled catalog (reads it, then removes it) before anything of
@@ -750,6 +799,7 @@ class Supervisor {
       }
     }
     argv.insert(argv.end(), apply_argv.begin(), apply_argv.end());
+    applied_argv_ = apply_argv;
     SpawnOptions o;
     o.root = root_ == "/" ? "" : root_;
     o.cwd = "/";
@@ -774,6 +824,100 @@ class Supervisor {
     double seconds = SecondsSince(t0);
     std::string strace_end = spec_.strace_argv.empty() ? "none" : EndStrace();
     status_.Send(fmt::format("applied {} {:.3f} {}", ShellExitCode(st), seconds, strace_end));
+  }
+
+  // --idempotence: the k-th agent run, untraced, in the same sandbox: the catalog compiled
+  // afresh (as an agent does on every run: what the first apply changed is in its facts, and
+  // a value computed at compile time, such as the time, changes) and applied, its log going
+  // to ReapplyLogName(k). Returns whether it changed or failed a resource (other than a
+  // notify, which logs on every run): if not, a further apply would tell nothing more.
+  // (`puppet apply --catalog` ignores --detailed-exitcodes: its log says what changed.)
+  bool Reapply(int k) {
+    if (applied_argv_.empty() || spec_.compile_argv.empty()) return false;
+    status_.Send(fmt::format("phase reapply{}", k));
+    const std::string log_name = ReapplyLogName(k);
+    Compiled c = RunCompile(log_name, /*append=*/false);
+    if (c.code != 0) {
+      status_.Send(fmt::format("note apply {}: the catalog did not compile again (exit code {}; "
+                               "see {} in the work directory)", k, c.code, log_name));
+      return false;
+    }
+    catalog_text_ = std::move(c.json);
+    std::vector<std::string> argv = spec_.apply_argv;
+    WriteApplyCatalog(&argv);
+    // Read back through the descriptor Puppet wrote to: the module's code may have replaced
+    // the name (with a FIFO, a symlink) meanwhile.
+    int log = open(Host(log_name).c_str(), O_RDWR | O_CREAT | O_APPEND | O_NOFOLLOW | O_CLOEXEC, 0644);
+    SpawnOptions o;
+    o.root = root_ == "/" ? "" : root_;
+    o.cwd = "/";
+    o.env = spec_.env;
+    o.stdout_fd = log;
+    o.stderr_fd = log;
+    auto t0 = Clock::now();
+    auto pid = Spawn(argv, o);
+    if (!pid.ok()) {
+      if (log >= 0) close(log);
+      status_.Send(fmt::format("note apply {} could not start: {}", k, std::string(pid.status().message())));
+      return false;
+    }
+    const int code = ShellExitCode(WaitReaping(*pid));
+    status_.Send(fmt::format("reapplied {} {} {:.3f}", k, code, SecondsSince(t0)));
+    std::string text;
+    constexpr size_t kMaxLog = size_t{64} << 20;
+    char buf[1 << 16];
+    for (ssize_t got; log >= 0 && text.size() < kMaxLog &&
+                      (got = pread(log, buf, sizeof buf, static_cast<off_t>(text.size()))) > 0;) {
+      text.append(buf, static_cast<size_t>(got));
+    }
+    if (log >= 0) close(log);
+    const ApplyOutcomes outcomes = ParseApplyOutcomes(text);
+    for (const auto& [ref, o] : outcomes.resources) {
+      if (!ref.starts_with("Notify[") && (o.failed || !o.changes.empty())) return true;
+    }
+    return false;
+  }
+
+  // What a path is at the end of the run, for replays to compare: the sandbox's own view
+  // (its root is ours), sent on the status pipe, which code in the sandbox cannot write to.
+  static nlohmann::json ProbePath(const std::string& path) {
+    nlohmann::json j = {{"path", path}};
+    struct stat st;
+    if (lstat(path.c_str(), &st) != 0) {
+      j["exists"] = false;
+      if (errno != ENOENT) j["error"] = std::strerror(errno);
+      return j;
+    }
+    j["exists"] = true;
+    j["mode"] = st.st_mode & 07777;
+    j["uid"] = st.st_uid;
+    j["gid"] = st.st_gid;
+    if (S_ISLNK(st.st_mode)) {
+      j["type"] = "symlink";
+      std::error_code ec;
+      j["target"] = fs::read_symlink(path, ec).string();
+    } else if (S_ISDIR(st.st_mode)) {
+      j["type"] = "directory";
+    } else if (S_ISREG(st.st_mode)) {
+      j["type"] = "file";
+      j["size"] = st.st_size;
+      // Content by digest; a file larger than the cap is compared by size and mtime only.
+      constexpr off_t kMaxHashed = off_t{256} << 20;
+      int fd = st.st_size <= kMaxHashed ? open(path.c_str(), O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC) : -1;
+      if (fd >= 0) {
+        check::Sha256 h;
+        char buf[1 << 16];
+        ssize_t got;
+        while ((got = read(fd, buf, sizeof buf)) > 0) h.Update(std::string_view(buf, static_cast<size_t>(got)));
+        close(fd);
+        std::string hex;
+        for (uint8_t b : h.Finish()) hex += fmt::format("{:02x}", b);
+        j["sha256"] = hex;
+      }
+    } else {
+      j["type"] = "other";
+    }
+    return j;
   }
 
   // Once strace holds the trace FIFO open, its name goes: code in the sandbox can no longer
@@ -877,6 +1021,7 @@ class Supervisor {
   int strace_status_ = 0;
   bool catalog_has_packages_ = false;
   std::string catalog_text_;  // as compiled; Puppet applies a copy
+  std::vector<std::string> applied_argv_;  // the apply's own arguments (without strace)
 };
 
 }  // namespace

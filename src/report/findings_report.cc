@@ -3,6 +3,7 @@
 #include "fsmove/report/findings_report.h"
 
 #include "fmt/format.h"
+#include "fsmove/check/sha256.h"
 #include "fsmove/fstrace/lowering.h"
 
 namespace fsmove::report {
@@ -143,6 +144,12 @@ nlohmann::json RunToJson(const RunSummary& run) {
           {"failed_resources", failed},
           {"errors", run.errors},
           {"limits_hit", run.limits_hit},
+          {"idempotence", run.idempotence.checked
+                              ? nlohmann::json{{"exit_codes", run.idempotence.exit_codes},
+                                               {"cut_short", run.idempotence.cut_short},
+                                               {"not_idempotent", run.idempotence.resources.size()}}
+                              : nlohmann::json(nullptr)},
+          {"confirm", run.confirm},
           {"notes", run.notes}};
 }
 
@@ -151,14 +158,66 @@ bool FindingsContext::IsHidden(size_t finding) const {
          result->findings[finding].confidence == check::Confidence::kLow;
 }
 
-// What decides the exit code: findings neither suppressed nor hidden for low confidence.
-size_t FindingsContext::ReportedCount() const {
-  if (result == nullptr) return 0;
-  size_t n = 0;
+// What decides the exit code: findings neither suppressed nor hidden for low confidence,
+// and resources that are not idempotent.
+size_t FindingsContext::ReportedCount(bool confirmed_only) const {
+  size_t n = not_idempotent().size();
+  if (result == nullptr) return n;
   for (size_t i = 0; i < result->findings.size(); ++i) {
+    if (confirmed_only && !result->findings[i].confirmation.confirmed) continue;
     n += IsSuppressed(i) || IsHidden(i) ? 0 : 1;
   }
   return n;
+}
+
+const std::vector<NotIdempotent>& FindingsContext::not_idempotent() const {
+  static const std::vector<NotIdempotent> kNone;
+  return run != nullptr ? run->idempotence.resources : kNone;
+}
+
+const catalog::Resource* NotIdempotentResource(const NotIdempotent& n, const catalog::Catalog& cat) {
+  std::optional<catalog::ResourceId> id = cat.ResolveRef(n.resource);
+  return id ? &cat.resource(*id) : nullptr;
+}
+
+std::string NotIdempotentBehaviour(const NotIdempotent& n) {
+  if (n.behaviour == "changes-every-apply") return "changes on every apply";
+  if (n.behaviour == "converged-on-third-apply") {
+    return "changed again on the second apply, converged on the third";
+  }
+  if (n.behaviour == "fails-on-reapply") return "fails when applied again";
+  return "changed again on the second apply";
+}
+
+std::string NotIdempotentFix(const NotIdempotent& n, const catalog::Catalog& cat) {
+  const catalog::Resource* r = NotIdempotentResource(n, cat);
+  const std::string ref = r != nullptr ? check::PuppetReference(*r) : n.resource;
+  const std::string type = r != nullptr ? r->type : n.resource.substr(0, n.resource.find('['));
+  if (n.behaviour == "fails-on-reapply") {
+    return fmt::format("make {} succeed on a machine it already configured (a second apply "
+                       "must find nothing to do)", ref);
+  }
+  if (n.behaviour == "converged-on-third-apply") {
+    return fmt::format("make {} reach its final state in one apply: what it depends on changes "
+                       "after it (an ordering or a value computed before a change)", ref);
+  }
+  if (type == "Exec") {
+    return fmt::format("give {} a guard so that it runs only when needed: `creates`, `unless`, "
+                       "`onlyif`, or `refreshonly => true` with a subscription", ref);
+  }
+  if (type == "File") {
+    return fmt::format("make {}'s desired state constant: a content that embeds the time or "
+                       "random data, or an owner, group or mode the system changes back, makes "
+                       "every apply change it", ref);
+  }
+  return fmt::format("make {}'s desired state one that Puppet finds already in place after "
+                     "it applied it (a value its provider normalises differently, or one "
+                     "something else changes back)", ref);
+}
+
+std::string NotIdempotentFingerprint(const NotIdempotent& n) {
+  std::string hex = check::Sha256Hex("fsmove-finding/v1\nnot-idempotent\n" + n.resource);
+  return hex.substr(0, 32);
 }
 
 std::string FindingHeadline(const check::Finding& f, const catalog::Catalog& cat) {
@@ -188,9 +247,11 @@ void WriteFindingText(std::ostream& out, const check::Finding& f, const catalog:
   const catalog::Resource& src = cat.resource(f.source);
   const catalog::Resource& dst = cat.resource(f.target);
   bool mor_kind = f.kind == check::FaultKind::kMissingOrdering;
+  const check::Confirmation& conf = f.confirmation;
   out << "\n"
       << (mor_kind ? "Missing ordering relationship" : "Missing notifier") << " ("
-      << check::FaultKindName(f.kind) << ")\n";
+      << check::FaultKindName(f.kind) << ")"
+      << (conf.confirmed ? " CONFIRMED" : conf.attempted ? " (not confirmed)" : "") << "\n";
   // At the user's declaration (the defined-type instance holding the resource), naming the
   // resource inside it when they differ.
   auto declared = [&](catalog::ResourceId id, catalog::ResourceId declaration) {
@@ -228,11 +289,41 @@ void WriteFindingText(std::ostream& out, const check::Finding& f, const catalog:
   if (f.evidence_total > f.evidence.size()) {
     out << "    ... and " << (f.evidence_total - f.evidence.size()) << " more\n";
   }
+  if (conf.attempted) {
+    out << "  " << (conf.confirmed ? "confirmed" : "not confirmed") << ": a replay forcing "
+        << TerminalSafe(conf.forced)
+        << (conf.confirmed ? " did otherwise:" : ": " + TerminalSafe(conf.reason)) << "\n";
+    for (const std::string& d : conf.differences) {
+      std::string text = TerminalSafe(d);
+      for (size_t nl = text.find('\n'); nl != std::string::npos; nl = text.find('\n', nl + 7)) {
+        text.replace(nl, 1, "\n      ");
+      }
+      out << "    - " << text << "\n";
+    }
+    if (!conf.kept.empty()) out << "    (its catalog and Puppet's log: " << TerminalSafe(conf.kept) << ")\n";
+  }
   out << "  fix: " << TerminalSafe(f.fix) << "\n";
   if (suppression != nullptr) {
     out << "  suppressed (" << SuppressionKindName(suppression->kind)
         << "): " << suppression->justification << "\n";
   }
+}
+
+void WriteNotIdempotentText(std::ostream& out, const NotIdempotent& n, const catalog::Catalog& cat) {
+  const catalog::Resource* r = NotIdempotentResource(n, cat);
+  out << "\nNot idempotent (NI)\n";
+  out << "  " << (r != nullptr ? Declared(*r) : TerminalSafe(n.resource)) << ": "
+      << NotIdempotentBehaviour(n) << "\n";
+  auto messages = [&](std::string_view which, const std::vector<std::string>& list) {
+    for (const std::string& m : list) {
+      std::string text = TerminalSafe(m);
+      if (size_t nl = text.find('\n'); nl != std::string::npos) text = text.substr(0, nl) + " ...";
+      out << "    " << which << " apply: " << text << "\n";
+    }
+  };
+  messages("second", n.second);
+  messages("third", n.third);
+  out << "  fix: " << TerminalSafe(NotIdempotentFix(n, cat)) << "\n";
 }
 
 }  // namespace
@@ -246,7 +337,7 @@ void WriteFindingsText(std::ostream& out, const FindingsContext& c) {
   for (const auto& u : c.analyzer->stats().unparsed_examples) {
     out << "  unparsed line " << u.line << " (" << u.reason << "): " << TerminalSafe(u.text) << "\n";
   }
-  size_t mor = 0, mn = 0, hidden = 0;
+  size_t mor = 0, mn = 0, hidden = 0, confirmed = 0;
   for (size_t i = 0; i < r.findings.size(); ++i) {
     const check::Finding& f = r.findings[i];
     if (c.IsSuppressed(i)) {
@@ -258,8 +349,10 @@ void WriteFindingsText(std::ostream& out, const FindingsContext& c) {
       continue;
     }
     (f.kind == check::FaultKind::kMissingOrdering ? mor : mn)++;
+    confirmed += f.confirmation.confirmed ? 1 : 0;
     WriteFindingText(out, f, cat, nullptr);
   }
+  for (const NotIdempotent& n : c.not_idempotent()) WriteNotIdempotentText(out, n, cat);
   if (mor + mn == 0 && c.run != nullptr && !c.run->ApplyFinished()) {
     // Nothing found in part of a run is not a clean result.
     out << "No missing ordering relationships or notifiers found in the part of the apply that "
@@ -322,8 +415,12 @@ void WriteFindingsText(std::ostream& out, const FindingsContext& c) {
     out << "\nGraph: the catalog's relationships and autorequires, plus " << puppet
         << " relationship" << (puppet == 1 ? "" : "s") << " Puppet logged adding itself\n";
   }
-  out << "\n" << mor << " missing ordering relationship" << (mor == 1 ? "" : "s") << ", " << mn
-      << " missing notifier" << (mn == 1 ? "" : "s");
+  out << "\n" << mor << " missing ordering relationship" << (mor == 1 ? "" : "s");
+  if (c.run != nullptr && c.run->confirm) out << " (" << confirmed << " confirmed by a replay)";
+  out << ", " << mn << " missing notifier" << (mn == 1 ? "" : "s");
+  if (c.run != nullptr && c.run->idempotence.checked) {
+    out << ", " << c.not_idempotent().size() << " not idempotent";
+  }
   if (sup != nullptr && sup->suppressed() > 0) out << ", " << sup->suppressed() << " suppressed";
   if (hidden > 0) {
     out << ", " << hidden << " of low confidence hidden (only lookups or metadata as evidence; "
@@ -341,6 +438,14 @@ nlohmann::json PairsJson(const std::vector<std::pair<catalog::ResourceId, catalo
     list.push_back({{"source", ResourceJson(cat.resource(s))}, {"target", ResourceJson(cat.resource(t))}});
   }
   return list;
+}
+
+nlohmann::json ConfirmationJson(const check::Confirmation& c) {
+  if (!c.attempted) return nullptr;
+  nlohmann::json j = {{"forced", c.forced}, {"differences", c.differences}};
+  if (!c.confirmed) j["reason"] = c.reason;
+  if (!c.kept.empty()) j["kept"] = c.kept;
+  return j;
 }
 
 nlohmann::json FaultJson(const check::Finding& f, const catalog::Catalog& cat) {
@@ -364,7 +469,27 @@ nlohmann::json FaultJson(const check::Finding& f, const catalog::Catalog& cat) {
           {"also_fixes", PairsJson(f.also_fixes, cat)},
           {"paths", paths},
           {"paths_total", f.evidence_total},
-          {"fix", f.fix}};
+          {"fix", f.fix},
+          {"confirmed", f.confirmation.attempted ? nlohmann::json(f.confirmation.confirmed)
+                                                 : nlohmann::json(nullptr)},
+          {"confirmation", ConfirmationJson(f.confirmation)}};
+}
+
+nlohmann::json NotIdempotentJson(const NotIdempotent& n, const catalog::Catalog& cat) {
+  const catalog::Resource* r = NotIdempotentResource(n, cat);
+  nlohmann::json source = r != nullptr ? ResourceJson(*r)
+                                       : nlohmann::json{{"resource", n.resource},
+                                                        {"file", nullptr},
+                                                        {"line", nullptr}};
+  return {{"kind", "NI"},
+          {"rule", "not-idempotent"},
+          {"fingerprint", NotIdempotentFingerprint(n)},
+          {"source", source},
+          {"behaviour", n.behaviour},
+          {"second_apply", n.second},
+          {"third_apply", n.third},
+          {"confirmed", true},
+          {"fix", NotIdempotentFix(n, cat)}};
 }
 
 }  // namespace
@@ -381,7 +506,7 @@ nlohmann::json FindingsToJson(const FindingsContext& c) {
   if (c.run != nullptr) j["run"] = RunToJson(*c.run);
   nlohmann::json faults = nlohmann::json::array();
   nlohmann::json suppressed = nlohmann::json::array();
-  size_t mor = 0, mn = 0;
+  size_t mor = 0, mn = 0, confirmed = 0;
   for (size_t i = 0; i < r.findings.size(); ++i) {
     const check::Finding& f = r.findings[i];
     nlohmann::json fault = FaultJson(f, cat);
@@ -392,12 +517,16 @@ nlohmann::json FindingsToJson(const FindingsContext& c) {
       continue;
     }
     (f.kind == check::FaultKind::kMissingOrdering ? mor : mn)++;
+    confirmed += f.confirmation.confirmed ? 1 : 0;
     faults.push_back(std::move(fault));
   }
+  for (const NotIdempotent& n : c.not_idempotent()) faults.push_back(NotIdempotentJson(n, cat));
   j["graph"] = GraphJson(c);
   j["faults"] = faults;
   j["suppressed"] = suppressed;
   j["summary"] = {{"MOR", mor}, {"MN", mn}, {"suppressed", suppressed.size()}};
+  if (c.run != nullptr && c.run->idempotence.checked) j["summary"]["NI"] = c.not_idempotent().size();
+  if (c.run != nullptr && c.run->confirm) j["summary"]["confirmed"] = confirmed;
   if (sup != nullptr && sup->has_baseline()) {
     nlohmann::json absent = nlohmann::json::array();
     for (const check::BaselineEntry& e : sup->absent) {

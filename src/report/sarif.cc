@@ -11,7 +11,7 @@ namespace {
 using Json = nlohmann::json;
 
 struct RuleText {
-  check::FaultKind kind;
+  const char* id;
   const char* name;
   const char* level;
   const char* short_description;
@@ -22,7 +22,7 @@ struct RuleText {
 };
 
 constexpr RuleText kRules[] = {
-    {check::FaultKind::kMissingOrdering, "MissingOrderingRelationship", "error",
+    {"missing-ordering", "MissingOrderingRelationship", "error",
      "A resource uses a file another resource produces, and nothing orders them.",
      "One Puppet resource produces a path (creates, writes, renames into, or changes the mode "
      "or owner of it) that another resource consumes or removes, and no chain of "
@@ -42,7 +42,7 @@ constexpr RuleText kRules[] = {
      "with the system calls and trace lines that prove the dependency. If the two resources "
      "really commute, accept the pair in `.fsmove.json` under `ignore_pairs` with a reason.",
      "ordering"},
-    {check::FaultKind::kMissingNotifier, "MissingNotifier", "warning",
+    {"missing-notifier", "MissingNotifier", "warning",
      "A service reads a file another resource changes, and is not refreshed when it does.",
      "A Puppet service reads a path that another resource produces, and no notify/subscribe/~> "
      "relationship (directly, through containers, or through resources that relay refresh "
@@ -59,15 +59,29 @@ constexpr RuleText kRules[] = {
      "Each result's message gives the exact edit. If the service really needs no restart, "
      "accept the pair in `.fsmove.json` under `ignore_pairs` with a reason.",
      "notification"},
+    {"not-idempotent", "NotIdempotent", "error",
+     "Applying the catalog again changes a resource again, or makes it fail.",
+     "fsmove applied the same catalog a second time in the same sandbox (and a third time "
+     "when the second changed something). A resource that Puppet changed again, or that "
+     "failed only then, is not idempotent: every agent run reports changes, refreshes what it "
+     "notifies, and hides the changes that matter. The result says whether the resource "
+     "changes on every apply or converged on the third.",
+     "Make the resource find its desired state in place after one apply: guard an exec with "
+     "creates, unless, onlyif or refreshonly; keep a file's content free of times and random "
+     "data; use the values its provider keeps.",
+     "Make the resource find its desired state in place after one apply:\n\n"
+     "- guard an `exec` with `creates`, `unless`, `onlyif`, or `refreshonly => true`;\n"
+     "- keep a file's content free of times and random data;\n"
+     "- use the values the provider keeps (a mode, an owner, a normalised value).",
+     "idempotence"},
 };
+constexpr int kNotIdempotentRule = 2;
 
-const RuleText& Rule(check::FaultKind kind) {
-  return kRules[kind == check::FaultKind::kMissingOrdering ? 0 : 1];
-}
 int RuleIndex(check::FaultKind kind) { return kind == check::FaultKind::kMissingOrdering ? 0 : 1; }
+const RuleText& Rule(check::FaultKind kind) { return kRules[RuleIndex(kind)]; }
 
 Json RuleJson(const RuleText& r) {
-  return {{"id", std::string(check::FaultRuleId(r.kind))},
+  return {{"id", r.id},
           {"name", r.name},
           {"shortDescription", {{"text", r.short_description}}},
           {"fullDescription", {{"text", r.full_description}}},
@@ -135,8 +149,62 @@ std::string MessageText(const check::Finding& f, const catalog::Catalog& cat) {
   }
   if (f.write_write) text += " Both write the same path: the last writer wins by chance.";
   if (f.applied_in_reverse) text += " This run applied them in the wrong order.";
+  if (f.confirmation.confirmed) {
+    text += " Confirmed: a replay forcing " + SarifMessageEscape(f.confirmation.forced) +
+            " did otherwise";
+    if (!f.confirmation.differences.empty()) {
+      std::string first = f.confirmation.differences.front();
+      if (size_t nl = first.find('\n'); nl != std::string::npos) first = first.substr(0, nl);
+      text += " (" + SarifMessageEscape(first) + ")";
+    }
+    text += ".";
+  } else if (f.confirmation.attempted) {
+    text += " Not confirmed by a replay forcing " + SarifMessageEscape(f.confirmation.forced) +
+            ": " + SarifMessageEscape(f.confirmation.reason) + ".";
+  }
   text += " Fix: " + SarifMessageEscape(f.fix) + ".";
   return text;
+}
+
+Json NotIdempotentResult(const NotIdempotent& n, const catalog::Catalog& cat,
+                         const SourceRoot& root) {
+  const catalog::Resource* r = NotIdempotentResource(n, cat);
+  catalog::Resource generated;
+  if (r == nullptr) {
+    generated.ref = n.resource;
+    generated.title = n.resource;
+    r = &generated;
+  }
+  std::string text = SarifMessageEscape(n.resource) + " is not idempotent: it " +
+                     NotIdempotentBehaviour(n) + ".";
+  if (!n.second.empty()) {
+    std::string first = n.second.front();
+    if (size_t nl = first.find('\n'); nl != std::string::npos) first = first.substr(0, nl);
+    text += " Second apply: " + SarifMessageEscape(first) + ".";
+  }
+  text += " Fix: " + SarifMessageEscape(NotIdempotentFix(n, cat)) + ".";
+  const std::string fingerprint = NotIdempotentFingerprint(n);
+  return {{"ruleId", kRules[kNotIdempotentRule].id},
+          {"ruleIndex", kNotIdempotentRule},
+          {"level", "error"},
+          {"message", {{"text", text}}},
+          {"locations", Json::array({Location(*r, root)})},
+          {"partialFingerprints",
+           {{std::string(kFingerprintKey), fingerprint}, {"primaryLocationLineHash", fingerprint}}},
+          {"properties",
+           {{"kind", "NI"},
+            {"source", n.resource},
+            {"behaviour", n.behaviour},
+            {"secondApply", n.second},
+            {"thirdApply", n.third}}}};
+}
+
+// Low confidence: note. With --confirm: error when a replay confirmed it, warning when not.
+// Otherwise the rule's level.
+std::string Level(const check::Finding& f) {
+  if (f.confidence == check::Confidence::kLow) return "note";
+  if (f.confirmation.attempted) return f.confirmation.confirmed ? "error" : "warning";
+  return Rule(f.kind).level;
 }
 
 Json ResultProperties(const check::Finding& f, const catalog::Catalog& cat) {
@@ -155,6 +223,8 @@ Json ResultProperties(const check::Finding& f, const catalog::Catalog& cat) {
           {"evidence", evidence},
           {"writeWrite", f.write_write},
           {"appliedInReverse", f.applied_in_reverse},
+          {"confirmed", f.confirmation.attempted ? Json(f.confirmation.confirmed) : Json(nullptr)},
+          {"confirmationDifferences", f.confirmation.differences},
           {"fix", f.fix}};
 }
 
@@ -210,8 +280,7 @@ nlohmann::json FindingsToSarif(const FindingsContext& c, const SarifOptions& o) 
     Json result = {
         {"ruleId", std::string(check::FaultRuleId(f.kind))},
         {"ruleIndex", RuleIndex(f.kind)},
-        {"level", f.confidence == check::Confidence::kLow ? std::string("note")
-                                                          : std::string(Rule(f.kind).level)},
+        {"level", Level(f)},
         {"message", {{"text", MessageText(f, cat)}}},
         {"locations", Json::array({Location(primary, o.source_root)})},
         {"relatedLocations", Json::array({related})},
@@ -229,6 +298,9 @@ nlohmann::json FindingsToSarif(const FindingsContext& c, const SarifOptions& o) 
     }
     if (baseline) result["baselineState"] = sup->findings[i].in_baseline ? "unchanged" : "new";
     results.push_back(std::move(result));
+  }
+  for (const NotIdempotent& n : c.not_idempotent()) {
+    results.push_back(NotIdempotentResult(n, cat, o.source_root));
   }
 
   Json rules = Json::array();
@@ -276,7 +348,10 @@ nlohmann::json FindingsToSarif(const FindingsContext& c, const SarifOptions& o) 
       {"trace", c.trace_name},
       {"catalog", cat.source_name()},
       {"summary",
-       {{"MOR", mor}, {"MN", mn}, {"suppressed", sup != nullptr ? sup->suppressed() : 0}}}};
+       {{"MOR", mor},
+        {"MN", mn},
+        {"NI", c.not_idempotent().size()},
+        {"suppressed", sup != nullptr ? sup->suppressed() : 0}}}};
   if (baseline) {
     properties["baseline"] = {{"file", sup->baseline_name},
                               {"suppressed", sup->by_baseline},

@@ -196,6 +196,103 @@ def case_fixture(name):
                    read_expected(os.path.join(d, "expected-findings.txt")), same_graph)
 
 
+def fixture_args(name):
+    """fsmove check arguments that run the target recorded in traces/NAME as it was recorded."""
+    d = os.path.join(ARGS.source, "traces", name)
+    with open(os.path.join(d, "meta.json"), encoding="utf-8") as fh:
+        meta = json.load(fh)
+    args = ["--policy-rc", meta.get("policy_rc") or "allow"]
+    for m in (meta.get("modulepath") or "").split(":"):
+        at = m.find("/fixtures/")
+        if m and at >= 0:
+            args += ["--modulepath", os.path.join(ARGS.source, m[at + 1:])]
+    return args + [os.path.join(ARGS.source, meta["target"])]
+
+
+def run_json(args):
+    """fsmove check -q --format json ARGS: (exit code, report)."""
+    with tempfile.TemporaryDirectory() as tmp:
+        out = os.path.join(tmp, "report.json")
+        p = fsmove("check", "-q", "--format", "json", "-o", out, *args)
+        check(p.returncode in (0, 1), f"exit code {p.returncode}, expected 0 or 1")
+        with open(out, encoding="utf-8") as fh:
+            return p.returncode, json.load(fh)
+
+
+def case_confirm(name):
+    """--confirm on a recorded fault fixture: every MOR it has is confirmed by a replay forcing
+    the other order, with the differences named; MN findings are not replayed."""
+    code, report = run_json(["--confirm", "-j", "2"] + fixture_args(name))
+    expected = read_expected(os.path.join(ARGS.source, "traces", name, "expected-findings.txt"))
+    check(findings_of(report) == expected, f"findings {findings_of(report)} != {expected}")
+    mor = [f for f in report["faults"] if f["kind"] == "MOR"]
+    check(mor, "no MOR to confirm")
+    for f in mor:
+        c = f["confirmation"]
+        check(f["confirmed"] is True, f"not confirmed: {f['source']['resource']} -> "
+              f"{f['target']['resource']}: {c}")
+        check(c["differences"], "confirmed without differences")
+        check(" before " in c["forced"], f"forced {c['forced']!r}")
+    for f in report["faults"]:
+        if f["kind"] == "MN":
+            check(f["confirmed"] is None and f["confirmation"] is None, f"MN replayed: {f}")
+    check(report["summary"]["confirmed"] == len(mor), f"summary {report['summary']}")
+    check(report["run"]["confirm"] is True, "run.confirm not set")
+
+
+def case_confirm_harmless():
+    """A race whose order makes no visible difference stays unconfirmed: reported, with the
+    reason; --fail-on confirmed then exits 0. --keep-replays keeps each replay's catalog and
+    log, and plain `puppet apply --catalog` accepts the kept catalog."""
+    target = os.path.join(ARGS.source, "fixtures", "replay", "harmless-race.pp")
+    with tempfile.TemporaryDirectory() as keep:
+        code, report = run_json(["--confirm", "--keep-replays", keep, target])
+        check(findings_of(report) == ["MOR\tFile[/etc/app-race.conf]\tExec[peek]"],
+              f"findings {findings_of(report)}")
+        f = report["faults"][0]
+        check(f["confirmed"] is False, f"confirmed: {f['confirmation']}")
+        check(f["confirmation"]["differences"] == [], f"differences {f['confirmation']}")
+        check("no visible difference" in f["confirmation"]["reason"], f"reason {f['confirmation']}")
+        check(code == 1, f"exit code {code} with --fail-on any")
+        kept = sorted(os.listdir(keep))
+        check(kept == ["00-reference.catalog.json", "00-reference.puppet.log", "01.catalog.json",
+                       "01.puppet.log"], f"kept {kept}")
+        with open(os.path.join(keep, "01.catalog.json"), encoding="utf-8") as fh:
+            forced = json.load(fh)
+        peek = [r for r in forced["resources"] if r["type"] == "File"
+                and r["title"] == "/etc/app-race.conf"]
+        check(peek and "Exec[peek]" in json.dumps(peek[0]["parameters"].get("require")),
+              "the kept catalog does not force Exec[peek] first")
+        check(f["confirmation"]["kept"].startswith(keep), f"kept {f['confirmation']}")
+        code, _ = run_json(["--confirm", "--fail-on", "confirmed", target])
+        check(code == 0, f"exit code {code} with --fail-on confirmed and nothing confirmed")
+
+
+def case_idempotence():
+    """--idempotence: an unguarded exec and a file embedding the compile time change on every
+    apply; a file computed from what the first run created converges on the third apply; the
+    guarded twins and a notify give nothing."""
+    d = os.path.join(ARGS.source, "fixtures", "idempotence")
+    expected = {
+        "exec-unguarded.pp": [("Exec[stamp]", "changes-every-apply")],
+        "file-time.pp": [("File[/etc/app-built]", "changes-every-apply")],
+        "converges.pp": [("File[/etc/app-seen]", "converged-on-third-apply")],
+        "idempotent.pp": [],
+    }
+    for manifest, want in expected.items():
+        code, report = run_json(["--idempotence", os.path.join(d, manifest)])
+        ni = [f for f in report["faults"] if f["kind"] == "NI"]
+        got = [(f["source"]["resource"], f["behaviour"]) for f in ni]
+        check(got == want, f"{manifest}: NI {got} != {want}")
+        check(report["summary"]["NI"] == len(want), f"{manifest}: summary {report['summary']}")
+        check(code == (1 if want else 0), f"{manifest}: exit code {code}")
+        for f in ni:
+            check(f["rule"] == "not-idempotent" and f["second_apply"], f"{manifest}: {f}")
+            check(f["source"]["file"].endswith(manifest) and f["source"]["line"], f"{manifest}: {f}")
+        runs = report["run"]["idempotence"]["exit_codes"]
+        check(len(runs) == (2 if want else 1), f"{manifest}: applies after the first {runs}")
+
+
 def case_example():
     """The bundled example on the default root (debian-12, Puppet 7)."""
     target = os.path.join(ARGS.source, "fixtures", "example", "cachedemo")

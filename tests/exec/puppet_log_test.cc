@@ -72,3 +72,72 @@ TEST(PuppetLog, CompileErrorsOnce) {
 
 }  // namespace
 }  // namespace fsmove::exec
+
+namespace fsmove::exec {
+namespace {
+
+// What one apply printed (--debug, as the traced apply runs): changes, a refresh, a skip, a
+// failure, a title holding ": " and "/", and lines that name no resource.
+constexpr std::string_view kApplyLog =
+    "Notice: Compiled catalog for host in environment production in 0.01 seconds\n"
+    "Debug: /Stage[main]/Main/File[/etc/a]: Nothing to manage\n"
+    "\x1b[mNotice: /Stage[main]/Main/File[/etc/a]/ensure: defined content as '{sha256}11'\x1b[0m\n"
+    "Notice: /Stage[main]/Main/File[/etc/a]/mode: mode changed '0600' to '0644'\n"
+    "Notice: /Stage[main]/Main/Exec[run: a/b]/returns: executed successfully\n"
+    "Notice: /Stage[main]/App::Service/Service[app]: Triggered 'refresh' from 1 event\n"
+    "Notice: /Stage[main]/Main/Notify[hello]/message: defined 'message' as 'hello'\n"
+    "Error: /Stage[main]/Main/Exec[bad]/returns: change from 'notrun' to ['0'] failed: boom\n"
+    "Notice: /Stage[main]/Main/File[/etc/b]: Dependency Exec[bad] has failures: true\n"
+    "Warning: /Stage[main]/Main/File[/etc/b]: Skipping because of failed dependencies\n"
+    "Notice: Applied catalog in 0.04 seconds\n";
+
+TEST(ApplyOutcomes, ChangesFailuresSkipsAndRefreshesPerResource) {
+  ApplyOutcomes o = ParseApplyOutcomes(kApplyLog);
+  EXPECT_FALSE(o.dependency_cycle);
+  ASSERT_TRUE(o.resources.contains("File[/etc/a]"));
+  EXPECT_THAT(o.resources["File[/etc/a]"].changes,
+              testing::ElementsAre("ensure: defined content as '{sha256}11'",
+                                   "mode: mode changed '0600' to '0644'"));
+  EXPECT_THAT(o.resources["Exec[run: a/b]"].changes, testing::ElementsAre("returns: executed successfully"));
+  EXPECT_TRUE(o.resources["Service[app]"].refreshed);
+  EXPECT_TRUE(o.resources["Service[app]"].changes.empty());
+  EXPECT_TRUE(o.resources["Exec[bad]"].failed);
+  EXPECT_THAT(o.resources["Exec[bad]"].error, testing::HasSubstr("boom"));
+  EXPECT_TRUE(o.resources["File[/etc/b]"].skipped);
+  EXPECT_FALSE(o.resources["File[/etc/b]"].failed);
+}
+
+TEST(ApplyOutcomes, DependencyCycle) {
+  ApplyOutcomes o = ParseApplyOutcomes(
+      "Error: Found 1 dependency cycle:\n(File[/a] => Exec[b] => File[/a])\n");
+  EXPECT_TRUE(o.dependency_cycle);
+}
+
+TEST(NotIdempotent, TellsEveryApplyFromConvergenceAndLeavesOutNotifyAndFirstFailures) {
+  ApplyOutcomes first = ParseApplyOutcomes(kApplyLog);
+  ApplyOutcomes second = ParseApplyOutcomes(
+      "Notice: /Stage[main]/Main/Exec[run: a/b]/returns: executed successfully\n"
+      "Notice: /Stage[main]/Main/File[/etc/c]/content: content changed '{sha256}1' to '{sha256}2'\n"
+      "Notice: /Stage[main]/Main/Notify[hello]/message: defined 'message' as 'hello'\n"
+      "Notice: /Stage[main]/Main/Exec[bad]/returns: executed successfully\n"
+      "Notice: /Stage[main]/Main/File[/etc/b]/ensure: created\n"
+      "Error: /Stage[main]/Main/Service[db]/ensure: change from 'stopped' to 'running' failed: no\n"
+      "Notice: /Stage[main]/App::Service/Service[app]: Triggered 'refresh' from 1 event\n");
+  ApplyOutcomes third = ParseApplyOutcomes(
+      "Notice: /Stage[main]/Main/Exec[run: a/b]/returns: executed successfully\n");
+  std::vector<report::NotIdempotent> ni = FindNotIdempotent(first, second, &third);
+  ASSERT_EQ(ni.size(), 3u);
+  EXPECT_EQ(ni[0].resource, "Exec[run: a/b]");
+  EXPECT_EQ(ni[0].behaviour, "changes-every-apply");
+  EXPECT_THAT(ni[0].third, testing::ElementsAre("returns: executed successfully"));
+  EXPECT_EQ(ni[1].resource, "File[/etc/c]");
+  EXPECT_EQ(ni[1].behaviour, "converged-on-third-apply");
+  EXPECT_EQ(ni[2].resource, "Service[db]");
+  EXPECT_EQ(ni[2].behaviour, "fails-on-reapply");
+  // Without a third apply, a change on the second is all that is known.
+  ni = FindNotIdempotent(first, second, nullptr);
+  EXPECT_EQ(ni[0].behaviour, "changed-on-second-apply");
+}
+
+}  // namespace
+}  // namespace fsmove::exec

@@ -43,9 +43,10 @@ TEST(SarifTest, ResultForARealMissingOrdering) {
   EXPECT_EQ(driver["name"], "fsmove");
   EXPECT_EQ(driver["version"], FSMOVE_VERSION);
   EXPECT_THAT(driver["informationUri"].get<std::string>(), StartsWith("https://"));
-  ASSERT_EQ(driver["rules"].size(), 2u);
+  ASSERT_EQ(driver["rules"].size(), 3u);
   EXPECT_EQ(driver["rules"][0]["id"], "missing-ordering");
   EXPECT_EQ(driver["rules"][1]["id"], "missing-notifier");
+  EXPECT_EQ(driver["rules"][2]["id"], "not-idempotent");
   for (const auto& rule : driver["rules"]) {
     EXPECT_FALSE(rule["help"]["text"].get<std::string>().empty());
     EXPECT_LE(rule["fullDescription"]["text"].get<std::string>().size(), 1000u);

@@ -36,6 +36,16 @@ enum class Confidence : uint8_t { kHigh, kLow };
 std::string_view ConfidenceName(Confidence c);  // "high", "low"
 
 
+// --confirm: what a replay of the catalog with the opposite order forced showed.
+struct Confirmation {
+  bool attempted = false;
+  bool confirmed = false;
+  std::string forced;                    // "Exec[use] before File[/etc/app.conf]"
+  std::vector<std::string> differences;  // what the replay did differently, confirmed or not
+  std::string reason;                    // not confirmed: why
+  std::string kept;                      // --keep-replays: the replay's catalog and log
+};
+
 struct Finding {
   FaultKind kind = FaultKind::kMissingOrdering;
   catalog::ResourceId source = 0;  // must be applied first / must notify
@@ -60,6 +70,7 @@ struct Finding {
   std::vector<std::pair<catalog::ResourceId, catalog::ResourceId>> also_fixes;
   std::string fix;  // e.g. "add `require => File['/etc/my.cnf']` to Exec['init'] (init.pp:7)"
   std::string fingerprint;  // stable across runs; see fingerprint.h
+  Confirmation confirmation;
 };
 
 struct CheckOptions {

@@ -10,6 +10,7 @@
 #include "fsmove/analysis/analyzer.h"
 #include "fsmove/catalog/catalog.h"
 #include "fsmove/exec/os_root.h"
+#include "fsmove/exec/puppet_log.h"
 #include "fsmove/exec/sandbox.h"
 #include "fsmove/exec/target.h"
 #include "fsmove/report/findings_report.h"
@@ -44,6 +45,38 @@ struct CheckRequest {
   OsRoot root = {std::string(kHostRoot), "/", ""};
   // PID 1 of the sandbox: "none" or "systemd" (booted; strace also follows PID 1).
   std::string init = "none";
+  // --idempotence: compile and apply again in the same sandbox, untraced, as the next agent
+  // runs would, up to this many more times (2: a second apply, and a third if the second
+  // changed something).
+  int reapplies = 0;
+  // A replay (--confirm): apply this catalog instead of compiling one (untraced).
+  std::string apply_catalog;
+  // Paths whose final state the run reports (RunResult::probes).
+  std::vector<std::string> probe_paths;
+};
+
+// A path's state at the end of a run, as the sandbox saw it.
+struct PathState {
+  std::string path;
+  bool exists = false;
+  std::string type;    // file, directory, symlink, other
+  unsigned mode = 0;   // permission bits
+  unsigned uid = 0, gid = 0;
+  std::string sha256;  // a file's content (empty: too large to hash, or unreadable)
+  uint64_t size = 0;
+  std::string target;  // a symlink's
+  std::string error;   // lstat failed other than ENOENT
+  bool operator==(const PathState&) const = default;
+};
+// "absent", "file 0644 0:0, 12 bytes, sha256 1f2e3d4c5b6a", "symlink -> /x", ...
+std::string DescribePathState(const PathState& p);
+
+// One more agent run in the same sandbox (--idempotence).
+struct Reapply {
+  int index = 0;  // 2 for the second apply
+  int exit_code = -1;  // puppet apply's
+  double seconds = 0;
+  ApplyOutcomes outcomes;
 };
 
 enum class RunEnd {
@@ -75,6 +108,11 @@ struct RunResult {
   std::string puppet_graph;
   std::string puppet_graph_path;  // where it was written (for messages)
   std::string puppet_graph_note;
+  // What the (first) apply did to each resource, from Puppet's log.
+  ApplyOutcomes outcomes;
+  std::vector<Reapply> reapplies;  // --idempotence
+  bool reapplies_cut_short = false;  // --timeout stopped one
+  std::vector<PathState> probes;   // CheckRequest::probe_paths, in that order
   // Manifest paths as Puppet saw them inside the sandbox -> as they are on the host (prefixes).
   std::vector<std::pair<std::string, std::string>> manifest_paths;
 };

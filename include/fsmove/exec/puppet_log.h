@@ -2,6 +2,7 @@
 // failed resource is often the visible symptom of a missing ordering relationship.
 #pragma once
 
+#include <map>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -18,6 +19,34 @@ struct PuppetLogSummary {
   std::vector<std::string> errors;  // errors naming no failed resource (continuations included)
   size_t skipped = 0;  // "Skipping because of failed dependencies" warnings
 };
+
+// What one apply did to a resource, from Puppet's log of it.
+struct ResourceOutcome {
+  // Its changes, "property: message" in log order ("returns: executed successfully",
+  // "content: content changed '{sha256}1f..' to '{sha256}9a..'"), the first 20.
+  std::vector<std::string> changes;
+  bool failed = false;
+  std::string error;       // with failed: Puppet's whole error (as in PuppetLogSummary)
+  bool skipped = false;    // "Skipping because of failed dependencies"
+  bool refreshed = false;  // "Triggered 'refresh' from N events"
+};
+
+struct ApplyOutcomes {
+  std::map<std::string, ResourceOutcome> resources;  // by canonical reference; only those
+                                                     // with something to say
+  bool dependency_cycle = false;  // Puppet refused the catalog: "Found N dependency cycles"
+};
+
+// Each resource's outcome in the log of one `puppet apply` (any log level).
+ApplyOutcomes ParseApplyOutcomes(std::string_view log);
+
+// The resources that the second apply of the same catalog changed again or made fail
+// (--idempotence), in reference order; `third` (null when no third apply ran) tells a change
+// on every apply from a one-time convergence. Notify resources (they log on every apply by
+// design) and resources that failed or were skipped in the first apply are left out.
+std::vector<report::NotIdempotent> FindNotIdempotent(const ApplyOutcomes& first,
+                                                     const ApplyOutcomes& second,
+                                                     const ApplyOutcomes* third);
 
 // `max_errors` caps the resource-less error lines kept (the count of failures is exact).
 PuppetLogSummary SummarisePuppetLog(std::string_view log, size_t max_errors = 20);

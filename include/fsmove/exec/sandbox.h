@@ -48,10 +48,20 @@ struct SandboxSpec {
   // (booted before the apply; strace also follows PID 1, so the daemons it starts are traced).
   std::string init = "none";
   std::vector<std::string> env;
+  // Empty: a replay, which applies the catalog the executor put in the work directory.
   std::vector<std::string> compile_argv;  // paths as seen inside the sandbox
   std::vector<std::string> strace_argv;   // ends with "--"
   std::vector<std::string> apply_argv;
+  // --idempotence: compile and apply again, untraced, as an agent run would, up to this many
+  // times (stopping after an apply that changed nothing), each logged to ReapplyLogName(k)
+  // for the k-th apply (2, 3, ...).
+  int reapplies = 0;
+  // Paths whose final state (type, mode, owner, content digest) is reported at the end.
+  std::vector<std::string> probe_paths;
 };
+
+// The log of the k-th apply (k >= 2) in the work directory.
+inline std::string ReapplyLogName(int k) { return "puppet-apply-" + std::to_string(k) + ".log"; }
 
 // Where the work directory appears to Puppet.
 std::string InsideWorkDir(const SandboxSpec& spec);
@@ -83,6 +93,8 @@ inline constexpr const char* kExpandedGraphFile = "expanded_relationships.dot";
 //   phase prep|compile|apply
 //   compiled EXIT_CODE SECONDS              (EXIT_CODE != 0: compilation failed)
 //   applied  EXIT_CODE SECONDS STRACE_END   (STRACE_END: exited, SIGINT, SIGKILL, died:<how>)
+//   reapplied K EXIT_CODE SECONDS           (--idempotence: the K-th apply)
+//   probe JSON                              (a probed path's final state, one line)
 //   note TEXT                               (sandbox facts, leftovers)
 //   error TEXT                              (the run could not go on)
 

@@ -29,6 +29,28 @@ struct FailedResource {
   std::string message;   // the error text, ANSI colours removed
 };
 
+// A resource that applying the same catalog again, in the same sandbox, changed again or
+// made fail (--idempotence; Litmus's idempotent_apply, resource by resource).
+struct NotIdempotent {
+  std::string resource;  // canonical Type[title]
+  // "changes-every-apply": the second and the third apply changed it again (a flip-flop, or
+  //   a change that never converges);
+  // "converged-on-third-apply": the second apply changed it and the third did not (the first
+  //   apply left it half-done: a one-time convergence);
+  // "changed-on-second-apply": the second apply changed it (no third apply ran);
+  // "fails-on-reapply": it failed in a later apply and not in the first.
+  std::string behaviour;
+  std::vector<std::string> second;  // Puppet's messages for it in the second apply
+  std::vector<std::string> third;   // and in the third
+};
+
+struct IdempotenceSummary {
+  bool checked = false;           // --idempotence ran a second apply
+  std::vector<int> exit_codes;    // puppet apply's, of the second and third apply
+  bool cut_short = false;         // --timeout stopped one
+  std::vector<NotIdempotent> resources;
+};
+
 // How `fsmove check` ran Puppet (absent for `fsmove analyze`).
 struct RunSummary {
   std::string target;          // module directory, manifest or "-e"
@@ -50,6 +72,10 @@ struct RunSummary {
   std::vector<std::string> errors;     // other "Error:" lines of the log
   std::vector<std::string> notes;      // sandbox facts: bound inputs, prep, processes killed
   std::vector<std::string> limits_hit;  // the sandbox's memory or tmpfs limits that were hit
+  IdempotenceSummary idempotence;       // --idempotence
+  // --confirm ran replays: findings without a confirmation were not replayed (low
+  // confidence, suppressed, MN).
+  bool confirm = false;
 
   // Puppet's apply ran to its end, traced to the end: the findings cover the whole run.
   bool ApplyFinished() const { return !timed_out && trace_complete && puppet_exit_code <= 128; }
@@ -83,8 +109,10 @@ struct FindingsContext {
   bool IsSuppressed(size_t finding) const {
     return suppressions != nullptr && suppressions->IsSuppressed(finding);
   }
-  // Findings that fail the run: not suppressed.
-  size_t ReportedCount() const;
+  // Findings that fail the run: not suppressed (nor hidden), and the resources that are not
+  // idempotent. `confirmed_only` (--fail-on confirmed): only confirmed findings and those.
+  size_t ReportedCount(bool confirmed_only = false) const;
+  const std::vector<NotIdempotent>& not_idempotent() const;
 };
 
 // The Puppet-run part of a report; empty when there was no run.
@@ -104,6 +132,15 @@ nlohmann::json FindingsToJson(const FindingsContext& c);
 std::string FindingHeadline(const check::Finding& f, const catalog::Catalog& cat);
 // What each side did to one path: "produced by File[x] (rename at line 431418), consumed by
 // Exec[y] (openat at line 431759)".
+// What a user does about a resource that is not idempotent.
+std::string NotIdempotentFix(const NotIdempotent& n, const catalog::Catalog& cat);
+// "changes on every apply", "converged on the third apply", ...
+std::string NotIdempotentBehaviour(const NotIdempotent& n);
+// The resource in the catalog, or null (a generated resource).
+const catalog::Resource* NotIdempotentResource(const NotIdempotent& n, const catalog::Catalog& cat);
+// Stable identity, like a finding's: SHA-256 of "fsmove-finding/v1\nnot-idempotent\n" + ref.
+std::string NotIdempotentFingerprint(const NotIdempotent& n);
+
 std::string EvidenceText(const check::PathEvidence& e, const catalog::Resource& source,
                          const catalog::Resource& target);
 

@@ -1,0 +1,33 @@
+// Replays for `fsmove check --confirm`: the compiled catalog applied again, untraced, each
+// time in a fresh sandbox, once as compiled (the reference) and once per finding with the
+// opposite order forced. What a forced replay does differently from the reference (a
+// resource that fails, is skipped or changes otherwise; a conflicting path whose final
+// content, owner or mode differs) is the proof that the order matters.
+#pragma once
+
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "fsmove/exec/executor.h"
+
+namespace fsmove::exec {
+
+// The catalog with an edge forcing `first` before the resource at `second_index` of its
+// "resources" array: `first_ref` joins that resource's `require` (a string or an array; the
+// other relationships stay). An error if the text is not a catalog or has no such resource.
+absl::StatusOr<std::string> ForceOrder(std::string_view catalog_json, size_t second_index,
+                                       const std::string& first_ref);
+
+// What the forced replay did differently from the reference, one sentence each, resources
+// first (in reference order) then paths (in `probes` order): "Exec[use] failed: ...",
+// "Service[app] was skipped (its dependencies failed)", "File[/x] changed content, the
+// catalog's order changed nothing", "/etc/app.conf: absent (with the catalog's order: file
+// 0644 0:0, 12 bytes, sha256 ...)".
+std::vector<std::string> ReplayDifferences(const RunResult& reference, const RunResult& forced);
+
+// The replay ran Puppet's apply to its end (else `why` says what went wrong).
+bool ReplayRan(const RunResult& r, std::string* why);
+
+}  // namespace fsmove::exec

@@ -1,0 +1,147 @@
+// `fsmove check --confirm`; see confirm.h.
+#include "confirm.h"
+
+#include <atomic>
+#include <filesystem>
+#include <iostream>
+#include <mutex>
+#include <thread>
+
+#include "fmt/format.h"
+#include "fsmove/exec/replay.h"
+
+namespace fsmove::cli {
+namespace {
+
+// Conflicting paths probed at the end of each replay: per finding, and in all.
+constexpr size_t kMaxPathsPerFinding = 32;
+constexpr size_t kMaxPaths = 512;
+
+struct Replay {
+  std::string name;     // "reference", or the finding's number
+  std::string catalog;  // what to apply
+  std::string kept;     // --keep-replays: "DIR/NN.catalog.json, DIR/NN.puppet.log"
+  absl::StatusOr<exec::RunResult> result = absl::UnknownError("not run");
+};
+
+}  // namespace
+
+void ConfirmFindings(const exec::CheckRequest& base, const exec::RunResult& run,
+                     const catalog::Catalog& cat, const report::FindingsContext& ctx,
+                     const ConfirmOptions& o, check::CheckResult* result) {
+  std::vector<size_t> chosen;
+  std::vector<std::string> paths;
+  for (size_t i = 0; i < result->findings.size(); ++i) {
+    const check::Finding& f = result->findings[i];
+    if (f.kind != check::FaultKind::kMissingOrdering || ctx.IsSuppressed(i) || ctx.IsHidden(i)) {
+      continue;
+    }
+    chosen.push_back(i);
+    for (size_t k = 0; k < f.paths.size() && k < kMaxPathsPerFinding; ++k) {
+      if (paths.size() < kMaxPaths &&
+          std::find(paths.begin(), paths.end(), f.paths[k]) == paths.end()) {
+        paths.push_back(f.paths[k]);
+      }
+    }
+  }
+  if (chosen.empty()) return;
+
+  // Replay 0 applies the catalog as compiled; replay k forces finding chosen[k-1]'s order
+  // the other way round from this run's: the target before the source, or (a run that
+  // applied them in reverse) the source before the target.
+  std::vector<Replay> replays(chosen.size() + 1);
+  replays[0].name = "reference";
+  replays[0].catalog = run.catalog_text;
+  for (size_t k = 0; k < chosen.size(); ++k) {
+    check::Finding& f = result->findings[chosen[k]];
+    const catalog::Resource& source = cat.resource(f.source);
+    const catalog::Resource& target = cat.resource(f.target);
+    const catalog::Resource& first = f.applied_in_reverse ? source : target;
+    const catalog::Resource& second = f.applied_in_reverse ? target : source;
+    f.confirmation.attempted = true;
+    f.confirmation.forced = fmt::format("{} before {}", first.ref, second.ref);
+    absl::StatusOr<std::string> forced = exec::ForceOrder(run.catalog_text, second.json_index, first.ref);
+    if (!forced.ok()) {
+      f.confirmation.reason = std::string(forced.status().message());
+      continue;
+    }
+    replays[k + 1].name = fmt::format("{:02}", k + 1);
+    replays[k + 1].catalog = std::move(*forced);
+  }
+
+  std::atomic<size_t> next{0};
+  std::mutex mu;
+  size_t done = 0;
+  auto worker = [&] {
+    for (size_t k; (k = next.fetch_add(1)) < replays.size();) {
+      Replay& r = replays[k];
+      if (r.catalog.empty()) continue;
+      exec::CheckRequest req = base;
+      req.untraced = true;
+      req.apply_catalog = r.catalog;
+      req.probe_paths = paths;
+      req.reapplies = 0;
+      req.progress = false;
+      req.save_trace.clear();
+      req.save_graph.clear();
+      req.keep_sandbox.clear();
+      req.save_catalog.clear();
+      req.puppet_log.clear();
+      if (!o.keep_dir.empty()) {
+        const std::string stem = o.keep_dir + "/" + (k == 0 ? std::string("00-reference") : r.name);
+        req.save_catalog = stem + ".catalog.json";
+        req.puppet_log = stem + ".puppet.log";
+        r.kept = req.save_catalog + ", " + req.puppet_log;
+      }
+      analysis::Analyzer unused;
+      r.result = exec::RunCheck(req, unused);
+      if (r.result.ok()) {
+        std::error_code ec;
+        std::filesystem::remove_all(r.result->work_dir, ec);
+      }
+      std::lock_guard<std::mutex> lock(mu);
+      ++done;
+      if (o.progress) {
+        std::cerr << fmt::format("\r\x1b[Kconfirming: {} of {} replays done", done, replays.size());
+        std::cerr.flush();
+      }
+    }
+  };
+  std::vector<std::thread> threads;
+  for (int t = 0; t < std::max(1, o.jobs); ++t) threads.emplace_back(worker);
+  for (std::thread& t : threads) t.join();
+  if (o.progress) std::cerr << "\r\x1b[K";
+
+  std::string why;
+  const Replay& reference = replays[0];
+  const bool reference_ran =
+      reference.result.ok() ? exec::ReplayRan(*reference.result, &why)
+                            : (why = std::string(reference.result.status().message()), false);
+  for (size_t k = 0; k < chosen.size(); ++k) {
+    check::Confirmation& c = result->findings[chosen[k]].confirmation;
+    const Replay& r = replays[k + 1];
+    if (r.catalog.empty()) continue;  // the reason is set
+    c.kept = r.kept;
+    if (!reference_ran) {
+      c.reason = "the replay of the catalog as compiled did not run to its end: " + why;
+      continue;
+    }
+    if (!r.result.ok()) {
+      c.reason = "the replay could not run: " + std::string(r.result.status().message());
+      continue;
+    }
+    std::string failed;
+    if (!exec::ReplayRan(*r.result, &failed)) {
+      c.reason = failed;
+      continue;
+    }
+    c.differences = exec::ReplayDifferences(*reference.result, *r.result);
+    c.confirmed = !c.differences.empty();
+    if (!c.confirmed) {
+      c.reason = "every resource did the same as with the catalog's order, and the conflicting "
+                 "paths ended the same: here the order makes no visible difference";
+    }
+  }
+}
+
+}  // namespace fsmove::cli

@@ -1,0 +1,25 @@
+// `fsmove check --confirm`: each missing ordering relationship that counts is replayed with
+// the opposite order forced (see exec/replay.h), and its finding says what the replay showed.
+#pragma once
+
+#include <string>
+
+#include "fsmove/check/checker.h"
+#include "fsmove/exec/executor.h"
+#include "fsmove/report/findings_report.h"
+
+namespace fsmove::cli {
+
+struct ConfirmOptions {
+  int jobs = 1;          // replays at once
+  std::string keep_dir;  // --keep-replays: each replay's catalog and Puppet log
+  bool progress = false;
+};
+
+// Replays the findings of `result` that count (MOR, not suppressed, not hidden) and fills
+// their `confirmation`. `base` is the check's request; `run` its first run (the catalog).
+void ConfirmFindings(const exec::CheckRequest& base, const exec::RunResult& run,
+                     const catalog::Catalog& cat, const report::FindingsContext& ctx,
+                     const ConfirmOptions& o, check::CheckResult* result);
+
+}  // namespace fsmove::cli

@@ -30,6 +30,8 @@ struct ScanCliOptions {
   std::string shard;
   std::vector<std::string> modulepath;
   bool package_notify = false;
+  bool confirm = false;
+  bool idempotence = false;
   std::string policy_rc;
   std::string sandbox;
   std::string root;  // empty: each check's default
@@ -103,6 +105,8 @@ int RunScanCommand(ScanCliOptions& o) {
     o.run.check_options.push_back(m);
   }
   if (o.package_notify) o.run.check_options.push_back("--package-notify");
+  if (o.confirm) o.run.check_options.push_back("--confirm");
+  if (o.idempotence) o.run.check_options.push_back("--idempotence");
   if (!o.policy_rc.empty()) o.run.check_options.insert(o.run.check_options.end(), {"--policy-rc", o.policy_rc});
   if (!o.sandbox.empty()) o.run.check_options.insert(o.run.check_options.end(), {"--sandbox", o.sandbox});
   // The root is built (if need be) once, before the checks start.
@@ -158,7 +162,9 @@ int RunScanCommand(ScanCliOptions& o) {
     if (r->status == scan::ModuleStatus::kOk) continue;
     all_ok = false;
     if (r->status == scan::ModuleStatus::kFindings) {
-      std::cout << fmt::format("{:<15} {}: {} MOR, {} MN\n", "findings", r->module, r->mor, r->mn);
+      std::cout << fmt::format("{:<15} {}: {} MOR, {} MN{}{}\n", "findings", r->module, r->mor,
+                               r->mn, o.confirm ? fmt::format(" ({} confirmed)", r->confirmed) : "",
+                               o.idempotence ? fmt::format(", {} NI", r->ni) : "");
     } else if (r->status == scan::ModuleStatus::kResourcesFailed) {
       std::cout << fmt::format("{:<15} {}: {} MOR, {} MN; {}\n", "resources-failed", r->module,
                                r->mor, r->mn, r->error);
@@ -170,6 +176,16 @@ int RunScanCommand(ScanCliOptions& o) {
   for (const char* s : {"ok", "findings", "resources-failed", "compile-failed", "apply-failed",
                         "timeout", "crashed", "missing"}) {
     if (counts[s] > 0) line += fmt::format("{}{} {}", line.empty() ? "" : ", ", counts[s], s);
+  }
+  if (o.confirm || o.idempotence) {
+    int mor = 0, confirmed = 0, ni = 0;
+    for (const auto* r : sorted) {
+      mor += r->mor;
+      confirmed += r->confirmed;
+      ni += r->ni;
+    }
+    if (o.confirm) std::cout << fmt::format("confirmed by a replay: {} of {} MOR\n", confirmed, mor);
+    if (o.idempotence) std::cout << fmt::format("not idempotent: {} resource{}\n", ni, ni == 1 ? "" : "s");
   }
   std::cout << fmt::format("{} of {} module{} done ({} skipped as already done): {}; summary in {}\n",
                            outcome->results.size(), o.run.modules.size(),
@@ -227,6 +243,11 @@ std::function<int()> RegisterScan(CLI::App& app) {
       ->type_name("DIR")
       ->allow_extra_args(false);
   cmd->add_flag("--package-notify", o->package_notify, "passed to each check");
+  cmd->add_flag("--confirm", o->confirm,
+                "passed to each check: replay each MOR with the other order forced; the "
+                "summary counts the confirmed findings");
+  cmd->add_flag("--idempotence", o->idempotence,
+                "passed to each check: apply twice more and report what is not idempotent (NI)");
   cmd->add_option("--policy-rc", o->policy_rc, "passed to each check: deny (default), allow, none")
       ->check(CLI::IsMember({"allow", "deny", "none"}));
   cmd->add_option("--root", o->root, "passed to each check: " + RootNames() + " or a directory")

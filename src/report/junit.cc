@@ -42,6 +42,7 @@ struct Case {
   int line = 0;
   std::vector<size_t> failing;     // findings, not suppressed
   std::vector<size_t> suppressed;  // findings, suppressed
+  std::vector<const NotIdempotent*> not_idempotent;
 };
 
 std::string FindingBlock(const check::Finding& f, const catalog::Catalog& cat,
@@ -147,15 +148,28 @@ void WriteFindingsJunit(std::ostream& out, const FindingsContext& c, const Junit
     Case& k = case_for(r.findings[i].target);
     (c.IsSuppressed(i) ? k.suppressed : k.failing).push_back(i);
   }
+  // A resource that is not idempotent and not in the catalog (generated): a case of its own.
+  std::map<std::string, Case> generated;
+  for (const NotIdempotent& n : c.not_idempotent()) {
+    if (std::optional<catalog::ResourceId> id = cat.ResolveRef(n.resource)) {
+      case_for(*id).not_idempotent.push_back(&n);
+    } else {
+      Case& k = generated[n.resource];
+      k.classname = n.resource.substr(0, n.resource.find('['));
+      k.name = n.resource;
+      k.not_idempotent.push_back(&n);
+    }
+  }
   std::vector<const Case*> order;
   for (const auto& [id, k] : cases) order.push_back(&k);
+  for (const auto& [ref, k] : generated) order.push_back(&k);
   std::sort(order.begin(), order.end(), [](const Case* a, const Case* b) {
     return std::tie(a->classname, a->line, a->name) < std::tie(b->classname, b->line, b->name);
   });
 
   size_t failures = 0, skipped = 0;
   for (const Case* k : order) {
-    if (!k->failing.empty()) {
+    if (!k->failing.empty() || !k->not_idempotent.empty()) {
       ++failures;
     } else if (!k->suppressed.empty()) {
       ++skipped;
@@ -195,17 +209,30 @@ void WriteFindingsJunit(std::ostream& out, const FindingsContext& c, const Junit
   for (const Case* k : order) {
     out << "    <testcase classname=\"" << XmlEscape(k->classname) << "\" name=\""
         << XmlEscape(k->name) << "\" time=\"0\"";
-    if (k->failing.empty() && k->suppressed.empty()) {
+    if (k->failing.empty() && k->suppressed.empty() && k->not_idempotent.empty()) {
       out << "/>\n";
       continue;
     }
     out << ">\n";
-    if (!k->failing.empty()) {
+    if (k->failing.empty() && !k->not_idempotent.empty()) {
+      const NotIdempotent& n = *k->not_idempotent.front();
+      std::string text;
+      for (const std::string& m : n.second) text += "  second apply: " + m + "\n";
+      for (const std::string& m : n.third) text += "  third apply: " + m + "\n";
+      text += "  fix: " + NotIdempotentFix(n, cat) + "\n";
+      out << "      <failure type=\"not-idempotent\" message=\""
+          << XmlEscape(n.resource + " is not idempotent: it " + NotIdempotentBehaviour(n)) << "\">"
+          << XmlEscape(text) << "</failure>\n";
+    } else if (!k->failing.empty()) {
       const check::Finding& first = r.findings[k->failing.front()];
       std::string message = FindingHeadline(first, cat);
       if (k->failing.size() > 1) message += fmt::format(" (and {} more)", k->failing.size() - 1);
       std::string text;
       for (size_t i : k->failing) text += FindingBlock(r.findings[i], cat, root);
+      for (const NotIdempotent* n : k->not_idempotent) {
+        text += fmt::format("Not idempotent (not-idempotent): {} {}\n", n->resource,
+                            NotIdempotentBehaviour(*n));
+      }
       out << "      <failure type=\"" << check::FaultRuleId(first.kind) << "\" message=\""
           << XmlEscape(message) << "\">" << XmlEscape(text) << "</failure>\n";
     } else {

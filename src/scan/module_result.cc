@@ -83,6 +83,8 @@ ModuleResult Classify(const std::string& module, const CheckOutcome& o) {
     const nlohmann::json& j = *o.report;
     r.mor = At<int>(j, "/summary/MOR", 0);
     r.mn = At<int>(j, "/summary/MN", 0);
+    r.confirmed = At<int>(j, "/summary/confirmed", 0);
+    r.ni = At<int>(j, "/summary/NI", 0);
     r.trace_bytes = At<uint64_t>(j, "/stats/bytes", 0);
     r.apply_seconds = At<double>(j, "/run/apply_seconds", 0);
     r.analysis_seconds = At<double>(j, "/stats/seconds/parse_interpret", 0) +
@@ -169,6 +171,8 @@ nlohmann::json ToJson(const ModuleResult& r) {
                       {"status", std::string(ModuleStatusName(r.status))},
                       {"mor", r.mor},
                       {"mn", r.mn},
+                      {"confirmed", r.confirmed},
+                      {"ni", r.ni},
                       {"trace_bytes", r.trace_bytes},
                       {"apply_seconds", r.apply_seconds},
                       {"analysis_seconds", r.analysis_seconds},
@@ -195,6 +199,8 @@ std::optional<ModuleResult> ModuleResultFromJson(const nlohmann::json& j) {
   r.trace_bytes = j["trace_bytes"].get<uint64_t>();
   r.apply_seconds = j["apply_seconds"].get<double>();
   r.analysis_seconds = j["analysis_seconds"].get<double>();
+  if (num("confirmed")) r.confirmed = j["confirmed"].get<int>();
+  if (num("ni")) r.ni = j["ni"].get<int>();
   if (str("error")) r.error = j["error"].get<std::string>();
   if (num("check_exit")) r.check_exit = j["check_exit"].get<int>();
   return r;

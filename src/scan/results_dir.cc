@@ -197,13 +197,15 @@ absl::Status WriteSummary(const std::string& dir, const std::vector<ModuleResult
   std::sort(sorted.begin(), sorted.end(),
             [](const ModuleResult* a, const ModuleResult* b) { return a->module < b->module; });
   nlohmann::json modules = nlohmann::json::array();
-  std::string csv = "module,status,mor,mn,trace_bytes,apply_seconds,analysis_seconds,error\n";
+  std::string csv =
+      "module,status,mor,mn,confirmed,ni,trace_bytes,apply_seconds,analysis_seconds,error\n";
   for (const ModuleResult* r : sorted) {
     nlohmann::json j = ToJson(*r);
     j.erase("check_exit");
     modules.push_back(j);
-    csv += fmt::format("{},{},{},{},{},{:.3f},{:.3f},{}\n", CsvField(r->module),
-                       ModuleStatusName(r->status), r->mor, r->mn, r->trace_bytes,
+    csv += fmt::format("{},{},{},{},{},{},{},{:.3f},{:.3f},{}\n", CsvField(r->module),
+                       ModuleStatusName(r->status), r->mor, r->mn, r->confirmed, r->ni,
+                       r->trace_bytes,
                        r->apply_seconds, r->analysis_seconds, CsvField(r->error));
   }
   nlohmann::json j = {{"modules", modules}};

@@ -99,7 +99,7 @@ def case_scan():
         check(got["scan_ok"]["module"] == "fixtures/scan/scan_ok", "module not recorded as given")
         with open(os.path.join(full, "summary.csv"), encoding="utf-8") as fh:
             rows = fh.read().splitlines()
-        check(rows[0] == "module,status,mor,mn,trace_bytes,apply_seconds,analysis_seconds,error"
+        check(rows[0] == "module,status,mor,mn,confirmed,ni,trace_bytes,apply_seconds,analysis_seconds,error"
               and len(rows) == 5, f"summary.csv: {rows}")
         d = folder(full, "fixtures/scan/scan_mor")
         for f in ("report.json", "catalog.json", "puppet.log", "check.log", "status.json"):

@@ -91,9 +91,9 @@ TEST(ResultsDir, SummaryJsonAndCsv) {
   std::ifstream in(d.path() / "summary.csv");
   std::string csv((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
   EXPECT_EQ(csv,
-            "module,status,mor,mn,trace_bytes,apply_seconds,analysis_seconds,error\n"
-            "\"a,b\",findings,2,0,0,0.000,0.000,\n"
-            "z,timeout,0,0,0,0.000,0.000,\"why, \"\"quoted\"\"\"\n");
+            "module,status,mor,mn,confirmed,ni,trace_bytes,apply_seconds,analysis_seconds,error\n"
+            "\"a,b\",findings,2,0,0,0,0,0.000,0.000,\n"
+            "z,timeout,0,0,0,0,0,0.000,0.000,\"why, \"\"quoted\"\"\"\n");
 }
 
 TEST(ResultsDir, ScanManifestRoundTrips) {

@@ -29,6 +29,8 @@ struct ModuleResult {
   ModuleStatus status = ModuleStatus::kCrashed;
   int mor = 0;
   int mn = 0;
+  int confirmed = 0;  // findings a replay confirmed (scan --confirm)
+  int ni = 0;         // resources that are not idempotent (scan --idempotence)
   uint64_t trace_bytes = 0;
   double apply_seconds = 0;
   // fsmove's own time: parse + interpret (without the time spent waiting for Puppet),

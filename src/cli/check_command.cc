@@ -294,7 +294,10 @@ int RunCheckCommand(CheckCliOptions& o) {
     co.progress = req.progress;
     confirm = [&](const report::FindingsContext& c, check::CheckResult* result) {
       if (run->end != exec::RunEnd::kApplied) return;  // a run that did not finish: no replays
+      const auto t0 = std::chrono::steady_clock::now();
       ConfirmFindings(req, *run, *cat, c, co, result);
+      run->summary.confirm_seconds =
+          std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
     };
   }
   status = CheckAndReport(o.report, *cat, ctx, puppet_graph ? &*puppet_graph : nullptr, confirm);

@@ -2,6 +2,7 @@
 #include "confirm.h"
 
 #include <atomic>
+#include <chrono>
 #include <filesystem>
 #include <iostream>
 #include <mutex>
@@ -22,6 +23,7 @@ struct Replay {
   std::string catalog;  // what to apply
   std::string kept;     // --keep-replays: "DIR/NN.catalog.json, DIR/NN.puppet.log"
   absl::StatusOr<exec::RunResult> result = absl::UnknownError("not run");
+  double seconds = 0;
 };
 
 }  // namespace
@@ -94,7 +96,9 @@ void ConfirmFindings(const exec::CheckRequest& base, const exec::RunResult& run,
         r.kept = req.save_catalog + ", " + req.puppet_log;
       }
       analysis::Analyzer unused;
+      const auto t0 = std::chrono::steady_clock::now();
       r.result = exec::RunCheck(req, unused);
+      r.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
       if (r.result.ok()) {
         std::error_code ec;
         std::filesystem::remove_all(r.result->work_dir, ec);
@@ -122,6 +126,8 @@ void ConfirmFindings(const exec::CheckRequest& base, const exec::RunResult& run,
     const Replay& r = replays[k + 1];
     if (r.catalog.empty()) continue;  // the reason is set
     c.kept = r.kept;
+    c.seconds = r.seconds;
+    if (r.result.ok()) c.apply_seconds = r.result->summary.apply_seconds;
     if (!reference_ran) {
       c.reason = "the replay of the catalog as compiled did not run to its end: " + why;
       continue;

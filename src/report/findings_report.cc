@@ -150,6 +150,7 @@ nlohmann::json RunToJson(const RunSummary& run) {
                                                {"not_idempotent", run.idempotence.resources.size()}}
                               : nlohmann::json(nullptr)},
           {"confirm", run.confirm},
+          {"confirm_seconds", run.confirm_seconds},
           {"notes", run.notes}};
 }
 
@@ -442,7 +443,10 @@ nlohmann::json PairsJson(const std::vector<std::pair<catalog::ResourceId, catalo
 
 nlohmann::json ConfirmationJson(const check::Confirmation& c) {
   if (!c.attempted) return nullptr;
-  nlohmann::json j = {{"forced", c.forced}, {"differences", c.differences}};
+  nlohmann::json j = {{"forced", c.forced},
+                      {"differences", c.differences},
+                      {"seconds", c.seconds},
+                      {"apply_seconds", c.apply_seconds}};
   if (!c.confirmed) j["reason"] = c.reason;
   if (!c.kept.empty()) j["kept"] = c.kept;
   return j;

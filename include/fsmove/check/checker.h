@@ -44,6 +44,8 @@ struct Confirmation {
   std::vector<std::string> differences;  // what the replay did differently, confirmed or not
   std::string reason;                    // not confirmed: why
   std::string kept;                      // --keep-replays: the replay's catalog and log
+  double seconds = 0;        // the replay's wall time (sandbox, preparation, apply)
+  double apply_seconds = 0;  // Puppet's apply in it
 };
 
 struct Finding {

@@ -76,6 +76,7 @@ struct RunSummary {
   // --confirm ran replays: findings without a confirmation were not replayed (low
   // confidence, suppressed, MN).
   bool confirm = false;
+  double confirm_seconds = 0;  // the replays' wall time, all together
 
   // Puppet's apply ran to its end, traced to the end: the findings cover the whole run.
   bool ApplyFinished() const { return !timed_out && trace_complete && puppet_exit_code <= 128; }

@@ -106,7 +106,9 @@ void Analyzer::OnCallStarted(int32_t pid, std::string_view name, std::string_vie
 
 void Analyzer::OnCall(const trace::SyscallEvent& call) {
   if (stats_.first_pid == 0) stats_.first_pid = call.pid;
-  const SyscallSpec* spec = fstrace::FindSyscall(call.name);
+  const SyscallSpec* spec = call.syscall >= 0
+                                ? fstrace::SyscallSpecAt(static_cast<uint16_t>(call.syscall))
+                                : fstrace::FindSyscall(call.name);
   if (spec == nullptr) {
     CountUnmodelled(call.name);
     return;
@@ -135,10 +137,12 @@ void Analyzer::OnCall(const trace::SyscallEvent& call) {
       ++stats_.skipped_outside_blocks;
       return;
     }
-    // Most are Ruby's failed probes at start-up: decide from the line's end, unparsed.
+    // Most are Ruby's failed probes at start-up: decide from the line's end, unparsed (or
+    // from what the threaded reader's first stage saw there).
     size_t ret_at = call.return_at != std::string_view::npos ? call.return_at
                                                              : trace::ReturnValueStart(call.rest);
-    if (ret_at < call.rest.size() && call.rest[ret_at] == '-') {
+    if (call.returned_negative == 1 ||
+        (call.returned_negative < 0 && ret_at < call.rest.size() && call.rest[ret_at] == '-')) {
       ++stats_.skipped_outside_blocks;
       return;
     }

@@ -6,6 +6,7 @@
 #include <fstream>
 #include <iostream>
 #include <optional>
+#include <thread>
 
 #include "catalog_warnings.h"
 #include "commands.h"
@@ -20,11 +21,16 @@
 namespace fsmove::cli {
 namespace {
 
+// Two threads (stage 1: reading and splitting lines; stage 2: interpreting) when the
+// machine has two CPUs; more would not help, the pipeline has two stages.
+int DefaultThreads() { return std::thread::hardware_concurrency() >= 2 ? 2 : 1; }
+
 struct AnalyzeOptions {
   std::string trace;
   std::string catalog;
   std::string initial_cwd;
   std::string puppet_graph;
+  int threads = DefaultThreads();
   ReportOptions report;
 };
 
@@ -64,6 +70,7 @@ int RunAnalyze(const AnalyzeOptions& o) {
   reader_options.on_fifo_wait = [](const std::string& path) {
     std::cerr << "fsmove: note: " << path << " is a FIFO: waiting for a writer\n";
   };
+  reader_options.decompress_thread = o.threads >= 2;
   auto reader = trace::LineReader::Open(o.trace, reader_options);
   if (!reader.ok()) {
     std::cerr << "fsmove: error: cannot read trace " << reader.status().message() << "\n";
@@ -104,7 +111,7 @@ int RunAnalyze(const AnalyzeOptions& o) {
   options.interpreter.initial_cwd = o.initial_cwd;
   analysis::Analyzer analyzer(options);
   auto t0 = std::chrono::steady_clock::now();
-  absl::Status st = analyzer.Run(**reader);
+  absl::Status st = o.threads >= 2 ? analyzer.RunThreaded(**reader) : analyzer.Run(**reader);
   report::StageSeconds seconds;
   seconds.analysis = SecondsSince(t0);
   if (!st.ok()) {
@@ -165,6 +172,11 @@ std::function<int()> RegisterAnalyze(CLI::App& app) {
                   "`puppet apply --graph`, or `fsmove check --save-graph`) instead of fsmove's "
                   "model of the catalog")
       ->type_name("FILE");
+  cmd->add_option("--threads", o->threads,
+                  "1: read and interpret the trace on one thread; 2: split lines on a second "
+                  "thread (and decompress a .zst input on a third); more counts as 2")
+      ->capture_default_str()
+      ->check(CLI::PositiveNumber);
   AddReportOptions(cmd, &o->report);
   return [o] { return RunAnalyze(*o); };
 }

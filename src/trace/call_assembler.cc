@@ -235,14 +235,17 @@ void CallAssembler::Feed(const LineHead& head, std::string_view line, uint64_t l
       ++stats_.calls;
       ++stats_.split_calls;
       const size_t joined_return_at = joined_.size() - head.rest.size() + return_at;
-      SyscallEvent event{pid, head.name, joined_, line_number, pending.line, joined_return_at};
+      SyscallEvent event{pid, head.name, joined_, line_number, pending.line, joined_return_at,
+                         head.syscall};
       if (AwaitingBinding() && IsProcessCreation(head.name)) NoteCreatedChild(joined_);
       sink_->OnCall(event);
       return;
     }
     case LineKind::kCall: {
       int32_t pid = ResolvePid(head, line_number);
-      if (size_t at = SplicedNoticeStart(head.rest); at != std::string_view::npos) {
+      if (size_t at = head.no_spliced_notice ? std::string_view::npos
+                                             : SplicedNoticeStart(head.rest);
+          at != std::string_view::npos) {
         ++stats_.notices;
         spliced_.active = true;
         spliced_.pid = pid;
@@ -251,14 +254,17 @@ void CallAssembler::Feed(const LineHead& head, std::string_view line, uint64_t l
         spliced_.line = line_number;
         return;
       }
-      const size_t return_at = ReturnValueStart(head.rest);
+      const size_t return_at = head.return_at != kReturnNotSearched
+                                   ? head.return_at
+                                   : ReturnValueStart(head.rest);
       if (return_at == std::string_view::npos) {
         Unparsed(line_number, line, "system call line cut short (no return value)");
         return;
       }
       ++stats_.calls;
       if (AwaitingBinding() && IsProcessCreation(head.name)) NoteCreatedChild(head.rest);
-      SyscallEvent event{pid, head.name, head.rest, line_number, line_number, return_at};
+      SyscallEvent event{pid,       head.name,    head.rest, line_number, line_number,
+                         return_at, head.syscall, head.returned_negative};
       sink_->OnCall(event);
       return;
     }

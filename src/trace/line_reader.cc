@@ -10,8 +10,10 @@
 #include <algorithm>
 #include <cerrno>
 #include <cstring>
+#include <thread>
 
 #include "absl/strings/str_cat.h"
+#include "fsmove/trace/spsc_ring.h"
 
 namespace fsmove::trace {
 namespace {
@@ -126,10 +128,95 @@ class ZstdSource : public ByteSource {
   bool frame_open_ = false;
 };
 
+// Runs another source's reads (the zstd decoder) on a thread of its own, a few chunks ahead
+// of the reader: a bounded ring of chunks, allocated once.
+class ThreadedSource : public ByteSource {
+ public:
+  ThreadedSource(std::unique_ptr<ByteSource> inner, size_t chunk_bytes, size_t chunks)
+      : inner_(std::move(inner)), chunk_bytes_(chunk_bytes), ring_(chunks) {}
+  ~ThreadedSource() override {
+    if (thread_.joinable()) {
+      ring_.Close();
+      thread_.join();
+    }
+  }
+
+  absl::StatusOr<size_t> Read(char* buf, size_t n) override {
+    if (!started_) {
+      started_ = true;
+      thread_ = std::thread([this] { Produce(); });
+    }
+    while (current_ == nullptr) {
+      if (finished_) return final_.ok() ? absl::StatusOr<size_t>(0) : final_;
+      current_ = ring_.BeginRead();
+      pos_ = 0;
+      if (current_->size == 0) Release();  // an end chunk without data
+    }
+    const size_t k = std::min(n, current_->size - pos_);
+    memcpy(buf, current_->data.data() + pos_, k);
+    pos_ += k;
+    if (pos_ == current_->size) Release();
+    return k;
+  }
+
+ private:
+  struct Chunk {
+    std::vector<char> data;
+    size_t size = 0;
+    bool last = false;
+    absl::Status status;
+  };
+
+  void Release() {
+    if (current_->last) {
+      finished_ = true;
+      final_ = current_->status;
+    }
+    ring_.EndRead();
+    current_ = nullptr;
+  }
+
+  void Produce() {
+    for (;;) {
+      Chunk* c = ring_.BeginWrite();
+      if (c == nullptr) return;  // the reader is gone
+      c->data.resize(chunk_bytes_);
+      c->size = 0;
+      while (c->size < c->data.size()) {
+        auto got = inner_->Read(c->data.data() + c->size, c->data.size() - c->size);
+        if (!got.ok() || *got == 0) {
+          c->last = true;
+          c->status = got.ok() ? absl::OkStatus() : got.status();
+          break;
+        }
+        c->size += *got;
+      }
+      const bool last = c->last;
+      ring_.EndWrite();
+      if (last) return;
+    }
+  }
+
+  std::unique_ptr<ByteSource> inner_;
+  const size_t chunk_bytes_;
+  SpscRing<Chunk> ring_;
+  std::thread thread_;
+  bool started_ = false;
+  Chunk* current_ = nullptr;
+  size_t pos_ = 0;
+  bool finished_ = false;
+  absl::Status final_;
+};
+
 constexpr unsigned char kZstdMagic[4] = {0x28, 0xB5, 0x2F, 0xFD};
+// The decoder thread's ring: a few chunks ahead of the reader, 2 MiB in all.
+constexpr size_t kDecodedChunkBytes = 256u << 10;
+constexpr size_t kDecodedChunks = 8;
 
 // Wraps the source in a zstd decoder when its first bytes are the zstd magic number.
-absl::StatusOr<std::unique_ptr<ByteSource>> SniffCompression(std::unique_ptr<ByteSource> src) {
+// With `decompress_thread`, the decoder runs on a thread of its own.
+absl::StatusOr<std::unique_ptr<ByteSource>> SniffCompression(std::unique_ptr<ByteSource> src,
+                                                             bool decompress_thread) {
   std::string head(4, '\0');
   size_t have = 0;
   while (have < head.size()) {
@@ -141,7 +228,14 @@ absl::StatusOr<std::unique_ptr<ByteSource>> SniffCompression(std::unique_ptr<Byt
   head.resize(have);
   bool zstd = have == 4 && memcmp(head.data(), kZstdMagic, 4) == 0;
   auto joined = std::make_unique<PrefixedSource>(std::move(head), std::move(src));
-  if (zstd) return std::unique_ptr<ByteSource>(std::make_unique<ZstdSource>(std::move(joined)));
+  if (zstd) {
+    std::unique_ptr<ByteSource> decoder = std::make_unique<ZstdSource>(std::move(joined));
+    if (decompress_thread) {
+      decoder = std::make_unique<ThreadedSource>(std::move(decoder), kDecodedChunkBytes,
+                                                 kDecodedChunks);
+    }
+    return decoder;
+  }
   return std::unique_ptr<ByteSource>(std::move(joined));
 }
 
@@ -172,7 +266,7 @@ absl::StatusOr<std::unique_ptr<LineReader>> LineReader::Open(const std::string& 
     }
     raw = std::make_unique<FdSource>(fd, true);
   }
-  auto sniffed = SniffCompression(std::move(raw));
+  auto sniffed = SniffCompression(std::move(raw), options.decompress_thread);
   if (!sniffed.ok()) {
     return absl::DataLossError(absl::StrCat(path, ": ", sniffed.status().message()));
   }
@@ -181,7 +275,8 @@ absl::StatusOr<std::unique_ptr<LineReader>> LineReader::Open(const std::string& 
 }
 
 std::unique_ptr<LineReader> LineReader::FromString(std::string data, LineReaderOptions options) {
-  auto sniffed = SniffCompression(std::make_unique<StringSource>(std::move(data)));
+  auto sniffed = SniffCompression(std::make_unique<StringSource>(std::move(data)),
+                                  options.decompress_thread);
   return std::make_unique<LineReader>(std::move(*sniffed), "<string>", options);
 }
 

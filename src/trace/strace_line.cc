@@ -116,7 +116,7 @@ LineHead ParseLineHead(std::string_view line) {
     return head;
   }
   // Pid prefix: "[pid  123] " or "123 ".
-  if (line.compare(i, 5, "[pid ") == 0) {
+  if (line[i] == '[' && line.compare(i, 5, "[pid ") == 0) {
     size_t j = i + 5;
     while (j < n && line[j] == ' ') ++j;
     int64_t pid = 0;

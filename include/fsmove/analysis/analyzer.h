@@ -17,6 +17,7 @@
 #include "fsmove/analysis/relations.h"
 #include "fsmove/fstrace/lowering.h"
 #include "fsmove/trace/call_assembler.h"
+#include "fsmove/trace/line_batch.h"
 #include "fsmove/trace/line_reader.h"
 #include "fsmove/trace/puppet_markers.h"
 
@@ -54,6 +55,13 @@ struct TraceStats {
   std::map<std::string, uint64_t> unmodelled_syscalls;
 };
 
+// The threaded reading of Analyzer::RunThreaded: batches of lines go from stage 1 (the
+// reader's thread) to stage 2 (the caller's) through a ring of this many slots.
+struct PipelineOptions {
+  trace::BatchOptions batch;
+  size_t ring_slots = 8;
+};
+
 struct AnalyzerOptions {
   InterpreterOptions interpreter;
   size_t max_unparsed_examples = 10;
@@ -71,6 +79,10 @@ class Analyzer : private trace::CallSink {
   // Reads the whole trace. Returns an error only when the input cannot be read; bad lines
   // are counted in stats() instead.
   absl::Status Run(trace::LineReader& reader);
+  // The same with a second thread: it reads the lines and parses their heads (stage 1) while
+  // this one assembles, lowers and interprets them (stage 2). Same results as Run(); the
+  // observers are called on this thread. Memory: the ring's slots (threaded_run.cc).
+  absl::Status RunThreaded(trace::LineReader& reader, const PipelineOptions& options = {});
   // Streaming interface (the executor feeds lines as strace writes them).
   void FeedLine(std::string_view line, uint64_t number);
   void Finish();
@@ -97,6 +109,8 @@ class Analyzer : private trace::CallSink {
   void OnPidRenamed(int32_t from, int32_t to, uint64_t line) override;
   void OnUnparsed(uint64_t line, std::string_view text, std::string_view reason) override;
 
+  // Stage 2 of RunThreaded for one batch.
+  void FeedBatch(const trace::LineBatch& batch, size_t max_line_bytes);
   // Applies a Puppet evaltrace marker, if the write carried one, to the interpreter.
   void DetectMarker(int32_t pid, std::string_view name, std::string_view args_text,
                     uint64_t line);

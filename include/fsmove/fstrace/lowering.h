@@ -43,6 +43,9 @@ const SyscallSpec* FindSyscall(std::string_view name);
 // The calls the model interprets (the table, not the reviewed no-effect calls), in table
 // order: what a tracer must record for the model to be exact.
 std::vector<std::string_view> ModelledSyscalls();
+// The same as an index (0: not modelled), and back to the spec (nullptr for 0).
+uint16_t FindSyscallIndex(std::string_view name);
+const SyscallSpec* SyscallSpecAt(uint16_t index);
 // Stable small index of a spec (for compact access records) and back.
 uint16_t SyscallIndex(const SyscallSpec* spec);
 std::string_view SyscallName(uint16_t index);

@@ -29,6 +29,10 @@ struct SyscallEvent {
   // Where the return value starts in `rest` (ReturnValueStart, already found to check the
   // line is whole), or npos when not known.
   size_t return_at = std::string_view::npos;
+  // From LineHead (-1: unknown): the name's index in the caller's syscall table, and whether
+  // the return value is negative.
+  int32_t syscall = -1;
+  int8_t returned_negative = -1;
 };
 
 class CallSink {

@@ -30,6 +30,8 @@ struct LineReaderOptions {
   // Lines longer than this are cut to this length (the rest is skipped) and flagged.
   size_t max_line_bytes = 16u << 20;
   size_t initial_buffer_bytes = 1u << 20;
+  // Decompress zstd input on a thread of its own, a bounded few chunks ahead of the reader.
+  bool decompress_thread = false;
   // Called with the path before opening a FIFO, which waits for a writer (the CLI says so).
   std::function<void(const std::string&)> on_fifo_wait;
 };

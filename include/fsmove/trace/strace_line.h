@@ -25,6 +25,8 @@ enum class LineKind : uint8_t {
   kGarbage,     // none of the above
 };
 
+inline constexpr size_t kReturnNotSearched = std::string_view::npos - 1;
+
 struct LineHead {
   LineKind kind = LineKind::kGarbage;
   bool has_pid = false;
@@ -38,6 +40,16 @@ struct LineHead {
   // `<pid changed to N ...>`: N (the pid the calling thread now has).
   int32_t other_pid = -1;
   const char* garbage_reason = nullptr;
+  // What the threaded reader's first stage found ahead, so that the second does not read the
+  // line's bytes again (ParseLineHead leaves them unset):
+  // kCall: where the return value starts in `rest` (ReturnValueStart), or npos.
+  size_t return_at = kReturnNotSearched;
+  // kCall: the line does not end with an strace "Process N attached" notice.
+  bool no_spliced_notice = false;
+  // kCall: 1 when the return value is negative ("-1 ENOENT"), 0 when not; -1: not looked at.
+  int8_t returned_negative = -1;
+  // kCall, kResumed: the name's index in the syscall table of the first stage's caller.
+  int32_t syscall = -1;
 };
 
 // Parses the prefix, kind and name. Never fails hard: unknown shapes become kGarbage with a

@@ -19,8 +19,9 @@ constexpr size_t kMaxPathsPerFinding = 32;
 constexpr size_t kMaxPaths = 512;
 
 struct Replay {
-  std::string name;     // "reference", or the finding's number
+  std::string name;     // "reference", the finding's number, or "notifiers"
   std::string catalog;  // what to apply
+  std::vector<std::string> restore;  // the missing notifiers' replay: paths put back
   std::string kept;     // --keep-replays: "DIR/NN.catalog.json, DIR/NN.puppet.log"
   absl::StatusOr<exec::RunResult> result = absl::UnknownError("not run");
   double seconds = 0;
@@ -31,11 +32,20 @@ struct Replay {
 void ConfirmFindings(const exec::CheckRequest& base, const exec::RunResult& run,
                      const catalog::Catalog& cat, const report::FindingsContext& ctx,
                      const ConfirmOptions& o, check::CheckResult* result) {
-  std::vector<size_t> chosen;
-  std::vector<std::string> paths;
+  std::vector<size_t> chosen;    // MOR
+  std::vector<size_t> notifiers;  // MN
+  std::vector<std::string> paths, restore;
   for (size_t i = 0; i < result->findings.size(); ++i) {
     const check::Finding& f = result->findings[i];
-    if (f.kind != check::FaultKind::kMissingOrdering || ctx.IsSuppressed(i) || ctx.IsHidden(i)) {
+    if (ctx.IsSuppressed(i) || ctx.IsHidden(i)) continue;
+    if (f.kind == check::FaultKind::kMissingNotifier) {
+      notifiers.push_back(i);
+      for (size_t k = 0; k < f.paths.size() && k < kMaxPathsPerFinding; ++k) {
+        if (restore.size() < kMaxPaths &&
+            std::find(restore.begin(), restore.end(), f.paths[k]) == restore.end()) {
+          restore.push_back(f.paths[k]);
+        }
+      }
       continue;
     }
     chosen.push_back(i);
@@ -46,7 +56,7 @@ void ConfirmFindings(const exec::CheckRequest& base, const exec::RunResult& run,
       }
     }
   }
-  if (chosen.empty()) return;
+  if (chosen.empty() && notifiers.empty()) return;
 
   // Replay 0 applies the catalog as compiled; replay k forces finding chosen[k-1]'s order
   // the other way round from this run's: the target before the source, or (a run that
@@ -70,6 +80,16 @@ void ConfirmFindings(const exec::CheckRequest& base, const exec::RunResult& run,
     replays[k + 1].name = fmt::format("{:02}", k + 1);
     replays[k + 1].catalog = std::move(*forced);
   }
+  // The missing notifiers, all in one replay: the catalog applied, their paths put back as
+  // the OS root had them, applied again; then, is the service's daemon older than the files?
+  if (!notifiers.empty()) {
+    Replay mn;
+    mn.name = "notifiers";
+    mn.catalog = run.catalog_text;
+    mn.restore = restore;
+    replays.push_back(std::move(mn));
+  }
+  if (chosen.empty()) replays[0].catalog.clear();  // no reference needed
 
   std::atomic<size_t> next{0};
   std::mutex mu;
@@ -81,8 +101,9 @@ void ConfirmFindings(const exec::CheckRequest& base, const exec::RunResult& run,
       exec::CheckRequest req = base;
       req.untraced = true;
       req.apply_catalog = r.catalog;
-      req.probe_paths = paths;
-      req.reapplies = 0;
+      req.probe_paths = r.restore.empty() ? paths : r.restore;
+      req.restore_paths = r.restore;
+      req.reapplies = r.restore.empty() ? 0 : 1;
       req.progress = false;
       req.save_trace.clear();
       req.save_graph.clear();
@@ -90,7 +111,8 @@ void ConfirmFindings(const exec::CheckRequest& base, const exec::RunResult& run,
       req.save_catalog.clear();
       req.puppet_log.clear();
       if (!o.keep_dir.empty()) {
-        const std::string stem = o.keep_dir + "/" + (k == 0 ? std::string("00-reference") : r.name);
+        const std::string stem =
+            o.keep_dir + "/" + (k == 0 ? std::string("00-reference") : r.name);
         req.save_catalog = stem + ".catalog.json";
         req.puppet_log = stem + ".puppet.log";
         r.kept = req.save_catalog + ", " + req.puppet_log;
@@ -115,6 +137,35 @@ void ConfirmFindings(const exec::CheckRequest& base, const exec::RunResult& run,
   for (int t = 0; t < std::max(1, o.jobs); ++t) threads.emplace_back(worker);
   for (std::thread& t : threads) t.join();
   if (o.progress) std::cerr << "\r\x1b[K";
+
+  if (!notifiers.empty()) {
+    const Replay& r = replays.back();
+    std::string ran_why;
+    const bool ran = r.result.ok() ? exec::ReplayRan(*r.result, &ran_why)
+                                   : (ran_why = std::string(r.result.status().message()), false);
+    for (size_t i : notifiers) {
+      check::Finding& f = result->findings[i];
+      check::Confirmation& c = f.confirmation;
+      c.attempted = true;
+      c.kept = r.kept;
+      c.seconds = r.seconds;
+      if (r.result.ok()) c.apply_seconds = r.result->summary.apply_seconds;
+      std::string shown;
+      for (size_t k = 0; k < f.paths.size() && k < 3; ++k) shown += (k ? ", " : "") + f.paths[k];
+      if (f.paths.size() > 3) shown += ", ...";
+      c.forced = fmt::format("a second apply after putting back {} as the OS root had it", shown);
+      if (!ran) {
+        c.reason = "the replay did not run to its end: " + ran_why;
+        continue;
+      }
+      const catalog::Resource& service = cat.resource(f.target);
+      std::vector<std::string> names = {service.title};
+      if (auto name = service.StringParameter("name")) names.push_back(*name);
+      c.confirmed = exec::StaleDaemon(*r.result, cat.resource(f.source).ref, service.ref, names,
+                                      f.paths, &c.differences, &c.reason);
+    }
+  }
+  if (chosen.empty()) return;
 
   std::string why;
   const Replay& reference = replays[0];

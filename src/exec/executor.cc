@@ -158,6 +158,7 @@ struct SupervisorReport {
   std::string catalog_text;  // taken as soon as it was compiled
   std::vector<Reapply> reapplies;
   std::vector<PathState> probes;
+  std::vector<Daemon> daemons;
 };
 
 PathState PathStateFromJson(const nlohmann::json& j) {
@@ -173,6 +174,7 @@ PathState PathStateFromJson(const nlohmann::json& j) {
   p.size = j.value("size", uint64_t{0});
   p.target = j.value("target", std::string());
   p.error = j.value("error", std::string());
+  p.mtime = j.value("mtime", 0.0);
   return p;
 }
 
@@ -229,6 +231,13 @@ void HandleStatusLine(std::string_view line, SupervisorReport* r, Progress* prog
   } else if (f[0] == "probe") {
     r->probes.push_back(PathStateFromJson(nlohmann::json::parse(
         line.substr(std::min<size_t>(6, line.size())), nullptr, /*allow_exceptions=*/false)));
+  } else if (f[0] == "daemon" && f.size() >= 4) {
+    Daemon d;
+    d.pid = std::atoi(f[1].c_str());
+    d.start = std::atof(f[2].c_str());
+    const size_t at = f[0].size() + f[1].size() + f[2].size() + 3;
+    d.comm = std::string(line.substr(std::min(at, line.size())));
+    r->daemons.push_back(std::move(d));
   } else if (f[0] == "note") {
     r->notes.emplace_back(line.substr(std::min<size_t>(5, line.size())));
   } else if (f[0] == "limit") {
@@ -456,6 +465,7 @@ absl::StatusOr<RunResult> RunCheck(const CheckRequest& request, analysis::Analyz
   spec.init = request.init;
   spec.reapplies = request.reapplies;
   spec.probe_paths = request.probe_paths;
+  spec.restore_paths = request.restore_paths;
   spec.env = PuppetEnvironment();
   if (request.pin_cpu && request.sandbox == SandboxMode::kOverlay && !request.untraced) {
     spec.trace_cpu = TracingCpu();
@@ -697,6 +707,7 @@ absl::StatusOr<RunResult> RunCheck(const CheckRequest& request, analysis::Analyz
   }
   result.reapplies = std::move(report.reapplies);
   result.probes = std::move(report.probes);
+  result.daemons = std::move(report.daemons);
   s.trace_complete = analyzer.stats().first_pid_exited &&
                      !std::string_view(report.strace_end).starts_with("died");
   if (s.strace_end.empty()) s.strace_end = "unknown";

@@ -1,6 +1,8 @@
 // Replays for --confirm; see replay.h.
 #include "fsmove/exec/replay.h"
 
+#include <algorithm>
+#include <cctype>
 #include <set>
 
 #include "fmt/format.h"
@@ -49,6 +51,79 @@ absl::StatusOr<std::string> ForceOrder(std::string_view catalog_json, size_t sec
   return j.dump();
 }
 
+namespace {
+
+// A daemon's comm (at most 15 characters) names the service: "sshd" for ssh, "mysqld" for
+// mysql, "postgres" for postgresql, "influxd" for influxdb.
+bool NamesService(std::string comm, const std::vector<std::string>& names) {
+  for (char& c : comm) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  if (comm.size() < 3 || comm == "ruby" || comm == "puppet" || comm == "bash" || comm == "sleep") {
+    return false;
+  }
+  for (std::string name : names) {
+    if (name.ends_with(".service")) name.resize(name.size() - 8);
+    if (size_t slash = name.rfind('/'); slash != std::string::npos) name = name.substr(slash + 1);
+    for (char& c : name) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+    if (name.size() < 3) continue;
+    if (comm.starts_with(name) || name.starts_with(comm)) return true;
+  }
+  return false;
+}
+
+}  // namespace
+
+bool StaleDaemon(const RunResult& replay, const std::string& source, const std::string& service,
+                 const std::vector<std::string>& service_names,
+                 const std::vector<std::string>& paths, std::vector<std::string>* differences,
+                 std::string* reason) {
+  if (replay.reapplies.empty()) {
+    *reason = "the second apply did not run";
+    return false;
+  }
+  const ApplyOutcomes& second = replay.reapplies.front().outcomes;
+  auto a = second.resources.find(source);
+  if (a == second.resources.end() || a->second.changes.empty()) {
+    *reason = fmt::format("{} did not change the path{} again once {} put back as the OS root had "
+                          "{} (a package already installed does not reinstall its files)",
+                          source, paths.size() == 1 ? "" : "s", paths.size() == 1 ? "it was" : "they were",
+                          paths.size() == 1 ? "it" : "them");
+    return false;
+  }
+  if (auto s = second.resources.find(service); s != second.resources.end() && s->second.refreshed) {
+    *reason = fmt::format("{} was refreshed in the second apply", service);
+    return false;
+  }
+  const PathState* newest = nullptr;
+  for (const PathState& p : replay.probes) {
+    if (!p.exists || std::find(paths.begin(), paths.end(), p.path) == paths.end()) continue;
+    if (newest == nullptr || p.mtime > newest->mtime) newest = &p;
+  }
+  if (newest == nullptr) {
+    *reason = "none of the paths exists after the second apply";
+    return false;
+  }
+  std::vector<const Daemon*> stale;
+  bool running = false;
+  for (const Daemon& d : replay.daemons) {
+    if (!NamesService(d.comm, service_names)) continue;
+    running = true;
+    if (d.start < newest->mtime) stale.push_back(&d);
+  }
+  if (stale.empty()) {
+    *reason = running ? fmt::format("every process of {} started after {} changed", service, newest->path)
+                      : fmt::format("no process of {} is running after the second apply", service);
+    return false;
+  }
+  const Daemon& d = *stale.front();
+  differences->push_back(fmt::format(
+      "{} changed {} again in a second apply ({}) and {} was not refreshed", source, newest->path,
+      a->second.changes.front(), service));
+  differences->push_back(fmt::format(
+      "{} (pid {}) still runs, started {:.1f} s before that change: it uses the old {}", d.comm,
+      d.pid, newest->mtime - d.start, newest->path));
+  return true;
+}
+
 bool ReplayRan(const RunResult& r, std::string* why) {
   switch (r.end) {
     case RunEnd::kApplied:
@@ -89,7 +164,13 @@ std::vector<std::string> ReplayDifferences(const RunResult& reference, const Run
     const ResourceOutcome& was = a == reference.outcomes.resources.end() ? kNothing : a->second;
     const ResourceOutcome& now = b == forced.outcomes.resources.end() ? kNothing : b->second;
     if (now.failed && !was.failed) {
-      out.push_back(fmt::format("{} failed: {}", ref, now.error));
+      // An exec's output (logged as changes of `returns` before its error) says why.
+      std::string output;
+      for (const std::string& c : now.changes) {
+        if (c.starts_with("returns: ")) output += (output.empty() ? "" : "; ") + c.substr(9);
+      }
+      out.push_back(output.empty() ? fmt::format("{} failed: {}", ref, now.error)
+                                   : fmt::format("{} failed: {} ({})", ref, output, now.error));
     } else if (was.failed && !now.failed) {
       out.push_back(fmt::format("{} did not fail (with the catalog's order it failed: {})", ref,
                                 FirstLine(was.error)));

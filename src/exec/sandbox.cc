@@ -9,6 +9,7 @@
 #include <sys/mount.h>
 #include <sys/prctl.h>
 #include <linux/capability.h>
+#include <linux/openat2.h>
 #include <sys/stat.h>
 #include <sys/statvfs.h>
 #include <sys/syscall.h>
@@ -58,7 +59,8 @@ nlohmann::json SandboxSpecToJson(const SandboxSpec& s) {
           {"strace_argv", s.strace_argv},
           {"apply_argv", s.apply_argv},
           {"reapplies", s.reapplies},
-          {"probe_paths", s.probe_paths}};
+          {"probe_paths", s.probe_paths},
+          {"restore_paths", s.restore_paths}};
 }
 
 absl::StatusOr<SandboxSpec> SandboxSpecFromJson(const nlohmann::json& j) {
@@ -86,6 +88,7 @@ absl::StatusOr<SandboxSpec> SandboxSpecFromJson(const nlohmann::json& j) {
     s.reapplies = j.value("reapplies", 0);
     if (s.reapplies < 0 || s.reapplies > 9) return absl::InvalidArgumentError("bad reapplies");
     s.probe_paths = j.value("probe_paths", std::vector<std::string>());
+    s.restore_paths = j.value("restore_paths", std::vector<std::string>());
   } catch (const nlohmann::json::exception& e) {
     return absl::InvalidArgumentError(fmt::format("sandbox spec: {}", e.what()));
   }
@@ -165,6 +168,7 @@ struct ProcEntry {
   pid_t pid = 0;
   pid_t ppid = 0;
   std::string comm;
+  uint64_t start_ticks = 0;  // since boot, in clock ticks (field 22 of /proc/PID/stat)
 };
 
 std::vector<ProcEntry> ListProcesses(const std::string& proc_dir) {
@@ -183,8 +187,11 @@ std::vector<ProcEntry> ListProcesses(const std::string& proc_dir) {
     p.comm = stat.substr(open_paren + 1, close_paren - open_paren - 1);
     // After ") ": state, then ppid.
     std::istringstream rest(stat.substr(close_paren + 1));
-    std::string state;
+    std::string state, skip;
     rest >> state >> p.ppid;
+    for (int field = 5; field < 22 && rest >> skip; ++field) {
+    }
+    rest >> p.start_ticks;
     out.push_back(std::move(p));
   }
   closedir(d);
@@ -245,6 +252,9 @@ class Supervisor {
   int Run() {
     if (spec_.mode == SandboxMode::kOverlay) {
       status_.Send("phase sandbox");
+      if (!spec_.restore_paths.empty()) {
+        lower_fd_ = open(spec_.lower_dir.c_str(), O_PATH | O_DIRECTORY | O_CLOEXEC);
+      }
       if (absl::Status st = SetUpOverlay(); !st.ok()) {
         status_.Send(fmt::format("error setting up the sandbox: {}", std::string(st.message())));
         return 2;
@@ -269,11 +279,13 @@ class Supervisor {
     if (!(spec_.compile_argv.empty() ? LoadGivenCatalog() : Compile())) return 0;
     if (spec_.mode == SandboxMode::kOverlay && spec_.prep) PrepareAfterCompile();
     Apply();
+    if (!spec_.restore_paths.empty()) RestorePaths();
     for (int k = 2; k <= 1 + spec_.reapplies && Reapply(k); ++k) {
     }
     for (const std::string& path : spec_.probe_paths) {
       status_.Send("probe " + ProbePath(path).dump(-1, ' ', true));
     }
+    if (!spec_.restore_paths.empty()) ReportDaemons();
     if (spec_.mode == SandboxMode::kOverlay) {
       ReportLeftovers();
       ReportFullFileSystems();
@@ -833,16 +845,21 @@ class Supervisor {
   // notify, which logs on every run): if not, a further apply would tell nothing more.
   // (`puppet apply --catalog` ignores --detailed-exitcodes: its log says what changed.)
   bool Reapply(int k) {
-    if (applied_argv_.empty() || spec_.compile_argv.empty()) return false;
+    if (applied_argv_.empty()) return false;
     status_.Send(fmt::format("phase reapply{}", k));
     const std::string log_name = ReapplyLogName(k);
-    Compiled c = RunCompile(log_name, /*append=*/false);
-    if (c.code != 0) {
-      status_.Send(fmt::format("note apply {}: the catalog did not compile again (exit code {}; "
-                               "see {} in the work directory)", k, c.code, log_name));
-      return false;
+    // A replay (no compile_argv) applies the catalog it was given again.
+    if (!spec_.compile_argv.empty()) {
+      Compiled c = RunCompile(log_name, /*append=*/false);
+      if (c.code != 0) {
+        status_.Send(fmt::format("note apply {}: the catalog did not compile again (exit code "
+                                 "{}; see {} in the work directory)", k, c.code, log_name));
+        return false;
+      }
+      catalog_text_ = std::move(c.json);
+    } else {
+      close(OpenForWriting(Host(log_name)));
     }
-    catalog_text_ = std::move(c.json);
     std::vector<std::string> argv = spec_.apply_argv;
     WriteApplyCatalog(&argv);
     // Read back through the descriptor Puppet wrote to: the module's code may have replaced
@@ -878,6 +895,73 @@ class Supervisor {
     return false;
   }
 
+  // --confirm of a missing notifier: each path is put back as the OS root had it before the
+  // first apply (copied from the overlay's lower layer, or removed when it had none), so
+  // that the next apply changes it again. The lower layer is reached through a descriptor
+  // opened before pivot_root, and paths resolve inside it (RESOLVE_IN_ROOT).
+  void RestorePaths() {
+    for (const std::string& path : spec_.restore_paths) {
+      std::string what = RestorePath(path);
+      status_.Send(fmt::format("note restored {}: {}", path, what));
+    }
+  }
+
+  std::string RestorePath(const std::string& path) {
+    struct stat now;
+    if (lstat(path.c_str(), &now) == 0 && S_ISDIR(now.st_mode)) return "a directory: left as it is";
+    if (lower_fd_ < 0) return "the OS root is out of reach: left as it is";
+    open_how how{};
+    how.flags = O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC;
+    how.resolve = RESOLVE_IN_ROOT | RESOLVE_NO_MAGICLINKS;
+    const std::string rel = path.substr(path.find_first_not_of('/'));
+    int fd = static_cast<int>(syscall(SYS_openat2, lower_fd_, rel.c_str(), &how, sizeof how));
+    if (fd < 0 && (errno == ENOENT || errno == ENOTDIR)) {
+      if (unlink(path.c_str()) == 0) return "removed (the OS root has none)";
+      return errno == ENOENT ? "absent, as in the OS root" : fmt::format("cannot remove: {}", std::strerror(errno));
+    }
+    if (fd < 0) return fmt::format("not readable in the OS root: {}", std::strerror(errno));
+    struct stat st;
+    if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
+      close(fd);
+      return "not a regular file in the OS root: left as it is";
+    }
+    const std::string tmp = path + ".fsmove-restore";
+    int out = open(tmp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC, 0600);
+    if (out < 0) {
+      close(fd);
+      return fmt::format("cannot write: {}", std::strerror(errno));
+    }
+    char buf[1 << 16];
+    bool ok = true;
+    for (ssize_t got; (got = read(fd, buf, sizeof buf)) > 0;) {
+      ok = ok && write(out, buf, static_cast<size_t>(got)) == got;
+    }
+    close(fd);
+    ok = ok && fchown(out, st.st_uid, st.st_gid) == 0 && fchmod(out, st.st_mode & 07777) == 0;
+    close(out);
+    if (!ok || rename(tmp.c_str(), path.c_str()) != 0) {
+      unlink(tmp.c_str());
+      return "cannot put the OS root's copy in place";
+    }
+    return fmt::format("the OS root's copy ({} bytes)", st.st_size);
+  }
+
+  // The processes left running (the daemons the applies started), with their start time
+  // (seconds since the epoch): "daemon PID START COMM".
+  void ReportDaemons() {
+    double boot = 0;
+    std::istringstream stat(ReadWholeFile(proc_dir_ + "/stat"));
+    for (std::string line; std::getline(stat, line);) {
+      if (line.starts_with("btime ")) boot = std::atof(line.c_str() + 6);
+    }
+    const long ticks = sysconf(_SC_CLK_TCK);
+    for (const ProcEntry& p : ListProcesses(proc_dir_)) {
+      if (p.pid == self_ || (systemd() && p.pid == 1) || ticks <= 0) continue;
+      status_.Send(fmt::format("daemon {} {:.2f} {}", p.pid,
+                               boot + static_cast<double>(p.start_ticks) / ticks, p.comm));
+    }
+  }
+
   // What a path is at the end of the run, for replays to compare: the sandbox's own view
   // (its root is ours), sent on the status pipe, which code in the sandbox cannot write to.
   static nlohmann::json ProbePath(const std::string& path) {
@@ -892,6 +976,7 @@ class Supervisor {
     j["mode"] = st.st_mode & 07777;
     j["uid"] = st.st_uid;
     j["gid"] = st.st_gid;
+    j["mtime"] = static_cast<double>(st.st_mtim.tv_sec) + st.st_mtim.tv_nsec / 1e9;
     if (S_ISLNK(st.st_mode)) {
       j["type"] = "symlink";
       std::error_code ec;
@@ -1022,6 +1107,7 @@ class Supervisor {
   bool catalog_has_packages_ = false;
   std::string catalog_text_;  // as compiled; Puppet applies a copy
   std::vector<std::string> applied_argv_;  // the apply's own arguments (without strace)
+  int lower_fd_ = -1;  // the overlay's lower layer (restore_paths only)
 };
 
 }  // namespace

@@ -291,9 +291,11 @@ void WriteFindingText(std::ostream& out, const check::Finding& f, const catalog:
     out << "    ... and " << (f.evidence_total - f.evidence.size()) << " more\n";
   }
   if (conf.attempted) {
-    out << "  " << (conf.confirmed ? "confirmed" : "not confirmed") << ": a replay forcing "
-        << TerminalSafe(conf.forced)
-        << (conf.confirmed ? " did otherwise:" : ": " + TerminalSafe(conf.reason)) << "\n";
+    out << "  " << (conf.confirmed ? "confirmed" : "not confirmed") << ": a replay "
+        << (mor_kind ? "forcing " : "with ") << TerminalSafe(conf.forced)
+        << (conf.confirmed ? (mor_kind ? " did otherwise:" : " left the service stale:")
+                           : ": " + TerminalSafe(conf.reason))
+        << "\n";
     for (const std::string& d : conf.differences) {
       std::string text = TerminalSafe(d);
       for (size_t nl = text.find('\n'); nl != std::string::npos; nl = text.find('\n', nl + 7)) {
@@ -416,9 +418,9 @@ void WriteFindingsText(std::ostream& out, const FindingsContext& c) {
     out << "\nGraph: the catalog's relationships and autorequires, plus " << puppet
         << " relationship" << (puppet == 1 ? "" : "s") << " Puppet logged adding itself\n";
   }
-  out << "\n" << mor << " missing ordering relationship" << (mor == 1 ? "" : "s");
+  out << "\n" << mor << " missing ordering relationship" << (mor == 1 ? "" : "s") << ", " << mn
+      << " missing notifier" << (mn == 1 ? "" : "s");
   if (c.run != nullptr && c.run->confirm) out << " (" << confirmed << " confirmed by a replay)";
-  out << ", " << mn << " missing notifier" << (mn == 1 ? "" : "s");
   if (c.run != nullptr && c.run->idempotence.checked) {
     out << ", " << c.not_idempotent().size() << " not idempotent";
   }

@@ -149,9 +149,11 @@ std::string MessageText(const check::Finding& f, const catalog::Catalog& cat) {
   }
   if (f.write_write) text += " Both write the same path: the last writer wins by chance.";
   if (f.applied_in_reverse) text += " This run applied them in the wrong order.";
+  const bool mor = f.kind == check::FaultKind::kMissingOrdering;
   if (f.confirmation.confirmed) {
-    text += " Confirmed: a replay forcing " + SarifMessageEscape(f.confirmation.forced) +
-            " did otherwise";
+    text += std::string(" Confirmed: a replay ") + (mor ? "forcing " : "with ") +
+            SarifMessageEscape(f.confirmation.forced) +
+            (mor ? " did otherwise" : " left the service stale");
     if (!f.confirmation.differences.empty()) {
       std::string first = f.confirmation.differences.front();
       if (size_t nl = first.find('\n'); nl != std::string::npos) first = first.substr(0, nl);
@@ -159,8 +161,9 @@ std::string MessageText(const check::Finding& f, const catalog::Catalog& cat) {
     }
     text += ".";
   } else if (f.confirmation.attempted) {
-    text += " Not confirmed by a replay forcing " + SarifMessageEscape(f.confirmation.forced) +
-            ": " + SarifMessageEscape(f.confirmation.reason) + ".";
+    text += std::string(" Not confirmed by a replay ") + (mor ? "forcing " : "with ") +
+            SarifMessageEscape(f.confirmation.forced) + ": " +
+            SarifMessageEscape(f.confirmation.reason) + ".";
   }
   text += " Fix: " + SarifMessageEscape(f.fix) + ".";
   return text;

@@ -244,6 +244,9 @@ absl::StatusOr<std::unique_ptr<ByteSource>> SniffCompression(std::unique_ptr<Byt
 absl::StatusOr<std::unique_ptr<LineReader>> LineReader::Open(const std::string& path,
                                                              LineReaderOptions options) {
   std::unique_ptr<ByteSource> raw;
+  // The decoder thread only for a regular file: on a pipe or FIFO it could wait for a writer
+  // that never comes, and a reader stopped early (an error) would then wait for it at exit.
+  bool regular = false;
   if (path == "-") {
     raw = std::make_unique<FdSource>(STDIN_FILENO, false);
   } else {
@@ -264,9 +267,10 @@ absl::StatusOr<std::unique_ptr<LineReader>> LineReader::Open(const std::string& 
       close(fd);
       return absl::FailedPreconditionError(absl::StrCat(path, ": Is a directory"));
     }
+    regular = S_ISREG(st.st_mode);
     raw = std::make_unique<FdSource>(fd, true);
   }
-  auto sniffed = SniffCompression(std::move(raw), options.decompress_thread);
+  auto sniffed = SniffCompression(std::move(raw), options.decompress_thread && regular);
   if (!sniffed.ok()) {
     return absl::DataLossError(absl::StrCat(path, ": ", sniffed.status().message()));
   }

@@ -93,3 +93,74 @@ TEST(ReplayRan, DependencyCycleAndFailuresAreNotProof) {
 
 }  // namespace
 }  // namespace fsmove::exec
+
+namespace fsmove::exec {
+namespace {
+
+RunResult StaleReplay(std::string_view second_log, double mtime, std::vector<Daemon> daemons) {
+  RunResult r;
+  Reapply a;
+  a.index = 2;
+  a.outcomes = ParseApplyOutcomes(second_log);
+  r.reapplies.push_back(std::move(a));
+  PathState p;
+  p.path = "/etc/app.conf";
+  p.exists = true;
+  p.type = "file";
+  p.mtime = mtime;
+  r.probes.push_back(p);
+  r.daemons = std::move(daemons);
+  return r;
+}
+
+constexpr std::string_view kRewritten =
+    "Notice: /Stage[main]/Main/File[/etc/app.conf]/content: content changed '{sha256}1' to "
+    "'{sha256}2'\n";
+
+TEST(StaleDaemon, ADaemonOlderThanTheRewrittenFileIsStale) {
+  std::vector<std::string> diffs;
+  std::string reason;
+  RunResult r = StaleReplay(kRewritten, 1000.0, {{7, 990.0, "ruby"}, {42, 995.5, "appd"}});
+  EXPECT_TRUE(StaleDaemon(r, "File[/etc/app.conf]", "Service[app]", {"app"}, {"/etc/app.conf"},
+                          &diffs, &reason));
+  ASSERT_EQ(diffs.size(), 2u);
+  EXPECT_THAT(diffs[1], HasSubstr("appd (pid 42) still runs, started 4.5 s before"));
+}
+
+TEST(StaleDaemon, EachConditionThatFailsSaysSo) {
+  std::vector<std::string> diffs;
+  std::string reason;
+  // The source did not change the file again (a package installed already).
+  RunResult r = StaleReplay("", 1000.0, {{42, 995.0, "appd"}});
+  EXPECT_FALSE(StaleDaemon(r, "Package[app]", "Service[app]", {"app"}, {"/etc/app.conf"}, &diffs, &reason));
+  EXPECT_THAT(reason, HasSubstr("did not change"));
+  // The service was refreshed.
+  r = StaleReplay(std::string(kRewritten) +
+                      "Notice: /Stage[main]/Main/Service[app]: Triggered 'refresh' from 1 event\n",
+                  1000.0, {{42, 995.0, "appd"}});
+  EXPECT_FALSE(StaleDaemon(r, "File[/etc/app.conf]", "Service[app]", {"app"}, {"/etc/app.conf"}, &diffs, &reason));
+  EXPECT_THAT(reason, HasSubstr("refreshed"));
+  // The daemon started after the change, or none of the service runs.
+  r = StaleReplay(kRewritten, 1000.0, {{42, 1001.0, "appd"}});
+  EXPECT_FALSE(StaleDaemon(r, "File[/etc/app.conf]", "Service[app]", {"app"}, {"/etc/app.conf"}, &diffs, &reason));
+  EXPECT_THAT(reason, HasSubstr("started after"));
+  r = StaleReplay(kRewritten, 1000.0, {{42, 995.0, "other"}, {43, 990.0, "puppet"}});
+  EXPECT_FALSE(StaleDaemon(r, "File[/etc/app.conf]", "Service[app]", {"app"}, {"/etc/app.conf"}, &diffs, &reason));
+  EXPECT_THAT(reason, HasSubstr("no process of Service[app]"));
+  EXPECT_TRUE(diffs.empty());
+}
+
+TEST(StaleDaemon, DaemonNamesMatchTheirServices) {
+  std::vector<std::string> diffs;
+  std::string reason;
+  for (auto [service, comm] : {std::pair{"ssh", "sshd"}, {"postgresql", "postgres"},
+                               {"influxdb", "influxd"}, {"memcached.service", "memcached"}}) {
+    RunResult r = StaleReplay(kRewritten, 1000.0, {{42, 990.0, comm}});
+    EXPECT_TRUE(StaleDaemon(r, "File[/etc/app.conf]", "Service[x]", {service}, {"/etc/app.conf"},
+                            &diffs, &reason))
+        << service << " / " << comm << ": " << reason;
+  }
+}
+
+}  // namespace
+}  // namespace fsmove::exec

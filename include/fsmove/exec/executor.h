@@ -53,6 +53,10 @@ struct CheckRequest {
   std::string apply_catalog;
   // Paths whose final state the run reports (RunResult::probes).
   std::vector<std::string> probe_paths;
+  // A replay confirming missing notifiers: these paths are put back as the OS root had them
+  // after the first apply, then the catalog is applied again (reapplies 1); the processes
+  // left running are reported (RunResult::daemons).
+  std::vector<std::string> restore_paths;
 };
 
 // A path's state at the end of a run, as the sandbox saw it.
@@ -66,7 +70,20 @@ struct PathState {
   uint64_t size = 0;
   std::string target;  // a symlink's
   std::string error;   // lstat failed other than ENOENT
-  bool operator==(const PathState&) const = default;
+  double mtime = 0;    // seconds since the epoch
+  // The same state; the modification time is not compared (every apply writes at its time).
+  bool operator==(const PathState& o) const {
+    return path == o.path && exists == o.exists && type == o.type && mode == o.mode &&
+           uid == o.uid && gid == o.gid && sha256 == o.sha256 && size == o.size &&
+           target == o.target && error == o.error;
+  }
+};
+
+// A process left running at the end of a replay (a daemon an apply started).
+struct Daemon {
+  int pid = 0;
+  double start = 0;  // seconds since the epoch
+  std::string comm;
 };
 // "absent", "file 0644 0:0, 12 bytes, sha256 1f2e3d4c5b6a", "symlink -> /x", ...
 std::string DescribePathState(const PathState& p);
@@ -113,6 +130,7 @@ struct RunResult {
   std::vector<Reapply> reapplies;  // --idempotence
   bool reapplies_cut_short = false;  // --timeout stopped one
   std::vector<PathState> probes;   // CheckRequest::probe_paths, in that order
+  std::vector<Daemon> daemons;     // with restore_paths
   // Manifest paths as Puppet saw them inside the sandbox -> as they are on the host (prefixes).
   std::vector<std::pair<std::string, std::string>> manifest_paths;
 };

@@ -27,6 +27,17 @@ absl::StatusOr<std::string> ForceOrder(std::string_view catalog_json, size_t sec
 // 0644 0:0, 12 bytes, sha256 ...)".
 std::vector<std::string> ReplayDifferences(const RunResult& reference, const RunResult& forced);
 
+// A missing notifier `source` ~> `service`, replayed: the catalog applied, `paths` put back as
+// the OS root had them, the catalog applied again (RunResult::reapplies[0]). Stale when the
+// second apply changed them again through `source`, did not refresh `service`, and a process
+// of the service (its comm matches one of `service_names`) that started before the newest of
+// their new modification times still runs. Confirmed: `differences` says so; else `reason`
+// says which condition failed.
+bool StaleDaemon(const RunResult& replay, const std::string& source, const std::string& service,
+                 const std::vector<std::string>& service_names,
+                 const std::vector<std::string>& paths, std::vector<std::string>* differences,
+                 std::string* reason);
+
 // The replay ran Puppet's apply to its end (else `why` says what went wrong).
 bool ReplayRan(const RunResult& r, std::string* why);
 

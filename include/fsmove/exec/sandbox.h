@@ -56,8 +56,12 @@ struct SandboxSpec {
   // times (stopping after an apply that changed nothing), each logged to ReapplyLogName(k)
   // for the k-th apply (2, 3, ...).
   int reapplies = 0;
-  // Paths whose final state (type, mode, owner, content digest) is reported at the end.
+  // Paths whose final state (type, mode, owner, content digest, mtime) is reported at the end.
   std::vector<std::string> probe_paths;
+  // --confirm of missing notifiers: after the first apply, these paths are put back as the
+  // OS root had them (or removed), before the next apply; the processes left running are
+  // reported at the end ("daemon" lines).
+  std::vector<std::string> restore_paths;
 };
 
 // The log of the k-th apply (k >= 2) in the work directory.
@@ -95,6 +99,8 @@ inline constexpr const char* kExpandedGraphFile = "expanded_relationships.dot";
 //   applied  EXIT_CODE SECONDS STRACE_END   (STRACE_END: exited, SIGINT, SIGKILL, died:<how>)
 //   reapplied K EXIT_CODE SECONDS           (--idempotence: the K-th apply)
 //   probe JSON                              (a probed path's final state, one line)
+//   daemon PID START COMM                   (restore_paths: a process left running, its start
+//                                            in seconds since the epoch)
 //   note TEXT                               (sandbox facts, leftovers)
 //   error TEXT                              (the run could not go on)
 

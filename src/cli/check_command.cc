@@ -395,9 +395,9 @@ std::function<int()> RegisterCheck(CLI::App& app) {
                 "apply without strace and report nothing (for measuring the tracing overhead)")
       ->group("");
   cmd->add_flag("--confirm", o->confirm,
-                "replay each missing ordering relationship with the opposite order forced "
-                "(untraced, each in a fresh sandbox) and mark the findings whose replay did "
-                "otherwise CONFIRMED");
+                "replay each missing ordering relationship with the opposite order forced, and "
+                "each missing notifier with its file put back and applied again (untraced, in "
+                "fresh sandboxes); mark the findings a replay proves CONFIRMED");
   cmd->add_flag("--idempotence", o->idempotence,
                 "apply the catalog a second time (and a third) in the same sandbox, untraced, "
                 "and report each resource that changes again or fails then (NI)");

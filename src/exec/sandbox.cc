@@ -584,15 +584,20 @@ class Supervisor {
     return absl::OkStatus();
   }
 
-  // Runs argv to its end (inside the sandbox's root), reaping every orphan meanwhile.
-  int RunToEnd(const std::vector<std::string>& argv, int out_fd, int err_fd) {
+  // How everything the sandbox runs starts: in its root, at /, with Puppet's environment.
+  SpawnOptions InSandbox(int out_fd, int err_fd) const {
     SpawnOptions o;
     o.root = root_ == "/" ? "" : root_;
     o.cwd = "/";
     o.env = spec_.env;
     o.stdout_fd = out_fd;
     o.stderr_fd = err_fd;
-    auto pid = Spawn(argv, o);
+    return o;
+  }
+
+  // Runs argv to its end (inside the sandbox's root), reaping every orphan meanwhile.
+  int RunToEnd(const std::vector<std::string>& argv, int out_fd, int err_fd) {
+    auto pid = Spawn(argv, InSandbox(out_fd, err_fd));
     if (!pid.ok()) {
       status_.Send(fmt::format("note {}", std::string(pid.status().message())));
       return 127 << 8;
@@ -812,12 +817,7 @@ class Supervisor {
     }
     argv.insert(argv.end(), apply_argv.begin(), apply_argv.end());
     applied_argv_ = apply_argv;
-    SpawnOptions o;
-    o.root = root_ == "/" ? "" : root_;
-    o.cwd = "/";
-    o.env = spec_.env;
-    o.stdout_fd = log;
-    o.stderr_fd = log;
+    SpawnOptions o = InSandbox(log, log);
     if (!spec_.strace_argv.empty() && spec_.trace_cpu >= 0) o.cpus = {spec_.trace_cpu};
     auto t0 = Clock::now();
     auto pid = Spawn(argv, o);
@@ -865,14 +865,8 @@ class Supervisor {
     // Read back through the descriptor Puppet wrote to: the module's code may have replaced
     // the name (with a FIFO, a symlink) meanwhile.
     int log = open(Host(log_name).c_str(), O_RDWR | O_CREAT | O_APPEND | O_NOFOLLOW | O_CLOEXEC, 0644);
-    SpawnOptions o;
-    o.root = root_ == "/" ? "" : root_;
-    o.cwd = "/";
-    o.env = spec_.env;
-    o.stdout_fd = log;
-    o.stderr_fd = log;
     auto t0 = Clock::now();
-    auto pid = Spawn(argv, o);
+    auto pid = Spawn(argv, InSandbox(log, log));
     if (!pid.ok()) {
       if (log >= 0) close(log);
       status_.Send(fmt::format("note apply {} could not start: {}", k, std::string(pid.status().message())));

@@ -163,24 +163,7 @@ def finish(p, limit):
 
 def case_fixture(name):
     d = os.path.join(ARGS.source, "traces", name)
-    with open(os.path.join(d, "meta.json"), encoding="utf-8") as fh:
-        meta = json.load(fh)
-    args = ["--policy-rc", meta.get("policy_rc") or "allow"]
-    for m in (meta.get("modulepath") or "").split(":"):
-        if not m:
-            continue
-        # Recorded in another checkout: the repository-relative part is what counts.
-        at = m.find("/fixtures/")
-        if at >= 0:
-            m = os.path.join(ARGS.source, m[at + 1:])
-        if meta["target_kind"] == "module" and m == os.path.dirname(os.path.join(ARGS.source, meta["target"])):
-            continue
-        args += ["--modulepath", m]
-    opts = os.path.join(d, "check-options")
-    if os.path.exists(opts):
-        with open(opts, encoding="utf-8") as fh:
-            args += fh.read().split()
-    args.append(os.path.join(ARGS.source, meta["target"]))
+    args = fixture_args(name)
     # The findings are checked against the graph Puppet applied (--graph), and fsmove's
     # static model of the same catalog must order every pair of resources as Puppet did.
     with tempfile.TemporaryDirectory() as tmp:
@@ -197,20 +180,28 @@ def case_fixture(name):
 
 
 def fixture_args(name):
-    """fsmove check arguments that run the target recorded in traces/NAME as it was recorded."""
+    """fsmove check arguments that run the target recorded in traces/NAME as it was recorded:
+    its policy-rc.d mode, modulepath (a module's own parent excepted) and check-options."""
     d = os.path.join(ARGS.source, "traces", name)
     with open(os.path.join(d, "meta.json"), encoding="utf-8") as fh:
         meta = json.load(fh)
+    target = os.path.join(ARGS.source, meta["target"])
     args = ["--policy-rc", meta.get("policy_rc") or "allow"]
     for m in (meta.get("modulepath") or "").split(":"):
+        if not m:
+            continue
+        # Recorded in another checkout: the repository-relative part is what counts.
         at = m.find("/fixtures/")
-        if m and at >= 0:
-            args += ["--modulepath", os.path.join(ARGS.source, m[at + 1:])]
+        if at >= 0:
+            m = os.path.join(ARGS.source, m[at + 1:])
+        if meta["target_kind"] == "module" and m == os.path.dirname(target):
+            continue
+        args += ["--modulepath", m]
     opts = os.path.join(d, "check-options")
     if os.path.exists(opts):
         with open(opts, encoding="utf-8") as fh:
             args += fh.read().split()
-    return args + [os.path.join(ARGS.source, meta["target"])]
+    return args + [target]
 
 
 def run_json(args):

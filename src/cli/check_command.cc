@@ -374,7 +374,9 @@ std::function<int()> RegisterCheck(CLI::App& app) {
   cmd->add_option("--save-graph", o->request.save_graph,
                   "keep the relationship graph Puppet applied (expanded_relationships.dot) in FILE")
       ->type_name("FILE");
-  cmd->add_option("--puppet-log", o->request.puppet_log, "keep Puppet's output in FILE")
+  cmd->add_option("--puppet-log", o->request.puppet_log,
+                  "keep Puppet's output in FILE (with --idempotence, the next applies' in "
+                  "FILE-apply-2.log and FILE-apply-3.log when FILE ends in .log)")
       ->type_name("FILE");
   cmd->add_option("--timeout", o->request.timeout_seconds,
                   "stop Puppet and report what ran after this many seconds")

@@ -116,6 +116,7 @@ void ConfirmFindings(const exec::CheckRequest& base, const exec::RunResult& run,
         req.save_catalog = stem + ".catalog.json";
         req.puppet_log = stem + ".puppet.log";
         r.kept = req.save_catalog + ", " + req.puppet_log;
+        if (!r.restore.empty()) r.kept += ", " + exec::ReapplyLogCopy(req.puppet_log, 2);
       }
       analysis::Analyzer unused;
       const auto t0 = std::chrono::steady_clock::now();
@@ -167,6 +168,15 @@ void ConfirmFindings(const exec::CheckRequest& base, const exec::RunResult& run,
   }
   if (chosen.empty()) return;
 
+  std::vector<exec::ServiceNames> services;
+  for (catalog::ResourceId id = 0; id < cat.size(); ++id) {
+    const catalog::Resource& r = cat.resource(id);
+    if (r.type != "Service") continue;
+    exec::ServiceNames s{r.ref, {r.title}};
+    if (auto name = r.StringParameter("name")) s.names.push_back(*name);
+    services.push_back(std::move(s));
+  }
+
   std::string why;
   const Replay& reference = replays[0];
   const bool reference_ran =
@@ -192,7 +202,7 @@ void ConfirmFindings(const exec::CheckRequest& base, const exec::RunResult& run,
       c.reason = failed;
       continue;
     }
-    c.differences = exec::ReplayDifferences(*reference.result, *r.result);
+    c.differences = exec::ReplayDifferences(*reference.result, *r.result, services);
     c.confirmed = !c.differences.empty();
     if (!c.confirmed) {
       c.reason = "every resource did the same as with the catalog's order, and the conflicting "

@@ -304,6 +304,13 @@ void ReadPuppetGraph(const std::string& work, const std::string& save_graph, Run
 
 }  // namespace
 
+std::string ReapplyLogCopy(const std::string& puppet_log, int k) {
+  if (puppet_log.ends_with(".log")) {
+    return fmt::format("{}-apply-{}.log", puppet_log.substr(0, puppet_log.size() - 4), k);
+  }
+  return fmt::format("{}.apply-{}", puppet_log, k);
+}
+
 std::string DescribePathState(const PathState& p) {
   if (!p.error.empty()) return "unreadable (" + p.error + ")";
   if (!p.exists) return "absent";
@@ -704,6 +711,12 @@ absl::StatusOr<RunResult> RunCheck(const CheckRequest& request, analysis::Analyz
       continue;
     }
     a.outcomes = ParseApplyOutcomes(*text);
+    if (request.puppet_log.empty()) continue;
+    const std::string copy = ReapplyLogCopy(request.puppet_log, a.index);
+    if (absl::Status st = WriteWholeFile(copy, *text); !st.ok()) {
+      result.notes.push_back(fmt::format("cannot copy the log of apply {} to {}: {}", a.index, copy,
+                                         std::string(st.message())));
+    }
   }
   result.reapplies = std::move(report.reapplies);
   result.probes = std::move(report.probes);

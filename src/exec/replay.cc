@@ -152,7 +152,8 @@ bool ReplayRan(const RunResult& r, std::string* why) {
   return false;
 }
 
-std::vector<std::string> ReplayDifferences(const RunResult& reference, const RunResult& forced) {
+std::vector<std::string> ReplayDifferences(const RunResult& reference, const RunResult& forced,
+                                           const std::vector<ServiceNames>& services) {
   std::vector<std::string> out;
   static const ResourceOutcome kNothing;
   std::set<std::string> refs;
@@ -194,6 +195,23 @@ std::vector<std::string> ReplayDifferences(const RunResult& reference, const Run
       out.push_back(fmt::format("{}: {} (with the catalog's order: {})", now.path,
                                 DescribePathState(now), DescribePathState(was)));
     }
+  }
+  // Whether each service runs at the end: the comm of its processes, or none.
+  auto running = [](const RunResult& r, const ServiceNames& s) {
+    std::set<std::string> comms;
+    for (const Daemon& d : r.daemons) {
+      if (NamesService(d.comm, s.names)) comms.insert(d.comm);
+    }
+    std::string out;
+    for (const std::string& c : comms) out += (out.empty() ? "" : ", ") + c;
+    return out;
+  };
+  for (const ServiceNames& s : services) {
+    const std::string was = running(reference, s), now = running(forced, s);
+    if ((was.empty()) == (now.empty())) continue;
+    out.push_back(now.empty()
+                      ? fmt::format("{}: no process of it runs (with the catalog's order: {})", s.ref, was)
+                      : fmt::format("{}: {} runs (with the catalog's order: no process of it)", s.ref, now));
   }
   return out;
 }

@@ -285,7 +285,8 @@ class Supervisor {
     for (const std::string& path : spec_.probe_paths) {
       status_.Send("probe " + ProbePath(path).dump(-1, ' ', true));
     }
-    if (!spec_.restore_paths.empty()) ReportDaemons();
+    // Replays (they probe paths) report what they leave running: which services run.
+    if (!spec_.probe_paths.empty() || !spec_.restore_paths.empty()) ReportDaemons();
     if (spec_.mode == SandboxMode::kOverlay) {
       ReportLeftovers();
       ReportFullFileSystems();

@@ -296,8 +296,14 @@ def case_idempotence():
         "converges.pp": [("File[/etc/app-seen]", "converged-on-third-apply")],
         "idempotent.pp": [],
     }
+    logs = tempfile.mkdtemp()
     for manifest, want in expected.items():
-        code, report = run_json(["--idempotence", os.path.join(d, manifest)])
+        log = os.path.join(logs, manifest + ".log")
+        code, report = run_json(["--idempotence", "--puppet-log", log, os.path.join(d, manifest)])
+        kept = sorted(os.listdir(logs))
+        check(os.path.exists(log[:-4] + "-apply-2.log"), f"{manifest}: second apply's log not kept: {kept}")
+        check(os.path.exists(log[:-4] + "-apply-3.log") == bool(want),
+              f"{manifest}: third apply's log: {kept}")
         ni = [f for f in report["faults"] if f["kind"] == "NI"]
         got = [(f["source"]["resource"], f["behaviour"]) for f in ni]
         check(got == want, f"{manifest}: NI {got} != {want}")
@@ -308,6 +314,7 @@ def case_idempotence():
             check(f["source"]["file"].endswith(manifest) and f["source"]["line"], f"{manifest}: {f}")
         runs = report["run"]["idempotence"]["exit_codes"]
         check(len(runs) == (2 if want else 1), f"{manifest}: applies after the first {runs}")
+    shutil.rmtree(logs)
 
 
 def case_example():

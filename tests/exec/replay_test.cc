@@ -164,3 +164,24 @@ TEST(StaleDaemon, DaemonNamesMatchTheirServices) {
 
 }  // namespace
 }  // namespace fsmove::exec
+
+namespace fsmove::exec {
+namespace {
+
+TEST(ReplayDifferences, AServiceThatRunsInOneOrderOnly) {
+  RunResult reference, forced;
+  reference.daemons = {{10, 1.0, "ruby"}, {42, 2.0, "memcached"}};
+  forced.daemons = {{10, 1.0, "ruby"}};
+  const std::vector<ServiceNames> services = {{"Service[memcached]", {"memcached"}},
+                                              {"Service[cron]", {"cron"}}};
+  EXPECT_THAT(ReplayDifferences(reference, forced, services),
+              ElementsAre("Service[memcached]: no process of it runs (with the catalog's order: "
+                          "memcached)"));
+  EXPECT_THAT(ReplayDifferences(forced, reference, services),
+              ElementsAre("Service[memcached]: memcached runs (with the catalog's order: no "
+                          "process of it)"));
+  EXPECT_TRUE(ReplayDifferences(reference, reference, services).empty());
+}
+
+}  // namespace
+}  // namespace fsmove::exec

@@ -85,6 +85,10 @@ struct Daemon {
   double start = 0;  // seconds since the epoch
   std::string comm;
 };
+// Where --puppet-log FILE's copy of the k-th apply's log goes: puppet-apply-2.log for
+// puppet.log (FILE.apply-2 when FILE does not end in .log).
+std::string ReapplyLogCopy(const std::string& puppet_log, int k);
+
 // "absent", "file 0644 0:0, 12 bytes, sha256 1f2e3d4c5b6a", "symlink -> /x", ...
 std::string DescribePathState(const PathState& p);
 

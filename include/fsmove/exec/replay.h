@@ -20,12 +20,20 @@ namespace fsmove::exec {
 absl::StatusOr<std::string> ForceOrder(std::string_view catalog_json, size_t second_index,
                                        const std::string& first_ref);
 
-// What the forced replay did differently from the reference, one sentence each, resources
-// first (in reference order) then paths (in `probes` order): "Exec[use] failed: ...",
-// "Service[app] was skipped (its dependencies failed)", "File[/x] changed content, the
-// catalog's order changed nothing", "/etc/app.conf: absent (with the catalog's order: file
-// 0644 0:0, 12 bytes, sha256 ...)".
-std::vector<std::string> ReplayDifferences(const RunResult& reference, const RunResult& forced);
+// A Service resource of the catalog and the names its daemon may have (its title, its `name`).
+struct ServiceNames {
+  std::string ref;
+  std::vector<std::string> names;
+};
+
+// What the forced replay did differently from the reference, one sentence each: resources
+// (by reference), then paths (in `probes` order), then services: "Exec[use] failed: ...",
+// "Service[app] was skipped (its dependencies failed)", "File[/x] changed content (with the
+// catalog's order: nothing)", "/etc/app.conf: absent (with the catalog's order: file 0644
+// 0:0, 12 bytes, sha256 ...)", "Service[app]: no process of it runs (with the catalog's
+// order: appd)".
+std::vector<std::string> ReplayDifferences(const RunResult& reference, const RunResult& forced,
+                                           const std::vector<ServiceNames>& services = {});
 
 // A missing notifier `source` ~> `service`, replayed: the catalog applied, `paths` put back as
 // the OS root had them, the catalog applied again (RunResult::reapplies[0]). Stale when the

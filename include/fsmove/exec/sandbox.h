@@ -59,8 +59,8 @@ struct SandboxSpec {
   // Paths whose final state (type, mode, owner, content digest, mtime) is reported at the end.
   std::vector<std::string> probe_paths;
   // --confirm of missing notifiers: after the first apply, these paths are put back as the
-  // OS root had them (or removed), before the next apply; the processes left running are
-  // reported at the end ("daemon" lines).
+  // OS root had them (or removed), before the next apply. With these or probe_paths, the
+  // processes left running are reported at the end ("daemon" lines).
   std::vector<std::string> restore_paths;
 };
 

@@ -288,6 +288,7 @@ int RunCheckCommand(CheckCliOptions& o) {
   }
   BeforeReport confirm;
   ConfirmOptions co;
+  int confirm_signal = 0;
   if (o.confirm) {
     co.jobs = o.jobs > 0 ? o.jobs : static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
     co.keep_dir = o.keep_replays;
@@ -295,12 +296,17 @@ int RunCheckCommand(CheckCliOptions& o) {
     confirm = [&](const report::FindingsContext& c, check::CheckResult* result) {
       if (run->end != exec::RunEnd::kApplied) return;  // a run that did not finish: no replays
       const auto t0 = std::chrono::steady_clock::now();
-      ConfirmFindings(req, *run, *cat, c, co, result);
+      confirm_signal = ConfirmFindings(req, *run, *cat, c, co, result);
       run->summary.confirm_seconds =
           std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
     };
   }
   status = CheckAndReport(o.report, *cat, ctx, puppet_graph ? &*puppet_graph : nullptr, confirm);
+  if (confirm_signal != 0) {
+    std::cerr << "fsmove: interrupted (" << sigabbrev_np(confirm_signal)
+              << ") while replaying: the report says which findings were not replayed\n";
+    return 128 + confirm_signal;
+  }
 
   // A run that did not finish gives a report of what ran, and an error status.
   const report::RunSummary& s = run->summary;

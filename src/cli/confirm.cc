@@ -23,15 +23,16 @@ struct Replay {
   std::string catalog;  // what to apply
   std::vector<std::string> restore;  // the missing notifiers' replay: paths put back
   std::string kept;     // --keep-replays: "DIR/NN.catalog.json, DIR/NN.puppet.log"
-  absl::StatusOr<exec::RunResult> result = absl::UnknownError("not run");
+  absl::StatusOr<exec::RunResult> result =
+      absl::CancelledError("not started: the replays were interrupted");
   double seconds = 0;
 };
 
 }  // namespace
 
-void ConfirmFindings(const exec::CheckRequest& base, const exec::RunResult& run,
-                     const catalog::Catalog& cat, const report::FindingsContext& ctx,
-                     const ConfirmOptions& o, check::CheckResult* result) {
+int ConfirmFindings(const exec::CheckRequest& base, const exec::RunResult& run,
+                    const catalog::Catalog& cat, const report::FindingsContext& ctx,
+                    const ConfirmOptions& o, check::CheckResult* result) {
   std::vector<size_t> chosen;    // MOR
   std::vector<size_t> notifiers;  // MN
   std::vector<std::string> paths, restore;
@@ -56,7 +57,7 @@ void ConfirmFindings(const exec::CheckRequest& base, const exec::RunResult& run,
       }
     }
   }
-  if (chosen.empty() && notifiers.empty()) return;
+  if (chosen.empty() && notifiers.empty()) return 0;
 
   // Replay 0 applies the catalog as compiled; replay k forces finding chosen[k-1]'s order
   // the other way round from this run's: the target before the source, or (a run that
@@ -92,10 +93,11 @@ void ConfirmFindings(const exec::CheckRequest& base, const exec::RunResult& run,
   if (chosen.empty()) replays[0].catalog.clear();  // no reference needed
 
   std::atomic<size_t> next{0};
+  std::atomic<int> interrupted{0};  // Ctrl-C, SIGTERM, SIGHUP stopped a replay: start no more
   std::mutex mu;
   size_t done = 0;
   auto worker = [&] {
-    for (size_t k; (k = next.fetch_add(1)) < replays.size();) {
+    for (size_t k; interrupted.load() == 0 && (k = next.fetch_add(1)) < replays.size();) {
       Replay& r = replays[k];
       if (r.catalog.empty()) continue;
       exec::CheckRequest req = base;
@@ -122,6 +124,9 @@ void ConfirmFindings(const exec::CheckRequest& base, const exec::RunResult& run,
       const auto t0 = std::chrono::steady_clock::now();
       r.result = exec::RunCheck(req, unused);
       r.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+      if (r.result.ok() && r.result->end == exec::RunEnd::kInterrupted) {
+        interrupted.store(r.result->signal);
+      }
       if (r.result.ok()) {
         std::error_code ec;
         std::filesystem::remove_all(r.result->work_dir, ec);
@@ -166,7 +171,7 @@ void ConfirmFindings(const exec::CheckRequest& base, const exec::RunResult& run,
                                       f.paths, &c.differences, &c.reason);
     }
   }
-  if (chosen.empty()) return;
+  if (chosen.empty()) return interrupted.load();
 
   std::vector<exec::ServiceNames> services;
   for (catalog::ResourceId id = 0; id < cat.size(); ++id) {
@@ -209,6 +214,7 @@ void ConfirmFindings(const exec::CheckRequest& base, const exec::RunResult& run,
                  "paths ended the same: here the order makes no visible difference";
     }
   }
+  return interrupted.load();
 }
 
 }  // namespace fsmove::cli

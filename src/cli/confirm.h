@@ -16,9 +16,10 @@ struct ConfirmOptions {
   bool progress = false;
 };
 
-// Replays the findings of `result` that count (MOR, not suppressed, not hidden) and fills
-// their `confirmation`. `base` is the check's request; `run` its first run (the catalog).
-void ConfirmFindings(const exec::CheckRequest& base, const exec::RunResult& run,
+// Replays the findings of `result` that count (MOR and MN, not suppressed, not hidden) and
+// fills their `confirmation`. `base` is the check's request; `run` its first run (the
+// catalog). Returns 0, or the signal that interrupted a replay (no more were started).
+int ConfirmFindings(const exec::CheckRequest& base, const exec::RunResult& run,
                      const catalog::Catalog& cat, const report::FindingsContext& ctx,
                      const ConfirmOptions& o, check::CheckResult* result);
 

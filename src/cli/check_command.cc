@@ -99,6 +99,11 @@ int RunCheckCommand(CheckCliOptions& o) {
               << ": expected a size such as 512M or 4G, auto, or none\n";
     return kExitError;
   }
+  if (req.sandbox == exec::SandboxMode::kNone && o.confirm) {
+    std::cerr << "fsmove: error: --confirm needs the overlay sandbox: each replay must start "
+                 "from a fresh copy of the OS, not from this machine as the check left it\n";
+    return kExitError;
+  }
   if (req.sandbox == exec::SandboxMode::kNone && !req.keep_sandbox.empty()) {
     std::cerr << "fsmove: error: --keep-sandbox needs --sandbox overlay\n";
     return kExitError;

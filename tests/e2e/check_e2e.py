@@ -262,6 +262,10 @@ def case_confirm_harmless():
     reason; --fail-on confirmed then exits 0. --keep-replays keeps each replay's catalog and
     log, and plain `puppet apply --catalog` accepts the kept catalog."""
     target = os.path.join(ARGS.source, "fixtures", "replay", "harmless-race.pp")
+    # Replays need a fresh copy of the OS each: never on the host itself.
+    p = fsmove("check", "-q", "--confirm", "--sandbox", "none", target)
+    check(p.returncode == 2 and "--confirm needs the overlay sandbox" in p.stderr,
+          f"--confirm --sandbox none: exit {p.returncode}")
     with tempfile.TemporaryDirectory() as keep:
         code, report = run_json(["--confirm", "--keep-replays", keep, target])
         check(findings_of(report) == ["MOR\tFile[/etc/app-race.conf]\tExec[peek]"],

@@ -904,6 +904,14 @@ class Supervisor {
   std::string RestorePath(const std::string& path) {
     struct stat now;
     if (lstat(path.c_str(), &now) == 0 && S_ISDIR(now.st_mode)) return "a directory: left as it is";
+    // /tmp, /run, /dev, ... are the sandbox's own, empty before the apply (the lower layer's
+    // are not what Puppet saw, and may be the host's): as it was is absent. The work
+    // directory (under /run) is fsmove's, never the module's.
+    if (UnderFreshMount(path)) {
+      if (std::string_view(path).starts_with(kSandboxWorkDir)) return "fsmove's work directory: left as it is";
+      if (unlink(path.c_str()) == 0) return "removed (a fresh file system of the sandbox)";
+      return errno == ENOENT ? "absent" : fmt::format("cannot remove: {}", std::strerror(errno));
+    }
     if (lower_fd_ < 0) return "the OS root is out of reach: left as it is";
     open_how how{};
     how.flags = O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC;

@@ -1,6 +1,7 @@
 // `fsmove check --confirm`; see confirm.h.
 #include "confirm.h"
 
+#include <algorithm>
 #include <atomic>
 #include <chrono>
 #include <filesystem>
@@ -92,6 +93,9 @@ int ConfirmFindings(const exec::CheckRequest& base, const exec::RunResult& run,
   }
   if (chosen.empty()) replays[0].catalog.clear();  // no reference needed
 
+  // The replays share one more --timeout: each gets what is left of it.
+  const auto deadline =
+      std::chrono::steady_clock::now() + std::chrono::seconds(base.timeout_seconds);
   std::atomic<size_t> next{0};
   std::atomic<int> interrupted{0};  // Ctrl-C, SIGTERM, SIGHUP stopped a replay: start no more
   std::mutex mu;
@@ -100,7 +104,15 @@ int ConfirmFindings(const exec::CheckRequest& base, const exec::RunResult& run,
     for (size_t k; interrupted.load() == 0 && (k = next.fetch_add(1)) < replays.size();) {
       Replay& r = replays[k];
       if (r.catalog.empty()) continue;
+      const auto left = std::chrono::duration_cast<std::chrono::seconds>(
+          deadline - std::chrono::steady_clock::now());
+      if (left.count() < 1) {
+        r.result = absl::DeadlineExceededError(
+            "not started: the replays' --timeout (as long as the check's) ran out");
+        continue;
+      }
       exec::CheckRequest req = base;
+      req.timeout_seconds = static_cast<int>(left.count());
       req.untraced = true;
       req.apply_catalog = r.catalog;
       req.probe_paths = r.restore.empty() ? paths : r.restore;

@@ -106,6 +106,7 @@ int RunScanCommand(ScanCliOptions& o) {
   }
   if (o.package_notify) o.run.check_options.push_back("--package-notify");
   if (o.confirm) o.run.check_options.push_back("--confirm");
+  if (o.confirm) o.run.timeout_periods = 2;
   if (o.idempotence) o.run.check_options.push_back("--idempotence");
   if (!o.policy_rc.empty()) o.run.check_options.insert(o.run.check_options.end(), {"--policy-rc", o.policy_rc});
   if (!o.sandbox.empty()) o.run.check_options.insert(o.run.check_options.end(), {"--sandbox", o.sandbox});
@@ -229,7 +230,8 @@ std::function<int()> RegisterScan(CLI::App& app) {
       ->check(CLI::PositiveNumber)
       ->default_val(1800);
   cmd->add_option("--kill-after", o->run.kill_after_seconds,
-                  "kill a check still running this many seconds after --timeout (status timeout)")
+                  "kill a check still running this many seconds after --timeout (after twice "
+                  "--timeout with --confirm; status timeout)")
       ->check(CLI::PositiveNumber)
       ->default_val(300);
   cmd->add_option("--shard", o->shard,

@@ -9,6 +9,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cstdlib>
 #include <filesystem>
@@ -160,7 +161,8 @@ absl::StatusOr<ScanOutcome> RunScan(const ScanOptions& o, const volatile std::si
     failed += r.status != ModuleStatus::kOk && r.status != ModuleStatus::kFindings;
   };
   for (const auto& r : out.results) count(r);
-  const auto hard_limit = std::chrono::seconds(o.timeout_seconds + o.kill_after_seconds);
+  const auto hard_limit =
+      std::chrono::seconds(o.timeout_seconds * std::max(1, o.timeout_periods) + o.kill_after_seconds);
   Clock::time_point last_draw{};
   bool drawn = false;
   auto draw = [&](bool force) {

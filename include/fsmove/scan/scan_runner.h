@@ -19,6 +19,9 @@ struct ScanOptions {
   int jobs = 1;
   int timeout_seconds = 1800;    // passed to check (--timeout)
   int kill_after_seconds = 300;  // check is killed this long after --timeout
+  // How many --timeout periods one check may take: 2 with --confirm (the run, then its
+  // replays, which share one more --timeout).
+  int timeout_periods = 1;
   bool force = false;            // redo modules that have a valid status.json
   bool save_traces = false;
   std::vector<std::string> check_options;  // passed to every check (--modulepath ...)

@@ -862,6 +862,16 @@ class Supervisor {
       close(OpenForWriting(Host(log_name)));
     }
     std::vector<std::string> argv = spec_.apply_argv;
+    // The graph the check reads is the traced apply's: a later apply writes none.
+    for (size_t i = 0; i < argv.size();) {
+      if (argv[i] == "--graph") {
+        argv.erase(argv.begin() + static_cast<std::ptrdiff_t>(i));
+      } else if (argv[i] == "--graphdir" && i + 1 < argv.size()) {
+        argv.erase(argv.begin() + static_cast<std::ptrdiff_t>(i), argv.begin() + static_cast<std::ptrdiff_t>(i) + 2);
+      } else {
+        ++i;
+      }
+    }
     WriteApplyCatalog(&argv);
     // Read back through the descriptor Puppet wrote to: the module's code may have replaced
     // the name (with a FIFO, a symlink) meanwhile.

@@ -95,16 +95,20 @@ std::array<uint8_t, 32> Sha256::Finish() {
   return out;
 }
 
-std::string Sha256Hex(std::string_view data) {
-  Sha256 sha;
-  sha.Update(data);
+std::string Sha256::FinishHex() {
   static constexpr char kHex[] = "0123456789abcdef";
   std::string hex;
-  for (uint8_t b : sha.Finish()) {
+  for (uint8_t b : Finish()) {
     hex.push_back(kHex[b >> 4]);
     hex.push_back(kHex[b & 15]);
   }
   return hex;
+}
+
+std::string Sha256Hex(std::string_view data) {
+  Sha256 sha;
+  sha.Update(data);
+  return sha.FinishHex();
 }
 
 }  // namespace fsmove::check

@@ -29,6 +29,25 @@ struct Replay {
   double seconds = 0;
 };
 
+// The replay ran Puppet's apply to its end; else `why` says what went wrong (the run's own
+// error when it could not run at all).
+bool Ran(const Replay& r, std::string* why) {
+  if (!r.result.ok()) {
+    *why = std::string(r.result.status().message());
+    return false;
+  }
+  return exec::ReplayRan(*r.result, why);
+}
+
+// Adds a finding's first paths to `list`, once each, up to the caps.
+void AddPaths(const check::Finding& f, std::vector<std::string>* list) {
+  for (size_t k = 0; k < f.paths.size() && k < kMaxPathsPerFinding; ++k) {
+    if (list->size() < kMaxPaths && std::find(list->begin(), list->end(), f.paths[k]) == list->end()) {
+      list->push_back(f.paths[k]);
+    }
+  }
+}
+
 }  // namespace
 
 int ConfirmFindings(const exec::CheckRequest& base, const exec::RunResult& run,
@@ -40,23 +59,9 @@ int ConfirmFindings(const exec::CheckRequest& base, const exec::RunResult& run,
   for (size_t i = 0; i < result->findings.size(); ++i) {
     const check::Finding& f = result->findings[i];
     if (ctx.IsSuppressed(i) || ctx.IsHidden(i)) continue;
-    if (f.kind == check::FaultKind::kMissingNotifier) {
-      notifiers.push_back(i);
-      for (size_t k = 0; k < f.paths.size() && k < kMaxPathsPerFinding; ++k) {
-        if (restore.size() < kMaxPaths &&
-            std::find(restore.begin(), restore.end(), f.paths[k]) == restore.end()) {
-          restore.push_back(f.paths[k]);
-        }
-      }
-      continue;
-    }
-    chosen.push_back(i);
-    for (size_t k = 0; k < f.paths.size() && k < kMaxPathsPerFinding; ++k) {
-      if (paths.size() < kMaxPaths &&
-          std::find(paths.begin(), paths.end(), f.paths[k]) == paths.end()) {
-        paths.push_back(f.paths[k]);
-      }
-    }
+    const bool mn = f.kind == check::FaultKind::kMissingNotifier;
+    (mn ? notifiers : chosen).push_back(i);
+    AddPaths(f, mn ? &restore : &paths);
   }
   if (chosen.empty() && notifiers.empty()) return 0;
 
@@ -159,8 +164,7 @@ int ConfirmFindings(const exec::CheckRequest& base, const exec::RunResult& run,
   if (!notifiers.empty()) {
     const Replay& r = replays.back();
     std::string ran_why;
-    const bool ran = r.result.ok() ? exec::ReplayRan(*r.result, &ran_why)
-                                   : (ran_why = std::string(r.result.status().message()), false);
+    const bool ran = Ran(r, &ran_why);
     for (size_t i : notifiers) {
       check::Finding& f = result->findings[i];
       check::Confirmation& c = f.confirmation;
@@ -196,9 +200,7 @@ int ConfirmFindings(const exec::CheckRequest& base, const exec::RunResult& run,
 
   std::string why;
   const Replay& reference = replays[0];
-  const bool reference_ran =
-      reference.result.ok() ? exec::ReplayRan(*reference.result, &why)
-                            : (why = std::string(reference.result.status().message()), false);
+  const bool reference_ran = Ran(reference, &why);
   for (size_t k = 0; k < chosen.size(); ++k) {
     check::Confirmation& c = result->findings[chosen[k]].confirmation;
     const Replay& r = replays[k + 1];
@@ -210,13 +212,9 @@ int ConfirmFindings(const exec::CheckRequest& base, const exec::RunResult& run,
       c.reason = "the replay of the catalog as compiled did not run to its end: " + why;
       continue;
     }
-    if (!r.result.ok()) {
-      c.reason = "the replay could not run: " + std::string(r.result.status().message());
-      continue;
-    }
     std::string failed;
-    if (!exec::ReplayRan(*r.result, &failed)) {
-      c.reason = failed;
+    if (!Ran(r, &failed)) {
+      c.reason = r.result.ok() ? failed : "the replay could not run: " + failed;
       continue;
     }
     c.differences = exec::ReplayDifferences(*reference.result, *r.result, services);

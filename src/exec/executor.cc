@@ -697,9 +697,12 @@ absl::StatusOr<RunResult> RunCheck(const CheckRequest& request, analysis::Analyz
   }
   if (log_text.ok()) {
     PuppetLogSummary log = SummarisePuppetLog(*log_text);
+    // Each resource's outcome only for those who compare them: --idempotence, replays.
+    if (request.reapplies > 0 || !request.apply_catalog.empty()) {
+      result.outcomes = ParseApplyOutcomes(*log_text, log.failed);
+    }
     s.failed = std::move(log.failed);
     s.errors = std::move(log.errors);
-    result.outcomes = ParseApplyOutcomes(*log_text);
   }
   for (Reapply& a : report.reapplies) {
     const std::string name = ReapplyLogName(a.index);

@@ -202,6 +202,10 @@ PuppetLogSummary SummarisePuppetLog(std::string_view log, size_t max_errors) {
 }
 
 ApplyOutcomes ParseApplyOutcomes(std::string_view log) {
+  return ParseApplyOutcomes(log, SummarisePuppetLog(log, 0).failed);
+}
+
+ApplyOutcomes ParseApplyOutcomes(std::string_view log, std::vector<report::FailedResource> failed) {
   ApplyOutcomes out;
   ForEachLine(log, [&](std::string_view l) {
     if (l.starts_with("Error: Found ") && l.find(" dependency cycle") != std::string_view::npos) {
@@ -226,7 +230,7 @@ ApplyOutcomes ParseApplyOutcomes(std::string_view log) {
     }
     if (o.changes.size() < kMaxChangesPerResource) o.changes.push_back(property + ": " + message);
   });
-  for (report::FailedResource& f : SummarisePuppetLog(log, 0).failed) {
+  for (report::FailedResource& f : failed) {
     ResourceOutcome& o = out.resources[f.resource];
     o.failed = true;
     o.error = std::move(f.message);

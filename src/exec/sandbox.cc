@@ -1008,9 +1008,7 @@ class Supervisor {
         ssize_t got;
         while ((got = read(fd, buf, sizeof buf)) > 0) h.Update(std::string_view(buf, static_cast<size_t>(got)));
         close(fd);
-        std::string hex;
-        for (uint8_t b : h.Finish()) hex += fmt::format("{:02x}", b);
-        j["sha256"] = hex;
+        j["sha256"] = h.FinishHex();
       }
     } else {
       j["type"] = "other";

@@ -14,6 +14,7 @@ class Sha256 {
   Sha256();
   void Update(std::string_view data);
   std::array<uint8_t, 32> Finish();  // the object must not be updated afterwards
+  std::string FinishHex();           // Finish(), in lower-case hexadecimal
 
  private:
   void Block(const uint8_t* p);

@@ -129,7 +129,8 @@ struct RunResult {
   std::string puppet_graph;
   std::string puppet_graph_path;  // where it was written (for messages)
   std::string puppet_graph_note;
-  // What the (first) apply did to each resource, from Puppet's log.
+  // What the (first) apply did to each resource, from Puppet's log (with reapplies or an
+  // apply_catalog: the runs that compare them).
   ApplyOutcomes outcomes;
   std::vector<Reapply> reapplies;  // --idempotence
   bool reapplies_cut_short = false;  // --timeout stopped one

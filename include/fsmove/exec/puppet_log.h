@@ -37,8 +37,10 @@ struct ApplyOutcomes {
   bool dependency_cycle = false;  // Puppet refused the catalog: "Found N dependency cycles"
 };
 
-// Each resource's outcome in the log of one `puppet apply` (any log level).
+// Each resource's outcome in the log of one `puppet apply` (any log level). `failed`: the
+// log's failed resources when SummarisePuppetLog has found them already.
 ApplyOutcomes ParseApplyOutcomes(std::string_view log);
+ApplyOutcomes ParseApplyOutcomes(std::string_view log, std::vector<report::FailedResource> failed);
 
 // The resources that the second apply of the same catalog changed again or made fail
 // (--idempotence), in reference order; `third` (null when no third apply ran) tells a change

@@ -4,6 +4,7 @@
 
 #include <filesystem>
 
+#include "absl/strings/str_cat.h"
 #include "fmt/format.h"
 #include "fsmove/catalog/resource_ref.h"
 #include "fsmove/check/json_document.h"
@@ -25,7 +26,7 @@ class ConfigParser {
     if (!root.ok()) return root.status();
     if (!root->is_object()) return WrongType("", "an object", *root);
     for (const auto& [key, value] : root->items()) {
-      std::string pointer = "/" + PointerToken(key);
+      std::string pointer = absl::StrCat("/", PointerToken(key));
       absl::Status st;
       if (key == "$schema") {
         if (!value.is_string()) st = WrongType(pointer, "a string", value);

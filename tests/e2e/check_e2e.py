@@ -11,7 +11,6 @@ Each CTest test runs one case:  check_e2e.py --fsmove BIN --source DIR CASE [ARG
   <failure case>   see the functions named case_* below
 Exit 77 (CTest's skip code) when not root: the sandbox needs namespaces and overlayfs.
 """
-import argparse
 import json
 import os
 import re
@@ -22,29 +21,7 @@ import sys
 import tempfile
 import time
 
-SKIP = 77
-ARGS = None
-
-
-def fail(msg):
-    print("FAIL: " + msg, file=sys.stderr)
-    sys.exit(1)
-
-
-def check(cond, msg):
-    if not cond:
-        fail(msg)
-
-
-def fsmove(*args, timeout=900, env=None, prefix=()):
-    cmd = list(prefix) + [ARGS.fsmove] + list(args)
-    print("+ " + " ".join(cmd), file=sys.stderr)
-    t0 = time.time()
-    p = subprocess.run(cmd, capture_output=True, text=True, timeout=timeout, env=env)
-    print(f"  exit {p.returncode} after {time.time() - t0:.1f} s", file=sys.stderr)
-    if p.stderr:
-        print("  stderr: " + p.stderr.strip().replace("\n", "\n          "), file=sys.stderr)
-    return p
+from e2e_lib import ARGS, SKIP, check, fail, fsmove, main, processes
 
 
 def findings_of(report):
@@ -78,23 +55,6 @@ def check_json(args, expected, extra_checks=None):
 
 
 # ---- processes and mounts ----------------------------------------------------------------
-
-def processes():
-    out = {}
-    for d in os.listdir("/proc"):
-        if not d.isdigit():
-            continue
-        try:
-            with open(f"/proc/{d}/stat", encoding="utf-8", errors="replace") as fh:
-                stat = fh.read()
-            with open(f"/proc/{d}/cmdline", "rb") as fh:
-                cmd = fh.read().replace(b"\0", b" ").decode("utf-8", "replace").strip()
-        except OSError:
-            continue
-        ppid = int(stat[stat.rfind(")") + 2:].split()[1])
-        out[int(d)] = (ppid, cmd)
-    return out
-
 
 def descendants(root):
     procs = processes()
@@ -1050,23 +1010,5 @@ def case_strace_killed():
     check(not report["run"]["trace_complete"], "report says the trace is complete")
 
 
-def main():
-    global ARGS
-    ap = argparse.ArgumentParser()
-    ap.add_argument("--fsmove", required=True)
-    ap.add_argument("--source", required=True)
-    ap.add_argument("case")
-    ap.add_argument("arg", nargs="?")
-    ARGS = ap.parse_args()
-    if os.geteuid() != 0:
-        print("skipped: end-to-end tests need root (sandbox)", file=sys.stderr)
-        return SKIP
-    fn = globals().get("case_" + ARGS.case.replace("-", "_"))
-    if fn is None:
-        fail("unknown case " + ARGS.case)
-    fn(ARGS.arg) if ARGS.arg is not None else fn()
-    return 0
-
-
 if __name__ == "__main__":
-    sys.exit(main())
+    sys.exit(main(globals()))

@@ -11,7 +11,6 @@ fixtures/scan/ (one ok, one with a MOR, one that does not compile, one that hang
             directory is not there is missing; a rerun skips the first and retries the second.
 Exit 77 (CTest's skip code) when not root: the sandbox needs namespaces and overlayfs.
 """
-import argparse
 import json
 import os
 import shlex
@@ -21,33 +20,15 @@ import sys
 import tempfile
 import time
 
-SKIP = 77
-ARGS = None
+import e2e_lib
+from e2e_lib import ARGS, check, fail, main, running
+
+
+def fsmove(*args, **kw):
+    return e2e_lib.fsmove(*args, show_stdout=True, **kw)
+
 MODULES = ["scan_broken", "scan_hang", "scan_mor", "scan_ok"]
 EXPECTED = {"scan_ok": "ok", "scan_mor": "findings", "scan_broken": "compile-failed", "scan_hang": "timeout"}
-
-
-def fail(msg):
-    print("FAIL: " + msg, file=sys.stderr)
-    sys.exit(1)
-
-
-def check(cond, msg):
-    if not cond:
-        fail(msg)
-
-
-def fsmove(*args, timeout=900, cwd=None):
-    cmd = [ARGS.fsmove] + list(args)
-    print("+ " + " ".join(cmd), file=sys.stderr)
-    t0 = time.time()
-    p = subprocess.run(cmd, capture_output=True, text=True, timeout=timeout, cwd=cwd)
-    p.seconds = time.time() - t0
-    print(f"  exit {p.returncode} after {p.seconds:.1f} s", file=sys.stderr)
-    for name, text in (("stdout", p.stdout), ("stderr", p.stderr)):
-        if text:
-            print(f"  {name}: " + text.strip().replace("\n", "\n          "), file=sys.stderr)
-    return p
 
 
 def summary(out_dir):
@@ -221,22 +202,6 @@ def case_statuses():
         check(got["scan_fails"]["status"] == "resources-failed", "the finished module changed")
 
 
-def running(marker):
-    """Pids of processes whose command line holds `marker`."""
-    pids = []
-    for d in os.listdir("/proc"):
-        if not d.isdigit() or int(d) == os.getpid():
-            continue
-        try:
-            with open(f"/proc/{d}/cmdline", "rb") as fh:
-                cmd = fh.read().replace(b"\0", b" ").decode(errors="replace")
-        except OSError:
-            continue
-        if marker in cmd:
-            pids.append(int(d))
-    return pids
-
-
 def case_killed():
     """A scan killed outright (SIGKILL) stops the check it was running, and while that check
     runs, a second scan of the same results folder leaves the module alone."""
@@ -270,24 +235,5 @@ def case_killed():
         check("another scan is checking it now" not in p.stderr, "the lock outlived the check")
 
 
-def main():
-    global ARGS
-    ap = argparse.ArgumentParser()
-    ap.add_argument("--fsmove", required=True)
-    ap.add_argument("--source", required=True)
-    ap.add_argument("case")
-    ARGS = ap.parse_args()
-    if os.geteuid() != 0:
-        print("skipped: end-to-end tests need root (sandbox)", file=sys.stderr)
-        return SKIP
-    fn = globals().get("case_" + ARGS.case.replace("-", "_"))
-    if fn is None:
-        fail("unknown case " + ARGS.case)
-    t0 = time.time()
-    fn()
-    print(f"ok: {ARGS.case} in {time.time() - t0:.0f} s", file=sys.stderr)
-    return 0
-
-
 if __name__ == "__main__":
-    sys.exit(main())
+    sys.exit(main(globals()))

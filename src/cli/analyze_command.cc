@@ -82,15 +82,21 @@ int RunAnalyze(const AnalyzeOptions& o) {
     auto t = std::chrono::steady_clock::now();
     auto loaded = catalog::Catalog::LoadFile(o.catalog);
     if (!loaded.ok()) {
-      std::cerr << "fsmove: error: " << loaded.status().message() << "\n";
-      return kExitError;
+      return Fail(loaded.status());
     }
     cat.emplace(std::move(*loaded));
     PrintCatalogWarnings(*cat);
     catalog_seconds = SecondsSince(t);
   }
+  // So are the project's configuration and baseline, which only a check uses.
+  pipeline::ProjectInputs project;
+  if (cat) {
+    auto loaded = LoadProjectInputs(o.report);
+    if (!loaded.ok()) return Fail(loaded.status());
+    project = std::move(*loaded);
+  }
   // Puppet's graph is read up front too (its mapping onto the catalog comes later).
-  std::optional<PuppetGraphInput> puppet_graph;
+  std::optional<pipeline::PuppetGraphInput> puppet_graph;
   if (!o.puppet_graph.empty()) {
     if (!cat) {
       std::cerr << "fsmove: error: --puppet-graph needs --catalog (the catalog Puppet applied)\n";
@@ -102,10 +108,9 @@ int RunAnalyze(const AnalyzeOptions& o) {
     const std::filesystem::path real = std::filesystem::canonical(o.puppet_graph, ec);
     auto text = graph::ReadPuppetGraphFile(AT_FDCWD, ec ? o.puppet_graph : real.string());
     if (!text.ok()) {
-      std::cerr << "fsmove: error: " << text.status().message() << "\n";
-      return kExitError;
+      return Fail(text.status());
     }
-    puppet_graph.emplace(PuppetGraphInput{o.puppet_graph, std::move(*text), true});
+    puppet_graph.emplace(pipeline::PuppetGraphInput{o.puppet_graph, std::move(*text), true});
   }
   analysis::AnalyzerOptions options;
   options.interpreter.initial_cwd = o.initial_cwd;
@@ -133,7 +138,7 @@ int RunAnalyze(const AnalyzeOptions& o) {
     ctx.seconds.parse_interpret = seconds.analysis;
     ctx.seconds.catalog_and_graph = catalog_seconds;
     ctx.seconds.catalog_load = catalog_seconds;
-    return CheckAndReport(o.report, *cat, ctx, puppet_graph ? &*puppet_graph : nullptr);
+    return CheckAndReport(o.report, project, *cat, ctx, puppet_graph ? &*puppet_graph : nullptr);
   }
 
   ReportOutput file;

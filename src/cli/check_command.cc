@@ -121,7 +121,8 @@ int RunCheckCommand(CheckCliOptions& o) {
     o.report.project_dir = std::filesystem::is_directory(p, ec) ? p.string() : p.parent_path().string();
     if (o.report.project_dir.empty()) o.report.project_dir = ".";
   }
-  if (int st = CheckReportInputs(o.report); st != kExitOk) return st;
+  auto project = LoadProjectInputs(o.report);
+  if (!project.ok()) return Fail(project.status());
   if (!o.keep_replays.empty()) {
     if (!o.confirm) {
       std::cerr << "fsmove: error: --keep-replays needs --confirm\n";
@@ -160,8 +161,7 @@ int RunCheckCommand(CheckCliOptions& o) {
   }
   absl::StatusOr<exec::OsRoot> root = exec::ResolveRoot(o.root, /*build_missing=*/true);
   if (!root.ok()) {
-    std::cerr << "fsmove: error: " << root.status().message() << "\n";
-    return kExitError;
+    return Fail(root.status());
   }
   req.root = *root;
   struct RootLock {
@@ -171,15 +171,13 @@ int RunCheckCommand(CheckCliOptions& o) {
     }
   } root_lock{exec::LockRootShared(req.root)};
   if (absl::Status st = exec::Preflight(req); !st.ok()) {
-    std::cerr << "fsmove: error: " << st.message() << "\n";
-    return kExitError;
+    return Fail(st);
   }
 
   analysis::Analyzer analyzer;
   auto run = exec::RunCheck(req, analyzer);
   if (!run.ok()) {
-    std::cerr << "fsmove: error: " << run.status().message() << "\n";
-    return kExitError;
+    return Fail(run.status());
   }
   PrintNotes(*run, o.verbose || run->end != exec::RunEnd::kApplied);
   if (o.idempotence) {
@@ -214,7 +212,7 @@ int RunCheckCommand(CheckCliOptions& o) {
     case exec::RunEnd::kInterrupted:
       std::cerr << "fsmove: interrupted (" << sigabbrev_np(run->signal)
                 << "): Puppet, strace and the sandbox were stopped" << logs_in << "\n";
-      return 128 + run->signal;
+      return ExitForSignal(run->signal);
     case exec::RunEnd::kSetupFailed:
       std::cerr << "fsmove: error: " << run->error
                 << (keep ? " (logs in " + run->work_dir + ")" : "") << "\n";
@@ -261,8 +259,7 @@ int RunCheckCommand(CheckCliOptions& o) {
   auto t = std::chrono::steady_clock::now();
   auto cat = exec::LoadRunCatalog(*run);
   if (!cat.ok()) {
-    std::cerr << "fsmove: error: " << cat.status().message() << "\n";
-    return kExitError;
+    return Fail(cat.status());
   }
   PrintCatalogWarnings(*cat);
   report::FindingsContext ctx;
@@ -278,20 +275,20 @@ int RunCheckCommand(CheckCliOptions& o) {
   int status = TraceWarnings(o.report, analyzer, ctx.trace_name, run->summary.ApplyFinished());
   if (status != kExitOk) return status;
   // Puppet's own graph of this apply, when it wrote one.
-  std::optional<PuppetGraphInput> puppet_graph;
+  std::optional<pipeline::PuppetGraphInput> puppet_graph;
   if (!run->puppet_graph.empty()) {
     std::string name = req.save_graph;
     if (name.empty()) {
       name = work.kept() ? run->puppet_graph_path
                          : "Puppet's graph (not kept: --save-graph FILE keeps it)";
     }
-    puppet_graph.emplace(PuppetGraphInput{name, run->puppet_graph, /*required=*/false});
+    puppet_graph.emplace(pipeline::PuppetGraphInput{name, run->puppet_graph, /*required=*/false});
   } else {
     std::cerr << "fsmove: warning: no graph from Puppet ("
               << (run->puppet_graph_note.empty() ? "none written" : run->puppet_graph_note)
               << "); checking against fsmove's model of the catalog\n";
   }
-  BeforeReport confirm;
+  pipeline::BeforeReport confirm;
   ConfirmOptions co;
   int confirm_signal = 0;
   if (o.confirm) {
@@ -306,11 +303,11 @@ int RunCheckCommand(CheckCliOptions& o) {
           std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
     };
   }
-  status = CheckAndReport(o.report, *cat, ctx, puppet_graph ? &*puppet_graph : nullptr, confirm);
+  status = CheckAndReport(o.report, *project, *cat, ctx, puppet_graph ? &*puppet_graph : nullptr, confirm);
   if (confirm_signal != 0) {
     std::cerr << "fsmove: interrupted (" << sigabbrev_np(confirm_signal)
               << ") while replaying: the report says which findings were not replayed\n";
-    return 128 + confirm_signal;
+    return ExitForSignal(confirm_signal);
   }
 
   // A run that did not finish gives a report of what ran, and an error status.

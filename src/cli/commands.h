@@ -10,13 +10,25 @@
 #include <string_view>
 
 #include "CLI/CLI.hpp"
+#include "absl/status/status.h"
 #include "fsmove/report/output_file.h"
 
 namespace fsmove::cli {
 
-inline constexpr int kExitOk = 0;
-inline constexpr int kExitFindings = 1;
-inline constexpr int kExitError = 2;
+// How a command ends, and its exit code (README: "Exit codes"). The one table: every command
+// returns one of these.
+inline constexpr int kExitOk = 0;        // nothing found (or only suppressed findings)
+inline constexpr int kExitFindings = 1;  // findings (scan, merge: some module not ok)
+inline constexpr int kExitError = 2;     // usage or input error, a run that failed
+// Stopped by SIGINT, SIGTERM or SIGHUP (check, scan): 128 + the signal, as a shell reports a
+// process the signal killed (130 for Ctrl-C).
+inline constexpr int ExitForSignal(int signal) { return 128 + signal; }
+
+// Prints "fsmove: error: MESSAGE" and returns kExitError.
+inline int Fail(const absl::Status& status) {
+  std::cerr << "fsmove: error: " << status.message() << "\n";
+  return kExitError;
+}
 
 // The OS root `check` and `scan` run Puppet on unless --root says otherwise (see README:
 // "OS roots").

@@ -31,13 +31,11 @@ int ComparePuppet(const GraphOptions& o, const catalog::Catalog& cat,
                   const graph::DependencyGraph& g) {
   auto text = graph::ReadPuppetGraphFile(AT_FDCWD, o.compare_puppet);
   if (!text.ok()) {
-    std::cerr << "fsmove: error: " << text.status().message() << "\n";
-    return kExitError;
+    return Fail(text.status());
   }
   auto puppet = graph::LoadPuppetGraph(*text, o.compare_puppet, cat);
   if (!puppet.ok()) {
-    std::cerr << "fsmove: error: " << puppet.status().message() << "\n";
-    return kExitError;
+    return Fail(puppet.status());
   }
   for (const std::string& w : puppet->warnings) {
     std::cerr << "fsmove: warning: " << report::TerminalSafe(w) << "\n";
@@ -60,8 +58,7 @@ int ComparePuppet(const GraphOptions& o, const catalog::Catalog& cat,
 int RunGraph(const GraphOptions& o) {
   auto cat = catalog::Catalog::LoadFile(o.catalog);
   if (!cat.ok()) {
-    std::cerr << "fsmove: error: " << cat.status().message() << "\n";
-    return kExitError;
+    return Fail(cat.status());
   }
   PrintCatalogWarnings(*cat);
   graph::DependencyGraph g = graph::DependencyGraph::Build(*cat);

@@ -46,8 +46,7 @@ int RunMergeCommand(const MergeCliOptions& o) {
     }
     auto contents = scan::ReadResultsDir(dir);
     if (!contents.ok()) {
-      std::cerr << "fsmove: error: " << std::string(contents.status().message()) << "\n";
-      return kExitError;
+      return Fail(contents.status());
     }
     scan::MergeInput in{dir, std::move(*contents), std::nullopt};
     if (auto m = scan::ReadScanManifest(dir); m.ok()) in.manifest = std::move(*m);
@@ -67,8 +66,7 @@ int RunMergeCommand(const MergeCliOptions& o) {
     }
   }
   if (auto st = scan::WriteSummary(o.out, plan.results); !st.ok()) {
-    std::cerr << "fsmove: error: " << std::string(st.message()) << "\n";
-    return kExitError;
+    return Fail(st);
   }
   // A complete merge is a whole scan: its scan.json lets `fsmove scan` resume into it.
   bool complete = plan.conflicts.empty() && plan.problems.empty() && !inputs.empty() &&
@@ -79,8 +77,7 @@ int RunMergeCommand(const MergeCliOptions& o) {
     all = scan::CanonicalModuleList(std::move(all));
     scan::ScanManifest m{scan::Shard{}, scan::ModuleListDigest(all), all.size(), all};
     if (auto st = scan::WriteScanManifest(o.out, m); !st.ok()) {
-      std::cerr << "fsmove: error: " << std::string(st.message()) << "\n";
-      return kExitError;
+      return Fail(st);
     }
   } else {
     fs::remove(fs::path(o.out) / scan::kScanJson, ec);

@@ -30,8 +30,7 @@ int Build(const RootCliOptions& o) {
   options.rebuild = o.rebuild;
   absl::StatusOr<exec::OsRoot> root = exec::BuildRoot(o.name, options);
   if (!root.ok()) {
-    std::cerr << "fsmove: error: " << root.status().message() << "\n";
-    return kExitError;
+    return Fail(root.status());
   }
   PrintRoot(*root);
   return kExitOk;
@@ -58,8 +57,7 @@ int List() {
 
 int Remove(const RootCliOptions& o) {
   if (absl::Status st = exec::RemoveRoot(o.name); !st.ok()) {
-    std::cerr << "fsmove: error: " << st.message() << "\n";
-    return kExitError;
+    return Fail(st);
   }
   return kExitOk;
 }

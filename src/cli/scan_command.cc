@@ -70,16 +70,14 @@ int RunScanCommand(ScanCliOptions& o) {
   for (const auto& list : o.lists) {
     auto m = scan::ReadModuleList(list);
     if (!m.ok()) {
-      std::cerr << "fsmove: error: " << std::string(m.status().message()) << "\n";
-      return kExitError;
+      return Fail(m.status());
     }
     all.insert(all.end(), m->begin(), m->end());
   }
   for (const auto& dir : o.modules_dirs) {
     auto m = scan::DiscoverModules(dir);
     if (!m.ok()) {
-      std::cerr << "fsmove: error: " << std::string(m.status().message()) << "\n";
-      return kExitError;
+      return Fail(m.status());
     }
     if (m->empty()) std::cerr << "fsmove: warning: no module (NAME/manifests/init.pp) in " << dir << "\n";
     all.insert(all.end(), m->begin(), m->end());
@@ -94,8 +92,7 @@ int RunScanCommand(ScanCliOptions& o) {
   if (!o.shard.empty()) {
     auto s = scan::ParseShard(o.shard);
     if (!s.ok()) {
-      std::cerr << "fsmove: error: " << std::string(s.status().message()) << "\n";
-      return kExitError;
+      return Fail(s.status());
     }
     shard = *s;
   }
@@ -115,8 +112,7 @@ int RunScanCommand(ScanCliOptions& o) {
   if (!o.root.empty() && o.root != exec::kHostRoot) {
     absl::StatusOr<exec::OsRoot> root = exec::ResolveRoot(o.root, /*build_missing=*/true);
     if (!root.ok()) {
-      std::cerr << "fsmove: error: " << root.status().message() << "\n";
-      return kExitError;
+      return Fail(root.status());
     }
   }
   if (!o.root.empty()) o.run.check_options.insert(o.run.check_options.end(), {"--root", o.root});
@@ -127,8 +123,7 @@ int RunScanCommand(ScanCliOptions& o) {
   std::filesystem::create_directories(o.run.out_dir, ec);
   scan::ScanManifest manifest{shard, scan::ModuleListDigest(all), all.size(), o.run.modules};
   if (auto st = scan::WriteScanManifest(o.run.out_dir, manifest); !st.ok()) {
-    std::cerr << "fsmove: error: " << std::string(st.message()) << "\n";
-    return kExitError;
+    return Fail(st);
   }
   if (!o.quiet) {
     std::cerr << fmt::format("fsmove: scanning {} module{}{} into {} ({} at a time)\n",
@@ -144,13 +139,11 @@ int RunScanCommand(ScanCliOptions& o) {
   sigaction(SIGTERM, &sa, nullptr);
   auto outcome = scan::RunScan(o.run, &g_stop);
   if (!outcome.ok()) {
-    std::cerr << "fsmove: error: " << std::string(outcome.status().message()) << "\n";
-    return kExitError;
+    return Fail(outcome.status());
   }
   for (const auto& n : outcome->notes) std::cerr << "fsmove: note: " << n << "\n";
   if (auto st = scan::WriteSummary(o.run.out_dir, outcome->results); !st.ok()) {
-    std::cerr << "fsmove: error: " << std::string(st.message()) << "\n";
-    return kExitError;
+    return Fail(st);
   }
 
   std::map<std::string, int> counts;
@@ -196,7 +189,7 @@ int RunScanCommand(ScanCliOptions& o) {
   if (outcome->signal != 0) {
     std::cerr << "fsmove: interrupted (" << sigabbrev_np(outcome->signal)
               << "): unfinished modules were stopped; run the same command again to continue\n";
-    return 128 + outcome->signal;
+    return ExitForSignal(outcome->signal);
   }
   return all_ok ? kExitOk : kExitFindings;
 }

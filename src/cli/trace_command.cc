@@ -95,8 +95,7 @@ int RunDump(const DumpOptions& o) {
   }
   absl::Status st = analyzer.Run(**reader);
   if (!st.ok()) {
-    std::cerr << "fsmove: error: " << st.message() << "\n";
-    return kExitError;
+    return Fail(st);
   }
   if (!o.golden_dir.empty()) {
     const analysis::Relations relations = analyzer.ComputeRelations(1000000);

@@ -1,0 +1,103 @@
+// The check pipeline's last stage, shared by `fsmove analyze --catalog` and `fsmove check`:
+// from a finished analysis and its catalog to the reports. Builds the dependency graph (from
+// Puppet's own graph when given), runs the checker with the project's configuration, applies
+// its ignore_pairs and baseline, writes every report and, on request, a new baseline.
+#pragma once
+
+#include <functional>
+#include <iosfwd>
+#include <optional>
+#include <string>
+#include <string_view>
+
+#include "absl/status/status.h"
+#include "absl/status/statusor.h"
+#include "fsmove/analysis/analyzer.h"
+#include "fsmove/catalog/catalog.h"
+#include "fsmove/check/baseline.h"
+#include "fsmove/check/checker.h"
+#include "fsmove/check/project_config.h"
+#include "fsmove/report/findings_report.h"
+
+namespace fsmove::pipeline {
+
+// How the findings are reported (the command line's report options, without the files that
+// configure the project: those are ProjectInputs).
+struct ReportSettings {
+  std::string format = "text";  // text, json, sarif, junit
+  std::string output;           // empty: `stdout` below
+  size_t max_evidence = 16;
+  bool strict = false;
+  bool no_default_ignores = false;
+  check::CheckOptions check;
+  // Further reports of the same run (CI wants SARIF and JUnit from one Puppet run).
+  std::string json_output;
+  std::string sarif_output;
+  std::string junit_output;
+  // SARIF and JUnit paths are relative to it (default: the current directory).
+  std::string source_root = ".";
+  std::string write_baseline;  // write the accepted findings here as a baseline
+  bool show_suppressed = false;
+  bool show_low = false;
+  // "any" finding that counts makes the verdict kFindings, or only "confirmed" ones (by a
+  // replay, and resources that are not idempotent).
+  std::string fail_on = "any";
+};
+
+// The project's configuration and baseline, loaded once (before a long run, so that a bad file
+// fails in a second).
+struct ProjectInputs {
+  check::ProjectConfig config;
+  std::optional<check::Baseline> baseline;
+};
+
+// `config_file` when given, else <project_dir>/.fsmove.json when project_dir is not empty and
+// the file exists, else an empty configuration; and the baseline `baseline_file` names (none
+// when empty).
+absl::StatusOr<ProjectInputs> LoadProjectInputs(const std::string& config_file,
+                                                const std::string& project_dir,
+                                                const std::string& baseline_file);
+
+// Where the pipeline's warnings go (the command line prints each as "fsmove: warning: TEXT").
+using Warn = std::function<void(std::string_view)>;
+
+// Unparsed lines and missing markers: warnings, or an error with `strict`. `run_finished`
+// false (a check whose apply was stopped): no markers means Puppet was stopped before its first
+// resource, not a trace recorded wrongly.
+absl::Status TraceWarnings(bool strict, const analysis::Analyzer& analyzer,
+                           const std::string& name, bool run_finished, const Warn& warn);
+
+// Puppet's own graph of the run (expanded_relationships.dot).
+struct PuppetGraphInput {
+  std::string name;  // the file, for messages and the report
+  std::string text;
+  // analyze --puppet-graph: a graph that does not load is an error. fsmove check: a warning,
+  // and the check uses fsmove's model of the catalog instead.
+  bool required = true;
+};
+
+// Runs once the findings are known and suppressed, before any report is written (fsmove check
+// --confirm replays them there).
+using BeforeReport = std::function<void(const report::FindingsContext&, check::CheckResult*)>;
+
+enum class Verdict {
+  kClean,     // no finding that counts (suppressed and low-confidence ones do not)
+  kFindings,  // at least one
+};
+
+struct PipelineIo {
+  std::ostream* stdout_stream = nullptr;  // the report when settings.output is empty
+  Warn warn;  // "fsmove: warning: TEXT" on the command line; may be empty (dropped)
+  Warn note;  // what was done besides the reports ("wrote 3 findings to baseline FILE")
+};
+
+// `ctx` carries the trace name, the analyzer, parse and catalog seconds and, for `fsmove check`,
+// the run summary; the graph, result and suppressions are filled here. Errors: a report or
+// baseline that cannot be written, a required Puppet graph that does not load.
+absl::StatusOr<Verdict> CheckAndReport(const ReportSettings& settings,
+                                       const ProjectInputs& project, const catalog::Catalog& cat,
+                                       report::FindingsContext ctx, const PipelineIo& io,
+                                       const PuppetGraphInput* puppet_graph = nullptr,
+                                       const BeforeReport& before_report = nullptr);
+
+}  // namespace fsmove::pipeline

@@ -1,0 +1,245 @@
+// From a finished analysis to the reports: graph, checker, suppressions, report files.
+#include "fsmove/pipeline/check_and_report.h"
+
+#include <chrono>
+#include <memory>
+#include <ostream>
+
+#include "absl/strings/str_cat.h"
+#include "fsmove/check/suppressions.h"
+#include "fsmove/graph/dependency_graph.h"
+#include "fsmove/graph/puppet_graph.h"
+#include "fsmove/report/json_output.h"
+#include "fsmove/report/junit.h"
+#include "fsmove/report/output_file.h"
+#include "fsmove/report/sarif.h"
+#include "fsmove/report/source_root.h"
+#include "fsmove/report/terminal_text.h"
+
+namespace fsmove::pipeline {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+double SecondsSince(Clock::time_point t) {
+  return std::chrono::duration<double>(Clock::now() - t).count();
+}
+
+void WriteReport(std::string_view format, std::ostream& out, const report::FindingsContext& ctx,
+                 const report::SourceRoot& root) {
+  if (format == "json") {
+    out << report::DumpJson(report::FindingsToJson(ctx)) << "\n";
+  } else if (format == "sarif") {
+    out << report::DumpJson(report::FindingsToSarif(ctx, {root})) << "\n";
+  } else if (format == "junit") {
+    report::WriteFindingsJunit(out, ctx, {root});
+  } else {
+    report::WriteFindingsText(out, ctx);
+  }
+}
+
+// A report's destination: a file written whole (OutputFile), or the given stream when the path
+// is empty.
+class Destination {
+ public:
+  absl::Status Open(const std::string& path, std::ostream* fallback) {
+    if (path.empty()) {
+      stream_ = fallback;
+      if (stream_ == nullptr) return absl::InvalidArgumentError("no stream for the report");
+      return absl::OkStatus();
+    }
+    auto file = report::OutputFile::Open(path);
+    if (!file.ok()) return file.status();
+    file_ = std::move(*file);
+    stream_ = &file_->stream();
+    return absl::OkStatus();
+  }
+  std::ostream& stream() { return *stream_; }
+  bool is_open() const { return stream_ != nullptr; }
+  absl::Status Close() {
+    if (file_ == nullptr) {
+      stream_->flush();
+      return *stream_ ? absl::OkStatus() : absl::DataLossError("cannot write the report");
+    }
+    absl::Status st = file_->Commit();
+    file_.reset();
+    return st;
+  }
+
+ private:
+  std::unique_ptr<report::OutputFile> file_;
+  std::ostream* stream_ = nullptr;
+};
+
+// The relationships Puppet logged adding (--debug) between resources of this catalog.
+std::vector<graph::ObservedEdge> ObservedAutorelations(const analysis::Analyzer& analyzer,
+                                                       const catalog::Catalog& cat) {
+  std::vector<graph::ObservedEdge> edges;
+  for (const trace::AutoRelationMessage& m : analyzer.puppet_autorelations()) {
+    std::optional<catalog::ResourceId> self = cat.ResolveRef(m.ref);
+    std::optional<catalog::ResourceId> other = cat.ResolveRef(m.other);
+    if (!self || !other) continue;
+    graph::ObservedEdge e;
+    e.source = m.other_first ? *other : *self;
+    e.target = m.other_first ? *self : *other;
+    e.kind = m.refresh ? graph::EdgeKind::kNotify : graph::EdgeKind::kBefore;
+    e.rule = m.other_first ? (m.refresh ? "puppet:autosubscribe" : "puppet:autorequire")
+                           : (m.refresh ? "puppet:autonotify" : "puppet:autobefore");
+    edges.push_back(e);
+  }
+  return edges;
+}
+
+// The findings a baseline written now accepts: all but those ignore_pairs suppress.
+absl::Status WriteBaseline(const std::string& path, const check::CheckResult& result,
+                           const check::Suppressions& suppressions, const catalog::Catalog& cat,
+                           const Warn& note) {
+  std::vector<const check::Finding*> accepted;
+  for (size_t i = 0; i < result.findings.size(); ++i) {
+    if (suppressions.findings[i].kind != check::SuppressionKind::kIgnoredPair) {
+      accepted.push_back(&result.findings[i]);
+    }
+  }
+  std::string text =
+      check::BaselineToJson(accepted, cat)
+          .dump(2, ' ', false, nlohmann::ordered_json::error_handler_t::replace) +
+      "\n";
+  if (absl::Status st = report::WriteOutputFile(path, text); !st.ok()) return st;
+  if (note) {
+    note(absl::StrCat("wrote ", accepted.size(), " finding", accepted.size() == 1 ? "" : "s",
+                      " to baseline ", path));
+  }
+  return absl::OkStatus();
+}
+
+}  // namespace
+
+absl::StatusOr<ProjectInputs> LoadProjectInputs(const std::string& config_file,
+                                                const std::string& project_dir,
+                                                const std::string& baseline_file) {
+  ProjectInputs inputs;
+  if (!config_file.empty()) {
+    auto config = check::LoadProjectConfigFile(config_file);
+    if (!config.ok()) return config.status();
+    inputs.config = std::move(*config);
+  } else if (!project_dir.empty()) {
+    auto config = check::LoadProjectConfig(project_dir);
+    if (!config.ok()) return config.status();
+    inputs.config = std::move(*config);
+  }
+  if (!baseline_file.empty()) {
+    auto baseline = check::Baseline::LoadFile(baseline_file);
+    if (!baseline.ok()) return baseline.status();
+    inputs.baseline.emplace(std::move(*baseline));
+  }
+  return inputs;
+}
+
+absl::Status TraceWarnings(bool strict, const analysis::Analyzer& analyzer,
+                           const std::string& name, bool run_finished, const Warn& warn) {
+  auto say = [&](std::string text) -> absl::Status {
+    if (strict) return absl::InvalidArgumentError(text);
+    if (warn) warn(text);
+    return absl::OkStatus();
+  };
+  if (analyzer.stats().unparsed_lines > 0) {
+    const auto& first = analyzer.stats().unparsed_examples.front();
+    absl::Status st = say(absl::StrCat(analyzer.stats().unparsed_lines, " unparsed lines in ",
+                                       name, "; first at line ", first.line, ": ", first.reason));
+    if (!st.ok()) return st;
+  }
+  if (analyzer.interpreter().stats().markers_begin == 0 && !run_finished) {
+    if (warn) {
+      warn("Puppet was stopped before it applied its first resource; nothing was checked");
+    }
+  } else if (analyzer.interpreter().stats().markers_begin == 0) {
+    return say(absl::StrCat(name,
+                            " has no Puppet evaltrace markers (was it recorded with "
+                            "`puppet apply --debug --evaltrace`?)"));
+  }
+  return absl::OkStatus();
+}
+
+absl::StatusOr<Verdict> CheckAndReport(const ReportSettings& o, const ProjectInputs& project,
+                                       const catalog::Catalog& cat, report::FindingsContext ctx,
+                                       const PipelineIo& io, const PuppetGraphInput* puppet_graph,
+                                       const BeforeReport& before_report) {
+  auto warn = [&](std::string_view text) {
+    if (io.warn) io.warn(text);
+  };
+  // Every report file is made before the (possibly long) check, so that one that cannot be
+  // written fails first.
+  struct Report {
+    std::string_view format;
+    const std::string& path;
+    bool wanted;
+    Destination out;
+  };
+  Report reports[] = {{o.format, o.output, true, {}},
+                      {"json", o.json_output, !o.json_output.empty(), {}},
+                      {"sarif", o.sarif_output, !o.sarif_output.empty(), {}},
+                      {"junit", o.junit_output, !o.junit_output.empty(), {}}};
+  for (Report& r : reports) {
+    if (!r.wanted) continue;
+    if (absl::Status st = r.out.Open(r.path, io.stdout_stream); !st.ok()) return st;
+  }
+
+  auto t = Clock::now();
+  graph::GraphOptions graph_options;
+  graph_options.observed_edges = ObservedAutorelations(*ctx.analyzer, cat);
+  if (puppet_graph != nullptr) {
+    auto loaded = graph::LoadPuppetGraph(puppet_graph->text, puppet_graph->name, cat,
+                                         graph_options.observed_edges);
+    if (!loaded.ok() && puppet_graph->required) return loaded.status();
+    if (!loaded.ok()) {
+      warn(absl::StrCat(loaded.status().message(),
+                        "; checking against fsmove's model of the catalog instead"));
+    } else {
+      for (const std::string& w : loaded->warnings) warn(w);
+      graph_options = graph::PuppetGraphOptions(*loaded, std::move(graph_options.observed_edges));
+      ctx.puppet_graph = puppet_graph->name;
+    }
+  }
+  graph::DependencyGraph graph = graph::DependencyGraph::Build(cat, graph_options);
+  ctx.seconds.catalog_and_graph += SecondsSince(t);
+  t = Clock::now();
+  check::CheckOptions options = o.check;
+  options.default_ignores = !o.no_default_ignores;
+  options.max_evidence = o.max_evidence;
+  std::vector<std::string> warnings = check::ApplyProjectConfig(project.config, cat, &options);
+  auto result = check::Check(*ctx.analyzer, cat, graph, options);
+  if (!result.ok()) return result.status();
+  ctx.seconds.check = SecondsSince(t);
+  check::Suppressions suppressions = check::Suppress(
+      *result, cat, project.config, project.baseline ? &*project.baseline : nullptr);
+  suppressions.warnings.insert(suppressions.warnings.begin(), warnings.begin(), warnings.end());
+  ctx.catalog = &cat;
+  ctx.graph = &graph;
+  ctx.result = &*result;
+  ctx.suppressions = &suppressions;
+  ctx.show_suppressed = o.show_suppressed;
+  ctx.show_low = o.show_low;
+  if (before_report) before_report(ctx, &*result);
+
+  report::SourceRoot root = report::SourceRoot::FromDirectory(o.source_root);
+  absl::Status written = absl::OkStatus();
+  for (Report& r : reports) {
+    if (!r.wanted) continue;
+    WriteReport(r.format, r.out.stream(), ctx, root);
+    if (absl::Status st = r.out.Close(); written.ok()) written = st;
+  }
+  if (!written.ok()) return written;
+  if (!o.write_baseline.empty()) {
+    absl::Status st = WriteBaseline(o.write_baseline, *result, suppressions, cat, io.note);
+    if (!st.ok()) return st;
+  }
+
+  for (const auto& u : result->stats.unknown_blocks) {
+    warn(absl::StrCat(report::TerminalSafe(u.ref), " is in the trace but not in ",
+                      cat.source_name()));
+  }
+  for (const std::string& w : suppressions.warnings) warn(report::TerminalSafe(w));
+  return ctx.ReportedCount(o.fail_on == "confirmed") == 0 ? Verdict::kClean : Verdict::kFindings;
+}
+
+}  // namespace fsmove::pipeline

@@ -28,8 +28,9 @@ void AddReportOptions(CLI::App* cmd, ReportOptions* o) {
   cmd->add_flag("--strict", o->strict, "treat unparsed lines and missing markers as errors");
   cmd->add_flag("--package-notify", o->check.package_notify,
                 "packages count as notifiers of the services that read their files");
-  std::string ignored_help = "ignore accesses to paths matching GLOB (* within a component, ** "
-                             "across); defaults:";
+  std::string ignored_help =
+      "ignore accesses to paths matching GLOB (* within a component, ** "
+      "across); defaults:";
   for (const auto& d : check::DefaultIgnores()) ignored_help += " " + std::string(d.glob);
   // One value per occurrence: `--ignore-path A TARGET` must not swallow TARGET.
   cmd->add_option("--ignore-path", o->check.ignore_paths, ignored_help)
@@ -83,8 +84,8 @@ int CheckAndReport(const ReportOptions& o, const pipeline::ProjectInputs& projec
                    const pipeline::PuppetGraphInput* puppet_graph,
                    const pipeline::BeforeReport& before_report) {
   pipeline::PipelineIo io{&std::cout, PrintWarning, PrintNote};
-  auto verdict = pipeline::CheckAndReport(o, project, cat, std::move(ctx), io, puppet_graph,
-                                          before_report);
+  auto verdict =
+      pipeline::CheckAndReport(o, project, cat, std::move(ctx), io, puppet_graph, before_report);
   if (!verdict.ok()) return Fail(verdict.status());
   return *verdict == pipeline::Verdict::kClean ? kExitOk : kExitFindings;
 }

@@ -100,10 +100,9 @@ absl::Status WriteBaseline(const std::string& path, const check::CheckResult& re
       accepted.push_back(&result.findings[i]);
     }
   }
-  std::string text =
-      check::BaselineToJson(accepted, cat)
-          .dump(2, ' ', false, nlohmann::ordered_json::error_handler_t::replace) +
-      "\n";
+  std::string text = check::BaselineToJson(accepted, cat)
+                         .dump(2, ' ', false, nlohmann::ordered_json::error_handler_t::replace) +
+                     "\n";
   if (absl::Status st = report::WriteOutputFile(path, text); !st.ok()) return st;
   if (note) {
     note(absl::StrCat("wrote ", accepted.size(), " finding", accepted.size() == 1 ? "" : "s",
@@ -135,17 +134,17 @@ absl::StatusOr<ProjectInputs> LoadProjectInputs(const std::string& config_file,
   return inputs;
 }
 
-absl::Status TraceWarnings(bool strict, const analysis::Analyzer& analyzer,
-                           const std::string& name, bool run_finished, const Warn& warn) {
-  auto say = [&](std::string text) -> absl::Status {
+absl::Status TraceWarnings(bool strict, const analysis::Analyzer& analyzer, const std::string& name,
+                           bool run_finished, const Warn& warn) {
+  auto say = [&](const std::string& text) -> absl::Status {
     if (strict) return absl::InvalidArgumentError(text);
     if (warn) warn(text);
     return absl::OkStatus();
   };
   if (analyzer.stats().unparsed_lines > 0) {
     const auto& first = analyzer.stats().unparsed_examples.front();
-    absl::Status st = say(absl::StrCat(analyzer.stats().unparsed_lines, " unparsed lines in ",
-                                       name, "; first at line ", first.line, ": ", first.reason));
+    absl::Status st = say(absl::StrCat(analyzer.stats().unparsed_lines, " unparsed lines in ", name,
+                                       "; first at line ", first.line, ": ", first.reason));
     if (!st.ok()) return st;
   }
   if (analyzer.interpreter().stats().markers_begin == 0 && !run_finished) {

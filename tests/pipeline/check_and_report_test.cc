@@ -122,8 +122,7 @@ TEST_F(CheckAndReportTest, AnUnwritableReportFailsBeforeTheCheck) {
   bool checked = false;
   auto verdict = Run(s, {}, nullptr, [&](auto&, auto*) { checked = true; });
   ASSERT_FALSE(verdict.ok());
-  EXPECT_NE(verdict.status().message().find("no-such-dir"), std::string::npos)
-      << verdict.status();
+  EXPECT_NE(verdict.status().message().find("no-such-dir"), std::string::npos) << verdict.status();
   EXPECT_FALSE(checked);
   EXPECT_TRUE(out_.str().empty());
 }

@@ -64,8 +64,8 @@ using Warn = std::function<void(std::string_view)>;
 // Unparsed lines and missing markers: warnings, or an error with `strict`. `run_finished`
 // false (a check whose apply was stopped): no markers means Puppet was stopped before its first
 // resource, not a trace recorded wrongly.
-absl::Status TraceWarnings(bool strict, const analysis::Analyzer& analyzer,
-                           const std::string& name, bool run_finished, const Warn& warn);
+absl::Status TraceWarnings(bool strict, const analysis::Analyzer& analyzer, const std::string& name,
+                           bool run_finished, const Warn& warn);
 
 // Puppet's own graph of the run (expanded_relationships.dot).
 struct PuppetGraphInput {
@@ -94,9 +94,9 @@ struct PipelineIo {
 // `ctx` carries the trace name, the analyzer, parse and catalog seconds and, for `fsmove check`,
 // the run summary; the graph, result and suppressions are filled here. Errors: a report or
 // baseline that cannot be written, a required Puppet graph that does not load.
-absl::StatusOr<Verdict> CheckAndReport(const ReportSettings& settings,
-                                       const ProjectInputs& project, const catalog::Catalog& cat,
-                                       report::FindingsContext ctx, const PipelineIo& io,
+absl::StatusOr<Verdict> CheckAndReport(const ReportSettings& settings, const ProjectInputs& project,
+                                       const catalog::Catalog& cat, report::FindingsContext ctx,
+                                       const PipelineIo& io,
                                        const PuppetGraphInput* puppet_graph = nullptr,
                                        const BeforeReport& before_report = nullptr);
 

@@ -399,7 +399,7 @@ const SyscallSpec kTable[] = {
      0},
     // ---- stdout writes: Puppet's markers are taken out before lowering ----
     {"write", Nop, kNoEffect | kMayCarryMarker},
-    {"writev", Nop, kNoEffect | kMayCarryMarker},
+    {"writev", Nop, kNoEffect | kMayCarryMarker | kMarkerInIovecs},
 };
 #undef L
 
@@ -600,6 +600,11 @@ const SyscallSpec* FindSyscall(std::string_view name) {
   const Registry& r = GetRegistry();
   const uint16_t i = r.dispatch.Find(name);
   return i == 0 ? nullptr : &r.specs[i];
+}
+
+bool CreatesProcess(std::string_view name) {
+  const SyscallSpec* spec = FindSyscall(name);
+  return spec != nullptr && (spec->flags & kCreatesProcess) != 0;
 }
 
 uint16_t FindSyscallIndex(std::string_view name) { return GetRegistry().dispatch.Find(name); }

@@ -378,7 +378,7 @@ constexpr std::string_view kNoEffectCalls[] = {
     "setpriority", "getcpu", "timer_create", "timer_settime", "timer_gettime", "timer_delete",
     "timer_getoverrun", "timerfd_settime", "timerfd_gettime", "setitimer", "getitimer",
     "sendfile", "splice", "tee", "copy_file_range", "sync_file_range", "inotify_add_watch", "inotify_rm_watch",
-    "ioprio_get", "ioprio_set", "fgetxattr", "flistxattr", "pidfd_send_signal", "sysinfo",
+    "ioprio_get", "ioprio_set", "fgetxattr", "flistxattr", "pidfd_send_signal",
     "mbind", "get_mempolicy", "set_mempolicy", "io_uring_enter", "io_uring_register",
 };
 

@@ -17,7 +17,9 @@ constexpr size_t kExampleTextLimit = 240;
 }  // namespace
 
 Analyzer::Analyzer(AnalyzerOptions options)
-    : options_(std::move(options)), interp_(options_.interpreter), assembler_(this) {}
+    : options_(std::move(options)),
+      interp_(options_.interpreter),
+      assembler_(this, &fstrace::CreatesProcess) {}
 
 absl::Status Analyzer::Run(trace::LineReader& reader) {
   std::string_view line;
@@ -67,11 +69,14 @@ void Analyzer::CountUnmodelled(std::string_view name) {
   }
 }
 
-void Analyzer::DetectMarker(int32_t pid, std::string_view name, std::string_view args_text,
+void Analyzer::DetectMarker(int32_t pid, const SyscallSpec& spec, std::string_view args_text,
                             uint64_t line) {
   int fd = -1;
   bool truncated = false;
-  if (!trace::WrittenBytes(name, args_text, &fd, &bytes_, &truncated)) return;
+  const trace::WrittenForm form = (spec.flags & fstrace::kMarkerInIovecs)
+                                      ? trace::WrittenForm::kIovecs
+                                      : trace::WrittenForm::kBuffer;
+  if (!trace::WrittenBytes(form, args_text, &fd, &bytes_, &truncated)) return;
   if (fd != 1 && fd != 2) return;
   if (trace::ParseMarker(bytes_, &marker_) != trace::MarkerKind::kNone) {
     interp_.OnMarker(pid, marker_, line);
@@ -98,7 +103,7 @@ void Analyzer::OnCallStarted(int32_t pid, std::string_view name, std::string_vie
   if ((spec->flags & fstrace::kMayCarryMarker) && trace::MayHoldMarker(partial)) {
     // The message is complete before the write returns; the block starts (or ends) now.
     marker_at_start_.insert(pid);
-    DetectMarker(pid, name, partial, line);
+    DetectMarker(pid, *spec, partial, line);
   } else if (spec->flags & fstrace::kCreatesProcess) {
     interp_.NoteCloneStarted(pid, fstrace::CloneFlags(name, trace::ArgList(partial)), line);
   }
@@ -119,7 +124,7 @@ void Analyzer::OnCall(const trace::SyscallEvent& call) {
     if (!handled_at_start && trace::MayHoldMarker(call.rest)) {
       trace::CallTail tail;
       if (trace::ParseCallTail(call.rest, &tail)) {
-        DetectMarker(call.pid, call.name, tail.args, call.line);
+        DetectMarker(call.pid, *spec, tail.args, call.line);
       }
     }
     return;

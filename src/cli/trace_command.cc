@@ -37,59 +37,12 @@ int RunDump(const DumpOptions& o) {
   if (o.fstrace) {
     analyzer.set_construct_observer([&](const fstrace::Construct& c,
                                         const analysis::CallContext& ctx) {
-      nlohmann::json j;
+      nlohmann::json j = fstrace::ConstructToJson(c);
       j["line"] = ctx.line;
       j["pid"] = ctx.pid;
       j["syscall"] = std::string(fstrace::SyscallName(ctx.syscall));
       j["block"] = ctx.block == analysis::kNoBlock ? nlohmann::json(nullptr)
                                                    : nlohmann::json(blocks.info(ctx.block).ref);
-      j["op"] = std::string(fstrace::OpName(c.op));
-      switch (c.op) {
-        case fstrace::Op::kHPath:
-        case fstrace::Op::kHPathSym:
-          j["effect"] = std::string(fstrace::EffectName(c.effect));
-          j["dirfd"] = c.dirfd;
-          j["path"] = std::string(c.path);
-          break;
-        case fstrace::Op::kNewFd:
-          j["fd"] = c.fd;
-          if (c.anonymous) {
-            j["anonymous"] = true;
-          } else {
-            j["dirfd"] = c.dirfd;
-            j["path"] = std::string(c.path);
-          }
-          break;
-        case fstrace::Op::kDelFd:
-        case fstrace::Op::kSetCloexec:
-          j["fd"] = c.fd;
-          break;
-        case fstrace::Op::kDupFd:
-        case fstrace::Op::kCloseRange:
-          j["fd"] = c.fd;
-          j["fd2"] = c.fd2;
-          break;
-        case fstrace::Op::kNewProc:
-          j["child"] = c.child;
-          j["share_fds"] = (c.clone_flags & fstrace::kCloneFiles) != 0;
-          j["share_cwd"] = (c.clone_flags & fstrace::kCloneFs) != 0;
-          j["thread"] = (c.clone_flags & fstrace::kCloneThread) != 0;
-          break;
-        case fstrace::Op::kRename:
-        case fstrace::Op::kLink:
-        case fstrace::Op::kSymlink:
-        case fstrace::Op::kLearnSymlink:
-          j["dirfd"] = c.dirfd;
-          j["path"] = std::string(c.path);
-          j["dirfd2"] = c.dirfd2;
-          j["path2"] = std::string(c.path2);
-          break;
-        default:
-          if (!c.path.empty() || c.empty_path) {
-            j["dirfd"] = c.dirfd;
-            j["path"] = std::string(c.path);
-          }
-      }
       *out << report::DumpJson(j, -1) << "\n";
     });
   }

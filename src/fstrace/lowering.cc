@@ -70,6 +70,9 @@ uint64_t OpenFlags(Lowerer& l, size_t i) {
   return l.Flags(i, kOpenFlagNames, kOpenFlagNameCount);
 }
 uint64_t AtFlags(Lowerer& l, size_t i) { return l.Flags(i, kAtFlagNames, std::size(kAtFlagNames)); }
+uint64_t RenameFlags(Lowerer& l, size_t i) {
+  return l.Flags(i, kRenameFlagNames, std::size(kRenameFlagNames));
+}
 
 // A path effect through (dirfd, path) honouring AT_SYMLINK_NOFOLLOW and AT_EMPTY_PATH.
 void AtPath(Lowerer& l, int dirfd, size_t path_i, Effect e, uint64_t at_flags, bool follow_default) {
@@ -92,59 +95,29 @@ void FdObject(Lowerer& l, size_t fd_i, Effect e) { l.HPath(l.Fd(fd_i), "", e, tr
 void RenameLike(Lowerer& l, int d1, size_t p1, int d2, size_t p2, uint64_t flags) {
   std::string_view from, to;
   if (!l.Str(p1, &from) || !l.Str(p2, &to)) return;
-  bool exchange = Has(flags, kRenameExchange);
-  Construct e1;
-  e1.op = Op::kHPathSym;
-  e1.dirfd = d1;
-  e1.path = from;
-  e1.effect = exchange ? Effect::kProduced : Effect::kExpunged;
-  e1.record_only = true;
-  Construct e2 = e1;
-  e2.dirfd = d2;
-  e2.path = to;
-  e2.effect = Effect::kProduced;
   if (l.failed()) {  // both names were still needed
     l.HPath(d1, from, Effect::kConsumed, false);
     l.HPath(d2, to, Effect::kConsumed, false);
     return;
   }
-  l.Emit(e1);
-  l.Emit(e2);
-  Construct r;
-  r.op = Op::kRename;
-  r.dirfd = d1;
-  r.path = from;
-  r.dirfd2 = d2;
-  r.path2 = to;
-  r.exchange = exchange;
-  l.Emit(r);
+  bool exchange = Has(flags, kRenameExchange);
+  l.Emit(make::NameEffect(d1, from, exchange ? Effect::kProduced : Effect::kExpunged));
+  l.Emit(make::NameEffect(d2, to, Effect::kProduced));
+  l.Emit(make::Rename(d1, from, d2, to, exchange));
 }
 
 void LinkLike(Lowerer& l, int d1, size_t p1, int d2, size_t p2, uint64_t at_flags) {
   std::string_view from, to;
   if (!l.Str(p1, &from) || !l.Str(p2, &to)) return;
   bool empty = from.empty() && Has(at_flags, kAtEmptyPath);
-  l.HPath(d1, from, Effect::kConsumed, Has(at_flags, kAtSymlinkFollow), empty);
-  Construct e;
-  e.op = Op::kHPathSym;
-  e.dirfd = d2;
-  e.path = to;
-  e.effect = Effect::kProduced;
-  e.record_only = true;
+  bool follow = Has(at_flags, kAtSymlinkFollow);
+  l.HPath(d1, from, Effect::kConsumed, follow, empty);
   if (l.failed()) {
     l.HPath(d2, to, Effect::kConsumed, false);
     return;
   }
-  l.Emit(e);
-  Construct k;
-  k.op = Op::kLink;
-  k.dirfd = d1;
-  k.path = from;
-  k.dirfd2 = d2;
-  k.path2 = to;
-  k.empty_path = empty;
-  k.follow = Has(at_flags, kAtSymlinkFollow);
-  l.Emit(k);
+  l.Emit(make::NameEffect(d2, to, Effect::kProduced));
+  l.Emit(make::Link(d1, from, d2, to, empty, follow));
 }
 
 void SymlinkLike(Lowerer& l, size_t target_i, int dirfd, size_t link_i) {
@@ -154,19 +127,8 @@ void SymlinkLike(Lowerer& l, size_t target_i, int dirfd, size_t link_i) {
     l.HPath(dirfd, link, Effect::kConsumed, false);
     return;
   }
-  Construct e;
-  e.op = Op::kHPathSym;
-  e.dirfd = dirfd;
-  e.path = link;
-  e.effect = Effect::kProduced;
-  e.record_only = true;
-  l.Emit(e);
-  Construct s;
-  s.op = Op::kSymlink;
-  s.path = target;
-  s.dirfd2 = dirfd;
-  s.path2 = link;
-  l.Emit(s);
+  l.Emit(make::NameEffect(dirfd, link, Effect::kProduced));
+  l.Emit(make::Symlink(target, dirfd, link));
 }
 
 void ReadlinkLike(Lowerer& l, int dirfd, size_t path_i, size_t buf_i) {
@@ -175,49 +137,21 @@ void ReadlinkLike(Lowerer& l, int dirfd, size_t path_i, size_t buf_i) {
   l.HPath(dirfd, path, Effect::kConsumed, false, path.empty());
   std::string_view target;
   if (!l.failed() && l.Str(buf_i, &target) && !target.empty()) {
-    Construct c;
-    c.op = Op::kLearnSymlink;
-    c.dirfd = dirfd;
-    c.path = path;
-    c.path2 = target;
-    l.Emit(c);
+    l.Emit(make::LearnSymlink(dirfd, path, target));
   }
 }
 
-void SetCwdPath(Lowerer& l, int dirfd, std::string_view path, bool via_fd) {
-  Construct c;
-  c.op = Op::kSetCwd;
-  c.dirfd = dirfd;
-  c.path = path;
-  c.empty_path = via_fd;
-  l.Emit(c);
-}
-
 void NewProc(Lowerer& l, uint64_t flags) {
-  if (l.ret() <= 0) return;
-  Construct c;
-  c.op = Op::kNewProc;
-  c.clone_flags = flags;
-  c.child = static_cast<int32_t>(l.ret());
-  l.Emit(c);
+  if (l.ret() > 0) l.Emit(make::NewProc(static_cast<int32_t>(l.ret()), flags));
 }
 
-void DupTo(Lowerer& l, int from, int to, bool cloexec) {
-  Construct c;
-  c.op = Op::kDupFd;
-  c.fd = from;
-  c.fd2 = to;
-  c.cloexec = cloexec;
-  l.Emit(c);
-}
+void DupTo(Lowerer& l, int from, int to, bool cloexec) { l.Emit(make::DupFd(from, to, cloexec)); }
 
 void Exec(Lowerer& l, int dirfd, size_t path_i, uint64_t at_flags) {
   AtPath(l, dirfd, path_i, Effect::kConsumed, at_flags, true);
-  Construct c;
-  c.op = Op::kExec;
-  std::string_view path;
-  if (l.Str(path_i, &path)) c.path = path;  // the program, by name (systemctl, ...)
-  l.Emit(c);
+  std::string_view program;  // by name (systemctl, ...); empty when it cannot be decoded
+  if (!l.Str(path_i, &program)) program = {};
+  l.Emit(make::Exec(program));
 }
 
 // Calls that return a new descriptor for an object without a path.
@@ -240,6 +174,71 @@ void PipeLike(Lowerer& l) {
 
 void Nop(Lowerer&) {}
 
+// ---- calls that take more than one statement: their rows name them ----
+
+void Openat2(Lowerer& l) {
+  OpenLike(l, l.Fd(0), 1,
+           trace::ParseFlags(trace::StructField(l.args()[2], "flags"), kOpenFlagNames,
+                             kOpenFlagNameCount));
+}
+
+// utimensat(fd, NULL, ...) touches the object fd refers to.
+void Utimensat(Lowerer& l) {
+  if (l.args()[1] == "NULL") {
+    FdObject(l, 0, Effect::kProduced);
+  } else {
+    AtPath(l, l.Fd(0), 1, Effect::kProduced, AtFlags(l, 3), true);
+  }
+}
+
+void Chdir(Lowerer& l) {
+  std::string_view p;
+  if (!l.Str(0, &p)) return;
+  l.HPath(kAtFdcwd, p, Effect::kConsumed, true);
+  l.Emit(make::SetCwd(kAtFdcwd, p, false));
+}
+
+void Fchdir(Lowerer& l) { l.Emit(make::SetCwd(l.Fd(0), "", true)); }
+
+// The result is the working directory, unless it is not absolute ("(unreachable)/...").
+void Getcwd(Lowerer& l) {
+  std::string_view p;
+  if (!l.failed() && l.Str(0, &p) && p.starts_with("/")) l.Emit(make::SetCwd(kAtFdcwd, p, false));
+}
+
+void Chroot(Lowerer& l) {
+  std::string_view p;
+  if (!l.Str(0, &p)) return;
+  l.HPath(kAtFdcwd, p, Effect::kConsumed, true);
+  l.Emit(make::SetRoot(p));
+}
+
+void Close(Lowerer& l) { l.Emit(make::DelFd(l.Fd(0))); }
+
+// close_range(first, ~0U, flags): the last fd is clamped to INT_MAX.
+void CloseRange(Lowerer& l) {
+  int64_t last = 0;
+  if (!trace::ParseInt(l.args()[1], &last) || last > 0x7fffffff) last = 0x7fffffff;
+  uint64_t f = l.Flags(2, kCloseRangeFlagNames, std::size(kCloseRangeFlagNames));
+  l.Emit(make::CloseRange(l.Fd(0), static_cast<int>(last), Has(f, kCloseRangeCloexec),
+                          Has(f, kCloseRangeUnshare)));
+}
+
+void Fcntl(Lowerer& l) {
+  std::string_view cmd = l.args()[1];
+  if (cmd.starts_with("F_DUPFD_CLOEXEC")) {
+    DupTo(l, l.Fd(0), static_cast<int>(l.ret()), true);
+  } else if (cmd.starts_with("F_DUPFD")) {
+    DupTo(l, l.Fd(0), static_cast<int>(l.ret()), false);
+  } else if (cmd.starts_with("F_SETFD")) {
+    l.Emit(make::SetCloexec(l.Fd(0), (l.Flags(2, kFdFlagNames, std::size(kFdFlagNames)) & 1) != 0));
+  }
+}
+
+void Unshare(Lowerer& l) {
+  l.Emit(make::Unshare(l.Flags(0, kCloneFlagNames, std::size(kCloneFlagNames))));
+}
+
 #define L(...) [](Lowerer & l) { __VA_ARGS__; }
 constexpr uint8_t kC = kConsumeOnly;
 
@@ -247,11 +246,7 @@ const SyscallSpec kTable[] = {
     // ---- opening files ----
     {"open", L(OpenLike(l, kAtFdcwd, 0, OpenFlags(l, 1))), 0},
     {"openat", L(OpenLike(l, l.Fd(0), 1, OpenFlags(l, 2))), 0},
-    {"openat2",
-     L(OpenLike(l, l.Fd(0), 1,
-                trace::ParseFlags(trace::StructField(l.args()[2], "flags"), kOpenFlagNames,
-                                  kOpenFlagNameCount))),
-     0},
+    {"openat2", Openat2, 0},
     {"creat", L(OpenLike(l, kAtFdcwd, 0, kOWronly | kOCreat | kOTrunc)), 0},
     // ---- looking at paths (consume) ----
     {"stat", L(PathArg(l, 0, Effect::kConsumed, true)), kC},
@@ -287,10 +282,7 @@ const SyscallSpec kTable[] = {
     {"utime", L(PathArg(l, 0, Effect::kProduced, true)), 0},
     {"utimes", L(PathArg(l, 0, Effect::kProduced, true)), 0},
     {"futimesat", L(AtPath(l, l.Fd(0), 1, Effect::kProduced, 0, true)), 0},
-    {"utimensat",
-     L(if (l.args()[1] == "NULL") FdObject(l, 0, Effect::kProduced);
-       else AtPath(l, l.Fd(0), 1, Effect::kProduced, AtFlags(l, 3), true)),
-     0},
+    {"utimensat", Utimensat, 0},
     {"setxattr", L(PathArg(l, 0, Effect::kProduced, true)), 0},
     {"lsetxattr", L(PathArg(l, 0, Effect::kProduced, false)), 0},
     {"fsetxattr", L(FdObject(l, 0, Effect::kProduced)), 0},
@@ -307,10 +299,7 @@ const SyscallSpec kTable[] = {
     {"unlinkat", L(AtPath(l, l.Fd(0), 1, Effect::kExpunged, 0, false)), 0},
     {"rename", L(RenameLike(l, kAtFdcwd, 0, kAtFdcwd, 1, 0)), 0},
     {"renameat", L(RenameLike(l, l.Fd(0), 1, l.Fd(2), 3, 0)), 0},
-    {"renameat2",
-     L(RenameLike(l, l.Fd(0), 1, l.Fd(2), 3,
-                  l.Flags(4, kRenameFlagNames, std::size(kRenameFlagNames)))),
-     0},
+    {"renameat2", L(RenameLike(l, l.Fd(0), 1, l.Fd(2), 3, RenameFlags(l, 4))), 0},
     {"link", L(LinkLike(l, kAtFdcwd, 0, kAtFdcwd, 1, 0)), 0},
     {"linkat", L(LinkLike(l, l.Fd(0), 1, l.Fd(2), 3, AtFlags(l, 4))), 0},
     {"symlink", L(SymlinkLike(l, 0, kAtFdcwd, 1)), 0},
@@ -318,52 +307,17 @@ const SyscallSpec kTable[] = {
     {"mount", L(PathArg(l, 1, Effect::kProduced, true)), 0},
     {"umount2", L(PathArg(l, 0, Effect::kProduced, true)), 0},
     // ---- working and root directory ----
-    {"chdir",
-     L(std::string_view p; if (l.Str(0, &p)) {
-       l.HPath(kAtFdcwd, p, Effect::kConsumed, true);
-       SetCwdPath(l, kAtFdcwd, p, false);
-     }),
-     0},
-    {"fchdir", L(SetCwdPath(l, l.Fd(0), "", true)), 0},
-    {"getcwd",
-     L(std::string_view p; if (!l.failed() && l.Str(0, &p) && p.starts_with("/")) {
-       SetCwdPath(l, kAtFdcwd, p, false);
-     }),
-     0},
-    {"chroot",
-     L(std::string_view p; if (l.Str(0, &p)) {
-       l.HPath(kAtFdcwd, p, Effect::kConsumed, true);
-       Construct c;
-       c.op = Op::kSetRoot;
-       c.path = p;
-       l.Emit(c);
-     }),
-     0},
+    {"chdir", Chdir, 0},
+    {"fchdir", Fchdir, 0},
+    {"getcwd", Getcwd, 0},
+    {"chroot", Chroot, 0},
     // ---- descriptors ----
-    {"close", L(Construct c; c.op = Op::kDelFd; c.fd = l.Fd(0); l.Emit(c)), 0},
-    {"close_range",
-     L(Construct c; c.op = Op::kCloseRange; c.fd = l.Fd(0); int64_t hi = 0;
-       if (!trace::ParseInt(l.args()[1], &hi) || hi > 0x7fffffff) hi = 0x7fffffff;
-       c.fd2 = static_cast<int>(hi);
-       uint64_t f = l.Flags(2, kCloseRangeFlagNames, std::size(kCloseRangeFlagNames));
-       c.cloexec = Has(f, kCloseRangeCloexec); c.unshare_fds = Has(f, kCloseRangeUnshare);
-       l.Emit(c)),
-     0},
+    {"close", Close, 0},
+    {"close_range", CloseRange, 0},
     {"dup", L(DupTo(l, l.Fd(0), static_cast<int>(l.ret()), false)), 0},
     {"dup2", L(DupTo(l, l.Fd(0), l.Fd(1), false)), 0},
     {"dup3", L(DupTo(l, l.Fd(0), l.Fd(1), Has(OpenFlags(l, 2), kOCloexec))), 0},
-    {"fcntl",
-     L(std::string_view cmd = l.args()[1];
-       if (cmd.starts_with("F_DUPFD_CLOEXEC")) DupTo(l, l.Fd(0), static_cast<int>(l.ret()), true);
-       else if (cmd.starts_with("F_DUPFD")) DupTo(l, l.Fd(0), static_cast<int>(l.ret()), false);
-       else if (cmd.starts_with("F_SETFD")) {
-         Construct c;
-         c.op = Op::kSetCloexec;
-         c.fd = l.Fd(0);
-         c.cloexec = l.Flags(2, kFdFlagNames, std::size(kFdFlagNames)) & 1;
-         l.Emit(c);
-       }),
-     0},
+    {"fcntl", Fcntl, 0},
     {"pipe", L(PipeLike(l)), 0},
     {"pipe2", L(PipeLike(l)), 0},
     {"socketpair", L(PipeLike(l)), 0},
@@ -393,13 +347,10 @@ const SyscallSpec kTable[] = {
     {"vfork", L(NewProc(l, 0)), kCreatesProcess},
     {"execve", L(Exec(l, kAtFdcwd, 0, 0)), 0},
     {"execveat", L(Exec(l, l.Fd(0), 1, AtFlags(l, 4))), 0},
-    {"unshare",
-     L(Construct c; c.op = Op::kUnshare;
-       c.clone_flags = l.Flags(0, kCloneFlagNames, std::size(kCloneFlagNames)); l.Emit(c)),
-     0},
+    {"unshare", Unshare, 0},
     // ---- stdout writes: Puppet's markers are taken out before lowering ----
     {"write", Nop, kNoEffect | kMayCarryMarker},
-    {"writev", Nop, kNoEffect | kMayCarryMarker},
+    {"writev", Nop, kNoEffect | kMayCarryMarker | kMarkerInIovecs},
 };
 #undef L
 
@@ -427,7 +378,7 @@ constexpr std::string_view kNoEffectCalls[] = {
     "setpriority", "getcpu", "timer_create", "timer_settime", "timer_gettime", "timer_delete",
     "timer_getoverrun", "timerfd_settime", "timerfd_gettime", "setitimer", "getitimer",
     "sendfile", "splice", "tee", "copy_file_range", "sync_file_range", "inotify_add_watch", "inotify_rm_watch",
-    "ioprio_get", "ioprio_set", "fgetxattr", "flistxattr", "pidfd_send_signal", "sysinfo",
+    "ioprio_get", "ioprio_set", "fgetxattr", "flistxattr", "pidfd_send_signal",
     "mbind", "get_mempolicy", "set_mempolicy", "io_uring_enter", "io_uring_register",
 };
 
@@ -567,29 +518,6 @@ uint64_t CloneFlags(std::string_view syscall, const trace::ArgList& args) {
   return 0;
 }
 
-std::string_view OpName(Op op) {
-  switch (op) {
-    case Op::kHPath: return "hpath";
-    case Op::kHPathSym: return "hpathsym";
-    case Op::kNewFd: return "newfd";
-    case Op::kDelFd: return "delfd";
-    case Op::kDupFd: return "dupfd";
-    case Op::kSetCloexec: return "setcloexec";
-    case Op::kCloseRange: return "closerange";
-    case Op::kSetCwd: return "setcwd";
-    case Op::kSetRoot: return "setroot";
-    case Op::kNewProc: return "newproc";
-    case Op::kExec: return "exec";
-    case Op::kRename: return "rename";
-    case Op::kLink: return "link";
-    case Op::kSymlink: return "symlink";
-    case Op::kLearnSymlink: return "learnsymlink";
-    case Op::kUnshare: return "unshare";
-    case Op::kNop: return "nop";
-  }
-  return "?";
-}
-
 std::vector<std::string_view> ModelledSyscalls() {
   std::vector<std::string_view> names;
   for (const SyscallSpec& s : kTable) names.push_back(s.name);
@@ -600,6 +528,11 @@ const SyscallSpec* FindSyscall(std::string_view name) {
   const Registry& r = GetRegistry();
   const uint16_t i = r.dispatch.Find(name);
   return i == 0 ? nullptr : &r.specs[i];
+}
+
+bool CreatesProcess(std::string_view name) {
+  const SyscallSpec* spec = FindSyscall(name);
+  return spec != nullptr && (spec->flags & kCreatesProcess) != 0;
 }
 
 uint16_t FindSyscallIndex(std::string_view name) { return GetRegistry().dispatch.Find(name); }
@@ -667,37 +600,20 @@ uint64_t Lowerer::Flags(size_t i, const trace::FlagName* names, size_t n) const 
 
 void Lowerer::HPath(int dirfd, std::string_view path, Effect e, bool follow, bool empty_path,
                     bool probe, bool listing) {
-  Construct c;
+  Construct c = make::HPath(dirfd, path, failed_ ? Effect::kConsumed : e, follow);
+  c.empty_path = empty_path;
   c.probe = probe;
   c.listing = listing && !failed_;
-  c.op = follow ? Op::kHPath : Op::kHPathSym;
-  c.dirfd = dirfd;
-  c.path = path;
-  c.effect = failed_ ? Effect::kConsumed : e;
-  c.empty_path = empty_path;
   if (count_ < out_.size()) out_[count_++] = c;
 }
 
 void Lowerer::NewFd(int dirfd, std::string_view path, int fd, bool cloexec, bool follow,
                     bool tmpfile) {
-  Construct c;
-  c.op = Op::kNewFd;
-  c.dirfd = dirfd;
-  c.path = path;
-  c.fd = fd;
-  c.cloexec = cloexec;
-  c.follow = follow;
-  c.tmpfile = tmpfile;
-  Emit(c);
+  Emit(make::NewFd(dirfd, path, fd, cloexec, follow, tmpfile));
 }
 
 void Lowerer::AnonFd(int fd, bool cloexec) {
-  Construct c;
-  c.op = Op::kNewFd;
-  c.fd = fd;
-  c.anonymous = true;
-  c.cloexec = cloexec;
-  Emit(c);
+  Emit(make::AnonFd(fd, cloexec));
 }
 
 void Lowerer::Emit(const Construct& c) {

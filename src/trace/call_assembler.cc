@@ -34,11 +34,6 @@ std::string_view TrimSpaces(std::string_view s) {
 
 }  // namespace
 
-bool CallAssembler::IsProcessCreation(std::string_view name) {
-  if (name.size() < 4 || name.size() > 6) return false;  // cheap: runs on every call
-  return name == "clone" || name == "clone3" || name == "fork" || name == "vfork";
-}
-
 void CallAssembler::NoteLive(int32_t pid) {
   if (pid == last_live_pid_) return;  // most lines come from the same process as the last
   live_.insert(pid);
@@ -77,7 +72,7 @@ int32_t CallAssembler::ResolvePid(const LineHead& head, uint64_t line_number) {
   if (implicit_seen_ && !implicit_bound_ && !created_children_.contains(pid) &&
       !live_.contains(pid)) {
     auto it = pending_.find(kImplicitPid);
-    bool root_is_cloning = it != pending_.end() && IsProcessCreation(it->second.name);
+    bool root_is_cloning = it != pending_.end() && creates_process_(it->second.name);
     bool root_resumes = head.kind == LineKind::kResumed && it != pending_.end() &&
                         it->second.name == head.name;
     if (root_resumes || !root_is_cloning) {
@@ -140,7 +135,7 @@ bool CallAssembler::ContinueSpliced(const LineHead& head, std::string_view line,
   }
   ++stats_.calls;
   ++stats_.split_calls;
-  if (AwaitingBinding() && IsProcessCreation(s.name)) NoteCreatedChild(rest);
+  if (AwaitingBinding() && creates_process_(s.name)) NoteCreatedChild(rest);
   sink_->OnCall(SyscallEvent{s.pid, s.name, rest, line_number, s.line});
   return true;
 }
@@ -237,7 +232,7 @@ void CallAssembler::Feed(const LineHead& head, std::string_view line, uint64_t l
       const size_t joined_return_at = joined_.size() - head.rest.size() + return_at;
       SyscallEvent event{pid, head.name, joined_, line_number, pending.line, joined_return_at,
                          head.syscall};
-      if (AwaitingBinding() && IsProcessCreation(head.name)) NoteCreatedChild(joined_);
+      if (AwaitingBinding() && creates_process_(head.name)) NoteCreatedChild(joined_);
       sink_->OnCall(event);
       return;
     }
@@ -262,7 +257,7 @@ void CallAssembler::Feed(const LineHead& head, std::string_view line, uint64_t l
         return;
       }
       ++stats_.calls;
-      if (AwaitingBinding() && IsProcessCreation(head.name)) NoteCreatedChild(head.rest);
+      if (AwaitingBinding() && creates_process_(head.name)) NoteCreatedChild(head.rest);
       SyscallEvent event{pid,       head.name,    head.rest, line_number, line_number,
                          return_at, head.syscall, head.returned_negative};
       sink_->OnCall(event);

@@ -104,7 +104,7 @@ bool MayHoldMarker(std::string_view raw_args) {
          raw_args.find(kRelationshipWith) != std::string_view::npos;
 }
 
-bool WrittenBytes(std::string_view syscall, std::string_view args, int* fd, std::string* bytes,
+bool WrittenBytes(WrittenForm form, std::string_view args, int* fd, std::string* bytes,
                   bool* truncated) {
   ArgList list(args);
   int64_t fdv = 0;
@@ -112,28 +112,25 @@ bool WrittenBytes(std::string_view syscall, std::string_view args, int* fd, std:
   *fd = static_cast<int>(fdv);
   bytes->clear();
   *truncated = false;
-  if (syscall == "write") {
+  if (form == WrittenForm::kBuffer) {
     bool cut = false;
     if (!DecodeString(list[1], bytes, &cut)) return false;
     *truncated = cut;
     return true;
   }
-  if (syscall == "writev") {
-    std::string piece;
-    for (std::string_view iov : ArrayItems(list[1])) {
-      if (iov == "...") {  // strace printed only the first iovecs
-        *truncated = true;
-        continue;
-      }
-      std::string_view base = StructField(iov, "iov_base");
-      bool cut = false;
-      if (!DecodeString(base, &piece, &cut)) return false;
-      bytes->append(piece);
-      *truncated |= cut;
+  std::string piece;
+  for (std::string_view iov : ArrayItems(list[1])) {
+    if (iov == "...") {  // strace printed only the first iovecs
+      *truncated = true;
+      continue;
     }
-    return true;
+    std::string_view base = StructField(iov, "iov_base");
+    bool cut = false;
+    if (!DecodeString(base, &piece, &cut)) return false;
+    bytes->append(piece);
+    *truncated |= cut;
   }
-  return false;
+  return true;
 }
 
 namespace {

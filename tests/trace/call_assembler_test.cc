@@ -6,6 +6,7 @@
 #include <string>
 #include <vector>
 
+#include "fsmove/fstrace/lowering.h"
 #include "fsmove/trace/args.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
@@ -64,7 +65,7 @@ std::string N(int v) { return std::to_string(v); }
 
 struct Harness {
   RecordingSink sink;
-  CallAssembler assembler{&sink};
+  CallAssembler assembler{&sink, &fstrace::CreatesProcess};
   uint64_t line = 0;
   void Feed(std::string_view text) { assembler.Feed(text, ++line); }
   void FeedAll(std::initializer_list<std::string_view> lines) {
@@ -565,7 +566,7 @@ TEST(CallAssemblerTest, FinishCountsCallsStillPending) {
 // the analyzer's cheap failed-call test; for a resumed call, inside the joined text.
 TEST(CallAssemblerTest, ReturnValuePosition) {
   RecordingSink sink;
-  CallAssembler a(&sink);
+  CallAssembler a(&sink, &fstrace::CreatesProcess);
   a.Feed("100 close(3)                          = 0", 1);
   a.Feed("100 readlink(\"/a\",  <unfinished ...>", 2);
   a.Feed("101 openat(AT_FDCWD, \"/x = y\", O_RDONLY) = -1 ENOENT (No such file or directory)", 3);

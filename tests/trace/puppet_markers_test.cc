@@ -26,8 +26,9 @@ TEST(MarkerWrittenBytesTest, Write) {  // real
   int fd = -1;
   std::string bytes;
   bool cut = true;
-  ASSERT_TRUE(WrittenBytes("write", ArgsOf(R"x(201   write(1, "x86_64\n", 7)           = 7)x"), &fd,
-                           &bytes, &cut));
+  ASSERT_TRUE(WrittenBytes(WrittenForm::kBuffer,
+                           ArgsOf(R"x(201   write(1, "x86_64\n", 7)           = 7)x"), &fd, &bytes,
+                           &cut));
   EXPECT_EQ(fd, 1);
   EXPECT_EQ(bytes, "x86_64\n");
   EXPECT_FALSE(cut);
@@ -38,7 +39,7 @@ TEST(MarkerWrittenBytesTest, WritevJoinsTheIovecs) {  // real
   std::string bytes;
   bool cut = true;
   ASSERT_TRUE(WrittenBytes(
-      "writev",
+      WrittenForm::kIovecs,
       ArgsOf(
           R"x(190   writev(1, [{iov_base="\33[0;32mInfo: /Stage[main]/Main/File[/etc/fsmove-test]: Starting to evaluate the resource (5 of 8)\33[0m", iov_len=101}, {iov_base="\n", iov_len=1}], 2) = 102)x"),
       &fd, &bytes, &cut));
@@ -54,12 +55,12 @@ TEST(MarkerWrittenBytesTest, TruncatedStringIsFlagged) {  // shape of anchors.md
   std::string bytes;
   bool cut = false;
   ASSERT_TRUE(WrittenBytes(
-      "writev",
+      WrittenForm::kIovecs,
       R"x(1, [{iov_base="\33[0;32mInfo: /Stage[main]/Main/File[/tmp/xxxx"..., iov_len=371}, {iov_base="\n", iov_len=1}], 2)x",
       &fd, &bytes, &cut));
   EXPECT_EQ(bytes, "\x1b[0;32mInfo: /Stage[main]/Main/File[/tmp/xxxx\n");
   EXPECT_TRUE(cut);
-  ASSERT_TRUE(WrittenBytes("write", R"x(2, "Info: abc"..., 300)x", &fd, &bytes, &cut));
+  ASSERT_TRUE(WrittenBytes(WrittenForm::kBuffer, R"x(2, "Info: abc"..., 300)x", &fd, &bytes, &cut));
   EXPECT_EQ(fd, 2);
   EXPECT_EQ(bytes, "Info: abc");
   EXPECT_TRUE(cut);
@@ -69,8 +70,8 @@ TEST(MarkerWrittenBytesTest, AbbreviatedIovArrayIsTruncated) {
   int fd = -1;
   std::string bytes;
   bool cut = false;
-  ASSERT_TRUE(
-      WrittenBytes("writev", R"x(1, [{iov_base="ab", iov_len=2}, ...], 40)x", &fd, &bytes, &cut));
+  ASSERT_TRUE(WrittenBytes(WrittenForm::kIovecs, R"x(1, [{iov_base="ab", iov_len=2}, ...], 40)x",
+                           &fd, &bytes, &cut));
   EXPECT_EQ(bytes, "ab");
   EXPECT_TRUE(cut);
 }
@@ -79,10 +80,12 @@ TEST(MarkerWrittenBytesTest, DecoratedDescriptor) {
   int fd = -1;
   std::string bytes;
   bool cut = false;
-  ASSERT_TRUE(WrittenBytes("write", R"x(1</dev/pts/0>, "hi\n", 3)x", &fd, &bytes, &cut));
+  ASSERT_TRUE(
+      WrittenBytes(WrittenForm::kBuffer, R"x(1</dev/pts/0>, "hi\n", 3)x", &fd, &bytes, &cut));
   EXPECT_EQ(fd, 1);
   EXPECT_EQ(bytes, "hi\n");
-  ASSERT_TRUE(WrittenBytes("write", R"x(5<pipe:[4242]>, "\303\251", 2)x", &fd, &bytes, &cut));
+  ASSERT_TRUE(
+      WrittenBytes(WrittenForm::kBuffer, R"x(5<pipe:[4242]>, "\303\251", 2)x", &fd, &bytes, &cut));
   EXPECT_EQ(fd, 5);
   EXPECT_EQ(bytes, "\xc3\xa9");
 }
@@ -94,7 +97,7 @@ TEST(MarkerWrittenBytesTest, RealTimedDecoratedMarker) {  // real: recorded with
   int fd = -1;
   std::string bytes;
   bool cut = true;
-  ASSERT_TRUE(WrittenBytes("writev", args, &fd, &bytes, &cut));
+  ASSERT_TRUE(WrittenBytes(WrittenForm::kIovecs, args, &fd, &bytes, &cut));
   EXPECT_EQ(fd, 1);
   EXPECT_FALSE(cut);
   Marker m;
@@ -106,11 +109,11 @@ TEST(MarkerWrittenBytesTest, OtherShapesAreRejected) {
   int fd = -1;
   std::string bytes;
   bool cut = false;
-  EXPECT_FALSE(WrittenBytes("read", R"x(3, "abc", 3)x", &fd, &bytes, &cut));
-  EXPECT_FALSE(WrittenBytes("write", "3", &fd, &bytes, &cut));
-  EXPECT_FALSE(WrittenBytes("write", "NULL, \"abc\", 3", &fd, &bytes, &cut));
-  EXPECT_FALSE(WrittenBytes("write", "1, 0x7ffe138d9860, 3", &fd, &bytes, &cut));
-  EXPECT_FALSE(WrittenBytes("writev", "1, [{iov_base=0x7ffe, iov_len=3}], 1", &fd, &bytes, &cut));
+  EXPECT_FALSE(WrittenBytes(WrittenForm::kBuffer, "3", &fd, &bytes, &cut));
+  EXPECT_FALSE(WrittenBytes(WrittenForm::kBuffer, "NULL, \"abc\", 3", &fd, &bytes, &cut));
+  EXPECT_FALSE(WrittenBytes(WrittenForm::kBuffer, "1, 0x7ffe138d9860, 3", &fd, &bytes, &cut));
+  EXPECT_FALSE(WrittenBytes(WrittenForm::kIovecs, "1, [{iov_base=0x7ffe, iov_len=3}], 1", &fd,
+                            &bytes, &cut));
 }
 
 TEST(MarkerWrittenBytesTest, MayHoldMarkerOnRawText) {
@@ -131,7 +134,7 @@ TEST(MarkerWrittenBytesTest, AllHexStringsFromDashXx) {
   int fd = -1;
   std::string bytes;
   bool cut = true;
-  ASSERT_TRUE(WrittenBytes("write", args, &fd, &bytes, &cut));
+  ASSERT_TRUE(WrittenBytes(WrittenForm::kBuffer, args, &fd, &bytes, &cut));
   EXPECT_EQ(bytes, "Info: /User[bob]: Evaluated in 0.01 seconds");
   Marker m;
   EXPECT_EQ(ParseMarker(bytes, &m), MarkerKind::kEnd);
@@ -283,7 +286,7 @@ TEST(MarkerParseTest, EscapedNonAsciiTitleThroughTheWholePath) {
   int fd = -1;
   std::string bytes;
   bool cut = false;
-  ASSERT_TRUE(WrittenBytes("writev", ArgsOf(line), &fd, &bytes, &cut));
+  ASSERT_TRUE(WrittenBytes(WrittenForm::kIovecs, ArgsOf(line), &fd, &bytes, &cut));
   Marker m;
   ASSERT_EQ(ParseMarker(bytes, &m), MarkerKind::kBegin);
   EXPECT_EQ(m.source, "/Stage[main]/Main/File[/tmp/caf\xc3\xa9 \"q\" [1]: x]");
@@ -304,7 +307,7 @@ TEST(MarkerParseTest, RealOddTitlesThroughTheWholePath) {  // real
     int fd = -1;
     std::string bytes;
     bool cut = true;
-    ASSERT_TRUE(WrittenBytes("writev", ArgsOf(c.line), &fd, &bytes, &cut)) << c.line;
+    ASSERT_TRUE(WrittenBytes(WrittenForm::kIovecs, ArgsOf(c.line), &fd, &bytes, &cut)) << c.line;
     EXPECT_FALSE(cut);
     Marker m;
     EXPECT_EQ(ParseMarker(bytes, &m), MarkerKind::kBegin) << c.line;
@@ -316,7 +319,7 @@ TEST(MarkerParseTest, RealOddTitlesThroughTheWholePath) {  // real
   std::string bytes;
   bool cut = true;
   ASSERT_TRUE(WrittenBytes(
-      "writev",
+      WrittenForm::kIovecs,
       ArgsOf(
           R"x(192   writev(1, [{iov_base="\33[mNotice: a title with\na newline\33[0m", iov_len=37}, {iov_base="\n", iov_len=1}], 2) = 38)x"),
       &fd, &bytes, &cut));
@@ -332,7 +335,7 @@ TEST(MarkerParseTest, DebugMessageOnUnfinishedWriteIsNoMarker) {  // real
   int fd = -1;
   std::string bytes;
   bool cut = true;
-  ASSERT_TRUE(WrittenBytes("writev", head.rest, &fd, &bytes, &cut));
+  ASSERT_TRUE(WrittenBytes(WrittenForm::kIovecs, head.rest, &fd, &bytes, &cut));
   EXPECT_EQ(bytes, "\x1b[0;36mDebug: Facter: Executing command: lspci\x1b[0m\n");
   Marker m;
   EXPECT_EQ(ParseMarker(bytes, &m), MarkerKind::kNone);
@@ -420,7 +423,7 @@ TEST(AutoRelationParseTest, RealAutorequireOfAModuleType) {  // real, corpus aud
   int fd = -1;
   std::string bytes;
   bool cut = true;
-  ASSERT_TRUE(WrittenBytes("writev", args, &fd, &bytes, &cut));
+  ASSERT_TRUE(WrittenBytes(WrittenForm::kIovecs, args, &fd, &bytes, &cut));
   Marker m;
   EXPECT_EQ(ParseMarker(bytes, &m), MarkerKind::kNone);
   AutoRelationMessage r;

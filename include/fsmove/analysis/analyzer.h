@@ -112,7 +112,7 @@ class Analyzer : private trace::CallSink {
   // Stage 2 of RunThreaded for one batch.
   void FeedBatch(const trace::LineBatch& batch, size_t max_line_bytes);
   // Applies a Puppet evaltrace marker, if the write carried one, to the interpreter.
-  void DetectMarker(int32_t pid, std::string_view name, std::string_view args_text,
+  void DetectMarker(int32_t pid, const fstrace::SyscallSpec& spec, std::string_view args_text,
                     uint64_t line);
   void CountUnmodelled(std::string_view name);
 

@@ -5,6 +5,8 @@
 #include <cstdint>
 #include <string_view>
 
+#include "nlohmann/json_fwd.hpp"
+
 namespace fsmove::fstrace {
 
 inline constexpr int kAtFdcwd = -100;
@@ -47,9 +49,9 @@ struct Construct {
   Op op = Op::kNop;
   Effect effect = Effect::kConsumed;
   int dirfd = kAtFdcwd;
-  std::string_view path;
+  std::string_view path{};
   int dirfd2 = kAtFdcwd;
-  std::string_view path2;
+  std::string_view path2{};
   int fd = -1;
   int fd2 = -1;
   bool cloexec = false;
@@ -70,5 +72,35 @@ struct Construct {
 inline constexpr uint64_t kCloneFs = 0x00000200;
 inline constexpr uint64_t kCloneFiles = 0x00000400;
 inline constexpr uint64_t kCloneThread = 0x00010000;
+
+// One factory per kind of construct: the fields each kind uses, and nothing else set.
+namespace make {
+// A path effect; `follow` picks kHPath (follow a final symlink) or kHPathSym.
+Construct HPath(int dirfd, std::string_view path, Effect e, bool follow);
+// kHPathSym recording only the effect on a name: a later construct of the same call
+// (kRename, kLink, kSymlink) makes the change.
+Construct NameEffect(int dirfd, std::string_view path, Effect e);
+Construct NewFd(int dirfd, std::string_view path, int fd, bool cloexec, bool follow, bool tmpfile);
+Construct AnonFd(int fd, bool cloexec);
+Construct DelFd(int fd);
+Construct DupFd(int from, int to, bool cloexec);
+Construct SetCloexec(int fd, bool cloexec);
+Construct CloseRange(int first, int last, bool cloexec, bool unshare_fds);
+// `via_fd`: fchdir, the directory dirfd refers to (path empty).
+Construct SetCwd(int dirfd, std::string_view path, bool via_fd);
+Construct SetRoot(std::string_view path);
+Construct NewProc(int32_t child, uint64_t clone_flags);
+Construct Exec(std::string_view program);
+Construct Rename(int dirfd, std::string_view from, int dirfd2, std::string_view to, bool exchange);
+Construct Link(int dirfd, std::string_view from, int dirfd2, std::string_view to, bool empty_path,
+               bool follow);
+Construct Symlink(std::string_view target, int dirfd, std::string_view link);
+Construct LearnSymlink(int dirfd, std::string_view path, std::string_view target);
+Construct Unshare(uint64_t clone_flags);
+}  // namespace make
+
+// The construct as one JSON object: "op" and the fields its kind uses (`fsmove trace dump
+// --fstrace` adds where it comes from).
+nlohmann::json ConstructToJson(const Construct& c);
 
 }  // namespace fsmove::fstrace

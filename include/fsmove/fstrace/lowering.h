@@ -24,12 +24,14 @@ enum SyscallFlags : uint8_t {
   kConsumeOnly = 1 << 0,
   // A readlink: its result teaches a symlink even outside blocks.
   kTeachesSymlink = 1 << 1,
-  // write/writev: may carry a Puppet evaltrace marker.
+  // write/writev: may carry a Puppet evaltrace marker (see trace::WrittenBytes).
   kMayCarryMarker = 1 << 2,
   // A modelled call with no file-system effect.
   kNoEffect = 1 << 3,
   // Creates a process (clone, clone3, fork, vfork).
   kCreatesProcess = 1 << 4,
+  // With kMayCarryMarker: the written bytes are an iovec array (writev), not a buffer (write).
+  kMarkerInIovecs = 1 << 5,
 };
 
 struct SyscallSpec {
@@ -40,6 +42,9 @@ struct SyscallSpec {
 
 // The spec for a syscall name, or nullptr if the call is not modelled.
 const SyscallSpec* FindSyscall(std::string_view name);
+// The table's kCreatesProcess flag, by name: what trace::CallAssembler is given to know the
+// calls that return a child's pid (trace/ sits below this table).
+bool CreatesProcess(std::string_view name);
 // The calls the model interprets (the table, not the reviewed no-effect calls), in table
 // order: what a tracer must record for the model to be exact.
 std::vector<std::string_view> ModelledSyscalls();

@@ -62,9 +62,15 @@ struct AssemblerStats {
   uint64_t abandoned_unfinished = 0; // unfinished calls whose process exited first
 };
 
+// Whether a syscall creates a process and returns the child's pid (clone, fork, ...). The
+// syscall table that knows (fstrace::CreatesProcess) sits above trace/, so its owner passes
+// it in.
+using CreatesProcessFn = bool (*)(std::string_view name);
+
 class CallAssembler {
  public:
-  explicit CallAssembler(CallSink* sink) : sink_(sink) {}
+  CallAssembler(CallSink* sink, CreatesProcessFn creates_process)
+      : sink_(sink), creates_process_(creates_process) {}
 
   void Feed(std::string_view line, uint64_t line_number);
   void Feed(const LineHead& head, std::string_view line, uint64_t line_number);
@@ -97,7 +103,6 @@ class CallAssembler {
   // Thread `thread`'s execve took over the leader's pid: its pending call moves there.
   void TakeOver(int32_t leader, int32_t thread, uint64_t line_number);
   void Unparsed(uint64_t line, std::string_view text, std::string_view reason);
-  static bool IsProcessCreation(std::string_view name);
   // The unprefixed first process has not shown its real pid yet.
   bool AwaitingBinding() const { return implicit_seen_ && !implicit_bound_; }
   void NoteLive(int32_t pid);
@@ -105,6 +110,7 @@ class CallAssembler {
   void NoteCreatedChild(std::string_view rest);
 
   CallSink* sink_;
+  CreatesProcessFn creates_process_;
   AssemblerStats stats_;
   absl::flat_hash_map<int32_t, Pending> pending_;
   std::string joined_;

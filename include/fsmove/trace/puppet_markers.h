@@ -24,9 +24,16 @@ struct Marker {
 // Cheap test on the undecoded argument text of write/writev: could it hold a marker?
 bool MayHoldMarker(std::string_view raw_args);
 
-// Collects the bytes a write(fd, "...", n) or writev(fd, [{iov_base="...", ...}, ...], n)
-// call wrote. Returns false if the call's arguments do not have that shape.
-bool WrittenBytes(std::string_view syscall, std::string_view args, int* fd, std::string* bytes,
+// Where a call that may carry a marker has the bytes it wrote (the caller's syscall table
+// says which calls, and in which form).
+enum class WrittenForm : uint8_t {
+  kBuffer,  // write(fd, "...", n)
+  kIovecs,  // writev(fd, [{iov_base="...", ...}, ...], n)
+};
+
+// Collects the bytes a call of that form wrote. Returns false if the call's arguments do not
+// have that shape.
+bool WrittenBytes(WrittenForm form, std::string_view args, int* fd, std::string* bytes,
                   bool* truncated);
 
 // Parses one message. Returns kNone if the text is not an evaltrace marker.

@@ -16,10 +16,12 @@
 #include "fsmove/exec/memory_limit.h"
 #include "fsmove/catalog/catalog.h"
 #include "fsmove/exec/executor.h"
+#include "fsmove/exec/preflight.h"
 #include "fsmove/exec/puppet_log.h"
 #include "catalog_warnings.h"
 #include "confirm.h"
 #include "report_options.h"
+#include "traced_check.h"
 
 namespace fsmove::cli {
 namespace {
@@ -64,6 +66,7 @@ struct CheckCliOptions {
   bool discard_work = false;  // fsmove scan: what matters is in the module's folder
   bool confirm = false;
   bool idempotence = false;
+  bool full_trace = false;  // strace records every call, not only the modelled ones
   std::string keep_replays;
   int jobs = 0;  // replays at once; 0: the CPUs this process may use
   exec::CheckRequest request;
@@ -175,7 +178,7 @@ int RunCheckCommand(CheckCliOptions& o) {
   }
 
   analysis::Analyzer analyzer;
-  auto run = exec::RunCheck(req, analyzer);
+  auto run = RunTracedCheck(req, o.full_trace, analyzer);
   if (!run.ok()) {
     return Fail(run.status());
   }
@@ -399,7 +402,7 @@ std::function<int()> RegisterCheck(CLI::App& app) {
                 "skip the untraced apt preparation in the sandbox");
   cmd->add_flag("--no-pin-cpu", [o](int64_t) { o->request.pin_cpu = false; },
                 "do not run the traced apply on one CPU (pinning makes ptrace stops cheap)");
-  cmd->add_flag("--full-trace", o->request.full_trace,
+  cmd->add_flag("--full-trace", o->full_trace,
                 "trace every system call, not only those the model uses (much slower)");
   cmd->add_flag("--untraced", o->request.untraced,
                 "apply without strace and report nothing (for measuring the tracing overhead)")

@@ -10,6 +10,7 @@
 #include <thread>
 
 #include "fmt/format.h"
+#include "fsmove/base/progress_line.h"
 #include "fsmove/exec/replay.h"
 
 namespace fsmove::cli {
@@ -104,6 +105,7 @@ int ConfirmFindings(const exec::CheckRequest& base, const exec::RunResult& run,
   std::atomic<size_t> next{0};
   std::atomic<int> interrupted{0};  // Ctrl-C, SIGTERM, SIGHUP stopped a replay: start no more
   std::mutex mu;
+  base::ProgressLine progress(o.progress);
   size_t done = 0;
   auto worker = [&] {
     for (size_t k; interrupted.load() == 0 && (k = next.fetch_add(1)) < replays.size();) {
@@ -137,9 +139,8 @@ int ConfirmFindings(const exec::CheckRequest& base, const exec::RunResult& run,
         r.kept = req.save_catalog + ", " + req.puppet_log;
         if (!r.restore.empty()) r.kept += ", " + exec::ReapplyLogCopy(req.puppet_log, 2);
       }
-      analysis::Analyzer unused;
       const auto t0 = std::chrono::steady_clock::now();
-      r.result = exec::RunCheck(req, unused);
+      r.result = exec::RunCheck(req, nullptr);  // untraced: no trace to read
       r.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
       if (r.result.ok() && r.result->end == exec::RunEnd::kInterrupted) {
         interrupted.store(r.result->signal);
@@ -150,16 +151,13 @@ int ConfirmFindings(const exec::CheckRequest& base, const exec::RunResult& run,
       }
       std::lock_guard<std::mutex> lock(mu);
       ++done;
-      if (o.progress) {
-        std::cerr << fmt::format("\r\x1b[Kconfirming: {} of {} replays done", done, replays.size());
-        std::cerr.flush();
-      }
+      progress.Show(fmt::format("confirming: {} of {} replays done", done, replays.size()));
     }
   };
   std::vector<std::thread> threads;
   for (int t = 0; t < std::max(1, o.jobs); ++t) threads.emplace_back(worker);
   for (std::thread& t : threads) t.join();
-  if (o.progress) std::cerr << "\r\x1b[K";
+  progress.Clear();
 
   if (!notifiers.empty()) {
     const Replay& r = replays.back();

@@ -205,7 +205,7 @@ ApplyOutcomes ParseApplyOutcomes(std::string_view log) {
   return ParseApplyOutcomes(log, SummarisePuppetLog(log, 0).failed);
 }
 
-ApplyOutcomes ParseApplyOutcomes(std::string_view log, std::vector<report::FailedResource> failed) {
+ApplyOutcomes ParseApplyOutcomes(std::string_view log, std::vector<FailedResource> failed) {
   ApplyOutcomes out;
   ForEachLine(log, [&](std::string_view l) {
     if (l.starts_with("Error: Found ") && l.find(" dependency cycle") != std::string_view::npos) {
@@ -230,7 +230,7 @@ ApplyOutcomes ParseApplyOutcomes(std::string_view log, std::vector<report::Faile
     }
     if (o.changes.size() < kMaxChangesPerResource) o.changes.push_back(property + ": " + message);
   });
-  for (report::FailedResource& f : failed) {
+  for (FailedResource& f : failed) {
     ResourceOutcome& o = out.resources[f.resource];
     o.failed = true;
     o.error = std::move(f.message);
@@ -238,10 +238,10 @@ ApplyOutcomes ParseApplyOutcomes(std::string_view log, std::vector<report::Faile
   return out;
 }
 
-std::vector<report::NotIdempotent> FindNotIdempotent(const ApplyOutcomes& first,
+std::vector<NotIdempotent> FindNotIdempotent(const ApplyOutcomes& first,
                                                      const ApplyOutcomes& second,
                                                      const ApplyOutcomes* third) {
-  std::vector<report::NotIdempotent> out;
+  std::vector<NotIdempotent> out;
   for (const auto& [ref, again] : second.resources) {
     // A notify resource logs its message on every apply, by design.
     if (ref.starts_with("Notify[")) continue;
@@ -251,7 +251,7 @@ std::vector<report::NotIdempotent> FindNotIdempotent(const ApplyOutcomes& first,
     // What failed (or was skipped) in the first apply is applied for the first time now:
     // the failure is the finding, and it is already reported.
     if (failed_first) continue;
-    report::NotIdempotent n;
+    NotIdempotent n;
     n.resource = ref;
     if (again.failed) {
       n.behaviour = "fails-on-reapply";

@@ -34,6 +34,7 @@
 #include "fsmove/exec/memory_limit.h"
 #include "fsmove/exec/process.h"
 #include "fsmove/exec/puppet_log.h"
+#include "fsmove/exec/status_message.h"
 
 namespace fsmove::exec {
 
@@ -104,27 +105,6 @@ double SecondsSince(Clock::time_point t) {
   return std::chrono::duration<double>(Clock::now() - t).count();
 }
 
-class StatusPipe {
- public:
-  explicit StatusPipe(int fd) : fd_(fd) {}
-  void Send(std::string_view line) const {
-    std::string msg(line);
-    for (char& c : msg) {
-      if (c == '\n') c = ' ';
-    }
-    msg += '\n';
-    size_t done = 0;
-    while (done < msg.size()) {
-      ssize_t n = write(fd_, msg.data() + done, msg.size() - done);
-      if (n < 0 && errno == EINTR) continue;
-      if (n <= 0) return;  // the executor is gone; carry on, it will kill us
-      done += static_cast<size_t>(n);
-    }
-  }
-
- private:
-  int fd_;
-};
 
 absl::Status Mount(const std::string& source, const std::string& target, const char* type,
                    unsigned long flags, const std::string& data = "") {
@@ -219,20 +199,20 @@ void KillDescendants(pid_t root) {
 }
 
 // Names what the run left running (and is being killed): the first 20, then a count.
-void ReportLeftovers(StatusPipe& status, const std::vector<ProcEntry>& left) {
+void ReportLeftovers(StatusWriter& status, const std::vector<ProcEntry>& left) {
   for (size_t i = 0; i < left.size() && i < 20; ++i) {
-    status.Send(fmt::format("note left running at the end (killed): {} {}", left[i].pid, left[i].comm));
+    status.Send(status::Note{fmt::format("left running at the end (killed): {} {}", left[i].pid, left[i].comm)});
   }
-  if (left.size() > 20) status.Send(fmt::format("note ... and {} more processes", left.size() - 20));
+  if (left.size() > 20) status.Send(status::Note{fmt::format("... and {} more processes", left.size() - 20)});
 }
 
 // Says whether `memory`'s limit made the kernel kill processes of `who` ("the sandbox").
-void ReportMemoryLimitHits(StatusPipe& status, const MemoryLimit& memory, std::string_view who) {
+void ReportMemoryLimitHits(StatusWriter& status, const MemoryLimit& memory, std::string_view who) {
   const uint64_t hits = memory.TimesHit();
   if (hits == 0 || memory.limit_bytes() == 0) return;
-  status.Send(fmt::format("limit {} hit its memory limit ({} MiB): the kernel killed {} process{} "
+  status.Send(status::Limit{fmt::format("{} hit its memory limit ({} MiB): the kernel killed {} process{} "
                           "in it (--memory-limit)",
-                          who, memory.limit_bytes() >> 20, hits, hits == 1 ? "" : "es"));
+                          who, memory.limit_bytes() >> 20, hits, hits == 1 ? "" : "es")});
 }
 
 // The supervisor of one run: PID 1 of the sandbox's namespaces, or (--sandbox none) a child
@@ -251,20 +231,20 @@ class Supervisor {
 
   int Run() {
     if (spec_.mode == SandboxMode::kOverlay) {
-      status_.Send("phase sandbox");
+      status_.Send(status::Phase{"sandbox"});
       if (!spec_.restore_paths.empty()) {
         lower_fd_ = open(spec_.lower_dir.c_str(), O_PATH | O_DIRECTORY | O_CLOEXEC);
       }
       if (absl::Status st = SetUpOverlay(); !st.ok()) {
-        status_.Send(fmt::format("error setting up the sandbox: {}", std::string(st.message())));
+        status_.Send(status::Error{fmt::format("setting up the sandbox: {}", std::string(st.message()))});
         return 2;
       }
       if (absl::Status st = PivotRoot(); !st.ok()) {
-        status_.Send(fmt::format("error setting up the sandbox: {}", std::string(st.message())));
+        status_.Send(status::Error{fmt::format("setting up the sandbox: {}", std::string(st.message()))});
         return 2;
       }
       if (absl::Status st = DropCapabilities(); !st.ok()) {
-        status_.Send(fmt::format("error setting up the sandbox: {}", std::string(st.message())));
+        status_.Send(status::Error{fmt::format("setting up the sandbox: {}", std::string(st.message()))});
         return 2;
       }
       if (systemd()) return BootSystemd();
@@ -283,7 +263,7 @@ class Supervisor {
     for (int k = 2; k <= 1 + spec_.reapplies && Reapply(k); ++k) {
     }
     for (const std::string& path : spec_.probe_paths) {
-      status_.Send("probe " + ProbePath(path).dump(-1, ' ', true));
+      status_.Send(status::Probe{ProbePath(path)});
     }
     // Replays (they probe paths) report what they leave running: which services run.
     if (!spec_.probe_paths.empty() || !spec_.restore_paths.empty()) ReportDaemons();
@@ -301,7 +281,7 @@ class Supervisor {
   int BootSystemd() {
     const char* systemd_path = "/lib/systemd/systemd";
     if (access(systemd_path, X_OK) != 0) {
-      status_.Send(fmt::format("error --init systemd: the root has no {}", systemd_path));
+      status_.Send(status::Error{fmt::format("--init systemd: the root has no {}", systemd_path)});
       return 2;
     }
     // No logins on consoles the sandbox does not have.
@@ -313,7 +293,7 @@ class Supervisor {
     }
     pid_t child = fork();
     if (child < 0) {
-      status_.Send(fmt::format("error fork: {}", std::strerror(errno)));
+      status_.Send(status::Error{fmt::format("fork: {}", std::strerror(errno))});
       return 2;
     }
     if (child == 0) {
@@ -346,15 +326,15 @@ class Supervisor {
     char* argv[] = {const_cast<char*>(systemd_path), const_cast<char*>("--log-target=console"),
                     const_cast<char*>("--show-status=no"), nullptr};
     execve(systemd_path, argv, envp.data());
-    status_.Send(fmt::format("error --init systemd: cannot run {}: {}", systemd_path,
-                             std::strerror(errno)));
+    status_.Send(status::Error{fmt::format("--init systemd: cannot run {}: {}", systemd_path,
+                             std::strerror(errno))});
     _exit(127);
   }
 
   // Until `systemctl is-system-running --wait` says running (or degraded: a unit of the root
   // failed, which the module does not care about); at most a minute.
   bool WaitForSystemd() {
-    status_.Send("phase boot");
+    status_.Send(status::Phase{"boot"});
     const auto t0 = Clock::now();
     std::string state;
     while (SecondsSince(t0) < 60) {
@@ -368,11 +348,11 @@ class Supervisor {
       std::this_thread::sleep_for(std::chrono::milliseconds(200));
     }
     if (state != "running" && state != "degraded") {
-      status_.Send(fmt::format("error systemd did not boot within 60 s (state '{}'; its log: {})",
-                               state, kSystemdLog));
+      status_.Send(status::Error{fmt::format("systemd did not boot within 60 s (state '{}'; its log: {})",
+                               state, kSystemdLog)});
       return false;
     }
-    status_.Send(fmt::format("note systemd booted ({}) in {:.1f} s", state, SecondsSince(t0)));
+    status_.Send(status::Note{fmt::format("systemd booted ({}) in {:.1f} s", state, SecondsSince(t0))});
     return true;
   }
   // A file of the run's work directory: the host's path until the root is pivoted, then the
@@ -452,7 +432,7 @@ class Supervisor {
         close(open(target.c_str(), O_WRONLY | O_CREAT | O_CLOEXEC, 0644));
       }
       if (absl::Status b = BindReadOnly(p, target); !b.ok()) return b;
-      if (host_lower) status_.Send(fmt::format("note bound {} read-only into the sandbox", p));
+      if (host_lower) status_.Send(status::Note{fmt::format("bound {} read-only into the sandbox", p)});
     }
     // apt needs DNS; a resolv.conf symlink into the (now empty) /run would dangle.
     std::string resolv = root_ + "/etc/resolv.conf";
@@ -600,7 +580,7 @@ class Supervisor {
   int RunToEnd(const std::vector<std::string>& argv, int out_fd, int err_fd) {
     auto pid = Spawn(argv, InSandbox(out_fd, err_fd));
     if (!pid.ok()) {
-      status_.Send(fmt::format("note {}", std::string(pid.status().message())));
+      status_.Send(status::Note{std::string(pid.status().message())});
       return 127 << 8;
     }
     return WaitReaping(*pid);
@@ -641,11 +621,11 @@ class Supervisor {
     //   re-read the package lists (~130 MB of escaped trace each): re-enable and build it;
     // - man-db's dpkg trigger re-indexes every man page (~200 MB of trace): turn it off;
     // - without package lists (images ship none) a Package resource cannot install: fetch them.
-    status_.Send("phase prep");
+    status_.Send(status::Phase{"prep"});
     std::string docker_clean = root_ + "/etc/apt/apt.conf.d/docker-clean";
-    if (unlink(docker_clean.c_str()) == 0) status_.Send("note prep: removed docker-clean apt config");
+    if (unlink(docker_clean.c_str()) == 0) status_.Send(status::Note{"prep: removed docker-clean apt config"});
     std::string man_db = root_ + "/var/lib/man-db/auto-update";
-    if (unlink(man_db.c_str()) == 0) status_.Send("note prep: man-db auto-update off");
+    if (unlink(man_db.c_str()) == 0) status_.Send(status::Note{"prep: man-db auto-update off"});
     int log = OpenForWriting(Host(kCompileLog), /*append=*/true);
     if (catalog_has_packages_) {
       bool lists = false;
@@ -655,12 +635,12 @@ class Supervisor {
       }
       if (!lists) {
         int st = RunToEnd({"apt-get", "update", "-qq"}, log, log);
-        status_.Send(fmt::format("note prep: no apt package lists; apt-get update: {}",
-                                 DescribeWaitStatus(st)));
+        status_.Send(status::Note{fmt::format("prep: no apt package lists; apt-get update: {}",
+                                 DescribeWaitStatus(st))});
       }
     }
     int st = RunToEnd({"apt-cache", "gencaches"}, log, log);
-    if (st != 0) status_.Send(fmt::format("note prep: apt-cache gencaches: {}", DescribeWaitStatus(st)));
+    if (st != 0) status_.Send(status::Note{fmt::format("prep: apt-cache gencaches: {}", DescribeWaitStatus(st))});
     if (log >= 0) close(log);
   }
 
@@ -708,14 +688,14 @@ class Supervisor {
   }
 
   bool Compile() {
-    status_.Send("phase compile");
+    status_.Send(status::Phase{"compile"});
     Compiled c = RunCompile(kCompileLog, /*append=*/false);
     if (!c.json.empty()) {
       catalog_text_ = std::move(c.json);
       (void)WriteFile(Host(kCatalogFile), catalog_text_, 0644);
       NoteCatalogPackages();
     }
-    status_.Send(fmt::format("compiled {} {:.3f}", c.code, c.seconds));
+    status_.Send(status::Compiled{c.code, c.seconds});
     if (c.code == 0) WaitForCatalogTaken();
     return c.code == 0;
   }
@@ -728,7 +708,7 @@ class Supervisor {
   // A replay (no compile_argv): the executor wrote the catalog to apply into the work
   // directory before the sandbox started. It is taken like a compiled one.
   bool LoadGivenCatalog() {
-    status_.Send("phase compile");
+    status_.Send(status::Phase{"compile"});
     catalog_text_ = ReadWholeFile(Host(kCatalogFile));
     const bool found = !catalog_text_.empty();
     if (found) {
@@ -741,7 +721,7 @@ class Supervisor {
         close(log);
       }
     }
-    status_.Send(fmt::format("compiled {} 0.000", found ? 0 : 1));
+    status_.Send(status::Compiled{found ? 0 : 1, 0.0});
     if (found) WaitForCatalogTaken();
     return found;
   }
@@ -792,15 +772,15 @@ class Supervisor {
     bool served = localized.ok() && localized->rewritten > 0;
     (void)WriteFile(Host(kApplyCatalogFile), served ? localized->catalog_json : catalog_text_, 0644);
     if (!served) return;
-    status_.Send(fmt::format("note apply: {} puppet:/// source{} served from the modulepath{}",
+    status_.Send(status::Note{fmt::format("apply: {} puppet:/// source{} served from the modulepath{}",
                              localized->rewritten, localized->rewritten == 1 ? "" : "s",
                              localized->unresolved.empty()
                                  ? std::string()
-                                 : fmt::format(" ({} not found there)", localized->unresolved.size())));
+                                 : fmt::format(" ({} not found there)", localized->unresolved.size()))});
   }
 
   void Apply() {
-    status_.Send("phase apply");
+    status_.Send(status::Phase{"apply"});
     int log = OpenForWriting(Host(kPuppetLog));
     std::vector<std::string> apply_argv = spec_.apply_argv;
     WriteApplyCatalog(&apply_argv);
@@ -812,8 +792,8 @@ class Supervisor {
         argv.insert(argv.end(), {"/usr/bin/setpriv",
                                  fmt::format("--bounding-set={}", kTracerOnlyBoundingSet), "--"});
       } else {
-        status_.Send("note the root has no /usr/bin/setpriv: root processes of the module can "
-                     "reach strace's trace FIFO through /proc");
+        status_.Send(status::Note{"the root has no /usr/bin/setpriv: root processes of the module can "
+                     "reach strace's trace FIFO through /proc"});
       }
     }
     argv.insert(argv.end(), apply_argv.begin(), apply_argv.end());
@@ -824,7 +804,7 @@ class Supervisor {
     auto pid = Spawn(argv, o);
     if (log >= 0) close(log);
     if (!pid.ok()) {
-      status_.Send(fmt::format("error {}", std::string(pid.status().message())));
+      status_.Send(status::Error{std::string(pid.status().message())});
       return;
     }
     puppet_pid_ = *pid;
@@ -836,7 +816,7 @@ class Supervisor {
     int st = WaitReaping(*pid);
     double seconds = SecondsSince(t0);
     std::string strace_end = spec_.strace_argv.empty() ? "none" : EndStrace();
-    status_.Send(fmt::format("applied {} {:.3f} {}", ShellExitCode(st), seconds, strace_end));
+    status_.Send(status::Applied{ShellExitCode(st), seconds, strace_end});
   }
 
   // --idempotence: the k-th agent run, untraced, in the same sandbox: the catalog compiled
@@ -847,14 +827,14 @@ class Supervisor {
   // (`puppet apply --catalog` ignores --detailed-exitcodes: its log says what changed.)
   bool Reapply(int k) {
     if (applied_argv_.empty()) return false;
-    status_.Send(fmt::format("phase reapply{}", k));
+    status_.Send(status::Phase{status::ReapplyPhase(k)});
     const std::string log_name = ReapplyLogName(k);
     // A replay (no compile_argv) applies the catalog it was given again.
     if (!spec_.compile_argv.empty()) {
       Compiled c = RunCompile(log_name, /*append=*/false);
       if (c.code != 0) {
-        status_.Send(fmt::format("note apply {}: the catalog did not compile again (exit code "
-                                 "{}; see {} in the work directory)", k, c.code, log_name));
+        status_.Send(status::Note{fmt::format("apply {}: the catalog did not compile again (exit code "
+                                 "{}; see {} in the work directory)", k, c.code, log_name)});
         return false;
       }
       catalog_text_ = std::move(c.json);
@@ -880,11 +860,11 @@ class Supervisor {
     auto pid = Spawn(argv, InSandbox(log, log));
     if (!pid.ok()) {
       if (log >= 0) close(log);
-      status_.Send(fmt::format("note apply {} could not start: {}", k, std::string(pid.status().message())));
+      status_.Send(status::Note{fmt::format("apply {} could not start: {}", k, std::string(pid.status().message()))});
       return false;
     }
     const int code = ShellExitCode(WaitReaping(*pid));
-    status_.Send(fmt::format("reapplied {} {} {:.3f}", k, code, SecondsSince(t0)));
+    status_.Send(status::Reapplied{k, code, SecondsSince(t0)});
     std::string text;
     constexpr size_t kMaxLog = size_t{64} << 20;
     char buf[1 << 16];
@@ -907,7 +887,7 @@ class Supervisor {
   void RestorePaths() {
     for (const std::string& path : spec_.restore_paths) {
       std::string what = RestorePath(path);
-      status_.Send(fmt::format("note restored {}: {}", path, what));
+      status_.Send(status::Note{fmt::format("restored {}: {}", path, what)});
     }
   }
 
@@ -970,35 +950,36 @@ class Supervisor {
     const long ticks = sysconf(_SC_CLK_TCK);
     for (const ProcEntry& p : ListProcesses(proc_dir_)) {
       if (p.pid == self_ || (systemd() && p.pid == 1) || ticks <= 0) continue;
-      status_.Send(fmt::format("daemon {} {:.2f} {}", p.pid,
-                               boot + static_cast<double>(p.start_ticks) / ticks, p.comm));
+      status_.Send(status::LeftRunning{
+          {p.pid, boot + static_cast<double>(p.start_ticks) / ticks, p.comm}});
     }
   }
 
   // What a path is at the end of the run, for replays to compare: the sandbox's own view
   // (its root is ours), sent on the status pipe, which code in the sandbox cannot write to.
-  static nlohmann::json ProbePath(const std::string& path) {
-    nlohmann::json j = {{"path", path}};
+  static PathState ProbePath(const std::string& path) {
+    PathState p;
+    p.path = path;
     struct stat st;
     if (lstat(path.c_str(), &st) != 0) {
-      j["exists"] = false;
-      if (errno != ENOENT) j["error"] = std::strerror(errno);
-      return j;
+      p.exists = false;
+      if (errno != ENOENT) p.error = std::strerror(errno);
+      return p;
     }
-    j["exists"] = true;
-    j["mode"] = st.st_mode & 07777;
-    j["uid"] = st.st_uid;
-    j["gid"] = st.st_gid;
-    j["mtime"] = static_cast<double>(st.st_mtim.tv_sec) + st.st_mtim.tv_nsec / 1e9;
+    p.exists = true;
+    p.mode = st.st_mode & 07777;
+    p.uid = st.st_uid;
+    p.gid = st.st_gid;
+    p.mtime = static_cast<double>(st.st_mtim.tv_sec) + st.st_mtim.tv_nsec / 1e9;
     if (S_ISLNK(st.st_mode)) {
-      j["type"] = "symlink";
+      p.type = "symlink";
       std::error_code ec;
-      j["target"] = fs::read_symlink(path, ec).string();
+      p.target = fs::read_symlink(path, ec).string();
     } else if (S_ISDIR(st.st_mode)) {
-      j["type"] = "directory";
+      p.type = "directory";
     } else if (S_ISREG(st.st_mode)) {
-      j["type"] = "file";
-      j["size"] = st.st_size;
+      p.type = "file";
+      p.size = static_cast<uint64_t>(st.st_size);
       // Content by digest; a file larger than the cap is compared by size and mtime only.
       constexpr off_t kMaxHashed = off_t{256} << 20;
       int fd = st.st_size <= kMaxHashed ? open(path.c_str(), O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC) : -1;
@@ -1008,12 +989,12 @@ class Supervisor {
         ssize_t got;
         while ((got = read(fd, buf, sizeof buf)) > 0) h.Update(std::string_view(buf, static_cast<size_t>(got)));
         close(fd);
-        j["sha256"] = h.FinishHex();
+        p.sha256 = h.FinishHex();
       }
     } else {
-      j["type"] = "other";
+      p.type = "other";
     }
-    return j;
+    return p;
   }
 
   // Once strace holds the trace FIFO open, its name goes: code in the sandbox can no longer
@@ -1032,7 +1013,7 @@ class Supervisor {
       }
       std::this_thread::sleep_for(std::chrono::milliseconds(20));
     }
-    status_.Send("note strace was not seen opening the trace FIFO: its name stays");
+    status_.Send(status::Note{"strace was not seen opening the trace FIFO: its name stays"});
   }
 
   // Puppet has exited. strace ends by itself when nothing else is traced; with daemons still
@@ -1085,11 +1066,10 @@ class Supervisor {
       const uint64_t total = uint64_t{fs.f_blocks} * unit, avail = uint64_t{fs.f_bavail} * unit;
       if (avail > 2 * unit && avail * 100 > total) continue;
       const bool kib = total < (uint64_t{1} << 20);
-      status_.Send(fmt::format(
-          "limit the sandbox's {} ({}, {} {}) was full when the run ended: writes into it failed "
+      status_.Send(status::Limit{fmt::format("the sandbox's {} ({}, {} {}) was full when the run ended: writes into it failed "
           "(ENOSPC)",
           dir, std::string_view(dir) == "/" ? "its writable layer" : "a tmpfs",
-          kib ? total >> 10 : total >> 20, kib ? "KiB" : "MiB"));
+          kib ? total >> 10 : total >> 20, kib ? "KiB" : "MiB")});
     }
   }
 
@@ -1098,14 +1078,14 @@ class Supervisor {
     int st = RunToEnd({"cp", "-a", std::string(kKeepUpperDir) + "/.",
                        std::string(kKeepTargetDir) + "/"},
                       -1, -1);
-    status_.Send(st == 0 ? fmt::format("note kept the sandbox's changes in {}", spec_.keep_dir)
-                         : fmt::format("note copying the sandbox's changes to {} failed: {}",
-                                       spec_.keep_dir, DescribeWaitStatus(st)));
+    status_.Send(status::Note{st == 0 ? fmt::format("kept the sandbox's changes in {}", spec_.keep_dir)
+                         : fmt::format("copying the sandbox's changes to {} failed: {}",
+                                       spec_.keep_dir, DescribeWaitStatus(st))});
   }
 
 
   SandboxSpec spec_;
-  StatusPipe status_;
+  StatusWriter status_;
   int done_fd_ = -1;
   std::string io_dir_ = spec_.work_dir;
   std::string root_;
@@ -1127,10 +1107,10 @@ class Supervisor {
 // NAT to the outside and a DNS forwarder (10.0.2.3), and no port of the host's: nothing in
 // the sandbox listens on the host, the host's loopback is out of reach, and checks running at
 // once never collide. It exits with us (--exit-fd). Without it the sandbox has no network.
-static pid_t StartUserModeNetwork(StatusPipe& status, int host_net) {
+static pid_t StartUserModeNetwork(StatusWriter& status, int host_net) {
   const char* binary = "/usr/bin/slirp4netns";
   if (access(binary, X_OK) != 0) {
-    status.Send("note no slirp4netns: the sandbox has no network (apt cannot download packages)");
+    status.Send(status::Note{"no slirp4netns: the sandbox has no network (apt cannot download packages)"});
     return -1;
   }
   int ready[2], exit_pipe[2];
@@ -1171,8 +1151,8 @@ static pid_t StartUserModeNetwork(StatusPipe& status, int host_net) {
   char byte = 0;
   bool up = poll(&p, 1, 10000) > 0 && read(ready[0], &byte, 1) == 1;
   close(ready[0]);
-  status.Send(up ? std::string("note network: private namespace, outbound through slirp4netns")
-                 : std::string("note slirp4netns did not come up: the sandbox has no network"));
+  status.Send(status::Note{up ? "network: private namespace, outbound through slirp4netns"
+                 : "slirp4netns did not come up: the sandbox has no network"});
   return pid;
 }
 
@@ -1184,15 +1164,15 @@ volatile sig_atomic_t g_keeper_ended = 0;
 // kills the cgroup's members: the run's end (here), fsmove's death (its SIGTERM, here), or a
 // timeout or Ctrl-C (the executor, which SIGKILLs this keeper: RemoveLeftoverMemoryLimit).
 int RunOnHost(SandboxSpec spec, int status_fd) {
-  StatusPipe status(status_fd);
+  StatusWriter status(status_fd);
   std::optional<MemoryLimit> group;
   if (absl::StatusOr<MemoryLimit> made = MemoryLimit::Make(spec.memory_limit, spec.cgroup_name);
       made.ok()) {
     group.emplace(std::move(*made));
   } else {
-    status.Send(fmt::format("note no cgroup for the check ({}): processes that leave Puppet's "
+    status.Send(status::Note{fmt::format("no cgroup for the check ({}): processes that leave Puppet's "
                             "session may outlive it",
-                            std::string(made.status().message())));
+                            std::string(made.status().message()))});
   }
   const pid_t executor = getppid();
   struct sigaction on_end {};
@@ -1203,7 +1183,7 @@ int RunOnHost(SandboxSpec spec, int status_fd) {
   pid_t child = g_keeper_ended ? -1 : fork();
   if (child == 0) {
     prctl(PR_SET_PDEATHSIG, SIGKILL);
-    if (group && !group->Enter()) status.Send("note could not enter the check's cgroup");
+    if (group && !group->Enter()) status.Send(status::Note{"could not enter the check's cgroup"});
     // Orphans (strace's tracer, daemons' intermediate processes) come back to the supervisor.
     prctl(PR_SET_CHILD_SUBREAPER, 1);
     _exit(Supervisor(std::move(spec), status_fd).Run());
@@ -1238,13 +1218,13 @@ int RunOnHost(SandboxSpec spec, int status_fd) {
 
 int SandboxMain(const std::string& spec_file, int status_fd) {
   fcntl(status_fd, F_SETFD, FD_CLOEXEC);  // Puppet and strace must not hold it
-  StatusPipe status(status_fd);
+  StatusWriter status(status_fd);
   std::string text = ReadWholeFile(spec_file);
   nlohmann::json j = nlohmann::json::parse(text, nullptr, false);
   absl::StatusOr<SandboxSpec> spec =
       j.is_discarded() ? absl::InvalidArgumentError("not JSON") : SandboxSpecFromJson(j);
   if (!spec.ok()) {
-    status.Send(fmt::format("error {}: {}", spec_file, std::string(spec.status().message())));
+    status.Send(status::Error{fmt::format("{}: {}", spec_file, std::string(spec.status().message()))});
     return 2;
   }
   signal(SIGPIPE, SIG_IGN);
@@ -1257,15 +1237,15 @@ int SandboxMain(const std::string& spec_file, int status_fd) {
     if (made.ok()) {
       memory.emplace(std::move(*made));
     } else {
-      status.Send(fmt::format("note no memory limit: {}", std::string(made.status().message())));
+      status.Send(status::Note{fmt::format("no memory limit: {}", std::string(made.status().message()))});
     }
   }
   // Its own mounts, host and domain name, System V IPC, cgroup root and network, then (for
   // the children: PID 1 comes next) its own processes.
   int host_net = open("/proc/self/ns/net", O_RDONLY | O_CLOEXEC);
   if (unshare(CLONE_NEWNS | CLONE_NEWUTS | CLONE_NEWIPC | CLONE_NEWNET) != 0) {
-    status.Send(fmt::format("error cannot create the sandbox's namespaces (unshare): {}",
-                            std::strerror(errno)));
+    status.Send(status::Error{fmt::format("cannot create the sandbox's namespaces (unshare): {}",
+                            std::strerror(errno))});
     return 2;
   }
   // --init systemd: systemd needs a cgroup2 tree of its own. Unless the memory limit's cgroup
@@ -1279,7 +1259,7 @@ int SandboxMain(const std::string& spec_file, int status_fd) {
                                          ? fmt::format("fsmove-{}-init", getpid())
                                          : spec->cgroup_name + "-init");
     if (!made.ok()) {
-      status.Send(fmt::format("error --init systemd: {}", std::string(made.status().message())));
+      status.Send(status::Error{fmt::format("--init systemd: {}", std::string(made.status().message()))});
       return 2;
     }
     systemd_cgroup.emplace(std::move(*made));
@@ -1289,8 +1269,8 @@ int SandboxMain(const std::string& spec_file, int status_fd) {
   pid_t slirp = StartUserModeNetwork(status, host_net);
   if (host_net >= 0) close(host_net);
   if (unshare(CLONE_NEWPID) != 0) {
-    status.Send(fmt::format("error cannot create the sandbox's PID namespace (unshare): {}",
-                            std::strerror(errno)));
+    status.Send(status::Error{fmt::format("cannot create the sandbox's PID namespace (unshare): {}",
+                            std::strerror(errno))});
     return 2;
   }
   // The keeper holds the write end of `alive`: if it died before PID 1 asked to die with it
@@ -1302,26 +1282,26 @@ int SandboxMain(const std::string& spec_file, int status_fd) {
   prctl(PR_SET_CHILD_SUBREAPER, 1);
   int alive[2], done[2];
   if (pipe2(alive, O_CLOEXEC) != 0 || pipe2(done, O_CLOEXEC) != 0) {
-    status.Send(fmt::format("error pipe: {}", std::strerror(errno)));
+    status.Send(status::Error{fmt::format("pipe: {}", std::strerror(errno))});
     return 2;
   }
   pid_t init = fork();
   if (init < 0) {
-    status.Send(fmt::format("error fork: {}", std::strerror(errno)));
+    status.Send(status::Error{fmt::format("fork: {}", std::strerror(errno))});
     return 2;
   }
   if (init == 0) {
     // PID 1 of the new namespace: when it exits, the kernel kills every process left in it.
     prctl(PR_SET_PDEATHSIG, SIGKILL);
     // Into the memory limit, then a cgroup namespace whose root is that cgroup.
-    if (memory && !memory->Enter()) status.Send("note could not enter the memory limit's cgroup");
+    if (memory && !memory->Enter()) status.Send(status::Note{"could not enter the memory limit's cgroup"});
     if (systemd_cgroup && !systemd_cgroup->Enter()) {
-      status.Send("error --init systemd: could not enter the sandbox's cgroup2 cgroup");
+      status.Send(status::Error{"--init systemd: could not enter the sandbox's cgroup2 cgroup"});
       _exit(2);
     }
     if (unshare(CLONE_NEWCGROUP) != 0) {
-      status.Send(fmt::format("error cannot create the sandbox's cgroup namespace: {}",
-                              std::strerror(errno)));
+      status.Send(status::Error{fmt::format("cannot create the sandbox's cgroup namespace: {}",
+                              std::strerror(errno))});
       _exit(2);
     }
     close(alive[1]);

@@ -77,23 +77,6 @@ class ZstdCopy : public FileCopy {
   std::vector<char> out_;
 };
 
-class TeeSource : public trace::ByteSource {
- public:
-  TeeSource(std::unique_ptr<trace::ByteSource> source, TraceCopy* copy)
-      : source_(std::move(source)), copy_(copy) {}
-  absl::StatusOr<size_t> Read(char* buf, size_t n) override {
-    absl::StatusOr<size_t> got = source_->Read(buf, n);
-    if (got.ok() && *got > 0) {
-      if (absl::Status st = copy_->Write(buf, *got); !st.ok()) return st;
-    }
-    return got;
-  }
-
- private:
-  std::unique_ptr<trace::ByteSource> source_;
-  TraceCopy* copy_;
-};
-
 }  // namespace
 
 absl::StatusOr<std::unique_ptr<TraceCopy>> TraceCopy::Create(const std::string& path) {
@@ -106,11 +89,6 @@ absl::StatusOr<std::unique_ptr<TraceCopy>> TraceCopy::Create(const std::string& 
     return std::unique_ptr<TraceCopy>(std::make_unique<ZstdCopy>(f, path));
   }
   return std::unique_ptr<TraceCopy>(std::make_unique<FileCopy>(f, path));
-}
-
-std::unique_ptr<trace::ByteSource> TeeByteSource(std::unique_ptr<trace::ByteSource> source,
-                                                 TraceCopy* copy) {
-  return std::make_unique<TeeSource>(std::move(source), copy);
 }
 
 }  // namespace fsmove::exec

@@ -72,21 +72,6 @@ std::string Indented(std::string_view text, std::string_view indent) {
 
 }  // namespace
 
-std::string RunSummary::WhyUnfinished() const {
-  if (timed_out) {
-    return timed_out_phase == "compile" ? "timed out (--timeout) while compiling the catalog"
-           : timed_out_phase == "apply"
-               ? "timed out (--timeout) while applying the catalog"
-               : fmt::format("timed out (--timeout) in phase {}",
-                             timed_out_phase.empty() ? "?" : timed_out_phase);
-  }
-  if (puppet_exit_code > 128)
-    return fmt::format("Puppet was killed by signal {}", puppet_exit_code - 128);
-  if (!trace_complete)
-    return fmt::format("the trace ended before Puppet did (strace {})", strace_end);
-  return "";
-}
-
 void WriteRunText(std::ostream& out, const RunSummary& run) {
   out << "Puppet run: " << TerminalSafe(run.target) << " (sandbox " << run.sandbox;
   if (!run.root.empty()) out << ", root " << TerminalSafe(run.root);

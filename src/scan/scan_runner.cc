@@ -20,6 +20,7 @@
 #include <thread>
 
 #include "fmt/format.h"
+#include "fsmove/base/progress_line.h"
 #include "fsmove/exec/process.h"
 #include "fsmove/scan/cpu_placement.h"
 #include "fsmove/scan/module_list.h"
@@ -164,7 +165,7 @@ absl::StatusOr<ScanOutcome> RunScan(const ScanOptions& o, const volatile std::si
   const auto hard_limit =
       std::chrono::seconds(o.timeout_seconds * std::max(1, o.timeout_periods) + o.kill_after_seconds);
   Clock::time_point last_draw{};
-  bool drawn = false;
+  base::ProgressLine progress(o.progress);
   auto draw = [&](bool force) {
     if (!o.progress) return;
     auto now = Clock::now();
@@ -177,11 +178,9 @@ absl::StatusOr<ScanOutcome> RunScan(const ScanOptions& o, const volatile std::si
       size_t left = (queue.size() - next) + running.size();
       eta = Duration(per * static_cast<double>(left) / jobs);
     }
-    std::cerr << fmt::format("\r\x1b[Kfsmove scan: {}/{} done, {} with findings, {} failed, {} "
-                             "running, ETA {}",
-                             done, total, findings, failed, running.size(), eta)
-              << std::flush;
-    drawn = true;
+    progress.Show(fmt::format("fsmove scan: {}/{} done, {} with findings, {} failed, {} "
+                              "running, ETA {}",
+                              done, total, findings, failed, running.size(), eta));
   };
 
   // Each running check on CPUs of its own (its traced apply is pinned to one of them).
@@ -322,7 +321,7 @@ absl::StatusOr<ScanOutcome> RunScan(const ScanOptions& o, const volatile std::si
     fs::remove_all(work_parent, ec);
   }
   out.signal = *stop;
-  if (drawn) std::cerr << "\r\x1b[K" << std::flush;
+  progress.Clear();
   return out;
 }
 

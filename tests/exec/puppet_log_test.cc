@@ -125,7 +125,7 @@ TEST(NotIdempotent, TellsEveryApplyFromConvergenceAndLeavesOutNotifyAndFirstFail
       "Notice: /Stage[main]/App::Service/Service[app]: Triggered 'refresh' from 1 event\n");
   ApplyOutcomes third = ParseApplyOutcomes(
       "Notice: /Stage[main]/Main/Exec[run: a/b]/returns: executed successfully\n");
-  std::vector<report::NotIdempotent> ni = FindNotIdempotent(first, second, &third);
+  std::vector<NotIdempotent> ni = FindNotIdempotent(first, second, &third);
   ASSERT_EQ(ni.size(), 3u);
   EXPECT_EQ(ni[0].resource, "Exec[run: a/b]");
   EXPECT_EQ(ni[0].behaviour, "changes-every-apply");

@@ -1,90 +1,24 @@
-// The executor behind `fsmove check`: checks that Puppet and strace can run, compiles the
-// target's catalog, applies exactly that catalog under strace (in a sandbox by default) and
-// feeds strace's output through a FIFO straight into the analyzer while Puppet runs.
+// The executor behind `fsmove check`: compiles the target's catalog, applies exactly that
+// catalog under strace (in a sandbox by default) and hands strace's output, as it streams
+// through a FIFO, to its caller while Puppet runs; then says how the run went. It knows
+// nothing of what the trace means (the caller analyses it).
 #pragma once
 
+#include <functional>
 #include <string>
 #include <vector>
 
 #include "absl/status/statusor.h"
-#include "fsmove/analysis/analyzer.h"
+#include "fsmove/base/progress_line.h"
 #include "fsmove/catalog/catalog.h"
-#include "fsmove/exec/os_root.h"
+#include "fsmove/exec/check_request.h"
 #include "fsmove/exec/puppet_log.h"
-#include "fsmove/exec/sandbox.h"
-#include "fsmove/exec/target.h"
-#include "fsmove/report/findings_report.h"
+#include "fsmove/exec/run_summary.h"
+#include "fsmove/exec/status_message.h"
+#include "fsmove/exec/trace_stream.h"
 
 namespace fsmove::exec {
 
-struct CheckRequest {
-  TargetRequest target;
-  SandboxMode sandbox = SandboxMode::kOverlay;
-  std::string keep_sandbox;   // copy the sandbox's changes here
-  std::string save_trace;     // keep the trace (zstd-compressed if it ends in .zst)
-  std::string save_catalog;   // keep the compiled catalog
-  std::string save_graph;     // keep Puppet's expanded_relationships.dot
-  std::string puppet_log;     // keep Puppet's output here (default: in the work directory)
-  std::string work_parent;    // where the work directory is made (default: $TMPDIR or /tmp)
-  int timeout_seconds = 1800;
-  bool progress = false;      // compile / resource N of M / analysis lines on stderr
-  bool full_trace = false;    // trace every system call, not only the modelled ones (slow)
-  bool untraced = false;      // apply without strace (to measure the tracing overhead)
-  // Pin strace and the traced processes to one CPU (default in the overlay sandbox, where the
-  // daemons Puppet starts die with the run; not with --sandbox none, where they stay).
-  bool pin_cpu = true;
-  // Service starts by package maintainer scripts: deny (as in Debian's container images, and
-  // so that a Service resource's own start, which reads its configuration, is traced),
-  // allow, or none.
-  std::string policy_rc = "deny";
-  bool prep = true;
-  // The sandbox's memory limit in bytes; 0: none.
-  uint64_t memory_limit = 0;
-  // The overlay's lower layer: the host (default) or a pinned OS root, whose own Puppet and
-  // strace then run.
-  OsRoot root = {std::string(kHostRoot), "/", ""};
-  // PID 1 of the sandbox: "none" or "systemd" (booted; strace also follows PID 1).
-  std::string init = "none";
-  // --idempotence: compile and apply again in the same sandbox, untraced, as the next agent
-  // runs would, up to this many more times (2: a second apply, and a third if the second
-  // changed something).
-  int reapplies = 0;
-  // A replay (--confirm): apply this catalog instead of compiling one (untraced).
-  std::string apply_catalog;
-  // Paths whose final state the run reports (RunResult::probes).
-  std::vector<std::string> probe_paths;
-  // A replay confirming missing notifiers: these paths are put back as the OS root had them
-  // after the first apply, then the catalog is applied again (reapplies 1); the processes
-  // left running are reported (RunResult::daemons).
-  std::vector<std::string> restore_paths;
-};
-
-// A path's state at the end of a run, as the sandbox saw it.
-struct PathState {
-  std::string path;
-  bool exists = false;
-  std::string type;    // file, directory, symlink, other
-  unsigned mode = 0;   // permission bits
-  unsigned uid = 0, gid = 0;
-  std::string sha256;  // a file's content (empty: too large to hash, or unreadable)
-  uint64_t size = 0;
-  std::string target;  // a symlink's
-  std::string error;   // lstat failed other than ENOENT
-  double mtime = 0;    // seconds since the epoch
-  // The same state; the modification time is not compared (every apply writes at its time).
-  bool operator==(const PathState& o) const {
-    return path == o.path && exists == o.exists && type == o.type && mode == o.mode &&
-           uid == o.uid && gid == o.gid && sha256 == o.sha256 && size == o.size &&
-           target == o.target && error == o.error;
-  }
-};
-
-// A process left running at the end of a replay (a daemon an apply started).
-struct Daemon {
-  int pid = 0;
-  double start = 0;  // seconds since the epoch
-  std::string comm;
-};
 // Where --puppet-log FILE's copy of the k-th apply's log goes: puppet-apply-2.log for
 // puppet.log (FILE.apply-2 when FILE does not end in .log).
 std::string ReapplyLogCopy(const std::string& puppet_log, int k);
@@ -116,7 +50,7 @@ struct RunResult {
   std::string catalog_path;
   // The compiled catalog, taken before the apply (valid when end is kApplied/kTimedOut).
   std::string catalog_text;
-  report::RunSummary summary;
+  RunSummary summary;
   std::string compile_log;   // kCompileFailed: what Puppet printed
   std::vector<std::string> dependencies;  // metadata.json dependencies, for hints
   std::vector<std::string> notes;         // sandbox facts (bound inputs, prep, leftovers)
@@ -144,27 +78,17 @@ struct RunResult {
 // linked module's files, the generated site.pp), so reports point at files users can open.
 absl::StatusOr<catalog::Catalog> LoadRunCatalog(const RunResult& run);
 
-// The strace command line (without the traced command): -f, the kernel-side syscall filter
-// of the modelled calls (--seccomp-bpf), a string limit long enough for any marker.
-std::vector<std::string> StraceArguments(const std::string& strace, const std::string& output,
-                                         bool full_trace);
+// What the caller does with the trace while Puppet runs: reads `trace` to its end (the
+// executor drains what it leaves), and may show what it sees on `progress`. Its error is kept
+// as a note ("reading the trace: ...").
+using TraceConsumer = std::function<absl::Status(TraceStream& trace, base::ProgressLine& progress)>;
 
-// Puppet's node name for compiling: the lower-cased fully qualified host name.
-std::string CertName();
-
-// Everything that can be known before running: tools installed, root for the sandbox, a
-// pinned root or systemd only in the overlay sandbox, ptrace permitted. The error says what
-// to do. RunCheck expects a request that passed it.
-absl::Status Preflight(const CheckRequest& request);
-
-// Runs the check (a request that passed Preflight); the analyzer receives the trace as it
-// streams. Errors only for failures before Puppet could start (work directory, target);
-// later problems are in RunResult.
-absl::StatusOr<RunResult> RunCheck(const CheckRequest& request, analysis::Analyzer& analyzer);
-
-// The puppet and strace executables: $FSMOVE_PUPPET / $FSMOVE_STRACE if set, else searched
-// in the fixed PATH that Puppet runs with.
-std::string PuppetExecutable();
-std::string StraceExecutable();
+// Runs the check (a request that passed Preflight); `consume` receives the trace as it
+// streams (empty: the trace is read and dropped, as for an untraced replay). Errors only for
+// failures before Puppet could start (work directory, target); later problems are in
+// RunResult. RunResult::analysis_seconds is the time `consume` spent not waiting for the
+// trace; summary.trace_complete says only that strace did not die (the consumer knows
+// whether the trace reached Puppet's exit).
+absl::StatusOr<RunResult> RunCheck(const CheckRequest& request, const TraceConsumer& consume);
 
 }  // namespace fsmove::exec

@@ -7,7 +7,7 @@
 #include <string_view>
 #include <vector>
 
-#include "fsmove/report/findings_report.h"
+#include "fsmove/exec/run_summary.h"
 
 namespace fsmove::exec {
 
@@ -15,7 +15,7 @@ struct PuppetLogSummary {
   // One per resource, in the order they first failed, with Puppet's whole error: every
   // "Error:" line naming the resource (by path, or by reference in a line naming no path)
   // with the lines continuing each, repetitions dropped, joined by newlines.
-  std::vector<report::FailedResource> failed;
+  std::vector<FailedResource> failed;
   std::vector<std::string> errors;  // errors naming no failed resource (continuations included)
   size_t skipped = 0;  // "Skipping because of failed dependencies" warnings
 };
@@ -40,13 +40,13 @@ struct ApplyOutcomes {
 // Each resource's outcome in the log of one `puppet apply` (any log level). `failed`: the
 // log's failed resources when SummarisePuppetLog has found them already.
 ApplyOutcomes ParseApplyOutcomes(std::string_view log);
-ApplyOutcomes ParseApplyOutcomes(std::string_view log, std::vector<report::FailedResource> failed);
+ApplyOutcomes ParseApplyOutcomes(std::string_view log, std::vector<FailedResource> failed);
 
 // The resources that the second apply of the same catalog changed again or made fail
 // (--idempotence), in reference order; `third` (null when no third apply ran) tells a change
 // on every apply from a one-time convergence. Notify resources (they log on every apply by
 // design) and resources that failed or were skipped in the first apply are left out.
-std::vector<report::NotIdempotent> FindNotIdempotent(const ApplyOutcomes& first,
+std::vector<NotIdempotent> FindNotIdempotent(const ApplyOutcomes& first,
                                                      const ApplyOutcomes& second,
                                                      const ApplyOutcomes* third);
 

@@ -93,16 +93,8 @@ inline constexpr const char* kModuleLinks = "modules";
 inline constexpr const char* kGraphDir = "graphs";  // puppet apply --graphdir
 inline constexpr const char* kExpandedGraphFile = "expanded_relationships.dot";
 
-// Status lines the supervisor writes (one per line, fields separated by one space):
-//   phase prep|compile|apply
-//   compiled EXIT_CODE SECONDS              (EXIT_CODE != 0: compilation failed)
-//   applied  EXIT_CODE SECONDS STRACE_END   (STRACE_END: exited, SIGINT, SIGKILL, died:<how>)
-//   reapplied K EXIT_CODE SECONDS           (--idempotence: the K-th apply)
-//   probe JSON                              (a probed path's final state, one line)
-//   daemon PID START COMM                   (restore_paths: a process left running, its start
-//                                            in seconds since the epoch)
-//   note TEXT                               (sandbox facts, leftovers)
-//   error TEXT                              (the run could not go on)
+// The supervisor reports each step on the status pipe: the messages of status_message.h
+// (phases, compiled, applied, reapplied, probes, daemons left running, notes, limits, errors).
 
 // Entry point of `fsmove __sandbox SPEC_FILE STATUS_FD`; returns the process exit code.
 int SandboxMain(const std::string& spec_file, int status_fd);

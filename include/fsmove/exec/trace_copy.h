@@ -7,7 +7,6 @@
 #include <string>
 
 #include "absl/status/statusor.h"
-#include "fsmove/trace/line_reader.h"
 
 namespace fsmove::exec {
 
@@ -18,9 +17,5 @@ class TraceCopy {
   virtual absl::Status Write(const char* data, size_t n) = 0;
   virtual absl::Status Close() = 0;  // flushes; the file is complete after this
 };
-
-// A byte source that hands every byte it reads to `copy` as well.
-std::unique_ptr<trace::ByteSource> TeeByteSource(std::unique_ptr<trace::ByteSource> source,
-                                                 TraceCopy* copy);
 
 }  // namespace fsmove::exec

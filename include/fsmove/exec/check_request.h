@@ -1,0 +1,59 @@
+// What `fsmove check` asks the executor to run: the target, the sandbox, what to keep, and
+// the extra runs of --idempotence and --confirm.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "fsmove/exec/os_root.h"
+#include "fsmove/exec/sandbox.h"
+#include "fsmove/exec/target.h"
+
+namespace fsmove::exec {
+
+struct CheckRequest {
+  TargetRequest target;
+  SandboxMode sandbox = SandboxMode::kOverlay;
+  std::string keep_sandbox;   // copy the sandbox's changes here
+  std::string save_trace;     // keep the trace (zstd-compressed if it ends in .zst)
+  std::string save_catalog;   // keep the compiled catalog
+  std::string save_graph;     // keep Puppet's expanded_relationships.dot
+  std::string puppet_log;     // keep Puppet's output here (default: in the work directory)
+  std::string work_parent;    // where the work directory is made (default: $TMPDIR or /tmp)
+  int timeout_seconds = 1800;
+  bool progress = false;      // compile / resource N of M / analysis lines on stderr
+  // The system calls strace records (a kernel-side filter; readlink is left out, see
+  // StraceArguments): the calls the analysis models. Empty: every call (slow).
+  std::vector<std::string> traced_syscalls;
+  bool untraced = false;      // apply without strace (to measure the tracing overhead)
+  // Pin strace and the traced processes to one CPU (default in the overlay sandbox, where the
+  // daemons Puppet starts die with the run; not with --sandbox none, where they stay).
+  bool pin_cpu = true;
+  // Service starts by package maintainer scripts: deny (as in Debian's container images, and
+  // so that a Service resource's own start, which reads its configuration, is traced),
+  // allow, or none.
+  std::string policy_rc = "deny";
+  bool prep = true;
+  // The sandbox's memory limit in bytes; 0: none.
+  uint64_t memory_limit = 0;
+  // The overlay's lower layer: the host (default) or a pinned OS root, whose own Puppet and
+  // strace then run.
+  OsRoot root = {std::string(kHostRoot), "/", ""};
+  // PID 1 of the sandbox: "none" or "systemd" (booted; strace also follows PID 1).
+  std::string init = "none";
+  // --idempotence: compile and apply again in the same sandbox, untraced, as the next agent
+  // runs would, up to this many more times (2: a second apply, and a third if the second
+  // changed something).
+  int reapplies = 0;
+  // A replay (--confirm): apply this catalog instead of compiling one (untraced).
+  std::string apply_catalog;
+  // Paths whose final state the run reports (RunResult::probes).
+  std::vector<std::string> probe_paths;
+  // A replay confirming missing notifiers: these paths are put back as the OS root had them
+  // after the first apply, then the catalog is applied again (reapplies 1); the processes
+  // left running are reported (RunResult::daemons).
+  std::vector<std::string> restore_paths;
+};
+
+}  // namespace fsmove::exec

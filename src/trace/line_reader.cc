@@ -287,7 +287,11 @@ std::unique_ptr<LineReader> LineReader::FromString(std::string data, LineReaderO
 LineReader::LineReader(std::unique_ptr<ByteSource> source, std::string name,
                        LineReaderOptions options)
     : source_(std::move(source)), name_(std::move(name)), options_(options) {
-  buf_.resize(std::max<size_t>(options_.initial_buffer_bytes, 4096));
+  buf_.resize(NominalBufferBytes());
+}
+
+size_t LineReader::NominalBufferBytes() const {
+  return std::max<size_t>(options_.initial_buffer_bytes, 4096);
 }
 
 bool LineReader::Fill() {
@@ -295,6 +299,7 @@ bool LineReader::Fill() {
   if (begin_ > 0) {  // keep the pending partial line at the front
     memmove(buf_.data(), buf_.data() + begin_, end_ - begin_);
     end_ -= begin_;
+    scan_from_ -= begin_;
     begin_ = 0;
   }
   if (end_ == buf_.size()) {
@@ -302,7 +307,7 @@ bool LineReader::Fill() {
     if (buf_.size() >= cap) return true;  // caller cuts the line
     buf_.resize(std::min(buf_.size() * 2, cap));
   }
-  auto got = source_->Read(buf_.data() + end_, buf_.size() - end_);
+  auto got = source_->Read(buf_.data() + end_, std::min(buf_.size() - end_, read_limit_));
   if (!got.ok()) {
     status_ = absl::DataLossError(absl::StrCat(name_, ": ", got.status().message()));
     return false;
@@ -315,60 +320,77 @@ bool LineReader::Fill() {
   return true;
 }
 
-bool LineReader::Next(std::string_view* line) {
+void LineReader::ExchangeBuffer(std::vector<char>* spare, size_t size) {
+  size = std::max<size_t>(size, 4096);
+  if (spare->size() > 4 * size) std::vector<char>().swap(*spare);  // it held a long line
+  const size_t pending = end_ - begin_;
+  // Grown once, then recycled at its size: resizing a vector zeroes what it adds.
+  if (spare->size() < std::max(size, pending)) spare->resize(std::max(size, pending));
+  if (pending > 0) memcpy(spare->data(), buf_.data() + begin_, pending);
+  buf_.swap(*spare);
+  read_limit_ = size;  // a recycled buffer may be larger: one read, one batch
+  scan_from_ -= begin_;
+  end_ = pending;
+  begin_ = 0;
+}
+
+bool LineReader::NextBuffered(std::string_view* line) {
   last_line_cut_ = false;
   last_line_unterminated_ = false;
-  size_t scan_from = begin_;
   for (;;) {
     const char* base = buf_.data();
-    const void* nl = memchr(base + scan_from, '\n', end_ - scan_from);
-    if (nl != nullptr) {
-      size_t pos = static_cast<const char*>(nl) - base;
-      if (skipping_rest_of_line_) {  // tail of an over-long line already returned
-        skipping_rest_of_line_ = false;
-        bytes_consumed_ += pos + 1 - begin_;
-        begin_ = scan_from = pos + 1;
-        continue;
-      }
-      size_t length = pos - begin_;
-      if (length > options_.max_line_bytes) {  // fits in the buffer, but over the cap
-        length = options_.max_line_bytes;
+    const void* nl = memchr(base + scan_from_, '\n', end_ - scan_from_);
+    if (nl == nullptr) {
+      scan_from_ = end_;
+      const size_t pending = end_ - begin_;
+      if (skipping_rest_of_line_) {
+        bytes_consumed_ += pending;
+        begin_ = end_;
+      } else if (pending > options_.max_line_bytes) {  // the buffer is at its cap
+        *line = std::string_view(base + begin_, options_.max_line_bytes);
+        bytes_consumed_ += pending;
+        begin_ = end_;
+        skipping_rest_of_line_ = true;
         last_line_cut_ = true;
+        ++line_number_;
+        return true;
       }
-      *line = std::string_view(base + begin_, length);
-      bytes_consumed_ += pos + 1 - begin_;
-      begin_ = pos + 1;
-      ++line_number_;
-      return true;
+      return false;
     }
-    size_t pending = end_ - begin_;
-    if (skipping_rest_of_line_) {
-      bytes_consumed_ += pending;
-      begin_ = end_;
-      pending = 0;
-    } else if (pending > options_.max_line_bytes) {
-      *line = std::string_view(buf_.data() + begin_, options_.max_line_bytes);
-      bytes_consumed_ += pending;
-      begin_ = end_;
-      skipping_rest_of_line_ = true;
+    const size_t pos = static_cast<const char*>(nl) - base;
+    const size_t start = begin_;
+    bytes_consumed_ += pos + 1 - start;
+    begin_ = scan_from_ = pos + 1;
+    if (skipping_rest_of_line_) {  // tail of an over-long line already returned
+      skipping_rest_of_line_ = false;
+      continue;
+    }
+    size_t length = pos - start;
+    if (length > options_.max_line_bytes) {  // fits in the buffer, but over the cap
+      length = options_.max_line_bytes;
       last_line_cut_ = true;
-      ++line_number_;
-      return true;
     }
-    size_t old_pending = pending;
+    *line = std::string_view(base + start, length);
+    ++line_number_;
+    return true;
+  }
+}
+
+bool LineReader::Next(std::string_view* line) {
+  for (;;) {
+    if (NextBuffered(line)) return true;
     if (!Fill()) {
       if (!status_.ok()) return false;
       if (end_ > begin_ && !skipping_rest_of_line_) {  // last line without newline
         *line = std::string_view(buf_.data() + begin_, end_ - begin_);
         bytes_consumed_ += end_ - begin_;
-        begin_ = end_;
+        begin_ = scan_from_ = end_;
         last_line_unterminated_ = true;
         ++line_number_;
         return true;
       }
       return false;
     }
-    scan_from = begin_ + old_pending;
   }
 }
 

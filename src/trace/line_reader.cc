@@ -129,7 +129,8 @@ class ZstdSource : public ByteSource {
 };
 
 // Runs another source's reads (the zstd decoder) on a thread of its own, a few chunks ahead
-// of the reader: a bounded ring of chunks, allocated once.
+// of the reader: a bounded ring of chunks, allocated once. The reader takes each chunk's
+// buffer as its own (HandOver), so decoded bytes are written once, where lines are split.
 class ThreadedSource : public ByteSource {
  public:
   ThreadedSource(std::unique_ptr<ByteSource> inner, size_t chunk_bytes, size_t chunks)
@@ -142,30 +143,53 @@ class ThreadedSource : public ByteSource {
   }
 
   absl::StatusOr<size_t> Read(char* buf, size_t n) override {
-    if (!started_) {
-      started_ = true;
-      thread_ = std::thread([this] { Produce(); });
-    }
-    while (current_ == nullptr) {
-      if (finished_) return final_.ok() ? absl::StatusOr<size_t>(0) : final_;
-      current_ = ring_.BeginRead();
-      pos_ = 0;
-      if (current_->size == 0) Release();  // an end chunk without data
-    }
+    if (!NextChunk()) return final_.ok() ? absl::StatusOr<size_t>(0) : final_;
     const size_t k = std::min(n, current_->size - pos_);
-    memcpy(buf, current_->data.data() + pos_, k);
+    memcpy(buf, current_->data.data() + kHeadroom + pos_, k);
     pos_ += k;
     if (pos_ == current_->size) Release();
     return k;
   }
 
+  absl::StatusOr<size_t> HandOver(std::vector<char>* buf, size_t* begin, size_t end) override {
+    const size_t pending = end - *begin;
+    if (pending > kHeadroom) return kCannotHandOver;  // a long line: copied, by Read()
+    if (!NextChunk()) return final_.ok() ? absl::StatusOr<size_t>(0) : final_;
+    if (pos_ != 0) return kCannotHandOver;  // partly copied out already
+    char* front = current_->data.data() + kHeadroom - pending;
+    if (pending > 0) memcpy(front, buf->data() + *begin, pending);
+    buf->swap(current_->data);  // the old buffer goes back to the decoder with the slot
+    *begin = kHeadroom - pending;
+    const size_t k = current_->size;
+    Release();
+    return k;
+  }
+
  private:
+  // Room kept before each chunk's bytes for the reader's unfinished line.
+  static constexpr size_t kHeadroom = 64u << 10;
+
   struct Chunk {
-    std::vector<char> data;
+    std::vector<char> data;  // kHeadroom bytes, then the chunk's `size` bytes
     size_t size = 0;
     bool last = false;
     absl::Status status;
   };
+
+  // Makes current_ a chunk with bytes left; false at the end (final_ says how it ended).
+  bool NextChunk() {
+    if (!started_) {
+      started_ = true;
+      thread_ = std::thread([this] { Produce(); });
+    }
+    while (current_ == nullptr) {
+      if (finished_) return false;
+      current_ = ring_.BeginRead();
+      pos_ = 0;
+      if (current_->size == 0) Release();  // an end chunk without data
+    }
+    return true;
+  }
 
   void Release() {
     if (current_->last) {
@@ -180,10 +204,14 @@ class ThreadedSource : public ByteSource {
     for (;;) {
       Chunk* c = ring_.BeginWrite();
       if (c == nullptr) return;  // the reader is gone
-      c->data.resize(chunk_bytes_);
+      // Buffers come back from the reader at any size: grown once, never shrunk (a resize
+      // that grows zeroes what it adds).
+      if (c->data.size() < kHeadroom + chunk_bytes_) c->data.resize(kHeadroom + chunk_bytes_);
+      char* out = c->data.data() + kHeadroom;
+      const size_t room = c->data.size() - kHeadroom;
       c->size = 0;
-      while (c->size < c->data.size()) {
-        auto got = inner_->Read(c->data.data() + c->size, c->data.size() - c->size);
+      while (c->size < room) {
+        auto got = inner_->Read(out + c->size, room - c->size);
         if (!got.ok() || *got == 0) {
           c->last = true;
           c->status = got.ok() ? absl::OkStatus() : got.status();
@@ -288,6 +316,7 @@ LineReader::LineReader(std::unique_ptr<ByteSource> source, std::string name,
                        LineReaderOptions options)
     : source_(std::move(source)), name_(std::move(name)), options_(options) {
   buf_.resize(NominalBufferBytes());
+  hand_over_ = options_.decompress_thread;
 }
 
 size_t LineReader::NominalBufferBytes() const {
@@ -296,6 +325,24 @@ size_t LineReader::NominalBufferBytes() const {
 
 bool LineReader::Fill() {
   if (eof_ || !status_.ok()) return false;
+  if (hand_over_) {  // the source's own buffer becomes ours, the pending bytes in front
+    const size_t pending = end_ - begin_;
+    const size_t scanned = scan_from_ - begin_;
+    auto got = source_->HandOver(&buf_, &begin_, end_);
+    if (!got.ok()) {
+      status_ = absl::DataLossError(absl::StrCat(name_, ": ", got.status().message()));
+      return false;
+    }
+    if (*got == 0) {
+      eof_ = true;
+      return false;
+    }
+    if (*got != ByteSource::kCannotHandOver) {
+      scan_from_ = begin_ + scanned;
+      end_ = begin_ + pending + *got;
+      return true;
+    }
+  }
   if (begin_ > 0) {  // keep the pending partial line at the front
     memmove(buf_.data(), buf_.data() + begin_, end_ - begin_);
     end_ -= begin_;

@@ -22,6 +22,17 @@ class ByteSource {
   // Reads up to n bytes; returns the count, 0 at end of input, or an error.
   virtual absl::StatusOr<size_t> Read(char* buf, size_t n) = 0;
 
+  // For a source that makes its bytes in buffers of its own (the zstd decoder's thread): hands
+  // the next ones over in their buffer instead of copying them. The caller's pending bytes,
+  // (*buf)[*begin, end), are copied in just before the new ones; *buf becomes that buffer
+  // (the old one is kept for later bytes) and *begin where the pending bytes now start.
+  // Returns the count of new bytes (they follow the pending ones), 0 at end of input (*buf
+  // unchanged), an error, or kCannotHandOver (nothing changed: call Read()).
+  static constexpr size_t kCannotHandOver = SIZE_MAX;
+  virtual absl::StatusOr<size_t> HandOver(std::vector<char>* /*buf*/, size_t* /*begin*/,
+                                          size_t /*end*/) {
+    return kCannotHandOver;
+  }
 };
 
 // Reads a file descriptor (a pipe, a FIFO, a file); closes it on destruction if `owned`.
@@ -87,6 +98,7 @@ class LineReader {
   size_t scan_from_ = 0;  // [begin_, scan_from_) holds no newline
   size_t read_limit_ = SIZE_MAX;  // bytes asked of the source at once (ExchangeBuffer)
   bool eof_ = false;
+  bool hand_over_ = false;  // try ByteSource::HandOver before Read (a decoder thread)
   bool skipping_rest_of_line_ = false;
   uint64_t line_number_ = 0;
   uint64_t bytes_consumed_ = 0;

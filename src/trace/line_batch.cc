@@ -32,13 +32,22 @@ uint32_t OffsetIn(std::string_view line, std::string_view part) {
   return part.empty() ? 0 : static_cast<uint32_t>(part.data() - line.data());
 }
 
+// Names are a few bytes: compared in place, not through a call to memcmp.
+bool SameName(std::string_view a, std::string_view b) {
+  if (a.size() != b.size()) return false;
+  for (size_t i = 0; i < a.size(); ++i) {
+    if (a[i] != b[i]) return false;
+  }
+  return true;
+}
+
 // The syscall table's index of the names of a batch: most lines repeat the name of the line
 // before (Ruby's start-up is runs of readlink and stat), so the last answer is kept.
 class NameIndex {
  public:
   explicit NameIndex(int32_t (*lookup)(std::string_view)) : lookup_(lookup) {}
   int32_t operator()(std::string_view name) {
-    if (name.size() != last_.size() || memcmp(name.data(), last_.data(), name.size()) != 0) {
+    if (!SameName(name, last_)) {
       last_ = name;  // points into the batch's buffer, which outlives this
       last_index_ = lookup_(name);
     }

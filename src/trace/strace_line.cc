@@ -14,9 +14,18 @@ constexpr std::string_view kPidChanged = "<pid changed to ";
 constexpr std::string_view kDetached = "<detached ...>";
 
 inline bool IsDigit(char c) { return c >= '0' && c <= '9'; }
-inline bool IsNameChar(char c) {
-  return (c >= 'a' && c <= 'z') || IsDigit(c) || c == '_' || (c >= 'A' && c <= 'Z');
-}
+
+// [A-Za-z0-9_], by table: one load per byte of a name, on every line.
+struct NameChars {
+  bool is[256] = {};
+  constexpr NameChars() {
+    for (int c = 0; c < 256; ++c) {
+      is[c] = (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '_' || (c >= 'A' && c <= 'Z');
+    }
+  }
+};
+constexpr NameChars kNameChars;
+inline bool IsNameChar(char c) { return kNameChars.is[static_cast<unsigned char>(c)]; }
 
 std::string_view TrimRight(std::string_view s) {
   while (!s.empty() && (s.back() == ' ' || s.back() == '\t' || s.back() == '\r')) s.remove_suffix(1);

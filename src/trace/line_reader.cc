@@ -129,7 +129,8 @@ class ZstdSource : public ByteSource {
 };
 
 // Runs another source's reads (the zstd decoder) on a thread of its own, a few chunks ahead
-// of the reader: a bounded ring of chunks, allocated once.
+// of the reader: a bounded ring of chunks, allocated once. The reader takes each chunk's
+// buffer as its own (HandOver), so decoded bytes are written once, where lines are split.
 class ThreadedSource : public ByteSource {
  public:
   ThreadedSource(std::unique_ptr<ByteSource> inner, size_t chunk_bytes, size_t chunks)
@@ -142,30 +143,53 @@ class ThreadedSource : public ByteSource {
   }
 
   absl::StatusOr<size_t> Read(char* buf, size_t n) override {
-    if (!started_) {
-      started_ = true;
-      thread_ = std::thread([this] { Produce(); });
-    }
-    while (current_ == nullptr) {
-      if (finished_) return final_.ok() ? absl::StatusOr<size_t>(0) : final_;
-      current_ = ring_.BeginRead();
-      pos_ = 0;
-      if (current_->size == 0) Release();  // an end chunk without data
-    }
+    if (!NextChunk()) return final_.ok() ? absl::StatusOr<size_t>(0) : final_;
     const size_t k = std::min(n, current_->size - pos_);
-    memcpy(buf, current_->data.data() + pos_, k);
+    memcpy(buf, current_->data.data() + kHeadroom + pos_, k);
     pos_ += k;
     if (pos_ == current_->size) Release();
     return k;
   }
 
+  absl::StatusOr<size_t> HandOver(std::vector<char>* buf, size_t* begin, size_t end) override {
+    const size_t pending = end - *begin;
+    if (pending > kHeadroom) return kCannotHandOver;  // a long line: copied, by Read()
+    if (!NextChunk()) return final_.ok() ? absl::StatusOr<size_t>(0) : final_;
+    if (pos_ != 0) return kCannotHandOver;  // partly copied out already
+    char* front = current_->data.data() + kHeadroom - pending;
+    if (pending > 0) memcpy(front, buf->data() + *begin, pending);
+    buf->swap(current_->data);  // the old buffer goes back to the decoder with the slot
+    *begin = kHeadroom - pending;
+    const size_t k = current_->size;
+    Release();
+    return k;
+  }
+
  private:
+  // Room kept before each chunk's bytes for the reader's unfinished line.
+  static constexpr size_t kHeadroom = 64u << 10;
+
   struct Chunk {
-    std::vector<char> data;
+    std::vector<char> data;  // kHeadroom bytes, then the chunk's `size` bytes
     size_t size = 0;
     bool last = false;
     absl::Status status;
   };
+
+  // Makes current_ a chunk with bytes left; false at the end (final_ says how it ended).
+  bool NextChunk() {
+    if (!started_) {
+      started_ = true;
+      thread_ = std::thread([this] { Produce(); });
+    }
+    while (current_ == nullptr) {
+      if (finished_) return false;
+      current_ = ring_.BeginRead();
+      pos_ = 0;
+      if (current_->size == 0) Release();  // an end chunk without data
+    }
+    return true;
+  }
 
   void Release() {
     if (current_->last) {
@@ -180,10 +204,14 @@ class ThreadedSource : public ByteSource {
     for (;;) {
       Chunk* c = ring_.BeginWrite();
       if (c == nullptr) return;  // the reader is gone
-      c->data.resize(chunk_bytes_);
+      // Buffers come back from the reader at any size: grown once, never shrunk (a resize
+      // that grows zeroes what it adds).
+      if (c->data.size() < kHeadroom + chunk_bytes_) c->data.resize(kHeadroom + chunk_bytes_);
+      char* out = c->data.data() + kHeadroom;
+      const size_t room = c->data.size() - kHeadroom;
       c->size = 0;
-      while (c->size < c->data.size()) {
-        auto got = inner_->Read(c->data.data() + c->size, c->data.size() - c->size);
+      while (c->size < room) {
+        auto got = inner_->Read(out + c->size, room - c->size);
         if (!got.ok() || *got == 0) {
           c->last = true;
           c->status = got.ok() ? absl::OkStatus() : got.status();
@@ -287,14 +315,38 @@ std::unique_ptr<LineReader> LineReader::FromString(std::string data, LineReaderO
 LineReader::LineReader(std::unique_ptr<ByteSource> source, std::string name,
                        LineReaderOptions options)
     : source_(std::move(source)), name_(std::move(name)), options_(options) {
-  buf_.resize(std::max<size_t>(options_.initial_buffer_bytes, 4096));
+  buf_.resize(NominalBufferBytes());
+  hand_over_ = options_.decompress_thread;
+}
+
+size_t LineReader::NominalBufferBytes() const {
+  return std::max<size_t>(options_.initial_buffer_bytes, 4096);
 }
 
 bool LineReader::Fill() {
   if (eof_ || !status_.ok()) return false;
+  if (hand_over_) {  // the source's own buffer becomes ours, the pending bytes in front
+    const size_t pending = end_ - begin_;
+    const size_t scanned = scan_from_ - begin_;
+    auto got = source_->HandOver(&buf_, &begin_, end_);
+    if (!got.ok()) {
+      status_ = absl::DataLossError(absl::StrCat(name_, ": ", got.status().message()));
+      return false;
+    }
+    if (*got == 0) {
+      eof_ = true;
+      return false;
+    }
+    if (*got != ByteSource::kCannotHandOver) {
+      scan_from_ = begin_ + scanned;
+      end_ = begin_ + pending + *got;
+      return true;
+    }
+  }
   if (begin_ > 0) {  // keep the pending partial line at the front
     memmove(buf_.data(), buf_.data() + begin_, end_ - begin_);
     end_ -= begin_;
+    scan_from_ -= begin_;
     begin_ = 0;
   }
   if (end_ == buf_.size()) {
@@ -302,7 +354,7 @@ bool LineReader::Fill() {
     if (buf_.size() >= cap) return true;  // caller cuts the line
     buf_.resize(std::min(buf_.size() * 2, cap));
   }
-  auto got = source_->Read(buf_.data() + end_, buf_.size() - end_);
+  auto got = source_->Read(buf_.data() + end_, std::min(buf_.size() - end_, read_limit_));
   if (!got.ok()) {
     status_ = absl::DataLossError(absl::StrCat(name_, ": ", got.status().message()));
     return false;
@@ -315,60 +367,77 @@ bool LineReader::Fill() {
   return true;
 }
 
-bool LineReader::Next(std::string_view* line) {
+void LineReader::ExchangeBuffer(std::vector<char>* spare, size_t size) {
+  size = std::max<size_t>(size, 4096);
+  if (spare->size() > 4 * size) std::vector<char>().swap(*spare);  // it held a long line
+  const size_t pending = end_ - begin_;
+  // Grown once, then recycled at its size: resizing a vector zeroes what it adds.
+  if (spare->size() < std::max(size, pending)) spare->resize(std::max(size, pending));
+  if (pending > 0) memcpy(spare->data(), buf_.data() + begin_, pending);
+  buf_.swap(*spare);
+  read_limit_ = size;  // a recycled buffer may be larger: one read, one batch
+  scan_from_ -= begin_;
+  end_ = pending;
+  begin_ = 0;
+}
+
+bool LineReader::NextBuffered(std::string_view* line) {
   last_line_cut_ = false;
   last_line_unterminated_ = false;
-  size_t scan_from = begin_;
   for (;;) {
     const char* base = buf_.data();
-    const void* nl = memchr(base + scan_from, '\n', end_ - scan_from);
-    if (nl != nullptr) {
-      size_t pos = static_cast<const char*>(nl) - base;
-      if (skipping_rest_of_line_) {  // tail of an over-long line already returned
-        skipping_rest_of_line_ = false;
-        bytes_consumed_ += pos + 1 - begin_;
-        begin_ = scan_from = pos + 1;
-        continue;
-      }
-      size_t length = pos - begin_;
-      if (length > options_.max_line_bytes) {  // fits in the buffer, but over the cap
-        length = options_.max_line_bytes;
+    const void* nl = memchr(base + scan_from_, '\n', end_ - scan_from_);
+    if (nl == nullptr) {
+      scan_from_ = end_;
+      const size_t pending = end_ - begin_;
+      if (skipping_rest_of_line_) {
+        bytes_consumed_ += pending;
+        begin_ = end_;
+      } else if (pending > options_.max_line_bytes) {  // the buffer is at its cap
+        *line = std::string_view(base + begin_, options_.max_line_bytes);
+        bytes_consumed_ += pending;
+        begin_ = end_;
+        skipping_rest_of_line_ = true;
         last_line_cut_ = true;
+        ++line_number_;
+        return true;
       }
-      *line = std::string_view(base + begin_, length);
-      bytes_consumed_ += pos + 1 - begin_;
-      begin_ = pos + 1;
-      ++line_number_;
-      return true;
+      return false;
     }
-    size_t pending = end_ - begin_;
-    if (skipping_rest_of_line_) {
-      bytes_consumed_ += pending;
-      begin_ = end_;
-      pending = 0;
-    } else if (pending > options_.max_line_bytes) {
-      *line = std::string_view(buf_.data() + begin_, options_.max_line_bytes);
-      bytes_consumed_ += pending;
-      begin_ = end_;
-      skipping_rest_of_line_ = true;
+    const size_t pos = static_cast<const char*>(nl) - base;
+    const size_t start = begin_;
+    bytes_consumed_ += pos + 1 - start;
+    begin_ = scan_from_ = pos + 1;
+    if (skipping_rest_of_line_) {  // tail of an over-long line already returned
+      skipping_rest_of_line_ = false;
+      continue;
+    }
+    size_t length = pos - start;
+    if (length > options_.max_line_bytes) {  // fits in the buffer, but over the cap
+      length = options_.max_line_bytes;
       last_line_cut_ = true;
-      ++line_number_;
-      return true;
     }
-    size_t old_pending = pending;
+    *line = std::string_view(base + start, length);
+    ++line_number_;
+    return true;
+  }
+}
+
+bool LineReader::Next(std::string_view* line) {
+  for (;;) {
+    if (NextBuffered(line)) return true;
     if (!Fill()) {
       if (!status_.ok()) return false;
       if (end_ > begin_ && !skipping_rest_of_line_) {  // last line without newline
         *line = std::string_view(buf_.data() + begin_, end_ - begin_);
         bytes_consumed_ += end_ - begin_;
-        begin_ = end_;
+        begin_ = scan_from_ = end_;
         last_line_unterminated_ = true;
         ++line_number_;
         return true;
       }
       return false;
     }
-    scan_from = begin_ + old_pending;
   }
 }
 

@@ -298,6 +298,29 @@ TEST(LineReaderTest, LargeZstdStreamIsFullyDecodedThroughSmallReads) {
   EXPECT_EQ(reader->bytes_consumed(), text.size());
 }
 
+TEST(LineReaderTest, ZstdOnItsOwnThreadHandsOverBuffersWithLongLinesBetween) {
+  // Lines longer than the room kept before each decoded chunk are copied; the rest are not.
+  std::string text;
+  for (int i = 0; i < 4000; ++i) {
+    text += "12 read(3, \"" + std::string(i % 500 == 0 ? 200000 : i % 300, 'a' + i % 26) +
+            "\", 10) = 10\n";
+  }
+  text += "no newline at the end";
+  for (bool thread : {false, true}) {
+    LineReaderOptions options;
+    options.decompress_thread = thread;
+    auto reader = LineReader::FromString(Compress(text), options);
+    ReadResult r = ReadAll(*reader);
+    EXPECT_TRUE(reader->status().ok());
+    ASSERT_EQ(r.lines.size(), 4001u) << thread;
+    std::string joined;
+    for (const std::string& l : r.lines) joined += l + "\n";
+    joined.pop_back();
+    EXPECT_EQ(joined, text) << thread;
+    EXPECT_TRUE(r.unterminated.back());
+  }
+}
+
 TEST(LineReaderTest, ConcatenatedZstdFramesAreOneStream) {
   auto reader = LineReader::FromString(Compress("1 a\n2 b") + Compress("c\n3 d\n"));
   ReadResult r = ReadAll(*reader);

@@ -693,3 +693,45 @@ TEST(StraceLineTailTest, ResumedJoinedText) {
 
 }  // namespace
 }  // namespace fsmove::trace
+
+namespace fsmove::trace {
+namespace {
+
+// The common shape (`PID  name(...)`) is read by a fast path; lines near its edges must read
+// as the general parse reads them.
+TEST(StraceLineHeadTest, CommonShapeAndItsNeighboursReadAlike) {
+  LineHead h = ParseLineHead("193   readlink(\"/usr\", 0x7ffd, 4095) = -1 EINVAL (Invalid argument)");
+  EXPECT_EQ(h.kind, LineKind::kCall);
+  EXPECT_EQ(h.pid, 193);
+  EXPECT_EQ(h.name, "readlink");
+  EXPECT_EQ(h.rest, "\"/usr\", 0x7ffd, 4095) = -1 EINVAL (Invalid argument)");
+  // Trailing blanks are not part of the call's text.
+  EXPECT_EQ(ParseLineHead("7 close(3) = 0 \t\r").rest, "3) = 0");
+  // Ten digits: past the fast path, still a pid when it fits.
+  h = ParseLineHead("2147483647 close(3) = 0");
+  EXPECT_EQ(h.kind, LineKind::kCall);
+  EXPECT_EQ(h.pid, 2147483647);
+  EXPECT_EQ(ParseLineHead("2147483648 close(3) = 0").kind, LineKind::kGarbage);
+  // Ending in '>' after trailing blanks: the unfinished forms.
+  h = ParseLineHead("12 wait4(-1,  <unfinished ...>  ");
+  EXPECT_EQ(h.kind, LineKind::kUnfinished);
+  EXPECT_EQ(h.rest, "-1,");
+  h = ParseLineHead("12 execve(\"/bin/x\", [\"x\"], 0x7ffd /* 6 vars */ <pid changed to 40 ...>");
+  EXPECT_EQ(h.kind, LineKind::kUnfinished);
+  EXPECT_EQ(h.other_pid, 40);
+  // A call ending in '>' that is none of them (a decorated return) is a call.
+  h = ParseLineHead("12 openat(AT_FDCWD, \"/x\", O_RDONLY) = 3</x>");
+  EXPECT_EQ(h.kind, LineKind::kCall);
+  EXPECT_EQ(h.rest, "AT_FDCWD, \"/x\", O_RDONLY) = 3</x>");
+  // Not a call: no '(' after the name, or an strace notice.
+  EXPECT_EQ(ParseLineHead("12 close").kind, LineKind::kGarbage);
+  EXPECT_EQ(ParseLineHead("12 strace: Process 13 attached").kind, LineKind::kNotice);
+  EXPECT_EQ(ParseLineHead("12 ").kind, LineKind::kGarbage);
+  EXPECT_EQ(ParseLineHead("12 --- SIGCHLD {si_signo=SIGCHLD} ---").kind, LineKind::kSignal);
+  EXPECT_EQ(ParseLineHead("12 <... wait4 resumed>) = 13").kind, LineKind::kResumed);
+  // Upper-case and digits inside a name, as the general parse allows.
+  EXPECT_EQ(ParseLineHead("12 clone3({flags=CLONE_VM}, 88) = 13").name, "clone3");
+}
+
+}  // namespace
+}  // namespace fsmove::trace

@@ -21,6 +21,18 @@ class ByteSource {
   virtual ~ByteSource() = default;
   // Reads up to n bytes; returns the count, 0 at end of input, or an error.
   virtual absl::StatusOr<size_t> Read(char* buf, size_t n) = 0;
+
+  // For a source that makes its bytes in buffers of its own (the zstd decoder's thread): hands
+  // the next ones over in their buffer instead of copying them. The caller's pending bytes,
+  // (*buf)[*begin, end), are copied in just before the new ones; *buf becomes that buffer
+  // (the old one is kept for later bytes) and *begin where the pending bytes now start.
+  // Returns the count of new bytes (they follow the pending ones), 0 at end of input (*buf
+  // unchanged), an error, or kCannotHandOver (nothing changed: call Read()).
+  static constexpr size_t kCannotHandOver = SIZE_MAX;
+  virtual absl::StatusOr<size_t> HandOver(std::vector<char>* /*buf*/, size_t* /*begin*/,
+                                          size_t /*end*/) {
+    return kCannotHandOver;
+  }
 };
 
 // Reads a file descriptor (a pipe, a FIFO, a file); closes it on destruction if `owned`.
@@ -48,6 +60,20 @@ class LineReader {
   // Returns false at end of input or on a read error (see status()). The view stays valid
   // until the next call. The newline is not included.
   bool Next(std::string_view* line);
+  // Like Next(), but only from the bytes already read: false when they hold no further whole
+  // line (Next() then reads more). Views returned by NextBuffered() since the last Next() stay
+  // valid together, until the next Next() or ExchangeBuffer(): a batch of lines, uncopied.
+  bool NextBuffered(std::string_view* line);
+  // Hands the storage of the lines returned so far to the caller: `*spare` becomes the
+  // reader's buffer, of `size` bytes or more (the bytes not yet returned move to its front),
+  // and the old buffer is returned in `*spare`, the views into it still valid. From then on
+  // a read brings at most `size` bytes. A spare over 4x `size` (it held a long line) is
+  // dropped first, so memory stays bounded. Cost: the bytes not yet returned, usually part
+  // of a line.
+  void ExchangeBuffer(std::vector<char>* spare, size_t size);
+  // The buffer, which grows only for a line that does not fit.
+  const char* buffer_data() const { return buf_.data(); }
+  size_t buffer_bytes() const { return buf_.size(); }
 
   uint64_t line_number() const { return line_number_; }  // 1-based, of the last line returned
   uint64_t bytes_consumed() const { return bytes_consumed_; }
@@ -61,6 +87,7 @@ class LineReader {
 
  private:
   bool Fill();  // reads more bytes after the pending ones; false at EOF or error
+  size_t NominalBufferBytes() const;
 
   std::unique_ptr<ByteSource> source_;
   std::string name_;
@@ -68,7 +95,10 @@ class LineReader {
   std::vector<char> buf_;
   size_t begin_ = 0;  // first unread byte
   size_t end_ = 0;    // one past the last valid byte
+  size_t scan_from_ = 0;  // [begin_, scan_from_) holds no newline
+  size_t read_limit_ = SIZE_MAX;  // bytes asked of the source at once (ExchangeBuffer)
   bool eof_ = false;
+  bool hand_over_ = false;  // try ByteSource::HandOver before Read (a decoder thread)
   bool skipping_rest_of_line_ = false;
   uint64_t line_number_ = 0;
   uint64_t bytes_consumed_ = 0;

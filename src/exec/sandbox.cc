@@ -29,7 +29,7 @@
 
 #include "absl/status/status.h"
 #include "fmt/format.h"
-#include "fsmove/check/sha256.h"
+#include "fsmove/base/sha256.h"
 #include "fsmove/exec/local_sources.h"
 #include "fsmove/exec/memory_limit.h"
 #include "fsmove/exec/process.h"
@@ -1003,7 +1003,7 @@ class Supervisor {
       constexpr off_t kMaxHashed = off_t{256} << 20;
       int fd = st.st_size <= kMaxHashed ? open(path.c_str(), O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC) : -1;
       if (fd >= 0) {
-        check::Sha256 h;
+        base::Sha256 h;
         char buf[1 << 16];
         ssize_t got;
         while ((got = read(fd, buf, sizeof buf)) > 0) h.Update(std::string_view(buf, static_cast<size_t>(got)));

@@ -9,7 +9,7 @@
 
 #include "fmt/format.h"
 #include "fsmove/catalog/input_file.h"
-#include "fsmove/check/sha256.h"
+#include "fsmove/base/sha256.h"
 
 namespace fsmove::scan {
 
@@ -93,7 +93,7 @@ std::string ModuleDirName(std::string_view module) {
   }
   if (base.front() == '.') base.front() = '_';  // no hidden folders, no "..": never a path step
   if (base.size() > 64) base.resize(64);
-  return fmt::format("{}-{}", base, check::Sha256Hex(norm).substr(0, 8));
+  return fmt::format("{}-{}", base, base::Sha256Hex(norm).substr(0, 8));
 }
 
 }  // namespace fsmove::scan

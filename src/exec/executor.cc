@@ -23,6 +23,7 @@
 
 #include "absl/status/status.h"
 #include "fmt/format.h"
+#include "fsmove/base/errno_status.h"
 #include "fsmove/catalog/input_file.h"
 #include "fsmove/exec/memory_limit.h"
 #include "fsmove/exec/process.h"
@@ -111,14 +112,14 @@ class FifoSource : public trace::ByteSource {
     for (;;) {
       pollfd p{fd_, POLLIN, 0};
       int r = poll(&p, 1, 200);
-      if (r < 0 && errno != EINTR) return absl::ErrnoToStatus(errno, "poll on the trace FIFO");
+      if (r < 0 && errno != EINTR) return base::ErrnoStatus("poll on the trace FIFO");
       if (r > 0) {
         ssize_t got = read(fd_, buf, n);
         if (got >= 0) {
           last_read_short_ = static_cast<size_t>(got) < n / 4;
           return static_cast<size_t>(got);
         }
-        if (errno != EINTR && errno != EAGAIN) return absl::ErrnoToStatus(errno, "read failed");
+        if (errno != EINTR && errno != EAGAIN) return base::ErrnoStatus("read failed");
         continue;
       }
       if (stop_->load()) {
@@ -440,7 +441,8 @@ absl::StatusOr<RunResult> RunCheck(const CheckRequest& request, analysis::Analyz
     parent = tmp != nullptr && *tmp != '\0' ? tmp : "/tmp";
   }
   std::string tmpl = parent + "/fsmove-check.XXXXXX";
-  if (mkdtemp(tmpl.data()) == nullptr) return Errno(fmt::format("cannot create {}", tmpl));
+  if (mkdtemp(tmpl.data()) == nullptr)
+    return base::ErrnoStatus(fmt::format("cannot create {}", tmpl));
   // Private (mkdtemp's 0700): it holds the catalog and Puppet's log, which can hold secrets.
   // The sandbox and Puppet run as root, the owner without a sandbox.
   const std::string work = tmpl;
@@ -448,7 +450,7 @@ absl::StatusOr<RunResult> RunCheck(const CheckRequest& request, analysis::Analyz
   // The work directory as a directory fd: files code in the sandbox could have replaced are
   // opened relative to it, never through a symlink.
   const int work_fd = open(work.c_str(), O_PATH | O_DIRECTORY | O_CLOEXEC);
-  if (work_fd < 0) return Errno(fmt::format("cannot open {}", work));
+  if (work_fd < 0) return base::ErrnoStatus(fmt::format("cannot open {}", work));
   struct WorkFdCloser {
     int fd;
     ~WorkFdCloser() { close(fd); }
@@ -500,7 +502,7 @@ absl::StatusOr<RunResult> RunCheck(const CheckRequest& request, analysis::Analyz
     std::string links = work + "/" + kModuleLinks;
     mkdir(links.c_str(), 0755);
     if (symlink(target->module_dir.c_str(), (links + "/" + target->module_name).c_str()) != 0) {
-      return Errno(fmt::format("cannot link the module into {}", links));
+      return base::ErrnoStatus(fmt::format("cannot link the module into {}", links));
     }
     modulepath.push_back(inside + "/" + kModuleLinks);
   }
@@ -542,26 +544,26 @@ absl::StatusOr<RunResult> RunCheck(const CheckRequest& request, analysis::Analyz
   // ---- the trace FIFO: we hold a writer ourselves until the run is over, so the reader
   // neither blocks on open nor sees end-of-file before strace has opened it ----
   const std::string fifo = work + "/" + kTraceFifo;
-  if (mkfifo(fifo.c_str(), 0600) != 0) return Errno(fmt::format("mkfifo {}", fifo));
+  if (mkfifo(fifo.c_str(), 0600) != 0) return base::ErrnoStatus(fmt::format("mkfifo {}", fifo));
   int fifo_rd = open(fifo.c_str(), O_RDONLY | O_NONBLOCK | O_CLOEXEC);
-  if (fifo_rd < 0) return Errno(fmt::format("open {}", fifo));
+  if (fifo_rd < 0) return base::ErrnoStatus(fmt::format("open {}", fifo));
   int fifo_wr = open(fifo.c_str(), O_WRONLY | O_CLOEXEC);
   if (fifo_wr < 0) {
     close(fifo_rd);
-    return Errno(fmt::format("open {}", fifo));
+    return base::ErrnoStatus(fmt::format("open {}", fifo));
   }
   fcntl(fifo_rd, F_SETFL, fcntl(fifo_rd, F_GETFL) & ~O_NONBLOCK);
   fcntl(fifo_rd, F_SETPIPE_SZ, 1 << 20);  // fewer wake-ups; best effort
 
   int status_pipe[2];
-  if (pipe2(status_pipe, O_CLOEXEC) != 0) return Errno("pipe");
+  if (pipe2(status_pipe, O_CLOEXEC) != 0) return base::ErrnoStatus("pipe");
 
   Progress progress(request.progress);
   SignalScope signals;
   // ---- the sandbox keeper: a fresh fsmove process, in its own session (Ctrl-C reaches only
   // us, and we end the run in order) that dies with us ----
   pid_t keeper = fork();
-  if (keeper < 0) return Errno("fork");
+  if (keeper < 0) return base::ErrnoStatus("fork");
   if (keeper == 0) {
     prctl(PR_SET_PDEATHSIG, SIGKILL);
     setsid();

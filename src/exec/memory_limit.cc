@@ -16,6 +16,7 @@
 #include <vector>
 
 #include "fmt/format.h"
+#include "fsmove/base/errno_status.h"
 
 namespace fsmove::exec {
 namespace {
@@ -264,8 +265,7 @@ absl::StatusOr<MemoryLimit> MemoryLimit::Make(uint64_t limit_bytes, const std::s
   m.dir_ = place->dir;
   m.v2_ = place->v2;
   if (mkdir(m.dir_.c_str(), 0755) != 0 && errno != EEXIST) {
-    return absl::FailedPreconditionError(
-        fmt::format("cannot make the cgroup {}: {}", m.dir_, std::strerror(errno)));
+    return base::ErrnoStatus(fmt::format("cannot make the cgroup {}", m.dir_));
   }
   const std::string file = m.v2_ ? "memory.max" : "memory.limit_in_bytes";
   const std::string limit = limit_bytes > 0 ? std::to_string(limit_bytes) : m.v2_ ? "max" : "-1";
@@ -332,14 +332,12 @@ absl::StatusOr<SystemdCgroup> SystemdCgroup::Make(const std::string& mount_dir,
     return absl::InvalidArgumentError(fmt::format("not a cgroup name: '{}'", name));
   }
   if (mkdir(mount_dir.c_str(), 0700) != 0 && errno != EEXIST) {
-    return absl::FailedPreconditionError(
-        fmt::format("cannot make {}: {}", mount_dir, std::strerror(errno)));
+    return base::ErrnoStatus(fmt::format("cannot make {}", mount_dir));
   }
   if (mount("cgroup2", mount_dir.c_str(), "cgroup2", MS_NOSUID | MS_NODEV | MS_NOEXEC, nullptr) != 0) {
     int e = errno;
     rmdir(mount_dir.c_str());
-    return absl::FailedPreconditionError(
-        fmt::format("cannot mount the cgroup2 hierarchy: {}", std::strerror(e)));
+    return base::ErrnoStatus("cannot mount the cgroup2 hierarchy", e);
   }
   const std::string parent = mount_dir + ReadOwnCgroups().v2_parent();
   SystemdCgroup c;
@@ -348,8 +346,7 @@ absl::StatusOr<SystemdCgroup> SystemdCgroup::Make(const std::string& mount_dir,
     int e = errno;
     umount2(mount_dir.c_str(), MNT_DETACH);
     rmdir(mount_dir.c_str());
-    return absl::FailedPreconditionError(
-        fmt::format("cannot make the cgroup {}/{}: {}", parent, name, std::strerror(e)));
+    return base::ErrnoStatus(fmt::format("cannot make the cgroup {}/{}", parent, name), e);
   }
   c.name_ = name;
   return c;

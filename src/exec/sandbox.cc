@@ -3,13 +3,13 @@
 
 #include <dirent.h>
 #include <fcntl.h>
+#include <linux/capability.h>
+#include <linux/openat2.h>
 #include <poll.h>
 #include <sched.h>
 #include <signal.h>
 #include <sys/mount.h>
 #include <sys/prctl.h>
-#include <linux/capability.h>
-#include <linux/openat2.h>
 #include <sys/stat.h>
 #include <sys/statvfs.h>
 #include <sys/syscall.h>
@@ -22,13 +22,14 @@
 #include <cstring>
 #include <filesystem>
 #include <fstream>
-#include <sstream>
 #include <map>
 #include <optional>
+#include <sstream>
 #include <thread>
 
 #include "absl/status/status.h"
 #include "fmt/format.h"
+#include "fsmove/base/errno_status.h"
 #include "fsmove/base/sha256.h"
 #include "fsmove/exec/local_sources.h"
 #include "fsmove/exec/memory_limit.h"
@@ -130,7 +131,7 @@ absl::Status Mount(const std::string& source, const std::string& target, const c
                    unsigned long flags, const std::string& data = "") {
   if (mount(source.c_str(), target.c_str(), type, flags,
             data.empty() ? nullptr : data.c_str()) != 0) {
-    return Errno(fmt::format("mount {} on {}", type ? type : source, target));
+    return base::ErrnoStatus(fmt::format("mount {} on {}", type ? type : source, target));
   }
   return absl::OkStatus();
 }
@@ -152,11 +153,11 @@ bool UnderFreshMount(const std::string& p) {
 
 absl::Status WriteFile(const std::string& path, std::string_view text, mode_t mode) {
   int fd = open(path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, mode);
-  if (fd < 0) return Errno(fmt::format("write {}", path));
+  if (fd < 0) return base::ErrnoStatus(fmt::format("write {}", path));
   bool ok = write(fd, text.data(), text.size()) == static_cast<ssize_t>(text.size());
   if (fchmod(fd, mode) != 0) ok = false;
   close(fd);
-  return ok ? absl::OkStatus() : Errno(fmt::format("write {}", path));
+  return ok ? absl::OkStatus() : base::ErrnoStatus(fmt::format("write {}", path));
 }
 
 int OpenForWriting(const std::string& path, bool append = false) {
@@ -438,7 +439,7 @@ class Supervisor {
     // Inputs the overlay does not show as they are on the host: on a pinned root, all of them.
     const bool host_lower = spec_.lower_dir == "/";
     struct stat root_st;
-    if (stat("/", &root_st) != 0) return Errno("stat /");
+    if (stat("/", &root_st) != 0) return base::ErrnoStatus("stat /");
     for (const std::string& p : spec_.input_paths) {
       struct stat st;
       if (stat(p.c_str(), &st) != 0) continue;
@@ -485,10 +486,11 @@ class Supervisor {
     const std::string old_root = root_ + "/.fsmove-old-root";
     mkdir(old_root.c_str(), 0700);
     if (syscall(SYS_pivot_root, root_.c_str(), old_root.c_str()) != 0) {
-      return Errno(fmt::format("pivot_root to {}", root_));
+      return base::ErrnoStatus(fmt::format("pivot_root to {}", root_));
     }
-    if (chdir("/") != 0) return Errno("chdir / after pivot_root");
-    if (umount2("/.fsmove-old-root", MNT_DETACH) != 0) return Errno("detaching the old root");
+    if (chdir("/") != 0) return base::ErrnoStatus("chdir / after pivot_root");
+    if (umount2("/.fsmove-old-root", MNT_DETACH) != 0)
+      return base::ErrnoStatus("detaching the old root");
     rmdir("/.fsmove-old-root");
     root_ = "/";
     proc_dir_ = "/proc";
@@ -513,10 +515,10 @@ class Supervisor {
                     CAP_SYS_TIME, CAP_MKNOD, CAP_AUDIT_CONTROL, CAP_MAC_OVERRIDE, CAP_MAC_ADMIN,
                     CAP_SYSLOG, CAP_WAKE_ALARM, CAP_BLOCK_SUSPEND}) {
       if (prctl(PR_CAPBSET_DROP, cap, 0, 0, 0) != 0 && errno != EINVAL) {
-        return Errno(fmt::format("dropping capability {} from the bounding set", cap));
+        return base::ErrnoStatus(fmt::format("dropping capability {} from the bounding set", cap));
       }
     }
-    if (prctl(PR_SET_DUMPABLE, 0, 0, 0, 0) != 0) return Errno("prctl(PR_SET_DUMPABLE)");
+    if (prctl(PR_SET_DUMPABLE, 0, 0, 0, 0) != 0) return base::ErrnoStatus("prctl(PR_SET_DUMPABLE)");
     return absl::OkStatus();
   }
 
@@ -537,7 +539,7 @@ class Supervisor {
                           Node{"random", 1, 8}, Node{"urandom", 1, 9}, Node{"tty", 5, 0}}) {
       std::string path = dev + "/" + n.name;
       if (mknod(path.c_str(), S_IFCHR | 0666, makedev(n.major, n.minor)) != 0) {
-        return Errno(fmt::format("mknod {}", path));
+        return base::ErrnoStatus(fmt::format("mknod {}", path));
       }
       chmod(path.c_str(), 0666);  // whatever the umask
     }
@@ -560,7 +562,7 @@ class Supervisor {
                           Link{"/proc/self/fd/0", "stdin"}, Link{"/proc/self/fd/1", "stdout"},
                           Link{"/proc/self/fd/2", "stderr"}}) {
       if (symlink(l.target, (dev + "/" + l.name).c_str()) != 0) {
-        return Errno(fmt::format("symlink {}/{}", dev, l.name));
+        return base::ErrnoStatus(fmt::format("symlink {}/{}", dev, l.name));
       }
     }
     return absl::OkStatus();

@@ -10,6 +10,7 @@
 #include <ext/stdio_filebuf.h>
 
 #include "fmt/format.h"
+#include "fsmove/base/errno_status.h"
 
 namespace fsmove::report {
 namespace {
@@ -95,12 +96,12 @@ absl::Status OutputFile::Commit() {
   stream_->flush();
   absl::Status w = *stream_ ? absl::OkStatus() : absl::DataLossError("write failed");
   auto* buf = static_cast<__gnu_cxx::stdio_filebuf<char>*>(buf_.get());
-  if (w.ok() && !tmp_.empty() && fsync(fd_) != 0) w = absl::ErrnoToStatus(errno, "fsync");
+  if (w.ok() && !tmp_.empty() && fsync(fd_) != 0) w = base::ErrnoStatus("fsync");
   if (buf->close() == nullptr && w.ok()) w = absl::DataLossError("close failed");
   // rename replaces whatever is at path_ (a link planted meanwhile included) without
   // following it.
   if (w.ok() && !tmp_.empty() && rename(tmp_.c_str(), path_.c_str()) != 0) {
-    w = absl::ErrnoToStatus(errno, "rename");
+    w = base::ErrnoStatus("rename");
   }
   if (!w.ok()) return Failed(path_, std::string(w.message()));
   tmp_.clear();

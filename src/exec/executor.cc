@@ -24,7 +24,7 @@
 #include "absl/status/status.h"
 #include "fmt/format.h"
 #include "fsmove/base/errno_status.h"
-#include "fsmove/catalog/input_file.h"
+#include "fsmove/base/read_file.h"
 #include "fsmove/exec/memory_limit.h"
 #include "fsmove/exec/process.h"
 #include "fsmove/exec/puppet_log.h"
@@ -183,7 +183,7 @@ PathState PathStateFromJson(const nlohmann::json& j) {
 // supervisor waits for that before the apply), so nothing the module does later in the
 // sandbox changes what the analysis reads.
 void TakeCatalog(int work_fd, SupervisorReport* r) {
-  auto text = catalog::ReadUntrustedFile(work_fd, kCatalogFile, "a compiled catalog",
+  auto text = base::ReadUntrustedFile(work_fd, kCatalogFile, "the compiled catalog",
                                          catalog::kMaxCatalogBytes);
   if (text.ok()) {
     r->catalog_text = std::move(*text);
@@ -685,7 +685,7 @@ absl::StatusOr<RunResult> RunCheck(const CheckRequest& request, analysis::Analyz
   // Code in the sandbox may have replaced the log (a symlink to a root-only host file, a
   // FIFO): read it as an untrusted file, and write the copy ourselves.
   absl::StatusOr<std::string> log_text =
-      catalog::ReadUntrustedFile(work_fd, kPuppetLog, "Puppet's log", kMaxPuppetLogBytes);
+      base::ReadUntrustedFile(work_fd, kPuppetLog, "Puppet's log", kMaxPuppetLogBytes);
   if (!log_text.ok() && !absl::IsNotFound(log_text.status())) {
     result.notes.push_back(fmt::format("Puppet's log not read: {}", std::string(log_text.status().message())));
   }
@@ -709,7 +709,7 @@ absl::StatusOr<RunResult> RunCheck(const CheckRequest& request, analysis::Analyz
   for (Reapply& a : report.reapplies) {
     const std::string name = ReapplyLogName(a.index);
     absl::StatusOr<std::string> text =
-        catalog::ReadUntrustedFile(work_fd, name, "Puppet's log", kMaxPuppetLogBytes);
+        base::ReadUntrustedFile(work_fd, name, "Puppet's log", kMaxPuppetLogBytes);
     if (!text.ok()) {
       result.notes.push_back(fmt::format("the log of apply {} not read: {}", a.index,
                                          std::string(text.status().message())));
@@ -753,7 +753,7 @@ absl::StatusOr<RunResult> RunCheck(const CheckRequest& request, analysis::Analyz
     result.error = report.errors.front();
   } else if (report.compiled && report.compile_code != 0) {
     result.end = RunEnd::kCompileFailed;
-    result.compile_log = ReadWholeFile(work + "/" + kCompileLog);
+    result.compile_log = base::ReadFile(work + "/" + kCompileLog).value_or("");
   } else if (timed_out) {
     result.end = RunEnd::kTimedOut;
   } else if (!report.applied) {

@@ -17,6 +17,7 @@
 
 #include "fmt/format.h"
 #include "fsmove/base/errno_status.h"
+#include "fsmove/base/read_file.h"
 
 namespace fsmove::exec {
 namespace {
@@ -28,21 +29,11 @@ bool WriteText(const std::string& path, const std::string& text) {
   return static_cast<bool>(out);
 }
 
-std::string ReadText(const std::string& path) {
-  std::ifstream in(path);
-  std::stringstream s;
-  s << in.rdbuf();
-  return s.str();
-}
+// Kernel files (/proc, cgroupfs): "" when absent, as for a cgroup already gone.
+std::string ReadText(const std::string& path) { return base::ReadFile(path).value_or(""); }
 
 std::string ReadAt(int dir_fd, const char* name) {
-  int fd = openat(dir_fd, name, O_RDONLY | O_CLOEXEC);
-  if (fd < 0) return "";
-  std::string text;
-  char buf[4096];
-  for (ssize_t n; (n = read(fd, buf, sizeof buf)) > 0;) text.append(buf, static_cast<size_t>(n));
-  close(fd);
-  return text;
+  return base::ReadUntrustedFile(dir_fd, name, "", base::kMaxDocumentBytes).value_or("");
 }
 
 uint64_t CounterIn(const std::string& text, const std::string& key) {

@@ -15,10 +15,12 @@
 #include <ctime>
 #include <filesystem>
 #include <fstream>
+#include <sstream>
 #include <iostream>
 
 #include "fmt/format.h"
 #include "fsmove/base/errno_status.h"
+#include "fsmove/base/read_file.h"
 #include "fsmove/exec/process.h"
 #include "nlohmann/json.hpp"
 
@@ -124,7 +126,9 @@ std::string UtcNow() {
 }  // namespace
 
 std::string PuppetPackageVersion(const std::string& root_dir) {
-  std::ifstream in((root_dir == "/" ? std::string() : root_dir) + "/var/lib/dpkg/status");
+  std::istringstream in(
+      base::ReadFile((root_dir == "/" ? std::string() : root_dir) + "/var/lib/dpkg/status")
+          .value_or(""));
   std::string line, package, version, status;
   std::string agent, puppet;
   auto end_paragraph = [&] {

@@ -243,13 +243,6 @@ absl::StatusOr<CapturedRun> RunCaptured(const std::vector<std::string>& argv,
   return run;
 }
 
-std::string ReadWholeFile(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  std::stringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
-}
-
 std::vector<int> AllowedCpus() {
   cpu_set_t set;
   CPU_ZERO(&set);

@@ -30,7 +30,9 @@
 #include "absl/status/status.h"
 #include "fmt/format.h"
 #include "fsmove/base/errno_status.h"
+#include "fsmove/base/read_file.h"
 #include "fsmove/base/sha256.h"
+#include "fsmove/catalog/catalog.h"
 #include "fsmove/exec/local_sources.h"
 #include "fsmove/exec/memory_limit.h"
 #include "fsmove/exec/process.h"
@@ -180,7 +182,7 @@ std::vector<ProcEntry> ListProcesses(const std::string& proc_dir) {
     char* end = nullptr;
     long pid = strtol(e->d_name, &end, 10);
     if (pid <= 0 || *end != '\0') continue;
-    std::string stat = ReadWholeFile(fmt::format("{}/{}/stat", proc_dir, pid));
+    std::string stat = base::ReadFile(fmt::format("{}/{}/stat", proc_dir, pid)).value_or("");
     size_t open_paren = stat.find('('), close_paren = stat.rfind(')');
     if (open_paren == std::string::npos || close_paren == std::string::npos) continue;
     ProcEntry p;
@@ -460,7 +462,7 @@ class Supervisor {
     unlink(resolv.c_str());
     // The host's resolvers, unless they are on its loopback (a local stub resolver), which the
     // sandbox's own network cannot reach: then slirp4netns's DNS forwarder.
-    std::string resolvers = ReadWholeFile("/etc/resolv.conf");
+    std::string resolvers = base::ReadFile("/etc/resolv.conf").value_or("");
     if (resolvers.find("nameserver 127.") != std::string::npos ||
         resolvers.find("nameserver ::1") != std::string::npos) {
       resolvers = "# fsmove sandbox: slirp4netns's DNS forwarder\nnameserver 10.0.2.3\n";
@@ -683,7 +685,8 @@ class Supervisor {
     if (raw >= 0) close(raw);
     if (log >= 0) close(log);
     c.code = ShellExitCode(st);
-    std::string text = ReadWholeFile(Host("catalog.raw"));
+    std::string text =
+        base::ReadFile(Host("catalog.raw"), "", catalog::kMaxCatalogBytes).value_or("");
     unlink(Host("catalog.raw").c_str());
     size_t at = 0;
     bool found = false;
@@ -731,7 +734,7 @@ class Supervisor {
   // directory before the sandbox started. It is taken like a compiled one.
   bool LoadGivenCatalog() {
     status_.Send("phase compile");
-    catalog_text_ = ReadWholeFile(Host(kCatalogFile));
+    catalog_text_ = base::ReadFile(Host(kCatalogFile), "", catalog::kMaxCatalogBytes).value_or("");
     const bool found = !catalog_text_.empty();
     if (found) {
       NoteCatalogPackages();
@@ -965,7 +968,7 @@ class Supervisor {
   // (seconds since the epoch): "daemon PID START COMM".
   void ReportDaemons() {
     double boot = 0;
-    std::istringstream stat(ReadWholeFile(proc_dir_ + "/stat"));
+    std::istringstream stat(base::ReadFile(proc_dir_ + "/stat").value_or(""));
     for (std::string line; std::getline(stat, line);) {
       if (line.starts_with("btime ")) boot = std::atof(line.c_str() + 6);
     }
@@ -1225,7 +1228,7 @@ int RunOnHost(SandboxSpec spec, int status_fd) {
   if (group) {
     std::vector<ProcEntry> left;
     for (pid_t pid : group->Members()) {
-      std::string comm = ReadWholeFile(fmt::format("/proc/{}/comm", pid));
+      std::string comm = base::ReadFile(fmt::format("/proc/{}/comm", pid)).value_or("");
       while (!comm.empty() && comm.back() == '\n') comm.pop_back();
       left.push_back(ProcEntry{pid, 0, std::move(comm)});
     }
@@ -1241,8 +1244,12 @@ int RunOnHost(SandboxSpec spec, int status_fd) {
 int SandboxMain(const std::string& spec_file, int status_fd) {
   fcntl(status_fd, F_SETFD, FD_CLOEXEC);  // Puppet and strace must not hold it
   StatusPipe status(status_fd);
-  std::string text = ReadWholeFile(spec_file);
-  nlohmann::json j = nlohmann::json::parse(text, nullptr, false);
+  absl::StatusOr<std::string> text = base::ReadFile(spec_file, "the sandbox spec");
+  if (!text.ok()) {  // not "not JSON": a missing spec is a missing spec
+    status.Send(fmt::format("error {}", text.status().message()));
+    return 2;
+  }
+  nlohmann::json j = nlohmann::json::parse(*text, nullptr, false);
   absl::StatusOr<SandboxSpec> spec =
       j.is_discarded() ? absl::InvalidArgumentError("not JSON") : SandboxSpecFromJson(j);
   if (!spec.ok()) {

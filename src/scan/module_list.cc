@@ -8,7 +8,7 @@
 #include <sstream>
 
 #include "fmt/format.h"
-#include "fsmove/catalog/input_file.h"
+#include "fsmove/base/read_file.h"
 #include "fsmove/base/sha256.h"
 
 namespace fsmove::scan {
@@ -39,14 +39,14 @@ absl::StatusOr<std::vector<std::string>> ReadModuleList(const std::string& list_
     char chunk[64 * 1024];
     while (std::cin.read(chunk, sizeof chunk) || std::cin.gcount() > 0) {
       text.append(chunk, static_cast<size_t>(std::cin.gcount()));
-      if (text.size() > catalog::kMaxDocumentBytes) {
+      if (text.size() > base::kMaxDocumentBytes) {
         return absl::ResourceExhaustedError(fmt::format(
-            "the module list on standard input is larger than {} MiB", catalog::kMaxDocumentBytes >> 20));
+            "the module list on standard input is larger than {} MiB", base::kMaxDocumentBytes >> 20));
       }
     }
   } else {
     absl::StatusOr<std::string> read =
-        catalog::ReadInputFile(list_file, "module list", catalog::kMaxDocumentBytes);
+        base::ReadFile(list_file, "module list");
     if (!read.ok()) return read.status();
     text = std::move(*read);
   }

@@ -1246,7 +1246,7 @@ int SandboxMain(const std::string& spec_file, int status_fd) {
   StatusPipe status(status_fd);
   absl::StatusOr<std::string> text = base::ReadFile(spec_file, "the sandbox spec");
   if (!text.ok()) {  // not "not JSON": a missing spec is a missing spec
-    status.Send(fmt::format("error {}", text.status().message()));
+    status.Send(fmt::format("error {}", std::string(text.status().message())));
     return 2;
   }
   nlohmann::json j = nlohmann::json::parse(*text, nullptr, false);

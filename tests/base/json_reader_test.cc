@@ -57,8 +57,8 @@ TEST(JsonReaderTest, StartSkipsAPreambleButPositionsCountFromTheTop) {
   JsonParseOptions options;
   options.start = text.find('{');
   EXPECT_EQ(ParseError(text, options),
-            "d.json:2:7: not valid JSON: syntax error while parsing value - invalid literal; "
-            "last read: 'tru}'; expected 'true'");
+            "d.json:2:10: not valid JSON: syntax error while parsing value - invalid literal; "
+            "last read: '\"a\": tru}'");
 }
 
 TEST(JsonReaderTest, ACallbackCanDropElementsAsTheyComplete) {

@@ -263,8 +263,7 @@ TEST(CatalogLoaderTest, PointerTokensAreEscaped) {
       LoadError(
           R"({"resources": [{"type": "File", "title": "/x", "parameters": {"a/b~c": 1, "before": {}}}]})"),
       "cat.json: /resources/0/parameters/before: expected a resource reference string or an array "
-      "of them, "
-      "got object");
+      "of them, got an object");
 }
 
 TEST(CatalogLoaderTest, HostileNestingIsAnErrorNotACrash) {

@@ -2,17 +2,12 @@
 // exported resources, indexes titles and aliases, resolves containment and relationships.
 #include <fmt/format.h>
 
-#include <cerrno>
-#include <cstring>
-#include <filesystem>
-#include <fstream>
 #include <limits>
-#include <sstream>
 #include <utility>
 
 #include "absl/status/status.h"
-#include "fsmove/catalog/input_file.h"
-#include "fsmove/catalog/json_keys.h"
+#include "fsmove/base/json_reader.h"
+#include "fsmove/base/read_file.h"
 #include "fsmove/catalog/catalog.h"
 #include "fsmove/catalog/file_path.h"
 #include "fsmove/catalog/resource_ref.h"
@@ -31,50 +26,6 @@ bool HasNamevarAlias(std::string_view type) {
          type != "Sshkey";
 }
 
-std::string_view JsonTypeName(const Json& value) {
-  switch (value.type()) {
-    case Json::value_t::null:
-      return "null";
-    case Json::value_t::object:
-      return "object";
-    case Json::value_t::array:
-      return "array";
-    case Json::value_t::string:
-      return "string";
-    case Json::value_t::boolean:
-      return "boolean";
-    case Json::value_t::number_integer:
-    case Json::value_t::number_unsigned:
-    case Json::value_t::number_float:
-      return "number";
-    default:
-      return "binary value";
-  }
-}
-
-// RFC 6901: '~' and '/' inside a token are escaped.
-std::string PointerToken(std::string_view token) {
-  std::string escaped;
-  escaped.reserve(token.size());
-  for (const char c : token) {
-    if (c == '~') {
-      escaped += "~0";
-    } else if (c == '/') {
-      escaped += "~1";
-    } else {
-      escaped += c;
-    }
-  }
-  return escaped;
-}
-
-std::string Pointer(std::string_view base, std::string_view token) {
-  return fmt::format("{}/{}", base, PointerToken(token));
-}
-std::string Pointer(std::string_view base, std::size_t index) {
-  return fmt::format("{}/{}", base, index);
-}
-
 // `puppet catalog find` prints "Notice: Compiled catalog ..." before the JSON. The
 // document starts at the first line whose first non-blank character opens a JSON value.
 std::size_t FindDocumentStart(std::string_view text) {
@@ -89,18 +40,6 @@ std::size_t FindDocumentStart(std::string_view text) {
     line_start = newline + 1;
   }
   return std::string_view::npos;
-}
-
-// nlohmann's message without its "[json.exception.parse_error.101] parse error at line
-// 1, column 2: " prefix, whose position is relative to the part we handed it.
-std::string_view ParseErrorSentence(std::string_view what) {
-  const std::size_t column = what.find("column ");
-  if (column != std::string_view::npos) {
-    const std::size_t colon = what.find(": ", column);
-    if (colon != std::string_view::npos) return what.substr(colon + 2);
-  }
-  const std::size_t bracket = what.find("] ");
-  return bracket == std::string_view::npos ? what : what.substr(bracket + 2);
 }
 
 }  // namespace
@@ -121,31 +60,19 @@ class CatalogLoader {
       return absl::InvalidArgumentError(
           fmt::format("{}: no JSON document found (expected a compiled Puppet catalog)", source_));
     }
-    if (absl::Status status = CheckNestingDepth(start); !status.ok()) return status;
     // The resources and edges are taken one element at a time while the text is parsed and
     // dropped from the document right after: a catalog of 200,000 resources never exists as
     // one DOM (see OnParseEvent).
-    Json root;
+    base::JsonParseOptions options;
+    options.start = start;
+    options.max_depth = kMaxDocumentDepth;
+    options.callback = [this](int depth, Json::parse_event_t event, Json& parsed) {
+      return OnParseEvent(depth, event, parsed);
+    };
+    absl::StatusOr<Json> root = base::ParseJson(text_, source_, options);
+    if (!root.ok()) return root.status();
     try {
-      root = Json::parse(
-          text_.begin() + static_cast<std::ptrdiff_t>(start), text_.end(),
-          [this](int depth, Json::parse_event_t event, Json& parsed) {
-            return OnParseEvent(depth, event, parsed);
-          });
-    } catch (const Json::parse_error& error) {
-      return SyntaxError(start, error);
-    } catch (const Json::exception& error) {
-      // A number too large for a double (out_of_range.406: "number overflow parsing
-      // '1e400'") is thrown without a position: find the number to say where it is.
-      return InvalidNumber(start, error);
-    }
-    if (std::optional<DuplicateKey> dup = FindDuplicateKey(text_, start)) {
-      return absl::InvalidArgumentError(fmt::format(
-          "{}: key \"{}\" repeated in one object (JSON keeps only the last value)",
-          Position(dup->offset), dup->key));
-    }
-    try {
-      if (absl::Status status = LoadRoot(root); !status.ok()) return status;
+      if (absl::Status status = LoadRoot(*root); !status.ok()) return status;
     } catch (const Json::exception& error) {
       // Every access above is type-checked first; this is a safety net, not a path.
       return absl::InternalError(
@@ -207,14 +134,14 @@ class CatalogLoader {
   }
 
   absl::Status TakeEdge(const Json& edge, std::size_t index) {
-    const std::string pointer = Pointer("/edges", index);
+    const std::string pointer = base::JsonPointer("/edges", index);
     if (!edge.is_object()) return WrongType(pointer, "an edge object", edge);
     PendingEdge pending{index, {}};
     for (int end = 0; end < 2; ++end) {
       const char* field = end == 0 ? "source" : "target";
       const auto it = edge.find(field);
-      if (it == edge.end()) return Error(Pointer(pointer, field), "missing");
-      if (!it->is_string()) return WrongType(Pointer(pointer, field), "a string", *it);
+      if (it == edge.end()) return Error(base::JsonPointer(pointer, field), "missing");
+      if (!it->is_string()) return WrongType(base::JsonPointer(pointer, field), "a string", *it);
       pending.ends[end] = it->get<std::string>();
     }
     pending_edges_.push_back(std::move(pending));
@@ -222,107 +149,16 @@ class CatalogLoader {
   }
 
   absl::Status Error(std::string_view pointer, std::string_view sentence) const {
-    return absl::InvalidArgumentError(
-        fmt::format("{}: {}: {}", source_, pointer.empty() ? "/" : pointer, sentence));
+    return base::JsonError(source_, pointer, sentence);
   }
 
   absl::Status WrongType(std::string_view pointer, std::string_view expected,
                          const Json& value) const {
-    return Error(pointer, fmt::format("expected {}, got {}", expected, JsonTypeName(value)));
+    return base::JsonTypeError(source_, pointer, expected, value);
   }
 
   void Warn(std::string pointer, std::string message) {
     catalog_.warnings_.push_back(CatalogWarning{std::move(pointer), std::move(message)});
-  }
-
-  // "source:line:column" for a byte offset into the whole text.
-  std::string Position(std::size_t offset) const {
-    if (offset > text_.size()) offset = text_.size();
-    std::size_t line = 1;
-    std::size_t line_start = 0;
-    for (std::size_t i = 0; i < offset; ++i) {
-      if (text_[i] == '\n') {
-        ++line;
-        line_start = i + 1;
-      }
-    }
-    return fmt::format("{}:{}:{}", source_, line, offset - line_start + 1);
-  }
-
-  absl::Status SyntaxError(std::size_t start, const Json::parse_error& error) const {
-    // error.byte counts from 1 within the parsed part; past-the-end for truncated input.
-    const std::size_t offset = start + (error.byte > 0 ? error.byte - 1 : 0);
-    return absl::InvalidArgumentError(
-        fmt::format("{}: not valid JSON: {}", Position(offset), ParseErrorSentence(error.what())));
-  }
-
-  absl::Status InvalidNumber(std::size_t start, const Json::exception& error) const {
-    const std::string_view what = error.what();
-    const std::string_view sentence = ParseErrorSentence(what);
-    constexpr std::string_view kParsing = "parsing '";
-    const std::size_t quote = what.find(kParsing);
-    if (quote != std::string_view::npos) {
-      std::string_view token = what.substr(quote + kParsing.size());
-      token = token.substr(0, token.find('\''));
-      if (const std::size_t at = FindNumberToken(start, token); at != std::string_view::npos) {
-        return absl::InvalidArgumentError(
-            fmt::format("{}: not valid JSON: {}", Position(at), sentence));
-      }
-    }
-    return absl::InvalidArgumentError(fmt::format("{}: not valid JSON: {}", source_, sentence));
-  }
-
-  // Offset of the first number token equal to `token` outside strings, or npos.
-  std::size_t FindNumberToken(std::size_t start, std::string_view token) const {
-    if (token.empty()) return std::string_view::npos;
-    auto is_number_char = [](char c) {
-      return (c >= '0' && c <= '9') || c == '-' || c == '+' || c == '.' || c == 'e' || c == 'E';
-    };
-    bool in_string = false;
-    for (std::size_t i = start; i < text_.size(); ++i) {
-      const char c = text_[i];
-      if (in_string) {
-        if (c == '\\') {
-          ++i;
-        } else if (c == '"') {
-          in_string = false;
-        }
-      } else if (c == '"') {
-        in_string = true;
-      } else if (text_.compare(i, token.size(), token) == 0 &&
-                 (i == 0 || !is_number_char(text_[i - 1])) &&
-                 (i + token.size() == text_.size() || !is_number_char(text_[i + token.size()]))) {
-        return i;
-      }
-    }
-    return std::string_view::npos;
-  }
-
-  // nlohmann parses iteratively but copies and compares recursively: refuse documents
-  // nested deeper than any catalog is, before they can exhaust the stack.
-  absl::Status CheckNestingDepth(std::size_t start) const {
-    int depth = 0;
-    bool in_string = false;
-    for (std::size_t i = start; i < text_.size(); ++i) {
-      const char c = text_[i];
-      if (in_string) {
-        if (c == '\\') {
-          ++i;
-        } else if (c == '"') {
-          in_string = false;
-        }
-      } else if (c == '"') {
-        in_string = true;
-      } else if (c == '{' || c == '[') {
-        if (++depth > kMaxDocumentDepth) {
-          return absl::InvalidArgumentError(
-              fmt::format("{}: JSON nested deeper than {} levels", Position(i), kMaxDocumentDepth));
-        }
-      } else if (c == '}' || c == ']') {
-        --depth;
-      }
-    }
-    return absl::OkStatus();
   }
 
   absl::Status LoadRoot(const Json& root) {
@@ -372,22 +208,22 @@ class CatalogLoader {
   }
 
   absl::Status LoadResource(Json& value, std::size_t index) {
-    const std::string pointer = Pointer("/resources", index);
+    const std::string pointer = base::JsonPointer("/resources", index);
     if (!value.is_object()) return WrongType(pointer, "a resource object", value);
 
     Resource resource;
     resource.json_index = index;
     for (const char* field : {"type", "title"}) {
       const auto it = value.find(field);
-      if (it == value.end()) return Error(Pointer(pointer, field), "missing");
-      if (!it->is_string()) return WrongType(Pointer(pointer, field), "a string", *it);
+      if (it == value.end()) return Error(base::JsonPointer(pointer, field), "missing");
+      if (!it->is_string()) return WrongType(base::JsonPointer(pointer, field), "a string", *it);
       if (it->get_ref<const std::string&>().empty()) {
-        return Error(Pointer(pointer, field), "must not be empty");
+        return Error(base::JsonPointer(pointer, field), "must not be empty");
       }
     }
     const std::string& raw_type = value["type"].get_ref<const std::string&>();
     if (!IsValidTypeName(raw_type)) {
-      return Error(Pointer(pointer, "type"),
+      return Error(base::JsonPointer(pointer, "type"),
                    fmt::format("not a resource type name: \"{}\"", raw_type));
     }
     resource.type = CanonicalTypeName(raw_type);
@@ -395,38 +231,38 @@ class CatalogLoader {
     resource.ref = fmt::format("{}[{}]", resource.type, resource.title);
 
     if (const auto it = value.find("file"); it != value.end() && !it->is_null()) {
-      if (!it->is_string()) return WrongType(Pointer(pointer, "file"), "a string", *it);
+      if (!it->is_string()) return WrongType(base::JsonPointer(pointer, "file"), "a string", *it);
       resource.file = it->get<std::string>();
     }
     if (const auto it = value.find("line"); it != value.end() && !it->is_null()) {
-      if (!it->is_number_integer()) return WrongType(Pointer(pointer, "line"), "an integer", *it);
+      if (!it->is_number_integer()) return WrongType(base::JsonPointer(pointer, "line"), "an integer", *it);
       // A line that does not fit would be reported as another line: refuse it.
       if (*it < 0 || *it > std::numeric_limits<int>::max()) {
-        return Error(Pointer(pointer, "line"),
+        return Error(base::JsonPointer(pointer, "line"),
                      fmt::format("line number out of range: {}", it->dump()));
       }
       resource.line = it->get<int>();
     }
     if (const auto it = value.find("tags"); it != value.end() && !it->is_null()) {
-      if (!it->is_array()) return WrongType(Pointer(pointer, "tags"), "an array", *it);
+      if (!it->is_array()) return WrongType(base::JsonPointer(pointer, "tags"), "an array", *it);
       for (std::size_t t = 0; t < it->size(); ++t) {
         const Json& tag = (*it)[t];
         if (!tag.is_string())
-          return WrongType(Pointer(Pointer(pointer, "tags"), t), "a string", tag);
+          return WrongType(base::JsonPointer(base::JsonPointer(pointer, "tags"), t), "a string", tag);
         resource.tags.push_back(tag.get<std::string>());
       }
     }
     if (const auto it = value.find("kind"); it != value.end() && !it->is_null()) {
-      if (!it->is_string()) return WrongType(Pointer(pointer, "kind"), "a string", *it);
+      if (!it->is_string()) return WrongType(base::JsonPointer(pointer, "kind"), "a string", *it);
       resource.kind = it->get<std::string>();
     }
     bool exported = false;
     if (const auto it = value.find("exported"); it != value.end() && !it->is_null()) {
-      if (!it->is_boolean()) return WrongType(Pointer(pointer, "exported"), "a boolean", *it);
+      if (!it->is_boolean()) return WrongType(base::JsonPointer(pointer, "exported"), "a boolean", *it);
       exported = it->get<bool>();
     }
     if (const auto it = value.find("parameters"); it != value.end() && !it->is_null()) {
-      if (!it->is_object()) return WrongType(Pointer(pointer, "parameters"), "an object", *it);
+      if (!it->is_object()) return WrongType(base::JsonPointer(pointer, "parameters"), "an object", *it);
       resource.parameters = std::move(*it);
     }
 
@@ -441,7 +277,7 @@ class CatalogLoader {
     if (!inserted) {
       return Error(pointer,
                    fmt::format("duplicate resource {} (first at {})", resource.ref,
-                               Pointer("/resources", catalog_.resources_[it->second].json_index)));
+                               base::JsonPointer("/resources", catalog_.resources_[it->second].json_index)));
     }
     catalog_.resources_.push_back(std::move(resource));
     return absl::OkStatus();
@@ -471,9 +307,9 @@ class CatalogLoader {
   void IndexAliases() {
     for (ResourceId id = 0; id < catalog_.resources_.size(); ++id) {
       const Resource& resource = catalog_.resources_[id];
-      const std::string pointer = Pointer("/resources", resource.json_index);
+      const std::string pointer = base::JsonPointer("/resources", resource.json_index);
       for (const std::string& alias : resource.StringListParameter("alias")) {
-        AddAlias(id, alias, Pointer(Pointer(pointer, "parameters"), "alias"));
+        AddAlias(id, alias, base::JsonPointer(base::JsonPointer(pointer, "parameters"), "alias"));
       }
       if (resource.kind != "compilable_type" && !resource.kind.empty()) continue;
       if (resource.type == "Class" || resource.type == "Stage") continue;
@@ -481,7 +317,7 @@ class CatalogLoader {
         const std::optional<std::string> path = resource.StringParameter("path");
         const std::string canonical = CanonicalFilePath(path ? *path : resource.title);
         if (canonical != resource.title) {
-          AddAlias(id, canonical, Pointer(Pointer(pointer, "parameters"), "path"));
+          AddAlias(id, canonical, base::JsonPointer(base::JsonPointer(pointer, "parameters"), "path"));
         }
       } else if (HasNamevarAlias(resource.type)) {
         const std::optional<std::string> name_parameter = resource.StringParameter("name");
@@ -491,7 +327,7 @@ class CatalogLoader {
           while (name.size() > 1 && name.back() == '/') name.pop_back();
         }
         if (name != resource.title)
-          AddAlias(id, name, Pointer(Pointer(pointer, "parameters"), "name"));
+          AddAlias(id, name, base::JsonPointer(base::JsonPointer(pointer, "parameters"), "name"));
       }
     }
   }
@@ -505,10 +341,10 @@ class CatalogLoader {
     if (!edges->is_array()) return WrongType("/edges", "an array", *edges);
     if (!edges_error_.ok()) return edges_error_;  // taken while parsing
     for (PendingEdge& edge : pending_edges_) {
-      const std::string pointer = Pointer("/edges", edge.index);
+      const std::string pointer = base::JsonPointer("/edges", edge.index);
       std::optional<ResourceId> ends[2];
       for (int end = 0; end < 2; ++end) {
-        ends[end] = ResolveReference(edge.ends[end], Pointer(pointer, end == 0 ? "source" : "target"),
+        ends[end] = ResolveReference(edge.ends[end], base::JsonPointer(pointer, end == 0 ? "source" : "target"),
                                      "containment edge");
       }
       if (!ends[0] || !ends[1]) continue;
@@ -584,7 +420,7 @@ class CatalogLoader {
     }
     if (value.is_array()) {
       for (std::size_t i = 0; i < value.size(); ++i) {
-        if (absl::Status status = CollectReferences(value[i], Pointer(pointer, i), out, depth + 1);
+        if (absl::Status status = CollectReferences(value[i], base::JsonPointer(pointer, i), out, depth + 1);
             !status.ok()) {
           return status;
         }
@@ -608,13 +444,13 @@ class CatalogLoader {
     };
     const Resource& resource = catalog_.resources_[id];
     const std::string parameters_pointer =
-        Pointer(Pointer("/resources", resource.json_index), "parameters");
+        base::JsonPointer(base::JsonPointer("/resources", resource.json_index), "parameters");
     for (const Metaparameter& metaparameter : kMetaparameters) {
       const Json* value = resource.FindParameter(metaparameter.name);
       if (value == nullptr || value->is_null()) continue;
       std::vector<std::pair<std::string, std::string>> references;
       if (absl::Status status = CollectReferences(
-              *value, Pointer(parameters_pointer, metaparameter.name), references);
+              *value, base::JsonPointer(parameters_pointer, metaparameter.name), references);
           !status.ok()) {
         return status;
       }
@@ -650,7 +486,7 @@ absl::StatusOr<Catalog> Catalog::LoadString(std::string_view text, std::string_v
 }
 
 absl::StatusOr<Catalog> Catalog::LoadFile(const std::string& path) {
-  absl::StatusOr<std::string> text = ReadInputFile(path, "catalog", kMaxCatalogBytes);
+  absl::StatusOr<std::string> text = base::ReadFile(path, "catalog", kMaxCatalogBytes);
   if (!text.ok()) return text.status();
   return LoadString(*text, path);
 }

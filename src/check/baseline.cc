@@ -2,7 +2,8 @@
 #include "fsmove/check/baseline.h"
 
 #include "fmt/format.h"
-#include "fsmove/check/json_document.h"
+#include "fsmove/base/json_reader.h"
+#include "fsmove/base/read_file.h"
 
 namespace fsmove::check {
 namespace {
@@ -33,13 +34,13 @@ std::string ResourceOf(const nlohmann::json& entry, const char* key) {
 }  // namespace
 
 absl::StatusOr<Baseline> Baseline::Parse(std::string_view text, std::string_view source_name) {
-  auto root = ParseDocument(text, source_name);
+  auto root = base::ParseJson(text, source_name);
   if (!root.ok()) return root.status();
   auto error = [&](std::string_view pointer, std::string_view sentence) {
-    return DocumentError(source_name, pointer, sentence);
+    return base::JsonError(source_name, pointer, sentence);
   };
   if (!root->is_object()) {
-    return error("", fmt::format("expected a baseline object, got {}", JsonKindName(*root)));
+    return error("", fmt::format("expected a baseline object, got {}", base::JsonKindName(*root)));
   }
   auto format = root->find("fsmove_baseline");
   if (format == root->end()) {
@@ -60,9 +61,9 @@ absl::StatusOr<Baseline> Baseline::Parse(std::string_view text, std::string_view
   b.source_name_ = std::string(source_name);
   for (size_t i = 0; i < findings->size(); ++i) {
     const nlohmann::json& item = (*findings)[i];
-    std::string pointer = fmt::format("/findings/{}", i);
+    std::string pointer = base::JsonPointer("/findings", i);
     if (!item.is_object()) {
-      return error(pointer, fmt::format("expected an object, got {}", JsonKindName(item)));
+      return error(pointer, fmt::format("expected an object, got {}", base::JsonKindName(item)));
     }
     auto fp = item.find("fingerprint");
     if (fp == item.end() || !fp->is_string() || !IsFingerprint(fp->get_ref<const std::string&>())) {
@@ -83,7 +84,7 @@ absl::StatusOr<Baseline> Baseline::Parse(std::string_view text, std::string_view
 }
 
 absl::StatusOr<Baseline> Baseline::LoadFile(const std::string& path) {
-  auto text = ReadDocument(path, "baseline");
+  auto text = base::ReadFile(path, "baseline");
   if (!text.ok()) return text.status();
   return Parse(*text, path);
 }

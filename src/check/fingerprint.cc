@@ -4,7 +4,7 @@
 #include <algorithm>
 
 #include "fmt/format.h"
-#include "fsmove/check/sha256.h"
+#include "fsmove/base/sha256.h"
 
 namespace fsmove::check {
 namespace {
@@ -25,7 +25,7 @@ std::string FindingFingerprint(FaultKind kind, std::string_view source_ref,
   AppendField(text, source_ref);
   AppendField(text, target_ref);
   for (const std::string& p : paths) AppendField(text, p);
-  return Sha256Hex(text).substr(0, 32);
+  return base::Sha256Hex(text).substr(0, 32);
 }
 
 }  // namespace fsmove::check

@@ -4,10 +4,11 @@
 
 #include <filesystem>
 
-#include "absl/strings/str_cat.h"
 #include "fmt/format.h"
+#include "fsmove/base/errno_status.h"
+#include "fsmove/base/json_reader.h"
+#include "fsmove/base/read_file.h"
 #include "fsmove/catalog/resource_ref.h"
-#include "fsmove/check/json_document.h"
 #include "fsmove/check/path_filter.h"
 
 namespace fsmove::check {
@@ -22,11 +23,11 @@ class ConfigParser {
   }
 
   absl::StatusOr<ProjectConfig> Parse(std::string_view text) {
-    auto root = ParseDocument(text, source_);
+    auto root = base::ParseJson(text, source_);
     if (!root.ok()) return root.status();
     if (!root->is_object()) return WrongType("", "an object", *root);
     for (const auto& [key, value] : root->items()) {
-      std::string pointer = absl::StrCat("/", PointerToken(key));
+      std::string pointer = base::JsonPointer("", key);
       absl::Status st;
       if (key == "$schema") {
         if (!value.is_string()) st = WrongType(pointer, "a string", value);
@@ -68,11 +69,11 @@ class ConfigParser {
 
  private:
   absl::Status Error(std::string_view pointer, std::string_view sentence) const {
-    return DocumentError(source_, pointer, sentence);
+    return base::JsonError(source_, pointer, sentence);
   }
   absl::Status WrongType(std::string_view pointer, std::string_view expected,
                          const Json& value) const {
-    return Error(pointer, fmt::format("expected {}, got {}", expected, JsonKindName(value)));
+    return base::JsonTypeError(source_, pointer, expected, value);
   }
 
   absl::Status Ref(const std::string& pointer, const std::string& ref) const {
@@ -89,7 +90,7 @@ class ConfigParser {
                           std::vector<std::string>* out, Check check) const {
     if (!value.is_array()) return WrongType(pointer, "an array of strings", value);
     for (size_t i = 0; i < value.size(); ++i) {
-      std::string p = fmt::format("{}/{}", pointer, i);
+      std::string p = base::JsonPointer(pointer, i);
       if (!value[i].is_string()) return WrongType(p, "a string", value[i]);
       const std::string& s = value[i].get_ref<const std::string&>();
       if (absl::Status st = check(p, s); !st.ok()) return st;
@@ -101,13 +102,13 @@ class ConfigParser {
   absl::Status Pairs(const std::string& pointer, const Json& value) {
     if (!value.is_array()) return WrongType(pointer, "an array of objects", value);
     for (size_t i = 0; i < value.size(); ++i) {
-      std::string p = fmt::format("{}/{}", pointer, i);
+      std::string p = base::JsonPointer(pointer, i);
       const Json& item = value[i];
       if (!item.is_object()) return WrongType(p, "an object with source, target and reason", item);
       IgnoredPair pair;
       pair.json_pointer = p;
       for (const auto& [key, v] : item.items()) {
-        std::string kp = p + "/" + PointerToken(key);
+        std::string kp = base::JsonPointer(p, key);
         if (key != "source" && key != "target" && key != "reason" && key != "rule") {
           return Error(kp, "unknown key (expected source, target, reason or rule)");
         }
@@ -156,7 +157,7 @@ absl::StatusOr<ProjectConfig> ParseProjectConfig(std::string_view text,
 }
 
 absl::StatusOr<ProjectConfig> LoadProjectConfigFile(const std::string& path) {
-  auto text = ReadDocument(path, "configuration");
+  auto text = base::ReadFile(path, "configuration");
   if (!text.ok()) return text.status();
   return ParseProjectConfig(*text, path);
 }
@@ -167,8 +168,8 @@ absl::StatusOr<ProjectConfig> LoadProjectConfig(const std::string& dir) {
   std::filesystem::file_status status = std::filesystem::symlink_status(path, error);
   if (error == std::errc::no_such_file_or_directory) return ProjectConfig{};  // none: fine
   if (error) {  // EACCES, ENOTDIR...: the project may have one we cannot see
-    return absl::InvalidArgumentError(
-        fmt::format("{}: cannot read configuration: {}", path.string(), error.message()));
+    return base::ErrnoStatus(fmt::format("cannot read configuration {}", path.string()),
+                             error.value());
   }
   if (!std::filesystem::exists(status)) return ProjectConfig{};
   return LoadProjectConfigFile(path.string());

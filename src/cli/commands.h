@@ -11,7 +11,7 @@
 
 #include "CLI/CLI.hpp"
 #include "absl/status/status.h"
-#include "fsmove/report/output_file.h"
+#include "fsmove/base/output_file.h"
 
 namespace fsmove::cli {
 
@@ -44,7 +44,7 @@ class ReportOutput {
   // Null (after printing the error) when the file cannot be written.
   std::ostream* Open(const std::string& path) {
     if (path.empty()) return &std::cout;
-    auto file = report::OutputFile::Open(path);
+    auto file = base::OutputFile::Open(path);
     if (!file.ok()) {
       std::cerr << "fsmove: error: " << file.status().message() << "\n";
       return nullptr;
@@ -65,7 +65,7 @@ class ReportOutput {
   }
 
  private:
-  std::unique_ptr<report::OutputFile> file_;
+  std::unique_ptr<base::OutputFile> file_;
 };
 
 // Every output `paths` names (empty: none) can be written, checked before a long run so that
@@ -73,7 +73,7 @@ class ReportOutput {
 inline bool CheckOutputs(std::initializer_list<const std::string*> paths) {
   for (const std::string* p : paths) {
     if (p->empty()) continue;
-    if (absl::Status st = report::CheckWritable(*p); !st.ok()) {
+    if (absl::Status st = base::CheckWritable(*p); !st.ok()) {
       std::cerr << "fsmove: error: " << st.message() << "\n";
       return false;
     }

@@ -11,7 +11,7 @@
 #include "fmt/format.h"
 #include "fsmove/fstrace/lowering.h"
 #include "fsmove/graph/puppet_graph.h"
-#include "fsmove/report/output_file.h"
+#include "fsmove/base/output_file.h"
 #include "fsmove/trace/line_reader.h"
 
 namespace fsmove::cli {
@@ -50,7 +50,7 @@ void ReadPuppetGraph(const std::string& work, const std::string& save_graph,
   }
   result->puppet_graph = std::move(*text);
   if (save_graph.empty()) return;
-  if (absl::Status st = report::WriteOutputFile(save_graph, result->puppet_graph); !st.ok()) {
+  if (absl::Status st = base::WriteOutputFile(save_graph, result->puppet_graph); !st.ok()) {
     std::string note = fmt::format("cannot write Puppet's graph to {}: {}", save_graph,
                                    std::string(st.message()));
     result->notes.push_back(note);

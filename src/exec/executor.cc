@@ -14,13 +14,14 @@
 
 #include "absl/status/status.h"
 #include "fmt/format.h"
-#include "fsmove/catalog/input_file.h"
+#include "fsmove/base/errno_status.h"
+#include "fsmove/base/read_file.h"
 #include "fsmove/exec/memory_limit.h"
 #include "fsmove/exec/preflight.h"
 #include "fsmove/exec/process.h"
 #include "fsmove/exec/puppet_command.h"
 #include "fsmove/exec/supervisor_watch.h"
-#include "fsmove/report/output_file.h"
+#include "fsmove/base/output_file.h"
 
 namespace fsmove::exec {
 namespace {
@@ -33,7 +34,7 @@ constexpr size_t kMaxPuppetLogBytes = size_t{512} << 20;
 // An output the user named (--puppet-log, --save-catalog): written by us, from memory, whole
 // (a temporary file renamed into place).
 absl::Status WriteWholeFile(const std::string& path, std::string_view text) {
-  return report::WriteOutputFile(path, text);
+  return base::WriteOutputFile(path, text);
 }
 
 // A private (0700) fsmove-check.XXXXXX under --work-dir, $TMPDIR or /tmp: it holds the
@@ -46,7 +47,7 @@ absl::StatusOr<std::string> MakeWorkDir(const CheckRequest& request) {
     parent = tmp != nullptr && *tmp != '\0' ? tmp : "/tmp";
   }
   std::string tmpl = parent + "/fsmove-check.XXXXXX";
-  if (mkdtemp(tmpl.data()) == nullptr) return Errno(fmt::format("cannot create {}", tmpl));
+  if (mkdtemp(tmpl.data()) == nullptr) return base::ErrnoStatus(fmt::format("cannot create {}", tmpl));
   return tmpl;
 }
 
@@ -101,7 +102,7 @@ absl::StatusOr<SandboxSpec> PrepareSandbox(const CheckRequest& request,
     std::string links = work + "/" + kModuleLinks;
     mkdir(links.c_str(), 0755);
     if (symlink(target.module_dir.c_str(), (links + "/" + target.module_name).c_str()) != 0) {
-      return Errno(fmt::format("cannot link the module into {}", links));
+      return base::ErrnoStatus(fmt::format("cannot link the module into {}", links));
     }
     modulepath.push_back(inside + "/" + kModuleLinks);
   }
@@ -116,7 +117,7 @@ absl::StatusOr<SandboxSpec> PrepareSandbox(const CheckRequest& request,
                          "json", "--log_level", "err", "--manifest", manifest};
     if (!mp.empty()) spec.compile_argv.insert(spec.compile_argv.end(), {"--modulepath", mp});
     spec.compile_argv.push_back(CertName());
-  } else if (absl::Status st = report::WriteOutputFile(work + "/" + kCatalogFile, request.apply_catalog);
+  } else if (absl::Status st = base::WriteOutputFile(work + "/" + kCatalogFile, request.apply_catalog);
              !st.ok()) {
     return st;
   }
@@ -164,7 +165,7 @@ void RecordRun(const CheckRequest& request, const std::string& work, int work_fd
   // Code in the sandbox may have replaced the log (a symlink to a root-only host file, a
   // FIFO): read it as an untrusted file, and write the copy ourselves.
   absl::StatusOr<std::string> log_text =
-      catalog::ReadUntrustedFile(work_fd, kPuppetLog, "Puppet's log", kMaxPuppetLogBytes);
+      base::ReadUntrustedFile(work_fd, kPuppetLog, "Puppet's log", kMaxPuppetLogBytes);
   if (!log_text.ok() && !absl::IsNotFound(log_text.status())) {
     result->notes.push_back(fmt::format("Puppet's log not read: {}", std::string(log_text.status().message())));
   }
@@ -192,7 +193,7 @@ void RecordRun(const CheckRequest& request, const std::string& work, int work_fd
     a.seconds = ran.seconds;
     const std::string name = ReapplyLogName(a.index);
     absl::StatusOr<std::string> text =
-        catalog::ReadUntrustedFile(work_fd, name, "Puppet's log", kMaxPuppetLogBytes);
+        base::ReadUntrustedFile(work_fd, name, "Puppet's log", kMaxPuppetLogBytes);
     if (!text.ok()) {
       result->notes.push_back(fmt::format("the log of apply {} not read: {}", a.index,
                                          std::string(text.status().message())));
@@ -233,7 +234,7 @@ void RecordRun(const CheckRequest& request, const std::string& work, int work_fd
     result->error = report.errors.front();
   } else if (report.compiled && report.compile_code != 0) {
     result->end = RunEnd::kCompileFailed;
-    result->compile_log = ReadWholeFile(work + "/" + kCompileLog);
+    result->compile_log = base::ReadFile(work + "/" + kCompileLog).value_or("");
   } else if (report.timed_out) {
     result->end = RunEnd::kTimedOut;
   } else if (!report.applied) {
@@ -290,7 +291,7 @@ absl::StatusOr<RunResult> RunCheck(const CheckRequest& request, const TraceConsu
   // The work directory as a directory fd: files code in the sandbox could have replaced are
   // opened relative to it, never through a symlink.
   const int work_fd = open(work->c_str(), O_PATH | O_DIRECTORY | O_CLOEXEC);
-  if (work_fd < 0) return Errno(fmt::format("cannot open {}", *work));
+  if (work_fd < 0) return base::ErrnoStatus(fmt::format("cannot open {}", *work));
   struct WorkFdCloser {
     int fd;
     ~WorkFdCloser() { close(fd); }

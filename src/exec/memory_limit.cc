@@ -16,6 +16,8 @@
 #include <vector>
 
 #include "fmt/format.h"
+#include "fsmove/base/errno_status.h"
+#include "fsmove/base/read_file.h"
 
 namespace fsmove::exec {
 namespace {
@@ -27,21 +29,11 @@ bool WriteText(const std::string& path, const std::string& text) {
   return static_cast<bool>(out);
 }
 
-std::string ReadText(const std::string& path) {
-  std::ifstream in(path);
-  std::stringstream s;
-  s << in.rdbuf();
-  return s.str();
-}
+// Kernel files (/proc, cgroupfs): "" when absent, as for a cgroup already gone.
+std::string ReadText(const std::string& path) { return base::ReadFile(path).value_or(""); }
 
 std::string ReadAt(int dir_fd, const char* name) {
-  int fd = openat(dir_fd, name, O_RDONLY | O_CLOEXEC);
-  if (fd < 0) return "";
-  std::string text;
-  char buf[4096];
-  for (ssize_t n; (n = read(fd, buf, sizeof buf)) > 0;) text.append(buf, static_cast<size_t>(n));
-  close(fd);
-  return text;
+  return base::ReadUntrustedFile(dir_fd, name, "", base::kMaxDocumentBytes).value_or("");
 }
 
 uint64_t CounterIn(const std::string& text, const std::string& key) {
@@ -264,8 +256,7 @@ absl::StatusOr<MemoryLimit> MemoryLimit::Make(uint64_t limit_bytes, const std::s
   m.dir_ = place->dir;
   m.v2_ = place->v2;
   if (mkdir(m.dir_.c_str(), 0755) != 0 && errno != EEXIST) {
-    return absl::FailedPreconditionError(
-        fmt::format("cannot make the cgroup {}: {}", m.dir_, std::strerror(errno)));
+    return base::ErrnoStatus(fmt::format("cannot make the cgroup {}", m.dir_));
   }
   const std::string file = m.v2_ ? "memory.max" : "memory.limit_in_bytes";
   const std::string limit = limit_bytes > 0 ? std::to_string(limit_bytes) : m.v2_ ? "max" : "-1";
@@ -332,14 +323,12 @@ absl::StatusOr<SystemdCgroup> SystemdCgroup::Make(const std::string& mount_dir,
     return absl::InvalidArgumentError(fmt::format("not a cgroup name: '{}'", name));
   }
   if (mkdir(mount_dir.c_str(), 0700) != 0 && errno != EEXIST) {
-    return absl::FailedPreconditionError(
-        fmt::format("cannot make {}: {}", mount_dir, std::strerror(errno)));
+    return base::ErrnoStatus(fmt::format("cannot make {}", mount_dir));
   }
   if (mount("cgroup2", mount_dir.c_str(), "cgroup2", MS_NOSUID | MS_NODEV | MS_NOEXEC, nullptr) != 0) {
     int e = errno;
     rmdir(mount_dir.c_str());
-    return absl::FailedPreconditionError(
-        fmt::format("cannot mount the cgroup2 hierarchy: {}", std::strerror(e)));
+    return base::ErrnoStatus("cannot mount the cgroup2 hierarchy", e);
   }
   const std::string parent = mount_dir + ReadOwnCgroups().v2_parent();
   SystemdCgroup c;
@@ -348,8 +337,7 @@ absl::StatusOr<SystemdCgroup> SystemdCgroup::Make(const std::string& mount_dir,
     int e = errno;
     umount2(mount_dir.c_str(), MNT_DETACH);
     rmdir(mount_dir.c_str());
-    return absl::FailedPreconditionError(
-        fmt::format("cannot make the cgroup {}/{}: {}", parent, name, std::strerror(e)));
+    return base::ErrnoStatus(fmt::format("cannot make the cgroup {}/{}", parent, name), e);
   }
   c.name_ = name;
   return c;

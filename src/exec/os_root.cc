@@ -15,9 +15,12 @@
 #include <ctime>
 #include <filesystem>
 #include <fstream>
+#include <sstream>
 #include <iostream>
 
 #include "fmt/format.h"
+#include "fsmove/base/errno_status.h"
+#include "fsmove/base/read_file.h"
 #include "fsmove/exec/process.h"
 #include "nlohmann/json.hpp"
 
@@ -123,7 +126,9 @@ std::string UtcNow() {
 }  // namespace
 
 std::string PuppetPackageVersion(const std::string& root_dir) {
-  std::ifstream in((root_dir == "/" ? std::string() : root_dir) + "/var/lib/dpkg/status");
+  std::istringstream in(
+      base::ReadFile((root_dir == "/" ? std::string() : root_dir) + "/var/lib/dpkg/status")
+          .value_or(""));
   std::string line, package, version, status;
   std::string agent, puppet;
   auto end_paragraph = [&] {
@@ -203,13 +208,14 @@ absl::StatusOr<OsRoot> BuildRoot(const std::string& name, const RootBuildOptions
   }
   const std::string cache = RootCacheDir();
   const int lock = OpenLock(name);
-  if (lock < 0) return Errno(fmt::format("cannot open the lock file of {} in {}", name, cache));
+  if (lock < 0)
+    return base::ErrnoStatus(fmt::format("cannot open the lock file of {} in {}", name, cache));
   struct Unlock {
     int fd;
     ~Unlock() { close(fd); }
   } unlock{lock};
   while (flock(lock, LOCK_EX) != 0) {
-    if (errno != EINTR) return Errno("flock");
+    if (errno != EINTR) return base::ErrnoStatus("flock");
   }
   const std::string dir = cache + "/" + name;
   // Another process may have built it while this one waited for the lock.
@@ -249,9 +255,10 @@ absl::StatusOr<OsRoot> BuildRoot(const std::string& name, const RootBuildOptions
   const std::string old = fmt::format("{}/.{}.old-{}", cache, name, getpid());
   if (Exists(dir) && rename(dir.c_str(), old.c_str()) != 0) {
     fs::remove_all(building, ec);
-    return Errno(fmt::format("cannot move the old {} aside", dir));
+    return base::ErrnoStatus(fmt::format("cannot move the old {} aside", dir));
   }
-  if (rename(building.c_str(), dir.c_str()) != 0) return Errno(fmt::format("cannot rename into {}", dir));
+  if (rename(building.c_str(), dir.c_str()) != 0)
+    return base::ErrnoStatus(fmt::format("cannot rename into {}", dir));
   fs::remove_all(old, ec);
   OsRoot root = Describe(name, dir);
   const double seconds =
@@ -274,7 +281,7 @@ absl::Status RemoveRoot(const std::string& name) {
   const std::string dir = RootCacheDir() + "/" + name;
   if (!Exists(dir)) return absl::NotFoundError(fmt::format("the root {} is not built", name));
   const int lock = OpenLock(name);
-  if (lock < 0) return Errno("cannot open the lock file");
+  if (lock < 0) return base::ErrnoStatus("cannot open the lock file");
   // A check that runs on it holds a shared lock: wait for it.
   while (flock(lock, LOCK_EX) != 0 && errno == EINTR) {
   }

@@ -2,11 +2,11 @@
 #include "fsmove/exec/process.h"
 
 #include <fcntl.h>
-#include <sys/prctl.h>
 #include <poll.h>
 #include <pwd.h>
 #include <sched.h>
 #include <signal.h>
+#include <sys/prctl.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -18,6 +18,7 @@
 
 #include "absl/status/status.h"
 #include "fmt/format.h"
+#include "fsmove/base/errno_status.h"
 
 namespace fsmove::exec {
 namespace {
@@ -75,7 +76,7 @@ absl::StatusOr<pid_t> Spawn(const std::vector<std::string>& argv, const SpawnOpt
   }
   int report[2];
   if (pipe2(report, O_CLOEXEC) != 0) {
-    return absl::InternalError(fmt::format("pipe: {}", std::strerror(errno)));
+    return base::ErrnoStatus("pipe");
   }
   int null_fd = -1;
   if (options.stdin_fd < 0) {
@@ -83,7 +84,7 @@ absl::StatusOr<pid_t> Spawn(const std::vector<std::string>& argv, const SpawnOpt
     if (null_fd < 0) {
       close(report[0]);
       close(report[1]);
-      return absl::InternalError(fmt::format("/dev/null: {}", std::strerror(errno)));
+      return base::ErrnoStatus("/dev/null");
     }
   }
   const pid_t parent = getpid();
@@ -93,7 +94,7 @@ absl::StatusOr<pid_t> Spawn(const std::vector<std::string>& argv, const SpawnOpt
     close(report[0]);
     close(report[1]);
     if (null_fd >= 0) close(null_fd);
-    return absl::InternalError(fmt::format("fork: {}", std::strerror(err)));
+    return base::ErrnoStatus("fork", err);
   }
   if (pid == 0) {
     close(report[0]);
@@ -152,7 +153,7 @@ absl::StatusOr<pid_t> Spawn(const std::vector<std::string>& argv, const SpawnOpt
     int stage = msg[0] >= 0 && msg[0] < 5 ? msg[0] : 0;
     std::string what = stage == 0 ? fmt::format("cannot run {}", argv[0])
                                    : fmt::format("cannot start {} ({})", argv[0], kStages[stage]);
-    return absl::FailedPreconditionError(fmt::format("{}: {}", what, std::strerror(msg[1])));
+    return base::ErrnoStatus(what, msg[1]);
   }
   return pid;
 }
@@ -240,17 +241,6 @@ absl::StatusOr<CapturedRun> RunCaptured(const std::vector<std::string>& argv,
   close(err[0]);
   if (!pid.ok()) return pid.status();
   return run;
-}
-
-std::string ReadWholeFile(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  std::stringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
-}
-
-absl::Status Errno(std::string_view what) {
-  return absl::FailedPreconditionError(fmt::format("{}: {}", what, std::strerror(errno)));
 }
 
 std::vector<int> AllowedCpus() {

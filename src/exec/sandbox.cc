@@ -29,7 +29,10 @@
 
 #include "absl/status/status.h"
 #include "fmt/format.h"
-#include "fsmove/check/sha256.h"
+#include "fsmove/base/errno_status.h"
+#include "fsmove/base/read_file.h"
+#include "fsmove/base/sha256.h"
+#include "fsmove/catalog/catalog.h"
 #include "fsmove/exec/local_sources.h"
 #include "fsmove/exec/memory_limit.h"
 #include "fsmove/exec/process.h"
@@ -110,7 +113,7 @@ absl::Status Mount(const std::string& source, const std::string& target, const c
                    unsigned long flags, const std::string& data = "") {
   if (mount(source.c_str(), target.c_str(), type, flags,
             data.empty() ? nullptr : data.c_str()) != 0) {
-    return Errno(fmt::format("mount {} on {}", type ? type : source, target));
+    return base::ErrnoStatus(fmt::format("mount {} on {}", type ? type : source, target));
   }
   return absl::OkStatus();
 }
@@ -132,11 +135,11 @@ bool UnderFreshMount(const std::string& p) {
 
 absl::Status WriteFile(const std::string& path, std::string_view text, mode_t mode) {
   int fd = open(path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, mode);
-  if (fd < 0) return Errno(fmt::format("write {}", path));
+  if (fd < 0) return base::ErrnoStatus(fmt::format("write {}", path));
   bool ok = write(fd, text.data(), text.size()) == static_cast<ssize_t>(text.size());
   if (fchmod(fd, mode) != 0) ok = false;
   close(fd);
-  return ok ? absl::OkStatus() : Errno(fmt::format("write {}", path));
+  return ok ? absl::OkStatus() : base::ErrnoStatus(fmt::format("write {}", path));
 }
 
 int OpenForWriting(const std::string& path, bool append = false) {
@@ -159,7 +162,7 @@ std::vector<ProcEntry> ListProcesses(const std::string& proc_dir) {
     char* end = nullptr;
     long pid = strtol(e->d_name, &end, 10);
     if (pid <= 0 || *end != '\0') continue;
-    std::string stat = ReadWholeFile(fmt::format("{}/{}/stat", proc_dir, pid));
+    std::string stat = base::ReadFile(fmt::format("{}/{}/stat", proc_dir, pid)).value_or("");
     size_t open_paren = stat.find('('), close_paren = stat.rfind(')');
     if (open_paren == std::string::npos || close_paren == std::string::npos) continue;
     ProcEntry p;
@@ -418,7 +421,7 @@ class Supervisor {
     // Inputs the overlay does not show as they are on the host: on a pinned root, all of them.
     const bool host_lower = spec_.lower_dir == "/";
     struct stat root_st;
-    if (stat("/", &root_st) != 0) return Errno("stat /");
+    if (stat("/", &root_st) != 0) return base::ErrnoStatus("stat /");
     for (const std::string& p : spec_.input_paths) {
       struct stat st;
       if (stat(p.c_str(), &st) != 0) continue;
@@ -439,7 +442,7 @@ class Supervisor {
     unlink(resolv.c_str());
     // The host's resolvers, unless they are on its loopback (a local stub resolver), which the
     // sandbox's own network cannot reach: then slirp4netns's DNS forwarder.
-    std::string resolvers = ReadWholeFile("/etc/resolv.conf");
+    std::string resolvers = base::ReadFile("/etc/resolv.conf").value_or("");
     if (resolvers.find("nameserver 127.") != std::string::npos ||
         resolvers.find("nameserver ::1") != std::string::npos) {
       resolvers = "# fsmove sandbox: slirp4netns's DNS forwarder\nnameserver 10.0.2.3\n";
@@ -465,10 +468,10 @@ class Supervisor {
     const std::string old_root = root_ + "/.fsmove-old-root";
     mkdir(old_root.c_str(), 0700);
     if (syscall(SYS_pivot_root, root_.c_str(), old_root.c_str()) != 0) {
-      return Errno(fmt::format("pivot_root to {}", root_));
+      return base::ErrnoStatus(fmt::format("pivot_root to {}", root_));
     }
-    if (chdir("/") != 0) return Errno("chdir / after pivot_root");
-    if (umount2("/.fsmove-old-root", MNT_DETACH) != 0) return Errno("detaching the old root");
+    if (chdir("/") != 0) return base::ErrnoStatus("chdir / after pivot_root");
+    if (umount2("/.fsmove-old-root", MNT_DETACH) != 0) return base::ErrnoStatus("detaching the old root");
     rmdir("/.fsmove-old-root");
     root_ = "/";
     proc_dir_ = "/proc";
@@ -493,10 +496,10 @@ class Supervisor {
                     CAP_SYS_TIME, CAP_MKNOD, CAP_AUDIT_CONTROL, CAP_MAC_OVERRIDE, CAP_MAC_ADMIN,
                     CAP_SYSLOG, CAP_WAKE_ALARM, CAP_BLOCK_SUSPEND}) {
       if (prctl(PR_CAPBSET_DROP, cap, 0, 0, 0) != 0 && errno != EINVAL) {
-        return Errno(fmt::format("dropping capability {} from the bounding set", cap));
+        return base::ErrnoStatus(fmt::format("dropping capability {} from the bounding set", cap));
       }
     }
-    if (prctl(PR_SET_DUMPABLE, 0, 0, 0, 0) != 0) return Errno("prctl(PR_SET_DUMPABLE)");
+    if (prctl(PR_SET_DUMPABLE, 0, 0, 0, 0) != 0) return base::ErrnoStatus("prctl(PR_SET_DUMPABLE)");
     return absl::OkStatus();
   }
 
@@ -517,7 +520,7 @@ class Supervisor {
                           Node{"random", 1, 8}, Node{"urandom", 1, 9}, Node{"tty", 5, 0}}) {
       std::string path = dev + "/" + n.name;
       if (mknod(path.c_str(), S_IFCHR | 0666, makedev(n.major, n.minor)) != 0) {
-        return Errno(fmt::format("mknod {}", path));
+        return base::ErrnoStatus(fmt::format("mknod {}", path));
       }
       chmod(path.c_str(), 0666);  // whatever the umask
     }
@@ -540,7 +543,7 @@ class Supervisor {
                           Link{"/proc/self/fd/0", "stdin"}, Link{"/proc/self/fd/1", "stdout"},
                           Link{"/proc/self/fd/2", "stderr"}}) {
       if (symlink(l.target, (dev + "/" + l.name).c_str()) != 0) {
-        return Errno(fmt::format("symlink {}/{}", dev, l.name));
+        return base::ErrnoStatus(fmt::format("symlink {}/{}", dev, l.name));
       }
     }
     return absl::OkStatus();
@@ -661,7 +664,7 @@ class Supervisor {
     if (raw >= 0) close(raw);
     if (log >= 0) close(log);
     c.code = ShellExitCode(st);
-    std::string text = ReadWholeFile(Host("catalog.raw"));
+    std::string text = base::ReadFile(Host("catalog.raw"), "", catalog::kMaxCatalogBytes).value_or("");
     unlink(Host("catalog.raw").c_str());
     size_t at = 0;
     bool found = false;
@@ -709,7 +712,7 @@ class Supervisor {
   // directory before the sandbox started. It is taken like a compiled one.
   bool LoadGivenCatalog() {
     status_.Send(status::Phase{"compile"});
-    catalog_text_ = ReadWholeFile(Host(kCatalogFile));
+    catalog_text_ = base::ReadFile(Host(kCatalogFile), "", catalog::kMaxCatalogBytes).value_or("");
     const bool found = !catalog_text_.empty();
     if (found) {
       NoteCatalogPackages();
@@ -943,7 +946,7 @@ class Supervisor {
   // (seconds since the epoch): "daemon PID START COMM".
   void ReportDaemons() {
     double boot = 0;
-    std::istringstream stat(ReadWholeFile(proc_dir_ + "/stat"));
+    std::istringstream stat(base::ReadFile(proc_dir_ + "/stat").value_or(""));
     for (std::string line; std::getline(stat, line);) {
       if (line.starts_with("btime ")) boot = std::atof(line.c_str() + 6);
     }
@@ -984,7 +987,7 @@ class Supervisor {
       constexpr off_t kMaxHashed = off_t{256} << 20;
       int fd = st.st_size <= kMaxHashed ? open(path.c_str(), O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC) : -1;
       if (fd >= 0) {
-        check::Sha256 h;
+        base::Sha256 h;
         char buf[1 << 16];
         ssize_t got;
         while ((got = read(fd, buf, sizeof buf)) > 0) h.Update(std::string_view(buf, static_cast<size_t>(got)));
@@ -1203,7 +1206,7 @@ int RunOnHost(SandboxSpec spec, int status_fd) {
   if (group) {
     std::vector<ProcEntry> left;
     for (pid_t pid : group->Members()) {
-      std::string comm = ReadWholeFile(fmt::format("/proc/{}/comm", pid));
+      std::string comm = base::ReadFile(fmt::format("/proc/{}/comm", pid)).value_or("");
       while (!comm.empty() && comm.back() == '\n') comm.pop_back();
       left.push_back(ProcEntry{pid, 0, std::move(comm)});
     }
@@ -1219,8 +1222,12 @@ int RunOnHost(SandboxSpec spec, int status_fd) {
 int SandboxMain(const std::string& spec_file, int status_fd) {
   fcntl(status_fd, F_SETFD, FD_CLOEXEC);  // Puppet and strace must not hold it
   StatusWriter status(status_fd);
-  std::string text = ReadWholeFile(spec_file);
-  nlohmann::json j = nlohmann::json::parse(text, nullptr, false);
+  absl::StatusOr<std::string> text = base::ReadFile(spec_file, "the sandbox spec");
+  if (!text.ok()) {  // not "not JSON": a missing spec is a missing spec
+    status.Send(status::Error{std::string(text.status().message())});
+    return 2;
+  }
+  nlohmann::json j = nlohmann::json::parse(*text, nullptr, false);
   absl::StatusOr<SandboxSpec> spec =
       j.is_discarded() ? absl::InvalidArgumentError("not JSON") : SandboxSpecFromJson(j);
   if (!spec.ok()) {

@@ -14,7 +14,9 @@
 
 #include "absl/status/status.h"
 #include "fmt/format.h"
-#include "fsmove/catalog/input_file.h"
+#include "fsmove/base/errno_status.h"
+#include "fsmove/base/read_file.h"
+#include "fsmove/catalog/catalog.h"
 #include "fsmove/exec/memory_limit.h"
 #include "fsmove/exec/process.h"
 #include "fsmove/exec/sandbox.h"
@@ -34,7 +36,7 @@ extern "C" void OnSignal(int sig) { g_signal.store(sig); }
 // supervisor waits for that before the apply), so nothing the module does later in the
 // sandbox changes what the analysis reads.
 void TakeCatalog(int work_fd, SupervisorReport* r) {
-  auto text = catalog::ReadUntrustedFile(work_fd, kCatalogFile, "a compiled catalog",
+  auto text = base::ReadUntrustedFile(work_fd, kCatalogFile, "the compiled catalog",
                                          catalog::kMaxCatalogBytes);
   if (text.ok()) {
     r->catalog_text = std::move(*text);
@@ -126,7 +128,7 @@ SupervisorWatch::~SupervisorWatch() {
 absl::StatusOr<std::unique_ptr<SupervisorWatch>> SupervisorWatch::Start(
     SupervisorWatchOptions options) {
   int status_pipe[2];
-  if (pipe2(status_pipe, O_CLOEXEC) != 0) return Errno("pipe");
+  if (pipe2(status_pipe, O_CLOEXEC) != 0) return base::ErrnoStatus("pipe");
   std::unique_ptr<SupervisorWatch> watch(new SupervisorWatch(std::move(options)));
   // The keeper: a fresh fsmove process (single-threaded when it unshares namespaces), in its
   // own session (Ctrl-C reaches only us, and we end the run in order), that dies with us.

@@ -9,6 +9,7 @@
 
 #include "absl/status/status.h"
 #include "fmt/format.h"
+#include "fsmove/base/read_file.h"
 #include "nlohmann/json.hpp"
 
 namespace fsmove::exec {
@@ -26,10 +27,9 @@ absl::Status ReadMetadata(const fs::path& dir, ResolvedTarget* t) {
   fs::path meta = dir / "metadata.json";
   std::error_code ec;
   if (!fs::exists(meta, ec)) return absl::OkStatus();
-  std::ifstream in(meta);
-  std::stringstream text;
-  text << in.rdbuf();
-  nlohmann::json j = nlohmann::json::parse(text.str(), nullptr, /*allow_exceptions=*/false);
+  absl::StatusOr<std::string> text = base::ReadFile(meta.string(), "module metadata");
+  if (!text.ok()) return text.status();
+  nlohmann::json j = nlohmann::json::parse(*text, nullptr, /*allow_exceptions=*/false);
   if (j.is_discarded() || !j.is_object()) {
     return absl::InvalidArgumentError(fmt::format("{}: not a JSON object", meta.string()));
   }

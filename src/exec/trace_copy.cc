@@ -9,6 +9,7 @@
 
 #include "absl/status/status.h"
 #include "fmt/format.h"
+#include "fsmove/base/errno_status.h"
 
 namespace fsmove::exec {
 namespace {
@@ -82,8 +83,7 @@ class ZstdCopy : public FileCopy {
 absl::StatusOr<std::unique_ptr<TraceCopy>> TraceCopy::Create(const std::string& path) {
   std::FILE* f = std::fopen(path.c_str(), "wbe");
   if (f == nullptr) {
-    return absl::FailedPreconditionError(
-        fmt::format("cannot write {}: {}", path, std::strerror(errno)));
+    return base::ErrnoStatus(fmt::format("cannot write {}", path));
   }
   if (path.size() > 4 && path.ends_with(".zst")) {
     return std::unique_ptr<TraceCopy>(std::make_unique<ZstdCopy>(f, path));

@@ -11,18 +11,19 @@
 
 #include "absl/status/status.h"
 #include "fmt/format.h"
+#include "fsmove/base/errno_status.h"
 #include "fsmove/exec/process.h"
 
 namespace fsmove::exec {
 
 absl::StatusOr<TraceFifo> TraceFifo::Create(const std::string& path) {
-  if (mkfifo(path.c_str(), 0600) != 0) return Errno(fmt::format("mkfifo {}", path));
+  if (mkfifo(path.c_str(), 0600) != 0) return base::ErrnoStatus(fmt::format("mkfifo {}", path));
   TraceFifo fifo;
   fifo.read_fd = open(path.c_str(), O_RDONLY | O_NONBLOCK | O_CLOEXEC);
-  if (fifo.read_fd < 0) return Errno(fmt::format("open {}", path));
+  if (fifo.read_fd < 0) return base::ErrnoStatus(fmt::format("open {}", path));
   fifo.write_fd = open(path.c_str(), O_WRONLY | O_CLOEXEC);
   if (fifo.write_fd < 0) {
-    absl::Status st = Errno(fmt::format("open {}", path));
+    absl::Status st = base::ErrnoStatus(fmt::format("open {}", path));
     close(fifo.read_fd);
     return st;
   }
@@ -45,7 +46,7 @@ absl::StatusOr<size_t> TraceStream::Read(char* buf, size_t n) {
   for (;;) {
     pollfd p{fd_, POLLIN, 0};
     int r = poll(&p, 1, 200);
-    if (r < 0 && errno != EINTR) return absl::ErrnoToStatus(errno, "poll on the trace FIFO");
+    if (r < 0 && errno != EINTR) return base::ErrnoStatus("poll on the trace FIFO");
     if (r > 0) {
       ssize_t got = read(fd_, buf, n);
       if (got >= 0) {
@@ -55,7 +56,7 @@ absl::StatusOr<size_t> TraceStream::Read(char* buf, size_t n) {
         }
         return static_cast<size_t>(got);
       }
-      if (errno != EINTR && errno != EAGAIN) return absl::ErrnoToStatus(errno, "read failed");
+      if (errno != EINTR && errno != EAGAIN) return base::ErrnoStatus("read failed");
       continue;
     }
     if (run_over_->load()) {

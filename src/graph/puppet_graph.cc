@@ -1,6 +1,5 @@
 // Puppet's own relationship graph (`puppet apply --graph`): a reader for the DOT it writes,
 // and the mapping of its vertices and edges onto the catalog it applied.
-#include "fsmove/catalog/input_file.h"
 #include "fsmove/graph/puppet_graph.h"
 
 #include <fcntl.h>
@@ -16,6 +15,7 @@
 #include "absl/container/flat_hash_map.h"
 #include "absl/container/flat_hash_set.h"
 #include "absl/status/status.h"
+#include "fsmove/base/read_file.h"
 #include "fsmove/catalog/file_path.h"
 #include "fsmove/catalog/managed_paths.h"
 #include "fsmove/catalog/resource_ref.h"
@@ -336,7 +336,7 @@ absl::StatusOr<DotGraph> ParseDot(std::string_view text, std::string_view source
 }
 
 absl::StatusOr<std::string> ReadPuppetGraphFile(int dir_fd, const std::string& name) {
-  return catalog::ReadUntrustedFile(dir_fd, name, "a graph Puppet wrote", kMaxPuppetGraphBytes);
+  return base::ReadUntrustedFile(dir_fd, name, "Puppet's graph", kMaxPuppetGraphBytes);
 }
 
 PuppetGraph MapPuppetGraph(DotGraph dot, std::string_view source_name,

@@ -11,7 +11,7 @@
 #include "fsmove/graph/puppet_graph.h"
 #include "fsmove/report/json_output.h"
 #include "fsmove/report/junit.h"
-#include "fsmove/report/output_file.h"
+#include "fsmove/base/output_file.h"
 #include "fsmove/report/sarif.h"
 #include "fsmove/report/source_root.h"
 #include "fsmove/report/terminal_text.h"
@@ -48,7 +48,7 @@ class Destination {
       if (stream_ == nullptr) return absl::InvalidArgumentError("no stream for the report");
       return absl::OkStatus();
     }
-    auto file = report::OutputFile::Open(path);
+    auto file = base::OutputFile::Open(path);
     if (!file.ok()) return file.status();
     file_ = std::move(*file);
     stream_ = &file_->stream();
@@ -67,7 +67,7 @@ class Destination {
   }
 
  private:
-  std::unique_ptr<report::OutputFile> file_;
+  std::unique_ptr<base::OutputFile> file_;
   std::ostream* stream_ = nullptr;
 };
 
@@ -103,7 +103,7 @@ absl::Status WriteBaseline(const std::string& path, const check::CheckResult& re
   std::string text = check::BaselineToJson(accepted, cat)
                          .dump(2, ' ', false, nlohmann::ordered_json::error_handler_t::replace) +
                      "\n";
-  if (absl::Status st = report::WriteOutputFile(path, text); !st.ok()) return st;
+  if (absl::Status st = base::WriteOutputFile(path, text); !st.ok()) return st;
   if (note) {
     note(absl::StrCat("wrote ", accepted.size(), " finding", accepted.size() == 1 ? "" : "s",
                       " to baseline ", path));

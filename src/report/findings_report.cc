@@ -3,7 +3,7 @@
 #include "fsmove/report/findings_report.h"
 
 #include "fmt/format.h"
-#include "fsmove/check/sha256.h"
+#include "fsmove/base/sha256.h"
 #include "fsmove/fstrace/lowering.h"
 
 namespace fsmove::report {
@@ -202,7 +202,7 @@ std::string NotIdempotentFix(const NotIdempotent& n, const catalog::Catalog& cat
 }
 
 std::string NotIdempotentFingerprint(const NotIdempotent& n) {
-  std::string hex = check::Sha256Hex("fsmove-finding/v1\nnot-idempotent\n" + n.resource);
+  std::string hex = base::Sha256Hex("fsmove-finding/v1\nnot-idempotent\n" + n.resource);
   return hex.substr(0, 32);
 }
 

@@ -8,8 +8,8 @@
 #include <sstream>
 
 #include "fmt/format.h"
-#include "fsmove/catalog/input_file.h"
-#include "fsmove/check/sha256.h"
+#include "fsmove/base/read_file.h"
+#include "fsmove/base/sha256.h"
 
 namespace fsmove::scan {
 
@@ -39,14 +39,14 @@ absl::StatusOr<std::vector<std::string>> ReadModuleList(const std::string& list_
     char chunk[64 * 1024];
     while (std::cin.read(chunk, sizeof chunk) || std::cin.gcount() > 0) {
       text.append(chunk, static_cast<size_t>(std::cin.gcount()));
-      if (text.size() > catalog::kMaxDocumentBytes) {
+      if (text.size() > base::kMaxDocumentBytes) {
         return absl::ResourceExhaustedError(fmt::format(
-            "the module list on standard input is larger than {} MiB", catalog::kMaxDocumentBytes >> 20));
+            "the module list on standard input is larger than {} MiB", base::kMaxDocumentBytes >> 20));
       }
     }
   } else {
     absl::StatusOr<std::string> read =
-        catalog::ReadInputFile(list_file, "module list", catalog::kMaxDocumentBytes);
+        base::ReadFile(list_file, "module list");
     if (!read.ok()) return read.status();
     text = std::move(*read);
   }
@@ -93,7 +93,7 @@ std::string ModuleDirName(std::string_view module) {
   }
   if (base.front() == '.') base.front() = '_';  // no hidden folders, no "..": never a path step
   if (base.size() > 64) base.resize(64);
-  return fmt::format("{}-{}", base, check::Sha256Hex(norm).substr(0, 8));
+  return fmt::format("{}-{}", base, base::Sha256Hex(norm).substr(0, 8));
 }
 
 }  // namespace fsmove::scan

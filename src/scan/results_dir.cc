@@ -12,7 +12,7 @@
 #include <sstream>
 
 #include "fmt/format.h"
-#include "fsmove/catalog/input_file.h"
+#include "fsmove/base/read_file.h"
 #include "fsmove/scan/module_list.h"
 
 namespace fsmove::scan {
@@ -46,8 +46,8 @@ absl::StatusOr<nlohmann::json> ReadJson(const std::string& path) {
   const std::string dir = p.has_parent_path() ? p.parent_path().string() : ".";
   const int dir_fd = open(dir.c_str(), O_PATH | O_DIRECTORY | O_CLOEXEC);
   if (dir_fd < 0) return absl::NotFoundError(fmt::format("{} is missing", path));
-  absl::StatusOr<std::string> text = catalog::ReadUntrustedFile(
-      dir_fd, p.filename().string(), "a results file", catalog::kMaxDocumentBytes);
+  absl::StatusOr<std::string> text = base::ReadUntrustedFile(dir_fd, p.filename().string(), "",
+                                                                 base::kMaxDocumentBytes);
   close(dir_fd);
   if (!text.ok()) {
     if (absl::IsNotFound(text.status())) {

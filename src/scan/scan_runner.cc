@@ -21,6 +21,7 @@
 
 #include "fmt/format.h"
 #include "fsmove/base/progress_line.h"
+#include "fsmove/base/read_file.h"
 #include "fsmove/exec/process.h"
 #include "fsmove/scan/cpu_placement.h"
 #include "fsmove/scan/module_list.h"
@@ -69,19 +70,6 @@ struct Running {
   int lock_fd = -1;       // the module folder's lock, shared with the check
 };
 
-// At most `max_bytes` of a file, in chunks: memory follows the file, not the cap (a 1 GiB
-// cap once meant a 1 GiB allocation per finished module).
-std::string ReadAll(const fs::path& p, size_t max_bytes) {
-  std::ifstream in(p, std::ios::binary);
-  std::string s;
-  char chunk[64 * 1024];
-  while (in && s.size() < max_bytes) {
-    in.read(chunk, static_cast<std::streamsize>(std::min(sizeof chunk, max_bytes - s.size())));
-    s.append(chunk, static_cast<size_t>(in.gcount()));
-  }
-  return s;
-}
-
 CheckOutcome Collect(const Running& r, int wait_status) {
   CheckOutcome o;
   o.exit_code = exec::ShellExitCode(wait_status);
@@ -90,12 +78,12 @@ CheckOutcome Collect(const Running& r, int wait_status) {
   const fs::path d(r.dir);
   std::error_code ec;
   if (fs::exists(d / kReportFile, ec)) {
-    std::string text = ReadAll(d / kReportFile, size_t{1} << 30);
+    std::string text = base::ReadFile((d / kReportFile).string(), "", size_t{1} << 30).value_or("");
     nlohmann::json j = nlohmann::json::parse(text, nullptr, false);
     if (!j.is_discarded() && j.is_object()) o.report = std::move(j);
   }
   o.has_catalog = fs::file_size(d / kCatalogFile, ec) > 0 && !ec;
-  o.check_log = ReadAll(d / kCheckLogFile, 1 << 20);
+  o.check_log = base::ReadFile((d / kCheckLogFile).string()).value_or("");
   return o;
 }
 

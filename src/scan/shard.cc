@@ -4,7 +4,7 @@
 #include <charconv>
 
 #include "fmt/format.h"
-#include "fsmove/check/sha256.h"
+#include "fsmove/base/sha256.h"
 
 namespace fsmove::scan {
 
@@ -50,7 +50,7 @@ std::vector<std::string> SelectShard(const std::vector<std::string>& canonical_m
 }
 
 std::string ModuleListDigest(const std::vector<std::string>& canonical_modules) {
-  check::Sha256 h;
+  base::Sha256 h;
   for (const auto& m : canonical_modules) {
     h.Update(m);
     h.Update(std::string_view("\n", 1));

@@ -148,7 +148,7 @@ TEST(CatalogLoaderTest, MissingFileIsAnError) {
   ASSERT_FALSE(catalog.ok());
   EXPECT_EQ(catalog.status().code(), absl::StatusCode::kNotFound);
   EXPECT_EQ(catalog.status().message(),
-            "/nonexistent/cat.json: cannot open catalog: No such file or directory");
+            "cannot read catalog /nonexistent/cat.json: No such file or directory");
 }
 
 TEST(CatalogLoaderTest, NotJson) {
@@ -167,20 +167,20 @@ TEST(CatalogLoaderTest, NotJson) {
 }
 
 TEST(CatalogLoaderTest, NotACatalog) {
-  EXPECT_EQ(LoadError("[1, 2]"), "cat.json: /: expected a catalog object, got array");
+  EXPECT_EQ(LoadError("[1, 2]"), "cat.json: /: expected a catalog object, got an array");
   EXPECT_EQ(LoadError("{}"),
             "cat.json: /resources: missing (a compiled catalog lists its resources there)");
   EXPECT_EQ(LoadError(R"({"resources": {}})"),
-            "cat.json: /resources: expected an array, got object");
+            "cat.json: /resources: expected an array, got an object");
   EXPECT_EQ(LoadError(R"({"resources": [], "edges": {}})"),
-            "cat.json: /edges: expected an array, got object");
+            "cat.json: /edges: expected an array, got an object");
   EXPECT_EQ(LoadError(R"({"resources": [], "name": 3})"),
-            "cat.json: /name: expected a string, got number");
+            "cat.json: /name: expected a string, got a number");
 }
 
 TEST(CatalogLoaderTest, MissingResourceFields) {
   EXPECT_EQ(LoadError(R"({"resources": ["File[/x]"]})"),
-            "cat.json: /resources/0: expected a resource object, got string");
+            "cat.json: /resources/0: expected a resource object, got a string");
   EXPECT_EQ(LoadError(R"({"resources": [{"title": "/x"}]})"),
             "cat.json: /resources/0/type: missing");
   EXPECT_EQ(LoadError(R"({"resources": [{"type": "File", "title": "/a"}, {"type": "File"}]})"),
@@ -212,7 +212,7 @@ TEST(CatalogLoaderTest, CatalogFormatsItCannotReadAreRefused) {
       LoadError(R"({"catalog_format": 3, "resources": []})"),
       "cat.json: /catalog_format: unsupported catalog format 3 (fsmove reads formats 1 and 2)");
   EXPECT_EQ(LoadError(R"({"catalog_format": "2", "resources": []})"),
-            "cat.json: /catalog_format: expected an integer, got string");
+            "cat.json: /catalog_format: expected an integer, got a string");
   for (std::string_view ok :
        {R"({"catalog_format": 1, "resources": []})", R"({"catalog_format": 2, "resources": []})",
         R"({"resources": []})"}) {
@@ -233,27 +233,27 @@ TEST(CatalogLoaderTest, LineNumbersThatDoNotFitAreRefusedNotWrapped) {
 
 TEST(CatalogLoaderTest, WrongFieldTypes) {
   EXPECT_EQ(LoadError(R"({"resources": [{"type": 1, "title": "/x"}]})"),
-            "cat.json: /resources/0/type: expected a string, got number");
+            "cat.json: /resources/0/type: expected a string, got a number");
   EXPECT_EQ(LoadError(R"({"resources": [{"type": "File", "title": ["/x"]}]})"),
-            "cat.json: /resources/0/title: expected a string, got array");
+            "cat.json: /resources/0/title: expected a string, got an array");
   EXPECT_EQ(LoadError(R"({"resources": [{"type": "File", "title": "/x", "line": "3"}]})"),
-            "cat.json: /resources/0/line: expected an integer, got string");
+            "cat.json: /resources/0/line: expected an integer, got a string");
   EXPECT_EQ(LoadError(R"({"resources": [{"type": "File", "title": "/x", "file": 7}]})"),
-            "cat.json: /resources/0/file: expected a string, got number");
+            "cat.json: /resources/0/file: expected a string, got a number");
   EXPECT_EQ(LoadError(R"({"resources": [{"type": "File", "title": "/x", "tags": ["a", 1]}]})"),
-            "cat.json: /resources/0/tags/1: expected a string, got number");
+            "cat.json: /resources/0/tags/1: expected a string, got a number");
   EXPECT_EQ(LoadError(R"({"resources": [{"type": "File", "title": "/x", "exported": "no"}]})"),
-            "cat.json: /resources/0/exported: expected a boolean, got string");
+            "cat.json: /resources/0/exported: expected a boolean, got a string");
   EXPECT_EQ(LoadError(R"({"resources": [{"type": "File", "title": "/x", "parameters": []}]})"),
-            "cat.json: /resources/0/parameters: expected an object, got array");
+            "cat.json: /resources/0/parameters: expected an object, got an array");
   EXPECT_EQ(LoadError(R"({"resources": [{"type": "File", "title": "/x", "kind": false}]})"),
-            "cat.json: /resources/0/kind: expected a string, got boolean");
+            "cat.json: /resources/0/kind: expected a string, got a boolean");
   EXPECT_EQ(
       LoadError(
           R"({"resources": [{"type": "File", "title": "/x", "parameters": {"require": [1]}}]})"),
       "cat.json: /resources/0/parameters/require/0: expected a resource reference string or an "
       "array of "
-      "them, got number");
+      "them, got a number");
   EXPECT_EQ(LoadError(R"({"resources": [], "edges": [{"source": "Class[main]", "target": null}]})"),
             "cat.json: /edges/0/target: expected a string, got null");
 }
@@ -263,8 +263,7 @@ TEST(CatalogLoaderTest, PointerTokensAreEscaped) {
       LoadError(
           R"({"resources": [{"type": "File", "title": "/x", "parameters": {"a/b~c": 1, "before": {}}}]})"),
       "cat.json: /resources/0/parameters/before: expected a resource reference string or an array "
-      "of them, "
-      "got object");
+      "of them, got an object");
 }
 
 TEST(CatalogLoaderTest, HostileNestingIsAnErrorNotACrash) {
@@ -284,7 +283,7 @@ TEST(CatalogLoaderTest, DirectoryIsNotACatalog) {
   absl::StatusOr<Catalog> catalog = Catalog::LoadFile(FSMOVE_SOURCE_DIR);
   ASSERT_FALSE(catalog.ok());
   EXPECT_EQ(catalog.status().message(),
-            std::string(FSMOVE_SOURCE_DIR) + ": cannot read catalog: Is a directory");
+            "cannot read catalog " + std::string(FSMOVE_SOURCE_DIR) + ": Is a directory");
 }
 
 TEST(CatalogLoaderTest, NullOptionalFieldsAreAbsent) {

@@ -149,7 +149,7 @@ TEST(BaselineTest, BadFilesAreErrorsWithPointers) {
   auto missing = check::Baseline::LoadFile("/nonexistent/baseline.json");
   ASSERT_FALSE(missing.ok());
   EXPECT_THAT(std::string(missing.status().message()),
-              HasSubstr("/nonexistent/baseline.json: cannot open baseline"));
+              HasSubstr("cannot read baseline /nonexistent/baseline.json: No such file"));
 }
 
 }  // namespace

@@ -108,7 +108,7 @@ TEST(ProjectConfigTest, LoadsFromTheProjectDirectoryWhenThere) {
 
   auto missing = check::LoadProjectConfigFile((dir / "nope.json").string());
   ASSERT_FALSE(missing.ok());
-  EXPECT_THAT(std::string(missing.status().message()), HasSubstr("cannot open configuration"));
+  EXPECT_THAT(std::string(missing.status().message()), HasSubstr("cannot read configuration"));
   fs::remove_all(dir);
 }
 

@@ -17,6 +17,9 @@
 
 namespace fsmove::catalog {
 
+// The largest catalog fsmove reads.
+inline constexpr std::size_t kMaxCatalogBytes = std::size_t{1} << 30;
+
 // Index into Catalog::resources(); stable for the catalog's lifetime.
 using ResourceId = std::uint32_t;
 

@@ -49,12 +49,6 @@ absl::StatusOr<CapturedRun> RunCaptured(const std::vector<std::string>& argv,
                                         const std::vector<std::string>& env,
                                         size_t max_bytes = 1u << 20);
 
-// The whole content of a file ("" if it cannot be read: callers check what they need).
-std::string ReadWholeFile(const std::string& path);
-
-// `what: strerror(errno)` as an error, for a failed system call.
-absl::Status Errno(std::string_view what);
-
 // The CPU a traced run is pinned to: the last one this process may use (-1 if unknown).
 int TracingCpu();
 // The CPUs this process may run on, ascending (empty if unknown).

@@ -7,7 +7,7 @@
 #include <string>
 #include <string_view>
 
-namespace fsmove::check {
+namespace fsmove::base {
 
 class Sha256 {
  public:
@@ -28,4 +28,4 @@ class Sha256 {
 // Lower-case hexadecimal digest of `data`.
 std::string Sha256Hex(std::string_view data);
 
-}  // namespace fsmove::check
+}  // namespace fsmove::base

@@ -1,11 +1,11 @@
 // Duplicate JSON keys; see json_keys.h.
-#include "fsmove/catalog/json_keys.h"
+#include "fsmove/base/json_keys.h"
 
 #include <vector>
 
 #include "absl/container/flat_hash_set.h"
 
-namespace fsmove::catalog {
+namespace fsmove::base {
 
 std::optional<DuplicateKey> FindDuplicateKey(std::string_view text, std::size_t start) {
   struct Frame {
@@ -37,4 +37,4 @@ std::optional<DuplicateKey> FindDuplicateKey(std::string_view text, std::size_t 
   return std::nullopt;
 }
 
-}  // namespace fsmove::catalog
+}  // namespace fsmove::base

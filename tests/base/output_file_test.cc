@@ -1,4 +1,4 @@
-#include "fsmove/report/output_file.h"
+#include "fsmove/base/output_file.h"
 
 #include <stdlib.h>
 #include <sys/stat.h>
@@ -10,7 +10,7 @@
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 
-namespace fsmove::report {
+namespace fsmove::base {
 namespace {
 
 namespace fs = std::filesystem;
@@ -84,4 +84,4 @@ TEST_F(OutputFileTest, ADeviceIsWrittenInPlace) {
 }
 
 }  // namespace
-}  // namespace fsmove::report
+}  // namespace fsmove::base

@@ -1,6 +1,6 @@
 // SHA-256 against FIPS 180-4's examples and digests computed by Python's hashlib, around the
 // padding boundaries (55/56/64 bytes) and for data fed in pieces.
-#include "fsmove/check/sha256.h"
+#include "fsmove/base/sha256.h"
 
 #include <gtest/gtest.h>
 
@@ -18,13 +18,13 @@ std::string Bytes(size_t n) {
 }
 
 TEST(Sha256Test, FipsExamples) {
-  EXPECT_EQ(check::Sha256Hex(""),
+  EXPECT_EQ(base::Sha256Hex(""),
             "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855");
-  EXPECT_EQ(check::Sha256Hex("abc"),
+  EXPECT_EQ(base::Sha256Hex("abc"),
             "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad");
-  EXPECT_EQ(check::Sha256Hex("abcdbcdecdefdefgefghfghighijhijkijkljklmklmnlmnomnopnopq"),
+  EXPECT_EQ(base::Sha256Hex("abcdbcdecdefdefgefghfghighijhijkijkljklmklmnlmnomnopnopq"),
             "248d6a61d20638b8e5c026930c3e6039a33ce45964ff2167f6ecedd419db06c1");
-  EXPECT_EQ(check::Sha256Hex(std::string(1000000, 'a')),
+  EXPECT_EQ(base::Sha256Hex(std::string(1000000, 'a')),
             "cdc76e5c9914fb9281a1c7e284d73e67f1809a48a497200e046d39ccc7112cd0");
 }
 
@@ -39,14 +39,14 @@ TEST(Sha256Test, PaddingBoundaries) {
       {120, "f52b23db1fbb6ded89ef42a23ce0c8922c45f25c50b568a93bf1c075420bbb7c"},
       {128, "471fb943aa23c511f6f72f8d1652d9c880cfa392ad80503120547703e56a2be5"},
   };
-  for (const auto& [n, digest] : cases) EXPECT_EQ(check::Sha256Hex(Bytes(n)), digest) << n;
+  for (const auto& [n, digest] : cases) EXPECT_EQ(base::Sha256Hex(Bytes(n)), digest) << n;
 }
 
 TEST(Sha256Test, PiecesGiveTheSameDigest) {
   std::string data = Bytes(200);
-  std::string whole = check::Sha256Hex(data);
+  std::string whole = base::Sha256Hex(data);
   for (size_t step : {1, 7, 55, 63, 64, 65, 130}) {
-    check::Sha256 sha;
+    base::Sha256 sha;
     for (size_t i = 0; i < data.size(); i += step)
       sha.Update(std::string_view(data).substr(i, step));
     std::string hex;

@@ -1,9 +1,9 @@
 // Duplicate keys in JSON documents: found per object, with the second occurrence's offset.
-#include "fsmove/catalog/json_keys.h"
+#include "fsmove/base/json_keys.h"
 
 #include <gtest/gtest.h>
 
-namespace fsmove::catalog {
+namespace fsmove::base {
 namespace {
 
 TEST(JsonKeysTest, FindsTheRepeatedKeyOfOneObject) {
@@ -29,4 +29,4 @@ TEST(JsonKeysTest, StartOffsetSkipsALogLine) {
 }
 
 }  // namespace
-}  // namespace fsmove::catalog
+}  // namespace fsmove::base

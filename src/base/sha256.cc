@@ -1,9 +1,9 @@
 // SHA-256 as FIPS 180-4 specifies it: 64-byte blocks, big-endian words, 64 rounds.
-#include "fsmove/check/sha256.h"
+#include "fsmove/base/sha256.h"
 
 #include <cstring>
 
-namespace fsmove::check {
+namespace fsmove::base {
 namespace {
 
 constexpr std::array<uint32_t, 64> kRound = {
@@ -111,4 +111,4 @@ std::string Sha256Hex(std::string_view data) {
   return sha.FinishHex();
 }
 
-}  // namespace fsmove::check
+}  // namespace fsmove::base

@@ -1,5 +1,5 @@
 // Writing the files users name; see output_file.h.
-#include "fsmove/report/output_file.h"
+#include "fsmove/base/output_file.h"
 
 #include <fcntl.h>
 #include <sys/stat.h>
@@ -10,8 +10,9 @@
 #include <ext/stdio_filebuf.h>
 
 #include "fmt/format.h"
+#include "fsmove/base/errno_status.h"
 
-namespace fsmove::report {
+namespace fsmove::base {
 namespace {
 
 std::string DirectoryOf(const std::string& path) {
@@ -95,12 +96,12 @@ absl::Status OutputFile::Commit() {
   stream_->flush();
   absl::Status w = *stream_ ? absl::OkStatus() : absl::DataLossError("write failed");
   auto* buf = static_cast<__gnu_cxx::stdio_filebuf<char>*>(buf_.get());
-  if (w.ok() && !tmp_.empty() && fsync(fd_) != 0) w = absl::ErrnoToStatus(errno, "fsync");
+  if (w.ok() && !tmp_.empty() && fsync(fd_) != 0) w = base::ErrnoStatus("fsync");
   if (buf->close() == nullptr && w.ok()) w = absl::DataLossError("close failed");
   // rename replaces whatever is at path_ (a link planted meanwhile included) without
   // following it.
   if (w.ok() && !tmp_.empty() && rename(tmp_.c_str(), path_.c_str()) != 0) {
-    w = absl::ErrnoToStatus(errno, "rename");
+    w = base::ErrnoStatus("rename");
   }
   if (!w.ok()) return Failed(path_, std::string(w.message()));
   tmp_.clear();
@@ -114,4 +115,4 @@ absl::Status WriteOutputFile(const std::string& path, std::string_view text) {
   return (*out)->Commit();
 }
 
-}  // namespace fsmove::report
+}  // namespace fsmove::base

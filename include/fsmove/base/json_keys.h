@@ -8,7 +8,7 @@
 #include <string>
 #include <string_view>
 
-namespace fsmove::catalog {
+namespace fsmove::base {
 
 struct DuplicateKey {
   std::size_t offset = 0;  // byte offset of the second occurrence's opening quote
@@ -19,4 +19,4 @@ struct DuplicateKey {
 // object, or nullopt.
 std::optional<DuplicateKey> FindDuplicateKey(std::string_view text, std::size_t start = 0);
 
-}  // namespace fsmove::catalog
+}  // namespace fsmove::base

@@ -12,7 +12,7 @@
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
 
-namespace fsmove::report {
+namespace fsmove::base {
 
 // Whether `path` can be written, without changing it: it is not a symbolic link (run as root,
 // a link planted where a report goes, /tmp/report -> /etc/passwd, would be followed) nor a
@@ -47,4 +47,4 @@ class OutputFile {
 // Open, write `text`, Commit.
 absl::Status WriteOutputFile(const std::string& path, std::string_view text);
 
-}  // namespace fsmove::report
+}  // namespace fsmove::base

@@ -16,7 +16,7 @@
 #include <vector>
 
 #include "nlohmann/json.hpp"
-#include "fsmove/trace/line_reader.h"
+#include "fsmove/strace/line_reader.h"
 
 namespace {
 
@@ -48,7 +48,7 @@ int main(int argc, char** argv) {
   const size_t resources = std::stoul(argv[7]);
 
   // Split the trace: start-up (before the first marker), the block region, the tail.
-  auto reader = fsmove::trace::LineReader::Open(argv[1]);
+  auto reader = fsmove::strace::LineReader::Open(argv[1]);
   if (!reader.ok()) {
     std::cerr << reader.status().message() << "\n";
     return 2;

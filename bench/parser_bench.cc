@@ -7,8 +7,8 @@
 #include <vector>
 
 #include "fsmove/analysis/analyzer.h"
-#include "fsmove/trace/args.h"
-#include "fsmove/trace/strace_line.h"
+#include "fsmove/strace/args.h"
+#include "fsmove/strace/strace_line.h"
 
 namespace {
 
@@ -24,7 +24,7 @@ const char* kRead = "12345 read(3, \"\\177ELF\\2\\1\\1\\0\\0\\0\\0\\0\\0\\0\\0\\
 
 void BM_LineHead(benchmark::State& state, const char* line) {
   std::string_view l(line);
-  for (auto _ : state) benchmark::DoNotOptimize(fsmove::trace::ParseLineHead(l));
+  for (auto _ : state) benchmark::DoNotOptimize(fsmove::strace::ParseLineHead(l));
   state.SetBytesProcessed(state.iterations() * l.size());
 }
 BENCHMARK_CAPTURE(BM_LineHead, readlink, kReadlink);
@@ -32,13 +32,13 @@ BENCHMARK_CAPTURE(BM_LineHead, openat, kOpenat);
 BENCHMARK_CAPTURE(BM_LineHead, read, kRead);
 
 void BM_CallTailAndArgs(benchmark::State& state, const char* line) {
-  fsmove::trace::LineHead head = fsmove::trace::ParseLineHead(line);
+  fsmove::strace::LineHead head = fsmove::strace::ParseLineHead(line);
   std::string path;
   for (auto _ : state) {
-    fsmove::trace::CallTail tail;
-    fsmove::trace::ParseCallTail(head.rest, &tail);
-    fsmove::trace::ArgList args(tail.args);
-    fsmove::trace::DecodeString(args[1], &path);
+    fsmove::strace::CallTail tail;
+    fsmove::strace::ParseCallTail(head.rest, &tail);
+    fsmove::strace::ArgList args(tail.args);
+    fsmove::strace::DecodeString(args[1], &path);
     benchmark::DoNotOptimize(path.data());
   }
   state.SetBytesProcessed(state.iterations() * std::string_view(line).size());

@@ -12,7 +12,7 @@
 #include <string_view>
 #include <vector>
 
-#include "fsmove/trace/line_reader.h"
+#include "fsmove/strace/line_reader.h"
 
 namespace {
 
@@ -105,7 +105,7 @@ int main(int argc, char** argv) {
   uint64_t written = 0;
   std::string rewritten;
   for (int copy = 0; written < target; ++copy) {
-    auto reader = fsmove::trace::LineReader::Open(input);
+    auto reader = fsmove::strace::LineReader::Open(input);
     if (!reader.ok()) {
       std::cerr << "scale_trace_tool: " << reader.status().message() << "\n";
       return 2;

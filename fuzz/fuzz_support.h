@@ -17,7 +17,7 @@ namespace fsmove::fuzz {
   } while (0)
 
 // Calls f(line) for each '\n'-terminated line and for a last unterminated one, the way
-// trace::LineReader cuts a trace.
+// strace::LineReader cuts a trace.
 template <typename F>
 void ForEachLine(std::string_view text, F&& f) {
   while (!text.empty()) {

@@ -11,30 +11,30 @@
 #include <string_view>
 
 #include "fsmove/fstrace/lowering.h"
-#include "fsmove/trace/args.h"
-#include "fsmove/trace/call_assembler.h"
-#include "fsmove/trace/puppet_markers.h"
-#include "fsmove/trace/strace_line.h"
+#include "fsmove/strace/args.h"
+#include "fsmove/strace/call_assembler.h"
+#include "fsmove/strace/puppet_markers.h"
+#include "fsmove/strace/strace_line.h"
 #include "fuzz_support.h"
 
 namespace fsmove::fuzz {
 namespace {
 
 void DecodeArgs(std::string_view args) {
-  trace::ArgList list(args);
+  strace::ArgList list(args);
   std::string decoded;
   for (size_t i = 0; i < list.size(); ++i) {
     std::string_view a = list[i];
     FSMOVE_FUZZ_CHECK(Within(a, args));
     bool truncated = false;
-    if (trace::DecodeString(a, &decoded, &truncated)) {
+    if (strace::DecodeString(a, &decoded, &truncated)) {
       FSMOVE_FUZZ_CHECK(decoded.size() + 2 <= a.size());  // escapes only ever shrink
     }
     int64_t value = 0;
-    trace::ParseInt(a, &value);
-    trace::ParseFlags(a, fstrace::kOpenFlagNames, fstrace::kOpenFlagNameCount);
-    FSMOVE_FUZZ_CHECK(Within(trace::StructField(a, "flags"), a));
-    for (std::string_view item : trace::ArrayItems(a)) FSMOVE_FUZZ_CHECK(Within(item, a));
+    strace::ParseInt(a, &value);
+    strace::ParseFlags(a, fstrace::kOpenFlagNames, fstrace::kOpenFlagNameCount);
+    FSMOVE_FUZZ_CHECK(Within(strace::StructField(a, "flags"), a));
+    for (std::string_view item : strace::ArrayItems(a)) FSMOVE_FUZZ_CHECK(Within(item, a));
   }
   FSMOVE_FUZZ_CHECK(Within(list.Named("flags"), args));
   fstrace::CloneFlags("clone", list);
@@ -43,9 +43,9 @@ void DecodeArgs(std::string_view args) {
 
 // What the analyzer does with a whole call's text, minus the model.
 void DecodeCall(std::string_view name, std::string_view rest) {
-  trace::MayHoldMarker(rest);
-  trace::CallTail tail;
-  if (!trace::ParseCallTail(rest, &tail)) return;
+  strace::MayHoldMarker(rest);
+  strace::CallTail tail;
+  if (!strace::ParseCallTail(rest, &tail)) return;
   FSMOVE_FUZZ_CHECK(tail.args.data() == rest.data() && tail.args.size() < rest.size());
   FSMOVE_FUZZ_CHECK(rest[tail.args.size()] == ')');
   FSMOVE_FUZZ_CHECK(Within(tail.ret_text, rest));
@@ -54,15 +54,15 @@ void DecodeCall(std::string_view name, std::string_view rest) {
   int fd = -1;
   std::string bytes;
   bool truncated = false;
-  if (trace::WrittenBytes(name, tail.args, &fd, &bytes, &truncated)) {
-    trace::Marker marker;
-    if (trace::ParseMarker(bytes, &marker) != trace::MarkerKind::kNone) {
+  if (strace::WrittenBytes(name, tail.args, &fd, &bytes, &truncated)) {
+    strace::Marker marker;
+    if (strace::ParseMarker(bytes, &marker) != strace::MarkerKind::kNone) {
       FSMOVE_FUZZ_CHECK(!marker.ref.empty() || !marker.source.empty());
     }
   }
 }
 
-class CheckingSink : public trace::CallSink {
+class CheckingSink : public strace::CallSink {
  public:
   uint64_t fed = 0;  // lines given to the assembler so far
   uint64_t calls = 0;
@@ -71,11 +71,11 @@ class CheckingSink : public trace::CallSink {
   void OnCallStarted(int32_t, std::string_view, std::string_view, uint64_t line) override {
     FSMOVE_FUZZ_CHECK(line >= 1 && line <= fed);
   }
-  void OnCall(const trace::SyscallEvent& call) override {
+  void OnCall(const strace::SyscallEvent& call) override {
     FSMOVE_FUZZ_CHECK(call.start_line >= 1 && call.start_line <= call.line && call.line <= fed);
     FSMOVE_FUZZ_CHECK(!call.name.empty());
     if (call.return_at != std::string_view::npos) {
-      FSMOVE_FUZZ_CHECK(call.return_at == trace::ReturnValueStart(call.rest));
+      FSMOVE_FUZZ_CHECK(call.return_at == strace::ReturnValueStart(call.rest));
     }
     ++calls;
     DecodeCall(call.name, call.rest);
@@ -94,15 +94,15 @@ class CheckingSink : public trace::CallSink {
 };
 
 void CheckHead(std::string_view line) {
-  trace::LineHead head = trace::ParseLineHead(line);
+  strace::LineHead head = strace::ParseLineHead(line);
   FSMOVE_FUZZ_CHECK(Within(head.name, line));
   FSMOVE_FUZZ_CHECK(Within(head.rest, line));
-  if (head.kind == trace::LineKind::kGarbage) FSMOVE_FUZZ_CHECK(head.garbage_reason != nullptr);
-  if (head.kind == trace::LineKind::kCall || head.kind == trace::LineKind::kUnfinished ||
-      head.kind == trace::LineKind::kResumed) {
+  if (head.kind == strace::LineKind::kGarbage) FSMOVE_FUZZ_CHECK(head.garbage_reason != nullptr);
+  if (head.kind == strace::LineKind::kCall || head.kind == strace::LineKind::kUnfinished ||
+      head.kind == strace::LineKind::kResumed) {
     FSMOVE_FUZZ_CHECK(!head.name.empty());
   }
-  size_t end = trace::FindArgsEnd(head.rest);
+  size_t end = strace::FindArgsEnd(head.rest);
   if (end != std::string_view::npos) {
     FSMOVE_FUZZ_CHECK(end < head.rest.size() && head.rest[end] == ')');
   }
@@ -145,9 +145,9 @@ void CheckRoundTrips(const uint8_t* data, size_t size) {
   std::string printed = PrintLikeStrace(bytes, data[0] & 1);
   std::string decoded;
   bool truncated = true;
-  FSMOVE_FUZZ_CHECK(trace::DecodeString(printed, &decoded, &truncated));
+  FSMOVE_FUZZ_CHECK(strace::DecodeString(printed, &decoded, &truncated));
   FSMOVE_FUZZ_CHECK(decoded == bytes && !truncated);
-  FSMOVE_FUZZ_CHECK(trace::DecodeString(printed + "...", &decoded, &truncated));
+  FSMOVE_FUZZ_CHECK(strace::DecodeString(printed + "...", &decoded, &truncated));
   FSMOVE_FUZZ_CHECK(decoded == bytes && truncated);
 
   if (size >= 9) {  // an integer printed in decimal, hex or octal reads back the same
@@ -167,7 +167,7 @@ void CheckRoundTrips(const uint8_t* data, size_t size) {
         break;
     }
     int64_t parsed = 0;
-    FSMOVE_FUZZ_CHECK(trace::ParseInt(text, &parsed));
+    FSMOVE_FUZZ_CHECK(strace::ParseInt(text, &parsed));
     FSMOVE_FUZZ_CHECK(parsed == value);
   }
 }
@@ -179,14 +179,14 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   using namespace fsmove;
   std::string_view text(reinterpret_cast<const char*>(data), size);
   fuzz::CheckingSink sink;
-  trace::CallAssembler assembler(&sink);
+  strace::CallAssembler assembler(&sink);
   fuzz::ForEachLine(text, [&](std::string_view line) {
     fuzz::CheckHead(line);
     ++sink.fed;
     assembler.Feed(line, sink.fed);
   });
   assembler.Finish();
-  const trace::AssemblerStats& stats = assembler.stats();
+  const strace::AssemblerStats& stats = assembler.stats();
   FSMOVE_FUZZ_CHECK(stats.calls == sink.calls);
   FSMOVE_FUZZ_CHECK(stats.unparsed == sink.unparsed);
   FSMOVE_FUZZ_CHECK(stats.split_calls <= stats.calls);

@@ -18,7 +18,7 @@
 
 #include "fsmove/analysis/analyzer.h"
 #include "fsmove/catalog/catalog.h"
-#include "fsmove/check/checker.h"
+#include "fsmove/checker/checker.h"
 #include "fsmove/graph/dependency_graph.h"
 #include "fsmove/report/analysis_report.h"
 #include "fsmove/report/findings_report.h"
@@ -112,11 +112,11 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   report::RelationsText(relations, blocks);
   report::BlocksText(blocks);
 
-  check::CheckOptions options;
+  checker::CheckOptions options;
   options.max_evidence = 4;
-  auto result = check::Check(analyzer, *checked.catalog, *checked.graph, options);
+  auto result = checker::Check(analyzer, *checked.catalog, *checked.graph, options);
   if (!result.ok()) return 0;
-  for (const check::Finding& f : result->findings) {
+  for (const checker::Finding& f : result->findings) {
     FSMOVE_FUZZ_CHECK(f.source < checked.catalog->size() && f.target < checked.catalog->size());
     FSMOVE_FUZZ_CHECK(f.source != f.target);
     FSMOVE_FUZZ_CHECK(!f.evidence.empty() && f.evidence.size() <= f.evidence_total);

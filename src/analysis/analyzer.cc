@@ -4,8 +4,8 @@
 #include "fsmove/analysis/analyzer.h"
 
 #include "absl/strings/str_cat.h"
-#include "fsmove/trace/puppet_markers.h"
-#include "fsmove/trace/strace_line.h"
+#include "fsmove/strace/puppet_markers.h"
+#include "fsmove/strace/strace_line.h"
 
 namespace fsmove::analysis {
 
@@ -21,7 +21,7 @@ Analyzer::Analyzer(AnalyzerOptions options)
       interp_(options_.interpreter),
       assembler_(this, &fstrace::CreatesProcess) {}
 
-absl::Status Analyzer::Run(trace::LineReader& reader) {
+absl::Status Analyzer::Run(strace::LineReader& reader) {
   std::string_view line;
   while (reader.Next(&line)) {
     if (reader.last_line_unterminated()) stats_.unterminated_last_line = true;
@@ -49,7 +49,7 @@ void Analyzer::FeedLine(std::string_view line, uint64_t number) {
 
 void Analyzer::Finish() {
   assembler_.Finish();
-  const trace::AssemblerStats& a = assembler_.stats();
+  const strace::AssemblerStats& a = assembler_.stats();
   stats_.calls = a.calls;
   stats_.split_calls = a.split_calls;
   stats_.signals = a.signals;
@@ -73,18 +73,18 @@ void Analyzer::DetectMarker(int32_t pid, const SyscallSpec& spec, std::string_vi
                             uint64_t line) {
   int fd = -1;
   bool truncated = false;
-  const trace::WrittenForm form = (spec.flags & fstrace::kMarkerInIovecs)
-                                      ? trace::WrittenForm::kIovecs
-                                      : trace::WrittenForm::kBuffer;
-  if (!trace::WrittenBytes(form, args_text, &fd, &bytes_, &truncated)) return;
+  const strace::WrittenForm form = (spec.flags & fstrace::kMarkerInIovecs)
+                                      ? strace::WrittenForm::kIovecs
+                                      : strace::WrittenForm::kBuffer;
+  if (!strace::WrittenBytes(form, args_text, &fd, &bytes_, &truncated)) return;
   if (fd != 1 && fd != 2) return;
-  if (trace::ParseMarker(bytes_, &marker_) != trace::MarkerKind::kNone) {
+  if (strace::ParseMarker(bytes_, &marker_) != strace::MarkerKind::kNone) {
     interp_.OnMarker(pid, marker_, line);
     if (marker_observer_) marker_observer_(marker_, line);
     return;
   }
-  trace::AutoRelationMessage relation;
-  if (trace::ParseAutoRelation(bytes_, &relation)) {
+  strace::AutoRelationMessage relation;
+  if (strace::ParseAutoRelation(bytes_, &relation)) {
     std::string key = absl::StrCat(relation.ref, "\n", relation.other, "\n",
                                    relation.other_first, relation.refresh);
     if (auto_relation_keys_.insert(std::move(key)).second) {
@@ -100,16 +100,16 @@ void Analyzer::OnCallStarted(int32_t pid, std::string_view name, std::string_vie
   if (stats_.first_pid == 0) stats_.first_pid = pid;
   const SyscallSpec* spec = fstrace::FindSyscall(name);
   if (spec == nullptr) return;
-  if ((spec->flags & fstrace::kMayCarryMarker) && trace::MayHoldMarker(partial)) {
+  if ((spec->flags & fstrace::kMayCarryMarker) && strace::MayHoldMarker(partial)) {
     // The message is complete before the write returns; the block starts (or ends) now.
     marker_at_start_.insert(pid);
     DetectMarker(pid, *spec, partial, line);
   } else if (spec->flags & fstrace::kCreatesProcess) {
-    interp_.NoteCloneStarted(pid, fstrace::CloneFlags(name, trace::ArgList(partial)), line);
+    interp_.NoteCloneStarted(pid, fstrace::CloneFlags(name, strace::ArgList(partial)), line);
   }
 }
 
-void Analyzer::OnCall(const trace::SyscallEvent& call) {
+void Analyzer::OnCall(const strace::SyscallEvent& call) {
   if (stats_.first_pid == 0) stats_.first_pid = call.pid;
   const SyscallSpec* spec = call.syscall >= 0
                                 ? fstrace::SyscallSpecAt(static_cast<uint16_t>(call.syscall))
@@ -121,9 +121,9 @@ void Analyzer::OnCall(const trace::SyscallEvent& call) {
   ++stats_.modelled_calls;
   if (spec->flags & fstrace::kMayCarryMarker) {
     bool handled_at_start = call.start_line != call.line && marker_at_start_.erase(call.pid) > 0;
-    if (!handled_at_start && trace::MayHoldMarker(call.rest)) {
-      trace::CallTail tail;
-      if (trace::ParseCallTail(call.rest, &tail)) {
+    if (!handled_at_start && strace::MayHoldMarker(call.rest)) {
+      strace::CallTail tail;
+      if (strace::ParseCallTail(call.rest, &tail)) {
         DetectMarker(call.pid, *spec, tail.args, call.line);
       }
     }
@@ -133,7 +133,7 @@ void Analyzer::OnCall(const trace::SyscallEvent& call) {
   if (spec->flags & fstrace::kCreatesProcess) interp_.NoteCloneFinished(call.pid);
 
   BlockId block = interp_.BlockOf(call.pid);
-  trace::CallTail tail;
+  strace::CallTail tail;
   bool tail_parsed = false;
   if (block == kNoBlock && (spec->flags & fstrace::kConsumeOnly)) {
     // Outside every block a pure lookup changes nothing, except a readlink that succeeds
@@ -145,24 +145,24 @@ void Analyzer::OnCall(const trace::SyscallEvent& call) {
     // Most are Ruby's failed probes at start-up: decide from the line's end, unparsed (or
     // from what the threaded reader's first stage saw there).
     size_t ret_at = call.return_at != std::string_view::npos ? call.return_at
-                                                             : trace::ReturnValueStart(call.rest);
+                                                             : strace::ReturnValueStart(call.rest);
     if (call.returned_negative == 1 ||
         (call.returned_negative < 0 && ret_at < call.rest.size() && call.rest[ret_at] == '-')) {
       ++stats_.skipped_outside_blocks;
       return;
     }
     tail_parsed = true;
-    if (!trace::ParseCallTail(call.rest, &tail) || !tail.has_return || tail.ret < 0) {
+    if (!strace::ParseCallTail(call.rest, &tail) || !tail.has_return || tail.ret < 0) {
       ++stats_.skipped_outside_blocks;
       return;
     }
   }
-  if (!tail_parsed && !trace::ParseCallTail(call.rest, &tail)) {
+  if (!tail_parsed && !strace::ParseCallTail(call.rest, &tail)) {
     OnUnparsed(call.line, std::string(call.name) + "(" + std::string(call.rest),
                "system call without a closing parenthesis");
     return;
   }
-  trace::ArgList args(tail.args);
+  strace::ArgList args(tail.args);
   size_t n = lowerer_.Lower(*spec, args, tail);
   ++stats_.lowered_calls;
   if (lowerer_.failed()) ++stats_.failed_calls;

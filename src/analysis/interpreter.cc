@@ -146,7 +146,7 @@ void Interpreter::RenamePid(int32_t from, int32_t to) {
 
 // ---------------------------------------------------------------- blocks
 
-void Interpreter::OnMarker(int32_t pid, const trace::Marker& marker, uint64_t line) {
+void Interpreter::OnMarker(int32_t pid, const strace::Marker& marker, uint64_t line) {
   Process& p = ProcessFor(pid);
   if (puppet_tgid_ < 0) {
     // The first marker tells which thread group is Puppet's own.
@@ -161,7 +161,7 @@ void Interpreter::OnMarker(int32_t pid, const trace::Marker& marker, uint64_t li
   }
   BlockId id = blocks_.Intern(marker.ref, marker.source);
   BlockInfo& info = blocks_.info(id);
-  if (marker.kind == trace::MarkerKind::kBegin) {
+  if (marker.kind == strace::MarkerKind::kBegin) {
     ++stats_.markers_begin;
     if (current_ != kNoBlock) ++stats_.markers_unbalanced;
     ++info.begins;

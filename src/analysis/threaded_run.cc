@@ -6,13 +6,13 @@
 
 #include "absl/strings/str_cat.h"
 #include "fsmove/analysis/analyzer.h"
-#include "fsmove/trace/spsc_ring.h"
+#include "fsmove/strace/spsc_ring.h"
 
 namespace fsmove::analysis {
 
-void Analyzer::FeedBatch(const trace::LineBatch& batch, size_t max_line_bytes) {
+void Analyzer::FeedBatch(const strace::LineBatch& batch, size_t max_line_bytes) {
   uint64_t number = batch.first_line_number;
-  for (const trace::BatchedLine& l : batch.lines) {
+  for (const strace::BatchedLine& l : batch.lines) {
     if (l.unterminated) stats_.unterminated_last_line = true;
     if (l.cut) {
       ++stats_.cut_lines;
@@ -27,19 +27,19 @@ void Analyzer::FeedBatch(const trace::LineBatch& batch, size_t max_line_bytes) {
   }
 }
 
-absl::Status Analyzer::RunThreaded(trace::LineReader& reader, const PipelineOptions& options) {
+absl::Status Analyzer::RunThreaded(strace::LineReader& reader, const PipelineOptions& options) {
   // Offsets in a batch are 32-bit: a line limit past 1 GiB (never the default) reads on one.
   if (reader.max_line_bytes() > (size_t{1} << 30)) return Run(reader);
-  trace::SpscRing<trace::LineBatch> ring(options.ring_slots);
-  trace::BatchOptions batch_options = options.batch;
+  strace::SpscRing<strace::LineBatch> ring(options.ring_slots);
+  strace::BatchOptions batch_options = options.batch;
   batch_options.syscall_index = [](std::string_view name) {
     return static_cast<int32_t>(fstrace::FindSyscallIndex(name));
   };
   std::thread stage1([&ring, &reader, &batch_options] {
     for (;;) {
-      trace::LineBatch* batch = ring.BeginWrite();
+      strace::LineBatch* batch = ring.BeginWrite();
       if (batch == nullptr) return;  // stage 2 stopped reading
-      trace::FillBatch(reader, batch_options, batch);
+      strace::FillBatch(reader, batch_options, batch);
       const bool last = batch->last;
       ring.EndWrite();
       if (last) return;
@@ -48,7 +48,7 @@ absl::Status Analyzer::RunThreaded(trace::LineReader& reader, const PipelineOpti
   // Stage 2 must not leave the thread running if it throws (bad_alloc): stop and join it.
   struct Joiner {
     std::thread& t;
-    trace::SpscRing<trace::LineBatch>& r;
+    strace::SpscRing<strace::LineBatch>& r;
     ~Joiner() {
       if (t.joinable()) {
         r.Close();
@@ -57,7 +57,7 @@ absl::Status Analyzer::RunThreaded(trace::LineReader& reader, const PipelineOpti
     }
   } joiner{stage1, ring};
   for (;;) {
-    const trace::LineBatch* batch = ring.BeginRead();
+    const strace::LineBatch* batch = ring.BeginRead();
     FeedBatch(*batch, reader.max_line_bytes());
     const bool last = batch->last;
     ring.EndRead();

@@ -16,7 +16,7 @@
 #include "fsmove/graph/puppet_graph.h"
 #include "fsmove/report/analysis_report.h"
 #include "fsmove/report/json_output.h"
-#include "fsmove/trace/line_reader.h"
+#include "fsmove/strace/line_reader.h"
 
 namespace fsmove::cli {
 namespace {
@@ -66,12 +66,12 @@ int RunAnalyze(const AnalyzeOptions& o) {
           {&r.output, &r.json_output, &r.sarif_output, &r.junit_output, &r.write_baseline})) {
     return kExitError;
   }
-  trace::LineReaderOptions reader_options;
+  strace::LineReaderOptions reader_options;
   reader_options.on_fifo_wait = [](const std::string& path) {
     std::cerr << "fsmove: note: " << path << " is a FIFO: waiting for a writer\n";
   };
   reader_options.decompress_thread = o.threads >= 2;
-  auto reader = trace::LineReader::Open(o.trace, reader_options);
+  auto reader = strace::LineReader::Open(o.trace, reader_options);
   if (!reader.ok()) {
     std::cerr << "fsmove: error: cannot read trace " << reader.status().message() << "\n";
     return kExitError;

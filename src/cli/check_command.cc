@@ -298,7 +298,7 @@ int RunCheckCommand(CheckCliOptions& o) {
     co.jobs = o.jobs > 0 ? o.jobs : static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
     co.keep_dir = o.keep_replays;
     co.progress = req.progress;
-    confirm = [&](const report::FindingsContext& c, check::CheckResult* result) {
+    confirm = [&](const report::FindingsContext& c, checker::CheckResult* result) {
       if (run->end != exec::RunEnd::kApplied) return;  // a run that did not finish: no replays
       const auto t0 = std::chrono::steady_clock::now();
       confirm_signal = ConfirmFindings(req, *run, *cat, c, co, result);

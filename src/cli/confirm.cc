@@ -41,7 +41,7 @@ bool Ran(const Replay& r, std::string* why) {
 }
 
 // Adds a finding's first paths to `list`, once each, up to the caps.
-void AddPaths(const check::Finding& f, std::vector<std::string>* list) {
+void AddPaths(const checker::Finding& f, std::vector<std::string>* list) {
   for (size_t k = 0; k < f.paths.size() && k < kMaxPathsPerFinding; ++k) {
     if (list->size() < kMaxPaths && std::find(list->begin(), list->end(), f.paths[k]) == list->end()) {
       list->push_back(f.paths[k]);
@@ -53,14 +53,14 @@ void AddPaths(const check::Finding& f, std::vector<std::string>* list) {
 
 int ConfirmFindings(const exec::CheckRequest& base, const exec::RunResult& run,
                     const catalog::Catalog& cat, const report::FindingsContext& ctx,
-                    const ConfirmOptions& o, check::CheckResult* result) {
+                    const ConfirmOptions& o, checker::CheckResult* result) {
   std::vector<size_t> chosen;    // MOR
   std::vector<size_t> notifiers;  // MN
   std::vector<std::string> paths, restore;
   for (size_t i = 0; i < result->findings.size(); ++i) {
-    const check::Finding& f = result->findings[i];
+    const checker::Finding& f = result->findings[i];
     if (ctx.IsSuppressed(i) || ctx.IsHidden(i)) continue;
-    const bool mn = f.kind == check::FaultKind::kMissingNotifier;
+    const bool mn = f.kind == checker::FaultKind::kMissingNotifier;
     (mn ? notifiers : chosen).push_back(i);
     AddPaths(f, mn ? &restore : &paths);
   }
@@ -73,7 +73,7 @@ int ConfirmFindings(const exec::CheckRequest& base, const exec::RunResult& run,
   replays[0].name = "reference";
   replays[0].catalog = run.catalog_text;
   for (size_t k = 0; k < chosen.size(); ++k) {
-    check::Finding& f = result->findings[chosen[k]];
+    checker::Finding& f = result->findings[chosen[k]];
     const catalog::Resource& source = cat.resource(f.source);
     const catalog::Resource& target = cat.resource(f.target);
     const catalog::Resource& first = f.applied_in_reverse ? source : target;
@@ -164,8 +164,8 @@ int ConfirmFindings(const exec::CheckRequest& base, const exec::RunResult& run,
     std::string ran_why;
     const bool ran = Ran(r, &ran_why);
     for (size_t i : notifiers) {
-      check::Finding& f = result->findings[i];
-      check::Confirmation& c = f.confirmation;
+      checker::Finding& f = result->findings[i];
+      checker::Confirmation& c = f.confirmation;
       c.attempted = true;
       c.kept = r.kept;
       c.seconds = r.seconds;
@@ -200,7 +200,7 @@ int ConfirmFindings(const exec::CheckRequest& base, const exec::RunResult& run,
   const Replay& reference = replays[0];
   const bool reference_ran = Ran(reference, &why);
   for (size_t k = 0; k < chosen.size(); ++k) {
-    check::Confirmation& c = result->findings[chosen[k]].confirmation;
+    checker::Confirmation& c = result->findings[chosen[k]].confirmation;
     const Replay& r = replays[k + 1];
     if (r.catalog.empty()) continue;  // the reason is set
     c.kept = r.kept;

@@ -4,7 +4,7 @@
 
 #include <string>
 
-#include "fsmove/check/checker.h"
+#include "fsmove/checker/checker.h"
 #include "fsmove/exec/executor.h"
 #include "fsmove/report/findings_report.h"
 
@@ -21,6 +21,6 @@ struct ConfirmOptions {
 // catalog). Returns 0, or the signal that interrupted a replay (no more were started).
 int ConfirmFindings(const exec::CheckRequest& base, const exec::RunResult& run,
                      const catalog::Catalog& cat, const report::FindingsContext& ctx,
-                     const ConfirmOptions& o, check::CheckResult* result);
+                     const ConfirmOptions& o, checker::CheckResult* result);
 
 }  // namespace fsmove::cli

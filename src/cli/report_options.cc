@@ -4,7 +4,7 @@
 #include <iostream>
 
 #include "commands.h"
-#include "fsmove/check/path_filter.h"
+#include "fsmove/checker/path_filter.h"
 
 namespace fsmove::cli {
 
@@ -31,7 +31,7 @@ void AddReportOptions(CLI::App* cmd, ReportOptions* o) {
   std::string ignored_help =
       "ignore accesses to paths matching GLOB (* within a component, ** "
       "across); defaults:";
-  for (const auto& d : check::DefaultIgnores()) ignored_help += " " + std::string(d.glob);
+  for (const auto& d : checker::DefaultIgnores()) ignored_help += " " + std::string(d.glob);
   // One value per occurrence: `--ignore-path A TARGET` must not swallow TARGET.
   cmd->add_option("--ignore-path", o->check.ignore_paths, ignored_help)
       ->type_name("GLOB")

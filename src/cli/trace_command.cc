@@ -10,7 +10,7 @@
 #include "fsmove/report/analysis_report.h"
 #include "fsmove/report/golden.h"
 #include "fsmove/report/json_output.h"
-#include "fsmove/trace/line_reader.h"
+#include "fsmove/strace/line_reader.h"
 
 namespace fsmove::cli {
 namespace {
@@ -24,7 +24,7 @@ struct DumpOptions {
 };
 
 int RunDump(const DumpOptions& o) {
-  auto reader = trace::LineReader::Open(o.trace);
+  auto reader = strace::LineReader::Open(o.trace);
   if (!reader.ok()) {
     std::cerr << "fsmove: error: cannot read trace " << reader.status().message() << "\n";
     return kExitError;

@@ -12,13 +12,13 @@
 #include "fsmove/fstrace/lowering.h"
 #include "fsmove/graph/puppet_graph.h"
 #include "fsmove/base/output_file.h"
-#include "fsmove/trace/line_reader.h"
+#include "fsmove/strace/line_reader.h"
 
 namespace fsmove::cli {
 namespace {
 
 // The executor's trace stream as the line reader's byte source.
-class TraceStreamSource : public trace::ByteSource {
+class TraceStreamSource : public strace::ByteSource {
  public:
   explicit TraceStreamSource(exec::TraceStream& stream) : stream_(stream) {}
   absl::StatusOr<size_t> Read(char* buf, size_t n) override { return stream_.Read(buf, n); }
@@ -69,10 +69,10 @@ absl::StatusOr<exec::RunResult> RunTracedCheck(exec::CheckRequest request, bool 
   }
   auto run = exec::RunCheck(request, [&](exec::TraceStream& stream,
                                          base::ProgressLine& progress) {
-    trace::LineReader reader(std::make_unique<TraceStreamSource>(stream),
+    strace::LineReader reader(std::make_unique<TraceStreamSource>(stream),
                              "strace output of puppet apply", {});
-    analyzer.set_marker_observer([&](const trace::Marker& m, uint64_t) {
-      if (m.kind != trace::MarkerKind::kBegin) return;
+    analyzer.set_marker_observer([&](const strace::Marker& m, uint64_t) {
+      if (m.kind != strace::MarkerKind::kBegin) return;
       progress.Show(m.total ? fmt::format("resource {} of {}: {}", m.index, m.total, m.ref)
                             : fmt::format("resource: {}", m.ref));
     });

@@ -3,7 +3,7 @@
 
 #include "absl/container/flat_hash_map.h"
 #include "absl/container/flat_hash_set.h"
-#include "fsmove/trace/puppet_markers.h"
+#include "fsmove/strace/puppet_markers.h"
 
 namespace fsmove::exec {
 namespace {
@@ -48,7 +48,7 @@ bool SplitResourceError(std::string_view s, std::string* ref, std::string* messa
       path = path.substr(0, slash);
       if (path.empty() || path.back() != ']') continue;
     }
-    std::string r = trace::RefFromSource(path);
+    std::string r = strace::RefFromSource(path);
     if (r.empty() || r.front() == '/') continue;
     *ref = std::move(r);
     *message = std::string(s.substr(pos + 2));

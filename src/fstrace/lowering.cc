@@ -9,7 +9,7 @@
 
 namespace fsmove::fstrace {
 
-using trace::FlagName;
+using strace::FlagName;
 
 const FlagName kOpenFlagNames[] = {
     {"O_RDONLY", 0},           {"O_WRONLY", kOWronly},     {"O_RDWR", kORdwr},
@@ -162,11 +162,11 @@ void AnonymousFd(Lowerer& l) {
 void PipeLike(Lowerer& l) {
   // pipe([3, 4]), socketpair(AF_UNIX, SOCK_STREAM, 0, [3, 4])
   for (size_t i = 0; i < l.args().size(); ++i) {
-    auto fds = trace::ArrayItems(l.args()[i]);
+    auto fds = strace::ArrayItems(l.args()[i]);
     if (fds.size() != 2) continue;
     for (std::string_view f : fds) {
       int64_t fd = 0;
-      if (trace::ParseInt(f, &fd)) l.AnonFd(static_cast<int>(fd), false);
+      if (strace::ParseInt(f, &fd)) l.AnonFd(static_cast<int>(fd), false);
     }
     return;
   }
@@ -178,7 +178,7 @@ void Nop(Lowerer&) {}
 
 void Openat2(Lowerer& l) {
   OpenLike(l, l.Fd(0), 1,
-           trace::ParseFlags(trace::StructField(l.args()[2], "flags"), kOpenFlagNames,
+           strace::ParseFlags(strace::StructField(l.args()[2], "flags"), kOpenFlagNames,
                              kOpenFlagNameCount));
 }
 
@@ -218,7 +218,7 @@ void Close(Lowerer& l) { l.Emit(make::DelFd(l.Fd(0))); }
 // close_range(first, ~0U, flags): the last fd is clamped to INT_MAX.
 void CloseRange(Lowerer& l) {
   int64_t last = 0;
-  if (!trace::ParseInt(l.args()[1], &last) || last > 0x7fffffff) last = 0x7fffffff;
+  if (!strace::ParseInt(l.args()[1], &last) || last > 0x7fffffff) last = 0x7fffffff;
   uint64_t f = l.Flags(2, kCloseRangeFlagNames, std::size(kCloseRangeFlagNames));
   l.Emit(make::CloseRange(l.Fd(0), static_cast<int>(last), Has(f, kCloseRangeCloexec),
                           Has(f, kCloseRangeUnshare)));
@@ -510,10 +510,10 @@ const Registry& GetRegistry() {
 
 }  // namespace
 
-uint64_t CloneFlags(std::string_view syscall, const trace::ArgList& args) {
-  if (syscall == "clone") return trace::ParseFlags(args.Named("flags"), kCloneFlagNames);
+uint64_t CloneFlags(std::string_view syscall, const strace::ArgList& args) {
+  if (syscall == "clone") return strace::ParseFlags(args.Named("flags"), kCloneFlagNames);
   if (syscall == "clone3") {
-    return trace::ParseFlags(trace::StructField(args[0], "flags"), kCloneFlagNames);
+    return strace::ParseFlags(strace::StructField(args[0], "flags"), kCloneFlagNames);
   }
   return 0;
 }
@@ -564,8 +564,8 @@ bool IsMetadataSyscall(uint16_t index) {
 
 // ---- Lowerer ----
 
-size_t Lowerer::Lower(const SyscallSpec& spec, const trace::ArgList& args,
-                      const trace::CallTail& tail) {
+size_t Lowerer::Lower(const SyscallSpec& spec, const strace::ArgList& args,
+                      const strace::CallTail& tail) {
   args_ = &args;
   tail_ = &tail;
   failed_ = !tail.has_return || tail.return_unknown || tail.ret < 0 || !tail.errno_name.empty();
@@ -579,7 +579,7 @@ size_t Lowerer::Lower(const SyscallSpec& spec, const trace::ArgList& args,
 bool Lowerer::Str(size_t i, std::string_view* out) {
   if (strings_used_ >= strings_.size()) return false;
   std::string& slot = strings_[strings_used_];
-  if (!trace::DecodeString((*args_)[i], &slot)) {
+  if (!strace::DecodeString((*args_)[i], &slot)) {
     ++undecodable_;
     return false;
   }
@@ -590,12 +590,12 @@ bool Lowerer::Str(size_t i, std::string_view* out) {
 
 int Lowerer::Fd(size_t i) const {
   int64_t v = kAtFdcwd;
-  if (!trace::ParseInt((*args_)[i], &v)) return kAtFdcwd;
+  if (!strace::ParseInt((*args_)[i], &v)) return kAtFdcwd;
   return static_cast<int>(v);
 }
 
-uint64_t Lowerer::Flags(size_t i, const trace::FlagName* names, size_t n) const {
-  return trace::ParseFlags((*args_)[i], names, n);
+uint64_t Lowerer::Flags(size_t i, const strace::FlagName* names, size_t n) const {
+  return strace::ParseFlags((*args_)[i], names, n);
 }
 
 void Lowerer::HPath(int dirfd, std::string_view path, Effect e, bool follow, bool empty_path,

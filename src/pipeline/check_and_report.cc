@@ -6,7 +6,7 @@
 #include <ostream>
 
 #include "absl/strings/str_cat.h"
-#include "fsmove/check/suppressions.h"
+#include "fsmove/gating/suppressions.h"
 #include "fsmove/graph/dependency_graph.h"
 #include "fsmove/graph/puppet_graph.h"
 #include "fsmove/report/json_output.h"
@@ -75,7 +75,7 @@ class Destination {
 std::vector<graph::ObservedEdge> ObservedAutorelations(const analysis::Analyzer& analyzer,
                                                        const catalog::Catalog& cat) {
   std::vector<graph::ObservedEdge> edges;
-  for (const trace::AutoRelationMessage& m : analyzer.puppet_autorelations()) {
+  for (const strace::AutoRelationMessage& m : analyzer.puppet_autorelations()) {
     std::optional<catalog::ResourceId> self = cat.ResolveRef(m.ref);
     std::optional<catalog::ResourceId> other = cat.ResolveRef(m.other);
     if (!self || !other) continue;
@@ -91,16 +91,16 @@ std::vector<graph::ObservedEdge> ObservedAutorelations(const analysis::Analyzer&
 }
 
 // The findings a baseline written now accepts: all but those ignore_pairs suppress.
-absl::Status WriteBaseline(const std::string& path, const check::CheckResult& result,
-                           const check::Suppressions& suppressions, const catalog::Catalog& cat,
+absl::Status WriteBaseline(const std::string& path, const checker::CheckResult& result,
+                           const gating::Suppressions& suppressions, const catalog::Catalog& cat,
                            const Warn& note) {
-  std::vector<const check::Finding*> accepted;
+  std::vector<const checker::Finding*> accepted;
   for (size_t i = 0; i < result.findings.size(); ++i) {
-    if (suppressions.findings[i].kind != check::SuppressionKind::kIgnoredPair) {
+    if (suppressions.findings[i].kind != gating::SuppressionKind::kIgnoredPair) {
       accepted.push_back(&result.findings[i]);
     }
   }
-  std::string text = check::BaselineToJson(accepted, cat)
+  std::string text = gating::BaselineToJson(accepted, cat)
                          .dump(2, ' ', false, nlohmann::ordered_json::error_handler_t::replace) +
                      "\n";
   if (absl::Status st = base::WriteOutputFile(path, text); !st.ok()) return st;
@@ -118,16 +118,16 @@ absl::StatusOr<ProjectInputs> LoadProjectInputs(const std::string& config_file,
                                                 const std::string& baseline_file) {
   ProjectInputs inputs;
   if (!config_file.empty()) {
-    auto config = check::LoadProjectConfigFile(config_file);
+    auto config = gating::LoadProjectConfigFile(config_file);
     if (!config.ok()) return config.status();
     inputs.config = std::move(*config);
   } else if (!project_dir.empty()) {
-    auto config = check::LoadProjectConfig(project_dir);
+    auto config = gating::LoadProjectConfig(project_dir);
     if (!config.ok()) return config.status();
     inputs.config = std::move(*config);
   }
   if (!baseline_file.empty()) {
-    auto baseline = check::Baseline::LoadFile(baseline_file);
+    auto baseline = gating::Baseline::LoadFile(baseline_file);
     if (!baseline.ok()) return baseline.status();
     inputs.baseline.emplace(std::move(*baseline));
   }
@@ -202,14 +202,14 @@ absl::StatusOr<Verdict> CheckAndReport(const ReportSettings& o, const ProjectInp
   graph::DependencyGraph graph = graph::DependencyGraph::Build(cat, graph_options);
   ctx.seconds.catalog_and_graph += SecondsSince(t);
   t = Clock::now();
-  check::CheckOptions options = o.check;
+  checker::CheckOptions options = o.check;
   options.default_ignores = !o.no_default_ignores;
   options.max_evidence = o.max_evidence;
-  std::vector<std::string> warnings = check::ApplyProjectConfig(project.config, cat, &options);
-  auto result = check::Check(*ctx.analyzer, cat, graph, options);
+  std::vector<std::string> warnings = gating::ApplyProjectConfig(project.config, cat, &options);
+  auto result = checker::Check(*ctx.analyzer, cat, graph, options);
   if (!result.ok()) return result.status();
   ctx.seconds.check = SecondsSince(t);
-  check::Suppressions suppressions = check::Suppress(
+  gating::Suppressions suppressions = gating::Suppress(
       *result, cat, project.config, project.baseline ? &*project.baseline : nullptr);
   suppressions.warnings.insert(suppressions.warnings.begin(), warnings.begin(), warnings.end());
   ctx.catalog = &cat;

@@ -141,7 +141,7 @@ nlohmann::json RunToJson(const RunSummary& run) {
 
 bool FindingsContext::IsHidden(size_t finding) const {
   return !show_low && result != nullptr &&
-         result->findings[finding].confidence == check::Confidence::kLow;
+         result->findings[finding].confidence == checker::Confidence::kLow;
 }
 
 // What decides the exit code: findings neither suppressed nor hidden for low confidence,
@@ -177,7 +177,7 @@ std::string NotIdempotentBehaviour(const NotIdempotent& n) {
 
 std::string NotIdempotentFix(const NotIdempotent& n, const catalog::Catalog& cat) {
   const catalog::Resource* r = NotIdempotentResource(n, cat);
-  const std::string ref = r != nullptr ? check::PuppetReference(*r) : n.resource;
+  const std::string ref = r != nullptr ? checker::PuppetReference(*r) : n.resource;
   const std::string type = r != nullptr ? r->type : n.resource.substr(0, n.resource.find('['));
   if (n.behaviour == "fails-on-reapply") {
     return fmt::format("make {} succeed on a machine it already configured (a second apply "
@@ -206,15 +206,15 @@ std::string NotIdempotentFingerprint(const NotIdempotent& n) {
   return hex.substr(0, 32);
 }
 
-std::string FindingHeadline(const check::Finding& f, const catalog::Catalog& cat) {
+std::string FindingHeadline(const checker::Finding& f, const catalog::Catalog& cat) {
   const std::string& src = cat.resource(f.source).ref;
   const std::string& dst = cat.resource(f.target).ref;
-  return f.kind == check::FaultKind::kMissingOrdering
+  return f.kind == checker::FaultKind::kMissingOrdering
              ? fmt::format("{} must be applied after {}", dst, src)
              : fmt::format("{} must be notified by {}", dst, src);
 }
 
-std::string EvidenceText(const check::PathEvidence& e, const catalog::Resource& source,
+std::string EvidenceText(const checker::PathEvidence& e, const catalog::Resource& source,
                          const catalog::Resource& target) {
   return fmt::format("{}: {} by {} ({} at line {}), {} by {} ({} at line {})", e.path,
                      Verb(e.source), source.ref, fstrace::SyscallName(e.source.syscall),
@@ -224,19 +224,19 @@ std::string EvidenceText(const check::PathEvidence& e, const catalog::Resource& 
 
 namespace {
 
-std::string_view SuppressionKindName(check::SuppressionKind k) {
-  return k == check::SuppressionKind::kBaseline ? "baseline" : "ignore_pair";
+std::string_view SuppressionKindName(gating::SuppressionKind k) {
+  return k == gating::SuppressionKind::kBaseline ? "baseline" : "ignore_pair";
 }
 
-void WriteFindingText(std::ostream& out, const check::Finding& f, const catalog::Catalog& cat,
-                      const check::FindingSuppression* suppression) {
+void WriteFindingText(std::ostream& out, const checker::Finding& f, const catalog::Catalog& cat,
+                      const gating::FindingSuppression* suppression) {
   const catalog::Resource& src = cat.resource(f.source);
   const catalog::Resource& dst = cat.resource(f.target);
-  bool mor_kind = f.kind == check::FaultKind::kMissingOrdering;
-  const check::Confirmation& conf = f.confirmation;
+  bool mor_kind = f.kind == checker::FaultKind::kMissingOrdering;
+  const checker::Confirmation& conf = f.confirmation;
   out << "\n"
       << (mor_kind ? "Missing ordering relationship" : "Missing notifier") << " ("
-      << check::FaultKindName(f.kind) << ")"
+      << checker::FaultKindName(f.kind) << ")"
       << (conf.confirmed ? " CONFIRMED" : conf.attempted ? " (not confirmed)" : "") << "\n";
   // At the user's declaration (the defined-type instance holding the resource), naming the
   // resource inside it when they differ.
@@ -250,7 +250,7 @@ void WriteFindingText(std::ostream& out, const check::Finding& f, const catalog:
       << declared(f.target, f.target_declaration) << "\n";
   if (f.write_write) out << "  both write the same path: the last writer wins by chance\n";
   if (f.applied_in_reverse) out << "  (this run applied them in the wrong order)\n";
-  if (f.confidence == check::Confidence::kLow) {
+  if (f.confidence == checker::Confidence::kLow) {
     out << "  low confidence: the evidence is only lookups or metadata\n";
   }
   if (!f.instances.empty()) {
@@ -269,7 +269,7 @@ void WriteFindingText(std::ostream& out, const check::Finding& f, const catalog:
     }
     out << "\n";
   }
-  for (const check::PathEvidence& e : f.evidence) {
+  for (const checker::PathEvidence& e : f.evidence) {
     out << "    " << TerminalSafe(EvidenceText(e, src, dst)) << "\n";
   }
   if (f.evidence_total > f.evidence.size()) {
@@ -318,8 +318,8 @@ void WriteNotIdempotentText(std::ostream& out, const NotIdempotent& n, const cat
 
 void WriteFindingsText(std::ostream& out, const FindingsContext& c) {
   const catalog::Catalog& cat = *c.catalog;
-  const check::CheckResult& r = *c.result;
-  const check::Suppressions* sup = c.suppressions;
+  const checker::CheckResult& r = *c.result;
+  const gating::Suppressions* sup = c.suppressions;
   if (c.run != nullptr) WriteRunText(out, *c.run);
   out << SummaryLine(c.trace_name, *c.analyzer) << "\n";
   for (const auto& u : c.analyzer->stats().unparsed_examples) {
@@ -327,7 +327,7 @@ void WriteFindingsText(std::ostream& out, const FindingsContext& c) {
   }
   size_t mor = 0, mn = 0, hidden = 0, confirmed = 0;
   for (size_t i = 0; i < r.findings.size(); ++i) {
-    const check::Finding& f = r.findings[i];
+    const checker::Finding& f = r.findings[i];
     if (c.IsSuppressed(i)) {
       if (c.show_suppressed) WriteFindingText(out, f, cat, &sup->findings[i]);
       continue;
@@ -336,7 +336,7 @@ void WriteFindingsText(std::ostream& out, const FindingsContext& c) {
       ++hidden;
       continue;
     }
-    (f.kind == check::FaultKind::kMissingOrdering ? mor : mn)++;
+    (f.kind == checker::FaultKind::kMissingOrdering ? mor : mn)++;
     confirmed += f.confirmation.confirmed ? 1 : 0;
     WriteFindingText(out, f, cat, nullptr);
   }
@@ -364,8 +364,8 @@ void WriteFindingsText(std::ostream& out, const FindingsContext& c) {
     out << ")" << (c.show_suppressed ? "\n" : ":\n");
     for (size_t i = 0; i < r.findings.size() && !c.show_suppressed; ++i) {
       if (!c.IsSuppressed(i)) continue;
-      const check::Finding& f = r.findings[i];
-      out << "  " << check::FaultKindName(f.kind) << " " << TerminalSafe(cat.resource(f.source).ref) << " -> "
+      const checker::Finding& f = r.findings[i];
+      out << "  " << checker::FaultKindName(f.kind) << " " << TerminalSafe(cat.resource(f.source).ref) << " -> "
           << TerminalSafe(cat.resource(f.target).ref) << " [" << f.fingerprint << "]: "
           << sup->findings[i].justification << "\n";
     }
@@ -374,11 +374,11 @@ void WriteFindingsText(std::ostream& out, const FindingsContext& c) {
     out << "\n" << sup->absent.size() << " baseline finding" << (sup->absent.size() == 1 ? "" : "s")
         << " no longer found (fixed, or changed: refresh " << sup->baseline_name
         << " with --write-baseline):\n";
-    for (const check::BaselineEntry& e : sup->absent) {
-      std::string_view kind = e.rule == check::FaultRuleId(check::FaultKind::kMissingOrdering)
-                                  ? check::FaultKindName(check::FaultKind::kMissingOrdering)
-                              : e.rule == check::FaultRuleId(check::FaultKind::kMissingNotifier)
-                                  ? check::FaultKindName(check::FaultKind::kMissingNotifier)
+    for (const gating::BaselineEntry& e : sup->absent) {
+      std::string_view kind = e.rule == checker::FaultRuleId(checker::FaultKind::kMissingOrdering)
+                                  ? checker::FaultKindName(checker::FaultKind::kMissingOrdering)
+                              : e.rule == checker::FaultRuleId(checker::FaultKind::kMissingNotifier)
+                                  ? checker::FaultKindName(checker::FaultKind::kMissingNotifier)
                                   : std::string_view("?");
       out << "  " << kind << " "
           << (e.source.empty() ? "?" : TerminalSafe(e.source)) << " -> "
@@ -428,7 +428,7 @@ nlohmann::json PairsJson(const std::vector<std::pair<catalog::ResourceId, catalo
   return list;
 }
 
-nlohmann::json ConfirmationJson(const check::Confirmation& c) {
+nlohmann::json ConfirmationJson(const checker::Confirmation& c) {
   if (!c.attempted) return nullptr;
   nlohmann::json j = {{"forced", c.forced},
                       {"differences", c.differences},
@@ -439,21 +439,21 @@ nlohmann::json ConfirmationJson(const check::Confirmation& c) {
   return j;
 }
 
-nlohmann::json FaultJson(const check::Finding& f, const catalog::Catalog& cat) {
+nlohmann::json FaultJson(const checker::Finding& f, const catalog::Catalog& cat) {
   nlohmann::json paths = nlohmann::json::array();
-  for (const check::PathEvidence& e : f.evidence) {
+  for (const checker::PathEvidence& e : f.evidence) {
     paths.push_back({{"path", e.path},
                      {"source", AccessFieldsToJson(e.source)},
                      {"target", AccessFieldsToJson(e.target)}});
   }
-  return {{"kind", std::string(check::FaultKindName(f.kind))},
-          {"rule", std::string(check::FaultRuleId(f.kind))},
+  return {{"kind", std::string(checker::FaultKindName(f.kind))},
+          {"rule", std::string(checker::FaultRuleId(f.kind))},
           {"fingerprint", f.fingerprint},
           {"source", ResourceJson(cat.resource(f.source))},
           {"target", ResourceJson(cat.resource(f.target))},
           {"write_write", f.write_write},
           {"applied_in_reverse", f.applied_in_reverse},
-          {"confidence", std::string(check::ConfidenceName(f.confidence))},
+          {"confidence", std::string(checker::ConfidenceName(f.confidence))},
           {"declarations", {{"source", cat.resource(f.source_declaration).ref},
                             {"target", cat.resource(f.target_declaration).ref}}},
           {"instances", PairsJson(f.instances, cat)},
@@ -487,8 +487,8 @@ nlohmann::json NotIdempotentJson(const NotIdempotent& n, const catalog::Catalog&
 
 nlohmann::json FindingsToJson(const FindingsContext& c) {
   const catalog::Catalog& cat = *c.catalog;
-  const check::CheckResult& r = *c.result;
-  const check::Suppressions* sup = c.suppressions;
+  const checker::CheckResult& r = *c.result;
+  const gating::Suppressions* sup = c.suppressions;
   nlohmann::json j;
   j["tool"] = {{"name", "fsmove"}, {"version", FSMOVE_VERSION}};
   j["trace"] = c.trace_name;
@@ -499,7 +499,7 @@ nlohmann::json FindingsToJson(const FindingsContext& c) {
   nlohmann::json suppressed = nlohmann::json::array();
   size_t mor = 0, mn = 0, confirmed = 0;
   for (size_t i = 0; i < r.findings.size(); ++i) {
-    const check::Finding& f = r.findings[i];
+    const checker::Finding& f = r.findings[i];
     nlohmann::json fault = FaultJson(f, cat);
     if (c.IsSuppressed(i)) {
       fault["suppression"] = {{"kind", std::string(SuppressionKindName(sup->findings[i].kind))},
@@ -507,7 +507,7 @@ nlohmann::json FindingsToJson(const FindingsContext& c) {
       suppressed.push_back(std::move(fault));
       continue;
     }
-    (f.kind == check::FaultKind::kMissingOrdering ? mor : mn)++;
+    (f.kind == checker::FaultKind::kMissingOrdering ? mor : mn)++;
     confirmed += f.confirmation.confirmed ? 1 : 0;
     faults.push_back(std::move(fault));
   }
@@ -520,7 +520,7 @@ nlohmann::json FindingsToJson(const FindingsContext& c) {
   if (c.run != nullptr && c.run->confirm) j["summary"]["confirmed"] = confirmed;
   if (sup != nullptr && sup->has_baseline()) {
     nlohmann::json absent = nlohmann::json::array();
-    for (const check::BaselineEntry& e : sup->absent) {
+    for (const gating::BaselineEntry& e : sup->absent) {
       absent.push_back({{"fingerprint", e.fingerprint},
                         {"rule", e.rule},
                         {"source", e.source},
@@ -535,7 +535,7 @@ nlohmann::json FindingsToJson(const FindingsContext& c) {
                       {"catalog_and_graph", c.seconds.catalog_and_graph},
                       {"catalog_load", c.seconds.catalog_load},
                       {"check", c.seconds.check}};
-  const check::CheckStats& s = r.stats;
+  const checker::CheckStats& s = r.stats;
   nlohmann::json unknown = nlohmann::json::array();
   for (const auto& u : s.unknown_blocks) unknown.push_back({{"resource", u.ref}, {"source", u.source}});
   stats["check"] = {{"blocks_in_catalog", s.blocks_in_catalog},

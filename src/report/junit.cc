@@ -45,7 +45,7 @@ struct Case {
   std::vector<const NotIdempotent*> not_idempotent;
 };
 
-std::string FindingBlock(const check::Finding& f, const catalog::Catalog& cat,
+std::string FindingBlock(const checker::Finding& f, const catalog::Catalog& cat,
                          const SourceRoot& root) {
   const catalog::Resource& src = cat.resource(f.source);
   const catalog::Resource& dst = cat.resource(f.target);
@@ -56,14 +56,14 @@ std::string FindingBlock(const check::Finding& f, const catalog::Catalog& cat,
   };
   std::string text = fmt::format(
       "{} ({}): {}{} {} {}{}\n",
-      f.kind == check::FaultKind::kMissingOrdering ? "Missing ordering relationship"
+      f.kind == checker::FaultKind::kMissingOrdering ? "Missing ordering relationship"
                                                    : "Missing notifier",
-      check::FaultRuleId(f.kind), src.ref, where(src),
-      f.kind == check::FaultKind::kMissingOrdering ? "must be applied before" : "must notify",
+      checker::FaultRuleId(f.kind), src.ref, where(src),
+      f.kind == checker::FaultKind::kMissingOrdering ? "must be applied before" : "must notify",
       dst.ref, where(dst));
   if (f.write_write) text += "  both write the same path: the last writer wins by chance\n";
   if (f.applied_in_reverse) text += "  (this run applied them in the wrong order)\n";
-  for (const check::PathEvidence& e : f.evidence) {
+  for (const checker::PathEvidence& e : f.evidence) {
     text += "  " + EvidenceText(e, src, dst) + "\n";
   }
   if (f.evidence_total > f.evidence.size()) {
@@ -129,7 +129,7 @@ std::string XmlEscape(std::string_view text) {
 
 void WriteFindingsJunit(std::ostream& out, const FindingsContext& c, const JunitOptions& o) {
   const catalog::Catalog& cat = *c.catalog;
-  const check::CheckResult& r = *c.result;
+  const checker::CheckResult& r = *c.result;
   const SourceRoot& root = o.source_root;
 
   std::map<catalog::ResourceId, Case> cases;
@@ -224,7 +224,7 @@ void WriteFindingsJunit(std::ostream& out, const FindingsContext& c, const Junit
           << XmlEscape(n.resource + " is not idempotent: it " + NotIdempotentBehaviour(n)) << "\">"
           << XmlEscape(text) << "</failure>\n";
     } else if (!k->failing.empty()) {
-      const check::Finding& first = r.findings[k->failing.front()];
+      const checker::Finding& first = r.findings[k->failing.front()];
       std::string message = FindingHeadline(first, cat);
       if (k->failing.size() > 1) message += fmt::format(" (and {} more)", k->failing.size() - 1);
       std::string text;
@@ -233,7 +233,7 @@ void WriteFindingsJunit(std::ostream& out, const FindingsContext& c, const Junit
         text += fmt::format("Not idempotent (not-idempotent): {} {}\n", n->resource,
                             NotIdempotentBehaviour(*n));
       }
-      out << "      <failure type=\"" << check::FaultRuleId(first.kind) << "\" message=\""
+      out << "      <failure type=\"" << checker::FaultRuleId(first.kind) << "\" message=\""
           << XmlEscape(message) << "\">" << XmlEscape(text) << "</failure>\n";
     } else {
       std::string message;

@@ -77,8 +77,8 @@ constexpr RuleText kRules[] = {
 };
 constexpr int kNotIdempotentRule = 2;
 
-int RuleIndex(check::FaultKind kind) { return kind == check::FaultKind::kMissingOrdering ? 0 : 1; }
-const RuleText& Rule(check::FaultKind kind) { return kRules[RuleIndex(kind)]; }
+int RuleIndex(checker::FaultKind kind) { return kind == checker::FaultKind::kMissingOrdering ? 0 : 1; }
+const RuleText& Rule(checker::FaultKind kind) { return kRules[RuleIndex(kind)]; }
 
 Json RuleJson(const RuleText& r) {
   return {{"id", r.id},
@@ -125,21 +125,21 @@ std::string_view TargetVerb(const analysis::Access& a) {
   return "uses";
 }
 
-std::string MessageText(const check::Finding& f, const catalog::Catalog& cat) {
+std::string MessageText(const checker::Finding& f, const catalog::Catalog& cat) {
   const catalog::Resource& src = cat.resource(f.source);
   const catalog::Resource& dst = cat.resource(f.target);
   // The source is a link to relatedLocations[0] (id 1): "[text](1)".
   std::string s = "[" + SarifMessageEscape(src.ref) + "](1)";
   std::string d = SarifMessageEscape(dst.ref);
   std::string text;
-  if (f.kind == check::FaultKind::kMissingOrdering) {
+  if (f.kind == checker::FaultKind::kMissingOrdering) {
     text =
         fmt::format("{} must be applied after {}, and nothing in the catalog orders them.", d, s);
   } else {
     text = fmt::format("{} must be notified by {}: no notify, subscribe or ~> refreshes it.", d, s);
   }
   if (!f.evidence.empty()) {
-    const check::PathEvidence& e = f.evidence.front();
+    const checker::PathEvidence& e = f.evidence.front();
     text += fmt::format(" {} produces {} and {} {} it", s, SarifMessageEscape(e.path), d,
                         TargetVerb(e.target));
     if (f.paths.size() > 1) {
@@ -149,7 +149,7 @@ std::string MessageText(const check::Finding& f, const catalog::Catalog& cat) {
   }
   if (f.write_write) text += " Both write the same path: the last writer wins by chance.";
   if (f.applied_in_reverse) text += " This run applied them in the wrong order.";
-  const bool mor = f.kind == check::FaultKind::kMissingOrdering;
+  const bool mor = f.kind == checker::FaultKind::kMissingOrdering;
   if (f.confirmation.confirmed) {
     text += std::string(" Confirmed: a replay ") + (mor ? "forcing " : "with ") +
             SarifMessageEscape(f.confirmation.forced) +
@@ -204,22 +204,22 @@ Json NotIdempotentResult(const NotIdempotent& n, const catalog::Catalog& cat,
 
 // Low confidence: note. With --confirm: error when a replay confirmed it, warning when not.
 // Otherwise the rule's level.
-std::string Level(const check::Finding& f) {
-  if (f.confidence == check::Confidence::kLow) return "note";
+std::string Level(const checker::Finding& f) {
+  if (f.confidence == checker::Confidence::kLow) return "note";
   if (f.confirmation.attempted) return f.confirmation.confirmed ? "error" : "warning";
   return Rule(f.kind).level;
 }
 
-Json ResultProperties(const check::Finding& f, const catalog::Catalog& cat) {
+Json ResultProperties(const checker::Finding& f, const catalog::Catalog& cat) {
   Json evidence = Json::array();
-  for (const check::PathEvidence& e : f.evidence) {
+  for (const checker::PathEvidence& e : f.evidence) {
     evidence.push_back({{"path", e.path},
                         {"sourceSyscall", std::string(fstrace::SyscallName(e.source.syscall))},
                         {"sourceTraceLine", e.source.line},
                         {"targetSyscall", std::string(fstrace::SyscallName(e.target.syscall))},
                         {"targetTraceLine", e.target.line}});
   }
-  return {{"kind", std::string(check::FaultKindName(f.kind))},
+  return {{"kind", std::string(checker::FaultKindName(f.kind))},
           {"source", cat.resource(f.source).ref},
           {"target", cat.resource(f.target).ref},
           {"paths", f.paths},
@@ -256,16 +256,16 @@ std::string SarifMessageEscape(std::string_view text) {
 
 nlohmann::json FindingsToSarif(const FindingsContext& c, const SarifOptions& o) {
   const catalog::Catalog& cat = *c.catalog;
-  const check::CheckResult& r = *c.result;
-  const check::Suppressions* sup = c.suppressions;
+  const checker::CheckResult& r = *c.result;
+  const gating::Suppressions* sup = c.suppressions;
   bool baseline = sup != nullptr && sup->has_baseline();
 
   Json results = Json::array();
   size_t mor = 0, mn = 0;
   for (size_t i = 0; i < r.findings.size(); ++i) {
-    const check::Finding& f = r.findings[i];
+    const checker::Finding& f = r.findings[i];
     bool suppressed = c.IsSuppressed(i);
-    if (!suppressed) (f.kind == check::FaultKind::kMissingOrdering ? mor : mn)++;
+    if (!suppressed) (f.kind == checker::FaultKind::kMissingOrdering ? mor : mn)++;
     if (suppressed && !c.show_suppressed) continue;
     // The declarations the fix names (the user's own, for resources inside defined types).
     const catalog::Resource& src = cat.resource(f.source_declaration);
@@ -277,11 +277,11 @@ nlohmann::json FindingsToSarif(const FindingsContext& c, const SarifOptions& o) 
     related["id"] = 1;
     related["message"] = {
         {"text", SarifMessageEscape(fmt::format("{} ({})", src.ref,
-                                                f.kind == check::FaultKind::kMissingOrdering
+                                                f.kind == checker::FaultKind::kMissingOrdering
                                                     ? "must be applied first"
                                                     : "must notify"))}};
     Json result = {
-        {"ruleId", std::string(check::FaultRuleId(f.kind))},
+        {"ruleId", std::string(checker::FaultRuleId(f.kind))},
         {"ruleIndex", RuleIndex(f.kind)},
         {"level", Level(f)},
         {"message", {{"text", MessageText(f, cat)}}},

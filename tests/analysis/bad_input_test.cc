@@ -7,14 +7,14 @@
 
 #include "fsmove/analysis/analyzer.h"
 #include "fsmove/report/analysis_report.h"
-#include "fsmove/trace/line_reader.h"
+#include "fsmove/strace/line_reader.h"
 #include "trace_harness.h"
 
 namespace fsmove::testing {
 namespace {
 
 analysis::TraceStats Analyze(std::string text) {
-  auto reader = trace::LineReader::FromString(std::move(text));
+  auto reader = strace::LineReader::FromString(std::move(text));
   analysis::Analyzer a;
   EXPECT_TRUE(a.Run(*reader).ok());
   return a.stats();
@@ -69,10 +69,10 @@ TEST(BadInputTest, ResumedCallCutShortIsCounted) {
 // A line over the reader's limit keeps only its start: it is counted as unparsed and not fed
 // to the parser (its call cannot be read); the lines after it are analysed as usual.
 TEST(BadInputTest, LineOverTheReadersLimitIsCountedNotAnalysed) {
-  trace::LineReaderOptions options;
+  strace::LineReaderOptions options;
   options.max_line_bytes = 64;
   options.initial_buffer_bytes = 16;
-  auto reader = trace::LineReader::FromString("100 close(3) = 0\n100 openat(AT_FDCWD, \"/" +
+  auto reader = strace::LineReader::FromString("100 close(3) = 0\n100 openat(AT_FDCWD, \"/" +
                                                   std::string(200, 'x') +
                                                   "\", O_RDONLY) = 3\n100 close(4) = 0\n",
                                               options);
@@ -107,7 +107,7 @@ TEST(BadInputTest, TenMegabyteLine) {
 }
 
 TEST(BadInputTest, TraceWithoutMarkersChargesNothing) {
-  auto reader = trace::LineReader::FromString(
+  auto reader = strace::LineReader::FromString(
       "100 open(\"/etc/a\", O_WRONLY|O_CREAT|O_TRUNC, 0644) = 3\n100 open(\"/etc/a\", O_RDONLY) = 4\n");
   analysis::Analyzer a;
   ASSERT_TRUE(a.Run(*reader).ok());
@@ -144,7 +144,7 @@ TEST(BadInputTest, ThousandsOfClonesThatNeverReturnStayLinear) {
             " clone(child_stack=NULL, flags=CLONE_CHILD_CLEARTID|SIGCHLD <unfinished ...>\n";
   }
   for (int i = 0; i < kProcesses; ++i) text += std::to_string(100000 + i) + " close(3) = 0\n";
-  auto reader = trace::LineReader::FromString(std::move(text));
+  auto reader = strace::LineReader::FromString(std::move(text));
   analysis::Analyzer a;
   auto start = std::chrono::steady_clock::now();
   ASSERT_TRUE(a.Run(*reader).ok());
@@ -195,7 +195,7 @@ TEST(BadInputTest, MalformedArgumentsDoNotBreakTheModel) {
 }
 
 TEST(BadInputTest, MissingFileIsAnErrorNamingIt) {
-  auto reader = trace::LineReader::Open("/nonexistent/trace.txt");
+  auto reader = strace::LineReader::Open("/nonexistent/trace.txt");
   ASSERT_FALSE(reader.ok());
   EXPECT_THAT(std::string(reader.status().message()), ::testing::HasSubstr("/nonexistent/trace.txt"));
 }

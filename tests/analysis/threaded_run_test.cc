@@ -12,11 +12,11 @@
 
 #include "fsmove/analysis/analyzer.h"
 #include "fsmove/catalog/catalog.h"
-#include "fsmove/check/checker.h"
+#include "fsmove/checker/checker.h"
 #include "fsmove/graph/dependency_graph.h"
 #include "fsmove/report/analysis_report.h"
 #include "fsmove/report/golden.h"
-#include "fsmove/trace/line_reader.h"
+#include "fsmove/strace/line_reader.h"
 
 namespace fsmove::testing {
 namespace {
@@ -53,18 +53,18 @@ std::string Outcome(const analysis::Analyzer& analyzer, const catalog::Catalog* 
   out += "\n" + report::BlocksText(analyzer.interpreter().blocks());
   out += report::AccessMapText(analyzer);
   out += report::RelationsText(analyzer.ComputeRelations(1000000), analyzer.interpreter().blocks());
-  for (const trace::AutoRelationMessage& r : analyzer.puppet_autorelations()) {
+  for (const strace::AutoRelationMessage& r : analyzer.puppet_autorelations()) {
     out += r.ref + " " + r.other + "\n";
   }
   if (cat != nullptr) {
     graph::DependencyGraph graph = graph::DependencyGraph::Build(*cat, {});
-    auto result = check::Check(analyzer, *cat, graph, {});
+    auto result = checker::Check(analyzer, *cat, graph, {});
     EXPECT_TRUE(result.ok()) << result.status();
     if (result.ok()) {
-      for (const check::Finding& f : result->findings) {
-        out += std::string(check::FaultKindName(f.kind)) + " " + cat->resource(f.source).ref +
+      for (const checker::Finding& f : result->findings) {
+        out += std::string(checker::FaultKindName(f.kind)) + " " + cat->resource(f.source).ref +
                " " + cat->resource(f.target).ref + "\n";
-        for (const check::PathEvidence& e : f.evidence) {
+        for (const checker::PathEvidence& e : f.evidence) {
           out += "  " + e.path + " " + std::to_string(e.source.line) + " " +
                  std::to_string(e.target.line) + "\n";
         }
@@ -81,9 +81,9 @@ struct Analysis {
 
 Analysis Analyse(const std::string& path, int threads, const analysis::PipelineOptions& pipeline,
             const catalog::Catalog* cat) {
-  trace::LineReaderOptions options;
+  strace::LineReaderOptions options;
   options.decompress_thread = threads >= 2;
-  auto reader = trace::LineReader::Open(path, options);
+  auto reader = strace::LineReader::Open(path, options);
   EXPECT_TRUE(reader.ok()) << reader.status();
   if (!reader.ok()) return {};
   analysis::Analyzer analyzer;
@@ -161,11 +161,11 @@ std::string SmallTrace() {
 }
 
 TEST(ThreadedRunTest, TinyBatchesAndCutLines) {
-  trace::LineReaderOptions reader_options;
+  strace::LineReaderOptions reader_options;
   reader_options.max_line_bytes = 200;  // the 300-x line is cut
   reader_options.initial_buffer_bytes = 64;
   auto outcome = [&](int threads, size_t batch_bytes, size_t max_lines) {
-    auto reader = trace::LineReader::FromString(SmallTrace(), reader_options);
+    auto reader = strace::LineReader::FromString(SmallTrace(), reader_options);
     analysis::Analyzer analyzer;
     analysis::PipelineOptions pipeline;
     pipeline.batch.target_bytes = batch_bytes;
@@ -189,9 +189,9 @@ TEST(ThreadedRunTest, TinyBatchesAndCutLines) {
 TEST(ThreadedRunTest, ZstdDecodedOnItsOwnThreadReadsTheSameBytes) {
   const fs::path path = fs::path(FSMOVE_SOURCE_DIR) / "traces" / RecordedTraces().front();
   auto lines = [&](bool thread) {
-    trace::LineReaderOptions options;
+    strace::LineReaderOptions options;
     options.decompress_thread = thread;
-    auto reader = trace::LineReader::Open(path.string(), options);
+    auto reader = strace::LineReader::Open(path.string(), options);
     EXPECT_TRUE(reader.ok());
     uint64_t sum = 0;
     std::string_view line;
@@ -206,9 +206,9 @@ TEST(ThreadedRunTest, ZstdDecodedOnItsOwnThreadReadsTheSameBytes) {
 
 TEST(ThreadedRunTest, ZstdDecoderThreadStopsWhenTheReaderIsDropped) {
   const fs::path path = fs::path(FSMOVE_SOURCE_DIR) / "traces" / RecordedTraces().front();
-  trace::LineReaderOptions options;
+  strace::LineReaderOptions options;
   options.decompress_thread = true;
-  auto reader = trace::LineReader::Open(path.string(), options);
+  auto reader = strace::LineReader::Open(path.string(), options);
   ASSERT_TRUE(reader.ok());
   std::string_view line;
   ASSERT_TRUE((*reader)->Next(&line));
@@ -219,9 +219,9 @@ TEST(ThreadedRunTest, CorruptZstdIsAnErrorOnBothPaths) {
   std::string bytes = "\x28\xB5\x2F\xFD";
   bytes += std::string(64, '\x07');
   for (int threads : {1, 2}) {
-    trace::LineReaderOptions options;
+    strace::LineReaderOptions options;
     options.decompress_thread = threads >= 2;
-    auto reader = trace::LineReader::FromString(bytes, options);
+    auto reader = strace::LineReader::FromString(bytes, options);
     analysis::Analyzer analyzer;
     absl::Status st = threads >= 2 ? analyzer.RunThreaded(*reader) : analyzer.Run(*reader);
     EXPECT_FALSE(st.ok()) << threads;

@@ -24,7 +24,7 @@
 #include <thread>
 #include <vector>
 
-#include "fsmove/trace/line_reader.h"
+#include "fsmove/strace/line_reader.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "nlohmann/json.hpp"
@@ -56,7 +56,7 @@ void WriteFile(const fs::path& p, std::string_view bytes) {
 const std::vector<std::string>& RealTraceLines() {
   static const auto* lines = [] {
     auto* out = new std::vector<std::string>();
-    auto reader = trace::LineReader::Open((kTraceDir / "trace.zst").string());
+    auto reader = strace::LineReader::Open((kTraceDir / "trace.zst").string());
     EXPECT_TRUE(reader.ok());
     std::string_view line;
     while ((*reader)->Next(&line)) out->emplace_back(line);

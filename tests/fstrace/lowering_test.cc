@@ -7,8 +7,8 @@
 #include <string>
 #include <vector>
 
-#include "fsmove/trace/args.h"
-#include "fsmove/trace/strace_line.h"
+#include "fsmove/strace/args.h"
+#include "fsmove/strace/strace_line.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 
@@ -326,14 +326,14 @@ const LoweringCase kLoweringCases[] = {
 };
 
 std::vector<std::string> LowerLine(Lowerer& lowerer, std::string_view line) {
-  trace::LineHead head = trace::ParseLineHead(line);
+  strace::LineHead head = strace::ParseLineHead(line);
   const SyscallSpec* spec = FindSyscall(head.name);
-  trace::CallTail tail;
-  if (spec == nullptr || !trace::ParseCallTail(head.rest, &tail)) {
+  strace::CallTail tail;
+  if (spec == nullptr || !strace::ParseCallTail(head.rest, &tail)) {
     ADD_FAILURE() << "not a modelled call: " << line;
     return {};
   }
-  trace::ArgList args(tail.args);
+  strace::ArgList args(tail.args);
   size_t n = lowerer.Lower(*spec, args, tail);
   EXPECT_EQ(lowerer.undecodable_paths(), 0u) << line;
   std::vector<std::string> out;
@@ -350,7 +350,7 @@ TEST(SyscallTableTest, EachRowLowersToItsConstructs) {
 
 TEST(SyscallTableTest, EveryModelledSyscallHasALoweringCase) {
   std::set<std::string_view> covered;
-  for (const LoweringCase& c : kLoweringCases) covered.insert(trace::ParseLineHead(c.line).name);
+  for (const LoweringCase& c : kLoweringCases) covered.insert(strace::ParseLineHead(c.line).name);
   for (std::string_view name : ModelledSyscalls()) {
     EXPECT_TRUE(covered.contains(name)) << name << " has no case in kLoweringCases";
   }

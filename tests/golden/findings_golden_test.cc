@@ -14,11 +14,11 @@
 
 #include "fsmove/analysis/analyzer.h"
 #include "fsmove/catalog/catalog.h"
-#include "fsmove/check/checker.h"
+#include "fsmove/checker/checker.h"
 #include "fsmove/fstrace/lowering.h"
 #include "fsmove/graph/dependency_graph.h"
 #include "fsmove/graph/puppet_graph.h"
-#include "fsmove/trace/line_reader.h"
+#include "fsmove/strace/line_reader.h"
 
 namespace fsmove::testing {
 namespace {
@@ -68,7 +68,7 @@ void FindingsGoldenTest::CheckFindings(bool puppet_graph) {
   fs::path dir = fs::path(FSMOVE_SOURCE_DIR) / "traces" / GetParam();
   auto cat = catalog::Catalog::LoadFile((dir / "catalog.json").string());
   ASSERT_TRUE(cat.ok()) << cat.status();
-  auto reader = trace::LineReader::Open((dir / "trace.zst").string());
+  auto reader = strace::LineReader::Open((dir / "trace.zst").string());
   ASSERT_TRUE(reader.ok()) << reader.status();
   analysis::Analyzer analyzer;
   ASSERT_TRUE(analyzer.Run(**reader).ok());
@@ -82,20 +82,20 @@ void FindingsGoldenTest::CheckFindings(bool puppet_graph) {
   }
   graph::DependencyGraph graph = graph::DependencyGraph::Build(*cat, graph_options);
 
-  check::CheckOptions options;
+  checker::CheckOptions options;
   for (const std::string& opt : Lines(dir / "check-options")) {
     ASSERT_EQ(opt, "--package-notify") << "unknown option in check-options";
     options.package_notify = true;
   }
-  auto result = check::Check(analyzer, *cat, graph, options);
+  auto result = checker::Check(analyzer, *cat, graph, options);
   ASSERT_TRUE(result.ok()) << result.status();
   std::set<std::string> got;
-  for (const check::Finding& f : result->findings) {
-    got.insert(std::string(check::FaultKindName(f.kind)) + "\t" + cat->resource(f.source).ref +
+  for (const checker::Finding& f : result->findings) {
+    got.insert(std::string(checker::FaultKindName(f.kind)) + "\t" + cat->resource(f.source).ref +
                "\t" + cat->resource(f.target).ref);
     EXPECT_FALSE(f.evidence.empty());
     EXPECT_FALSE(f.fix.empty());
-    for (const check::PathEvidence& e : f.evidence) {  // evidence points into the trace
+    for (const checker::PathEvidence& e : f.evidence) {  // evidence points into the trace
       EXPECT_GT(e.source.line, 0u);
       EXPECT_GT(e.target.line, 0u);
       EXPECT_LE(e.target.line, analyzer.stats().lines);

@@ -12,7 +12,7 @@
 
 #include "fsmove/analysis/analyzer.h"
 #include "fsmove/report/golden.h"
-#include "fsmove/trace/line_reader.h"
+#include "fsmove/strace/line_reader.h"
 
 namespace fsmove::testing {
 namespace {
@@ -54,7 +54,7 @@ bool StartsWrittenText(std::string_view line, size_t at) {
 // Lines that hold a begin marker, counted without the parser: the unfinished form carries the
 // text too, its resumed half does not.
 uint64_t CountBeginMarkers(const fs::path& trace) {
-  auto reader = trace::LineReader::Open(trace.string());
+  auto reader = strace::LineReader::Open(trace.string());
   EXPECT_TRUE(reader.ok());
   uint64_t n = 0;
   std::string_view line;
@@ -72,7 +72,7 @@ class TraceGoldenTest : public ::testing::TestWithParam<std::string> {};
 
 TEST_P(TraceGoldenTest, MatchesExpected) {
   fs::path dir = fs::path(FSMOVE_SOURCE_DIR) / "traces" / GetParam();
-  auto reader = trace::LineReader::Open((dir / "trace.zst").string());
+  auto reader = strace::LineReader::Open((dir / "trace.zst").string());
   ASSERT_TRUE(reader.ok()) << reader.status();
   analysis::Analyzer analyzer;
   ASSERT_TRUE(analyzer.Run(**reader).ok());

@@ -8,7 +8,7 @@
 #include <fstream>
 #include <sstream>
 
-#include "fsmove/trace/line_reader.h"
+#include "fsmove/strace/line_reader.h"
 #include "nlohmann/json.hpp"
 
 namespace fsmove::pipeline {
@@ -24,7 +24,7 @@ class CheckAndReportTest : public ::testing::Test {
     auto cat = catalog::Catalog::LoadFile((dir / "catalog.json").string());
     ASSERT_TRUE(cat.ok()) << cat.status();
     cat_.emplace(std::move(*cat));
-    auto reader = trace::LineReader::Open((dir / "trace.zst").string());
+    auto reader = strace::LineReader::Open((dir / "trace.zst").string());
     ASSERT_TRUE(reader.ok()) << reader.status();
     ASSERT_TRUE(analyzer_.Run(**reader).ok());
     ctx_.trace_name = "trace.zst";
@@ -106,7 +106,7 @@ TEST_F(CheckAndReportTest, FailOnConfirmedCountsOnlyConfirmedFindings) {
   s.fail_on = "confirmed";
   EXPECT_EQ(*Run(s), Verdict::kClean);
   bool replayed = false;
-  auto confirm = [&](const report::FindingsContext&, check::CheckResult* result) {
+  auto confirm = [&](const report::FindingsContext&, checker::CheckResult* result) {
     replayed = true;
     ASSERT_EQ(result->findings.size(), 1u);
     result->findings[0].confirmation.attempted = true;

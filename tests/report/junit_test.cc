@@ -55,12 +55,12 @@ TEST(JunitTest, OneCasePerCheckedResourceFailureOnTheTarget) {
 TEST(JunitTest, SuppressedOnlyCasesAreSkipped) {
   RecordedCheck run = CheckRecorded("faults-configure-use-bad");
   ASSERT_TRUE(run.catalog);
-  auto config = check::ParseProjectConfig(
+  auto config = gating::ParseProjectConfig(
       R"({"ignore_pairs": [{"source": "File[/etc/app/app.conf]", "target": "Exec[use config]",
           "reason": "the exec <tolerates> a missing file"}]})",
       "p.json");
   ASSERT_TRUE(config.ok());
-  check::Suppressions s = check::Suppress(run.result, *run.catalog, *config, nullptr);
+  gating::Suppressions s = gating::Suppress(run.result, *run.catalog, *config, nullptr);
   std::ostringstream out;
   report::WriteFindingsJunit(out, run.Context(&s), {});
   std::string xml = out.str();

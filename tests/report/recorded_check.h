@@ -7,10 +7,10 @@
 
 #include "fsmove/analysis/analyzer.h"
 #include "fsmove/catalog/catalog.h"
-#include "fsmove/check/checker.h"
+#include "fsmove/checker/checker.h"
 #include "fsmove/graph/dependency_graph.h"
 #include "fsmove/report/findings_report.h"
-#include "fsmove/trace/line_reader.h"
+#include "fsmove/strace/line_reader.h"
 #include "gtest/gtest.h"
 
 namespace fsmove::testing {
@@ -19,9 +19,9 @@ struct RecordedCheck {
   std::unique_ptr<catalog::Catalog> catalog;
   std::unique_ptr<analysis::Analyzer> analyzer;
   std::unique_ptr<graph::DependencyGraph> graph;
-  check::CheckResult result;
+  checker::CheckResult result;
 
-  report::FindingsContext Context(const check::Suppressions* suppressions = nullptr) const {
+  report::FindingsContext Context(const gating::Suppressions* suppressions = nullptr) const {
     report::FindingsContext c;
     c.trace_name = "trace.zst";
     c.analyzer = analyzer.get();
@@ -38,14 +38,14 @@ inline std::string TraceDir(const std::string& name) {
 }
 
 // Fails the calling test (ASSERT in the caller on `catalog`) when anything does not load.
-inline RecordedCheck CheckRecorded(const std::string& name, check::CheckOptions options = {}) {
+inline RecordedCheck CheckRecorded(const std::string& name, checker::CheckOptions options = {}) {
   RecordedCheck r;
   auto cat = catalog::Catalog::LoadFile(TraceDir(name) + "/catalog.json");
   if (!cat.ok()) {
     ADD_FAILURE() << cat.status();
     return r;
   }
-  auto reader = trace::LineReader::Open(TraceDir(name) + "/trace.zst");
+  auto reader = strace::LineReader::Open(TraceDir(name) + "/trace.zst");
   if (!reader.ok()) {
     ADD_FAILURE() << reader.status();
     return r;
@@ -57,7 +57,7 @@ inline RecordedCheck CheckRecorded(const std::string& name, check::CheckOptions 
   }
   auto catalog = std::make_unique<catalog::Catalog>(std::move(*cat));
   auto graph = std::make_unique<graph::DependencyGraph>(graph::DependencyGraph::Build(*catalog));
-  auto result = check::Check(*analyzer, *catalog, *graph, options);
+  auto result = checker::Check(*analyzer, *catalog, *graph, options);
   if (!result.ok()) {
     ADD_FAILURE() << result.status();
     return r;

@@ -32,7 +32,7 @@ TEST(ReplayReports, ConfirmedFindingAndNotIdempotentResources) {
   RecordedCheck rec = CheckRecorded("faults-configure-use-bad");
   ASSERT_TRUE(rec.catalog);
   ASSERT_EQ(rec.result.findings.size(), 1u);
-  check::Confirmation& c = rec.result.findings[0].confirmation;
+  checker::Confirmation& c = rec.result.findings[0].confirmation;
   c.attempted = c.confirmed = true;
   c.forced = "Exec[use config] before File[/etc/app/app.conf]";
   c.differences = {"Exec[use config] failed: cat: /etc/app/app.conf: No such file or directory"};
@@ -89,7 +89,7 @@ TEST(ReplayReports, ConfirmedFindingAndNotIdempotentResources) {
 TEST(ReplayReports, AnUnconfirmedFindingIsAWarningAndFailsOnlyOnAny) {
   RecordedCheck rec = CheckRecorded("faults-configure-use-bad");
   ASSERT_TRUE(rec.catalog);
-  check::Confirmation& c = rec.result.findings[0].confirmation;
+  checker::Confirmation& c = rec.result.findings[0].confirmation;
   c.attempted = true;
   c.forced = "Exec[use config] before File[/etc/app/app.conf]";
   c.reason = "here the order makes no visible difference";

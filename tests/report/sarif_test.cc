@@ -112,10 +112,10 @@ TEST(SarifTest, SuppressedFindingsAndBaselineState) {
   RecordedCheck run = CheckRecorded("faults-generate-use-bad");
   ASSERT_TRUE(run.catalog);
   ASSERT_EQ(run.result.findings.size(), 2u);
-  auto baseline = check::Baseline::Parse(
-      check::BaselineToJson({&run.result.findings[0]}, *run.catalog).dump(), "b.json");
+  auto baseline = gating::Baseline::Parse(
+      gating::BaselineToJson({&run.result.findings[0]}, *run.catalog).dump(), "b.json");
   ASSERT_TRUE(baseline.ok());
-  check::Suppressions s = check::Suppress(run.result, *run.catalog, {}, &*baseline);
+  gating::Suppressions s = gating::Suppress(run.result, *run.catalog, {}, &*baseline);
 
   report::FindingsContext c = run.Context(&s);
   nlohmann::json hidden = report::FindingsToSarif(c, {});

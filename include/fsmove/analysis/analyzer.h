@@ -16,10 +16,10 @@
 #include "fsmove/analysis/interpreter.h"
 #include "fsmove/analysis/relations.h"
 #include "fsmove/fstrace/lowering.h"
-#include "fsmove/trace/call_assembler.h"
-#include "fsmove/trace/line_batch.h"
-#include "fsmove/trace/line_reader.h"
-#include "fsmove/trace/puppet_markers.h"
+#include "fsmove/strace/call_assembler.h"
+#include "fsmove/strace/line_batch.h"
+#include "fsmove/strace/line_reader.h"
+#include "fsmove/strace/puppet_markers.h"
 
 namespace fsmove::analysis {
 
@@ -58,7 +58,7 @@ struct TraceStats {
 // The threaded reading of Analyzer::RunThreaded: batches of lines go from stage 1 (the
 // reader's thread) to stage 2 (the caller's) through a ring of this many slots.
 struct PipelineOptions {
-  trace::BatchOptions batch;
+  strace::BatchOptions batch;
   size_t ring_slots = 8;
 };
 
@@ -70,19 +70,19 @@ struct AnalyzerOptions {
 // Called for every construct applied, for `fsmove trace dump --fstrace`.
 using ConstructObserver = std::function<void(const fstrace::Construct&, const CallContext&)>;
 // Called for every evaltrace marker found (the executor's progress display).
-using MarkerObserver = std::function<void(const trace::Marker&, uint64_t line)>;
+using MarkerObserver = std::function<void(const strace::Marker&, uint64_t line)>;
 
-class Analyzer : private trace::CallSink {
+class Analyzer : private strace::CallSink {
  public:
   explicit Analyzer(AnalyzerOptions options = {});
 
   // Reads the whole trace. Returns an error only when the input cannot be read; bad lines
   // are counted in stats() instead.
-  absl::Status Run(trace::LineReader& reader);
+  absl::Status Run(strace::LineReader& reader);
   // The same with a second thread: it reads the lines and parses their heads (stage 1) while
   // this one assembles, lowers and interprets them (stage 2). Same results as Run(); the
   // observers are called on this thread. Memory: the ring's slots (threaded_run.cc).
-  absl::Status RunThreaded(trace::LineReader& reader, const PipelineOptions& options = {});
+  absl::Status RunThreaded(strace::LineReader& reader, const PipelineOptions& options = {});
   // Streaming interface (the executor feeds lines as strace writes them).
   void FeedLine(std::string_view line, uint64_t number);
   void Finish();
@@ -94,7 +94,7 @@ class Analyzer : private trace::CallSink {
   Interpreter& mutable_interpreter() { return interp_; }
   const TraceStats& stats() const { return stats_; }
   // The relationships Puppet logged adding itself (--debug), each once, in trace order.
-  const std::vector<trace::AutoRelationMessage>& puppet_autorelations() const {
+  const std::vector<strace::AutoRelationMessage>& puppet_autorelations() const {
     return auto_relations_;
   }
   // Relations over everything analysed so far (paths canonicalised through pre-existing
@@ -104,13 +104,13 @@ class Analyzer : private trace::CallSink {
  private:
   void OnCallStarted(int32_t pid, std::string_view name, std::string_view partial,
                      uint64_t line) override;
-  void OnCall(const trace::SyscallEvent& call) override;
+  void OnCall(const strace::SyscallEvent& call) override;
   void OnProcessExit(int32_t pid, uint64_t line) override;
   void OnPidRenamed(int32_t from, int32_t to, uint64_t line) override;
   void OnUnparsed(uint64_t line, std::string_view text, std::string_view reason) override;
 
   // Stage 2 of RunThreaded for one batch.
-  void FeedBatch(const trace::LineBatch& batch, size_t max_line_bytes);
+  void FeedBatch(const strace::LineBatch& batch, size_t max_line_bytes);
   // Applies a Puppet evaltrace marker, if the write carried one, to the interpreter.
   void DetectMarker(int32_t pid, const fstrace::SyscallSpec& spec, std::string_view args_text,
                     uint64_t line);
@@ -118,7 +118,7 @@ class Analyzer : private trace::CallSink {
 
   AnalyzerOptions options_;
   Interpreter interp_;
-  trace::CallAssembler assembler_;
+  strace::CallAssembler assembler_;
   fstrace::Lowerer lowerer_;
   TraceStats stats_;
   ConstructObserver observer_;
@@ -126,8 +126,8 @@ class Analyzer : private trace::CallSink {
   absl::flat_hash_map<std::string, uint64_t> unmodelled_;
   absl::flat_hash_set<int32_t> marker_at_start_;  // pids whose pending write held a marker
   std::string bytes_;
-  trace::Marker marker_;
-  std::vector<trace::AutoRelationMessage> auto_relations_;
+  strace::Marker marker_;
+  std::vector<strace::AutoRelationMessage> auto_relations_;
   absl::flat_hash_set<std::string> auto_relation_keys_;
 };
 

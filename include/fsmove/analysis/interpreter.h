@@ -16,7 +16,7 @@
 #include "fsmove/analysis/inode_table.h"
 #include "fsmove/analysis/process_table.h"
 #include "fsmove/fstrace/construct.h"
-#include "fsmove/trace/puppet_markers.h"
+#include "fsmove/strace/puppet_markers.h"
 
 namespace fsmove::analysis {
 
@@ -67,7 +67,7 @@ class Interpreter {
   void RenamePid(int32_t from, int32_t to);
 
   // ---- resource blocks ----
-  void OnMarker(int32_t pid, const trace::Marker& marker, uint64_t line);
+  void OnMarker(int32_t pid, const strace::Marker& marker, uint64_t line);
   BlockId BlockOf(int32_t pid);
   BlockId current_block() const { return current_; }
 

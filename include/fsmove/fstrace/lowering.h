@@ -10,8 +10,8 @@
 #include <vector>
 
 #include "fsmove/fstrace/construct.h"
-#include "fsmove/trace/args.h"
-#include "fsmove/trace/strace_line.h"
+#include "fsmove/strace/args.h"
+#include "fsmove/strace/strace_line.h"
 
 namespace fsmove::fstrace {
 
@@ -24,7 +24,7 @@ enum SyscallFlags : uint8_t {
   kConsumeOnly = 1 << 0,
   // A readlink: its result teaches a symlink even outside blocks.
   kTeachesSymlink = 1 << 1,
-  // write/writev: may carry a Puppet evaltrace marker (see trace::WrittenBytes).
+  // write/writev: may carry a Puppet evaltrace marker (see strace::WrittenBytes).
   kMayCarryMarker = 1 << 2,
   // A modelled call with no file-system effect.
   kNoEffect = 1 << 3,
@@ -42,7 +42,7 @@ struct SyscallSpec {
 
 // The spec for a syscall name, or nullptr if the call is not modelled.
 const SyscallSpec* FindSyscall(std::string_view name);
-// The table's kCreatesProcess flag, by name: what trace::CallAssembler is given to know the
+// The table's kCreatesProcess flag, by name: what strace::CallAssembler is given to know the
 // calls that return a child's pid (trace/ sits below this table).
 bool CreatesProcess(std::string_view name);
 // The calls the model interprets (the table, not the reviewed no-effect calls), in table
@@ -66,7 +66,7 @@ class Lowerer {
   static constexpr size_t kMaxConstructs = 6;
 
   // Lowers one call; returns the number of constructs (see construct(i)).
-  size_t Lower(const SyscallSpec& spec, const trace::ArgList& args, const trace::CallTail& tail);
+  size_t Lower(const SyscallSpec& spec, const strace::ArgList& args, const strace::CallTail& tail);
 
   size_t size() const { return count_; }
   const Construct& construct(size_t i) const { return out_[i]; }
@@ -75,13 +75,13 @@ class Lowerer {
   uint32_t undecodable_paths() const { return undecodable_; }
 
   // --- used by the lowering functions ---
-  const trace::ArgList& args() const { return *args_; }
-  const trace::CallTail& tail() const { return *tail_; }
+  const strace::ArgList& args() const { return *args_; }
+  const strace::CallTail& tail() const { return *tail_; }
   int64_t ret() const { return tail_->ret; }
   // Decodes string argument i into a scratch slot; nullopt-like: returns false if absent.
   bool Str(size_t i, std::string_view* out);
   int Fd(size_t i) const;  // AT_FDCWD (-100) when it cannot be read
-  uint64_t Flags(size_t i, const trace::FlagName* names, size_t n) const;
+  uint64_t Flags(size_t i, const strace::FlagName* names, size_t n) const;
 
   void HPath(int dirfd, std::string_view path, Effect e, bool follow, bool empty_path = false,
              bool probe = false, bool listing = false);
@@ -90,8 +90,8 @@ class Lowerer {
   void Emit(const Construct& c);  // state constructs: dropped for failed calls
 
  private:
-  const trace::ArgList* args_ = nullptr;
-  const trace::CallTail* tail_ = nullptr;
+  const strace::ArgList* args_ = nullptr;
+  const strace::CallTail* tail_ = nullptr;
   bool failed_ = false;
   size_t count_ = 0;
   uint32_t undecodable_ = 0;
@@ -102,10 +102,10 @@ class Lowerer {
 
 // The clone flags of a process-creation call (clone, clone3; 0 for fork and vfork), from
 // its argument list; used for the call's lowering and when it is still unfinished.
-uint64_t CloneFlags(std::string_view syscall, const trace::ArgList& args);
+uint64_t CloneFlags(std::string_view syscall, const strace::ArgList& args);
 
 // Flag vocabularies shared with tests.
-extern const trace::FlagName kOpenFlagNames[];
+extern const strace::FlagName kOpenFlagNames[];
 extern const size_t kOpenFlagNameCount;
 inline constexpr uint64_t kOWronly = 01, kORdwr = 02, kOCreat = 0100, kOExcl = 0200,
                           kOTrunc = 01000, kOAppend = 02000, kODirectory = 0200000,

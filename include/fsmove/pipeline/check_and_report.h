@@ -14,9 +14,9 @@
 #include "absl/status/statusor.h"
 #include "fsmove/analysis/analyzer.h"
 #include "fsmove/catalog/catalog.h"
-#include "fsmove/check/baseline.h"
-#include "fsmove/check/checker.h"
-#include "fsmove/check/project_config.h"
+#include "fsmove/gating/baseline.h"
+#include "fsmove/checker/checker.h"
+#include "fsmove/gating/project_config.h"
 #include "fsmove/report/findings_report.h"
 
 namespace fsmove::pipeline {
@@ -29,7 +29,7 @@ struct ReportSettings {
   size_t max_evidence = 16;
   bool strict = false;
   bool no_default_ignores = false;
-  check::CheckOptions check;
+  checker::CheckOptions check;
   // Further reports of the same run (CI wants SARIF and JUnit from one Puppet run).
   std::string json_output;
   std::string sarif_output;
@@ -47,8 +47,8 @@ struct ReportSettings {
 // The project's configuration and baseline, loaded once (before a long run, so that a bad file
 // fails in a second).
 struct ProjectInputs {
-  check::ProjectConfig config;
-  std::optional<check::Baseline> baseline;
+  gating::ProjectConfig config;
+  std::optional<gating::Baseline> baseline;
 };
 
 // `config_file` when given, else <project_dir>/.fsmove.json when project_dir is not empty and
@@ -78,7 +78,7 @@ struct PuppetGraphInput {
 
 // Runs once the findings are known and suppressed, before any report is written (fsmove check
 // --confirm replays them there).
-using BeforeReport = std::function<void(const report::FindingsContext&, check::CheckResult*)>;
+using BeforeReport = std::function<void(const report::FindingsContext&, checker::CheckResult*)>;
 
 enum class Verdict {
   kClean,     // no finding that counts (suppressed and low-confidence ones do not)

@@ -9,8 +9,8 @@
 #include "nlohmann/json.hpp"
 #include "fsmove/analysis/analyzer.h"
 #include "fsmove/catalog/catalog.h"
-#include "fsmove/check/checker.h"
-#include "fsmove/check/suppressions.h"
+#include "fsmove/checker/checker.h"
+#include "fsmove/gating/suppressions.h"
 #include "fsmove/exec/run_summary.h"
 #include "fsmove/graph/dependency_graph.h"
 #include "fsmove/report/analysis_report.h"
@@ -41,11 +41,11 @@ struct FindingsContext {
   // The graph Puppet wrote (`puppet apply --graph`) when the findings were checked against
   // it; empty: fsmove's model of the catalog.
   std::string puppet_graph;
-  const check::CheckResult* result = nullptr;
+  const checker::CheckResult* result = nullptr;
   CheckSeconds seconds;
   const RunSummary* run = nullptr;
   // Findings the project accepted (configuration ignore_pairs, baseline); null: none.
-  const check::Suppressions* suppressions = nullptr;
+  const gating::Suppressions* suppressions = nullptr;
   // Text and SARIF show suppressed findings in full (they are always counted, and JSON
   // always lists them under "suppressed").
   bool show_suppressed = false;
@@ -76,7 +76,7 @@ nlohmann::json FindingsToJson(const FindingsContext& c);
 
 // "must be applied before" / "must notify" sentences shared by the text, SARIF and JUnit
 // reports: "Exec[use config] must be applied after File[/etc/app.conf]".
-std::string FindingHeadline(const check::Finding& f, const catalog::Catalog& cat);
+std::string FindingHeadline(const checker::Finding& f, const catalog::Catalog& cat);
 // What each side did to one path: "produced by File[x] (rename at line 431418), consumed by
 // Exec[y] (openat at line 431759)".
 // What a user does about a resource that is not idempotent.
@@ -88,7 +88,7 @@ const catalog::Resource* NotIdempotentResource(const NotIdempotent& n, const cat
 // Stable identity, like a finding's: SHA-256 of "fsmove-finding/v1\nnot-idempotent\n" + ref.
 std::string NotIdempotentFingerprint(const NotIdempotent& n);
 
-std::string EvidenceText(const check::PathEvidence& e, const catalog::Resource& source,
+std::string EvidenceText(const checker::PathEvidence& e, const catalog::Resource& source,
                          const catalog::Resource& target);
 
 }  // namespace fsmove::report

@@ -1,0 +1,39 @@
+// Which paths the checker ignores: Puppet's own state, virtual file systems and caches every
+// resource touches and none orders (documented defaults, overridable), plus user globs.
+// Also knows the package manager's state, where Package-Package conflicts do not matter.
+#pragma once
+
+#include <memory>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "re2/re2.h"
+
+namespace fsmove::checker {
+
+// The defaults, each with the reason it is safe to ignore (shown by --help and the README).
+struct DefaultIgnore {
+  std::string_view glob;
+  std::string_view reason;
+};
+const std::vector<DefaultIgnore>& DefaultIgnores();
+
+// Shell-like globs on absolute paths: `*` and `?` stay within one path component, `**`
+// crosses components, and a trailing `/**` also matches the directory itself.
+absl::StatusOr<std::string> GlobToRegex(std::string_view glob);
+
+class PathFilter {
+ public:
+  static absl::StatusOr<PathFilter> Create(const std::vector<std::string>& globs,
+                                           bool with_defaults);
+  bool Ignored(std::string_view path) const;
+  // dpkg/apt databases, caches and logs, and the user databases package scripts rewrite.
+  static bool IsPackageManagerState(std::string_view path);
+
+ private:
+  std::unique_ptr<RE2> ignored_;  // one alternation of every glob; null when none
+};
+
+}  // namespace fsmove::checker

@@ -1,0 +1,57 @@
+// What Puppet resources establish and what they name, as far as ordering goes: which
+// types edit one key or line of a shared file (such edits commute), which File resources
+// establish a path's content or existence (rather than only look at it), which accounts a
+// resource names (the only entries of the name-service databases it depends on), and
+// which execs restart or reload a service (refresh relays Puppet's graph does not show).
+#pragma once
+
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "fsmove/catalog/catalog.h"
+
+namespace fsmove::checker {
+
+// Types whose resources each edit one key, line, entry or fragment of a file that other
+// resources of such types edit too (File_line, Augeas, Ini_setting, Shellvar, Fm_*,
+// *_config, Mailalias, Host, Cron, ...). Two such edits give the same file in either order.
+bool IsPartialEditor(const catalog::Resource& r);
+
+// A File that sets a path's content (content, source, a link target) or makes it exist as
+// a file: its state matters to readers whether or not this run changed it. A directory, a
+// File that only manages owner or mode, and `replace => false` establish no content.
+bool EstablishesContent(const catalog::Resource& r);
+
+// A File that only makes a plain file exist (no content, source or target): it commutes
+// with the partial editors of that file.
+bool OnlyEnsuresExistence(const catalog::Resource& r);
+
+// Settings every program reads in passing (time zone, locale, resolver, hosts, OpenSSL's
+// defaults): a program that is not a service reading them shows no dependency worth an
+// edge (a service does: it keeps what it read until restarted).
+bool IsAmbientConfiguration(std::string_view path);
+
+// A drop-in directory, whose entries its program reads all of by convention: a name ending in
+// ".d" (sources.list.d, conf.d, rsyslog.d, cron.d, sudoers.d, ...) or Debian's
+// *-enabled / *-available pairs. A listing of another directory (a lookup in /etc, a scan of
+// a library directory) says nothing about which entries matter.
+bool IsDropInDirectory(std::string_view path);
+
+// /etc/passwd, group, shadow, gshadow, subuid, subgid, their backups, locks and temporary
+// copies, and nsswitch.conf: the name-service databases, keyed by entry.
+bool IsNameServiceDatabase(std::string_view path);
+
+// The accounts a resource names and so looks up (owner, group, user, gid, groups; a
+// User's or Group's own name), without root and numeric ids, which need no entry made
+// during the run.
+std::vector<std::string> NamedAccounts(const catalog::Resource& r);
+
+// The name Puppet's service provider uses (its `name`, else its title).
+std::string ServiceName(const catalog::Resource& service);
+
+// Whether an Exec's command restarts, reloads or signals the service named `name`
+// (service/invoke-rc.d/systemctl/init script/rc-service, pkill/killall -HUP and friends).
+bool CommandRestartsService(std::string_view command, std::string_view name);
+
+}  // namespace fsmove::checker

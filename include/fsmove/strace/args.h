@@ -1,0 +1,57 @@
+// Stage 2 of trace parsing: decodes the argument text of a modelled system call into
+// arguments, C strings (as raw bytes), integers, flag sets and struct fields.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+
+#include "absl/container/inlined_vector.h"
+
+namespace fsmove::strace {
+
+// The top-level arguments of a call, split on commas outside strings and brackets.
+class ArgList {
+ public:
+  explicit ArgList(std::string_view args);
+  size_t size() const { return items_.size(); }
+  std::string_view operator[](size_t i) const { return i < items_.size() ? items_[i] : ""; }
+  // The argument at i, or the named field "name=value" for calls printed with names
+  // (clone prints "child_stack=..., flags=...").
+  std::string_view Named(std::string_view name) const;
+
+ private:
+  absl::InlinedVector<std::string_view, 6> items_;
+};
+
+// Decodes a quoted strace string ("..." with C, octal and hex escapes) into raw bytes.
+// A following "..." means strace cut the string. Returns false if `token` is not a string.
+bool DecodeString(std::string_view token, std::string* out, bool* truncated = nullptr);
+
+// Parses a decimal, negative, hexadecimal (0x) or octal (0...) integer at the start of the
+// token; "AT_FDCWD" (also in -X verbose form "-100 /* AT_FDCWD */") gives -100. Trailing
+// decorations ("3</etc/x>") are ignored.
+bool ParseInt(std::string_view token, int64_t* value);
+
+// A named flag vocabulary, to read flag sets printed symbolically (O_WRONLY|O_CREAT),
+// numerically (-X raw: 0x241) or both (-X verbose: 0x241 /* O_WRONLY|O_CREAT|O_TRUNC */).
+struct FlagName {
+  std::string_view name;
+  uint64_t value;
+};
+uint64_t ParseFlags(std::string_view token, const FlagName* names, size_t count);
+
+template <size_t N>
+uint64_t ParseFlags(std::string_view token, const FlagName (&names)[N]) {
+  return ParseFlags(token, names, N);
+}
+
+// The value of `field=` inside a struct printed as {a=1, field=X|Y, ...}; empty if absent.
+// Only the struct that opens the token is read: in `{flags=...} => {parent_tid=[7]}` (an
+// in/out argument) that is the input struct.
+std::string_view StructField(std::string_view struct_token, std::string_view field);
+
+// The elements of an array printed as [a, b, c] (an abbreviated tail is the item "...").
+absl::InlinedVector<std::string_view, 4> ArrayItems(std::string_view token);
+
+}  // namespace fsmove::strace

@@ -1,0 +1,72 @@
+// Stage 1 of the threaded analysis: a batch of trace lines in the buffer the reader read them
+// into (uncopied: the batch and the reader exchange buffers), each with its head (pid, kind, syscall name, where its return value starts) already parsed, so
+// that stage 2 (call assembly, lowering, interpreting) only looks at the lines it models.
+// A batch is reused from one fill to the next: no allocation per line.
+#pragma once
+
+#include <cstdint>
+#include <string_view>
+#include <vector>
+
+#include "fsmove/strace/line_reader.h"
+#include "fsmove/strace/strace_line.h"
+
+namespace fsmove::strace {
+
+inline constexpr uint32_t kNoReturn = UINT32_MAX;
+
+// One line of a batch. Offsets are into LineBatch::bytes (start) or into the line (the rest).
+struct BatchedLine {
+  uint32_t start = 0;
+  uint32_t size = 0;
+  uint32_t name_at = 0;
+  uint32_t name_size = 0;
+  uint32_t rest_at = 0;
+  uint32_t rest_size = 0;
+  uint32_t return_at = kNoReturn;  // in rest; kNoReturn when not found or not looked for
+  int32_t pid = 0;
+  int32_t syscall = -1;  // BatchOptions::syscall_index of the name
+  int8_t returned_negative = -1;
+  bool no_spliced_notice = false;
+  int32_t other_pid = -1;
+  LineKind kind = LineKind::kGarbage;
+  bool has_pid = false;
+  bool cut = false;           // longer than the reader's limit: only its start was kept
+  bool unterminated = false;  // the trace's last line, without a newline
+  const char* garbage_reason = nullptr;
+};
+
+struct LineBatch {
+  std::vector<char> bytes;  // the reader's buffer of the batch's read; its size is capacity
+  std::vector<BatchedLine> lines;
+  uint64_t first_line_number = 0;  // of lines[0]
+  bool last = false;               // no batch follows: end of input or read error
+
+  std::string_view Text(const BatchedLine& l) const {
+    return std::string_view(bytes.data() + l.start, l.size);
+  }
+  // The head as ParseLineHead gave it, pointing into this batch.
+  LineHead Head(const BatchedLine& l) const;
+};
+
+struct BatchOptions {
+  // A batch closes at the first line past this size, at max_lines, or at the end of what one
+  // read brought (the reader's buffer is made target_bytes, at least 4 KiB).
+  size_t target_bytes = 256u << 10;
+  size_t max_lines = 8192;
+  // Looks a call's name up in the caller's syscall table (the analyzer's), so that the second
+  // stage need not read the name again. Null: not looked up.
+  int32_t (*syscall_index)(std::string_view name) = nullptr;
+};
+
+// Fills `batch` with the reader's next lines, left where the reader read them (it reads only
+// when no whole line is buffered). Sets batch->last when the input has no more lines (end of input or a read
+// error: the reader's status() says which). A batch whose reader's buffer grew past 4x
+// target_bytes for a long line gets copies of its lines instead, over-long (cut) ones only
+// their first kCutLineKeptBytes (all stage 2 reports of them), so memory stays bounded by
+// the ring's slots and the line limit.
+void FillBatch(LineReader& reader, const BatchOptions& options, LineBatch* batch);
+
+inline constexpr size_t kCutLineKeptBytes = 4096;
+
+}  // namespace fsmove::strace

@@ -1,0 +1,861 @@
+// The fault checker; see checker.h.
+// Trace blocks are first mapped to catalog resources (generated resources to their
+// generator), accesses re-keyed by resource, and the catalog's view added: a resource that
+// manages a path produces it whenever its block touches it. Relations are then inferred per
+// resource pair and checked against the dependency graph.
+#include "fsmove/checker/checker.h"
+
+#include <algorithm>
+#include <map>
+#include <optional>
+#include <tuple>
+
+#include "absl/container/flat_hash_set.h"
+#include "absl/strings/str_cat.h"
+#include "fsmove/analysis/relations.h"
+#include "fsmove/catalog/block_resolver.h"
+#include "fsmove/catalog/managed_paths.h"
+#include "fsmove/checker/fingerprint.h"
+#include "fsmove/checker/path_filter.h"
+#include "fsmove/checker/resource_semantics.h"
+#include "fsmove/fstrace/lowering.h"
+
+namespace fsmove::checker {
+
+using analysis::Access;
+using analysis::Effect;
+using catalog::ResourceId;
+
+std::string_view FaultKindName(FaultKind k) {
+  return k == FaultKind::kMissingOrdering ? "MOR" : "MN";
+}
+std::string_view FaultRuleId(FaultKind k) {
+  return k == FaultKind::kMissingOrdering ? "missing-ordering" : "missing-notifier";
+}
+
+std::string_view ConfidenceName(Confidence c) { return c == Confidence::kHigh ? "high" : "low"; }
+
+std::string PuppetReference(const catalog::Resource& r) {
+  std::string title = r.title;
+  if (r.type == "Class") {
+    for (char& c : title) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  }
+  std::string quoted;
+  for (char c : title) {
+    if (c == '\'' || c == '\\') quoted.push_back('\\');
+    quoted.push_back(c);
+  }
+  return absl::StrCat(r.type, "['", quoted, "']");
+}
+
+namespace {
+
+std::string Location(const catalog::Resource& r) {
+  if (r.file.empty()) return "";
+  return r.line ? absl::StrCat(" (", r.file, ":", *r.line, ")") : absl::StrCat(" (", r.file, ")");
+}
+
+std::string FixFor(FaultKind kind, const catalog::Resource& src, const catalog::Resource& dst) {
+  std::string s = PuppetReference(src), d = PuppetReference(dst);
+  if (kind == FaultKind::kMissingOrdering) {
+    return absl::StrCat("add `require => ", s, "` to ", d, Location(dst), ", or `before => ", d,
+                        "` to ", s, Location(src), ", or the chain `", s, " -> ", d, "`");
+  }
+  return absl::StrCat("add `subscribe => ", s, "` to ", d, Location(dst), ", or `notify => ", d,
+                      "` to ", s, Location(src), ", or the chain `", s, " ~> ", d, "`");
+}
+
+class CheckRun {
+ public:
+  CheckRun(const analysis::Analyzer& analyzer, const catalog::Catalog& catalog,
+           const graph::DependencyGraph& graph, const CheckOptions& options,
+           const PathFilter& filter)
+      : analyzer_(analyzer),
+        catalog_(catalog),
+        graph_(graph),
+        options_(options),
+        filter_(filter),
+        managed_(catalog),
+        resolver_(catalog, managed_) {}
+
+  absl::StatusOr<CheckResult> Run() {
+    for (const std::string& ref : options_.ignore_resources) {
+      auto id = catalog_.ResolveRef(ref);
+      if (!id) {
+        return absl::InvalidArgumentError(
+            absl::StrCat("--ignore-resource ", ref, ": no such resource in ", catalog_.source_name()));
+      }
+      ignored_.insert(*id);
+    }
+    MapBlocks();
+    BuildResourceAccesses();
+    analysis::RelationOptions ro;
+    ro.max_evidence = 1u << 20;  // filtered below, then capped per finding
+    ro.is_service = [this](analysis::BlockId b) { return catalog_.resource(b).type == "Service"; };
+    analysis::Relations rel = analysis::InferRelations(accesses_, resource_blocks_, ro);
+    AddListingRelations(&rel);
+    FindRestartRelays();
+    IndexContainers();
+    CheckNotifications(rel.notification);
+    CheckOrderings(rel.ordering);
+    CheckWriteWrites(rel.write_write);
+    Finish();
+    return std::move(result_);
+  }
+
+ private:
+  bool IsPackage(ResourceId r) const { return catalog_.resource(r).type == "Package"; }
+  // Puppet's built-in schedules and its default filebucket: applied by Puppet for itself,
+  // whether or not the catalog lists them.
+  static bool IsPuppetInternal(std::string_view ref) {
+    return ref.starts_with("Schedule[") || ref == "Filebucket[puppet]";
+  }
+  bool IsService(ResourceId r) const { return catalog_.resource(r).type == "Service"; }
+
+  bool Manages(ResourceId r, std::string_view path) const {
+    for (ResourceId m : managed_.ManagersOf(path)) {
+      if (m == r) return true;
+    }
+    return false;
+  }
+
+  void MapBlocks() {
+    const analysis::BlockTable& blocks = analyzer_.interpreter().blocks();
+    block_resource_.assign(blocks.size(), std::nullopt);
+    first_line_.assign(catalog_.size(), UINT64_MAX);
+    for (analysis::BlockId b = 0; b < blocks.size(); ++b) {
+      const analysis::BlockInfo& info = blocks.info(b);
+      ++result_.stats.blocks;
+      catalog::BlockResolution res = resolver_.Resolve(info.ref, info.source);
+      if (res.how == catalog::BlockMatch::kUnknown || !res.resource) {
+        if (!IsPuppetInternal(info.ref)) {
+          result_.stats.unknown_blocks.push_back({info.ref, info.source});
+        }
+        continue;
+      }
+      if (res.how == catalog::BlockMatch::kGenerated) {
+        ++result_.stats.blocks_generated;
+      } else {
+        ++result_.stats.blocks_in_catalog;
+      }
+      ResourceId r = *res.resource;
+      if (catalog_.resource(r).is_container || ignored_.contains(r) ||
+          IsPuppetInternal(catalog_.resource(r).ref)) {
+        continue;
+      }
+      block_resource_[b] = r;
+      first_line_[r] = std::min(first_line_[r], info.first_line);
+    }
+    for (ResourceId r = 0; r < catalog_.size(); ++r) {
+      if (first_line_[r] != UINT64_MAX) result_.stats.checked_resources.push_back(r);
+    }
+    for (ResourceId r = 0; r < catalog_.size(); ++r) {
+      resource_blocks_.Intern(catalog_.resource(r).ref, catalog_.resource(r).ref);
+    }
+  }
+
+  void BuildResourceAccesses() {
+    const analysis::AccessMap& src = analyzer_.interpreter().accesses();
+    for (analysis::PathId p = 0; p < src.path_count(); ++p) {
+      const auto& list = src.accesses(p);
+      if (list.empty()) continue;
+      std::string path = analyzer_.interpreter().CanonicalPath(src.path(p));
+      if (filter_.Ignored(path)) {
+        result_.stats.ignored_accesses += list.size();
+        continue;
+      }
+      analysis::PathId dst = accesses_.Intern(path);
+      for (const Access& a : list) {
+        if (a.block >= block_resource_.size() || !block_resource_[a.block]) continue;
+        Access copy = a;
+        copy.block = *block_resource_[a.block];
+        accesses_.Record(dst, copy);
+        const std::string_view dir = DirectoryOf(path);
+        if (a.effect == Effect::kConsumed || dir.empty()) continue;
+        NoteWroteInto(copy.block, dir);
+        // An entry made or removed (not a metadata change), for the listings of `dir`.
+        bool entry = (a.effect == Effect::kProduced && !a.shallow) || a.effect == Effect::kExpunged;
+        if (entry && path != "/") NoteEntry(copy, path, dir);
+      }
+      PromoteManagers(dst, path);
+    }
+  }
+
+  // The directory holding `path` ("/" for a top-level name); empty for a relative path.
+  static std::string_view DirectoryOf(std::string_view path) {
+    size_t slash = path.rfind('/');
+    if (slash == std::string_view::npos) return {};
+    return slash == 0 ? std::string_view("/") : path.substr(0, slash);
+  }
+
+  // An entry made or removed in directory `dir`, for the listings of that directory.
+  struct DirectoryEntry {
+    std::string path;
+    Access access;
+  };
+  void NoteEntry(const Access& a, const std::string& path, std::string_view dir) {
+    std::vector<DirectoryEntry>& list = entries_[std::string(dir)];
+    if (list.size() < kMaxEntriesPerDirectory) list.push_back({path, a});
+  }
+  static constexpr size_t kMaxEntriesPerDirectory = 4096;
+
+  // A directory listing (opendir) depends on every other resource that made or removed an
+  // entry there, whether the listing saw the entry (it ran after) or missed it (before):
+  // apt reading sources.list.d, a daemon loading conf.d/*.conf, a purge of unmanaged files.
+  void AddListingRelations(analysis::Relations* rel) {
+    std::map<std::pair<ResourceId, ResourceId>, size_t> ordering_index, notification_index;
+    auto add = [&](std::vector<analysis::Relation>& list, auto& index, analysis::RelationKind kind,
+                   ResourceId p, ResourceId c, const DirectoryEntry& e, const Access& listing) {
+      auto [it, fresh] = index.try_emplace(std::make_pair(p, c), list.size());
+      if (fresh) {
+        analysis::Relation& r = list.emplace_back();
+        r.kind = kind;
+        r.first = p;
+        r.second = c;
+      }
+      analysis::Relation& r = list[it->second];
+      ++r.evidence_total;
+      r.evidence.push_back(analysis::Evidence{e.path, e.access, listing});
+    };
+    for (const auto& [dir, entries] : entries_) {
+      if (!IsDropInDirectory(dir)) continue;
+      const auto& list = accesses_.accesses(accesses_.Intern(dir));
+      for (const Access& l : list) {
+        if (!l.listing) continue;
+        for (const DirectoryEntry& e : entries) {
+          if (e.access.block == l.block) continue;
+          add(rel->ordering, ordering_index, analysis::RelationKind::kOrdering, e.access.block,
+              l.block, e, l);
+          if (IsService(l.block) && e.access.effect == Effect::kProduced) {
+            add(rel->notification, notification_index, analysis::RelationKind::kNotification,
+                e.access.block, l.block, e, l);
+          }
+        }
+      }
+    }
+  }
+
+  // `r` created, replaced or removed an entry of directory `dir`.
+  void NoteWroteInto(ResourceId r, std::string_view dir) {
+    std::string key = std::to_string(r) + ":";
+    key.append(dir);
+    wrote_into_.insert(std::move(key));
+  }
+  bool WroteInto(ResourceId r, std::string_view dir) const {
+    std::string key = std::to_string(r) + ":";
+    key.append(dir);
+    return wrote_into_.contains(key);
+  }
+
+  // The catalog's view: a resource that manages `path` on every machine produces it (or
+  // removes it, for ensure => absent) whenever its block touches it, even if this run found
+  // it already right. Its real producing call, when there is one, stays the evidence.
+  void PromoteManagers(analysis::PathId dst, const std::string& path) {
+    std::vector<Access> promoted;
+    const auto& list = accesses_.accesses(dst);
+    for (const Access& a : list) {
+      // What a manager looked at, or whose owner or mode it set.
+      bool looked = (a.effect == Effect::kConsumed && !a.parent) ||
+                    (a.effect == Effect::kProduced && a.shallow);
+      if (!looked || !Manages(a.block, path)) continue;
+      const catalog::Resource& manager = catalog_.resource(a.block);
+      auto ensure = manager.StringParameter("ensure");
+      bool absent = ensure && *ensure == "absent";
+      // Only what the resource establishes: content it manages, a file it makes exist, a
+      // path it removes. A directory that was already there, or a File managing only owner
+      // or mode, produces nothing for what is created inside or read from it.
+      if (!absent && manager.type == "File" && !EstablishesContent(manager)) continue;
+      Effect e = absent ? Effect::kExpunged : Effect::kProduced;
+      bool has_real = std::any_of(list.begin(), list.end(), [&](const Access& o) {
+        return o.block == a.block && o.effect == e && !o.shallow;
+      });
+      if (has_real) continue;
+      Access copy = a;
+      copy.effect = e;
+      copy.managed = true;
+      copy.failed = false;
+      copy.shallow = false;
+      promoted.push_back(copy);
+    }
+    for (const Access& a : promoted) accesses_.Record(dst, a);
+  }
+
+  Finding& FindingFor(FaultKind kind, ResourceId src, ResourceId dst) {
+    auto key = std::make_tuple(kind, src, dst);
+    auto it = index_.find(key);
+    if (it != index_.end()) return findings_[it->second];
+    index_.emplace(key, findings_.size());
+    Finding& f = findings_.emplace_back();
+    f.kind = kind;
+    f.source = src;
+    f.target = dst;
+    f.applied_in_reverse = first_line_[dst] < first_line_[src];
+    f.source_declaration = src;
+    f.target_declaration = dst;
+    return f;
+  }
+
+  bool HasFinding(FaultKind kind, ResourceId src, ResourceId dst) const {
+    return index_.contains(std::make_tuple(kind, src, dst));
+  }
+
+  static void AddEvidence(Finding& f, const analysis::Evidence& e, bool swap, int strength) {
+    ++f.evidence_total;
+    f.evidence.push_back(swap ? PathEvidence{e.path, e.second, e.first, strength}
+                              : PathEvidence{e.path, e.first, e.second, strength});
+  }
+
+  // ---------------------------------------------------------------- evidence semantics
+
+  // A path every resource may consume but whose producers the pair does not depend on.
+  bool PackageManagerNoise(ResourceId producer, std::string_view path) const {
+    // dpkg's and apt's databases and caches as a package install rewrites them: apt and
+    // dpkg order their own work. An apt update (an Exec) that rewrites apt's lists stays.
+    return IsPackage(producer) && PathFilter::IsPackageManagerState(path) &&
+           !IsNameServiceDatabase(path);  // by entry instead: see NamesNoAccountMadeHere
+  }
+
+  // The name-service databases are keyed by entry: the consumer depends on the producer
+  // only through the accounts it names (owner => mysql after the package that adds mysql).
+  // An account the catalog manages (User[git], Group[git]) is made by that resource, which
+  // Puppet autorequires; other writers of the databases add other entries.
+  bool NamesNoAccountMadeHere(ResourceId producer, ResourceId consumer,
+                              std::string_view path) const {
+    if (!IsNameServiceDatabase(path)) return false;
+    for (const std::string& account : NamedAccounts(catalog_.resource(consumer))) {
+      std::optional<ResourceId> user = catalog_.Find("User", account);
+      std::optional<ResourceId> group = catalog_.Find("Group", account);
+      if ((!user && !group) || user == producer || group == producer) return false;
+    }
+    return true;
+  }
+
+  // Every resource (other than `except`) that establishes `path` for what comes after it:
+  // a real producer of its content or existence, or a package whose install used the path
+  // (it ships it, or ships files inside it).
+  bool ProvidedByAnotherBefore(std::string_view path, ResourceId except, ResourceId consumer) {
+    const auto& list = accesses_.accesses(accesses_.Intern(path));
+    for (const Access& a : list) {
+      if (a.block == except || a.block == consumer) continue;
+      bool provides = (a.effect == Effect::kProduced && !a.shallow) ||
+                      (IsPackage(a.block) && !a.failed && a.effect == Effect::kConsumed);
+      if (provides && graph_.HappensBefore(a.block, consumer)) return true;
+    }
+    return false;
+  }
+
+  // Another whole-content writer of `path` that always runs after `producer` and before
+  // `consumer`: the consumer never reads `producer`'s version.
+  bool OverwrittenBeforeRead(std::string_view path, ResourceId producer, ResourceId consumer) {
+    const auto& list = accesses_.accesses(accesses_.Intern(path));
+    for (const Access& a : list) {
+      if (a.block == producer || a.block == consumer || a.effect != Effect::kProduced ||
+          a.shallow || IsPartialEditor(catalog_.resource(a.block))) {
+        continue;
+      }
+      if (graph_.HappensBefore(producer, a.block) && graph_.HappensBefore(a.block, consumer)) {
+        return true;
+      }
+    }
+    return false;
+  }
+
+  // Edits of distinct keys or lines of one file commute, and so does a File that only
+  // makes the file exist with the editors of its lines.
+  bool Commute(ResourceId a, ResourceId b) const {
+    const catalog::Resource& x = catalog_.resource(a);
+    const catalog::Resource& y = catalog_.resource(b);
+    bool ex = IsPartialEditor(x), ey = IsPartialEditor(y);
+    return (ex && ey) || (ex && OnlyEnsuresExistence(y)) || (ey && OnlyEnsuresExistence(x));
+  }
+
+  // How strongly one piece of ordering evidence shows that `consumer` needs `producer`
+  // first: 0 when it does not (see the rules inside), else AccessStrength-like ranks:
+  // 3 content read after a write or an entry made in a directory the producer created,
+  // 2 a failed open, 1 a lookup or metadata only.
+  int OrderingStrength(const analysis::Evidence& e, ResourceId producer, ResourceId consumer) {
+    const Access& p = e.first;
+    const Access& c = e.second;
+    if (PackageManagerNoise(producer, e.path)) return 0;
+    if (NamesNoAccountMadeHere(producer, consumer, e.path)) return 0;
+    if (Transient(producer, e.path)) return 0;
+    if (IsRestartRelay(producer, consumer) || IsRestartRelay(consumer, producer)) return 0;
+    if (p.shallow) {  // only metadata changed: only a lookup of it can depend on that
+      return c.effect == Effect::kConsumed && c.shallow && !c.failed ? 1 : 0;
+    }
+    bool existence_only = c.effect == Effect::kConsumed && (c.parent || c.failed || c.shallow);
+    if (existence_only && ProvidedByAnotherBefore(e.path, producer, consumer)) return 0;
+    if (c.effect == Effect::kConsumed && !existence_only &&
+        OverwrittenBeforeRead(e.path, producer, consumer)) {
+      return 0;
+    }
+    if (c.effect == Effect::kExpunged) return 3;
+    int s = analysis::AccessStrength(c);
+    if (c.listing) s = std::min(s, 2);  // the entry's existence, seen in a listing
+    // A one-key edit of a file that already existed, read by something other than a
+    // service: the reader works in either order and sees one setting differ. Weak.
+    if (s == 3 && IsPartialEditor(catalog_.resource(producer)) && !IsService(consumer)) s = 1;
+    if (IsAmbientConfiguration(e.path) && !IsService(consumer)) s = std::min(s, 1);
+    return s;
+  }
+
+  // The producer created the path and removed it again (a scratch or temporary file): it
+  // leaves nothing behind for anyone.
+  bool Transient(ResourceId producer, std::string_view path) {
+    const auto& list = accesses_.accesses(accesses_.Intern(path));
+    uint64_t produced = 0, expunged = 0;
+    for (const Access& a : list) {
+      if (a.block != producer) continue;
+      if (a.effect == Effect::kProduced && !a.shallow) produced = std::max(produced, a.line);
+      if (a.effect == Effect::kExpunged) expunged = std::max(expunged, a.line);
+    }
+    return produced != 0 && expunged > produced;
+  }
+
+  // A refreshonly exec runs only when something notifies it; if everything that does also
+  // refreshes `service`, the service is refreshed whenever the exec changes anything.
+  bool TriggersRefreshService(ResourceId exec, ResourceId service) const {
+    const catalog::Resource& r = catalog_.resource(exec);
+    if (r.type != "Exec") return false;
+    const nlohmann::json* refreshonly = r.FindParameter("refreshonly");
+    if (refreshonly == nullptr ||
+        !((refreshonly->is_boolean() && refreshonly->get<bool>()) ||
+          (refreshonly->is_string() && *refreshonly == "true"))) {
+      return false;
+    }
+    size_t triggers = 0;
+    for (const catalog::Relationship& rel : catalog_.relationships()) {
+      if (rel.target != exec || rel.kind != catalog::RelationshipKind::kNotify) continue;
+      ++triggers;
+      if (!Refreshes(rel.source, service)) return false;
+    }
+    return triggers > 0;
+  }
+
+  // ---------------------------------------------------------------- refresh relays
+
+  // Execs that restart, reload or signal a service: by their command, or because their
+  // processes ran the service's init script. A notify that reaches such an exec refreshes
+  // the service, and the exec's own writes are the service's restart.
+  void FindRestartRelays() {
+    for (ResourceId s : catalog_.ResourcesOfType("Service")) {
+      std::string name = ServiceName(catalog_.resource(s));
+      absl::flat_hash_set<ResourceId> ran_script;
+      for (const Access& a : accesses_.accesses(accesses_.Intern("/etc/init.d/" + name))) {
+        if (fstrace::SyscallName(a.syscall) == "execve") ran_script.insert(a.block);
+      }
+      for (ResourceId e : catalog_.ResourcesOfType("Exec")) {
+        std::optional<std::string> command = catalog_.resource(e).StringParameter("command");
+        if (ran_script.contains(e) || (command && CommandRestartsService(*command, name))) {
+          restart_relays_[s].push_back(e);
+        }
+      }
+    }
+  }
+
+  bool RestartsService(ResourceId exec, ResourceId service) const {
+    auto it = restart_relays_.find(service);
+    return it != restart_relays_.end() &&
+           std::find(it->second.begin(), it->second.end(), exec) != it->second.end();
+  }
+
+  // `a` refreshes service `s`: through the graph, or through an exec that restarts it.
+  bool Refreshes(ResourceId a, ResourceId s) const {
+    if (graph_.Notifies(a, s)) return true;
+    auto it = restart_relays_.find(s);
+    if (it == restart_relays_.end()) return false;
+    for (ResourceId e : it->second) {
+      if (e == a || graph_.Notifies(a, e)) return true;
+    }
+    return false;
+  }
+
+  // ---------------------------------------------------------------- the three checks
+
+  void CheckNotifications(const std::vector<analysis::Relation>& list) {
+    for (const analysis::Relation& r : list) {
+      ++result_.stats.notification_relations;
+      if (IsPackage(r.first) && !options_.package_notify) continue;
+      // The exec is the service's own restart: what it writes is the daemon's doing.
+      if (IsRestartRelay(r.first, r.second)) {
+        ++result_.stats.guaranteed;
+        continue;
+      }
+      if (Refreshes(r.first, r.second) || TriggersRefreshService(r.first, r.second)) {
+        ++result_.stats.guaranteed;
+        refreshed_.insert(std::make_pair(r.first, r.second));
+        continue;
+      }
+      // The service is applied before the producer on purpose: a notify would close a cycle.
+      if (graph_.HappensBefore(r.second, r.first)) {
+        ++result_.stats.against_declared_order;
+        continue;
+      }
+      std::vector<std::pair<const analysis::Evidence*, int>> kept;
+      for (const auto& e : r.evidence) {
+        if (PackageManagerNoise(r.first, e.path) || NamesNoAccountMadeHere(r.first, r.second, e.path)) {
+          continue;
+        }
+        if (e.first.shallow) continue;  // a changed owner or mode needs no restart
+        // A service runs stale only on content it read: a directory it wrote its pid file
+        // into, or a lookup, is no configuration.
+        if (e.second.parent || e.second.shallow || e.second.failed) continue;
+        if (Transient(r.first, e.path)) continue;
+        if (OverwrittenBeforeRead(e.path, r.first, r.second)) continue;
+        kept.emplace_back(&e, analysis::AccessStrength(e.second));
+      }
+      if (kept.empty()) {
+        ++result_.stats.no_dependency;
+        continue;
+      }
+      Finding& f = FindingFor(FaultKind::kMissingNotifier, r.first, r.second);
+      for (const auto& [e, s] : kept) AddEvidence(f, *e, false, s);
+    }
+  }
+
+  bool IsRestartRelay(ResourceId a, ResourceId service) const {
+    return catalog_.resource(a).type == "Exec" && RestartsService(a, service);
+  }
+
+  void CheckOrderings(const std::vector<analysis::Relation>& list) {
+    for (const analysis::Relation& r : list) {
+      ++result_.stats.ordering_relations;
+      // Two packages: apt and dpkg order them (dependencies, triggers), not Puppet.
+      if (IsPackage(r.first) && IsPackage(r.second)) {
+        ++result_.stats.package_manager_pairs;
+        continue;
+      }
+      ResourceId src = r.first, dst = r.second;
+      // Direction: a package that installs files into a directory another resource created
+      // (because this run applied it first) is meant to come first.
+      bool swap = !IsPackage(r.first) && IsPackage(r.second) &&
+                  std::all_of(r.evidence.begin(), r.evidence.end(),
+                              [&](const analysis::Evidence& e) { return WroteInto(r.second, e.path); });
+      if (swap) std::swap(src, dst);
+      if (HasFinding(FaultKind::kMissingNotifier, src, dst)) continue;  // its fix orders too
+      // The service is refreshed after every change of src (see CheckNotifications).
+      if (graph_.HappensBefore(src, dst) || refreshed_.contains(std::make_pair(src, dst))) {
+        ++result_.stats.guaranteed;
+        continue;
+      }
+      // Ordered the other way on purpose: the suggested edge would close a cycle.
+      if (graph_.HappensBefore(dst, src)) {
+        ++result_.stats.against_declared_order;
+        continue;
+      }
+      if (Commute(src, dst)) {
+        ++result_.stats.commuting_edits;
+        continue;
+      }
+      std::vector<std::pair<const analysis::Evidence*, int>> kept;
+      for (const auto& e : r.evidence) {
+        int s = swap ? (PackageManagerNoise(src, e.path) ? 0 : 2)
+                     : OrderingStrength(e, src, dst);
+        if (s > 0) kept.emplace_back(&e, s);
+      }
+      if (kept.empty()) {
+        ++result_.stats.no_dependency;
+        continue;
+      }
+      Finding& f = FindingFor(FaultKind::kMissingOrdering, src, dst);
+      for (const auto& [e, s] : kept) AddEvidence(f, *e, swap, s);
+    }
+  }
+
+  void CheckWriteWrites(const std::vector<analysis::Relation>& list) {
+    for (const analysis::Relation& r : list) {
+      ++result_.stats.write_write_pairs;
+      ResourceId a = r.first, b = r.second;
+      if (IsPackage(a) && IsPackage(b)) {  // dpkg refuses real file conflicts itself
+        ++result_.stats.package_manager_pairs;
+        continue;
+      }
+      if (graph_.HappensBefore(a, b) || graph_.HappensBefore(b, a)) {
+        ++result_.stats.guaranteed;
+        continue;
+      }
+      if (Commute(a, b)) {
+        ++result_.stats.commuting_edits;
+        continue;
+      }
+      std::vector<const analysis::Evidence*> kept;
+      for (const auto& e : r.evidence) {
+        // Caches and databases both rebuild; owner or mode set twice is no content race;
+        // the name-service databases are keyed by entry.
+        if (PathFilter::IsPackageManagerState(e.path) || IsNameServiceDatabase(e.path)) continue;
+        if (e.first.shallow || e.second.shallow) continue;
+        if (Transient(a, e.path) || Transient(b, e.path)) continue;  // scratch files
+        kept.push_back(&e);
+      }
+      if (kept.empty()) {
+        ++result_.stats.no_dependency;
+        continue;
+      }
+      // Direction: the package ships the default; a service's daemon comes after whatever
+      // sets up the files it writes (log owner and mode); an edit of one key comes after
+      // whatever writes the whole file; the resource that manages the path has the last
+      // word; otherwise the order this run used.
+      const analysis::Evidence& e0 = *kept.front();
+      bool swap;
+      if (IsPackage(a) != IsPackage(b)) {
+        swap = IsPackage(b);
+      } else if (IsService(a) != IsService(b)) {
+        swap = IsService(a);
+      } else if (IsPartialEditor(catalog_.resource(a)) != IsPartialEditor(catalog_.resource(b))) {
+        swap = IsPartialEditor(catalog_.resource(a));  // an edit of one key goes on top
+      } else if (Manages(a, e0.path) != Manages(b, e0.path)) {
+        swap = Manages(a, e0.path);
+      } else {
+        swap = e0.second.line < e0.first.line;
+      }
+      ResourceId src = swap ? b : a, dst = swap ? a : b;
+      FaultKind kind = HasFinding(FaultKind::kMissingNotifier, src, dst)
+                           ? FaultKind::kMissingNotifier
+                           : FaultKind::kMissingOrdering;
+      if (kind == FaultKind::kMissingOrdering && HasFinding(kind, dst, src)) continue;
+      Finding& f = FindingFor(kind, src, dst);
+      if (f.evidence.empty()) f.write_write = true;
+      for (const analysis::Evidence* e : kept) AddEvidence(f, *e, swap, 3);
+    }
+  }
+
+  // ---------------------------------------------------------------- where the fix goes
+
+  void IndexContainers() {
+    parent_.assign(catalog_.size(), {});
+    for (const catalog::ContainmentEdge& e : catalog_.containment()) {
+      parent_[e.member].push_back(e.container);
+    }
+  }
+
+  bool IsDefinedTypeInstance(ResourceId r) const {
+    const catalog::Resource& res = catalog_.resource(r);
+    return res.is_container && res.type != "Class" && res.type != "Stage";
+  }
+
+  bool Contains(ResourceId container, ResourceId r) const {
+    std::vector<ResourceId> stack{r};
+    absl::flat_hash_set<ResourceId> seen;
+    while (!stack.empty()) {
+      ResourceId x = stack.back();
+      stack.pop_back();
+      if (x == container) return true;
+      if (!seen.insert(x).second) continue;
+      for (ResourceId p : parent_[x]) stack.push_back(p);
+    }
+    return false;
+  }
+
+  // The outermost defined-type instance holding `r` but not `other`; `r` itself if none.
+  ResourceId Declaration(ResourceId r, ResourceId other) const {
+    ResourceId best = r;
+    ResourceId x = r;
+    absl::flat_hash_set<ResourceId> seen;
+    while (seen.insert(x).second) {
+      ResourceId next = x;
+      for (ResourceId p : parent_[x]) {
+        if (IsDefinedTypeInstance(p)) {
+          next = p;
+          break;
+        }
+      }
+      if (next == x || Contains(next, other)) break;
+      best = x = next;
+    }
+    return best;
+  }
+
+  void PlaceFix(Finding& f) {
+    ResourceId s = Declaration(f.source, f.target), d = Declaration(f.target, f.source);
+    // The container's edge must not close a cycle the resources' own edge would not.
+    if ((s != f.source || d != f.target) && graph_.HappensBefore(d, s)) {
+      s = f.source;
+      d = f.target;
+    }
+    f.source_declaration = s;
+    f.target_declaration = d;
+    f.fix = FixFor(f.kind, catalog_.resource(s), catalog_.resource(d));
+    if (s != f.source || d != f.target) {
+      absl::StrAppend(&f.fix, " (the declarations that hold ", catalog_.resource(f.source).ref,
+                      " and ", catalog_.resource(f.target).ref, ")");
+    }
+  }
+
+  // Findings whose two resources are declared at the same two manifest lines as another's
+  // are instances of one piece of code (a defined type's body): one finding lists them all.
+  void GroupInstances() {
+    std::map<std::tuple<FaultKind, std::string, int, std::string, int>, size_t> first;
+    std::vector<bool> drop(findings_.size(), false);
+    for (size_t i = 0; i < findings_.size(); ++i) {
+      Finding& f = findings_[i];
+      const catalog::Resource& s = catalog_.resource(f.source);
+      const catalog::Resource& d = catalog_.resource(f.target);
+      if (s.file.empty() || d.file.empty() || !s.line || !d.line) continue;
+      auto key = std::make_tuple(f.kind, s.file, *s.line, d.file, *d.line);
+      auto [it, fresh] = first.try_emplace(key, i);
+      if (fresh) continue;
+      Finding& g = findings_[it->second];
+      g.instances.emplace_back(f.source, f.target);
+      for (const auto& inst : f.instances) g.instances.push_back(inst);
+      g.evidence_total += f.evidence_total;
+      g.confidence = std::min(g.confidence, f.confidence);  // kHigh < kLow: high wins
+      drop[i] = true;
+    }
+    DropFindings(drop);
+    for (Finding& f : findings_) {
+      std::sort(f.instances.begin(), f.instances.end());
+      if (f.instances.empty()) continue;
+      absl::StrAppend(&f.fix, "; the same change at ", catalog_.resource(f.source).file, ":",
+                      *catalog_.resource(f.source).line, " and ", catalog_.resource(f.target).file,
+                      ":", *catalog_.resource(f.target).line, " fixes all ",
+                      f.instances.size() + 1, " instances");
+    }
+  }
+
+  // A missing ordering A -> B that the fix of another one implies (A -> C with C already
+  // before B, or C -> B with A already before C) is listed under that one.
+  void FoldImpliedFixes() {
+    constexpr size_t kMaxCandidates = 256;  // per resource: keeps pathological inputs linear
+    absl::flat_hash_map<ResourceId, std::vector<size_t>> by_source, by_target;
+    for (size_t i = 0; i < findings_.size(); ++i) {
+      if (findings_[i].kind != FaultKind::kMissingOrdering) continue;
+      by_source[findings_[i].source].push_back(i);
+      by_target[findings_[i].target].push_back(i);
+    }
+    auto implier_of = [&](size_t i) -> std::optional<size_t> {
+      const Finding& f = findings_[i];
+      if (f.kind != FaultKind::kMissingOrdering) return std::nullopt;
+      auto usable = [&](size_t j) {
+        const Finding& g = findings_[j];
+        return j != i && g.confidence <= f.confidence;  // kHigh < kLow
+      };
+      const auto& same_source = by_source[f.source];
+      for (size_t k = 0; k < same_source.size() && k < kMaxCandidates; ++k) {
+        size_t j = same_source[k];
+        if (usable(j) && graph_.HappensBefore(findings_[j].target, f.target)) return j;
+      }
+      const auto& same_target = by_target[f.target];
+      for (size_t k = 0; k < same_target.size() && k < kMaxCandidates; ++k) {
+        size_t j = same_target[k];
+        if (usable(j) && graph_.HappensBefore(f.source, findings_[j].source)) return j;
+      }
+      return std::nullopt;
+    };
+    std::vector<std::optional<size_t>> implier(findings_.size());
+    for (size_t i = 0; i < findings_.size(); ++i) implier[i] = implier_of(i);
+    std::vector<bool> drop(findings_.size(), false);
+    for (size_t i = 0; i < findings_.size(); ++i) {
+      if (!implier[i]) continue;
+      // Walk to a finding nothing implies (implications follow the graph: no cycles).
+      size_t root = *implier[i];
+      for (size_t steps = 0; implier[root] && steps < findings_.size(); ++steps) root = *implier[root];
+      if (implier[root] || root == i) continue;
+      Finding& g = findings_[root];
+      g.also_fixes.emplace_back(findings_[i].source, findings_[i].target);
+      for (const auto& inst : findings_[i].instances) g.also_fixes.push_back(inst);
+      drop[i] = true;
+    }
+    DropFindings(drop);
+    for (Finding& f : findings_) std::sort(f.also_fixes.begin(), f.also_fixes.end());
+  }
+
+  // Removes the findings marked in `drop`, keeping the others' order.
+  void DropFindings(const std::vector<bool>& drop) {
+    std::vector<Finding> kept;
+    for (size_t i = 0; i < findings_.size(); ++i) {
+      if (!drop[i]) kept.push_back(std::move(findings_[i]));
+    }
+    findings_ = std::move(kept);
+  }
+
+  static int MaxStrength(const Finding& f) {
+    int s = 0;
+    for (const PathEvidence& e : f.evidence) s = std::max(s, e.strength);
+    return s;
+  }
+
+  void Finish() {
+    // Never both A -> B and B -> A: the weaker direction goes (on a tie, the later one).
+    std::vector<bool> drop(findings_.size(), false);
+    for (size_t i = 0; i < findings_.size(); ++i) {
+      const Finding& f = findings_[i];
+      auto it = index_.find(std::make_tuple(FaultKind::kMissingOrdering, f.target, f.source));
+      if (it == index_.end() || it->second == i || drop[i] || drop[it->second]) continue;
+      const Finding& g = findings_[it->second];
+      bool keep_f = f.kind == FaultKind::kMissingNotifier ||
+                    MaxStrength(f) > MaxStrength(g) ||
+                    (MaxStrength(f) == MaxStrength(g) && i < it->second);
+      drop[keep_f ? it->second : i] = true;
+      ++result_.stats.reverse_pairs_dropped;
+    }
+    DropFindings(drop);
+    for (Finding& f : findings_) {
+      // The strongest evidence first: content read after a write, then a failed open, then
+      // a lookup; paths in order within each rank.
+      std::stable_sort(f.evidence.begin(), f.evidence.end(),
+                       [](const PathEvidence& x, const PathEvidence& y) {
+                         if (x.strength != y.strength) return x.strength > y.strength;
+                         return x.path < y.path;
+                       });
+      f.confidence = MaxStrength(f) >= 2 ? Confidence::kHigh : Confidence::kLow;
+      PlaceFix(f);
+      if (graph_.HappensBefore(f.target_declaration, f.source_declaration)) {
+        ++result_.stats.fixes_closing_cycles;
+      }
+      for (const PathEvidence& e : f.evidence) f.paths.push_back(e.path);
+      std::sort(f.paths.begin(), f.paths.end());
+      f.paths.erase(std::unique(f.paths.begin(), f.paths.end()), f.paths.end());
+      f.fingerprint = FindingFingerprint(f.kind, catalog_.resource(f.source).ref,
+                                         catalog_.resource(f.target).ref, f.paths);
+      if (f.evidence.size() > options_.max_evidence) f.evidence.resize(options_.max_evidence);
+    }
+    std::sort(findings_.begin(), findings_.end(), [this](const Finding& x, const Finding& y) {
+      if (x.kind != y.kind) return x.kind < y.kind;
+      const std::string& xs = catalog_.resource(x.source).ref;
+      const std::string& ys = catalog_.resource(y.source).ref;
+      if (xs != ys) return xs < ys;
+      return catalog_.resource(x.target).ref < catalog_.resource(y.target).ref;
+    });
+    GroupInstances();
+    FoldImpliedFixes();
+    for (const Finding& f : findings_) {
+      if (f.confidence == Confidence::kLow) ++result_.stats.low_confidence;
+    }
+    result_.findings = std::move(findings_);
+  }
+
+  const analysis::Analyzer& analyzer_;
+  const catalog::Catalog& catalog_;
+  const graph::DependencyGraph& graph_;
+  const CheckOptions& options_;
+  const PathFilter& filter_;
+  catalog::ManagedPaths managed_;
+  catalog::BlockResolver resolver_;
+  absl::flat_hash_set<ResourceId> ignored_;
+  std::vector<std::vector<ResourceId>> parent_;  // per resource: its containers
+  absl::flat_hash_set<std::string> wrote_into_;  // "resource:directory"
+  std::map<std::string, std::vector<DirectoryEntry>> entries_;  // directory -> entries made
+  std::vector<std::optional<ResourceId>> block_resource_;
+  std::vector<uint64_t> first_line_;  // per resource: its first begin marker
+  analysis::AccessMap accesses_;      // keyed by resource id
+  analysis::BlockTable resource_blocks_;
+  std::vector<Finding> findings_;
+  absl::flat_hash_map<ResourceId, std::vector<ResourceId>> restart_relays_;  // service -> execs
+  absl::flat_hash_set<std::pair<ResourceId, ResourceId>> refreshed_;  // (changer, service)
+  std::map<std::tuple<FaultKind, ResourceId, ResourceId>, size_t> index_;
+  CheckResult result_;
+};
+
+}  // namespace
+
+absl::StatusOr<CheckResult> Check(const analysis::Analyzer& analyzer,
+                                  const catalog::Catalog& catalog,
+                                  const graph::DependencyGraph& graph,
+                                  const CheckOptions& options) {
+  auto filter = PathFilter::Create(options.ignore_paths, options.default_ignores);
+  if (!filter.ok()) return filter.status();
+  CheckRun run(analyzer, catalog, graph, options, *filter);
+  return run.Run();
+}
+
+}  // namespace fsmove::checker

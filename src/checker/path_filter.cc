@@ -1,0 +1,113 @@
+// Ignored paths and package-manager state; see path_filter.h.
+#include "fsmove/checker/path_filter.h"
+
+#include "absl/strings/str_cat.h"
+
+namespace fsmove::checker {
+
+const std::vector<DefaultIgnore>& DefaultIgnores() {
+  static const auto* defaults = new std::vector<DefaultIgnore>{
+      {"/proc/**", "kernel and process state, per process; no resource orders it"},
+      {"/sys/**", "kernel state"},
+      {"/dev/**", "devices (/dev/null, ttys): written and read by every program"},
+      {"/run/puppet/**", "Puppet's run directory (pid and lock files)"},
+      {"/var/lib/puppet/**", "Puppet's vardir: state.yaml, reports, clientbucket"},
+      {"/var/cache/puppet/**", "Puppet's cache"},
+      {"/var/log/puppet/**", "Puppet's logs"},
+      {"/opt/puppetlabs/puppet/cache/**", "Puppet's vardir in AIO packages"},
+      {"/etc/puppet/**", "Puppet's own configuration, read by Puppet itself"},
+      {"/etc/puppetlabs/**", "Puppet's own configuration in AIO packages"},
+      {"/etc/ld.so.cache", "rewritten by every library install, read by every program start; a "
+                           "program's need of a package shows through the package's own files"},
+      {"/var/cache/ldconfig/**", "ldconfig's cache"},
+      {"/tmp/puppet-file*", "Puppet's own temporary files"},
+  };
+  return *defaults;
+}
+
+absl::StatusOr<std::string> GlobToRegex(std::string_view glob) {
+  if (glob.empty()) return absl::InvalidArgumentError("empty glob");
+  std::string re;
+  for (size_t i = 0; i < glob.size(); ++i) {
+    char c = glob[i];
+    if (c == '*' && i + 1 < glob.size() && glob[i + 1] == '*') {
+      bool slash_before = i > 0 && glob[i - 1] == '/';
+      bool at_end = i + 2 == glob.size();
+      bool slash_after = i + 2 < glob.size() && glob[i + 2] == '/';
+      if (slash_before && at_end) {  // "dir/**": the directory itself or anything below
+        re.pop_back();               // the escaped '/' just written
+        re += "(/.*)?";
+      } else if (slash_after) {  // "**/": any number of leading components
+        re += "(.*/)?";
+        ++i;
+      } else {
+        re += ".*";
+      }
+      ++i;
+    } else if (c == '*') {
+      re += "[^/]*";
+    } else if (c == '?') {
+      re += "[^/]";
+    } else if (c == '/') {
+      re += '/';  // not special; kept bare so "dir/**" can drop it
+    } else {
+      re += RE2::QuoteMeta(std::string_view(&c, 1));
+    }
+  }
+  return re;
+}
+
+absl::StatusOr<PathFilter> PathFilter::Create(const std::vector<std::string>& globs,
+                                              bool with_defaults) {
+  std::vector<std::string> all;
+  if (with_defaults) {
+    for (const auto& d : DefaultIgnores()) all.emplace_back(d.glob);
+  }
+  all.insert(all.end(), globs.begin(), globs.end());
+  PathFilter filter;
+  if (all.empty()) return filter;
+  std::string alternation;
+  for (const std::string& g : all) {
+    auto re = GlobToRegex(g);
+    if (!re.ok()) return absl::InvalidArgumentError(absl::StrCat("--ignore-path '", g, "': ", re.status().message()));
+    if (!alternation.empty()) alternation += '|';
+    absl::StrAppend(&alternation, "(?:", *re, ")");
+  }
+  RE2::Options options;
+  options.set_log_errors(false);
+  filter.ignored_ = std::make_unique<RE2>(alternation, options);
+  if (!filter.ignored_->ok()) {
+    return absl::InvalidArgumentError(absl::StrCat("bad ignore pattern: ", filter.ignored_->error()));
+  }
+  return filter;
+}
+
+bool PathFilter::Ignored(std::string_view path) const {
+  return ignored_ != nullptr && RE2::FullMatch(path, *ignored_);
+}
+
+bool PathFilter::IsPackageManagerState(std::string_view path) {
+  static constexpr std::string_view kDirs[] = {
+      "/var/lib/dpkg",     "/var/lib/apt",    "/var/cache/apt",  "/var/cache/debconf",
+      "/var/log/apt",      "/var/lib/ucf",    "/var/lib/systemd/deb-systemd-helper-enabled",
+      "/var/lib/systemd/deb-systemd-helper-masked",  "/usr/share/doc", "/usr/share/man",
+      "/var/lib/dbus",     "/etc/alternatives", "/var/lib/dpkg/alternatives",
+      // The init system's enablement links, made by update-rc.d and deb-systemd-helper from
+      // maintainer scripts and read by every service provider's `enabled?`.
+      "/etc/rc0.d", "/etc/rc1.d", "/etc/rc2.d", "/etc/rc3.d", "/etc/rc4.d", "/etc/rc5.d",
+      "/etc/rc6.d", "/etc/rcS.d", "/etc/systemd/system/multi-user.target.wants"};
+  static constexpr std::string_view kFiles[] = {
+      "/var/log/dpkg.log", "/var/log/alternatives.log", "/etc/passwd", "/etc/group",
+      "/etc/shadow",       "/etc/gshadow",    "/etc/subuid",     "/etc/subgid",
+      "/etc/passwd-",      "/etc/group-",     "/etc/shadow-",    "/etc/gshadow-",
+      "/etc/.pwd.lock",    "/usr/share/info/dir"};
+  for (std::string_view f : kFiles) {
+    if (path == f) return true;
+  }
+  for (std::string_view d : kDirs) {
+    if (path.starts_with(d) && (path.size() == d.size() || path[d.size()] == '/')) return true;
+  }
+  return false;
+}
+
+}  // namespace fsmove::checker

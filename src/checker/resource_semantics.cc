@@ -1,0 +1,179 @@
+// Resource semantics for the checker; see resource_semantics.h.
+#include "fsmove/checker/resource_semantics.h"
+
+#include <algorithm>
+#include <cctype>
+
+#include "absl/strings/ascii.h"
+#include "absl/strings/str_split.h"
+
+namespace fsmove::checker {
+namespace {
+
+bool IsNumeric(std::string_view s) {
+  return !s.empty() && std::all_of(s.begin(), s.end(), [](char c) { return c >= '0' && c <= '9'; });
+}
+
+// A shell word boundary around `word` in `text` at `at`.
+bool IsWordAt(std::string_view text, size_t at, size_t len) {
+  auto boundary = [](char c) {
+    return !(std::isalnum(static_cast<unsigned char>(c)) || c == '_' || c == '-' || c == '.' ||
+             c == '@');
+  };
+  if (at > 0 && !boundary(text[at - 1]) && text[at - 1] != '/') return false;
+  size_t end = at + len;
+  if (end < text.size() && !boundary(text[end])) {
+    // "name.service" names the unit of the same service.
+    return text.substr(end).starts_with(".service");
+  }
+  return true;
+}
+
+}  // namespace
+
+bool IsPartialEditor(const catalog::Resource& r) {
+  static constexpr std::string_view kTypes[] = {
+      "File_line", "Augeas",  "Ini_setting", "Ini_subsetting", "Shellvar",  "Mailalias",
+      "Maillist",  "Host",    "Sshkey",      "Ssh_authorized_key", "Cron",  "Mount",
+      "Sysctl",    "Kernel_parameter", "Debconf", "Concat_fragment", "Xml_fragment",
+      "Yaml_setting", "Hocon_setting", "Json_setting", "Pam", "K5login", "Selboolean",
+      "Sshd_config", "Ssh_config", "Sshd_config_match", "Sshd_config_subsystem",
+      "Nsswitch", "Puppet_authorization::rule", "Postgresql_conf", "Mysql_config"};
+  for (std::string_view t : kTypes) {
+    if (r.type == t) return true;
+  }
+  std::string_view type = r.type;
+  if (type.starts_with("Fm_")) return true;  // puppet-filemagic: fm_prepend, fm_replace, ...
+  static constexpr std::string_view kSuffixes[] = {"_config",    "_conf",   "_setting",
+                                                   "_subsetting", "_option", "_entry",
+                                                   "_param",     "_parameter"};
+  for (std::string_view s : kSuffixes) {
+    if (type.size() > s.size() && type.ends_with(s)) return true;
+  }
+  return false;
+}
+
+bool EstablishesContent(const catalog::Resource& r) {
+  if (r.type != "File") return false;
+  std::optional<std::string> ensure = r.StringParameter("ensure");
+  if (ensure && (*ensure == "directory" || *ensure == "absent")) return false;
+  if (auto replace = r.FindParameter("replace");
+      replace != nullptr && ((replace->is_boolean() && !replace->get<bool>()) ||
+                             (replace->is_string() && (*replace == "false" || *replace == "no")))) {
+    return false;
+  }
+  if (r.FindParameter("content") != nullptr || r.FindParameter("source") != nullptr ||
+      r.FindParameter("target") != nullptr) {
+    return true;
+  }
+  return ensure && (*ensure == "file" || *ensure == "present" || *ensure == "link" ||
+                    (!ensure->empty() && ensure->front() == '/'));
+}
+
+bool OnlyEnsuresExistence(const catalog::Resource& r) {
+  if (r.type != "File") return false;
+  std::optional<std::string> ensure0 = r.StringParameter("ensure");
+  if (ensure0 && (*ensure0 == "directory" || *ensure0 == "absent" || *ensure0 == "link")) {
+    return false;
+  }
+  // replace => false: the content is written only where the file is missing.
+  if (!EstablishesContent(r) && (r.FindParameter("content") != nullptr ||
+                                 r.FindParameter("source") != nullptr)) {
+    return true;
+  }
+  if (r.FindParameter("content") != nullptr || r.FindParameter("source") != nullptr ||
+      r.FindParameter("target") != nullptr) {
+    return false;
+  }
+  std::optional<std::string> ensure = r.StringParameter("ensure");
+  return !ensure || *ensure == "file" || *ensure == "present";
+}
+
+bool IsAmbientConfiguration(std::string_view path) {
+  static constexpr std::string_view kFiles[] = {
+      "/etc/localtime", "/etc/timezone",  "/etc/locale.conf", "/etc/default/locale",
+      "/etc/resolv.conf", "/etc/hosts",   "/etc/host.conf",   "/etc/gai.conf",
+      "/etc/ssl/openssl.cnf", "/etc/environment"};
+  for (std::string_view f : kFiles) {
+    if (path == f) return true;
+  }
+  return path.starts_with("/usr/share/zoneinfo/") || path.starts_with("/usr/lib/locale/");
+}
+
+bool IsDropInDirectory(std::string_view path) {
+  size_t slash = path.rfind('/');
+  std::string_view name = slash == std::string_view::npos ? path : path.substr(slash + 1);
+  if (name.size() > 2 && name.ends_with(".d")) return true;
+  return name.ends_with("-enabled") || name.ends_with("-available");
+}
+
+bool IsNameServiceDatabase(std::string_view path) {
+  if (path == "/etc/nsswitch.conf" || path == "/etc/.pwd.lock") return true;
+  if (!path.starts_with("/etc/")) return false;
+  std::string_view name = path.substr(5);
+  if (name.find('/') != std::string_view::npos) return false;
+  static constexpr std::string_view kBases[] = {"passwd", "group",  "shadow",
+                                                "gshadow", "subuid", "subgid"};
+  // shadow's tools also write npasswd, nshadow, ngroup, ngshadow (their temporary copies).
+  if (name.size() > 1 && name[0] == 'n') {
+    for (std::string_view b : kBases) {
+      if (name.substr(1) == b) return true;
+    }
+  }
+  for (std::string_view b : kBases) {
+    if (!name.starts_with(b)) continue;
+    std::string_view rest = name.substr(b.size());
+    // passwd, passwd-, passwd+, passwd.lock, passwd.edit, passwd.347 (adduser's lock)
+    if (rest.empty() || rest == "-" || rest == "+" || rest.starts_with(".")) return true;
+  }
+  return false;
+}
+
+std::vector<std::string> NamedAccounts(const catalog::Resource& r) {
+  std::vector<std::string> names;
+  auto add = [&](const std::string& n) {
+    if (n.empty() || n == "root" || IsNumeric(n)) return;
+    if (std::find(names.begin(), names.end(), n) == names.end()) names.push_back(n);
+  };
+  for (std::string_view p : {"owner", "group", "user", "gid", "groups", "uid"}) {
+    for (const std::string& n : r.StringListParameter(p)) add(n);
+  }
+  if (r.type == "User" || r.type == "Group") {
+    std::optional<std::string> name = r.StringParameter("name");
+    add(name ? *name : r.title);
+  }
+  return names;
+}
+
+std::string ServiceName(const catalog::Resource& service) {
+  std::optional<std::string> name = service.StringParameter("name");
+  return name ? *name : service.title;
+}
+
+bool CommandRestartsService(std::string_view command, std::string_view name) {
+  if (name.empty()) return false;
+  std::string lower = absl::AsciiStrToLower(absl::string_view(command.data(), command.size()));
+  static constexpr std::string_view kVerbs[] = {
+      "restart", "reload", "force-reload", "try-restart", "condrestart", "reload-or-restart",
+      "try-reload-or-restart", "graceful", "kill", "-hup", "-usr1", "-usr2", "-s hup",
+      "--signal=hup", "-s reload", "-s usr1"};
+  static constexpr std::string_view kTools[] = {"service ",  "systemctl ", "invoke-rc.d ",
+                                                "/etc/init.d/", "rc-service ", "pkill ",
+                                                "killall ",  "apachectl ", "nginx ",
+                                                "pg_ctl ",   "pg_ctlcluster ", "rndc "};
+  bool has_tool = std::any_of(std::begin(kTools), std::end(kTools), [&](std::string_view t) {
+    return lower.find(t) != std::string::npos;
+  });
+  bool has_verb = std::any_of(std::begin(kVerbs), std::end(kVerbs), [&](std::string_view v) {
+    return lower.find(v) != std::string::npos;
+  });
+  if (!has_tool || !has_verb) return false;
+  std::string needle = absl::AsciiStrToLower(absl::string_view(name.data(), name.size()));
+  for (size_t at = lower.find(needle); at != std::string::npos;
+       at = lower.find(needle, at + 1)) {
+    if (IsWordAt(lower, at, needle.size())) return true;
+  }
+  return false;
+}
+
+}  // namespace fsmove::checker

@@ -1,0 +1,143 @@
+// Stage 1 of the threaded analysis: takes lines where the reader read them, with their heads
+// parsed, into a reusable batch; see line_batch.h.
+#include "fsmove/strace/line_batch.h"
+
+#include <algorithm>
+#include <cstring>
+
+namespace fsmove::strace {
+
+LineHead LineBatch::Head(const BatchedLine& l) const {
+  LineHead head;
+  head.kind = l.kind;
+  head.has_pid = l.has_pid;
+  head.pid = l.pid;
+  head.other_pid = l.other_pid;
+  head.garbage_reason = l.garbage_reason;
+  const char* line = bytes.data() + l.start;
+  head.name = std::string_view(line + l.name_at, l.name_size);
+  head.rest = std::string_view(line + l.rest_at, l.rest_size);
+  if (l.kind == LineKind::kCall) {
+    head.return_at = l.return_at == kNoReturn ? std::string_view::npos : l.return_at;
+    head.no_spliced_notice = l.no_spliced_notice;
+    head.returned_negative = l.returned_negative;
+  }
+  head.syscall = l.syscall;
+  return head;
+}
+
+namespace {
+
+uint32_t OffsetIn(std::string_view line, std::string_view part) {
+  return part.empty() ? 0 : static_cast<uint32_t>(part.data() - line.data());
+}
+
+// Names are a few bytes: compared in place, not through a call to memcmp.
+bool SameName(std::string_view a, std::string_view b) {
+  if (a.size() != b.size()) return false;
+  for (size_t i = 0; i < a.size(); ++i) {
+    if (a[i] != b[i]) return false;
+  }
+  return true;
+}
+
+// The syscall table's index of the names of a batch: most lines repeat the name of the line
+// before (Ruby's start-up is runs of readlink and stat), so the last answer is kept.
+class NameIndex {
+ public:
+  explicit NameIndex(int32_t (*lookup)(std::string_view)) : lookup_(lookup) {}
+  int32_t operator()(std::string_view name) {
+    if (!SameName(name, last_)) {
+      last_ = name;  // points into the batch's buffer, which outlives this
+      last_index_ = lookup_(name);
+    }
+    return last_index_;
+  }
+
+ private:
+  int32_t (*lookup_)(std::string_view);
+  std::string_view last_;
+  int32_t last_index_ = -1;
+};
+
+void ParseHeadInto(std::string_view line, NameIndex* name_index, BatchedLine* l) {
+  const LineHead head = ParseLineHead(line);
+  l->kind = head.kind;
+  l->has_pid = head.has_pid;
+  l->pid = head.pid;
+  l->other_pid = head.other_pid;
+  l->garbage_reason = head.garbage_reason;
+  l->name_at = OffsetIn(line, head.name);
+  l->name_size = static_cast<uint32_t>(head.name.size());
+  l->rest_at = OffsetIn(line, head.rest);
+  l->rest_size = static_cast<uint32_t>(head.rest.size());
+  if (head.kind == LineKind::kCall) {
+    const size_t at = ReturnValueStart(head.rest);
+    if (at != std::string_view::npos) {
+      l->return_at = static_cast<uint32_t>(at);
+      l->returned_negative = at < head.rest.size() && head.rest[at] == '-' ? 1 : 0;
+    }
+    // The assembler looks for a spliced "Process N attached" only in lines ending in 'd'.
+    l->no_spliced_notice = head.rest.empty() || head.rest.back() != 'd';
+  }
+  if ((head.kind == LineKind::kCall || head.kind == LineKind::kResumed) &&
+      name_index != nullptr) {
+    l->syscall = (*name_index)(head.name);
+  }
+}
+
+// The rare batch whose lines sit in a buffer grown for a very long line: its lines are copied
+// out (a cut line's first kCutLineKeptBytes only), so that the ring's slots never each hold
+// a buffer of the line limit's size.
+void CopyLines(const char* base, size_t buffer_size, LineBatch* batch) {
+  size_t total = 0;
+  for (BatchedLine& l : batch->lines) {
+    if (l.cut) l.size = static_cast<uint32_t>(std::min<size_t>(l.size, kCutLineKeptBytes));
+    total += l.size;
+  }
+  if (batch->bytes.size() > buffer_size) std::vector<char>().swap(batch->bytes);
+  if (batch->bytes.size() < total) batch->bytes.resize(total);
+  size_t at = 0;
+  for (BatchedLine& l : batch->lines) {
+    memcpy(batch->bytes.data() + at, base + l.start, l.size);
+    l.start = static_cast<uint32_t>(at);
+    at += l.size;
+  }
+}
+
+}  // namespace
+
+void FillBatch(LineReader& reader, const BatchOptions& options, LineBatch* batch) {
+  batch->lines.clear();
+  batch->lines.reserve(std::min<size_t>(options.max_lines, 8192));
+  batch->first_line_number = reader.line_number() + 1;
+  batch->last = false;
+  std::string_view line;
+  if (!reader.Next(&line)) {  // the only call that may read input (and move the buffer)
+    batch->last = true;
+    return;
+  }
+  // The lines stay where the reader read them: the reader's buffer becomes the batch's.
+  const char* base = reader.buffer_data();
+  NameIndex name_index(options.syscall_index);
+  NameIndex* names = options.syscall_index != nullptr ? &name_index : nullptr;
+  size_t bytes = 0;
+  do {
+    BatchedLine& l = batch->lines.emplace_back();
+    l.start = static_cast<uint32_t>(line.data() - base);
+    l.size = static_cast<uint32_t>(line.size());
+    l.unterminated = reader.last_line_unterminated();
+    l.cut = reader.last_line_cut();  // stage 2 only reports such a line, with its start
+    if (!l.cut) ParseHeadInto(line, names, &l);
+    bytes += line.size() + 1;
+  } while (bytes < options.target_bytes && batch->lines.size() < options.max_lines &&
+           reader.NextBuffered(&line));
+  const size_t size = std::max<size_t>(options.target_bytes, 4096);
+  if (reader.buffer_bytes() > 4 * size) {
+    CopyLines(base, 4 * size, batch);
+  } else {
+    reader.ExchangeBuffer(&batch->bytes, size);
+  }
+}
+
+}  // namespace fsmove::strace

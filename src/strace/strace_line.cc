@@ -1,0 +1,363 @@
+// Stage 1 of trace parsing: prefix, kind and name of an strace line; tail on demand.
+// Hand-written scanning: this runs on every line of multi-gigabyte traces.
+#include "fsmove/strace/strace_line.h"
+
+#include <cstring>
+
+#include "byte_scan.h"
+
+namespace fsmove::strace {
+namespace {
+
+constexpr std::string_view kUnfinished = "<unfinished ...>";
+constexpr std::string_view kPidChanged = "<pid changed to ";
+constexpr std::string_view kDetached = "<detached ...>";
+
+inline bool IsDigit(char c) { return c >= '0' && c <= '9'; }
+
+// [A-Za-z0-9_], by table: one load per byte of a name, on every line.
+struct NameChars {
+  bool is[256] = {};
+  constexpr NameChars() {
+    for (int c = 0; c < 256; ++c) {
+      is[c] = (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '_' || (c >= 'A' && c <= 'Z');
+    }
+  }
+};
+constexpr NameChars kNameChars;
+inline bool IsNameChar(char c) { return kNameChars.is[static_cast<unsigned char>(c)]; }
+
+std::string_view TrimRight(std::string_view s) {
+  while (!s.empty() && (s.back() == ' ' || s.back() == '\t' || s.back() == '\r')) s.remove_suffix(1);
+  return s;
+}
+
+// Parses a decimal integer at s[*pos]; advances *pos. Returns false if no digit.
+bool ParseDecimal(std::string_view s, size_t* pos, int64_t* value) {
+  size_t i = *pos;
+  int64_t v = 0;
+  while (i < s.size() && IsDigit(s[i])) {
+    if (v < (int64_t{1} << 58)) v = v * 10 + (s[i] - '0');
+    ++i;
+  }
+  if (i == *pos) return false;
+  *pos = i;
+  *value = v;
+  return true;
+}
+
+// Linux pids are below 2^22; anything over INT32_MAX would wrap into another pid (0 is the
+// unprefixed process's): such a line is garbage, not a process.
+bool FitsPid(int64_t v) { return v <= INT32_MAX; }
+
+}  // namespace
+
+namespace {
+
+// The bytes FindArgsEnd must look at; everything else is skipped in a tight loop.
+struct StructureBytes {
+  bool special[256] = {};
+  constexpr StructureBytes() {
+    for (unsigned char c : std::string_view("\"()[]{}<")) special[c] = true;
+  }
+};
+constexpr StructureBytes kStructure;
+
+}  // namespace
+
+size_t FindArgsEnd(std::string_view text) {
+  int depth = 1;
+  const size_t n = text.size();
+  for (size_t i = 0; i < n; ++i) {
+    while (!kStructure.special[static_cast<unsigned char>(text[i])]) {
+      if (++i == n) return std::string_view::npos;
+    }
+    switch (text[i]) {
+      case '"':
+        i = byte_scan::SkipString(text, i);
+        if (i == std::string_view::npos) return i;
+        break;
+      case '(':
+      case '[':
+      case '{':
+        ++depth;
+        break;
+      case ')':
+      case ']':
+      case '}':
+        if (--depth == 0) return text[i] == ')' ? i : std::string_view::npos;
+        break;
+      default:  // '<'
+        if (byte_scan::IsDecorationStart(text, i)) {
+          i = byte_scan::SkipDecoration(text, i);
+          if (i == std::string_view::npos) return i;
+        }
+        break;
+    }
+  }
+  return std::string_view::npos;
+}
+
+size_t ReturnValueStart(std::string_view rest) {
+  const char* data = rest.data();
+  size_t end = rest.size();
+  while (end > 0) {
+    const void* q = memrchr(data, '=', end);
+    if (q == nullptr) return std::string_view::npos;
+    const size_t eq = static_cast<const char*>(q) - data;
+    if (eq >= 2 && eq + 1 < rest.size() && data[eq - 1] == ' ' && data[eq + 1] == ' ') {
+      size_t j = eq - 1;  // strace pads before "= " to align the returns: `close(3)      = 0`
+      while (j > 0 && data[j - 1] == ' ') --j;
+      if (j > 0 && data[j - 1] == ')') return eq + 2;
+    }
+    end = eq;  // '=' inside a decoration, a string or a struct: look further back
+  }
+  return std::string_view::npos;
+}
+
+namespace {
+
+inline bool IsLower(char c) { return c >= 'a' && c <= 'z'; }
+
+// The shape of nearly every line of an `strace -f -o` trace, `PID  name(args) = ret`, read in
+// one pass of pointer steps; false (nothing written) for any other shape, left to the general
+// parse. What it accepts, it reads exactly as the general parse would.
+bool ParseCommonHead(std::string_view line, LineHead* head) {
+  const char* p = line.data();
+  const char* const end = p + line.size();
+  // A pid of at most 9 digits (it fits in an int32), then spaces: the -o pid column.
+  int32_t pid = 0;
+  const char* digits = p;
+  while (p < end && IsDigit(*p)) {
+    pid = pid * 10 + (*p - '0');
+    ++p;
+  }
+  if (p == digits || p - digits > 9 || p == end || *p != ' ') return false;
+  while (p < end && *p == ' ') ++p;
+  // A name that starts with a lowercase letter (not a timestamp, a notice or a resumption)...
+  if (p == end || !IsLower(*p)) return false;
+  const char* name = p;
+  while (p < end && IsNameChar(*p)) ++p;
+  if (p == end || *p != '(') return false;
+  // ...and a line that does not end in '>' (unfinished, detached, pid changed) after its
+  // trailing blanks.
+  const char* rest = p + 1;
+  const char* rest_end = end;
+  while (rest_end > rest && (rest_end[-1] == ' ' || rest_end[-1] == '\t' || rest_end[-1] == '\r')) {
+    --rest_end;
+  }
+  if (rest_end > rest && rest_end[-1] == '>') return false;
+  head->kind = LineKind::kCall;
+  head->has_pid = true;
+  head->pid = pid;
+  head->name = std::string_view(name, p - name);
+  head->rest = std::string_view(rest, rest_end - rest);
+  return true;
+}
+
+}  // namespace
+
+LineHead ParseLineHead(std::string_view line) {
+  LineHead head;
+  if (ParseCommonHead(line, &head)) return head;
+  size_t i = 0;
+  const size_t n = line.size();
+  while (i < n && (line[i] == ' ' || line[i] == '\t')) ++i;
+  if (i == n || TrimRight(line).empty()) {
+    head.kind = LineKind::kBlank;
+    return head;
+  }
+  // Pid prefix: "[pid  123] " or "123 ".
+  if (line[i] == '[' && line.compare(i, 5, "[pid ") == 0) {
+    size_t j = i + 5;
+    while (j < n && line[j] == ' ') ++j;
+    int64_t pid = 0;
+    if (!ParseDecimal(line, &j, &pid) || j >= n || line[j] != ']') {
+      head.garbage_reason = "malformed [pid N] prefix";
+      return head;
+    }
+    if (!FitsPid(pid)) {
+      head.garbage_reason = "pid out of range";
+      return head;
+    }
+    head.has_pid = true;
+    head.pid = static_cast<int32_t>(pid);
+    i = j + 1;
+  } else if (IsDigit(line[i])) {
+    size_t j = i;
+    int64_t pid = 0;
+    ParseDecimal(line, &j, &pid);
+    if (j < n && line[j] == ' ') {  // a bare integer then a space: the pid column
+      if (!FitsPid(pid)) {
+        head.garbage_reason = "pid out of range";
+        return head;
+      }
+      head.has_pid = true;
+      head.pid = static_cast<int32_t>(pid);
+      i = j;
+    }
+  }
+  while (i < n && line[i] == ' ') ++i;
+  // Timestamp (-t, -tt, -ttt, -r): digits with ':' or '.', then a space.
+  if (i < n && IsDigit(line[i])) {
+    size_t j = i;
+    bool punct = false;
+    while (j < n && (IsDigit(line[j]) || line[j] == ':' || line[j] == '.')) {
+      punct |= !IsDigit(line[j]);
+      ++j;
+    }
+    if (j < n && line[j] == ' ' && (punct || head.has_pid)) {
+      i = j;
+      while (i < n && line[i] == ' ') ++i;
+    }
+  }
+  std::string_view p = TrimRight(line.substr(i));
+  if (p.empty()) {
+    head.kind = LineKind::kGarbage;
+    head.garbage_reason = "prefix without a call";
+    return head;
+  }
+  // Lifecycle and notice lines start with punctuation; system calls with a letter.
+  const char first = p[0];
+  if (first == '+' || first == '-' || first == '<' || first == '[' || first == 's') {
+    if (p.starts_with("+++ ")) {
+      if (p.starts_with("+++ exited")) {
+        head.kind = LineKind::kExited;
+      } else if (p.starts_with("+++ killed")) {
+        head.kind = LineKind::kKilled;
+      } else if (p.starts_with("+++ superseded by execve in pid ")) {
+        size_t j = std::strlen("+++ superseded by execve in pid ");
+        int64_t other = 0;
+        if (ParseDecimal(p, &j, &other) && FitsPid(other)) {
+          head.kind = LineKind::kSuperseded;
+          head.other_pid = static_cast<int32_t>(other);
+        } else {
+          head.garbage_reason = "malformed superseded notice";
+        }
+      } else {
+        head.garbage_reason = "unknown +++ notice";
+      }
+      return head;
+    }
+    if (p.starts_with("--- ")) {
+      head.kind = LineKind::kSignal;
+      return head;
+    }
+    if (p.starts_with("<... ")) {
+      size_t j = 5;
+      size_t name_start = j;
+      while (j < p.size() && IsNameChar(p[j])) ++j;
+      constexpr std::string_view kResumed = " resumed>";
+      if (j == name_start || p.compare(j, kResumed.size(), kResumed) != 0) {
+        head.garbage_reason = "malformed resumed line";
+        return head;
+      }
+      head.kind = LineKind::kResumed;
+      head.name = p.substr(name_start, j - name_start);
+      head.rest = p.substr(j + kResumed.size());
+      return head;
+    }
+    if (p.starts_with("strace: ") || p.starts_with("[ Process ") || p.starts_with("<detached")) {
+      head.kind = LineKind::kNotice;
+      return head;
+    }
+  }
+  size_t j = 0;
+  while (j < p.size() && IsNameChar(p[j])) ++j;
+  if (j == 0 || j >= p.size() || p[j] != '(') {
+    head.garbage_reason = "not a system call line";
+    return head;
+  }
+  head.name = p.substr(0, j);
+  std::string_view rest = p.substr(j + 1);
+  if (!rest.empty() && rest.back() == '>') {  // most complete calls end in a digit or ')'
+    if (rest.ends_with(kUnfinished)) {
+      head.kind = LineKind::kUnfinished;
+      head.rest = TrimRight(rest.substr(0, rest.size() - kUnfinished.size()));
+      return head;
+    }
+    if (rest.ends_with(kDetached)) {  // strace detached during the call: it never returns
+      head.kind = LineKind::kUnfinished;
+      head.rest = TrimRight(rest.substr(0, rest.size() - kDetached.size()));
+      return head;
+    }
+    if (rest.ends_with("...>")) {
+      size_t at = rest.rfind(kPidChanged);
+      if (at != std::string_view::npos) {
+        size_t k = at + kPidChanged.size();
+        int64_t other = 0;
+        if (ParseDecimal(rest, &k, &other) && FitsPid(other)) {
+          head.kind = LineKind::kUnfinished;
+          head.other_pid = static_cast<int32_t>(other);
+          head.rest = TrimRight(rest.substr(0, at));
+          return head;
+        }
+      }
+    }
+  }
+  head.kind = LineKind::kCall;
+  head.rest = rest;
+  return head;
+}
+
+bool ParseCallTail(std::string_view rest, CallTail* out) {
+  *out = CallTail{};
+  size_t end = FindArgsEnd(rest);
+  if (end == std::string_view::npos) return false;
+  out->args = rest.substr(0, end);
+  size_t i = end + 1;
+  const size_t n = rest.size();
+  while (i < n && rest[i] == ' ') ++i;
+  if (i + 1 >= n || rest[i] != '=' || rest[i + 1] != ' ') return true;  // no return value
+  i += 2;
+  while (i < n && rest[i] == ' ') ++i;
+  size_t tok = i;
+  while (i < n && rest[i] != ' ') {
+    if (rest[i] == '<' && byte_scan::IsDecorationStart(rest, i)) {  // "3</srv/My Emails>": one token
+      size_t close = byte_scan::SkipDecoration(rest, i);
+      if (close == std::string_view::npos) {
+        i = n;
+        break;
+      }
+      i = close;
+    }
+    ++i;
+  }
+  out->ret_text = rest.substr(tok, i - tok);
+  out->has_return = true;
+  std::string_view r = out->ret_text;
+  if (r.starts_with("?")) {
+    out->return_unknown = true;
+  } else {
+    bool neg = r.starts_with("-");
+    size_t k = neg ? 1 : 0;
+    int64_t v = 0;
+    if (r.size() > k + 2 && r[k] == '0' && r[k + 1] == 'x') {
+      uint64_t u = 0;  // addresses may use all 64 bits
+      for (k += 2; k < r.size(); ++k) {
+        char c = r[k];
+        int d = IsDigit(c) ? c - '0' : (c >= 'a' && c <= 'f') ? c - 'a' + 10 : -1;
+        if (d < 0) break;
+        u = (u << 4) | static_cast<uint64_t>(d);
+      }
+      v = static_cast<int64_t>(u);
+    } else if (!ParseDecimal(r, &k, &v)) {
+      out->has_return = false;  // not a return value we understand
+      return true;
+    }
+    // Negated as unsigned: "-0x8000000000000000" is INT64_MIN, not an overflow.
+    out->ret = static_cast<int64_t>(neg ? 0 - static_cast<uint64_t>(v) : static_cast<uint64_t>(v));
+  }
+  // An error name follows only a failure ("-1 ENOENT (...)") or an unknown return
+  // ("? ERESTARTSYS (...)"); after a success the text is a decoration or a comment.
+  if (!out->return_unknown && out->ret >= 0) return true;
+  while (i < n && rest[i] == ' ') ++i;
+  if (i < n && rest[i] == 'E') {
+    size_t e = i;
+    while (i < n && ((rest[i] >= 'A' && rest[i] <= 'Z') || IsDigit(rest[i]) || rest[i] == '_')) ++i;
+    out->errno_name = rest.substr(e, i - e);
+  }
+  return true;
+}
+
+}  // namespace fsmove::strace

@@ -1,0 +1,60 @@
+// Globs for --ignore-path, the documented default ignores, and package-manager state.
+#include "fsmove/checker/path_filter.h"
+
+#include <gtest/gtest.h>
+
+namespace fsmove::checker {
+namespace {
+
+TEST(PathFilterTest, GlobsStayWithinComponentsUnlessDoubleStar) {
+  auto f = PathFilter::Create({"/var/log/*.log", "/srv/**/cache", "/opt/app/**"}, false);
+  ASSERT_TRUE(f.ok());
+  EXPECT_TRUE(f->Ignored("/var/log/app.log"));
+  EXPECT_FALSE(f->Ignored("/var/log/app/x.log"));
+  EXPECT_TRUE(f->Ignored("/srv/cache"));
+  EXPECT_TRUE(f->Ignored("/srv/a/b/cache"));
+  EXPECT_FALSE(f->Ignored("/srv/a/b/cache/x"));
+  EXPECT_TRUE(f->Ignored("/opt/app"));
+  EXPECT_TRUE(f->Ignored("/opt/app/bin/x"));
+  EXPECT_FALSE(f->Ignored("/opt/application"));
+}
+
+TEST(PathFilterTest, SpecialCharactersAreLiteral) {
+  auto f = PathFilter::Create({"/etc/a+b (1).conf", "/x/?.[ch]"}, false);
+  ASSERT_TRUE(f.ok());
+  EXPECT_TRUE(f->Ignored("/etc/a+b (1).conf"));
+  EXPECT_FALSE(f->Ignored("/etc/aab (1).conf"));
+  EXPECT_TRUE(f->Ignored("/x/y.[ch]"));
+  EXPECT_FALSE(f->Ignored("/x/y.c"));
+}
+
+TEST(PathFilterTest, DefaultsIgnorePuppetStateAndVirtualFileSystems) {
+  auto f = PathFilter::Create({}, true);
+  ASSERT_TRUE(f.ok());
+  for (const char* p : {"/proc/self/fd/3", "/dev/null", "/sys/kernel/mm", "/var/lib/puppet/state/state.yaml",
+                        "/etc/ld.so.cache", "/dev"}) {
+    EXPECT_TRUE(f->Ignored(p)) << p;
+  }
+  for (const char* p : {"/etc/app.conf", "/var/lib/dpkg/status", "/tmp/generated", "/devices"}) {
+    EXPECT_FALSE(f->Ignored(p)) << p;
+  }
+  auto none = PathFilter::Create({}, false);
+  ASSERT_TRUE(none.ok());
+  EXPECT_FALSE(none->Ignored("/dev/null"));
+}
+
+TEST(PathFilterTest, EmptyGlobIsAnError) {
+  auto f = PathFilter::Create({""}, false);
+  EXPECT_FALSE(f.ok());
+}
+
+TEST(PathFilterTest, PackageManagerState) {
+  EXPECT_TRUE(PathFilter::IsPackageManagerState("/var/lib/dpkg/status"));
+  EXPECT_TRUE(PathFilter::IsPackageManagerState("/var/cache/apt/pkgcache.bin"));
+  EXPECT_TRUE(PathFilter::IsPackageManagerState("/etc/passwd"));
+  EXPECT_FALSE(PathFilter::IsPackageManagerState("/var/lib/dpkgx"));
+  EXPECT_FALSE(PathFilter::IsPackageManagerState("/etc/apt/sources.list.d/x.list"));
+}
+
+}  // namespace
+}  // namespace fsmove::checker

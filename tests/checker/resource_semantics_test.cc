@@ -1,0 +1,90 @@
+// The resource semantics the checker relies on: which types edit one key of a file, what a
+// File establishes, which accounts a resource names, and which execs restart a service.
+#include "fsmove/checker/resource_semantics.h"
+
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+namespace fsmove::checker {
+namespace {
+
+catalog::Resource Res(std::string type, std::string title, nlohmann::json params = {}) {
+  catalog::Resource r;
+  r.type = std::move(type);
+  r.title = std::move(title);
+  r.ref = r.type + "[" + r.title + "]";
+  r.parameters = params.is_null() ? nlohmann::json::object() : std::move(params);
+  return r;
+}
+
+TEST(ResourceSemanticsTest, PartialEditors) {
+  for (const char* t : {"File_line", "Augeas", "Ini_setting", "Shellvar", "Fm_replace",
+                        "Fm_prepend", "Nova_config", "Postfix_conf", "Mailalias", "Debconf"}) {
+    EXPECT_TRUE(IsPartialEditor(Res(t, "x"))) << t;
+  }
+  for (const char* t : {"File", "Package", "Exec", "Service", "Config", "Concat_file"}) {
+    EXPECT_FALSE(IsPartialEditor(Res(t, "x"))) << t;
+  }
+}
+
+TEST(ResourceSemanticsTest, WhatAFileEstablishes) {
+  EXPECT_TRUE(EstablishesContent(Res("File", "/a", {{"content", "x"}})));
+  EXPECT_TRUE(EstablishesContent(Res("File", "/a", {{"source", "puppet:///modules/m/a"}})));
+  EXPECT_TRUE(EstablishesContent(Res("File", "/a", {{"ensure", "file"}, {"owner", "x"}})));
+  EXPECT_TRUE(EstablishesContent(Res("File", "/a", {{"ensure", "link"}, {"target", "/b"}})));
+  EXPECT_FALSE(EstablishesContent(Res("File", "/a", {{"ensure", "directory"}})));
+  EXPECT_FALSE(EstablishesContent(Res("File", "/a", {{"owner", "x"}, {"mode", "0600"}})));
+  EXPECT_FALSE(EstablishesContent(Res("File", "/a", {{"content", "x"}, {"replace", false}})));
+  EXPECT_FALSE(EstablishesContent(Res("Exec", "/a", {{"content", "x"}})));
+  EXPECT_TRUE(OnlyEnsuresExistence(Res("File", "/a", {{"ensure", "file"}, {"owner", "x"}})));
+  EXPECT_TRUE(OnlyEnsuresExistence(Res("File", "/a", {{"content", "x"}, {"replace", "false"}})));
+  EXPECT_FALSE(OnlyEnsuresExistence(Res("File", "/a", {{"content", "x"}})));
+  EXPECT_FALSE(OnlyEnsuresExistence(Res("File", "/a", {{"ensure", "directory"}})));
+}
+
+TEST(ResourceSemanticsTest, NameServiceDatabases) {
+  for (const char* p : {"/etc/passwd", "/etc/group", "/etc/shadow", "/etc/gshadow-",
+                        "/etc/passwd+", "/etc/group.lock", "/etc/passwd.347", "/etc/subuid",
+                        "/etc/nshadow", "/etc/.pwd.lock", "/etc/nsswitch.conf"}) {
+    EXPECT_TRUE(IsNameServiceDatabase(p)) << p;
+  }
+  for (const char* p : {"/etc/passwords", "/etc/groups.conf", "/etc/app/passwd", "/etc/hosts"}) {
+    EXPECT_FALSE(IsNameServiceDatabase(p)) << p;
+  }
+}
+
+TEST(ResourceSemanticsTest, DropInDirectories) {
+  for (const char* p : {"/etc/apt/sources.list.d", "/etc/rsyslog.d", "/etc/nginx/conf.d",
+                        "/etc/apache2/sites-enabled", "/etc/apache2/mods-available"}) {
+    EXPECT_TRUE(IsDropInDirectory(p)) << p;
+  }
+  for (const char* p : {"/etc", "/etc/postfix", "/usr/share/snmp/mibs", "/var/lib/dpkg", "/.d"}) {
+    EXPECT_FALSE(IsDropInDirectory(p)) << p;
+  }
+}
+
+TEST(ResourceSemanticsTest, NamedAccountsLeaveOutRootAndIds) {
+  using ::testing::ElementsAre;
+  using ::testing::IsEmpty;
+  EXPECT_THAT(NamedAccounts(Res("File", "/a", {{"owner", "root"}, {"group", "0"}})), IsEmpty());
+  EXPECT_THAT(NamedAccounts(Res("File", "/a", {{"owner", "mysql"}, {"group", "adm"}})),
+              ElementsAre("mysql", "adm"));
+  EXPECT_THAT(NamedAccounts(Res("Exec", "x", {{"user", "postgres"}})), ElementsAre("postgres"));
+  EXPECT_THAT(NamedAccounts(Res("User", "app")), ElementsAre("app"));
+  EXPECT_THAT(NamedAccounts(Res("Package", "app")), IsEmpty());
+}
+
+TEST(ResourceSemanticsTest, RestartCommands) {
+  EXPECT_TRUE(CommandRestartsService("/usr/sbin/service postfix restart", "postfix"));
+  EXPECT_TRUE(CommandRestartsService("systemctl reload nginx.service", "nginx"));
+  EXPECT_TRUE(CommandRestartsService("/etc/init.d/slapd force-reload", "slapd"));
+  EXPECT_TRUE(CommandRestartsService("pkill -HUP rsyslogd", "rsyslogd"));
+  EXPECT_TRUE(CommandRestartsService("invoke-rc.d cron restart", "cron"));
+  EXPECT_FALSE(CommandRestartsService("service postfix status", "postfix"));
+  EXPECT_FALSE(CommandRestartsService("service postfix-policyd restart", "postfix"));
+  EXPECT_FALSE(CommandRestartsService("newaliases", "postfix"));
+  EXPECT_FALSE(CommandRestartsService("systemctl restart nginx", ""));
+}
+
+}  // namespace
+}  // namespace fsmove::checker

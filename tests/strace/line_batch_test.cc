@@ -1,0 +1,113 @@
+// Tests for FillBatch: lines stay in the buffer the reader read them into (the batch and the
+// reader exchange buffers), every line comes once and in order whatever the batch limits,
+// and a batch that held a very long line gives its memory back.
+#include "fsmove/strace/line_batch.h"
+
+#include <string>
+#include <vector>
+
+#include "gtest/gtest.h"
+
+namespace fsmove::strace {
+namespace {
+
+std::string Trace(size_t lines) {
+  std::string text;
+  for (size_t i = 0; i < lines; ++i) {
+    text += std::to_string(100 + i % 7) + "   readlink(\"/usr/lib/ruby/" + std::to_string(i) +
+            "\", 0x7ffd6c1f0a10, 4095) = -1 EINVAL (Invalid argument)\n";
+  }
+  return text;
+}
+
+// Every line of the input, read batch by batch.
+std::vector<std::string> ReadBatched(LineReader& reader, const BatchOptions& options,
+                                     size_t* batches = nullptr) {
+  std::vector<std::string> lines;
+  std::vector<LineBatch> ring(3);
+  for (size_t n = 0;; ++n) {
+    LineBatch& batch = ring[n % ring.size()];
+    FillBatch(reader, options, &batch);
+    EXPECT_EQ(batch.first_line_number, lines.size() + 1);
+    for (const BatchedLine& l : batch.lines) lines.emplace_back(batch.Text(l));
+    if (batch.last) {
+      if (batches != nullptr) *batches = n + 1;
+      return lines;
+    }
+  }
+}
+
+TEST(LineBatchTest, LinesAreNotCopiedOutOfTheReadersBuffer) {
+  auto reader = LineReader::FromString(Trace(5000));
+  BatchOptions options;
+  options.target_bytes = 64u << 10;
+  LineBatch batch;
+  FillBatch(*reader, options, &batch);
+  ASSERT_FALSE(batch.lines.empty());
+  const char* before = batch.bytes.data();
+  // The batch holds what was the reader's buffer: the next fill reads into another one.
+  LineBatch next;
+  FillBatch(*reader, options, &next);
+  EXPECT_EQ(batch.bytes.data(), before);
+  EXPECT_NE(next.bytes.data(), before);
+  EXPECT_EQ(batch.Text(batch.lines[0]).substr(0, 14), "100   readlink");
+  const LineHead head = batch.Head(batch.lines[0]);
+  EXPECT_EQ(head.kind, LineKind::kCall);
+  EXPECT_EQ(head.pid, 100);
+  EXPECT_EQ(head.name, "readlink");
+  EXPECT_EQ(head.returned_negative, 1);
+}
+
+TEST(LineBatchTest, EveryLineOnceWhateverTheLimits) {
+  const std::string text = Trace(3000);
+  std::vector<std::string> expected;
+  {
+    auto reader = LineReader::FromString(text);
+    std::string_view line;
+    while (reader->Next(&line)) expected.emplace_back(line);
+  }
+  for (size_t bytes : {size_t{1}, size_t{100}, size_t{5000}, size_t{256} << 10}) {
+    for (size_t max_lines : {size_t{1}, size_t{3}, size_t{8192}}) {
+      LineReaderOptions reader_options;
+      reader_options.initial_buffer_bytes = 4096;
+      auto reader = LineReader::FromString(text, reader_options);
+      BatchOptions options;
+      options.target_bytes = bytes;
+      options.max_lines = max_lines;
+      EXPECT_EQ(ReadBatched(*reader, options), expected) << bytes << " " << max_lines;
+    }
+  }
+}
+
+TEST(LineBatchTest, LongLinesAreCopiedAndTheirMemoryGivenBack) {
+  std::string text = Trace(100);
+  text += "1 write(1, \"" + std::string(3u << 20, 'x') + "\", 3145728) = 3145728\n";
+  text += Trace(100);
+  LineReaderOptions reader_options;
+  reader_options.max_line_bytes = 1u << 20;  // the long line is cut
+  auto reader = LineReader::FromString(text, reader_options);
+  BatchOptions options;
+  options.target_bytes = 16u << 10;
+  std::vector<std::string> lines;
+  std::vector<LineBatch> ring(2);
+  bool cut_seen = false;
+  for (size_t n = 0;; ++n) {
+    LineBatch& batch = ring[n % 2];
+    FillBatch(*reader, options, &batch);
+    for (const BatchedLine& l : batch.lines) {
+      if (l.cut) {
+        cut_seen = true;
+        EXPECT_EQ(batch.Text(l).size(), kCutLineKeptBytes);
+      }
+      lines.emplace_back(batch.Text(l));
+    }
+    // No slot keeps a buffer the size of the line limit.
+    EXPECT_LE(batch.bytes.size(), 4 * options.target_bytes + kCutLineKeptBytes);
+    if (batch.last) break;
+  }
+  EXPECT_TRUE(cut_seen);
+  EXPECT_EQ(lines.size(), 201u);
+}
+
+}  // namespace
+}  // namespace fsmove::strace

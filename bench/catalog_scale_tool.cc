@@ -15,8 +15,8 @@
 #include <string>
 #include <vector>
 
-#include "nlohmann/json.hpp"
 #include "fsmove/strace/line_reader.h"
+#include "nlohmann/json.hpp"
 
 namespace {
 
@@ -68,7 +68,8 @@ int main(int argc, char** argv) {
     return 2;
   }
   // A marker written on an unfinished line resumes on a later one: keep the pair together.
-  while (last_marker + 1 < lines.size() && lines[last_marker + 1].find(" resumed>") != std::string::npos) {
+  while (last_marker + 1 < lines.size() &&
+         lines[last_marker + 1].find(" resumed>") != std::string::npos) {
     ++last_marker;
   }
   uint64_t block_bytes = 0, startup_bytes = 0;
@@ -129,23 +130,28 @@ int main(int argc, char** argv) {
     for (const auto& t : templates) {
       nlohmann::json r = t;
       std::string title = t["title"];
-      r["title"] = title.find(prefix) == std::string::npos ? title + suffix
-                                                            : ReplaceAll(title, prefix, prefix + suffix);
+      r["title"] = title.find(prefix) == std::string::npos
+                       ? title + suffix
+                       : ReplaceAll(title, prefix, prefix + suffix);
       std::string dumped = ReplaceAll(r["parameters"].dump(), prefix, prefix + suffix);
       r["parameters"] = nlohmann::json::parse(dumped);
       if (copies % 2 == 1 && r["type"] == "Exec") {  // every other copy has the fix
-        r["parameters"]["require"] = "File[" + ReplaceAll(prefix + "/app.conf", prefix, prefix + suffix) + "]";
+        r["parameters"]["require"] =
+            "File[" + ReplaceAll(prefix + "/app.conf", prefix, prefix + suffix) + "]";
       }
       out_resources.push_back(r);
-      out_edges.push_back({{"source", "Class[main]"},
-                           {"target", std::string(r["type"]) + "[" + std::string(r["title"]) + "]"}});
+      out_edges.push_back(
+          {{"source", "Class[main]"},
+           {"target", std::string(r["type"]) + "[" + std::string(r["title"]) + "]"}});
     }
     ++copies;
   }
   for (size_t i = last_marker + 1; i < lines.size(); ++i) emit(lines[i]);
   for (size_t n = 0; out_resources.size() < resources; ++n) {
     std::string title = "filler " + std::to_string(n);
-    out_resources.push_back({{"type", "Notify"}, {"title", title}, {"exported", false},
+    out_resources.push_back({{"type", "Notify"},
+                             {"title", title},
+                             {"exported", false},
                              {"parameters", nlohmann::json::object()}});
     out_edges.push_back({{"source", "Class[main]"}, {"target", "Notify[" + title + "]"}});
   }
@@ -156,7 +162,7 @@ int main(int argc, char** argv) {
   catalog["resources"] = out_resources;
   catalog["edges"] = out_edges;
   std::ofstream(argv[5]) << catalog.dump();
-  std::cerr << "catalog_scale_tool: " << written << " bytes, " << copies << " copies of the blocks, "
-            << out_resources.size() << " resources\n";
+  std::cerr << "catalog_scale_tool: " << written << " bytes, " << copies
+            << " copies of the blocks, " << out_resources.size() << " resources\n";
   return 0;
 }

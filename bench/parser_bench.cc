@@ -16,11 +16,14 @@ const char* kReadlink =
     "12345 readlink(\"/usr/lib/ruby/vendor_ruby/puppet/util/execution.rb\", 0x7ffd6c1f0a10, 4095) "
     "= -1 EINVAL (Invalid argument)";
 const char* kOpenat =
-    "12345 openat(AT_FDCWD, \"/usr/lib/x86_64-linux-gnu/libruby-3.1.so.3.1\", O_RDONLY|O_CLOEXEC) = 3";
+    "12345 openat(AT_FDCWD, \"/usr/lib/x86_64-linux-gnu/libruby-3.1.so.3.1\", O_RDONLY|O_CLOEXEC) "
+    "= 3";
 const char* kStat =
     "12345 newfstatat(AT_FDCWD, \"/etc/puppet/code/environments/production\", "
     "{st_mode=S_IFDIR|0755, st_size=4096, ...}, 0) = 0";
-const char* kRead = "12345 read(3, \"\\177ELF\\2\\1\\1\\0\\0\\0\\0\\0\\0\\0\\0\\0\\3\\0>\\0\\1\\0\\0\\0\"..., 832) = 832";
+const char* kRead =
+    "12345 read(3, \"\\177ELF\\2\\1\\1\\0\\0\\0\\0\\0\\0\\0\\0\\0\\3\\0>\\0\\1\\0\\0\\0\"..., 832) "
+    "= 832";
 
 void BM_LineHead(benchmark::State& state, const char* line) {
   std::string_view l(line);

@@ -50,8 +50,9 @@ void RewriteLine(std::string_view line, int64_t offset, int copy, bool rename_bl
   std::string_view rest = line.substr(i);
   // Return value of process creation calls: the child's pid.
   bool creates = false;
-  for (std::string_view name : {" clone(", " clone3(", " fork(", " vfork(", "<... clone resumed>",
-                                "<... clone3 resumed>", "<... fork resumed>", "<... vfork resumed>"}) {
+  for (std::string_view name :
+       {" clone(", " clone3(", " fork(", " vfork(", "<... clone resumed>", "<... clone3 resumed>",
+        "<... fork resumed>", "<... vfork resumed>"}) {
     if (rest.find(name) != std::string_view::npos) creates = true;
   }
   size_t cut = std::string_view::npos;

@@ -74,8 +74,8 @@ void Analyzer::DetectMarker(int32_t pid, const SyscallSpec& spec, std::string_vi
   int fd = -1;
   bool truncated = false;
   const strace::WrittenForm form = (spec.flags & fstrace::kMarkerInIovecs)
-                                      ? strace::WrittenForm::kIovecs
-                                      : strace::WrittenForm::kBuffer;
+                                       ? strace::WrittenForm::kIovecs
+                                       : strace::WrittenForm::kBuffer;
   if (!strace::WrittenBytes(form, args_text, &fd, &bytes_, &truncated)) return;
   if (fd != 1 && fd != 2) return;
   if (strace::ParseMarker(bytes_, &marker_) != strace::MarkerKind::kNone) {
@@ -85,8 +85,8 @@ void Analyzer::DetectMarker(int32_t pid, const SyscallSpec& spec, std::string_vi
   }
   strace::AutoRelationMessage relation;
   if (strace::ParseAutoRelation(bytes_, &relation)) {
-    std::string key = absl::StrCat(relation.ref, "\n", relation.other, "\n",
-                                   relation.other_first, relation.refresh);
+    std::string key = absl::StrCat(relation.ref, "\n", relation.other, "\n", relation.other_first,
+                                   relation.refresh);
     if (auto_relation_keys_.insert(std::move(key)).second) {
       auto_relations_.push_back(std::move(relation));
     }

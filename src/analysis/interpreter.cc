@@ -179,9 +179,12 @@ void Interpreter::OnMarker(int32_t pid, const strace::Marker& marker, uint64_t l
 BlockId Interpreter::BlockOf(int32_t pid) {
   Process& p = ProcessFor(pid);
   switch (p.ownership) {
-    case Ownership::kPuppet: return current_;
-    case Ownership::kResource: return p.block;
-    case Ownership::kNone: return kNoBlock;
+    case Ownership::kPuppet:
+      return current_;
+    case Ownership::kResource:
+      return p.block;
+    case Ownership::kNone:
+      return kNoBlock;
   }
   return kNoBlock;
 }
@@ -426,8 +429,7 @@ void Interpreter::ApplyRename(Process& p, const Construct& c) {
   if (!Resolve(p, c.dirfd, c.path, false, false, &from) || from.name.empty()) return;
   InodeId moved = from.inode;
   inodes_.Ref(moved);  // alive while the destination is looked up and rebound
-  if (Resolve(p, c.dirfd2, c.path2, false, false, &to) && !to.name.empty() &&
-      to.inode != moved) {
+  if (Resolve(p, c.dirfd2, c.path2, false, false, &to) && !to.name.empty() && to.inode != moved) {
     if (c.exchange) {
       InodeId other = to.inode;
       inodes_.Ref(other);

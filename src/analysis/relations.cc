@@ -53,9 +53,12 @@ struct MergedAccesses {
 
 std::string_view RelationKindName(RelationKind k) {
   switch (k) {
-    case RelationKind::kOrdering: return "ordering";
-    case RelationKind::kNotification: return "notification";
-    case RelationKind::kWriteWrite: return "write-write";
+    case RelationKind::kOrdering:
+      return "ordering";
+    case RelationKind::kNotification:
+      return "notification";
+    case RelationKind::kWriteWrite:
+      return "write-write";
   }
   return "?";
 }

@@ -126,7 +126,8 @@ absl::StatusOr<Json> ParseJson(std::string_view text, std::string_view source_na
   if (std::optional<DuplicateKey> dup = FindDuplicateKey(text, start)) {
     return LocatedError(
         text, source_name, dup->offset,
-        fmt::format("key \"{}\" repeated in one object (JSON keeps only the last value)", dup->key));
+        fmt::format("key \"{}\" repeated in one object (JSON keeps only the last value)",
+                    dup->key));
   }
   return root;
 }

@@ -45,8 +45,8 @@ absl::StatusOr<std::string> ReadOpenFile(int fd, std::string_view what, std::str
   if (fstat(fd, &st) != 0) return ErrnoStatus(CannotRead(what, path));
   if (S_ISDIR(st.st_mode)) return ErrnoStatus(CannotRead(what, path), EISDIR);
   if (!S_ISREG(st.st_mode)) {
-    return absl::InvalidArgumentError(fmt::format("{}: {}, not a regular file",
-                                                  CannotRead(what, path), KindOf(st.st_mode)));
+    return absl::InvalidArgumentError(
+        fmt::format("{}: {}, not a regular file", CannotRead(what, path), KindOf(st.st_mode)));
   }
   const auto too_large = [&] {
     return absl::ResourceExhaustedError(

@@ -235,7 +235,8 @@ class CatalogLoader {
       resource.file = it->get<std::string>();
     }
     if (const auto it = value.find("line"); it != value.end() && !it->is_null()) {
-      if (!it->is_number_integer()) return WrongType(base::JsonPointer(pointer, "line"), "an integer", *it);
+      if (!it->is_number_integer())
+        return WrongType(base::JsonPointer(pointer, "line"), "an integer", *it);
       // A line that does not fit would be reported as another line: refuse it.
       if (*it < 0 || *it > std::numeric_limits<int>::max()) {
         return Error(base::JsonPointer(pointer, "line"),
@@ -248,7 +249,8 @@ class CatalogLoader {
       for (std::size_t t = 0; t < it->size(); ++t) {
         const Json& tag = (*it)[t];
         if (!tag.is_string())
-          return WrongType(base::JsonPointer(base::JsonPointer(pointer, "tags"), t), "a string", tag);
+          return WrongType(base::JsonPointer(base::JsonPointer(pointer, "tags"), t), "a string",
+                           tag);
         resource.tags.push_back(tag.get<std::string>());
       }
     }
@@ -258,11 +260,13 @@ class CatalogLoader {
     }
     bool exported = false;
     if (const auto it = value.find("exported"); it != value.end() && !it->is_null()) {
-      if (!it->is_boolean()) return WrongType(base::JsonPointer(pointer, "exported"), "a boolean", *it);
+      if (!it->is_boolean())
+        return WrongType(base::JsonPointer(pointer, "exported"), "a boolean", *it);
       exported = it->get<bool>();
     }
     if (const auto it = value.find("parameters"); it != value.end() && !it->is_null()) {
-      if (!it->is_object()) return WrongType(base::JsonPointer(pointer, "parameters"), "an object", *it);
+      if (!it->is_object())
+        return WrongType(base::JsonPointer(pointer, "parameters"), "an object", *it);
       resource.parameters = std::move(*it);
     }
 
@@ -275,9 +279,10 @@ class CatalogLoader {
     const auto [it, inserted] =
         catalog_.title_index_.emplace(key, static_cast<ResourceId>(catalog_.resources_.size()));
     if (!inserted) {
-      return Error(pointer,
-                   fmt::format("duplicate resource {} (first at {})", resource.ref,
-                               base::JsonPointer("/resources", catalog_.resources_[it->second].json_index)));
+      return Error(
+          pointer,
+          fmt::format("duplicate resource {} (first at {})", resource.ref,
+                      base::JsonPointer("/resources", catalog_.resources_[it->second].json_index)));
     }
     catalog_.resources_.push_back(std::move(resource));
     return absl::OkStatus();
@@ -317,7 +322,8 @@ class CatalogLoader {
         const std::optional<std::string> path = resource.StringParameter("path");
         const std::string canonical = CanonicalFilePath(path ? *path : resource.title);
         if (canonical != resource.title) {
-          AddAlias(id, canonical, base::JsonPointer(base::JsonPointer(pointer, "parameters"), "path"));
+          AddAlias(id, canonical,
+                   base::JsonPointer(base::JsonPointer(pointer, "parameters"), "path"));
         }
       } else if (HasNamevarAlias(resource.type)) {
         const std::optional<std::string> name_parameter = resource.StringParameter("name");
@@ -344,7 +350,8 @@ class CatalogLoader {
       const std::string pointer = base::JsonPointer("/edges", edge.index);
       std::optional<ResourceId> ends[2];
       for (int end = 0; end < 2; ++end) {
-        ends[end] = ResolveReference(edge.ends[end], base::JsonPointer(pointer, end == 0 ? "source" : "target"),
+        ends[end] = ResolveReference(edge.ends[end],
+                                     base::JsonPointer(pointer, end == 0 ? "source" : "target"),
                                      "containment edge");
       }
       if (!ends[0] || !ends[1]) continue;
@@ -420,7 +427,8 @@ class CatalogLoader {
     }
     if (value.is_array()) {
       for (std::size_t i = 0; i < value.size(); ++i) {
-        if (absl::Status status = CollectReferences(value[i], base::JsonPointer(pointer, i), out, depth + 1);
+        if (absl::Status status =
+                CollectReferences(value[i], base::JsonPointer(pointer, i), out, depth + 1);
             !status.ok()) {
           return status;
         }

@@ -82,8 +82,8 @@ class CheckRun {
     for (const std::string& ref : options_.ignore_resources) {
       auto id = catalog_.ResolveRef(ref);
       if (!id) {
-        return absl::InvalidArgumentError(
-            absl::StrCat("--ignore-resource ", ref, ": no such resource in ", catalog_.source_name()));
+        return absl::InvalidArgumentError(absl::StrCat(
+            "--ignore-resource ", ref, ": no such resource in ", catalog_.source_name()));
       }
       ignored_.insert(*id);
     }
@@ -418,9 +418,8 @@ class CheckRun {
     const catalog::Resource& r = catalog_.resource(exec);
     if (r.type != "Exec") return false;
     const nlohmann::json* refreshonly = r.FindParameter("refreshonly");
-    if (refreshonly == nullptr ||
-        !((refreshonly->is_boolean() && refreshonly->get<bool>()) ||
-          (refreshonly->is_string() && *refreshonly == "true"))) {
+    if (refreshonly == nullptr || !((refreshonly->is_boolean() && refreshonly->get<bool>()) ||
+                                    (refreshonly->is_string() && *refreshonly == "true"))) {
       return false;
     }
     size_t triggers = 0;
@@ -493,7 +492,8 @@ class CheckRun {
       }
       std::vector<std::pair<const analysis::Evidence*, int>> kept;
       for (const auto& e : r.evidence) {
-        if (PackageManagerNoise(r.first, e.path) || NamesNoAccountMadeHere(r.first, r.second, e.path)) {
+        if (PackageManagerNoise(r.first, e.path) ||
+            NamesNoAccountMadeHere(r.first, r.second, e.path)) {
           continue;
         }
         if (e.first.shallow) continue;  // a changed owner or mode needs no restart
@@ -528,9 +528,10 @@ class CheckRun {
       ResourceId src = r.first, dst = r.second;
       // Direction: a package that installs files into a directory another resource created
       // (because this run applied it first) is meant to come first.
-      bool swap = !IsPackage(r.first) && IsPackage(r.second) &&
-                  std::all_of(r.evidence.begin(), r.evidence.end(),
-                              [&](const analysis::Evidence& e) { return WroteInto(r.second, e.path); });
+      bool swap =
+          !IsPackage(r.first) && IsPackage(r.second) &&
+          std::all_of(r.evidence.begin(), r.evidence.end(),
+                      [&](const analysis::Evidence& e) { return WroteInto(r.second, e.path); });
       if (swap) std::swap(src, dst);
       if (HasFinding(FaultKind::kMissingNotifier, src, dst)) continue;  // its fix orders too
       // The service is refreshed after every change of src (see CheckNotifications).
@@ -549,8 +550,7 @@ class CheckRun {
       }
       std::vector<std::pair<const analysis::Evidence*, int>> kept;
       for (const auto& e : r.evidence) {
-        int s = swap ? (PackageManagerNoise(src, e.path) ? 0 : 2)
-                     : OrderingStrength(e, src, dst);
+        int s = swap ? (PackageManagerNoise(src, e.path) ? 0 : 2) : OrderingStrength(e, src, dst);
         if (s > 0) kept.emplace_back(&e, s);
       }
       if (kept.empty()) {
@@ -707,8 +707,8 @@ class CheckRun {
       if (f.instances.empty()) continue;
       absl::StrAppend(&f.fix, "; the same change at ", catalog_.resource(f.source).file, ":",
                       *catalog_.resource(f.source).line, " and ", catalog_.resource(f.target).file,
-                      ":", *catalog_.resource(f.target).line, " fixes all ",
-                      f.instances.size() + 1, " instances");
+                      ":", *catalog_.resource(f.target).line, " fixes all ", f.instances.size() + 1,
+                      " instances");
     }
   }
 
@@ -748,7 +748,8 @@ class CheckRun {
       if (!implier[i]) continue;
       // Walk to a finding nothing implies (implications follow the graph: no cycles).
       size_t root = *implier[i];
-      for (size_t steps = 0; implier[root] && steps < findings_.size(); ++steps) root = *implier[root];
+      for (size_t steps = 0; implier[root] && steps < findings_.size(); ++steps)
+        root = *implier[root];
       if (implier[root] || root == i) continue;
       Finding& g = findings_[root];
       g.also_fixes.emplace_back(findings_[i].source, findings_[i].target);
@@ -782,8 +783,7 @@ class CheckRun {
       auto it = index_.find(std::make_tuple(FaultKind::kMissingOrdering, f.target, f.source));
       if (it == index_.end() || it->second == i || drop[i] || drop[it->second]) continue;
       const Finding& g = findings_[it->second];
-      bool keep_f = f.kind == FaultKind::kMissingNotifier ||
-                    MaxStrength(f) > MaxStrength(g) ||
+      bool keep_f = f.kind == FaultKind::kMissingNotifier || MaxStrength(f) > MaxStrength(g) ||
                     (MaxStrength(f) == MaxStrength(g) && i < it->second);
       drop[keep_f ? it->second : i] = true;
       ++result_.stats.reverse_pairs_dropped;
@@ -832,8 +832,8 @@ class CheckRun {
   catalog::ManagedPaths managed_;
   catalog::BlockResolver resolver_;
   absl::flat_hash_set<ResourceId> ignored_;
-  std::vector<std::vector<ResourceId>> parent_;  // per resource: its containers
-  absl::flat_hash_set<std::string> wrote_into_;  // "resource:directory"
+  std::vector<std::vector<ResourceId>> parent_;                 // per resource: its containers
+  absl::flat_hash_set<std::string> wrote_into_;                 // "resource:directory"
   std::map<std::string, std::vector<DirectoryEntry>> entries_;  // directory -> entries made
   std::vector<std::optional<ResourceId>> block_resource_;
   std::vector<uint64_t> first_line_;  // per resource: its first begin marker
@@ -841,7 +841,7 @@ class CheckRun {
   analysis::BlockTable resource_blocks_;
   std::vector<Finding> findings_;
   absl::flat_hash_map<ResourceId, std::vector<ResourceId>> restart_relays_;  // service -> execs
-  absl::flat_hash_set<std::pair<ResourceId, ResourceId>> refreshed_;  // (changer, service)
+  absl::flat_hash_set<std::pair<ResourceId, ResourceId>> refreshed_;         // (changer, service)
   std::map<std::tuple<FaultKind, ResourceId, ResourceId>, size_t> index_;
   CheckResult result_;
 };

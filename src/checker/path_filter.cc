@@ -17,8 +17,9 @@ const std::vector<DefaultIgnore>& DefaultIgnores() {
       {"/opt/puppetlabs/puppet/cache/**", "Puppet's vardir in AIO packages"},
       {"/etc/puppet/**", "Puppet's own configuration, read by Puppet itself"},
       {"/etc/puppetlabs/**", "Puppet's own configuration in AIO packages"},
-      {"/etc/ld.so.cache", "rewritten by every library install, read by every program start; a "
-                           "program's need of a package shows through the package's own files"},
+      {"/etc/ld.so.cache",
+       "rewritten by every library install, read by every program start; a "
+       "program's need of a package shows through the package's own files"},
       {"/var/cache/ldconfig/**", "ldconfig's cache"},
       {"/tmp/puppet-file*", "Puppet's own temporary files"},
   };
@@ -69,7 +70,9 @@ absl::StatusOr<PathFilter> PathFilter::Create(const std::vector<std::string>& gl
   std::string alternation;
   for (const std::string& g : all) {
     auto re = GlobToRegex(g);
-    if (!re.ok()) return absl::InvalidArgumentError(absl::StrCat("--ignore-path '", g, "': ", re.status().message()));
+    if (!re.ok())
+      return absl::InvalidArgumentError(
+          absl::StrCat("--ignore-path '", g, "': ", re.status().message()));
     if (!alternation.empty()) alternation += '|';
     absl::StrAppend(&alternation, "(?:", *re, ")");
   }
@@ -77,7 +80,8 @@ absl::StatusOr<PathFilter> PathFilter::Create(const std::vector<std::string>& gl
   options.set_log_errors(false);
   filter.ignored_ = std::make_unique<RE2>(alternation, options);
   if (!filter.ignored_->ok()) {
-    return absl::InvalidArgumentError(absl::StrCat("bad ignore pattern: ", filter.ignored_->error()));
+    return absl::InvalidArgumentError(
+        absl::StrCat("bad ignore pattern: ", filter.ignored_->error()));
   }
   return filter;
 }
@@ -88,19 +92,21 @@ bool PathFilter::Ignored(std::string_view path) const {
 
 bool PathFilter::IsPackageManagerState(std::string_view path) {
   static constexpr std::string_view kDirs[] = {
-      "/var/lib/dpkg",     "/var/lib/apt",    "/var/cache/apt",  "/var/cache/debconf",
-      "/var/log/apt",      "/var/lib/ucf",    "/var/lib/systemd/deb-systemd-helper-enabled",
-      "/var/lib/systemd/deb-systemd-helper-masked",  "/usr/share/doc", "/usr/share/man",
-      "/var/lib/dbus",     "/etc/alternatives", "/var/lib/dpkg/alternatives",
+      "/var/lib/dpkg", "/var/lib/apt", "/var/cache/apt", "/var/cache/debconf", "/var/log/apt",
+      "/var/lib/ucf", "/var/lib/systemd/deb-systemd-helper-enabled",
+      "/var/lib/systemd/deb-systemd-helper-masked", "/usr/share/doc", "/usr/share/man",
+      "/var/lib/dbus", "/etc/alternatives", "/var/lib/dpkg/alternatives",
       // The init system's enablement links, made by update-rc.d and deb-systemd-helper from
       // maintainer scripts and read by every service provider's `enabled?`.
       "/etc/rc0.d", "/etc/rc1.d", "/etc/rc2.d", "/etc/rc3.d", "/etc/rc4.d", "/etc/rc5.d",
       "/etc/rc6.d", "/etc/rcS.d", "/etc/systemd/system/multi-user.target.wants"};
-  static constexpr std::string_view kFiles[] = {
-      "/var/log/dpkg.log", "/var/log/alternatives.log", "/etc/passwd", "/etc/group",
-      "/etc/shadow",       "/etc/gshadow",    "/etc/subuid",     "/etc/subgid",
-      "/etc/passwd-",      "/etc/group-",     "/etc/shadow-",    "/etc/gshadow-",
-      "/etc/.pwd.lock",    "/usr/share/info/dir"};
+  static constexpr std::string_view kFiles[] = {"/var/log/dpkg.log", "/var/log/alternatives.log",
+                                                "/etc/passwd",       "/etc/group",
+                                                "/etc/shadow",       "/etc/gshadow",
+                                                "/etc/subuid",       "/etc/subgid",
+                                                "/etc/passwd-",      "/etc/group-",
+                                                "/etc/shadow-",      "/etc/gshadow-",
+                                                "/etc/.pwd.lock",    "/usr/share/info/dir"};
   for (std::string_view f : kFiles) {
     if (path == f) return true;
   }

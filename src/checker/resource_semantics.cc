@@ -32,21 +32,44 @@ bool IsWordAt(std::string_view text, size_t at, size_t len) {
 }  // namespace
 
 bool IsPartialEditor(const catalog::Resource& r) {
-  static constexpr std::string_view kTypes[] = {
-      "File_line", "Augeas",  "Ini_setting", "Ini_subsetting", "Shellvar",  "Mailalias",
-      "Maillist",  "Host",    "Sshkey",      "Ssh_authorized_key", "Cron",  "Mount",
-      "Sysctl",    "Kernel_parameter", "Debconf", "Concat_fragment", "Xml_fragment",
-      "Yaml_setting", "Hocon_setting", "Json_setting", "Pam", "K5login", "Selboolean",
-      "Sshd_config", "Ssh_config", "Sshd_config_match", "Sshd_config_subsystem",
-      "Nsswitch", "Puppet_authorization::rule", "Postgresql_conf", "Mysql_config"};
+  static constexpr std::string_view kTypes[] = {"File_line",
+                                                "Augeas",
+                                                "Ini_setting",
+                                                "Ini_subsetting",
+                                                "Shellvar",
+                                                "Mailalias",
+                                                "Maillist",
+                                                "Host",
+                                                "Sshkey",
+                                                "Ssh_authorized_key",
+                                                "Cron",
+                                                "Mount",
+                                                "Sysctl",
+                                                "Kernel_parameter",
+                                                "Debconf",
+                                                "Concat_fragment",
+                                                "Xml_fragment",
+                                                "Yaml_setting",
+                                                "Hocon_setting",
+                                                "Json_setting",
+                                                "Pam",
+                                                "K5login",
+                                                "Selboolean",
+                                                "Sshd_config",
+                                                "Ssh_config",
+                                                "Sshd_config_match",
+                                                "Sshd_config_subsystem",
+                                                "Nsswitch",
+                                                "Puppet_authorization::rule",
+                                                "Postgresql_conf",
+                                                "Mysql_config"};
   for (std::string_view t : kTypes) {
     if (r.type == t) return true;
   }
   std::string_view type = r.type;
   if (type.starts_with("Fm_")) return true;  // puppet-filemagic: fm_prepend, fm_replace, ...
-  static constexpr std::string_view kSuffixes[] = {"_config",    "_conf",   "_setting",
-                                                   "_subsetting", "_option", "_entry",
-                                                   "_param",     "_parameter"};
+  static constexpr std::string_view kSuffixes[] = {"_config", "_conf",  "_setting", "_subsetting",
+                                                   "_option", "_entry", "_param",   "_parameter"};
   for (std::string_view s : kSuffixes) {
     if (type.size() > s.size() && type.ends_with(s)) return true;
   }
@@ -77,8 +100,8 @@ bool OnlyEnsuresExistence(const catalog::Resource& r) {
     return false;
   }
   // replace => false: the content is written only where the file is missing.
-  if (!EstablishesContent(r) && (r.FindParameter("content") != nullptr ||
-                                 r.FindParameter("source") != nullptr)) {
+  if (!EstablishesContent(r) &&
+      (r.FindParameter("content") != nullptr || r.FindParameter("source") != nullptr)) {
     return true;
   }
   if (r.FindParameter("content") != nullptr || r.FindParameter("source") != nullptr ||
@@ -91,8 +114,8 @@ bool OnlyEnsuresExistence(const catalog::Resource& r) {
 
 bool IsAmbientConfiguration(std::string_view path) {
   static constexpr std::string_view kFiles[] = {
-      "/etc/localtime", "/etc/timezone",  "/etc/locale.conf", "/etc/default/locale",
-      "/etc/resolv.conf", "/etc/hosts",   "/etc/host.conf",   "/etc/gai.conf",
+      "/etc/localtime",       "/etc/timezone",   "/etc/locale.conf", "/etc/default/locale",
+      "/etc/resolv.conf",     "/etc/hosts",      "/etc/host.conf",   "/etc/gai.conf",
       "/etc/ssl/openssl.cnf", "/etc/environment"};
   for (std::string_view f : kFiles) {
     if (path == f) return true;
@@ -112,7 +135,7 @@ bool IsNameServiceDatabase(std::string_view path) {
   if (!path.starts_with("/etc/")) return false;
   std::string_view name = path.substr(5);
   if (name.find('/') != std::string_view::npos) return false;
-  static constexpr std::string_view kBases[] = {"passwd", "group",  "shadow",
+  static constexpr std::string_view kBases[] = {"passwd",  "group",  "shadow",
                                                 "gshadow", "subuid", "subgid"};
   // shadow's tools also write npasswd, nshadow, ngroup, ngshadow (their temporary copies).
   if (name.size() > 1 && name[0] == 'n') {
@@ -153,14 +176,25 @@ std::string ServiceName(const catalog::Resource& service) {
 bool CommandRestartsService(std::string_view command, std::string_view name) {
   if (name.empty()) return false;
   std::string lower = absl::AsciiStrToLower(absl::string_view(command.data(), command.size()));
-  static constexpr std::string_view kVerbs[] = {
-      "restart", "reload", "force-reload", "try-restart", "condrestart", "reload-or-restart",
-      "try-reload-or-restart", "graceful", "kill", "-hup", "-usr1", "-usr2", "-s hup",
-      "--signal=hup", "-s reload", "-s usr1"};
-  static constexpr std::string_view kTools[] = {"service ",  "systemctl ", "invoke-rc.d ",
-                                                "/etc/init.d/", "rc-service ", "pkill ",
-                                                "killall ",  "apachectl ", "nginx ",
-                                                "pg_ctl ",   "pg_ctlcluster ", "rndc "};
+  static constexpr std::string_view kVerbs[] = {"restart",
+                                                "reload",
+                                                "force-reload",
+                                                "try-restart",
+                                                "condrestart",
+                                                "reload-or-restart",
+                                                "try-reload-or-restart",
+                                                "graceful",
+                                                "kill",
+                                                "-hup",
+                                                "-usr1",
+                                                "-usr2",
+                                                "-s hup",
+                                                "--signal=hup",
+                                                "-s reload",
+                                                "-s usr1"};
+  static constexpr std::string_view kTools[] = {
+      "service ", "systemctl ", "invoke-rc.d ", "/etc/init.d/", "rc-service ",    "pkill ",
+      "killall ", "apachectl ", "nginx ",       "pg_ctl ",      "pg_ctlcluster ", "rndc "};
   bool has_tool = std::any_of(std::begin(kTools), std::end(kTools), [&](std::string_view t) {
     return lower.find(t) != std::string::npos;
   });
@@ -169,8 +203,7 @@ bool CommandRestartsService(std::string_view command, std::string_view name) {
   });
   if (!has_tool || !has_verb) return false;
   std::string needle = absl::AsciiStrToLower(absl::string_view(name.data(), name.size()));
-  for (size_t at = lower.find(needle); at != std::string::npos;
-       at = lower.find(needle, at + 1)) {
+  for (size_t at = lower.find(needle); at != std::string::npos; at = lower.find(needle, at + 1)) {
     if (IsWordAt(lower, at, needle.size())) return true;
   }
   return false;

@@ -10,13 +10,13 @@
 
 #include "catalog_warnings.h"
 #include "commands.h"
-#include "report_options.h"
 #include "fsmove/analysis/analyzer.h"
 #include "fsmove/catalog/catalog.h"
 #include "fsmove/graph/puppet_graph.h"
 #include "fsmove/report/analysis_report.h"
 #include "fsmove/report/json_output.h"
 #include "fsmove/strace/line_reader.h"
+#include "report_options.h"
 
 namespace fsmove::cli {
 namespace {
@@ -153,8 +153,7 @@ int RunAnalyze(const AnalyzeOptions& o) {
     j["tool"] = {{"name", "fsmove"}, {"version", FSMOVE_VERSION}};
     j["trace"] = name;
     j["stats"] = report::StatsToJson(analyzer, seconds);
-    j["relations"] =
-        report::RelationsToJson(relations, analyzer.interpreter().blocks());
+    j["relations"] = report::RelationsToJson(relations, analyzer.interpreter().blocks());
     *out << report::DumpJson(j) << "\n";
   } else {
     report::WriteAnalysisText(*out, name, analyzer, relations);

@@ -10,16 +10,16 @@
 #include <optional>
 #include <thread>
 
+#include "catalog_warnings.h"
 #include "commands.h"
+#include "confirm.h"
 #include "fmt/format.h"
 #include "fsmove/analysis/analyzer.h"
-#include "fsmove/exec/memory_limit.h"
 #include "fsmove/catalog/catalog.h"
 #include "fsmove/exec/executor.h"
+#include "fsmove/exec/memory_limit.h"
 #include "fsmove/exec/preflight.h"
 #include "fsmove/exec/puppet_log.h"
-#include "catalog_warnings.h"
-#include "confirm.h"
 #include "report_options.h"
 #include "traced_check.h"
 
@@ -121,7 +121,8 @@ int RunCheckCommand(CheckCliOptions& o) {
   if (!o.target.empty()) {
     std::error_code ec;
     std::filesystem::path p(o.target);
-    o.report.project_dir = std::filesystem::is_directory(p, ec) ? p.string() : p.parent_path().string();
+    o.report.project_dir =
+        std::filesystem::is_directory(p, ec) ? p.string() : p.parent_path().string();
     if (o.report.project_dir.empty()) o.report.project_dir = ".";
   }
   auto project = LoadProjectInputs(o.report);
@@ -154,7 +155,8 @@ int RunCheckCommand(CheckCliOptions& o) {
   // The root: built on first use, and held (a shared lock) until the run is over so that no
   // `fsmove root build --rebuild` replaces it meanwhile.
   if (o.root.empty()) {
-    o.root = std::string(req.sandbox == exec::SandboxMode::kOverlay ? kDefaultRoot : exec::kHostRoot);
+    o.root =
+        std::string(req.sandbox == exec::SandboxMode::kOverlay ? kDefaultRoot : exec::kHostRoot);
   }
   if (req.sandbox == exec::SandboxMode::kNone && o.root != exec::kHostRoot) {
     std::cerr << "fsmove: error: --root " << o.root
@@ -295,7 +297,8 @@ int RunCheckCommand(CheckCliOptions& o) {
   ConfirmOptions co;
   int confirm_signal = 0;
   if (o.confirm) {
-    co.jobs = o.jobs > 0 ? o.jobs : static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+    co.jobs =
+        o.jobs > 0 ? o.jobs : static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
     co.keep_dir = o.keep_replays;
     co.progress = req.progress;
     confirm = [&](const report::FindingsContext& c, checker::CheckResult* result) {
@@ -306,7 +309,8 @@ int RunCheckCommand(CheckCliOptions& o) {
           std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
     };
   }
-  status = CheckAndReport(o.report, *project, *cat, ctx, puppet_graph ? &*puppet_graph : nullptr, confirm);
+  status = CheckAndReport(o.report, *project, *cat, ctx, puppet_graph ? &*puppet_graph : nullptr,
+                          confirm);
   if (confirm_signal != 0) {
     std::cerr << "fsmove: interrupted (" << sigabbrev_np(confirm_signal)
               << ") while replaying: the report says which findings were not replayed\n";
@@ -398,10 +402,12 @@ std::function<int()> RegisterCheck(CLI::App& app) {
                   "Service resource starts the daemon, as in a container), allow, none")
       ->check(CLI::IsMember({"allow", "deny", "none"}))
       ->default_val("deny");
-  cmd->add_flag("--no-prep", [o](int64_t) { o->request.prep = false; },
-                "skip the untraced apt preparation in the sandbox");
-  cmd->add_flag("--no-pin-cpu", [o](int64_t) { o->request.pin_cpu = false; },
-                "do not run the traced apply on one CPU (pinning makes ptrace stops cheap)");
+  cmd->add_flag(
+      "--no-prep", [o](int64_t) { o->request.prep = false; },
+      "skip the untraced apt preparation in the sandbox");
+  cmd->add_flag(
+      "--no-pin-cpu", [o](int64_t) { o->request.pin_cpu = false; },
+      "do not run the traced apply on one CPU (pinning makes ptrace stops cheap)");
   cmd->add_flag("--full-trace", o->full_trace,
                 "trace every system call, not only those the model uses (much slower)");
   cmd->add_flag("--untraced", o->request.untraced,

@@ -21,10 +21,10 @@ constexpr size_t kMaxPathsPerFinding = 32;
 constexpr size_t kMaxPaths = 512;
 
 struct Replay {
-  std::string name;     // "reference", the finding's number, or "notifiers"
-  std::string catalog;  // what to apply
+  std::string name;                  // "reference", the finding's number, or "notifiers"
+  std::string catalog;               // what to apply
   std::vector<std::string> restore;  // the missing notifiers' replay: paths put back
-  std::string kept;     // --keep-replays: "DIR/NN.catalog.json, DIR/NN.puppet.log"
+  std::string kept;                  // --keep-replays: "DIR/NN.catalog.json, DIR/NN.puppet.log"
   absl::StatusOr<exec::RunResult> result =
       absl::CancelledError("not started: the replays were interrupted");
   double seconds = 0;
@@ -43,7 +43,8 @@ bool Ran(const Replay& r, std::string* why) {
 // Adds a finding's first paths to `list`, once each, up to the caps.
 void AddPaths(const checker::Finding& f, std::vector<std::string>* list) {
   for (size_t k = 0; k < f.paths.size() && k < kMaxPathsPerFinding; ++k) {
-    if (list->size() < kMaxPaths && std::find(list->begin(), list->end(), f.paths[k]) == list->end()) {
+    if (list->size() < kMaxPaths &&
+        std::find(list->begin(), list->end(), f.paths[k]) == list->end()) {
       list->push_back(f.paths[k]);
     }
   }
@@ -54,7 +55,7 @@ void AddPaths(const checker::Finding& f, std::vector<std::string>* list) {
 int ConfirmFindings(const exec::CheckRequest& base, const exec::RunResult& run,
                     const catalog::Catalog& cat, const report::FindingsContext& ctx,
                     const ConfirmOptions& o, checker::CheckResult* result) {
-  std::vector<size_t> chosen;    // MOR
+  std::vector<size_t> chosen;     // MOR
   std::vector<size_t> notifiers;  // MN
   std::vector<std::string> paths, restore;
   for (size_t i = 0; i < result->findings.size(); ++i) {
@@ -80,7 +81,8 @@ int ConfirmFindings(const exec::CheckRequest& base, const exec::RunResult& run,
     const catalog::Resource& second = f.applied_in_reverse ? target : source;
     f.confirmation.attempted = true;
     f.confirmation.forced = fmt::format("{} before {}", first.ref, second.ref);
-    absl::StatusOr<std::string> forced = exec::ForceOrder(run.catalog_text, second.json_index, first.ref);
+    absl::StatusOr<std::string> forced =
+        exec::ForceOrder(run.catalog_text, second.json_index, first.ref);
     if (!forced.ok()) {
       f.confirmation.reason = std::string(forced.status().message());
       continue;
@@ -132,8 +134,7 @@ int ConfirmFindings(const exec::CheckRequest& base, const exec::RunResult& run,
       req.save_catalog.clear();
       req.puppet_log.clear();
       if (!o.keep_dir.empty()) {
-        const std::string stem =
-            o.keep_dir + "/" + (k == 0 ? std::string("00-reference") : r.name);
+        const std::string stem = o.keep_dir + "/" + (k == 0 ? std::string("00-reference") : r.name);
         req.save_catalog = stem + ".catalog.json";
         req.puppet_log = stem + ".puppet.log";
         r.kept = req.save_catalog + ", " + req.puppet_log;
@@ -218,8 +219,9 @@ int ConfirmFindings(const exec::CheckRequest& base, const exec::RunResult& run,
     c.differences = exec::ReplayDifferences(*reference.result, *r.result, services);
     c.confirmed = !c.differences.empty();
     if (!c.confirmed) {
-      c.reason = "every resource did the same as with the catalog's order, and the conflicting "
-                 "paths ended the same: here the order makes no visible difference";
+      c.reason =
+          "every resource did the same as with the catalog's order, and the conflicting "
+          "paths ended the same: here the order makes no visible difference";
     }
   }
   return interrupted.load();

@@ -20,7 +20,7 @@ struct ConfirmOptions {
 // fills their `confirmation`. `base` is the check's request; `run` its first run (the
 // catalog). Returns 0, or the signal that interrupted a replay (no more were started).
 int ConfirmFindings(const exec::CheckRequest& base, const exec::RunResult& run,
-                     const catalog::Catalog& cat, const report::FindingsContext& ctx,
-                     const ConfirmOptions& o, checker::CheckResult* result);
+                    const catalog::Catalog& cat, const report::FindingsContext& ctx,
+                    const ConfirmOptions& o, checker::CheckResult* result);
 
 }  // namespace fsmove::cli

@@ -9,12 +9,12 @@
 
 #include "catalog_warnings.h"
 #include "commands.h"
-#include "fsmove/report/terminal_text.h"
 #include "fsmove/catalog/catalog.h"
 #include "fsmove/graph/dependency_graph.h"
 #include "fsmove/graph/graph_writers.h"
 #include "fsmove/graph/puppet_graph.h"
 #include "fsmove/report/json_output.h"
+#include "fsmove/report/terminal_text.h"
 
 namespace fsmove::cli {
 namespace {

@@ -1,8 +1,8 @@
 // fsmove: the command-line entry point. It only parses options and wires library stages.
 #include <cstdio>
 #include <cstdlib>
-#include <string_view>
 #include <iostream>
+#include <string_view>
 #include <vector>
 
 #include "commands.h"
@@ -13,8 +13,9 @@ int main(int argc, char** argv) {
   if (argc == 4 && std::string_view(argv[1]) == "__sandbox") {
     return fsmove::exec::SandboxMain(argv[2], std::atoi(argv[3]));
   }
-  CLI::App app{"fsmove: finds missing ordering relationships and missing notifiers in Puppet code "
-               "from strace traces of real runs"};
+  CLI::App app{
+      "fsmove: finds missing ordering relationships and missing notifiers in Puppet code "
+      "from strace traces of real runs"};
   app.set_version_flag("--version", std::string("fsmove ") + FSMOVE_VERSION);
   app.require_subcommand(1);
   auto analyze = fsmove::cli::RegisterAnalyze(app);

@@ -70,10 +70,12 @@ int RunMergeCommand(const MergeCliOptions& o) {
   }
   // A complete merge is a whole scan: its scan.json lets `fsmove scan` resume into it.
   bool complete = plan.conflicts.empty() && plan.problems.empty() && !inputs.empty() &&
-                  std::all_of(inputs.begin(), inputs.end(), [](const auto& in) { return in.manifest.has_value(); });
+                  std::all_of(inputs.begin(), inputs.end(),
+                              [](const auto& in) { return in.manifest.has_value(); });
   if (complete) {
     std::vector<std::string> all;
-    for (const auto& in : inputs) all.insert(all.end(), in.manifest->modules.begin(), in.manifest->modules.end());
+    for (const auto& in : inputs)
+      all.insert(all.end(), in.manifest->modules.begin(), in.manifest->modules.end());
     all = scan::CanonicalModuleList(std::move(all));
     scan::ScanManifest m{scan::Shard{}, scan::ModuleListDigest(all), all.size(), all};
     if (auto st = scan::WriteScanManifest(o.out, m); !st.ok()) {

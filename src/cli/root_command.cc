@@ -67,9 +67,10 @@ int Remove(const RootCliOptions& o) {
 std::function<int()> RegisterRoot(CLI::App& app) {
   auto o = std::make_shared<RootCliOptions>();
   CLI::App* cmd = app.add_subcommand(
-      "root", "Pinned OS roots for the sandbox: a minbase Debian with Puppet, strace and "
-              "systemd, built once with mmdebstrap and kept in " +
-                  exec::RootCacheDir());
+      "root",
+      "Pinned OS roots for the sandbox: a minbase Debian with Puppet, strace and "
+      "systemd, built once with mmdebstrap and kept in " +
+          exec::RootCacheDir());
   cmd->require_subcommand(1);
   std::vector<std::string> names;
   for (const exec::RootRecipe& r : exec::KnownRoots()) names.push_back(r.name);

@@ -10,8 +10,8 @@
 #include <memory>
 
 #include "commands.h"
-#include "fsmove/exec/os_root.h"
 #include "fmt/format.h"
+#include "fsmove/exec/os_root.h"
 #include "fsmove/scan/module_list.h"
 #include "fsmove/scan/results_dir.h"
 #include "fsmove/scan/scan_runner.h"
@@ -79,7 +79,8 @@ int RunScanCommand(ScanCliOptions& o) {
     if (!m.ok()) {
       return Fail(m.status());
     }
-    if (m->empty()) std::cerr << "fsmove: warning: no module (NAME/manifests/init.pp) in " << dir << "\n";
+    if (m->empty())
+      std::cerr << "fsmove: warning: no module (NAME/manifests/init.pp) in " << dir << "\n";
     all.insert(all.end(), m->begin(), m->end());
   }
   all = scan::CanonicalModuleList(std::move(all));
@@ -105,8 +106,10 @@ int RunScanCommand(ScanCliOptions& o) {
   if (o.confirm) o.run.check_options.push_back("--confirm");
   if (o.confirm) o.run.timeout_periods = 2;
   if (o.idempotence) o.run.check_options.push_back("--idempotence");
-  if (!o.policy_rc.empty()) o.run.check_options.insert(o.run.check_options.end(), {"--policy-rc", o.policy_rc});
-  if (!o.sandbox.empty()) o.run.check_options.insert(o.run.check_options.end(), {"--sandbox", o.sandbox});
+  if (!o.policy_rc.empty())
+    o.run.check_options.insert(o.run.check_options.end(), {"--policy-rc", o.policy_rc});
+  if (!o.sandbox.empty())
+    o.run.check_options.insert(o.run.check_options.end(), {"--sandbox", o.sandbox});
   // The root is built (if need be) once, before the checks start.
   if (o.root.empty() && o.sandbox != "none" && geteuid() == 0) o.root = std::string(kDefaultRoot);
   if (!o.root.empty() && o.root != exec::kHostRoot) {
@@ -126,10 +129,11 @@ int RunScanCommand(ScanCliOptions& o) {
     return Fail(st);
   }
   if (!o.quiet) {
-    std::cerr << fmt::format("fsmove: scanning {} module{}{} into {} ({} at a time)\n",
-                             o.run.modules.size(), o.run.modules.size() == 1 ? "" : "s",
-                             o.shard.empty() ? "" : fmt::format(" (shard {} of {})", shard.ToString(), all.size()),
-                             o.run.out_dir, o.run.jobs);
+    std::cerr << fmt::format(
+        "fsmove: scanning {} module{}{} into {} ({} at a time)\n", o.run.modules.size(),
+        o.run.modules.size() == 1 ? "" : "s",
+        o.shard.empty() ? "" : fmt::format(" (shard {} of {})", shard.ToString(), all.size()),
+        o.run.out_dir, o.run.jobs);
   }
 
   struct sigaction sa {};
@@ -163,7 +167,8 @@ int RunScanCommand(ScanCliOptions& o) {
       std::cout << fmt::format("{:<15} {}: {} MOR, {} MN; {}\n", "resources-failed", r->module,
                                r->mor, r->mn, r->error);
     } else {
-      std::cout << fmt::format("{:<15} {}: {}\n", scan::ModuleStatusName(r->status), r->module, r->error);
+      std::cout << fmt::format("{:<15} {}: {}\n", scan::ModuleStatusName(r->status), r->module,
+                               r->error);
     }
   }
   std::string line;
@@ -178,14 +183,16 @@ int RunScanCommand(ScanCliOptions& o) {
       confirmed += r->confirmed;
       ni += r->ni;
     }
-    if (o.confirm) std::cout << fmt::format("confirmed by a replay: {} of {} MOR\n", confirmed, mor);
-    if (o.idempotence) std::cout << fmt::format("not idempotent: {} resource{}\n", ni, ni == 1 ? "" : "s");
+    if (o.confirm)
+      std::cout << fmt::format("confirmed by a replay: {} of {} MOR\n", confirmed, mor);
+    if (o.idempotence)
+      std::cout << fmt::format("not idempotent: {} resource{}\n", ni, ni == 1 ? "" : "s");
   }
-  std::cout << fmt::format("{} of {} module{} done ({} skipped as already done): {}; summary in {}\n",
-                           outcome->results.size(), o.run.modules.size(),
-                           o.run.modules.size() == 1 ? "" : "s", outcome->skipped,
-                           line.empty() ? "nothing" : line,
-                           (std::filesystem::path(o.run.out_dir) / scan::kSummaryCsv).string());
+  std::cout << fmt::format(
+      "{} of {} module{} done ({} skipped as already done): {}; summary in {}\n",
+      outcome->results.size(), o.run.modules.size(), o.run.modules.size() == 1 ? "" : "s",
+      outcome->skipped, line.empty() ? "nothing" : line,
+      (std::filesystem::path(o.run.out_dir) / scan::kSummaryCsv).string());
   if (outcome->signal != 0) {
     std::cerr << "fsmove: interrupted (" << sigabbrev_np(outcome->signal)
               << "): unfinished modules were stopped; run the same command again to continue\n";
@@ -199,8 +206,9 @@ int RunScanCommand(ScanCliOptions& o) {
 std::function<int()> RegisterScan(CLI::App& app) {
   auto o = std::make_shared<ScanCliOptions>();
   CLI::App* cmd = app.add_subcommand(
-      "scan", "Run `fsmove check` on many modules (N at a time, resumable, shardable) and "
-              "summarise");
+      "scan",
+      "Run `fsmove check` on many modules (N at a time, resumable, shardable) and "
+      "summarise");
   cmd->footer(kStatusHelp);
   cmd->add_option("MODULE", o->modules, "module directories to scan");
   cmd->add_option("--list", o->lists,

@@ -35,16 +35,16 @@ int RunDump(const DumpOptions& o) {
   analysis::Analyzer analyzer;
   const analysis::BlockTable& blocks = analyzer.interpreter().blocks();
   if (o.fstrace) {
-    analyzer.set_construct_observer([&](const fstrace::Construct& c,
-                                        const analysis::CallContext& ctx) {
-      nlohmann::json j = fstrace::ConstructToJson(c);
-      j["line"] = ctx.line;
-      j["pid"] = ctx.pid;
-      j["syscall"] = std::string(fstrace::SyscallName(ctx.syscall));
-      j["block"] = ctx.block == analysis::kNoBlock ? nlohmann::json(nullptr)
-                                                   : nlohmann::json(blocks.info(ctx.block).ref);
-      *out << report::DumpJson(j, -1) << "\n";
-    });
+    analyzer.set_construct_observer(
+        [&](const fstrace::Construct& c, const analysis::CallContext& ctx) {
+          nlohmann::json j = fstrace::ConstructToJson(c);
+          j["line"] = ctx.line;
+          j["pid"] = ctx.pid;
+          j["syscall"] = std::string(fstrace::SyscallName(ctx.syscall));
+          j["block"] = ctx.block == analysis::kNoBlock ? nlohmann::json(nullptr)
+                                                       : nlohmann::json(blocks.info(ctx.block).ref);
+          *out << report::DumpJson(j, -1) << "\n";
+        });
   }
   absl::Status st = analyzer.Run(**reader);
   if (!st.ok()) {

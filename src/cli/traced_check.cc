@@ -9,9 +9,9 @@
 #include <memory>
 
 #include "fmt/format.h"
+#include "fsmove/base/output_file.h"
 #include "fsmove/fstrace/lowering.h"
 #include "fsmove/graph/puppet_graph.h"
-#include "fsmove/base/output_file.h"
 #include "fsmove/strace/line_reader.h"
 
 namespace fsmove::cli {
@@ -34,8 +34,8 @@ class TraceStreamSource : public strace::ByteSource {
 void ReadPuppetGraph(const std::string& work, const std::string& save_graph,
                      exec::RunResult* result) {
   result->puppet_graph_path = work + "/" + exec::kGraphDir + "/" + exec::kExpandedGraphFile;
-  const int dir = open((work + "/" + exec::kGraphDir).c_str(),
-                       O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+  const int dir =
+      open((work + "/" + exec::kGraphDir).c_str(), O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
   if (dir < 0) {
     result->puppet_graph_note =
         fmt::format("cannot open {}/{}: {}", work, exec::kGraphDir, std::strerror(errno));
@@ -51,8 +51,8 @@ void ReadPuppetGraph(const std::string& work, const std::string& save_graph,
   result->puppet_graph = std::move(*text);
   if (save_graph.empty()) return;
   if (absl::Status st = base::WriteOutputFile(save_graph, result->puppet_graph); !st.ok()) {
-    std::string note = fmt::format("cannot write Puppet's graph to {}: {}", save_graph,
-                                   std::string(st.message()));
+    std::string note =
+        fmt::format("cannot write Puppet's graph to {}: {}", save_graph, std::string(st.message()));
     result->notes.push_back(note);
     result->summary.notes.push_back(std::move(note));
   }
@@ -67,10 +67,9 @@ absl::StatusOr<exec::RunResult> RunTracedCheck(exec::CheckRequest request, bool 
       request.traced_syscalls.emplace_back(name);
     }
   }
-  auto run = exec::RunCheck(request, [&](exec::TraceStream& stream,
-                                         base::ProgressLine& progress) {
+  auto run = exec::RunCheck(request, [&](exec::TraceStream& stream, base::ProgressLine& progress) {
     strace::LineReader reader(std::make_unique<TraceStreamSource>(stream),
-                             "strace output of puppet apply", {});
+                              "strace output of puppet apply", {});
     analyzer.set_marker_observer([&](const strace::Marker& m, uint64_t) {
       if (m.kind != strace::MarkerKind::kBegin) return;
       progress.Show(m.total ? fmt::format("resource {} of {}: {}", m.index, m.total, m.ref)
@@ -83,8 +82,7 @@ absl::StatusOr<exec::RunResult> RunTracedCheck(exec::CheckRequest request, bool 
   if (!run.ok()) return run;
   // The trace is complete when strace lived to the end and Puppet's first process was seen
   // exiting in it.
-  run->summary.trace_complete =
-      run->summary.trace_complete && analyzer.stats().first_pid_exited;
+  run->summary.trace_complete = run->summary.trace_complete && analyzer.stats().first_pid_exited;
   ReadPuppetGraph(run->work_dir, request.save_graph, &*run);
   return run;
 }

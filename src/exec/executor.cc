@@ -15,13 +15,13 @@
 #include "absl/status/status.h"
 #include "fmt/format.h"
 #include "fsmove/base/errno_status.h"
+#include "fsmove/base/output_file.h"
 #include "fsmove/base/read_file.h"
 #include "fsmove/exec/memory_limit.h"
 #include "fsmove/exec/preflight.h"
 #include "fsmove/exec/process.h"
 #include "fsmove/exec/puppet_command.h"
 #include "fsmove/exec/supervisor_watch.h"
-#include "fsmove/base/output_file.h"
 
 namespace fsmove::exec {
 namespace {
@@ -47,7 +47,8 @@ absl::StatusOr<std::string> MakeWorkDir(const CheckRequest& request) {
     parent = tmp != nullptr && *tmp != '\0' ? tmp : "/tmp";
   }
   std::string tmpl = parent + "/fsmove-check.XXXXXX";
-  if (mkdtemp(tmpl.data()) == nullptr) return base::ErrnoStatus(fmt::format("cannot create {}", tmpl));
+  if (mkdtemp(tmpl.data()) == nullptr)
+    return base::ErrnoStatus(fmt::format("cannot create {}", tmpl));
   return tmpl;
 }
 
@@ -79,7 +80,8 @@ absl::StatusOr<SandboxSpec> PrepareSandbox(const CheckRequest& request,
   if (request.pin_cpu && request.sandbox == SandboxMode::kOverlay && !request.untraced) {
     spec.trace_cpu = TracingCpu();
     if (spec.trace_cpu >= 0) {
-      result->notes.push_back(fmt::format("strace and the traced apply ran on CPU {}", spec.trace_cpu));
+      result->notes.push_back(
+          fmt::format("strace and the traced apply ran on CPU {}", spec.trace_cpu));
     }
   }
   const std::string inside = InsideWorkDir(spec);
@@ -97,8 +99,8 @@ absl::StatusOr<SandboxSpec> PrepareSandbox(const CheckRequest& request,
     result->manifest_paths.emplace_back(inside + "/" + kManifestFile, work + "/" + kManifestFile);
   }
   if (target.link_module) {
-    result->manifest_paths.emplace_back(inside + "/" + kModuleLinks + "/" + target.module_name + "/",
-                                       target.module_dir + "/");
+    result->manifest_paths.emplace_back(
+        inside + "/" + kModuleLinks + "/" + target.module_name + "/", target.module_dir + "/");
     std::string links = work + "/" + kModuleLinks;
     mkdir(links.c_str(), 0755);
     if (symlink(target.module_dir.c_str(), (links + "/" + target.module_name).c_str()) != 0) {
@@ -113,18 +115,18 @@ absl::StatusOr<SandboxSpec> PrepareSandbox(const CheckRequest& request,
   // On a pinned root, its own Puppet and strace (the sandbox runs them after pivot_root).
   const std::string puppet = request.root.host() ? PuppetExecutable() : kRootPuppet;
   if (request.apply_catalog.empty()) {
-    spec.compile_argv = {puppet, "catalog", "find", "--terminus", "compiler", "--render-as",
-                         "json", "--log_level", "err", "--manifest", manifest};
+    spec.compile_argv = {puppet, "catalog",     "find", "--terminus", "compiler", "--render-as",
+                         "json", "--log_level", "err",  "--manifest", manifest};
     if (!mp.empty()) spec.compile_argv.insert(spec.compile_argv.end(), {"--modulepath", mp});
     spec.compile_argv.push_back(CertName());
-  } else if (absl::Status st = base::WriteOutputFile(work + "/" + kCatalogFile, request.apply_catalog);
+  } else if (absl::Status st =
+                 base::WriteOutputFile(work + "/" + kCatalogFile, request.apply_catalog);
              !st.ok()) {
     return st;
   }
   if (!request.untraced) {
-    spec.strace_argv =
-        StraceArguments(request.root.host() ? StraceExecutable() : kRootStrace,
-                        inside + "/" + kTraceFifo, request.traced_syscalls);
+    spec.strace_argv = StraceArguments(request.root.host() ? StraceExecutable() : kRootStrace,
+                                       inside + "/" + kTraceFifo, request.traced_syscalls);
     // With systemd as PID 1, strace also follows it: the daemons a Service's `systemctl
     // start` asks for are PID 1's children. (The kernel-side filter only holds for Puppet's
     // own processes: those of PID 1 stop at every call.)
@@ -148,8 +150,8 @@ void RecordRun(const CheckRequest& request, const std::string& work, int work_fd
   if (report.timed_out && report.applied && report.phase.starts_with("reapply")) {
     // The traced apply was over: the check stands; only the idempotence check is cut short.
     report.timed_out = false;
-    report.notes.push_back(fmt::format("--timeout stopped apply {} of the idempotence check",
-                                       report.phase.substr(7)));
+    report.notes.push_back(
+        fmt::format("--timeout stopped apply {} of the idempotence check", report.phase.substr(7)));
     result->reapplies_cut_short = true;
   }
   result->notes.insert(result->notes.begin(), report.notes.begin(), report.notes.end());
@@ -167,12 +169,13 @@ void RecordRun(const CheckRequest& request, const std::string& work, int work_fd
   absl::StatusOr<std::string> log_text =
       base::ReadUntrustedFile(work_fd, kPuppetLog, "Puppet's log", kMaxPuppetLogBytes);
   if (!log_text.ok() && !absl::IsNotFound(log_text.status())) {
-    result->notes.push_back(fmt::format("Puppet's log not read: {}", std::string(log_text.status().message())));
+    result->notes.push_back(
+        fmt::format("Puppet's log not read: {}", std::string(log_text.status().message())));
   }
   if (!request.puppet_log.empty() && log_text.ok()) {
     if (absl::Status st = WriteWholeFile(request.puppet_log, *log_text); !st.ok()) {
       result->notes.push_back(fmt::format("cannot copy Puppet's log to {}: {}", request.puppet_log,
-                                         std::string(st.message())));
+                                          std::string(st.message())));
     } else {
       s.puppet_log = request.puppet_log;
     }
@@ -196,15 +199,15 @@ void RecordRun(const CheckRequest& request, const std::string& work, int work_fd
         base::ReadUntrustedFile(work_fd, name, "Puppet's log", kMaxPuppetLogBytes);
     if (!text.ok()) {
       result->notes.push_back(fmt::format("the log of apply {} not read: {}", a.index,
-                                         std::string(text.status().message())));
+                                          std::string(text.status().message())));
       continue;
     }
     a.outcomes = ParseApplyOutcomes(*text);
     if (request.puppet_log.empty()) continue;
     const std::string copy = ReapplyLogCopy(request.puppet_log, a.index);
     if (absl::Status st = WriteWholeFile(copy, *text); !st.ok()) {
-      result->notes.push_back(fmt::format("cannot copy the log of apply {} to {}: {}", a.index, copy,
-                                         std::string(st.message())));
+      result->notes.push_back(fmt::format("cannot copy the log of apply {} to {}: {}", a.index,
+                                          copy, std::string(st.message())));
     }
   }
   result->probes = std::move(report.probes);
@@ -218,8 +221,8 @@ void RecordRun(const CheckRequest& request, const std::string& work, int work_fd
   result->catalog_path = "the compiled catalog (not kept: --save-catalog FILE keeps it)";
   if (!request.save_catalog.empty() && !result->catalog_text.empty()) {
     if (absl::Status st = WriteWholeFile(request.save_catalog, result->catalog_text); !st.ok()) {
-      result->notes.push_back(
-          fmt::format("cannot copy the catalog to {}: {}", request.save_catalog, std::string(st.message())));
+      result->notes.push_back(fmt::format("cannot copy the catalog to {}: {}", request.save_catalog,
+                                          std::string(st.message())));
     } else {
       result->catalog_path = request.save_catalog;
     }
@@ -240,7 +243,7 @@ void RecordRun(const CheckRequest& request, const std::string& work, int work_fd
   } else if (!report.applied) {
     result->end = RunEnd::kSetupFailed;
     result->error = fmt::format("the sandbox ended before Puppet finished ({})",
-                               DescribeWaitStatus(report.keeper_status));
+                                DescribeWaitStatus(report.keeper_status));
   } else {
     result->end = RunEnd::kApplied;
   }
@@ -372,6 +375,5 @@ absl::StatusOr<catalog::Catalog> LoadRunCatalog(const RunResult& run) {
   }  // else: the loader reports what is wrong with the original text
   return catalog::Catalog::LoadString(text, run.catalog_path);
 }
-
 
 }  // namespace fsmove::exec

@@ -60,10 +60,14 @@ std::optional<uint64_t> ParseMemorySize(const std::string& text) {
   }
   std::string unit = text.substr(used);
   uint64_t scale = 1;
-  if (unit == "K" || unit == "k") scale = uint64_t{1} << 10;
-  else if (unit == "M" || unit == "m") scale = uint64_t{1} << 20;
-  else if (unit == "G" || unit == "g") scale = uint64_t{1} << 30;
-  else if (!unit.empty()) return std::nullopt;
+  if (unit == "K" || unit == "k")
+    scale = uint64_t{1} << 10;
+  else if (unit == "M" || unit == "m")
+    scale = uint64_t{1} << 20;
+  else if (unit == "G" || unit == "g")
+    scale = uint64_t{1} << 30;
+  else if (!unit.empty())
+    return std::nullopt;
   if (value > UINT64_MAX / scale) return std::nullopt;
   return value * scale;
 }
@@ -73,7 +77,8 @@ namespace {
 bool ValidCgroupName(const std::string& name) {
   if (name.empty() || name.size() > 64 || name == "." || name == "..") return false;
   for (char c : name) {
-    if (!std::isalnum(static_cast<unsigned char>(c)) && c != '-' && c != '_' && c != '.') return false;
+    if (!std::isalnum(static_cast<unsigned char>(c)) && c != '-' && c != '_' && c != '.')
+      return false;
   }
   return true;
 }
@@ -272,7 +277,8 @@ absl::StatusOr<MemoryLimit> MemoryLimit::Make(uint64_t limit_bytes, const std::s
   }
   m.name_ = name;
   m.dir_fd_ = open(m.dir_.c_str(), O_PATH | O_DIRECTORY | O_CLOEXEC);
-  m.parent_fd_ = open(m.dir_.substr(0, m.dir_.rfind('/')).c_str(), O_PATH | O_DIRECTORY | O_CLOEXEC);
+  m.parent_fd_ =
+      open(m.dir_.substr(0, m.dir_.rfind('/')).c_str(), O_PATH | O_DIRECTORY | O_CLOEXEC);
   return m;
 }
 
@@ -325,7 +331,8 @@ absl::StatusOr<SystemdCgroup> SystemdCgroup::Make(const std::string& mount_dir,
   if (mkdir(mount_dir.c_str(), 0700) != 0 && errno != EEXIST) {
     return base::ErrnoStatus(fmt::format("cannot make {}", mount_dir));
   }
-  if (mount("cgroup2", mount_dir.c_str(), "cgroup2", MS_NOSUID | MS_NODEV | MS_NOEXEC, nullptr) != 0) {
+  if (mount("cgroup2", mount_dir.c_str(), "cgroup2", MS_NOSUID | MS_NODEV | MS_NOEXEC, nullptr) !=
+      0) {
     int e = errno;
     rmdir(mount_dir.c_str());
     return base::ErrnoStatus("cannot mount the cgroup2 hierarchy", e);

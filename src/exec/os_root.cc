@@ -15,8 +15,8 @@
 #include <ctime>
 #include <filesystem>
 #include <fstream>
-#include <sstream>
 #include <iostream>
+#include <sstream>
 
 #include "fmt/format.h"
 #include "fsmove/base/errno_status.h"
@@ -58,7 +58,6 @@ std::string RootCacheDir() {
 }
 
 namespace {
-
 
 bool Exists(const std::string& path) {
   struct stat st;
@@ -170,7 +169,8 @@ absl::StatusOr<OsRoot> ResolveRoot(const std::string& spec, bool build_missing,
     if (ec) return absl::NotFoundError(fmt::format("--root {}: {}", spec, ec.message()));
     if (dir == "/") return Describe(std::string(kHostRoot), "/");
     if (absl::Status st = CheckRootDir(dir.string()); !st.ok()) {
-      return absl::FailedPreconditionError(fmt::format("--root {}: {}", spec, std::string(st.message())));
+      return absl::FailedPreconditionError(
+          fmt::format("--root {}: {}", spec, std::string(st.message())));
     }
     return Describe(dir.string(), dir.string());
   }
@@ -250,7 +250,8 @@ absl::StatusOr<OsRoot> BuildRoot(const std::string& name, const RootBuildOptions
   }
   if (absl::Status ok = CheckRootDir(building); !ok.ok()) {
     fs::remove_all(building, ec);
-    return absl::InternalError(fmt::format("mmdebstrap built {}, but {}", name, std::string(ok.message())));
+    return absl::InternalError(
+        fmt::format("mmdebstrap built {}, but {}", name, std::string(ok.message())));
   }
   const std::string old = fmt::format("{}/.{}.old-{}", cache, name, getpid());
   if (Exists(dir) && rename(dir.c_str(), old.c_str()) != 0) {
@@ -276,7 +277,8 @@ absl::StatusOr<OsRoot> BuildRoot(const std::string& name, const RootBuildOptions
 
 absl::Status RemoveRoot(const std::string& name) {
   if (FindRecipe(name) == nullptr) {
-    return absl::InvalidArgumentError(fmt::format("no root named {} (known: {})", name, KnownRootNames()));
+    return absl::InvalidArgumentError(
+        fmt::format("no root named {} (known: {})", name, KnownRootNames()));
   }
   const std::string dir = RootCacheDir() + "/" + name;
   if (!Exists(dir)) return absl::NotFoundError(fmt::format("the root {} is not built", name));

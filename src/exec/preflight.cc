@@ -40,10 +40,10 @@ absl::Status Preflight(const CheckRequest& request) {
         puppet.find('/') == std::string::npos ? std::string(kSafePath) : puppet));
   }
   if (!strace.empty() && access(strace.c_str(), X_OK) != 0) {
-    return absl::FailedPreconditionError(fmt::format(
-        "strace not found ({}): install it with `apt-get install strace` (or run "
-        "tools/bootstrap), or set FSMOVE_STRACE to its path",
-        strace.find('/') == std::string::npos ? std::string(kSafePath) : strace));
+    return absl::FailedPreconditionError(
+        fmt::format("strace not found ({}): install it with `apt-get install strace` (or run "
+                    "tools/bootstrap), or set FSMOVE_STRACE to its path",
+                    strace.find('/') == std::string::npos ? std::string(kSafePath) : strace));
   }
   if (request.sandbox == SandboxMode::kOverlay && geteuid() != 0) {
     return absl::FailedPreconditionError(
@@ -52,9 +52,9 @@ absl::Status Preflight(const CheckRequest& request) {
   }
   if (strace.empty()) return absl::OkStatus();
   // ptrace may be refused (a container's seccomp profile, kernel.yama.ptrace_scope=3).
-  auto run = RunCaptured({strace, "-f", "-qq", "-e", "trace=none", "-o", "/dev/null", "--",
-                          "/bin/true"},
-                         PuppetEnvironment(), 4096);
+  auto run =
+      RunCaptured({strace, "-f", "-qq", "-e", "trace=none", "-o", "/dev/null", "--", "/bin/true"},
+                  PuppetEnvironment(), 4096);
   if (!run.ok()) {
     return absl::FailedPreconditionError(
         fmt::format("cannot run {}: {}", strace, std::string(run.status().message())));

@@ -101,7 +101,8 @@ absl::StatusOr<pid_t> Spawn(const std::vector<std::string>& argv, const SpawnOpt
     // Signals the parent ignores or handles must not stay so in the child.
     struct sigaction dfl {};
     dfl.sa_handler = SIG_DFL;
-    for (int sig : {SIGINT, SIGTERM, SIGQUIT, SIGPIPE, SIGCHLD, SIGHUP}) sigaction(sig, &dfl, nullptr);
+    for (int sig : {SIGINT, SIGTERM, SIGQUIT, SIGPIPE, SIGCHLD, SIGHUP})
+      sigaction(sig, &dfl, nullptr);
     sigset_t none;
     sigemptyset(&none);
     sigprocmask(SIG_SETMASK, &none, nullptr);
@@ -152,7 +153,7 @@ absl::StatusOr<pid_t> Spawn(const std::vector<std::string>& argv, const SpawnOpt
     }
     int stage = msg[0] >= 0 && msg[0] < 5 ? msg[0] : 0;
     std::string what = stage == 0 ? fmt::format("cannot run {}", argv[0])
-                                   : fmt::format("cannot start {} ({})", argv[0], kStages[stage]);
+                                  : fmt::format("cannot start {} ({})", argv[0], kStages[stage]);
     return base::ErrnoStatus(what, msg[1]);
   }
   return pid;
@@ -267,8 +268,12 @@ std::vector<std::string> PuppetEnvironment() {
       user = pw->pw_name;
     }
   }
-  return {fmt::format("PATH={}", kSafePath), "HOME=" + home, "LANG=C.UTF-8", "LC_ALL=C.UTF-8",
-          "USER=" + user, "LOGNAME=" + user};
+  return {fmt::format("PATH={}", kSafePath),
+          "HOME=" + home,
+          "LANG=C.UTF-8",
+          "LC_ALL=C.UTF-8",
+          "USER=" + user,
+          "LOGNAME=" + user};
 }
 
 }  // namespace fsmove::exec

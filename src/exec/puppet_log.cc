@@ -239,15 +239,15 @@ ApplyOutcomes ParseApplyOutcomes(std::string_view log, std::vector<FailedResourc
 }
 
 std::vector<NotIdempotent> FindNotIdempotent(const ApplyOutcomes& first,
-                                                     const ApplyOutcomes& second,
-                                                     const ApplyOutcomes* third) {
+                                             const ApplyOutcomes& second,
+                                             const ApplyOutcomes* third) {
   std::vector<NotIdempotent> out;
   for (const auto& [ref, again] : second.resources) {
     // A notify resource logs its message on every apply, by design.
     if (ref.starts_with("Notify[")) continue;
     auto before = first.resources.find(ref);
-    const bool failed_first = before != first.resources.end() &&
-                              (before->second.failed || before->second.skipped);
+    const bool failed_first =
+        before != first.resources.end() && (before->second.failed || before->second.skipped);
     // What failed (or was skipped) in the first apply is applied for the first time now:
     // the failure is the finding, and it is already reported.
     if (failed_first) continue;

@@ -39,7 +39,8 @@ absl::StatusOr<std::string> ForceOrder(std::string_view catalog_json, size_t sec
   nlohmann::json& params = resources[second_index]["parameters"];
   if (params.is_null()) params = nlohmann::json::object();
   if (!params.is_object()) {
-    return absl::InvalidArgumentError("the resource to replay has parameters that are not an object");
+    return absl::InvalidArgumentError(
+        "the resource to replay has parameters that are not an object");
   }
   nlohmann::json& require = params["require"];
   if (require.is_null()) {
@@ -83,10 +84,11 @@ bool StaleDaemon(const RunResult& replay, const std::string& source, const std::
   const ApplyOutcomes& second = replay.reapplies.front().outcomes;
   auto a = second.resources.find(source);
   if (a == second.resources.end() || a->second.changes.empty()) {
-    *reason = fmt::format("{} did not change the path{} again once {} put back as the OS root had "
-                          "{} (a package already installed does not reinstall its files)",
-                          source, paths.size() == 1 ? "" : "s", paths.size() == 1 ? "it was" : "they were",
-                          paths.size() == 1 ? "it" : "them");
+    *reason = fmt::format(
+        "{} did not change the path{} again once {} put back as the OS root had "
+        "{} (a package already installed does not reinstall its files)",
+        source, paths.size() == 1 ? "" : "s", paths.size() == 1 ? "it was" : "they were",
+        paths.size() == 1 ? "it" : "them");
     return false;
   }
   if (auto s = second.resources.find(service); s != second.resources.end() && s->second.refreshed) {
@@ -110,17 +112,18 @@ bool StaleDaemon(const RunResult& replay, const std::string& source, const std::
     if (d.start < newest->mtime) stale.push_back(&d);
   }
   if (stale.empty()) {
-    *reason = running ? fmt::format("every process of {} started after {} changed", service, newest->path)
-                      : fmt::format("no process of {} is running after the second apply", service);
+    *reason =
+        running ? fmt::format("every process of {} started after {} changed", service, newest->path)
+                : fmt::format("no process of {} is running after the second apply", service);
     return false;
   }
   const Daemon& d = *stale.front();
-  differences->push_back(fmt::format(
-      "{} changed {} again in a second apply ({}) and {} was not refreshed", source, newest->path,
-      a->second.changes.front(), service));
-  differences->push_back(fmt::format(
-      "{} (pid {}) still runs, started {:.1f} s before that change: it uses the old {}", d.comm,
-      d.pid, newest->mtime - d.start, newest->path));
+  differences->push_back(
+      fmt::format("{} changed {} again in a second apply ({}) and {} was not refreshed", source,
+                  newest->path, a->second.changes.front(), service));
+  differences->push_back(
+      fmt::format("{} (pid {}) still runs, started {:.1f} s before that change: it uses the old {}",
+                  d.comm, d.pid, newest->mtime - d.start, newest->path));
   return true;
 }
 
@@ -179,7 +182,8 @@ std::vector<std::string> ReplayDifferences(const RunResult& reference, const Run
     if (now.skipped != was.skipped) {
       out.push_back(now.skipped ? fmt::format("{} was skipped: its dependencies failed", ref)
                                 : fmt::format("{} was not skipped (with the catalog's order its "
-                                              "dependencies failed)", ref));
+                                              "dependencies failed)",
+                                              ref));
     }
     if (now.failed || was.failed || now.skipped || was.skipped) continue;
     const std::string changed_now = ChangedProperties(now), changed_was = ChangedProperties(was);
@@ -209,9 +213,10 @@ std::vector<std::string> ReplayDifferences(const RunResult& reference, const Run
   for (const ServiceNames& s : services) {
     const std::string was = running(reference, s), now = running(forced, s);
     if ((was.empty()) == (now.empty())) continue;
-    out.push_back(now.empty()
-                      ? fmt::format("{}: no process of it runs (with the catalog's order: {})", s.ref, was)
-                      : fmt::format("{}: {} runs (with the catalog's order: no process of it)", s.ref, now));
+    out.push_back(
+        now.empty()
+            ? fmt::format("{}: no process of it runs (with the catalog's order: {})", s.ref, was)
+            : fmt::format("{}: {} runs (with the catalog's order: no process of it)", s.ref, now));
   }
   return out;
 }

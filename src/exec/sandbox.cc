@@ -3,13 +3,13 @@
 
 #include <dirent.h>
 #include <fcntl.h>
+#include <linux/capability.h>
+#include <linux/openat2.h>
 #include <poll.h>
 #include <sched.h>
 #include <signal.h>
 #include <sys/mount.h>
 #include <sys/prctl.h>
-#include <linux/capability.h>
-#include <linux/openat2.h>
 #include <sys/stat.h>
 #include <sys/statvfs.h>
 #include <sys/syscall.h>
@@ -22,9 +22,9 @@
 #include <cstring>
 #include <filesystem>
 #include <fstream>
-#include <sstream>
 #include <map>
 #include <optional>
+#include <sstream>
 #include <thread>
 
 #include "absl/status/status.h"
@@ -108,11 +108,10 @@ double SecondsSince(Clock::time_point t) {
   return std::chrono::duration<double>(Clock::now() - t).count();
 }
 
-
 absl::Status Mount(const std::string& source, const std::string& target, const char* type,
                    unsigned long flags, const std::string& data = "") {
-  if (mount(source.c_str(), target.c_str(), type, flags,
-            data.empty() ? nullptr : data.c_str()) != 0) {
+  if (mount(source.c_str(), target.c_str(), type, flags, data.empty() ? nullptr : data.c_str()) !=
+      0) {
     return base::ErrnoStatus(fmt::format("mount {} on {}", type ? type : source, target));
   }
   return absl::OkStatus();
@@ -204,18 +203,21 @@ void KillDescendants(pid_t root) {
 // Names what the run left running (and is being killed): the first 20, then a count.
 void ReportLeftovers(StatusWriter& status, const std::vector<ProcEntry>& left) {
   for (size_t i = 0; i < left.size() && i < 20; ++i) {
-    status.Send(status::Note{fmt::format("left running at the end (killed): {} {}", left[i].pid, left[i].comm)});
+    status.Send(status::Note{
+        fmt::format("left running at the end (killed): {} {}", left[i].pid, left[i].comm)});
   }
-  if (left.size() > 20) status.Send(status::Note{fmt::format("... and {} more processes", left.size() - 20)});
+  if (left.size() > 20)
+    status.Send(status::Note{fmt::format("... and {} more processes", left.size() - 20)});
 }
 
 // Says whether `memory`'s limit made the kernel kill processes of `who` ("the sandbox").
 void ReportMemoryLimitHits(StatusWriter& status, const MemoryLimit& memory, std::string_view who) {
   const uint64_t hits = memory.TimesHit();
   if (hits == 0 || memory.limit_bytes() == 0) return;
-  status.Send(status::Limit{fmt::format("{} hit its memory limit ({} MiB): the kernel killed {} process{} "
-                          "in it (--memory-limit)",
-                          who, memory.limit_bytes() >> 20, hits, hits == 1 ? "" : "es")});
+  status.Send(
+      status::Limit{fmt::format("{} hit its memory limit ({} MiB): the kernel killed {} process{} "
+                                "in it (--memory-limit)",
+                                who, memory.limit_bytes() >> 20, hits, hits == 1 ? "" : "es")});
 }
 
 // The supervisor of one run: PID 1 of the sandbox's namespaces, or (--sandbox none) a child
@@ -225,7 +227,11 @@ class Supervisor {
   // `done_fd`: with --init systemd, the supervisor is PID 1's child and writes its exit code
   // there (one byte) for the keeper, which then ends PID 1.
   Supervisor(SandboxSpec spec, int status_fd, int done_fd = -1)
-      : spec_(std::move(spec)), status_(status_fd), done_fd_(done_fd), root_("/"), proc_dir_("/proc") {
+      : spec_(std::move(spec)),
+        status_(status_fd),
+        done_fd_(done_fd),
+        root_("/"),
+        proc_dir_("/proc") {
     // Without systemd in the sandbox, systemctl must work offline (enable/disable edit the
     // links, daemon-reload is ignored), as it did while the sandbox was a chroot, rather than
     // fail to reach a service manager. systemctl reads SYSTEMD_OFFLINE for that.
@@ -239,15 +245,18 @@ class Supervisor {
         lower_fd_ = open(spec_.lower_dir.c_str(), O_PATH | O_DIRECTORY | O_CLOEXEC);
       }
       if (absl::Status st = SetUpOverlay(); !st.ok()) {
-        status_.Send(status::Error{fmt::format("setting up the sandbox: {}", std::string(st.message()))});
+        status_.Send(
+            status::Error{fmt::format("setting up the sandbox: {}", std::string(st.message()))});
         return 2;
       }
       if (absl::Status st = PivotRoot(); !st.ok()) {
-        status_.Send(status::Error{fmt::format("setting up the sandbox: {}", std::string(st.message()))});
+        status_.Send(
+            status::Error{fmt::format("setting up the sandbox: {}", std::string(st.message()))});
         return 2;
       }
       if (absl::Status st = DropCapabilities(); !st.ok()) {
-        status_.Send(status::Error{fmt::format("setting up the sandbox: {}", std::string(st.message()))});
+        status_.Send(
+            status::Error{fmt::format("setting up the sandbox: {}", std::string(st.message()))});
         return 2;
       }
       if (systemd()) return BootSystemd();
@@ -288,8 +297,8 @@ class Supervisor {
       return 2;
     }
     // No logins on consoles the sandbox does not have.
-    for (const char* unit : {"console-getty.service", "getty@.service", "getty.target",
-                             "systemd-logind.service"}) {
+    for (const char* unit :
+         {"console-getty.service", "getty@.service", "getty.target", "systemd-logind.service"}) {
       std::string mask = std::string("/etc/systemd/system/") + unit;
       unlink(mask.c_str());
       (void)!symlink("/dev/null", mask.c_str());
@@ -329,8 +338,8 @@ class Supervisor {
     char* argv[] = {const_cast<char*>(systemd_path), const_cast<char*>("--log-target=console"),
                     const_cast<char*>("--show-status=no"), nullptr};
     execve(systemd_path, argv, envp.data());
-    status_.Send(status::Error{fmt::format("--init systemd: cannot run {}: {}", systemd_path,
-                             std::strerror(errno))});
+    status_.Send(status::Error{
+        fmt::format("--init systemd: cannot run {}: {}", systemd_path, std::strerror(errno))});
     _exit(127);
   }
 
@@ -351,11 +360,12 @@ class Supervisor {
       std::this_thread::sleep_for(std::chrono::milliseconds(200));
     }
     if (state != "running" && state != "degraded") {
-      status_.Send(status::Error{fmt::format("systemd did not boot within 60 s (state '{}'; its log: {})",
-                               state, kSystemdLog)});
+      status_.Send(status::Error{fmt::format(
+          "systemd did not boot within 60 s (state '{}'; its log: {})", state, kSystemdLog)});
       return false;
     }
-    status_.Send(status::Note{fmt::format("systemd booted ({}) in {:.1f} s", state, SecondsSince(t0))});
+    status_.Send(
+        status::Note{fmt::format("systemd booted ({}) in {:.1f} s", state, SecondsSince(t0))});
     return true;
   }
   // A file of the run's work directory: the host's path until the root is pivoted, then the
@@ -372,9 +382,9 @@ class Supervisor {
     }
     for (const char* d : {"upper", "work", "merged"}) mkdir((ws + "/" + d).c_str(), 0755);
     root_ = ws + "/merged";
-    if (absl::Status st = Mount("fsmove-root", root_, "overlay", 0,
-                                fmt::format("lowerdir={1},upperdir={0}/upper,workdir={0}/work", ws,
-                                            spec_.lower_dir));
+    if (absl::Status st = Mount(
+            "fsmove-root", root_, "overlay", 0,
+            fmt::format("lowerdir={1},upperdir={0}/upper,workdir={0}/work", ws, spec_.lower_dir));
         !st.ok()) {
       return st;
     }
@@ -406,8 +416,8 @@ class Supervisor {
       }
     }
     // The kernel's knobs stay as they are: read-only, as container runtimes make them.
-    for (const char* knob : {"/proc/sys", "/proc/sysrq-trigger", "/proc/irq", "/proc/bus",
-                             "/proc/fs", "/proc/acpi"}) {
+    for (const char* knob :
+         {"/proc/sys", "/proc/sysrq-trigger", "/proc/irq", "/proc/bus", "/proc/fs", "/proc/acpi"}) {
       std::string target = root_ + knob;
       if (access(target.c_str(), F_OK) != 0) continue;
       if (absl::Status st = BindReadOnly(target, target); !st.ok()) return st;
@@ -435,7 +445,8 @@ class Supervisor {
         close(open(target.c_str(), O_WRONLY | O_CREAT | O_CLOEXEC, 0644));
       }
       if (absl::Status b = BindReadOnly(p, target); !b.ok()) return b;
-      if (host_lower) status_.Send(status::Note{fmt::format("bound {} read-only into the sandbox", p)});
+      if (host_lower)
+        status_.Send(status::Note{fmt::format("bound {} read-only into the sandbox", p)});
     }
     // apt needs DNS; a resolv.conf symlink into the (now empty) /run would dangle.
     std::string resolv = root_ + "/etc/resolv.conf";
@@ -471,7 +482,8 @@ class Supervisor {
       return base::ErrnoStatus(fmt::format("pivot_root to {}", root_));
     }
     if (chdir("/") != 0) return base::ErrnoStatus("chdir / after pivot_root");
-    if (umount2("/.fsmove-old-root", MNT_DETACH) != 0) return base::ErrnoStatus("detaching the old root");
+    if (umount2("/.fsmove-old-root", MNT_DETACH) != 0)
+      return base::ErrnoStatus("detaching the old root");
     rmdir("/.fsmove-old-root");
     root_ = "/";
     proc_dir_ = "/proc";
@@ -507,8 +519,8 @@ class Supervisor {
   // pseudo-terminals and shared memory.
   absl::Status SetUpDevices() {
     const std::string dev = root_ + "/dev";
-    if (absl::Status st = Mount("fsmove-dev", dev, "tmpfs", MS_NOSUID | MS_NOEXEC,
-                                "mode=0755,size=64k");
+    if (absl::Status st =
+            Mount("fsmove-dev", dev, "tmpfs", MS_NOSUID | MS_NOEXEC, "mode=0755,size=64k");
         !st.ok()) {
       return st;
     }
@@ -530,8 +542,8 @@ class Supervisor {
         !st.ok()) {
       return st;
     }
-    if (absl::Status st = Mount("shm", dev + "/shm", "tmpfs", MS_NOSUID | MS_NODEV,
-                                "mode=1777,size=25%");
+    if (absl::Status st =
+            Mount("shm", dev + "/shm", "tmpfs", MS_NOSUID | MS_NODEV, "mode=1777,size=25%");
         !st.ok()) {
       return st;
     }
@@ -539,9 +551,9 @@ class Supervisor {
       const char* target;
       const char* name;
     };
-    for (const Link& l : {Link{"pts/ptmx", "ptmx"}, Link{"/proc/self/fd", "fd"},
-                          Link{"/proc/self/fd/0", "stdin"}, Link{"/proc/self/fd/1", "stdout"},
-                          Link{"/proc/self/fd/2", "stderr"}}) {
+    for (const Link& l :
+         {Link{"pts/ptmx", "ptmx"}, Link{"/proc/self/fd", "fd"}, Link{"/proc/self/fd/0", "stdin"},
+          Link{"/proc/self/fd/1", "stdout"}, Link{"/proc/self/fd/2", "stderr"}}) {
       if (symlink(l.target, (dev + "/" + l.name).c_str()) != 0) {
         return base::ErrnoStatus(fmt::format("symlink {}/{}", dev, l.name));
       }
@@ -556,13 +568,13 @@ class Supervisor {
     std::string policy = root_ + "/usr/sbin/policy-rc.d";
     if (spec_.policy_rc == "allow") {
       unlink(policy.c_str());
-      return WriteFile(policy, "#!/bin/sh\n# fsmove sandbox: allow every init script action\nexit 0\n",
-                       0755);
+      return WriteFile(
+          policy, "#!/bin/sh\n# fsmove sandbox: allow every init script action\nexit 0\n", 0755);
     }
     if (spec_.policy_rc == "deny") {
       if (access(policy.c_str(), F_OK) == 0) return absl::OkStatus();
-      return WriteFile(policy, "#!/bin/sh\n# fsmove sandbox: deny every init script action\nexit 101\n",
-                       0755);
+      return WriteFile(
+          policy, "#!/bin/sh\n# fsmove sandbox: deny every init script action\nexit 101\n", 0755);
     }
     unlink(policy.c_str());
     return absl::OkStatus();
@@ -626,7 +638,8 @@ class Supervisor {
     // - without package lists (images ship none) a Package resource cannot install: fetch them.
     status_.Send(status::Phase{"prep"});
     std::string docker_clean = root_ + "/etc/apt/apt.conf.d/docker-clean";
-    if (unlink(docker_clean.c_str()) == 0) status_.Send(status::Note{"prep: removed docker-clean apt config"});
+    if (unlink(docker_clean.c_str()) == 0)
+      status_.Send(status::Note{"prep: removed docker-clean apt config"});
     std::string man_db = root_ + "/var/lib/man-db/auto-update";
     if (unlink(man_db.c_str()) == 0) status_.Send(status::Note{"prep: man-db auto-update off"});
     int log = OpenForWriting(Host(kCompileLog), /*append=*/true);
@@ -638,12 +651,14 @@ class Supervisor {
       }
       if (!lists) {
         int st = RunToEnd({"apt-get", "update", "-qq"}, log, log);
-        status_.Send(status::Note{fmt::format("prep: no apt package lists; apt-get update: {}",
-                                 DescribeWaitStatus(st))});
+        status_.Send(status::Note{
+            fmt::format("prep: no apt package lists; apt-get update: {}", DescribeWaitStatus(st))});
       }
     }
     int st = RunToEnd({"apt-cache", "gencaches"}, log, log);
-    if (st != 0) status_.Send(status::Note{fmt::format("prep: apt-cache gencaches: {}", DescribeWaitStatus(st))});
+    if (st != 0)
+      status_.Send(
+          status::Note{fmt::format("prep: apt-cache gencaches: {}", DescribeWaitStatus(st))});
     if (log >= 0) close(log);
   }
 
@@ -664,7 +679,8 @@ class Supervisor {
     if (raw >= 0) close(raw);
     if (log >= 0) close(log);
     c.code = ShellExitCode(st);
-    std::string text = base::ReadFile(Host("catalog.raw"), "", catalog::kMaxCatalogBytes).value_or("");
+    std::string text =
+        base::ReadFile(Host("catalog.raw"), "", catalog::kMaxCatalogBytes).value_or("");
     unlink(Host("catalog.raw").c_str());
     size_t at = 0;
     bool found = false;
@@ -773,13 +789,15 @@ class Supervisor {
       localized = LocalizePuppetSources(catalog_text_, modulepath, exists);
     }
     bool served = localized.ok() && localized->rewritten > 0;
-    (void)WriteFile(Host(kApplyCatalogFile), served ? localized->catalog_json : catalog_text_, 0644);
+    (void)WriteFile(Host(kApplyCatalogFile), served ? localized->catalog_json : catalog_text_,
+                    0644);
     if (!served) return;
-    status_.Send(status::Note{fmt::format("apply: {} puppet:/// source{} served from the modulepath{}",
-                             localized->rewritten, localized->rewritten == 1 ? "" : "s",
-                             localized->unresolved.empty()
-                                 ? std::string()
-                                 : fmt::format(" ({} not found there)", localized->unresolved.size()))});
+    status_.Send(status::Note{
+        fmt::format("apply: {} puppet:/// source{} served from the modulepath{}",
+                    localized->rewritten, localized->rewritten == 1 ? "" : "s",
+                    localized->unresolved.empty()
+                        ? std::string()
+                        : fmt::format(" ({} not found there)", localized->unresolved.size()))});
   }
 
   void Apply() {
@@ -795,8 +813,9 @@ class Supervisor {
         argv.insert(argv.end(), {"/usr/bin/setpriv",
                                  fmt::format("--bounding-set={}", kTracerOnlyBoundingSet), "--"});
       } else {
-        status_.Send(status::Note{"the root has no /usr/bin/setpriv: root processes of the module can "
-                     "reach strace's trace FIFO through /proc"});
+        status_.Send(
+            status::Note{"the root has no /usr/bin/setpriv: root processes of the module can "
+                         "reach strace's trace FIFO through /proc"});
       }
     }
     argv.insert(argv.end(), apply_argv.begin(), apply_argv.end());
@@ -836,8 +855,10 @@ class Supervisor {
     if (!spec_.compile_argv.empty()) {
       Compiled c = RunCompile(log_name, /*append=*/false);
       if (c.code != 0) {
-        status_.Send(status::Note{fmt::format("apply {}: the catalog did not compile again (exit code "
-                                 "{}; see {} in the work directory)", k, c.code, log_name)});
+        status_.Send(
+            status::Note{fmt::format("apply {}: the catalog did not compile again (exit code "
+                                     "{}; see {} in the work directory)",
+                                     k, c.code, log_name)});
         return false;
       }
       catalog_text_ = std::move(c.json);
@@ -850,7 +871,8 @@ class Supervisor {
       if (argv[i] == "--graph") {
         argv.erase(argv.begin() + static_cast<std::ptrdiff_t>(i));
       } else if (argv[i] == "--graphdir" && i + 1 < argv.size()) {
-        argv.erase(argv.begin() + static_cast<std::ptrdiff_t>(i), argv.begin() + static_cast<std::ptrdiff_t>(i) + 2);
+        argv.erase(argv.begin() + static_cast<std::ptrdiff_t>(i),
+                   argv.begin() + static_cast<std::ptrdiff_t>(i) + 2);
       } else {
         ++i;
       }
@@ -858,12 +880,14 @@ class Supervisor {
     WriteApplyCatalog(&argv);
     // Read back through the descriptor Puppet wrote to: the module's code may have replaced
     // the name (with a FIFO, a symlink) meanwhile.
-    int log = open(Host(log_name).c_str(), O_RDWR | O_CREAT | O_APPEND | O_NOFOLLOW | O_CLOEXEC, 0644);
+    int log =
+        open(Host(log_name).c_str(), O_RDWR | O_CREAT | O_APPEND | O_NOFOLLOW | O_CLOEXEC, 0644);
     auto t0 = Clock::now();
     auto pid = Spawn(argv, InSandbox(log, log));
     if (!pid.ok()) {
       if (log >= 0) close(log);
-      status_.Send(status::Note{fmt::format("apply {} could not start: {}", k, std::string(pid.status().message()))});
+      status_.Send(status::Note{
+          fmt::format("apply {} could not start: {}", k, std::string(pid.status().message()))});
       return false;
     }
     const int code = ShellExitCode(WaitReaping(*pid));
@@ -901,7 +925,8 @@ class Supervisor {
     // are not what Puppet saw, and may be the host's): as it was is absent. The work
     // directory (under /run) is fsmove's, never the module's.
     if (UnderFreshMount(path)) {
-      if (std::string_view(path).starts_with(kSandboxWorkDir)) return "fsmove's work directory: left as it is";
+      if (std::string_view(path).starts_with(kSandboxWorkDir))
+        return "fsmove's work directory: left as it is";
       if (unlink(path.c_str()) == 0) return "removed (a fresh file system of the sandbox)";
       return errno == ENOENT ? "absent" : fmt::format("cannot remove: {}", std::strerror(errno));
     }
@@ -913,7 +938,8 @@ class Supervisor {
     int fd = static_cast<int>(syscall(SYS_openat2, lower_fd_, rel.c_str(), &how, sizeof how));
     if (fd < 0 && (errno == ENOENT || errno == ENOTDIR)) {
       if (unlink(path.c_str()) == 0) return "removed (the OS root has none)";
-      return errno == ENOENT ? "absent, as in the OS root" : fmt::format("cannot remove: {}", std::strerror(errno));
+      return errno == ENOENT ? "absent, as in the OS root"
+                             : fmt::format("cannot remove: {}", std::strerror(errno));
     }
     if (fd < 0) return fmt::format("not readable in the OS root: {}", std::strerror(errno));
     struct stat st;
@@ -953,8 +979,8 @@ class Supervisor {
     const long ticks = sysconf(_SC_CLK_TCK);
     for (const ProcEntry& p : ListProcesses(proc_dir_)) {
       if (p.pid == self_ || (systemd() && p.pid == 1) || ticks <= 0) continue;
-      status_.Send(status::LeftRunning{
-          {p.pid, boot + static_cast<double>(p.start_ticks) / ticks, p.comm}});
+      status_.Send(
+          status::LeftRunning{{p.pid, boot + static_cast<double>(p.start_ticks) / ticks, p.comm}});
     }
   }
 
@@ -985,12 +1011,15 @@ class Supervisor {
       p.size = static_cast<uint64_t>(st.st_size);
       // Content by digest; a file larger than the cap is compared by size and mtime only.
       constexpr off_t kMaxHashed = off_t{256} << 20;
-      int fd = st.st_size <= kMaxHashed ? open(path.c_str(), O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC) : -1;
+      int fd = st.st_size <= kMaxHashed
+                   ? open(path.c_str(), O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC)
+                   : -1;
       if (fd >= 0) {
         base::Sha256 h;
         char buf[1 << 16];
         ssize_t got;
-        while ((got = read(fd, buf, sizeof buf)) > 0) h.Update(std::string_view(buf, static_cast<size_t>(got)));
+        while ((got = read(fd, buf, sizeof buf)) > 0)
+          h.Update(std::string_view(buf, static_cast<size_t>(got)));
         close(fd);
         p.sha256 = h.FinishHex();
       }
@@ -1054,7 +1083,8 @@ class Supervisor {
 
   void ReportLeftovers() {
     std::vector<ProcEntry> left = ListProcesses(proc_dir_);
-    std::erase_if(left, [&](const ProcEntry& p) { return p.pid == self_ || (systemd() && p.pid == 1); });
+    std::erase_if(left,
+                  [&](const ProcEntry& p) { return p.pid == self_ || (systemd() && p.pid == 1); });
     exec::ReportLeftovers(status_, left);
   }
 
@@ -1069,7 +1099,8 @@ class Supervisor {
       const uint64_t total = uint64_t{fs.f_blocks} * unit, avail = uint64_t{fs.f_bavail} * unit;
       if (avail > 2 * unit && avail * 100 > total) continue;
       const bool kib = total < (uint64_t{1} << 20);
-      status_.Send(status::Limit{fmt::format("the sandbox's {} ({}, {} {}) was full when the run ended: writes into it failed "
+      status_.Send(status::Limit{fmt::format(
+          "the sandbox's {} ({}, {} {}) was full when the run ended: writes into it failed "
           "(ENOSPC)",
           dir, std::string_view(dir) == "/" ? "its writable layer" : "a tmpfs",
           kib ? total >> 10 : total >> 20, kib ? "KiB" : "MiB")});
@@ -1078,14 +1109,13 @@ class Supervisor {
 
   void Keep() {
     if (spec_.keep_dir.empty()) return;
-    int st = RunToEnd({"cp", "-a", std::string(kKeepUpperDir) + "/.",
-                       std::string(kKeepTargetDir) + "/"},
-                      -1, -1);
-    status_.Send(status::Note{st == 0 ? fmt::format("kept the sandbox's changes in {}", spec_.keep_dir)
-                         : fmt::format("copying the sandbox's changes to {} failed: {}",
-                                       spec_.keep_dir, DescribeWaitStatus(st))});
+    int st = RunToEnd(
+        {"cp", "-a", std::string(kKeepUpperDir) + "/.", std::string(kKeepTargetDir) + "/"}, -1, -1);
+    status_.Send(status::Note{st == 0
+                                  ? fmt::format("kept the sandbox's changes in {}", spec_.keep_dir)
+                                  : fmt::format("copying the sandbox's changes to {} failed: {}",
+                                                spec_.keep_dir, DescribeWaitStatus(st))});
   }
-
 
   SandboxSpec spec_;
   StatusWriter status_;
@@ -1099,9 +1129,9 @@ class Supervisor {
   bool strace_reaped_ = false;
   int strace_status_ = 0;
   bool catalog_has_packages_ = false;
-  std::string catalog_text_;  // as compiled; Puppet applies a copy
+  std::string catalog_text_;               // as compiled; Puppet applies a copy
   std::vector<std::string> applied_argv_;  // the apply's own arguments (without strace)
-  int lower_fd_ = -1;  // the overlay's lower layer (restore_paths only)
+  int lower_fd_ = -1;                      // the overlay's lower layer (restore_paths only)
 };
 
 }  // namespace
@@ -1113,7 +1143,8 @@ class Supervisor {
 static pid_t StartUserModeNetwork(StatusWriter& status, int host_net) {
   const char* binary = "/usr/bin/slirp4netns";
   if (access(binary, X_OK) != 0) {
-    status.Send(status::Note{"no slirp4netns: the sandbox has no network (apt cannot download packages)"});
+    status.Send(
+        status::Note{"no slirp4netns: the sandbox has no network (apt cannot download packages)"});
     return -1;
   }
   int ready[2], exit_pipe[2];
@@ -1155,7 +1186,7 @@ static pid_t StartUserModeNetwork(StatusWriter& status, int host_net) {
   bool up = poll(&p, 1, 10000) > 0 && read(ready[0], &byte, 1) == 1;
   close(ready[0]);
   status.Send(status::Note{up ? "network: private namespace, outbound through slirp4netns"
-                 : "slirp4netns did not come up: the sandbox has no network"});
+                              : "slirp4netns did not come up: the sandbox has no network"});
   return pid;
 }
 
@@ -1173,9 +1204,10 @@ int RunOnHost(SandboxSpec spec, int status_fd) {
       made.ok()) {
     group.emplace(std::move(*made));
   } else {
-    status.Send(status::Note{fmt::format("no cgroup for the check ({}): processes that leave Puppet's "
-                            "session may outlive it",
-                            std::string(made.status().message()))});
+    status.Send(
+        status::Note{fmt::format("no cgroup for the check ({}): processes that leave Puppet's "
+                                 "session may outlive it",
+                                 std::string(made.status().message()))});
   }
   const pid_t executor = getppid();
   struct sigaction on_end {};
@@ -1231,7 +1263,8 @@ int SandboxMain(const std::string& spec_file, int status_fd) {
   absl::StatusOr<SandboxSpec> spec =
       j.is_discarded() ? absl::InvalidArgumentError("not JSON") : SandboxSpecFromJson(j);
   if (!spec.ok()) {
-    status.Send(status::Error{fmt::format("{}: {}", spec_file, std::string(spec.status().message()))});
+    status.Send(
+        status::Error{fmt::format("{}: {}", spec_file, std::string(spec.status().message()))});
     return 2;
   }
   signal(SIGPIPE, SIG_IGN);
@@ -1244,15 +1277,16 @@ int SandboxMain(const std::string& spec_file, int status_fd) {
     if (made.ok()) {
       memory.emplace(std::move(*made));
     } else {
-      status.Send(status::Note{fmt::format("no memory limit: {}", std::string(made.status().message()))});
+      status.Send(
+          status::Note{fmt::format("no memory limit: {}", std::string(made.status().message()))});
     }
   }
   // Its own mounts, host and domain name, System V IPC, cgroup root and network, then (for
   // the children: PID 1 comes next) its own processes.
   int host_net = open("/proc/self/ns/net", O_RDONLY | O_CLOEXEC);
   if (unshare(CLONE_NEWNS | CLONE_NEWUTS | CLONE_NEWIPC | CLONE_NEWNET) != 0) {
-    status.Send(status::Error{fmt::format("cannot create the sandbox's namespaces (unshare): {}",
-                            std::strerror(errno))});
+    status.Send(status::Error{
+        fmt::format("cannot create the sandbox's namespaces (unshare): {}", std::strerror(errno))});
     return 2;
   }
   // --init systemd: systemd needs a cgroup2 tree of its own. Unless the memory limit's cgroup
@@ -1261,12 +1295,13 @@ int SandboxMain(const std::string& spec_file, int status_fd) {
   // before its cgroup namespace is made, so systemd's tree is rooted there.
   std::optional<SystemdCgroup> systemd_cgroup;
   if (spec->init == "systemd" && !(memory && memory->v2())) {
-    absl::StatusOr<SystemdCgroup> made = SystemdCgroup::Make(
-        spec->work_dir + "/cgroup2", spec->cgroup_name.empty()
-                                         ? fmt::format("fsmove-{}-init", getpid())
-                                         : spec->cgroup_name + "-init");
+    absl::StatusOr<SystemdCgroup> made =
+        SystemdCgroup::Make(spec->work_dir + "/cgroup2",
+                            spec->cgroup_name.empty() ? fmt::format("fsmove-{}-init", getpid())
+                                                      : spec->cgroup_name + "-init");
     if (!made.ok()) {
-      status.Send(status::Error{fmt::format("--init systemd: {}", std::string(made.status().message()))});
+      status.Send(
+          status::Error{fmt::format("--init systemd: {}", std::string(made.status().message()))});
       return 2;
     }
     systemd_cgroup.emplace(std::move(*made));
@@ -1277,7 +1312,7 @@ int SandboxMain(const std::string& spec_file, int status_fd) {
   if (host_net >= 0) close(host_net);
   if (unshare(CLONE_NEWPID) != 0) {
     status.Send(status::Error{fmt::format("cannot create the sandbox's PID namespace (unshare): {}",
-                            std::strerror(errno))});
+                                          std::strerror(errno))});
     return 2;
   }
   // The keeper holds the write end of `alive`: if it died before PID 1 asked to die with it
@@ -1301,14 +1336,15 @@ int SandboxMain(const std::string& spec_file, int status_fd) {
     // PID 1 of the new namespace: when it exits, the kernel kills every process left in it.
     prctl(PR_SET_PDEATHSIG, SIGKILL);
     // Into the memory limit, then a cgroup namespace whose root is that cgroup.
-    if (memory && !memory->Enter()) status.Send(status::Note{"could not enter the memory limit's cgroup"});
+    if (memory && !memory->Enter())
+      status.Send(status::Note{"could not enter the memory limit's cgroup"});
     if (systemd_cgroup && !systemd_cgroup->Enter()) {
       status.Send(status::Error{"--init systemd: could not enter the sandbox's cgroup2 cgroup"});
       _exit(2);
     }
     if (unshare(CLONE_NEWCGROUP) != 0) {
-      status.Send(status::Error{fmt::format("cannot create the sandbox's cgroup namespace: {}",
-                              std::strerror(errno))});
+      status.Send(status::Error{
+          fmt::format("cannot create the sandbox's cgroup namespace: {}", std::strerror(errno))});
       _exit(2);
     }
     close(alive[1]);

@@ -14,10 +14,9 @@ namespace fsmove::exec {
 namespace {
 
 nlohmann::json PathStateToJson(const PathState& p) {
-  return {{"path", p.path},     {"exists", p.exists}, {"type", p.type},
-          {"mode", p.mode},     {"uid", p.uid},       {"gid", p.gid},
-          {"sha256", p.sha256}, {"size", p.size},     {"target", p.target},
-          {"error", p.error},   {"mtime", p.mtime}};
+  return {{"path", p.path},     {"exists", p.exists}, {"type", p.type},     {"mode", p.mode},
+          {"uid", p.uid},       {"gid", p.gid},       {"sha256", p.sha256}, {"size", p.size},
+          {"target", p.target}, {"error", p.error},   {"mtime", p.mtime}};
 }
 
 // Fields absent from the object keep their defaults (an absent path has no mode).
@@ -40,7 +39,8 @@ absl::StatusOr<PathState> PathStateFromJson(std::string_view text) {
     p.error = j.value("error", std::string());
     p.mtime = j.value("mtime", 0.0);
   } catch (const nlohmann::json::exception& e) {
-    return absl::InvalidArgumentError(fmt::format("a probe with a field of the wrong type: {}", e.what()));
+    return absl::InvalidArgumentError(
+        fmt::format("a probe with a field of the wrong type: {}", e.what()));
   }
   return p;
 }
@@ -90,8 +90,10 @@ std::vector<std::string_view> Fields(std::string_view text, size_t n, bool rest_
   std::vector<std::string_view> f;
   size_t start = 0;
   for (;;) {
-    const size_t space = f.size() + 1 == n && rest_last ? std::string_view::npos : text.find(' ', start);
-    f.push_back(text.substr(start, space == std::string_view::npos ? std::string_view::npos : space - start));
+    const size_t space =
+        f.size() + 1 == n && rest_last ? std::string_view::npos : text.find(' ', start);
+    f.push_back(text.substr(
+        start, space == std::string_view::npos ? std::string_view::npos : space - start));
     if (space == std::string_view::npos) break;
     start = space + 1;
   }
@@ -118,7 +120,8 @@ absl::StatusOr<StatusMessage> DecodeStatusMessage(std::string_view line) {
   const std::string_view rest = space == std::string_view::npos ? "" : line.substr(space + 1);
   auto fields = [&](size_t n, bool rest_last) { return Fields(rest, n, rest_last); };
   if (kind == "phase") {
-    if (rest.empty() || rest.find(' ') != std::string_view::npos) return Malformed(line, "a phase is one word");
+    if (rest.empty() || rest.find(' ') != std::string_view::npos)
+      return Malformed(line, "a phase is one word");
     return status::Phase{std::string(rest)};
   }
   if (kind == "compiled") {
@@ -156,8 +159,7 @@ absl::StatusOr<StatusMessage> DecodeStatusMessage(std::string_view line) {
   if (kind == "daemon") {
     status::LeftRunning m;
     auto f = fields(3, true);
-    if (f.empty() || !ParseInt(f[0], &m.daemon.pid) ||
-        !ParseDouble(f[1], &m.daemon.start)) {
+    if (f.empty() || !ParseInt(f[0], &m.daemon.pid) || !ParseDouble(f[1], &m.daemon.start)) {
       return Malformed(line, "daemon PID START COMM");
     }
     m.daemon.comm = std::string(f[2]);

@@ -37,11 +37,12 @@ extern "C" void OnSignal(int sig) { g_signal.store(sig); }
 // sandbox changes what the analysis reads.
 void TakeCatalog(int work_fd, SupervisorReport* r) {
   auto text = base::ReadUntrustedFile(work_fd, kCatalogFile, "the compiled catalog",
-                                         catalog::kMaxCatalogBytes);
+                                      catalog::kMaxCatalogBytes);
   if (text.ok()) {
     r->catalog_text = std::move(*text);
   } else {
-    r->errors.push_back(fmt::format("the compiled catalog: {}", std::string(text.status().message())));
+    r->errors.push_back(
+        fmt::format("the compiled catalog: {}", std::string(text.status().message())));
   }
   unlinkat(work_fd, kCatalogFile, 0);
 }
@@ -137,17 +138,16 @@ absl::StatusOr<std::unique_ptr<SupervisorWatch>> SupervisorWatch::Start(
   spawn.new_session = true;
   spawn.death_signal = SIGKILL;
   spawn.inherit_fd = status_pipe[1];
-  absl::StatusOr<pid_t> keeper =
-      Spawn({"/proc/self/exe", "__sandbox", watch->options_.spec_path, std::to_string(status_pipe[1])},
-            spawn);
+  absl::StatusOr<pid_t> keeper = Spawn(
+      {"/proc/self/exe", "__sandbox", watch->options_.spec_path, std::to_string(status_pipe[1])},
+      spawn);
   close(status_pipe[1]);
   if (!keeper.ok()) {
     close(status_pipe[0]);
     return keeper.status();
   }
-  watch->thread_ = std::thread([w = watch.get(), fd = status_pipe[0], pid = *keeper] {
-    w->Watch(fd, pid);
-  });
+  watch->thread_ =
+      std::thread([w = watch.get(), fd = status_pipe[0], pid = *keeper] { w->Watch(fd, pid); });
   return watch;
 }
 

@@ -78,8 +78,8 @@ absl::StatusOr<ResolvedTarget> ResolveTarget(const TargetRequest& request) {
   } else {
     fs::path p = request.path;
     if (!fs::exists(p, ec)) {
-      return absl::NotFoundError(fmt::format("{}: no such module directory or manifest",
-                                             request.path));
+      return absl::NotFoundError(
+          fmt::format("{}: no such module directory or manifest", request.path));
     }
     fs::path abs = fs::canonical(p, ec);
     if (ec) return absl::InvalidArgumentError(fmt::format("{}: {}", request.path, ec.message()));
@@ -108,8 +108,8 @@ absl::StatusOr<ResolvedTarget> ResolveTarget(const TargetRequest& request) {
       t.input_paths.push_back(t.link_module ? t.module_dir : abs.parent_path().string());
     } else if (fs::is_regular_file(abs, ec)) {
       if (abs.extension() != ".pp") {
-        return absl::InvalidArgumentError(fmt::format(
-            "{}: not a Puppet manifest (.pp) or a module directory", request.path));
+        return absl::InvalidArgumentError(
+            fmt::format("{}: not a Puppet manifest (.pp) or a module directory", request.path));
       }
       t.kind = ResolvedTarget::Kind::kManifest;
       t.display = request.path;

@@ -10,23 +10,40 @@ namespace fsmove::fstrace {
 
 std::string_view OpName(Op op) {
   switch (op) {
-    case Op::kHPath: return "hpath";
-    case Op::kHPathSym: return "hpathsym";
-    case Op::kNewFd: return "newfd";
-    case Op::kDelFd: return "delfd";
-    case Op::kDupFd: return "dupfd";
-    case Op::kSetCloexec: return "setcloexec";
-    case Op::kCloseRange: return "closerange";
-    case Op::kSetCwd: return "setcwd";
-    case Op::kSetRoot: return "setroot";
-    case Op::kNewProc: return "newproc";
-    case Op::kExec: return "exec";
-    case Op::kRename: return "rename";
-    case Op::kLink: return "link";
-    case Op::kSymlink: return "symlink";
-    case Op::kLearnSymlink: return "learnsymlink";
-    case Op::kUnshare: return "unshare";
-    case Op::kNop: return "nop";
+    case Op::kHPath:
+      return "hpath";
+    case Op::kHPathSym:
+      return "hpathsym";
+    case Op::kNewFd:
+      return "newfd";
+    case Op::kDelFd:
+      return "delfd";
+    case Op::kDupFd:
+      return "dupfd";
+    case Op::kSetCloexec:
+      return "setcloexec";
+    case Op::kCloseRange:
+      return "closerange";
+    case Op::kSetCwd:
+      return "setcwd";
+    case Op::kSetRoot:
+      return "setroot";
+    case Op::kNewProc:
+      return "newproc";
+    case Op::kExec:
+      return "exec";
+    case Op::kRename:
+      return "rename";
+    case Op::kLink:
+      return "link";
+    case Op::kSymlink:
+      return "symlink";
+    case Op::kLearnSymlink:
+      return "learnsymlink";
+    case Op::kUnshare:
+      return "unshare";
+    case Op::kNop:
+      return "nop";
   }
   return "?";
 }

@@ -12,10 +12,10 @@ namespace fsmove::fstrace {
 using strace::FlagName;
 
 const FlagName kOpenFlagNames[] = {
-    {"O_RDONLY", 0},           {"O_WRONLY", kOWronly},     {"O_RDWR", kORdwr},
-    {"O_CREAT", kOCreat},      {"O_EXCL", kOExcl},         {"O_TRUNC", kOTrunc},
-    {"O_APPEND", kOAppend},    {"O_DIRECTORY", kODirectory}, {"O_NOFOLLOW", kONofollow},
-    {"O_CLOEXEC", kOCloexec},  {"O_PATH", kOPath},         {"O_TMPFILE", kOTmpfile | kODirectory},
+    {"O_RDONLY", 0},          {"O_WRONLY", kOWronly},       {"O_RDWR", kORdwr},
+    {"O_CREAT", kOCreat},     {"O_EXCL", kOExcl},           {"O_TRUNC", kOTrunc},
+    {"O_APPEND", kOAppend},   {"O_DIRECTORY", kODirectory}, {"O_NOFOLLOW", kONofollow},
+    {"O_CLOEXEC", kOCloexec}, {"O_PATH", kOPath},           {"O_TMPFILE", kOTmpfile | kODirectory},
 };
 const size_t kOpenFlagNameCount = std::size(kOpenFlagNames);
 
@@ -33,8 +33,12 @@ constexpr uint64_t kRenameExchange = 2;
 const FlagName kRenameFlagNames[] = {
     {"RENAME_NOREPLACE", 1}, {"RENAME_EXCHANGE", kRenameExchange}, {"RENAME_WHITEOUT", 4}};
 const FlagName kCloneFlagNames[] = {
-    {"CLONE_VM", 0x100},          {"CLONE_FS", kCloneFs},      {"CLONE_FILES", kCloneFiles},
-    {"CLONE_SIGHAND", 0x800},     {"CLONE_VFORK", 0x4000},     {"CLONE_PARENT", 0x8000},
+    {"CLONE_VM", 0x100},
+    {"CLONE_FS", kCloneFs},
+    {"CLONE_FILES", kCloneFiles},
+    {"CLONE_SIGHAND", 0x800},
+    {"CLONE_VFORK", 0x4000},
+    {"CLONE_PARENT", 0x8000},
     {"CLONE_THREAD", kCloneThread},
 };
 constexpr uint64_t kCloseRangeUnshare = 2, kCloseRangeCloexec = 4;
@@ -66,16 +70,15 @@ void OpenLike(Lowerer& l, int dirfd, size_t path_i, uint64_t flags) {
   l.NewFd(dirfd, path, static_cast<int>(l.ret()), Has(flags, kOCloexec), follow, false);
 }
 
-uint64_t OpenFlags(Lowerer& l, size_t i) {
-  return l.Flags(i, kOpenFlagNames, kOpenFlagNameCount);
-}
+uint64_t OpenFlags(Lowerer& l, size_t i) { return l.Flags(i, kOpenFlagNames, kOpenFlagNameCount); }
 uint64_t AtFlags(Lowerer& l, size_t i) { return l.Flags(i, kAtFlagNames, std::size(kAtFlagNames)); }
 uint64_t RenameFlags(Lowerer& l, size_t i) {
   return l.Flags(i, kRenameFlagNames, std::size(kRenameFlagNames));
 }
 
 // A path effect through (dirfd, path) honouring AT_SYMLINK_NOFOLLOW and AT_EMPTY_PATH.
-void AtPath(Lowerer& l, int dirfd, size_t path_i, Effect e, uint64_t at_flags, bool follow_default) {
+void AtPath(Lowerer& l, int dirfd, size_t path_i, Effect e, uint64_t at_flags,
+            bool follow_default) {
   std::string_view path;
   if (!l.Str(path_i, &path)) return;
   bool follow = follow_default && !Has(at_flags, kAtSymlinkNofollow);
@@ -179,7 +182,7 @@ void Nop(Lowerer&) {}
 void Openat2(Lowerer& l) {
   OpenLike(l, l.Fd(0), 1,
            strace::ParseFlags(strace::StructField(l.args()[2], "flags"), kOpenFlagNames,
-                             kOpenFlagNameCount));
+                              kOpenFlagNameCount));
 }
 
 // utimensat(fd, NULL, ...) touches the object fd refers to.
@@ -239,7 +242,7 @@ void Unshare(Lowerer& l) {
   l.Emit(make::Unshare(l.Flags(0, kCloneFlagNames, std::size(kCloneFlagNames))));
 }
 
-#define L(...) [](Lowerer & l) { __VA_ARGS__; }
+#define L(...) [](Lowerer& l) { __VA_ARGS__; }
 constexpr uint8_t kC = kConsumeOnly;
 
 const SyscallSpec kTable[] = {
@@ -356,47 +359,186 @@ const SyscallSpec kTable[] = {
 
 // Calls reviewed to have no effect on names, descriptors, working directories or processes.
 constexpr std::string_view kNoEffectCalls[] = {
-    "read", "readv", "pread64", "preadv", "preadv2", "pwrite64", "pwritev", "pwritev2", "lseek",
-    "_llseek", "mmap", "mmap2", "munmap", "mprotect", "mremap", "madvise", "mlock", "munlock",
-    "mlockall", "munlockall", "mincore", "msync", "brk", "rt_sigaction", "rt_sigprocmask",
-    "rt_sigreturn", "rt_sigsuspend", "rt_sigtimedwait", "rt_sigqueueinfo", "sigaltstack", "ioctl",
-    "getpid", "getppid", "gettid", "getuid", "geteuid", "getgid", "getegid", "getresuid",
-    "getresgid", "getgroups", "setuid", "setgid", "setreuid", "setregid", "setresuid", "setresgid",
-    "setgroups", "setfsuid", "setfsgid", "setsid", "setpgid", "getpgrp", "getpgid", "getsid",
-    "uname", "sysinfo", "getrlimit", "setrlimit", "prlimit64", "getrusage", "times", "arch_prctl",
-    "set_tid_address", "set_robust_list", "get_robust_list", "rseq", "futex", "futex_waitv",
-    "nanosleep", "clock_nanosleep", "clock_gettime", "clock_getres", "gettimeofday", "time",
-    "sched_yield", "sched_getaffinity", "sched_setaffinity", "sched_getparam",
-    "sched_getscheduler", "sched_setscheduler", "sched_get_priority_min",
-    "sched_get_priority_max", "getrandom", "poll", "ppoll", "select", "pselect6", "epoll_wait",
-    "epoll_pwait", "epoll_pwait2", "epoll_ctl", "wait4", "waitid", "kill", "tkill", "tgkill",
-    "exit", "exit_group", "restart_syscall", "umask", "fstat", "fstat64", "fstatfs", "fstatfs64",
-    "getdents", "getdents64", "fsync", "fdatasync", "sync", "syncfs", "fadvise64", "flock",
-    "connect", "bind", "listen", "sendto", "recvfrom", "sendmsg", "recvmsg", "sendmmsg",
-    "recvmmsg", "shutdown", "getsockname", "getpeername", "setsockopt", "getsockopt", "alarm",
-    "pause", "capget", "capset", "prctl", "personality", "membarrier", "getpriority",
-    "setpriority", "getcpu", "timer_create", "timer_settime", "timer_gettime", "timer_delete",
-    "timer_getoverrun", "timerfd_settime", "timerfd_gettime", "setitimer", "getitimer",
-    "sendfile", "splice", "tee", "copy_file_range", "sync_file_range", "inotify_add_watch", "inotify_rm_watch",
-    "ioprio_get", "ioprio_set", "fgetxattr", "flistxattr", "pidfd_send_signal",
-    "mbind", "get_mempolicy", "set_mempolicy", "io_uring_enter", "io_uring_register",
+    "read",
+    "readv",
+    "pread64",
+    "preadv",
+    "preadv2",
+    "pwrite64",
+    "pwritev",
+    "pwritev2",
+    "lseek",
+    "_llseek",
+    "mmap",
+    "mmap2",
+    "munmap",
+    "mprotect",
+    "mremap",
+    "madvise",
+    "mlock",
+    "munlock",
+    "mlockall",
+    "munlockall",
+    "mincore",
+    "msync",
+    "brk",
+    "rt_sigaction",
+    "rt_sigprocmask",
+    "rt_sigreturn",
+    "rt_sigsuspend",
+    "rt_sigtimedwait",
+    "rt_sigqueueinfo",
+    "sigaltstack",
+    "ioctl",
+    "getpid",
+    "getppid",
+    "gettid",
+    "getuid",
+    "geteuid",
+    "getgid",
+    "getegid",
+    "getresuid",
+    "getresgid",
+    "getgroups",
+    "setuid",
+    "setgid",
+    "setreuid",
+    "setregid",
+    "setresuid",
+    "setresgid",
+    "setgroups",
+    "setfsuid",
+    "setfsgid",
+    "setsid",
+    "setpgid",
+    "getpgrp",
+    "getpgid",
+    "getsid",
+    "uname",
+    "sysinfo",
+    "getrlimit",
+    "setrlimit",
+    "prlimit64",
+    "getrusage",
+    "times",
+    "arch_prctl",
+    "set_tid_address",
+    "set_robust_list",
+    "get_robust_list",
+    "rseq",
+    "futex",
+    "futex_waitv",
+    "nanosleep",
+    "clock_nanosleep",
+    "clock_gettime",
+    "clock_getres",
+    "gettimeofday",
+    "time",
+    "sched_yield",
+    "sched_getaffinity",
+    "sched_setaffinity",
+    "sched_getparam",
+    "sched_getscheduler",
+    "sched_setscheduler",
+    "sched_get_priority_min",
+    "sched_get_priority_max",
+    "getrandom",
+    "poll",
+    "ppoll",
+    "select",
+    "pselect6",
+    "epoll_wait",
+    "epoll_pwait",
+    "epoll_pwait2",
+    "epoll_ctl",
+    "wait4",
+    "waitid",
+    "kill",
+    "tkill",
+    "tgkill",
+    "exit",
+    "exit_group",
+    "restart_syscall",
+    "umask",
+    "fstat",
+    "fstat64",
+    "fstatfs",
+    "fstatfs64",
+    "getdents",
+    "getdents64",
+    "fsync",
+    "fdatasync",
+    "sync",
+    "syncfs",
+    "fadvise64",
+    "flock",
+    "connect",
+    "bind",
+    "listen",
+    "sendto",
+    "recvfrom",
+    "sendmsg",
+    "recvmsg",
+    "sendmmsg",
+    "recvmmsg",
+    "shutdown",
+    "getsockname",
+    "getpeername",
+    "setsockopt",
+    "getsockopt",
+    "alarm",
+    "pause",
+    "capget",
+    "capset",
+    "prctl",
+    "personality",
+    "membarrier",
+    "getpriority",
+    "setpriority",
+    "getcpu",
+    "timer_create",
+    "timer_settime",
+    "timer_gettime",
+    "timer_delete",
+    "timer_getoverrun",
+    "timerfd_settime",
+    "timerfd_gettime",
+    "setitimer",
+    "getitimer",
+    "sendfile",
+    "splice",
+    "tee",
+    "copy_file_range",
+    "sync_file_range",
+    "inotify_add_watch",
+    "inotify_rm_watch",
+    "ioprio_get",
+    "ioprio_set",
+    "fgetxattr",
+    "flistxattr",
+    "pidfd_send_signal",
+    "mbind",
+    "get_mempolicy",
+    "set_mempolicy",
+    "io_uring_enter",
+    "io_uring_register",
 };
 
 // Calls whose path effect is a lookup (no content read) or a metadata change.
 constexpr std::string_view kLookupCalls[] = {
-    "stat",    "stat64",    "lstat",      "lstat64",  "newfstatat", "fstatat64",  "statx",
-    "access",  "faccessat", "faccessat2", "statfs",   "statfs64",   "getxattr",   "lgetxattr",
-    "listxattr", "llistxattr", "readlink", "readlinkat"};
+    "stat",     "stat64",    "lstat",     "lstat64",    "newfstatat", "fstatat64",
+    "statx",    "access",    "faccessat", "faccessat2", "statfs",     "statfs64",
+    "getxattr", "lgetxattr", "listxattr", "llistxattr", "readlink",   "readlinkat"};
 constexpr std::string_view kMetadataCalls[] = {
-    "chmod",   "fchmod",   "fchmodat",  "fchmodat2", "chown",     "lchown",       "fchown",
-    "fchownat", "utime",   "utimes",    "futimesat", "utimensat", "setxattr",     "lsetxattr",
-    "fsetxattr", "removexattr", "lremovexattr", "fremovexattr"};
+    "chmod",    "fchmod",    "fchmodat",  "fchmodat2",   "chown",        "lchown",
+    "fchown",   "fchownat",  "utime",     "utimes",      "futimesat",    "utimensat",
+    "setxattr", "lsetxattr", "fsetxattr", "removexattr", "lremovexattr", "fremovexattr"};
 
 // Name -> spec index on every line of a trace: a perfect hash. The seed of a short
 // multiplicative hash of the name is chosen at start-up so that no two names of the table
 // share a slot; a lookup is then one hash, one probe and one compare (an unknown name
-// probes on to an empty slot, almost always the next: the table is 3% full). A general-purpose string hash here cost a quarter of the
-// analysis of an unfiltered trace (perf).
+// probes on to an empty slot, almost always the next: the table is 3% full). A general-purpose
+// string hash here cost a quarter of the analysis of an unfiltered trace (perf).
 class NameDispatch {
  public:
   void Build(const std::vector<SyscallSpec>& specs) {
@@ -445,7 +587,8 @@ class NameDispatch {
       first = f;
       last = l;
     } else {
-      for (size_t i = 0; i < n; ++i) first |= uint64_t{static_cast<unsigned char>(name[i])} << (8 * i);
+      for (size_t i = 0; i < n; ++i)
+        first |= uint64_t{static_cast<unsigned char>(name[i])} << (8 * i);
     }
     const uint64_t h = (first ^ seed_) * 0x9E3779B97F4A7C15ull + (last ^ n) * 0xC2B2AE3D27D4EB4Full;
     return static_cast<size_t>(h >> (64 - kBits));  // the well-mixed high bits
@@ -478,7 +621,7 @@ struct Registry {
   std::vector<SyscallSpec> specs;
   absl::flat_hash_map<absl::string_view, uint16_t> index;
   NameDispatch dispatch;
-  std::vector<bool> lookup, metadata;                     // per index
+  std::vector<bool> lookup, metadata;  // per index
   Registry() {
     specs.push_back({"?", Nop, kNoEffect});  // index 0: unknown
     for (const SyscallSpec& s : kTable) specs.push_back(s);
@@ -612,9 +755,7 @@ void Lowerer::NewFd(int dirfd, std::string_view path, int fd, bool cloexec, bool
   Emit(make::NewFd(dirfd, path, fd, cloexec, follow, tmpfile));
 }
 
-void Lowerer::AnonFd(int fd, bool cloexec) {
-  Emit(make::AnonFd(fd, cloexec));
-}
+void Lowerer::AnonFd(int fd, bool cloexec) { Emit(make::AnonFd(fd, cloexec)); }
 
 void Lowerer::Emit(const Construct& c) {
   if (failed_ && c.op != Op::kHPath && c.op != Op::kHPathSym) return;

@@ -6,12 +6,12 @@
 #include <ostream>
 
 #include "absl/strings/str_cat.h"
+#include "fsmove/base/output_file.h"
 #include "fsmove/gating/suppressions.h"
 #include "fsmove/graph/dependency_graph.h"
 #include "fsmove/graph/puppet_graph.h"
 #include "fsmove/report/json_output.h"
 #include "fsmove/report/junit.h"
-#include "fsmove/base/output_file.h"
 #include "fsmove/report/sarif.h"
 #include "fsmove/report/source_root.h"
 #include "fsmove/report/terminal_text.h"

@@ -169,8 +169,8 @@ void WriteAnalysisText(std::ostream& out, const std::string& trace_name,
                  relations.ordering, blocks);
   WriteRelations(out, "Notification relations (first must notify the service)", "~>",
                  relations.notification, blocks);
-  WriteRelations(out, "Write-write pairs (both produce the same path)", "<>",
-                 relations.write_write, blocks);
+  WriteRelations(out, "Write-write pairs (both produce the same path)", "<>", relations.write_write,
+                 blocks);
 }
 
 }  // namespace fsmove::report

@@ -1,10 +1,10 @@
 // Text and JSON reports of the checker's findings; see findings_report.h.
-#include "fsmove/report/terminal_text.h"
 #include "fsmove/report/findings_report.h"
 
 #include "fmt/format.h"
 #include "fsmove/base/sha256.h"
 #include "fsmove/fstrace/lowering.h"
+#include "fsmove/report/terminal_text.h"
 
 namespace fsmove::report {
 namespace {
@@ -77,8 +77,7 @@ void WriteRunText(std::ostream& out, const RunSummary& run) {
   if (!run.root.empty()) out << ", root " << TerminalSafe(run.root);
   if (!run.puppet_version.empty()) out << ", Puppet " << TerminalSafe(run.puppet_version);
   if (run.init == "systemd") out << ", systemd as PID 1";
-  out << "), compiled in "
-      << fmt::format("{:.1f}", run.compile_seconds) << " s, applied in "
+  out << "), compiled in " << fmt::format("{:.1f}", run.compile_seconds) << " s, applied in "
       << fmt::format("{:.1f}", run.apply_seconds) << " s, puppet exit code "
       << run.puppet_exit_code;
   if (run.timed_out) out << " (" << run.WhyUnfinished() << ")";
@@ -106,9 +105,9 @@ void WriteRunText(std::ostream& out, const RunSummary& run) {
 nlohmann::json RunToJson(const RunSummary& run) {
   nlohmann::json failed = nlohmann::json::array();
   for (const auto& f : run.failed) {
-    failed.push_back({{"resource", f.resource.empty() ? nlohmann::json(nullptr)
-                                                      : nlohmann::json(f.resource)},
-                      {"message", f.message}});
+    failed.push_back(
+        {{"resource", f.resource.empty() ? nlohmann::json(nullptr) : nlohmann::json(f.resource)},
+         {"message", f.message}});
   }
   return {{"target", run.target},
           {"sandbox", run.sandbox},
@@ -161,7 +160,8 @@ const std::vector<NotIdempotent>& FindingsContext::not_idempotent() const {
   return run != nullptr ? run->idempotence.resources : kNone;
 }
 
-const catalog::Resource* NotIdempotentResource(const NotIdempotent& n, const catalog::Catalog& cat) {
+const catalog::Resource* NotIdempotentResource(const NotIdempotent& n,
+                                               const catalog::Catalog& cat) {
   std::optional<catalog::ResourceId> id = cat.ResolveRef(n.resource);
   return id ? &cat.resource(*id) : nullptr;
 }
@@ -180,25 +180,35 @@ std::string NotIdempotentFix(const NotIdempotent& n, const catalog::Catalog& cat
   const std::string ref = r != nullptr ? checker::PuppetReference(*r) : n.resource;
   const std::string type = r != nullptr ? r->type : n.resource.substr(0, n.resource.find('['));
   if (n.behaviour == "fails-on-reapply") {
-    return fmt::format("make {} succeed on a machine it already configured (a second apply "
-                       "must find nothing to do)", ref);
+    return fmt::format(
+        "make {} succeed on a machine it already configured (a second apply "
+        "must find nothing to do)",
+        ref);
   }
   if (n.behaviour == "converged-on-third-apply") {
-    return fmt::format("make {} reach its final state in one apply: what it depends on changes "
-                       "after it (an ordering or a value computed before a change)", ref);
+    return fmt::format(
+        "make {} reach its final state in one apply: what it depends on changes "
+        "after it (an ordering or a value computed before a change)",
+        ref);
   }
   if (type == "Exec") {
-    return fmt::format("give {} a guard so that it runs only when needed: `creates`, `unless`, "
-                       "`onlyif`, or `refreshonly => true` with a subscription", ref);
+    return fmt::format(
+        "give {} a guard so that it runs only when needed: `creates`, `unless`, "
+        "`onlyif`, or `refreshonly => true` with a subscription",
+        ref);
   }
   if (type == "File") {
-    return fmt::format("make {}'s desired state constant: a content that embeds the time or "
-                       "random data, or an owner, group or mode the system changes back, makes "
-                       "every apply change it", ref);
+    return fmt::format(
+        "make {}'s desired state constant: a content that embeds the time or "
+        "random data, or an owner, group or mode the system changes back, makes "
+        "every apply change it",
+        ref);
   }
-  return fmt::format("make {}'s desired state one that Puppet finds already in place after "
-                     "it applied it (a value its provider normalises differently, or one "
-                     "something else changes back)", ref);
+  return fmt::format(
+      "make {}'s desired state one that Puppet finds already in place after "
+      "it applied it (a value its provider normalises differently, or one "
+      "something else changes back)",
+      ref);
 }
 
 std::string NotIdempotentFingerprint(const NotIdempotent& n) {
@@ -237,7 +247,10 @@ void WriteFindingText(std::ostream& out, const checker::Finding& f, const catalo
   out << "\n"
       << (mor_kind ? "Missing ordering relationship" : "Missing notifier") << " ("
       << checker::FaultKindName(f.kind) << ")"
-      << (conf.confirmed ? " CONFIRMED" : conf.attempted ? " (not confirmed)" : "") << "\n";
+      << (conf.confirmed   ? " CONFIRMED"
+          : conf.attempted ? " (not confirmed)"
+                           : "")
+      << "\n";
   // At the user's declaration (the defined-type instance holding the resource), naming the
   // resource inside it when they differ.
   auto declared = [&](catalog::ResourceId id, catalog::ResourceId declaration) {
@@ -254,8 +267,8 @@ void WriteFindingText(std::ostream& out, const checker::Finding& f, const catalo
     out << "  low confidence: the evidence is only lookups or metadata\n";
   }
   if (!f.instances.empty()) {
-    out << "  and " << f.instances.size() << " more instance" << (f.instances.size() == 1 ? "" : "s")
-        << " of the same code:";
+    out << "  and " << f.instances.size() << " more instance"
+        << (f.instances.size() == 1 ? "" : "s") << " of the same code:";
     for (const auto& [s, t] : f.instances) {
       out << " " << TerminalSafe(cat.resource(s).ref) << (mor_kind ? " -> " : " ~> ")
           << TerminalSafe(cat.resource(t).ref) << ";";
@@ -265,7 +278,8 @@ void WriteFindingText(std::ostream& out, const checker::Finding& f, const catalo
   if (!f.also_fixes.empty()) {
     out << "  the fix also orders (through edges already there):";
     for (const auto& [s, t] : f.also_fixes) {
-      out << " " << TerminalSafe(cat.resource(s).ref) << " -> " << TerminalSafe(cat.resource(t).ref) << ";";
+      out << " " << TerminalSafe(cat.resource(s).ref) << " -> " << TerminalSafe(cat.resource(t).ref)
+          << ";";
     }
     out << "\n";
   }
@@ -288,7 +302,8 @@ void WriteFindingText(std::ostream& out, const checker::Finding& f, const catalo
       }
       out << "    - " << text << "\n";
     }
-    if (!conf.kept.empty()) out << "    (its catalog and Puppet's log: " << TerminalSafe(conf.kept) << ")\n";
+    if (!conf.kept.empty())
+      out << "    (its catalog and Puppet's log: " << TerminalSafe(conf.kept) << ")\n";
   }
   out << "  fix: " << TerminalSafe(f.fix) << "\n";
   if (suppression != nullptr) {
@@ -297,7 +312,8 @@ void WriteFindingText(std::ostream& out, const checker::Finding& f, const catalo
   }
 }
 
-void WriteNotIdempotentText(std::ostream& out, const NotIdempotent& n, const catalog::Catalog& cat) {
+void WriteNotIdempotentText(std::ostream& out, const NotIdempotent& n,
+                            const catalog::Catalog& cat) {
   const catalog::Resource* r = NotIdempotentResource(n, cat);
   out << "\nNot idempotent (NI)\n";
   out << "  " << (r != nullptr ? Declared(*r) : TerminalSafe(n.resource)) << ": "
@@ -323,7 +339,8 @@ void WriteFindingsText(std::ostream& out, const FindingsContext& c) {
   if (c.run != nullptr) WriteRunText(out, *c.run);
   out << SummaryLine(c.trace_name, *c.analyzer) << "\n";
   for (const auto& u : c.analyzer->stats().unparsed_examples) {
-    out << "  unparsed line " << u.line << " (" << u.reason << "): " << TerminalSafe(u.text) << "\n";
+    out << "  unparsed line " << u.line << " (" << u.reason << "): " << TerminalSafe(u.text)
+        << "\n";
   }
   size_t mor = 0, mn = 0, hidden = 0, confirmed = 0;
   for (size_t i = 0; i < r.findings.size(); ++i) {
@@ -356,7 +373,8 @@ void WriteFindingsText(std::ostream& out, const FindingsContext& c) {
         << ", which was not kept: run with --save-trace FILE to keep it.\n";
   }
   if (sup != nullptr && sup->suppressed() > 0) {
-    out << "\n" << sup->suppressed() << " suppressed finding" << (sup->suppressed() == 1 ? "" : "s")
+    out << "\n"
+        << sup->suppressed() << " suppressed finding" << (sup->suppressed() == 1 ? "" : "s")
         << " (";
     if (sup->by_baseline > 0) out << sup->by_baseline << " in baseline " << sup->baseline_name;
     if (sup->by_baseline > 0 && sup->by_pair > 0) out << ", ";
@@ -365,13 +383,15 @@ void WriteFindingsText(std::ostream& out, const FindingsContext& c) {
     for (size_t i = 0; i < r.findings.size() && !c.show_suppressed; ++i) {
       if (!c.IsSuppressed(i)) continue;
       const checker::Finding& f = r.findings[i];
-      out << "  " << checker::FaultKindName(f.kind) << " " << TerminalSafe(cat.resource(f.source).ref) << " -> "
-          << TerminalSafe(cat.resource(f.target).ref) << " [" << f.fingerprint << "]: "
-          << sup->findings[i].justification << "\n";
+      out << "  " << checker::FaultKindName(f.kind) << " "
+          << TerminalSafe(cat.resource(f.source).ref) << " -> "
+          << TerminalSafe(cat.resource(f.target).ref) << " [" << f.fingerprint
+          << "]: " << sup->findings[i].justification << "\n";
     }
   }
   if (sup != nullptr && !sup->absent.empty()) {
-    out << "\n" << sup->absent.size() << " baseline finding" << (sup->absent.size() == 1 ? "" : "s")
+    out << "\n"
+        << sup->absent.size() << " baseline finding" << (sup->absent.size() == 1 ? "" : "s")
         << " no longer found (fixed, or changed: refresh " << sup->baseline_name
         << " with --write-baseline):\n";
     for (const gating::BaselineEntry& e : sup->absent) {
@@ -380,10 +400,8 @@ void WriteFindingsText(std::ostream& out, const FindingsContext& c) {
                               : e.rule == checker::FaultRuleId(checker::FaultKind::kMissingNotifier)
                                   ? checker::FaultKindName(checker::FaultKind::kMissingNotifier)
                                   : std::string_view("?");
-      out << "  " << kind << " "
-          << (e.source.empty() ? "?" : TerminalSafe(e.source)) << " -> "
-          << (e.target.empty() ? "?" : TerminalSafe(e.target))
-          << " [" << e.fingerprint << "]\n";
+      out << "  " << kind << " " << (e.source.empty() ? "?" : TerminalSafe(e.source)) << " -> "
+          << (e.target.empty() ? "?" : TerminalSafe(e.target)) << " [" << e.fingerprint << "]\n";
     }
   }
   if (!r.stats.unknown_blocks.empty()) {
@@ -403,7 +421,8 @@ void WriteFindingsText(std::ostream& out, const FindingsContext& c) {
     out << "\nGraph: the catalog's relationships and autorequires, plus " << puppet
         << " relationship" << (puppet == 1 ? "" : "s") << " Puppet logged adding itself\n";
   }
-  out << "\n" << mor << " missing ordering relationship" << (mor == 1 ? "" : "s") << ", " << mn
+  out << "\n"
+      << mor << " missing ordering relationship" << (mor == 1 ? "" : "s") << ", " << mn
       << " missing notifier" << (mn == 1 ? "" : "s");
   if (c.run != nullptr && c.run->confirm) out << " (" << confirmed << " confirmed by a replay)";
   if (c.run != nullptr && c.run->idempotence.checked) {
@@ -419,11 +438,13 @@ void WriteFindingsText(std::ostream& out, const FindingsContext& c) {
 
 namespace {
 
-nlohmann::json PairsJson(const std::vector<std::pair<catalog::ResourceId, catalog::ResourceId>>& pairs,
-                         const catalog::Catalog& cat) {
+nlohmann::json PairsJson(
+    const std::vector<std::pair<catalog::ResourceId, catalog::ResourceId>>& pairs,
+    const catalog::Catalog& cat) {
   nlohmann::json list = nlohmann::json::array();
   for (const auto& [s, t] : pairs) {
-    list.push_back({{"source", ResourceJson(cat.resource(s))}, {"target", ResourceJson(cat.resource(t))}});
+    list.push_back(
+        {{"source", ResourceJson(cat.resource(s))}, {"target", ResourceJson(cat.resource(t))}});
   }
   return list;
 }
@@ -454,8 +475,9 @@ nlohmann::json FaultJson(const checker::Finding& f, const catalog::Catalog& cat)
           {"write_write", f.write_write},
           {"applied_in_reverse", f.applied_in_reverse},
           {"confidence", std::string(checker::ConfidenceName(f.confidence))},
-          {"declarations", {{"source", cat.resource(f.source_declaration).ref},
-                            {"target", cat.resource(f.target_declaration).ref}}},
+          {"declarations",
+           {{"source", cat.resource(f.source_declaration).ref},
+            {"target", cat.resource(f.target_declaration).ref}}},
           {"instances", PairsJson(f.instances, cat)},
           {"also_fixes", PairsJson(f.also_fixes, cat)},
           {"paths", paths},
@@ -468,10 +490,9 @@ nlohmann::json FaultJson(const checker::Finding& f, const catalog::Catalog& cat)
 
 nlohmann::json NotIdempotentJson(const NotIdempotent& n, const catalog::Catalog& cat) {
   const catalog::Resource* r = NotIdempotentResource(n, cat);
-  nlohmann::json source = r != nullptr ? ResourceJson(*r)
-                                       : nlohmann::json{{"resource", n.resource},
-                                                        {"file", nullptr},
-                                                        {"line", nullptr}};
+  nlohmann::json source =
+      r != nullptr ? ResourceJson(*r)
+                   : nlohmann::json{{"resource", n.resource}, {"file", nullptr}, {"line", nullptr}};
   return {{"kind", "NI"},
           {"rule", "not-idempotent"},
           {"fingerprint", NotIdempotentFingerprint(n)},
@@ -516,7 +537,8 @@ nlohmann::json FindingsToJson(const FindingsContext& c) {
   j["faults"] = faults;
   j["suppressed"] = suppressed;
   j["summary"] = {{"MOR", mor}, {"MN", mn}, {"suppressed", suppressed.size()}};
-  if (c.run != nullptr && c.run->idempotence.checked) j["summary"]["NI"] = c.not_idempotent().size();
+  if (c.run != nullptr && c.run->idempotence.checked)
+    j["summary"]["NI"] = c.not_idempotent().size();
   if (c.run != nullptr && c.run->confirm) j["summary"]["confirmed"] = confirmed;
   if (sup != nullptr && sup->has_baseline()) {
     nlohmann::json absent = nlohmann::json::array();
@@ -537,7 +559,8 @@ nlohmann::json FindingsToJson(const FindingsContext& c) {
                       {"check", c.seconds.check}};
   const checker::CheckStats& s = r.stats;
   nlohmann::json unknown = nlohmann::json::array();
-  for (const auto& u : s.unknown_blocks) unknown.push_back({{"resource", u.ref}, {"source", u.source}});
+  for (const auto& u : s.unknown_blocks)
+    unknown.push_back({{"resource", u.ref}, {"source", u.source}});
   stats["check"] = {{"blocks_in_catalog", s.blocks_in_catalog},
                     {"blocks_generated", s.blocks_generated},
                     {"blocks_not_in_catalog", unknown},
@@ -556,7 +579,8 @@ nlohmann::json FindingsToJson(const FindingsContext& c) {
                     {"ignored_accesses", s.ignored_accesses}};
   j["stats"] = stats;
   nlohmann::json warnings = nlohmann::json::array();
-  for (const auto& w : cat.warnings()) warnings.push_back({{"pointer", w.json_pointer}, {"message", w.message}});
+  for (const auto& w : cat.warnings())
+    warnings.push_back({{"pointer", w.json_pointer}, {"message", w.message}});
   for (const auto& cycle : c.graph->cycles()) {
     warnings.push_back({{"message", "dependency cycle"}, {"cycle", cycle.path}});
   }

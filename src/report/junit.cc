@@ -57,7 +57,7 @@ std::string FindingBlock(const checker::Finding& f, const catalog::Catalog& cat,
   std::string text = fmt::format(
       "{} ({}): {}{} {} {}{}\n",
       f.kind == checker::FaultKind::kMissingOrdering ? "Missing ordering relationship"
-                                                   : "Missing notifier",
+                                                     : "Missing notifier",
       checker::FaultRuleId(f.kind), src.ref, where(src),
       f.kind == checker::FaultKind::kMissingOrdering ? "must be applied before" : "must notify",
       dst.ref, where(dst));

@@ -77,7 +77,9 @@ constexpr RuleText kRules[] = {
 };
 constexpr int kNotIdempotentRule = 2;
 
-int RuleIndex(checker::FaultKind kind) { return kind == checker::FaultKind::kMissingOrdering ? 0 : 1; }
+int RuleIndex(checker::FaultKind kind) {
+  return kind == checker::FaultKind::kMissingOrdering ? 0 : 1;
+}
 const RuleText& Rule(checker::FaultKind kind) { return kRules[RuleIndex(kind)]; }
 
 Json RuleJson(const RuleText& r) {
@@ -178,8 +180,8 @@ Json NotIdempotentResult(const NotIdempotent& n, const catalog::Catalog& cat,
     generated.title = n.resource;
     r = &generated;
   }
-  std::string text = SarifMessageEscape(n.resource) + " is not idempotent: it " +
-                     NotIdempotentBehaviour(n) + ".";
+  std::string text =
+      SarifMessageEscape(n.resource) + " is not idempotent: it " + NotIdempotentBehaviour(n) + ".";
   if (!n.second.empty()) {
     std::string first = n.second.front();
     if (size_t nl = first.find('\n'); nl != std::string::npos) first = first.substr(0, nl);
@@ -347,14 +349,13 @@ nlohmann::json FindingsToSarif(const FindingsContext& c, const SarifOptions& o) 
     }
   }
 
-  Json properties = {
-      {"trace", c.trace_name},
-      {"catalog", cat.source_name()},
-      {"summary",
-       {{"MOR", mor},
-        {"MN", mn},
-        {"NI", c.not_idempotent().size()},
-        {"suppressed", sup != nullptr ? sup->suppressed() : 0}}}};
+  Json properties = {{"trace", c.trace_name},
+                     {"catalog", cat.source_name()},
+                     {"summary",
+                      {{"MOR", mor},
+                       {"MN", mn},
+                       {"NI", c.not_idempotent().size()},
+                       {"suppressed", sup != nullptr ? sup->suppressed() : 0}}}};
   if (baseline) {
     properties["baseline"] = {{"file", sup->baseline_name},
                               {"suppressed", sup->by_baseline},

@@ -49,14 +49,15 @@ MergePlan PlanMerge(const std::vector<MergeInput>& inputs) {
       }
     }
     for (const std::string& bad : in.contents.invalid) {
-      plan.unfinished.push_back(fmt::format("{}/{} (not finished or corrupt; not merged)", in.dir, bad));
+      plan.unfinished.push_back(
+          fmt::format("{}/{} (not finished or corrupt; not merged)", in.dir, bad));
     }
   }
   // With every input's scan.json: the shards must be cut from one list, each exactly once,
   // and each must hold every module of its slice.
-  bool all_manifests = !inputs.empty() && std::all_of(inputs.begin(), inputs.end(), [](const auto& in) {
-    return in.manifest.has_value();
-  });
+  bool all_manifests =
+      !inputs.empty() && std::all_of(inputs.begin(), inputs.end(),
+                                     [](const auto& in) { return in.manifest.has_value(); });
   if (all_manifests) {
     const ScanManifest& m0 = *inputs[0].manifest;
     std::map<int, std::vector<std::string>> by_index;

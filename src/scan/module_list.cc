@@ -25,7 +25,8 @@ namespace {
 
 std::string_view Trim(std::string_view s) {
   while (!s.empty() && (s.front() == ' ' || s.front() == '\t')) s.remove_prefix(1);
-  while (!s.empty() && (s.back() == ' ' || s.back() == '\t' || s.back() == '\r')) s.remove_suffix(1);
+  while (!s.empty() && (s.back() == ' ' || s.back() == '\t' || s.back() == '\r'))
+    s.remove_suffix(1);
   return s;
 }
 
@@ -40,13 +41,13 @@ absl::StatusOr<std::vector<std::string>> ReadModuleList(const std::string& list_
     while (std::cin.read(chunk, sizeof chunk) || std::cin.gcount() > 0) {
       text.append(chunk, static_cast<size_t>(std::cin.gcount()));
       if (text.size() > base::kMaxDocumentBytes) {
-        return absl::ResourceExhaustedError(fmt::format(
-            "the module list on standard input is larger than {} MiB", base::kMaxDocumentBytes >> 20));
+        return absl::ResourceExhaustedError(
+            fmt::format("the module list on standard input is larger than {} MiB",
+                        base::kMaxDocumentBytes >> 20));
       }
     }
   } else {
-    absl::StatusOr<std::string> read =
-        base::ReadFile(list_file, "module list");
+    absl::StatusOr<std::string> read = base::ReadFile(list_file, "module list");
     if (!read.ok()) return read.status();
     text = std::move(*read);
   }
@@ -69,7 +70,8 @@ absl::StatusOr<std::vector<std::string>> DiscoverModules(const std::string& dir)
   for (const fs::directory_entry& e : it) {
     std::error_code e2;
     if (!e.is_directory(e2)) continue;
-    if (fs::is_regular_file(e.path() / "manifests" / "init.pp", e2)) out.push_back(e.path().string());
+    if (fs::is_regular_file(e.path() / "manifests" / "init.pp", e2))
+      out.push_back(e.path().string());
   }
   std::sort(out.begin(), out.end());
   return out;

@@ -151,7 +151,8 @@ ModuleResult Classify(const std::string& module, const CheckOutcome& o) {
       bool puppet_killed = At<int>(j, "/run/puppet_exit_code", 0) > 128;
       bool incomplete = !At<bool>(j, "/run/trace_complete", true);
       const nlohmann::json::json_pointer failed("/run/failed_resources");
-      bool resources_failed = j.contains(failed) && j.at(failed).is_array() && !j.at(failed).empty();
+      bool resources_failed =
+          j.contains(failed) && j.at(failed).is_array() && !j.at(failed).empty();
       if (puppet_killed || incomplete || resources_failed) {
         return fail(ModuleStatus::kApplyFailed, why.empty() ? "puppet apply failed" : why);
       }

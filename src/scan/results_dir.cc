@@ -46,8 +46,8 @@ absl::StatusOr<nlohmann::json> ReadJson(const std::string& path) {
   const std::string dir = p.has_parent_path() ? p.parent_path().string() : ".";
   const int dir_fd = open(dir.c_str(), O_PATH | O_DIRECTORY | O_CLOEXEC);
   if (dir_fd < 0) return absl::NotFoundError(fmt::format("{} is missing", path));
-  absl::StatusOr<std::string> text = base::ReadUntrustedFile(dir_fd, p.filename().string(), "",
-                                                                 base::kMaxDocumentBytes);
+  absl::StatusOr<std::string> text =
+      base::ReadUntrustedFile(dir_fd, p.filename().string(), "", base::kMaxDocumentBytes);
   close(dir_fd);
   if (!text.ok()) {
     if (absl::IsNotFound(text.status())) {
@@ -86,8 +86,8 @@ absl::StatusOr<ModuleRecord> ReadStatus(const std::string& dir, const std::strin
     return absl::DataLossError(fmt::format("{}/{} lacks fields", dir, kStatusFile));
   }
   if (!module.empty() && result->module != module) {
-    return absl::DataLossError(fmt::format("{}/{} is for module {}, not {}", dir, kStatusFile,
-                                           result->module, module));
+    return absl::DataLossError(
+        fmt::format("{}/{} is for module {}, not {}", dir, kStatusFile, result->module, module));
   }
   ModuleRecord rec;
   rec.result = std::move(*result);
@@ -171,7 +171,8 @@ absl::StatusOr<ScanManifest> ReadScanManifest(const std::string& dir) {
   m.list_digest = v["list_digest"].get<std::string>();
   m.list_size = v["list_size"].get<size_t>();
   for (const auto& x : v["modules"]) {
-    if (!x.is_string()) return absl::DataLossError(fmt::format("{}/{}: bad module", dir, kScanJson));
+    if (!x.is_string())
+      return absl::DataLossError(fmt::format("{}/{}: bad module", dir, kScanJson));
     m.modules.push_back(x.get<std::string>());
   }
   return m;
@@ -205,8 +206,7 @@ absl::Status WriteSummary(const std::string& dir, const std::vector<ModuleResult
     modules.push_back(j);
     csv += fmt::format("{},{},{},{},{},{},{},{:.3f},{:.3f},{}\n", CsvField(r->module),
                        ModuleStatusName(r->status), r->mor, r->mn, r->confirmed, r->ni,
-                       r->trace_bytes,
-                       r->apply_seconds, r->analysis_seconds, CsvField(r->error));
+                       r->trace_bytes, r->apply_seconds, r->analysis_seconds, CsvField(r->error));
   }
   nlohmann::json j = {{"modules", modules}};
   if (auto st = WriteFileAtomically((fs::path(dir) / kSummaryJson).string(), j.dump(2) + "\n");

@@ -133,7 +133,8 @@ absl::StatusOr<ScanOutcome> RunScan(const ScanOptions& o, const volatile std::si
   std::string work_parent = o.work_parent;
   if (work_parent.empty()) {
     const char* tmp = std::getenv("TMPDIR");
-    std::string tmpl = std::string(tmp != nullptr && *tmp != '\0' ? tmp : "/tmp") + "/fsmove-scan.XXXXXX";
+    std::string tmpl =
+        std::string(tmp != nullptr && *tmp != '\0' ? tmp : "/tmp") + "/fsmove-scan.XXXXXX";
     if (!queue.empty() && mkdtemp(tmpl.data()) == nullptr) {
       return absl::InternalError(fmt::format("cannot create {}", tmpl));
     }
@@ -150,8 +151,8 @@ absl::StatusOr<ScanOutcome> RunScan(const ScanOptions& o, const volatile std::si
     failed += r.status != ModuleStatus::kOk && r.status != ModuleStatus::kFindings;
   };
   for (const auto& r : out.results) count(r);
-  const auto hard_limit =
-      std::chrono::seconds(o.timeout_seconds * std::max(1, o.timeout_periods) + o.kill_after_seconds);
+  const auto hard_limit = std::chrono::seconds(o.timeout_seconds * std::max(1, o.timeout_periods) +
+                                               o.kill_after_seconds);
   Clock::time_point last_draw{};
   base::ProgressLine progress(o.progress);
   auto draw = [&](bool force) {
@@ -166,9 +167,10 @@ absl::StatusOr<ScanOutcome> RunScan(const ScanOptions& o, const volatile std::si
       size_t left = (queue.size() - next) + running.size();
       eta = Duration(per * static_cast<double>(left) / jobs);
     }
-    progress.Show(fmt::format("fsmove scan: {}/{} done, {} with findings, {} failed, {} "
-                              "running, ETA {}",
-                              done, total, findings, failed, running.size(), eta));
+    progress.Show(
+        fmt::format("fsmove scan: {}/{} done, {} with findings, {} failed, {} "
+                    "running, ETA {}",
+                    done, total, findings, failed, running.size(), eta));
   };
 
   // Each running check on CPUs of its own (its traced apply is pinned to one of them).
@@ -228,8 +230,9 @@ absl::StatusOr<ScanOutcome> RunScan(const ScanOptions& o, const volatile std::si
       }
       const std::string log = (fs::path(dir) / kCheckLogFile).string();
       int fd = open(log.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-      Running r{module, dir, (fs::path(work_parent) / fs::path(dir).filename()).string(),
-                Clock::now(), false, {}, lock_fd};
+      Running r{module,       dir,   (fs::path(work_parent) / fs::path(dir).filename()).string(),
+                Clock::now(), false, {},
+                lock_fd};
       fs::remove_all(r.work, ec);
       fs::create_directories(r.work, ec);
       if (fd < 0) {
@@ -253,7 +256,8 @@ absl::StatusOr<ScanOutcome> RunScan(const ScanOptions& o, const volatile std::si
       so.inherit_fd = lock_fd;
       auto pid = exec::Spawn(CheckArguments(o, module, dir, r.work), so);
       if (!pid.ok()) {
-        std::string msg = fmt::format("cannot start fsmove check: {}\n", std::string(pid.status().message()));
+        std::string msg =
+            fmt::format("cannot start fsmove check: {}\n", std::string(pid.status().message()));
         (void)!write(fd, msg.data(), msg.size());
         close(fd);
         running[-1] = r;  // reuse the common path with a synthetic "exit 127"

@@ -10,7 +10,9 @@ namespace fsmove::strace {
 namespace {
 
 inline bool IsDigit(char c) { return c >= '0' && c <= '9'; }
-inline bool IsIdentStart(char c) { return (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') || c == '_'; }
+inline bool IsIdentStart(char c) {
+  return (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') || c == '_';
+}
 inline int HexValue(char c) {
   if (IsDigit(c)) return c - '0';
   if (c >= 'a' && c <= 'f') return c - 'a' + 10;
@@ -111,17 +113,34 @@ bool DecodeString(std::string_view token, std::string* out, bool* truncated) {
     if (i >= n) return false;
     char c = token[i++];
     switch (c) {
-      case 'n': out->push_back('\n'); break;
-      case 't': out->push_back('\t'); break;
-      case 'r': out->push_back('\r'); break;
-      case 'v': out->push_back('\v'); break;
-      case 'f': out->push_back('\f'); break;
-      case 'a': out->push_back('\a'); break;
-      case 'b': out->push_back('\b'); break;
-      case 'e': out->push_back('\033'); break;
+      case 'n':
+        out->push_back('\n');
+        break;
+      case 't':
+        out->push_back('\t');
+        break;
+      case 'r':
+        out->push_back('\r');
+        break;
+      case 'v':
+        out->push_back('\v');
+        break;
+      case 'f':
+        out->push_back('\f');
+        break;
+      case 'a':
+        out->push_back('\a');
+        break;
+      case 'b':
+        out->push_back('\b');
+        break;
+      case 'e':
+        out->push_back('\033');
+        break;
       case 'x': {
         int v = 0, digits = 0;
-        while (digits < 2 && i < n && HexValue(token[i]) >= 0) v = v * 16 + HexValue(token[i++]), ++digits;
+        while (digits < 2 && i < n && HexValue(token[i]) >= 0)
+          v = v * 16 + HexValue(token[i++]), ++digits;
         out->push_back(static_cast<char>(v));
         break;
       }
@@ -159,7 +178,8 @@ bool ParseInt(std::string_view token, int64_t* value) {
     i += 2;
     while (i < token.size() && HexValue(token[i]) >= 0) v = (v << 4) | HexValue(token[i++]);
   } else if (token[i] == '0') {
-    while (i < token.size() && token[i] >= '0' && token[i] <= '7') v = (v << 3) | (token[i++] - '0');
+    while (i < token.size() && token[i] >= '0' && token[i] <= '7')
+      v = (v << 3) | (token[i++] - '0');
   } else {
     while (i < token.size() && IsDigit(token[i])) v = v * 10 + (token[i++] - '0');
   }

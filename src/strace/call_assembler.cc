@@ -73,8 +73,8 @@ int32_t CallAssembler::ResolvePid(const LineHead& head, uint64_t line_number) {
       !live_.contains(pid)) {
     auto it = pending_.find(kImplicitPid);
     bool root_is_cloning = it != pending_.end() && creates_process_(it->second.name);
-    bool root_resumes = head.kind == LineKind::kResumed && it != pending_.end() &&
-                        it->second.name == head.name;
+    bool root_resumes =
+        head.kind == LineKind::kResumed && it != pending_.end() && it->second.name == head.name;
     if (root_resumes || !root_is_cloning) {
       implicit_bound_ = true;
       bound_pid_ = pid;
@@ -230,16 +230,16 @@ void CallAssembler::Feed(const LineHead& head, std::string_view line, uint64_t l
       ++stats_.calls;
       ++stats_.split_calls;
       const size_t joined_return_at = joined_.size() - head.rest.size() + return_at;
-      SyscallEvent event{pid, head.name, joined_, line_number, pending.line, joined_return_at,
-                         head.syscall};
+      SyscallEvent event{pid,          head.name,        joined_,     line_number,
+                         pending.line, joined_return_at, head.syscall};
       if (AwaitingBinding() && creates_process_(head.name)) NoteCreatedChild(joined_);
       sink_->OnCall(event);
       return;
     }
     case LineKind::kCall: {
       int32_t pid = ResolvePid(head, line_number);
-      if (size_t at = head.no_spliced_notice ? std::string_view::npos
-                                             : SplicedNoticeStart(head.rest);
+      if (size_t at =
+              head.no_spliced_notice ? std::string_view::npos : SplicedNoticeStart(head.rest);
           at != std::string_view::npos) {
         ++stats_.notices;
         spliced_.active = true;
@@ -249,17 +249,16 @@ void CallAssembler::Feed(const LineHead& head, std::string_view line, uint64_t l
         spliced_.line = line_number;
         return;
       }
-      const size_t return_at = head.return_at != kReturnNotSearched
-                                   ? head.return_at
-                                   : ReturnValueStart(head.rest);
+      const size_t return_at =
+          head.return_at != kReturnNotSearched ? head.return_at : ReturnValueStart(head.rest);
       if (return_at == std::string_view::npos) {
         Unparsed(line_number, line, "system call line cut short (no return value)");
         return;
       }
       ++stats_.calls;
       if (AwaitingBinding() && creates_process_(head.name)) NoteCreatedChild(head.rest);
-      SyscallEvent event{pid,       head.name,    head.rest, line_number, line_number,
-                         return_at, head.syscall, head.returned_negative};
+      SyscallEvent event{pid,         head.name, head.rest,    line_number,
+                         line_number, return_at, head.syscall, head.returned_negative};
       sink_->OnCall(event);
       return;
     }

@@ -259,8 +259,8 @@ absl::StatusOr<std::unique_ptr<ByteSource>> SniffCompression(std::unique_ptr<Byt
   if (zstd) {
     std::unique_ptr<ByteSource> decoder = std::make_unique<ZstdSource>(std::move(joined));
     if (decompress_thread) {
-      decoder = std::make_unique<ThreadedSource>(std::move(decoder), kDecodedChunkBytes,
-                                                 kDecodedChunks);
+      decoder =
+          std::make_unique<ThreadedSource>(std::move(decoder), kDecodedChunkBytes, kDecodedChunks);
     }
     return decoder;
   }
@@ -302,13 +302,12 @@ absl::StatusOr<std::unique_ptr<LineReader>> LineReader::Open(const std::string& 
   if (!sniffed.ok()) {
     return absl::DataLossError(absl::StrCat(path, ": ", sniffed.status().message()));
   }
-  return std::make_unique<LineReader>(std::move(*sniffed), path == "-" ? "<stdin>" : path,
-                                      options);
+  return std::make_unique<LineReader>(std::move(*sniffed), path == "-" ? "<stdin>" : path, options);
 }
 
 std::unique_ptr<LineReader> LineReader::FromString(std::string data, LineReaderOptions options) {
-  auto sniffed = SniffCompression(std::make_unique<StringSource>(std::move(data)),
-                                  options.decompress_thread);
+  auto sniffed =
+      SniffCompression(std::make_unique<StringSource>(std::move(data)), options.decompress_thread);
   return std::make_unique<LineReader>(std::move(*sniffed), "<string>", options);
 }
 

@@ -20,7 +20,8 @@ struct NameChars {
   bool is[256] = {};
   constexpr NameChars() {
     for (int c = 0; c < 256; ++c) {
-      is[c] = (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '_' || (c >= 'A' && c <= 'Z');
+      is[c] =
+          (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '_' || (c >= 'A' && c <= 'Z');
     }
   }
 };
@@ -28,7 +29,8 @@ constexpr NameChars kNameChars;
 inline bool IsNameChar(char c) { return kNameChars.is[static_cast<unsigned char>(c)]; }
 
 std::string_view TrimRight(std::string_view s) {
-  while (!s.empty() && (s.back() == ' ' || s.back() == '\t' || s.back() == '\r')) s.remove_suffix(1);
+  while (!s.empty() && (s.back() == ' ' || s.back() == '\t' || s.back() == '\r'))
+    s.remove_suffix(1);
   return s;
 }
 
@@ -313,7 +315,8 @@ bool ParseCallTail(std::string_view rest, CallTail* out) {
   while (i < n && rest[i] == ' ') ++i;
   size_t tok = i;
   while (i < n && rest[i] != ' ') {
-    if (rest[i] == '<' && byte_scan::IsDecorationStart(rest, i)) {  // "3</srv/My Emails>": one token
+    if (rest[i] == '<' &&
+        byte_scan::IsDecorationStart(rest, i)) {  // "3</srv/My Emails>": one token
       size_t close = byte_scan::SkipDecoration(rest, i);
       if (close == std::string_view::npos) {
         i = n;

@@ -28,8 +28,8 @@ TEST(BadInputTest, EmptyTrace) {
 
 TEST(BadInputTest, GarbageAndBinaryLinesAreCountedWithTheirLineNumbers) {
   std::string binary("\x00\xff\xfe garbage\x01", 12);
-  analysis::TraceStats s = Analyze("100 open(\"/a\", O_RDONLY) = 3\nthis is not strace\n" +
-                                   binary + "\n100 close(3) = 0\n");
+  analysis::TraceStats s = Analyze("100 open(\"/a\", O_RDONLY) = 3\nthis is not strace\n" + binary +
+                                   "\n100 close(3) = 0\n");
   EXPECT_EQ(s.lines, 4u);
   EXPECT_EQ(s.unparsed_lines, 2u);
   ASSERT_EQ(s.unparsed_examples.size(), 2u);
@@ -73,9 +73,9 @@ TEST(BadInputTest, LineOverTheReadersLimitIsCountedNotAnalysed) {
   options.max_line_bytes = 64;
   options.initial_buffer_bytes = 16;
   auto reader = strace::LineReader::FromString("100 close(3) = 0\n100 openat(AT_FDCWD, \"/" +
-                                                  std::string(200, 'x') +
-                                                  "\", O_RDONLY) = 3\n100 close(4) = 0\n",
-                                              options);
+                                                   std::string(200, 'x') +
+                                                   "\", O_RDONLY) = 3\n100 close(4) = 0\n",
+                                               options);
   analysis::Analyzer a;
   ASSERT_TRUE(a.Run(*reader).ok());
   const analysis::TraceStats& s = a.stats();
@@ -108,7 +108,8 @@ TEST(BadInputTest, TenMegabyteLine) {
 
 TEST(BadInputTest, TraceWithoutMarkersChargesNothing) {
   auto reader = strace::LineReader::FromString(
-      "100 open(\"/etc/a\", O_WRONLY|O_CREAT|O_TRUNC, 0644) = 3\n100 open(\"/etc/a\", O_RDONLY) = 4\n");
+      "100 open(\"/etc/a\", O_WRONLY|O_CREAT|O_TRUNC, 0644) = 3\n100 open(\"/etc/a\", O_RDONLY) = "
+      "4\n");
   analysis::Analyzer a;
   ASSERT_TRUE(a.Run(*reader).ok());
   EXPECT_EQ(a.interpreter().stats().markers_begin, 0u);
@@ -158,9 +159,9 @@ TEST(BadInputTest, ThousandsOfClonesThatNeverReturnStayLinear) {
 // strace_line_fuzzer's reproducer, minimised: any process writing this to its stdout made
 // the marker parser read past the message (see MarkerParseTest).
 TEST(BadInputTest, WriteOfEvaluatedInSecondsWithoutADuration) {
-  analysis::TraceStats s =
-      Analyze("192 writev(1,[{iov_base=\"Info: : Evaluated in seconds\"}]) = 2\n"
-              "193 write(2, \"Info: /Stage[main]/Main/Exec[x]: Evaluated in seconds\", 52) = 52\n");
+  analysis::TraceStats s = Analyze(
+      "192 writev(1,[{iov_base=\"Info: : Evaluated in seconds\"}]) = 2\n"
+      "193 write(2, \"Info: /Stage[main]/Main/Exec[x]: Evaluated in seconds\", 52) = 52\n");
   EXPECT_EQ(s.calls, 2u);
   EXPECT_EQ(s.unparsed_lines, 0u);
 }
@@ -179,9 +180,10 @@ TEST(BadInputTest, MarkersFromAnotherProcessAreIgnoredAndShown) {
 TEST(BadInputTest, MalformedArgumentsDoNotBreakTheModel) {
   // Every modelled call with arguments of the wrong shape: no crash, state untouched.
   std::vector<std::string> lines;
-  for (const char* name : {"open", "openat", "openat2", "rename", "renameat2", "linkat", "symlinkat",
-                           "clone", "clone3", "dup2", "fcntl", "close_range", "pipe2", "execve",
-                           "chdir", "fchdir", "utimensat", "readlink", "getcwd", "unlinkat"}) {
+  for (const char* name :
+       {"open",  "openat", "openat2",   "rename",   "renameat2",   "linkat",  "symlinkat",
+        "clone", "clone3", "dup2",      "fcntl",    "close_range", "pipe2",   "execve",
+        "chdir", "fchdir", "utimensat", "readlink", "getcwd",      "unlinkat"}) {
     lines.push_back(std::string("100 ") + name + "() = 0");
     lines.push_back(std::string("100 ") + name + "(garbage, \"unterminated) = 3");
     lines.push_back(std::string("100 ") + name + "(0x7ffc, NULL, -1, [, {) = -1 EINVAL (x)");
@@ -197,7 +199,8 @@ TEST(BadInputTest, MalformedArgumentsDoNotBreakTheModel) {
 TEST(BadInputTest, MissingFileIsAnErrorNamingIt) {
   auto reader = strace::LineReader::Open("/nonexistent/trace.txt");
   ASSERT_FALSE(reader.ok());
-  EXPECT_THAT(std::string(reader.status().message()), ::testing::HasSubstr("/nonexistent/trace.txt"));
+  EXPECT_THAT(std::string(reader.status().message()),
+              ::testing::HasSubstr("/nonexistent/trace.txt"));
 }
 
 }  // namespace

@@ -19,13 +19,13 @@ const std::string kE = "Exec[e]";
 // The paper's motivating example (section 3.1): a directory opened, then renamed; a
 // lookup relative to its fd must land under the new name.
 TEST(InterpreterTest, PaperPerlRenameOfOpenDirectory) {
-  Harness h({Begin(100, kE),
-             "100 open(\"/usr/lib/perl5\", O_RDONLY|O_DIRECTORY) = 3",
+  Harness h({Begin(100, kE), "100 open(\"/usr/lib/perl5\", O_RDONLY|O_DIRECTORY) = 3",
              "100 rename(\"/usr/lib/perl5\", \"/usr/lib/perl\") = 0",
              "100 openat(3, \"5.26/Socket6.pm\", O_RDONLY) = 4", End(100, kE)});
   EXPECT_THAT(h.At("/usr/lib/perl/5.26/Socket6.pm"), UnorderedElementsAre(Pair(kE, "consumed")));
   EXPECT_THAT(h.At("/usr/lib/perl5/5.26/Socket6.pm"), IsEmpty());
-  EXPECT_THAT(h.At("/usr/lib/perl5"), UnorderedElementsAre(Pair(kE, "consumed"), Pair(kE, "expunged")));
+  EXPECT_THAT(h.At("/usr/lib/perl5"),
+              UnorderedElementsAre(Pair(kE, "consumed"), Pair(kE, "expunged")));
   EXPECT_THAT(h.At("/usr/lib/perl"), UnorderedElementsAre(Pair(kE, "produced")));
 }
 
@@ -67,16 +67,14 @@ TEST(InterpreterTest, CloneFsSharesTheWorkingDirectory) {
   EXPECT_THAT(shared.At("/var/lib/app.db"), UnorderedElementsAre(Pair(kE, "consumed")));
 
   Harness copied({Begin(100, kE), "100 chdir(\"/\") = 0",
-                  "100 clone(child_stack=NULL, flags=SIGCHLD) = 201",
-                  "201 chdir(\"/var/lib\") = 0", "100 open(\"app.db\", O_RDONLY) = 3",
-                  End(100, kE)});
+                  "100 clone(child_stack=NULL, flags=SIGCHLD) = 201", "201 chdir(\"/var/lib\") = 0",
+                  "100 open(\"app.db\", O_RDONLY) = 3", End(100, kE)});
   EXPECT_THAT(copied.At("/app.db"), UnorderedElementsAre(Pair(kE, "consumed")));
 }
 
 TEST(InterpreterTest, ExecClosesCloseOnExecDescriptors) {
   Harness h({Begin(100, kE), "100 open(\"/a\", O_RDONLY|O_DIRECTORY|O_CLOEXEC) = 3",
-             "100 open(\"/b\", O_RDONLY|O_DIRECTORY) = 4",
-             "100 fcntl(4, F_DUPFD_CLOEXEC, 10) = 10",
+             "100 open(\"/b\", O_RDONLY|O_DIRECTORY) = 4", "100 fcntl(4, F_DUPFD_CLOEXEC, 10) = 10",
              "100 execve(\"/bin/sh\", [\"sh\"], 0x7ffd /* 5 vars */) = 0",
              "100 openat(3, \"x\", O_RDONLY) = -1 EBADF (Bad file descriptor)",
              "100 openat(4, \"y\", O_RDONLY) = 5", "100 openat(10, \"z\", O_RDONLY) = 6",
@@ -117,7 +115,8 @@ TEST(InterpreterTest, RelativeSymlinkTargetsResolveAgainstTheLinkDirectory) {
              "100 lstat(\"/usr/bin/tool\", {st_mode=S_IFLNK|0777, st_size=11, ...}) = 0",
              End(100, kE)});
   EXPECT_THAT(h.At("/usr/lib/tool"), UnorderedElementsAre(Pair(kE, "consumed")));
-  EXPECT_THAT(h.At("/usr/bin/tool"), UnorderedElementsAre(Pair(kE, "produced"), Pair(kE, "consumed")));
+  EXPECT_THAT(h.At("/usr/bin/tool"),
+              UnorderedElementsAre(Pair(kE, "produced"), Pair(kE, "consumed")));
 }
 
 TEST(InterpreterTest, SymlinksInTheMiddleOfAPathAreFollowed) {
@@ -168,8 +167,7 @@ TEST(InterpreterTest, OpenFlagsDecideTheEffect) {
              "100 openat(AT_FDCWD, \"/rwc\", O_RDWR|O_CREAT, 0644) = 3",
              "100 openat(AT_FDCWD, \"/log\", O_WRONLY|O_CREAT|O_APPEND, 0644) = 3",
              "100 openat(AT_FDCWD, \"/t\", O_RDWR|O_TRUNC) = 3",
-             "100 openat(AT_FDCWD, \"/p\", O_PATH|O_CLOEXEC) = 3",
-             "100 creat(\"/c\", 0644) = 3",
+             "100 openat(AT_FDCWD, \"/p\", O_PATH|O_CLOEXEC) = 3", "100 creat(\"/c\", 0644) = 3",
              "100 openat(AT_FDCWD, \"/raw\", 0x241, 0644) = 3", End(100, kE)});
   EXPECT_THAT(h.At("/r"), UnorderedElementsAre(Pair(kE, "consumed")));
   EXPECT_THAT(h.At("/w"), UnorderedElementsAre(Pair(kE, "produced")));
@@ -179,17 +177,20 @@ TEST(InterpreterTest, OpenFlagsDecideTheEffect) {
   EXPECT_THAT(h.At("/t"), UnorderedElementsAre(Pair(kE, "produced")));
   EXPECT_THAT(h.At("/p"), UnorderedElementsAre(Pair(kE, "consumed")));
   EXPECT_THAT(h.At("/c"), UnorderedElementsAre(Pair(kE, "produced")));
-  EXPECT_THAT(h.At("/raw"), UnorderedElementsAre(Pair(kE, "produced")));  // -X raw O_WRONLY|O_CREAT|O_TRUNC
+  EXPECT_THAT(h.At("/raw"),
+              UnorderedElementsAre(Pair(kE, "produced")));  // -X raw O_WRONLY|O_CREAT|O_TRUNC
 }
 
 TEST(InterpreterTest, FailedCallsStillConsumeTheirPaths) {
-  Harness h({Begin(100, kE),
-             "100 openat(AT_FDCWD, \"/etc/app.conf\", O_RDONLY) = -1 ENOENT (No such file or directory)",
-             "100 mkdir(\"/var\", 0755) = -1 EEXIST (File exists)",
-             "100 unlink(\"/nope\") = -1 ENOENT (No such file or directory)",
-             "100 rename(\"/a\", \"/b\") = -1 ENOENT (No such file or directory)",
-             "100 execve(\"/usr/local/bin/tool\", [\"tool\"], 0x1 /* 3 vars */) = -1 ENOENT (No such file or directory)",
-             End(100, kE)});
+  Harness h(
+      {Begin(100, kE),
+       "100 openat(AT_FDCWD, \"/etc/app.conf\", O_RDONLY) = -1 ENOENT (No such file or directory)",
+       "100 mkdir(\"/var\", 0755) = -1 EEXIST (File exists)",
+       "100 unlink(\"/nope\") = -1 ENOENT (No such file or directory)",
+       "100 rename(\"/a\", \"/b\") = -1 ENOENT (No such file or directory)",
+       "100 execve(\"/usr/local/bin/tool\", [\"tool\"], 0x1 /* 3 vars */) = -1 ENOENT (No such "
+       "file or directory)",
+       End(100, kE)});
   EXPECT_THAT(h.At("/etc/app.conf"), UnorderedElementsAre(Pair(kE, "consumed")));
   EXPECT_THAT(h.At("/var"), UnorderedElementsAre(Pair(kE, "consumed")));
   EXPECT_THAT(h.At("/nope"), UnorderedElementsAre(Pair(kE, "consumed")));
@@ -201,14 +202,15 @@ TEST(InterpreterTest, FailedCallsStillConsumeTheirPaths) {
 }
 
 TEST(InterpreterTest, AtFlagsChooseSymlinkFollowingAndEmptyPaths) {
-  Harness h({Begin(100, kE), "100 symlink(\"/target\", \"/l\") = 0",
-             "100 newfstatat(AT_FDCWD, \"/l\", {st_mode=S_IFLNK|0777, ...}, AT_SYMLINK_NOFOLLOW) = 0",
-             "100 newfstatat(AT_FDCWD, \"/l\", {st_mode=S_IFREG|0644, ...}, 0) = 0",
-             "100 openat(AT_FDCWD, \"/etc/f\", O_RDONLY) = 3",
-             "100 fchownat(3, \"\", 0, 42, AT_EMPTY_PATH) = 0",
-             "100 utimensat(3, NULL, NULL, 0) = 0",
-             "100 statx(AT_FDCWD, \"/s\", AT_STATX_SYNC_AS_STAT|AT_SYMLINK_NOFOLLOW, STATX_ALL, {stx_mask=0}) = 0",
-             End(100, kE)});
+  Harness h(
+      {Begin(100, kE), "100 symlink(\"/target\", \"/l\") = 0",
+       "100 newfstatat(AT_FDCWD, \"/l\", {st_mode=S_IFLNK|0777, ...}, AT_SYMLINK_NOFOLLOW) = 0",
+       "100 newfstatat(AT_FDCWD, \"/l\", {st_mode=S_IFREG|0644, ...}, 0) = 0",
+       "100 openat(AT_FDCWD, \"/etc/f\", O_RDONLY) = 3",
+       "100 fchownat(3, \"\", 0, 42, AT_EMPTY_PATH) = 0", "100 utimensat(3, NULL, NULL, 0) = 0",
+       "100 statx(AT_FDCWD, \"/s\", AT_STATX_SYNC_AS_STAT|AT_SYMLINK_NOFOLLOW, STATX_ALL, "
+       "{stx_mask=0}) = 0",
+       End(100, kE)});
   EXPECT_THAT(h.At("/l"), UnorderedElementsAre(Pair(kE, "produced"), Pair(kE, "consumed")));
   EXPECT_THAT(h.At("/target"), UnorderedElementsAre(Pair(kE, "consumed")));
   EXPECT_THAT(h.At("/etc/f"), UnorderedElementsAre(Pair(kE, "consumed"), Pair(kE, "produced")));
@@ -261,8 +263,7 @@ TEST(InterpreterTest, ADaemonStartedByAServiceStaysChargedToIt) {
   const std::string file = "File[/etc/other]";
   Harness h({Begin(100, svc), "100 clone(child_stack=NULL, flags=SIGCHLD) = 200",
              "200 clone(child_stack=NULL, flags=SIGCHLD) = 300",  // init script forks the daemon
-             End(100, svc), Begin(100, file),
-             "300 open(\"/etc/memcached.conf\", O_RDONLY) = 3",
+             End(100, svc), Begin(100, file), "300 open(\"/etc/memcached.conf\", O_RDONLY) = 3",
              "100 open(\"/etc/other\", O_WRONLY|O_CREAT|O_TRUNC, 0644) = 4", End(100, file),
              "300 open(\"/var/log/memcached.log\", O_WRONLY|O_CREAT|O_APPEND, 0644) = 5"});
   EXPECT_THAT(h.At("/etc/memcached.conf"), UnorderedElementsAre(Pair(svc, "consumed")));
@@ -271,11 +272,13 @@ TEST(InterpreterTest, ADaemonStartedByAServiceStaysChargedToIt) {
 }
 
 TEST(InterpreterTest, PuppetThreadsFollowTheOpenBlock) {
-  Harness h({"100 clone3({flags=CLONE_VM|CLONE_FS|CLONE_FILES|CLONE_SIGHAND|CLONE_THREAD|"
-             "CLONE_SYSVSEM, exit_signal=0, stack=0x7f, stack_size=0x7fc0} => {parent_tid=[101]}, 88) = 101",
-             Begin(100, "File[/a]"), "101 open(\"/a\", O_RDONLY) = 3", End(100, "File[/a]"),
-             Begin(100, "File[/b]"), "101 open(\"/b\", O_RDONLY) = 3", End(100, "File[/b]"),
-             "101 open(\"/c\", O_RDONLY) = 3"});
+  Harness h(
+      {"100 clone3({flags=CLONE_VM|CLONE_FS|CLONE_FILES|CLONE_SIGHAND|CLONE_THREAD|"
+       "CLONE_SYSVSEM, exit_signal=0, stack=0x7f, stack_size=0x7fc0} => {parent_tid=[101]}, 88) = "
+       "101",
+       Begin(100, "File[/a]"), "101 open(\"/a\", O_RDONLY) = 3", End(100, "File[/a]"),
+       Begin(100, "File[/b]"), "101 open(\"/b\", O_RDONLY) = 3", End(100, "File[/b]"),
+       "101 open(\"/c\", O_RDONLY) = 3"});
   EXPECT_THAT(h.At("/a"), UnorderedElementsAre(Pair("File[/a]", "consumed")));
   EXPECT_THAT(h.At("/b"), UnorderedElementsAre(Pair("File[/b]", "consumed")));
   EXPECT_THAT(h.At("/c"), IsEmpty());
@@ -297,8 +300,8 @@ TEST(InterpreterTest, MarkersPrintedByOtherProcessesAreIgnored) {
 
 TEST(InterpreterTest, ASecondPuppetRunInTheSameTraceIsFollowed) {
   Harness h({Begin(100, "File[/a]"), "100 open(\"/a\", O_RDONLY) = 3", End(100, "File[/a]"),
-             "100 +++ exited with 0 +++", Begin(500, "File[/b]"),
-             "500 open(\"/b\", O_RDONLY) = 3", End(500, "File[/b]")});
+             "100 +++ exited with 0 +++", Begin(500, "File[/b]"), "500 open(\"/b\", O_RDONLY) = 3",
+             End(500, "File[/b]")});
   EXPECT_THAT(h.At("/b"), UnorderedElementsAre(Pair("File[/b]", "consumed")));
   EXPECT_EQ(h.analyzer.interpreter().stats().markers_foreign, 0u);
 }
@@ -306,7 +309,8 @@ TEST(InterpreterTest, ASecondPuppetRunInTheSameTraceIsFollowed) {
 TEST(InterpreterTest, ChildrenSeenBeforeTheirCloneReturnsAreAdopted) {
   Harness h({Begin(100, kE), "100 open(\"/d\", O_RDONLY|O_DIRECTORY) = 3",
              "100 clone(child_stack=NULL, flags=CLONE_CHILD_CLEARTID|SIGCHLD <unfinished ...>",
-             "200 openat(3, \"f\", O_RDONLY) = 4", "100 <... clone resumed>, child_tidptr=0x7f) = 200",
+             "200 openat(3, \"f\", O_RDONLY) = 4",
+             "100 <... clone resumed>, child_tidptr=0x7f) = 200",
              "200 openat(3, \"g\", O_RDONLY) = 5", End(100, kE)});
   EXPECT_THAT(h.At("/d/f"), UnorderedElementsAre(Pair(kE, "consumed")));
   EXPECT_THAT(h.At("/d/g"), UnorderedElementsAre(Pair(kE, "consumed")));
@@ -317,8 +321,7 @@ TEST(InterpreterTest, ChildrenSeenBeforeTheirCloneReturnsAreAdopted) {
 TEST(InterpreterTest, MarkersOnUnfinishedLinesStartTheBlockAtOnce) {
   const std::string begin = Begin(100, kE);
   std::string unfinished = begin.substr(0, begin.rfind(") = ")) + " <unfinished ...>";
-  Harness h({unfinished, "200 open(\"/ignored\", O_RDONLY) = 3",
-             "100 <... writev resumed>) = 100",
+  Harness h({unfinished, "200 open(\"/ignored\", O_RDONLY) = 3", "100 <... writev resumed>) = 100",
              "100 open(\"/x\", O_RDONLY) = 3", End(100, kE)});
   EXPECT_THAT(h.At("/x"), UnorderedElementsAre(Pair(kE, "consumed")));
   EXPECT_EQ(h.analyzer.interpreter().stats().markers_begin, 1u);
@@ -336,7 +339,8 @@ TEST(InterpreterTest, ExitedProcessesFreeTheirPid) {
 
 TEST(InterpreterTest, ThreadExecveTakesOverTheLeaderPid) {
   Harness h({Begin(100, kE), "100 clone(child_stack=NULL, flags=SIGCHLD) = 200",
-             "200 clone(child_stack=0x1, flags=CLONE_VM|CLONE_FS|CLONE_FILES|CLONE_SIGHAND|CLONE_THREAD) = 201",
+             "200 clone(child_stack=0x1, "
+             "flags=CLONE_VM|CLONE_FS|CLONE_FILES|CLONE_SIGHAND|CLONE_THREAD) = 201",
              "201 execve(\"/bin/true\", [\"true\"], 0x1 /* 1 var */ <pid changed to 200 ...>",
              "200 +++ superseded by execve in pid 201 +++", "200 <... execve resumed>) = 0",
              "200 open(\"/after\", O_RDONLY) = 3", End(100, kE)});
@@ -345,8 +349,7 @@ TEST(InterpreterTest, ThreadExecveTakesOverTheLeaderPid) {
 }
 
 TEST(InterpreterTest, LearnedSymlinksCanonicaliseDirectoriesForRelations) {
-  Harness h({"100 readlink(\"/lib\", \"usr/lib\", 4095) = 7",
-             Begin(100, "Package[libfoo]"),
+  Harness h({"100 readlink(\"/lib\", \"usr/lib\", 4095) = 7", Begin(100, "Package[libfoo]"),
              "100 openat(AT_FDCWD, \"/usr/lib/libfoo.so.1\", O_WRONLY|O_CREAT|O_TRUNC, 0644) = 3",
              End(100, "Package[libfoo]"), Begin(100, "Service[app]"),
              "100 openat(AT_FDCWD, \"/lib/libfoo.so.1\", O_RDONLY|O_CLOEXEC) = 3",
@@ -366,17 +369,15 @@ TEST(InterpreterTest, LearnedSymlinksCanonicaliseDirectoriesForRelations) {
 TEST(InterpreterTest, SystemdStartsTheDaemonAResourceAskedFor) {
   const std::string kS = "Service[demo]";
   Harness h({"1 openat(AT_FDCWD, \"/etc/systemd/system/demo.service\", O_RDONLY) = 5",
-             Begin(100, kS),
-             "100 clone(child_stack=NULL, flags=SIGCHLD) = 200",
-             "200 execve(\"/usr/bin/systemctl\", [\"systemctl\", \"start\", \"demo\"], 0x7f /* 6 vars */) = 0",
+             Begin(100, kS), "100 clone(child_stack=NULL, flags=SIGCHLD) = 200",
+             "200 execve(\"/usr/bin/systemctl\", [\"systemctl\", \"start\", \"demo\"], 0x7f /* 6 "
+             "vars */) = 0",
              "1 clone(child_stack=NULL, flags=SIGCHLD) = 300",
              "300 openat(AT_FDCWD, \"/etc/demo.conf\", O_RDONLY) = 3",
              "300 openat(AT_FDCWD, \"/run/systemd/unit-root/etc/demo.env\", O_RDONLY) = 4",
              "1 openat(AT_FDCWD, \"/etc/demo.unit-read\", O_RDONLY) = 6",
-             "200 +++ exited with 0 +++",
-             "1 clone(child_stack=NULL, flags=SIGCHLD) = 400",
-             "400 openat(AT_FDCWD, \"/etc/other.conf\", O_RDONLY) = 3",
-             End(100, kS)});
+             "200 +++ exited with 0 +++", "1 clone(child_stack=NULL, flags=SIGCHLD) = 400",
+             "400 openat(AT_FDCWD, \"/etc/other.conf\", O_RDONLY) = 3", End(100, kS)});
   EXPECT_THAT(h.At("/etc/demo.conf"), UnorderedElementsAre(Pair(kS, "consumed")));
   EXPECT_THAT(h.At("/etc/demo.env"), UnorderedElementsAre(Pair(kS, "consumed")));
   EXPECT_THAT(h.At("/run/systemd/unit-root/etc/demo.env"), IsEmpty());
@@ -387,8 +388,8 @@ TEST(InterpreterTest, SystemdStartsTheDaemonAResourceAskedFor) {
 // PID 1 first shows up whenever it makes a call: never as the child of a clone in flight.
 TEST(InterpreterTest, PidOneIsNobodysChild) {
   Harness h({Begin(100, kE), "100 clone(child_stack=NULL, flags=SIGCHLD <unfinished ...>",
-             "1 openat(AT_FDCWD, \"/etc/pid-one\", O_RDONLY) = 5",
-             "100 <... clone resumed>) = 200", End(100, kE)});
+             "1 openat(AT_FDCWD, \"/etc/pid-one\", O_RDONLY) = 5", "100 <... clone resumed>) = 200",
+             End(100, kE)});
   EXPECT_THAT(h.At("/etc/pid-one"), IsEmpty());
 }
 

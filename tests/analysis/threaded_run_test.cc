@@ -80,7 +80,7 @@ struct Analysis {
 };
 
 Analysis Analyse(const std::string& path, int threads, const analysis::PipelineOptions& pipeline,
-            const catalog::Catalog* cat) {
+                 const catalog::Catalog* cat) {
   strace::LineReaderOptions options;
   options.decompress_thread = threads >= 2;
   auto reader = strace::LineReader::Open(path, options);
@@ -120,9 +120,9 @@ TEST_P(ThreadedRunTraceTest, SameResultAsOneThread) {
                                 two.outcome.end());
     const size_t at = static_cast<size_t>(a - one.outcome.begin());
     const size_t from = at > 200 ? at - 200 : 0;
-    ADD_FAILURE() << "threaded result differs at byte " << at << ":\none thread: "
-                  << one.outcome.substr(from, 400) << "\ntwo threads: "
-                  << two.outcome.substr(from, 400);
+    ADD_FAILURE() << "threaded result differs at byte " << at
+                  << ":\none thread: " << one.outcome.substr(from, 400)
+                  << "\ntwo threads: " << two.outcome.substr(from, 400);
   }
 }
 
@@ -171,7 +171,8 @@ TEST(ThreadedRunTest, TinyBatchesAndCutLines) {
     pipeline.batch.target_bytes = batch_bytes;
     pipeline.batch.max_lines = max_lines;
     pipeline.ring_slots = 2;
-    absl::Status st = threads >= 2 ? analyzer.RunThreaded(*reader, pipeline) : analyzer.Run(*reader);
+    absl::Status st =
+        threads >= 2 ? analyzer.RunThreaded(*reader, pipeline) : analyzer.Run(*reader);
     EXPECT_TRUE(st.ok()) << st;
     EXPECT_EQ(analyzer.stats().cut_lines, 1u);
     EXPECT_TRUE(analyzer.stats().unterminated_last_line);

@@ -19,11 +19,13 @@ inline std::string Begin(int pid, const std::string& ref) {
 }
 inline std::string End(int pid, const std::string& ref) {
   return std::to_string(pid) + " writev(1, [{iov_base=\"\\33[0;32mInfo: /Stage[main]/Main/" + ref +
-         ": Evaluated in 0.01 seconds\\33[0m\", iov_len=80}, {iov_base=\"\\n\", iov_len=1}], 2) = 81";
+         ": Evaluated in 0.01 seconds\\33[0m\", iov_len=80}, {iov_base=\"\\n\", iov_len=1}], 2) = "
+         "81";
 }
 
 // A resource block of pid 100 around the given calls (each without its pid).
-inline std::vector<std::string> Block(const std::string& ref, const std::vector<std::string>& calls) {
+inline std::vector<std::string> Block(const std::string& ref,
+                                      const std::vector<std::string>& calls) {
   std::vector<std::string> out{Begin(100, ref)};
   for (const auto& c : calls) out.push_back("100 " + c);
   out.push_back(End(100, ref));
@@ -39,8 +41,7 @@ inline std::vector<std::string> Cat(std::initializer_list<std::vector<std::strin
 struct Harness {
   analysis::Analyzer analyzer;
 
-  explicit Harness(const std::vector<std::string>& lines,
-                   analysis::AnalyzerOptions options = {})
+  explicit Harness(const std::vector<std::string>& lines, analysis::AnalyzerOptions options = {})
       : analyzer(options) {
     uint64_t n = 0;
     for (const std::string& l : lines) analyzer.FeedLine(l, ++n);
@@ -79,7 +80,8 @@ struct Harness {
                                                                        : r.write_write;
     std::set<std::pair<std::string, std::string>> out;
     const auto& blocks = analyzer.interpreter().blocks();
-    for (const auto& rel : list) out.emplace(blocks.info(rel.first).ref, blocks.info(rel.second).ref);
+    for (const auto& rel : list)
+      out.emplace(blocks.info(rel.first).ref, blocks.info(rel.second).ref);
     return out;
   }
 };

@@ -212,10 +212,11 @@ const std::map<std::string, std::function<void(const fs::path&)>>& Cases() {
       {"marker-without-a-duration",
        [](const fs::path& d) {  // crashed fsmove (found by strace_line_fuzzer)
          std::string pid = PidOf(RealTraceLines()[FirstMarker()]);
-         WriteFile(d / "trace",
-                   Join(WithLinesAfterFirstMarker(
-                       {pid + " write(1, \"Info: /Stage[main]/Main/Exec[x]: Evaluated in seconds\\n\", "
-                              "53) = 53"})));
+         WriteFile(
+             d / "trace",
+             Join(WithLinesAfterFirstMarker(
+                 {pid + " write(1, \"Info: /Stage[main]/Main/Exec[x]: Evaluated in seconds\\n\", "
+                        "53) = 53"})));
          fs::copy_file(kTraceDir / "catalog.json", d / "catalog.json");
        }},
       {"ten-megabyte-line",

@@ -2,11 +2,10 @@
 #include "fsmove/base/read_file.h"
 
 #include <fcntl.h>
-#include <sys/stat.h>
-#include <unistd.h>
-
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include <cstdlib>
 #include <filesystem>
@@ -21,7 +20,8 @@ using ::testing::HasSubstr;
 class ReadFileTest : public ::testing::Test {
  protected:
   void SetUp() override {
-    std::string tmpl = (std::filesystem::temp_directory_path() / "fsmove-read-file.XXXXXX").string();
+    std::string tmpl =
+        (std::filesystem::temp_directory_path() / "fsmove-read-file.XXXXXX").string();
     ASSERT_NE(mkdtemp(tmpl.data()), nullptr);
     dir_ = tmpl;
   }
@@ -61,7 +61,8 @@ TEST_F(ReadFileTest, RefusesDirectoriesFifosAndDevices) {
             "cannot read " + Path("fifo") + ": a FIFO, not a regular file");
   absl::StatusOr<std::string> zero = ReadFile("/dev/zero");
   EXPECT_TRUE(absl::IsInvalidArgument(zero.status()));
-  EXPECT_EQ(zero.status().message(), "cannot read /dev/zero: a character device, not a regular file");
+  EXPECT_EQ(zero.status().message(),
+            "cannot read /dev/zero: a character device, not a regular file");
 }
 
 TEST_F(ReadFileTest, RefusesFilesOverTheCap) {

@@ -20,14 +20,21 @@ struct Res {
 };
 
 catalog::Catalog MakeCatalog(const std::vector<Res>& resources) {
-  nlohmann::json cat = {{"catalog_format", 2}, {"resources", nlohmann::json::array()},
+  nlohmann::json cat = {{"catalog_format", 2},
+                        {"resources", nlohmann::json::array()},
                         {"edges", nlohmann::json::array()}};
   int line = 1;
-  cat["resources"].push_back({{"type", "Class"}, {"title", "main"}, {"exported", false},
+  cat["resources"].push_back({{"type", "Class"},
+                              {"title", "main"},
+                              {"exported", false},
                               {"parameters", nlohmann::json::object()}});
   for (const Res& r : resources) {
-    cat["resources"].push_back({{"type", r.type}, {"title", r.title}, {"file", "/m/init.pp"},
-                                {"line", line++}, {"exported", false}, {"parameters", r.params}});
+    cat["resources"].push_back({{"type", r.type},
+                                {"title", r.title},
+                                {"file", "/m/init.pp"},
+                                {"line", line++},
+                                {"exported", false},
+                                {"parameters", r.params}});
     cat["edges"].push_back({{"source", "Class[main]"}, {"target", r.type + "[" + r.title + "]"}});
   }
   auto loaded = catalog::Catalog::LoadString(cat.dump(), "test.json");
@@ -35,7 +42,8 @@ catalog::Catalog MakeCatalog(const std::vector<Res>& resources) {
   return std::move(*loaded);
 }
 
-std::set<std::string> Findings(const std::vector<Res>& resources, const std::vector<std::string>& lines,
+std::set<std::string> Findings(const std::vector<Res>& resources,
+                               const std::vector<std::string>& lines,
                                checker::CheckOptions options = {}) {
   catalog::Catalog cat = MakeCatalog(resources);
   graph::DependencyGraph g = graph::DependencyGraph::Build(cat);
@@ -44,8 +52,8 @@ std::set<std::string> Findings(const std::vector<Res>& resources, const std::vec
   EXPECT_TRUE(result.ok()) << result.status();
   std::set<std::string> out;
   for (const auto& f : result->findings) {
-    out.insert(std::string(checker::FaultKindName(f.kind)) + " " + cat.resource(f.source).ref + " " +
-               cat.resource(f.target).ref);
+    out.insert(std::string(checker::FaultKindName(f.kind)) + " " + cat.resource(f.source).ref +
+               " " + cat.resource(f.target).ref);
   }
   return out;
 }
@@ -57,25 +65,27 @@ TEST(CheckerTest, MissingOrderingAndItsFix) {
   auto lines = Cat({Block("File[/etc/app.conf]", {kWriteConf}), Block("Exec[use]", {kReadConf})});
   EXPECT_THAT(Findings({{"File", "/etc/app.conf"}, {"Exec", "use"}}, lines),
               UnorderedElementsAre("MOR File[/etc/app.conf] Exec[use]"));
-  EXPECT_THAT(Findings({{"File", "/etc/app.conf"}, {"Exec", "use", {{"require", "File[/etc/app.conf]"}}}},
-                       lines),
-              IsEmpty());
+  EXPECT_THAT(
+      Findings({{"File", "/etc/app.conf"}, {"Exec", "use", {{"require", "File[/etc/app.conf]"}}}},
+               lines),
+      IsEmpty());
 }
 
 TEST(CheckerTest, AManagedFileProducesItsPathEvenWhenThisRunChangedNothing) {
   // The config was already right: the File only looked at it. On another machine it writes.
-  auto lines = Cat({Block("File[/etc/app.conf]", {"lstat(\"/etc/app.conf\", {st_mode=S_IFREG|0644, ...}) = 0"}),
-                    Block("Exec[use]", {kReadConf})});
+  auto lines = Cat(
+      {Block("File[/etc/app.conf]", {"lstat(\"/etc/app.conf\", {st_mode=S_IFREG|0644, ...}) = 0"}),
+       Block("Exec[use]", {kReadConf})});
   EXPECT_THAT(Findings({{"File", "/etc/app.conf", {{"content", "x"}}}, {"Exec", "use"}}, lines),
               UnorderedElementsAre("MOR File[/etc/app.conf] Exec[use]"));
   // A File that manages only owner or mode, or replace => false, or a directory that was
   // already there, establishes nothing a reader depends on.
   EXPECT_THAT(Findings({{"File", "/etc/app.conf", {{"owner", "app"}}}, {"Exec", "use"}}, lines),
               IsEmpty());
-  EXPECT_THAT(Findings({{"File", "/etc/app.conf", {{"content", "x"}, {"replace", false}}},
-                        {"Exec", "use"}},
-                       lines),
-              IsEmpty());
+  EXPECT_THAT(
+      Findings({{"File", "/etc/app.conf", {{"content", "x"}, {"replace", false}}}, {"Exec", "use"}},
+               lines),
+      IsEmpty());
 }
 
 TEST(CheckerTest, MissingNotifierAndRefreshRelays) {
@@ -85,10 +95,14 @@ TEST(CheckerTest, MissingNotifierAndRefreshRelays) {
   EXPECT_THAT(Findings({{"File", "/etc/app.conf"}, {"Service", "app"}}, lines),
               UnorderedElementsAre("MN File[/etc/app.conf] Service[app]"));
   // Ordered but not notified: still MN.
-  EXPECT_THAT(Findings({{"File", "/etc/app.conf", {{"before", "Service[app]"}}}, {"Service", "app"}}, lines),
-              UnorderedElementsAre("MN File[/etc/app.conf] Service[app]"));
-  EXPECT_THAT(Findings({{"File", "/etc/app.conf", {{"notify", "Service[app]"}}}, {"Service", "app"}}, lines),
-              IsEmpty());
+  EXPECT_THAT(
+      Findings({{"File", "/etc/app.conf", {{"before", "Service[app]"}}}, {"Service", "app"}},
+               lines),
+      UnorderedElementsAre("MN File[/etc/app.conf] Service[app]"));
+  EXPECT_THAT(
+      Findings({{"File", "/etc/app.conf", {{"notify", "Service[app]"}}}, {"Service", "app"}},
+               lines),
+      IsEmpty());
   // File ~> Exec ~> Service refreshes the service; File ~> File ~> Service does not.
   EXPECT_THAT(Findings({{"File", "/etc/app.conf", {{"notify", "Exec[reload]"}}},
                         {"Exec", "reload", {{"notify", "Service[app]"}}},
@@ -103,8 +117,9 @@ TEST(CheckerTest, MissingNotifierAndRefreshRelays) {
 }
 
 TEST(CheckerTest, PackagesNotifyOnlyWhenAsked) {
-  auto lines = Cat({Block("Package[app]", {"open(\"/usr/sbin/appd\", O_WRONLY|O_CREAT|O_TRUNC, 0755) = 3"}),
-                    Block("Service[app]", {"execve(\"/usr/sbin/appd\", [\"appd\"], NULL) = 0"})});
+  auto lines =
+      Cat({Block("Package[app]", {"open(\"/usr/sbin/appd\", O_WRONLY|O_CREAT|O_TRUNC, 0755) = 3"}),
+           Block("Service[app]", {"execve(\"/usr/sbin/appd\", [\"appd\"], NULL) = 0"})});
   std::vector<Res> res{{"Package", "app"}, {"Service", "app", {{"require", "Package[app]"}}}};
   EXPECT_THAT(Findings(res, lines), IsEmpty());
   checker::CheckOptions notify;
@@ -114,8 +129,9 @@ TEST(CheckerTest, PackagesNotifyOnlyWhenAsked) {
 
 TEST(CheckerTest, WriteWriteRacesTakeTheMaintainersDirection) {
   // The package ships a default config, the File manages it: package first.
-  auto lines = Cat({Block("File[/etc/app.conf]", {kWriteConf}),
-                    Block("Package[app]", {"rename(\"/etc/app.conf.dpkg-new\", \"/etc/app.conf\") = 0"})});
+  auto lines =
+      Cat({Block("File[/etc/app.conf]", {kWriteConf}),
+           Block("Package[app]", {"rename(\"/etc/app.conf.dpkg-new\", \"/etc/app.conf\") = 0"})});
   EXPECT_THAT(Findings({{"File", "/etc/app.conf"}, {"Package", "app"}}, lines),
               UnorderedElementsAre("MOR Package[app] File[/etc/app.conf]"));
   // A service's daemon writes its log; the File that sets its owner comes first.
@@ -130,19 +146,23 @@ TEST(CheckerTest, WriteWriteRacesTakeTheMaintainersDirection) {
 
 TEST(CheckerTest, APackageInstallingIntoADirectoryComesFirst) {
   // Applied the wrong way round: the File made the directory, dpkg only wrote into it.
-  auto lines = Cat({Block("File[/etc/app]", {"mkdir(\"/etc/app\", 0755) = 0"}),
-                    Block("Package[app]", {"mkdir(\"/etc/app\", 0755) = -1 EEXIST (File exists)",
-                                           "open(\"/etc/app/defaults\", O_WRONLY|O_CREAT, 0644) = 3"})});
-  EXPECT_THAT(Findings({{"File", "/etc/app", {{"ensure", "directory"}}}, {"Package", "app"}}, lines),
-              UnorderedElementsAre("MOR Package[app] File[/etc/app]"));
+  auto lines =
+      Cat({Block("File[/etc/app]", {"mkdir(\"/etc/app\", 0755) = 0"}),
+           Block("Package[app]", {"mkdir(\"/etc/app\", 0755) = -1 EEXIST (File exists)",
+                                  "open(\"/etc/app/defaults\", O_WRONLY|O_CREAT, 0644) = 3"})});
+  EXPECT_THAT(
+      Findings({{"File", "/etc/app", {{"ensure", "directory"}}}, {"Package", "app"}}, lines),
+      UnorderedElementsAre("MOR Package[app] File[/etc/app]"));
 }
 
 TEST(CheckerTest, PackagesSharingPackageManagerStateAreNotOrdered) {
-  auto lines = Cat({Block("Package[a]", {"rename(\"/var/lib/dpkg/status-new\", \"/var/lib/dpkg/status\") = 0"}),
-                    Block("Package[b]", {"open(\"/var/lib/dpkg/status\", O_RDONLY) = 3"})});
+  auto lines = Cat(
+      {Block("Package[a]", {"rename(\"/var/lib/dpkg/status-new\", \"/var/lib/dpkg/status\") = 0"}),
+       Block("Package[b]", {"open(\"/var/lib/dpkg/status\", O_RDONLY) = 3"})});
   EXPECT_THAT(Findings({{"Package", "a"}, {"Package", "b"}}, lines), IsEmpty());
   // An exec that rewrites apt's lists must still come before a package that reads them.
-  auto update = Cat({Block("Exec[apt-update]", {"rename(\"/var/lib/apt/lists/x.tmp\", \"/var/lib/apt/lists/x\") = 0"}),
+  auto update = Cat({Block("Exec[apt-update]",
+                           {"rename(\"/var/lib/apt/lists/x.tmp\", \"/var/lib/apt/lists/x\") = 0"}),
                      Block("Package[b]", {"open(\"/var/lib/apt/lists/x\", O_RDONLY) = 3"})});
   EXPECT_THAT(Findings({{"Exec", "apt-update"}, {"Package", "b"}}, update),
               UnorderedElementsAre("MOR Exec[apt-update] Package[b]"));
@@ -185,42 +205,49 @@ TEST(CheckerTest, UnknownResourcesAreReportedNotFatal) {
 TEST(CheckerTest, FixNamesBothResourcesWithFileAndLine) {
   catalog::Catalog cat = MakeCatalog({{"File", "/etc/it's.conf"}, {"Exec", "use"}});
   graph::DependencyGraph g = graph::DependencyGraph::Build(cat);
-  Harness h(Cat({Block("File[/etc/it's.conf]", {"open(\"/etc/it's.conf\", O_WRONLY|O_CREAT, 0644) = 3"}),
-                 Block("Exec[use]", {"open(\"/etc/it's.conf\", O_RDONLY) = 3"})}));
+  Harness h(
+      Cat({Block("File[/etc/it's.conf]", {"open(\"/etc/it's.conf\", O_WRONLY|O_CREAT, 0644) = 3"}),
+           Block("Exec[use]", {"open(\"/etc/it's.conf\", O_RDONLY) = 3"})}));
   auto result = checker::Check(h.analyzer, cat, g, {});
   ASSERT_TRUE(result.ok());
   ASSERT_EQ(result->findings.size(), 1u);
-  EXPECT_EQ(result->findings[0].fix,
-            "add `require => File['/etc/it\\'s.conf']` to Exec['use'] (/m/init.pp:2), or `before => "
-            "Exec['use']` to File['/etc/it\\'s.conf'] (/m/init.pp:1), or the chain "
-            "`File['/etc/it\\'s.conf'] -> Exec['use']`");
+  EXPECT_EQ(
+      result->findings[0].fix,
+      "add `require => File['/etc/it\\'s.conf']` to Exec['use'] (/m/init.pp:2), or `before => "
+      "Exec['use']` to File['/etc/it\\'s.conf'] (/m/init.pp:1), or the chain "
+      "`File['/etc/it\\'s.conf'] -> Exec['use']`");
   ASSERT_EQ(result->findings[0].evidence.size(), 1u);
   EXPECT_EQ(result->findings[0].evidence[0].path, "/etc/it's.conf");
 }
 
-
 TEST(CheckerTest, NeverAgainstTheDeclaredOrder) {
   // The installer probed a log file the File creates later; the graph orders the File after
   // the package on purpose: File -> Package would close a cycle.
-  auto lines = Cat({Block("Package[app]", {"stat(\"/var/log/app.log\", 0x7ffd) = -1 ENOENT (No such file or directory)"}),
-                    Block("File[/var/log/app.log]", {"open(\"/var/log/app.log\", O_WRONLY|O_CREAT|O_TRUNC, 0644) = 3"})});
-  EXPECT_THAT(Findings({{"Package", "app"},
-                        {"File", "/var/log/app.log", {{"content", "x"}, {"require", "Package[app]"}}}},
-                       lines),
-              IsEmpty());
+  auto lines =
+      Cat({Block("Package[app]",
+                 {"stat(\"/var/log/app.log\", 0x7ffd) = -1 ENOENT (No such file or directory)"}),
+           Block("File[/var/log/app.log]",
+                 {"open(\"/var/log/app.log\", O_WRONLY|O_CREAT|O_TRUNC, 0644) = 3"})});
+  EXPECT_THAT(
+      Findings({{"Package", "app"},
+                {"File", "/var/log/app.log", {{"content", "x"}, {"require", "Package[app]"}}}},
+               lines),
+      IsEmpty());
 }
 
 TEST(CheckerTest, NameServiceDatabasesByEntry) {
   auto adduser = Block("Package[app]", {"rename(\"/etc/passwd+\", \"/etc/passwd\") = 0"});
   auto lookup = "open(\"/etc/passwd\", O_RDONLY|O_CLOEXEC) = 3";
   // Looking up root depends on no package that adds a user...
-  EXPECT_THAT(Findings({{"Package", "app"}, {"File", "/etc/x", {{"content", "x"}, {"owner", "root"}}}},
-                       Cat({adduser, Block("File[/etc/x]", {lookup})})),
-              IsEmpty());
+  EXPECT_THAT(
+      Findings({{"Package", "app"}, {"File", "/etc/x", {{"content", "x"}, {"owner", "root"}}}},
+               Cat({adduser, Block("File[/etc/x]", {lookup})})),
+      IsEmpty());
   // ... owner => app does.
-  EXPECT_THAT(Findings({{"Package", "app"}, {"File", "/etc/x", {{"content", "x"}, {"owner", "app"}}}},
-                       Cat({adduser, Block("File[/etc/x]", {lookup})})),
-              UnorderedElementsAre("MOR Package[app] File[/etc/x]"));
+  EXPECT_THAT(
+      Findings({{"Package", "app"}, {"File", "/etc/x", {{"content", "x"}, {"owner", "app"}}}},
+               Cat({adduser, Block("File[/etc/x]", {lookup})})),
+      UnorderedElementsAre("MOR Package[app] File[/etc/x]"));
 }
 
 TEST(CheckerTest, EditsOfOneKeyCommute) {
@@ -241,44 +268,60 @@ TEST(CheckerTest, AnExecThatRestartsTheServiceRelaysRefresh) {
   auto lines = Cat({Block("File[/etc/app.conf]", {kWriteConf}),
                     Block("Service[app]", {"clone(child_stack=NULL, flags=SIGCHLD) = 300"}),
                     {"300 open(\"/etc/app.conf\", O_RDONLY) = 3"}});
-  EXPECT_THAT(Findings({{"File", "/etc/app.conf", {{"content", "x"}, {"notify", "Exec[restart app]"}}},
-                        {"Exec", "restart app", {{"command", "service app restart"}, {"refreshonly", true}}},
-                        {"Service", "app"}},
-                       lines),
-              IsEmpty());
-  EXPECT_THAT(Findings({{"File", "/etc/app.conf", {{"content", "x"}, {"notify", "Exec[other]"}}},
-                        {"Exec", "other", {{"command", "service app status"}, {"refreshonly", true}}},
-                        {"Service", "app"}},
-                       lines),
-              UnorderedElementsAre("MN File[/etc/app.conf] Service[app]"));
+  EXPECT_THAT(
+      Findings(
+          {{"File", "/etc/app.conf", {{"content", "x"}, {"notify", "Exec[restart app]"}}},
+           {"Exec", "restart app", {{"command", "service app restart"}, {"refreshonly", true}}},
+           {"Service", "app"}},
+          lines),
+      IsEmpty());
+  EXPECT_THAT(
+      Findings({{"File", "/etc/app.conf", {{"content", "x"}, {"notify", "Exec[other]"}}},
+                {"Exec", "other", {{"command", "service app status"}, {"refreshonly", true}}},
+                {"Service", "app"}},
+               lines),
+      UnorderedElementsAre("MN File[/etc/app.conf] Service[app]"));
 }
-
 
 TEST(CheckerTest, ADropInDirectoryListingNeedsTheEntriesMadeThere) {
   // apt listed sources.list.d before the repository's file existed (this run's wrong order).
-  auto lines = Cat({Block("Package[app]", {"openat(AT_FDCWD, \"/etc/apt/sources.list.d\", O_RDONLY|O_NONBLOCK|O_CLOEXEC|O_DIRECTORY) = 3"}),
-                    Block("File[/etc/apt/sources.list.d/app.list]",
-                          {"open(\"/etc/apt/sources.list.d/app.list\", O_WRONLY|O_CREAT|O_TRUNC, 0644) = 3"})});
-  EXPECT_THAT(Findings({{"Package", "app"}, {"File", "/etc/apt/sources.list.d/app.list", {{"content", "x"}}}},
+  auto lines = Cat(
+      {Block("Package[app]", {"openat(AT_FDCWD, \"/etc/apt/sources.list.d\", "
+                              "O_RDONLY|O_NONBLOCK|O_CLOEXEC|O_DIRECTORY) = 3"}),
+       Block("File[/etc/apt/sources.list.d/app.list]",
+             {"open(\"/etc/apt/sources.list.d/app.list\", O_WRONLY|O_CREAT|O_TRUNC, 0644) = 3"})});
+  EXPECT_THAT(Findings({{"Package", "app"},
+                        {"File", "/etc/apt/sources.list.d/app.list", {{"content", "x"}}}},
                        lines),
               UnorderedElementsAre("MOR File[/etc/apt/sources.list.d/app.list] Package[app]"));
   // A listing of a directory that is not a drop-in one says nothing of its entries.
-  auto etc = Cat({Block("Package[app]", {"openat(AT_FDCWD, \"/etc\", O_RDONLY|O_NONBLOCK|O_CLOEXEC|O_DIRECTORY) = 3"}),
-                  Block("File[/etc/app.conf]", {kWriteConf})});
-  EXPECT_THAT(Findings({{"Package", "app"}, {"File", "/etc/app.conf", {{"content", "x"}}}}, etc), IsEmpty());
+  auto etc =
+      Cat({Block("Package[app]",
+                 {"openat(AT_FDCWD, \"/etc\", O_RDONLY|O_NONBLOCK|O_CLOEXEC|O_DIRECTORY) = 3"}),
+           Block("File[/etc/app.conf]", {kWriteConf})});
+  EXPECT_THAT(Findings({{"Package", "app"}, {"File", "/etc/app.conf", {{"content", "x"}}}}, etc),
+              IsEmpty());
 }
 
 TEST(CheckerTest, FixesGoToTheDefinedTypeInstanceAndInstancesAreGrouped) {
   // Two instances of one define, each declaring an augeas at the same line, both editing a
   // file a later exec reads: one finding, fixed at the instances, listing both.
-  nlohmann::json cat = {{"catalog_format", 2}, {"resources", nlohmann::json::array()},
+  nlohmann::json cat = {{"catalog_format", 2},
+                        {"resources", nlohmann::json::array()},
                         {"edges", nlohmann::json::array()}};
   auto res = [&](std::string type, std::string title, std::string file, int line, std::string kind,
                  nlohmann::json params = nlohmann::json::object()) {
-    cat["resources"].push_back({{"type", type}, {"title", title}, {"file", file}, {"line", line},
-                                {"exported", false}, {"kind", kind}, {"parameters", params}});
+    cat["resources"].push_back({{"type", type},
+                                {"title", title},
+                                {"file", file},
+                                {"line", line},
+                                {"exported", false},
+                                {"kind", kind},
+                                {"parameters", params}});
   };
-  auto edge = [&](std::string a, std::string b) { cat["edges"].push_back({{"source", a}, {"target", b}}); };
+  auto edge = [&](std::string a, std::string b) {
+    cat["edges"].push_back({{"source", a}, {"target", b}});
+  };
   cat["resources"].push_back({{"type", "Class"}, {"title", "main"}, {"exported", false}});
   res("App::Setting", "a", "/m/init.pp", 3, "defined_type");
   res("App::Setting", "b", "/m/init.pp", 4, "defined_type");
@@ -298,8 +341,7 @@ TEST(CheckerTest, FixesGoToTheDefinedTypeInstanceAndInstancesAreGrouped) {
   std::vector<std::string> write = {"open(\"/etc/app.conf\", O_RDONLY) = 3", kWriteConf};
   Harness h(Cat({Block("Ini_setting[a]", write), Block("Ini_setting[b]", write),
                  Block("Exec[use]", {"open(\"/var/lib/app.db\", O_RDONLY) = 3"}),
-                 Block("Service[x]", {}),
-                 Block("Exec[use]", {kReadConf})}));
+                 Block("Service[x]", {}), Block("Exec[use]", {kReadConf})}));
   auto result = checker::Check(h.analyzer, *loaded, g, {});
   ASSERT_TRUE(result.ok()) << result.status();
   ASSERT_EQ(result->findings.size(), 1u);
@@ -311,7 +353,6 @@ TEST(CheckerTest, FixesGoToTheDefinedTypeInstanceAndInstancesAreGrouped) {
   EXPECT_THAT(f.fix, ::testing::HasSubstr("App::Setting['a']"));
   EXPECT_THAT(f.fix, ::testing::HasSubstr("fixes all 2 instances"));
 }
-
 
 TEST(CheckerTest, PuppetsOwnSchedulesAndFilebucketAreNotWarnedAbout) {
   catalog::Catalog cat = MakeCatalog({{"File", "/etc/app.conf", {{"content", "x"}}}});

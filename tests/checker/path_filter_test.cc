@@ -31,8 +31,8 @@ TEST(PathFilterTest, SpecialCharactersAreLiteral) {
 TEST(PathFilterTest, DefaultsIgnorePuppetStateAndVirtualFileSystems) {
   auto f = PathFilter::Create({}, true);
   ASSERT_TRUE(f.ok());
-  for (const char* p : {"/proc/self/fd/3", "/dev/null", "/sys/kernel/mm", "/var/lib/puppet/state/state.yaml",
-                        "/etc/ld.so.cache", "/dev"}) {
+  for (const char* p : {"/proc/self/fd/3", "/dev/null", "/sys/kernel/mm",
+                        "/var/lib/puppet/state/state.yaml", "/etc/ld.so.cache", "/dev"}) {
     EXPECT_TRUE(f->Ignored(p)) << p;
   }
   for (const char* p : {"/etc/app.conf", "/var/lib/dpkg/status", "/tmp/generated", "/devices"}) {

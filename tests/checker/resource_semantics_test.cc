@@ -43,9 +43,9 @@ TEST(ResourceSemanticsTest, WhatAFileEstablishes) {
 }
 
 TEST(ResourceSemanticsTest, NameServiceDatabases) {
-  for (const char* p : {"/etc/passwd", "/etc/group", "/etc/shadow", "/etc/gshadow-",
-                        "/etc/passwd+", "/etc/group.lock", "/etc/passwd.347", "/etc/subuid",
-                        "/etc/nshadow", "/etc/.pwd.lock", "/etc/nsswitch.conf"}) {
+  for (const char* p : {"/etc/passwd", "/etc/group", "/etc/shadow", "/etc/gshadow-", "/etc/passwd+",
+                        "/etc/group.lock", "/etc/passwd.347", "/etc/subuid", "/etc/nshadow",
+                        "/etc/.pwd.lock", "/etc/nsswitch.conf"}) {
     EXPECT_TRUE(IsNameServiceDatabase(p)) << p;
   }
   for (const char* p : {"/etc/passwords", "/etc/groups.conf", "/etc/app/passwd", "/etc/hosts"}) {

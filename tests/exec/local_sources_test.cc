@@ -36,7 +36,8 @@ TEST(LocalSourcesTest, ModuleFilesInModulepathOrder) {
 TEST(LocalSourcesTest, OtherUrisAndEscapesAreLeftAlone) {
   EXPECT_EQ(LocalModuleFile("puppet:///modules/app/missing", kModulepath, Exists), "");
   EXPECT_EQ(LocalModuleFile("puppet:///files/app.conf", kModulepath, Exists), "");
-  EXPECT_EQ(LocalModuleFile("puppet:///modules/app/../../base/files/motd", kModulepath, Exists), "");
+  EXPECT_EQ(LocalModuleFile("puppet:///modules/app/../../base/files/motd", kModulepath, Exists),
+            "");
   EXPECT_EQ(LocalModuleFile("puppet:///modules/../x", kModulepath, Exists), "");
   EXPECT_EQ(LocalModuleFile("/etc/app.conf", kModulepath, Exists), "");
   EXPECT_EQ(LocalModuleFile("https://example.com/x", kModulepath, Exists), "");
@@ -45,11 +46,15 @@ TEST(LocalSourcesTest, OtherUrisAndEscapesAreLeftAlone) {
 TEST(LocalSourcesTest, RewritesSourceStringsAndArraysOnly) {
   nlohmann::json catalog = {
       {"resources",
-       {{{"type", "File"}, {"title", "/etc/app.conf"},
+       {{{"type", "File"},
+         {"title", "/etc/app.conf"},
          {"parameters", {{"source", "puppet:///modules/app/app.conf"}, {"mode", "0644"}}}},
-        {{"type", "File"}, {"title", "/etc/motd"},
-         {"parameters", {{"source", {"puppet:///modules/app/missing", "puppet:///modules/base/motd"}}}}},
-        {{"type", "Exec"}, {"title", "x"},
+        {{"type", "File"},
+         {"title", "/etc/motd"},
+         {"parameters",
+          {{"source", {"puppet:///modules/app/missing", "puppet:///modules/base/motd"}}}}},
+        {{"type", "Exec"},
+         {"title", "x"},
          {"parameters", {{"command", "echo puppet:///modules/app/app.conf"}}}}}},
       {"edges", nlohmann::json::array()}};
   auto out = LocalizePuppetSources(catalog.dump(), kModulepath, Exists);
@@ -61,7 +66,8 @@ TEST(LocalSourcesTest, RewritesSourceStringsAndArraysOnly) {
   EXPECT_EQ(got["resources"][0]["parameters"]["source"], "/run/fsmove/modules/app/files/app.conf");
   EXPECT_EQ(got["resources"][0]["parameters"]["mode"], "0644");
   EXPECT_EQ(got["resources"][1]["parameters"]["source"][0], "puppet:///modules/app/missing");
-  EXPECT_EQ(got["resources"][1]["parameters"]["source"][1], "/etc/puppet/code/modules/base/files/motd");
+  EXPECT_EQ(got["resources"][1]["parameters"]["source"][1],
+            "/etc/puppet/code/modules/base/files/motd");
   EXPECT_EQ(got["resources"][2]["parameters"]["command"], "echo puppet:///modules/app/app.conf");
   EXPECT_FALSE(LocalizePuppetSources("[1, 2]", kModulepath, Exists).ok());
   EXPECT_FALSE(LocalizePuppetSources("not json", kModulepath, Exists).ok());

@@ -36,9 +36,9 @@ TEST(OsRootTest, PuppetVersionFromDpkgStatus) {
   root.Write("var/lib/dpkg/status", kStatus);
   // puppet-agent's files are gone (config-files only): the installed `puppet` counts.
   EXPECT_EQ(PuppetPackageVersion(root.path().string()), "7.23.0-1");
-  root.Write("var/lib/dpkg/status",
-             std::string(kStatus) + "\nPackage: puppet-agent\nStatus: install ok installed\n"
-                                    "Version: 8.10.0-5+deb13u1\n");
+  root.Write("var/lib/dpkg/status", std::string(kStatus) +
+                                        "\nPackage: puppet-agent\nStatus: install ok installed\n"
+                                        "Version: 8.10.0-5+deb13u1\n");
   EXPECT_EQ(PuppetPackageVersion(root.path().string()), "8.10.0-5+deb13u1");
   TempDir empty;
   EXPECT_EQ(PuppetPackageVersion(empty.path().string()), "");
@@ -68,8 +68,9 @@ TEST(OsRootTest, DirectoryMustHoldPuppetAndStrace) {
   EXPECT_NE(r.status().message().find("/usr/bin/puppet"), std::string_view::npos);
   root.Write("usr/bin/puppet", "#!/usr/bin/ruby\n");
   root.Write("usr/bin/strace", "");
-  root.Write("var/lib/dpkg/status", "Package: puppet-agent\nStatus: install ok installed\n"
-                                    "Version: 8.10.0-5\n");
+  root.Write("var/lib/dpkg/status",
+             "Package: puppet-agent\nStatus: install ok installed\n"
+             "Version: 8.10.0-5\n");
   r = ResolveRoot(root.path().string() + "/usr/..", false);
   ASSERT_TRUE(r.ok()) << r.status();
   EXPECT_EQ(r->dir, fs::canonical(root.path().string()).string());

@@ -69,7 +69,8 @@ TEST_F(PreflightTest, AMissingPuppetSaysHowToInstallIt) {
   ScopedEnv strace("FSMOVE_STRACE", Script("strace-ok", "exit 0"));
   absl::Status st = Preflight(Request());
   ASSERT_FALSE(st.ok());
-  EXPECT_THAT(std::string(st.message()), HasSubstr("puppet not found (" + dir_ + "/no-such-puppet)"));
+  EXPECT_THAT(std::string(st.message()),
+              HasSubstr("puppet not found (" + dir_ + "/no-such-puppet)"));
   EXPECT_THAT(std::string(st.message()), HasSubstr("FSMOVE_PUPPET"));
 }
 
@@ -78,17 +79,21 @@ TEST_F(PreflightTest, AMissingStraceSaysHowToInstallIt) {
   ScopedEnv strace("FSMOVE_STRACE", dir_ + "/no-such-strace");
   absl::Status st = Preflight(Request());
   ASSERT_FALSE(st.ok());
-  EXPECT_THAT(std::string(st.message()), HasSubstr("strace not found (" + dir_ + "/no-such-strace)"));
+  EXPECT_THAT(std::string(st.message()),
+              HasSubstr("strace not found (" + dir_ + "/no-such-strace)"));
 }
 
 TEST_F(PreflightTest, AStraceThatCannotTraceIsRefusedWithItsError) {
   ScopedEnv puppet("FSMOVE_PUPPET", Script("puppet", "exit 0"));
-  ScopedEnv strace("FSMOVE_STRACE",
-                   Script("strace-denied", "echo 'strace: ptrace(PTRACE_TRACEME): Operation not permitted' >&2; exit 1"));
+  ScopedEnv strace(
+      "FSMOVE_STRACE",
+      Script("strace-denied",
+             "echo 'strace: ptrace(PTRACE_TRACEME): Operation not permitted' >&2; exit 1"));
   absl::Status st = Preflight(Request());
   ASSERT_FALSE(st.ok());
-  EXPECT_THAT(std::string(st.message()), HasSubstr("strace cannot trace processes here (exit code 1: "
-                                                   "strace: ptrace(PTRACE_TRACEME): Operation not permitted)"));
+  EXPECT_THAT(std::string(st.message()),
+              HasSubstr("strace cannot trace processes here (exit code 1: "
+                        "strace: ptrace(PTRACE_TRACEME): Operation not permitted)"));
 }
 
 TEST_F(PreflightTest, WorkingToolsPass) {
@@ -102,10 +107,12 @@ TEST_F(PreflightTest, APinnedRootOrSystemdNeedsTheOverlay) {
   ScopedEnv strace("FSMOVE_STRACE", Script("strace-ok", "exit 0"));
   CheckRequest pinned = Request();
   pinned.root = OsRoot{"debian-12", dir_, ""};
-  EXPECT_THAT(std::string(Preflight(pinned).message()), HasSubstr("--root needs the overlay sandbox"));
+  EXPECT_THAT(std::string(Preflight(pinned).message()),
+              HasSubstr("--root needs the overlay sandbox"));
   CheckRequest systemd = Request();
   systemd.init = "systemd";
-  EXPECT_THAT(std::string(Preflight(systemd).message()), HasSubstr("--init systemd needs the overlay sandbox"));
+  EXPECT_THAT(std::string(Preflight(systemd).message()),
+              HasSubstr("--init systemd needs the overlay sandbox"));
 }
 
 }  // namespace

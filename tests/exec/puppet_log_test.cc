@@ -98,7 +98,8 @@ TEST(ApplyOutcomes, ChangesFailuresSkipsAndRefreshesPerResource) {
   EXPECT_THAT(o.resources["File[/etc/a]"].changes,
               testing::ElementsAre("ensure: defined content as '{sha256}11'",
                                    "mode: mode changed '0600' to '0644'"));
-  EXPECT_THAT(o.resources["Exec[run: a/b]"].changes, testing::ElementsAre("returns: executed successfully"));
+  EXPECT_THAT(o.resources["Exec[run: a/b]"].changes,
+              testing::ElementsAre("returns: executed successfully"));
   EXPECT_TRUE(o.resources["Service[app]"].refreshed);
   EXPECT_TRUE(o.resources["Service[app]"].changes.empty());
   EXPECT_TRUE(o.resources["Exec[bad]"].failed);
@@ -108,8 +109,8 @@ TEST(ApplyOutcomes, ChangesFailuresSkipsAndRefreshesPerResource) {
 }
 
 TEST(ApplyOutcomes, DependencyCycle) {
-  ApplyOutcomes o = ParseApplyOutcomes(
-      "Error: Found 1 dependency cycle:\n(File[/a] => Exec[b] => File[/a])\n");
+  ApplyOutcomes o =
+      ParseApplyOutcomes("Error: Found 1 dependency cycle:\n(File[/a] => Exec[b] => File[/a])\n");
   EXPECT_TRUE(o.dependency_cycle);
 }
 

@@ -31,7 +31,8 @@ TEST(ForceOrder, AddsToRequireWhateverShapeItHas) {
 
   forced = ForceOrder(kCatalog, 2, "File[/etc/a]");  // no parameters at all
   ASSERT_TRUE(forced.ok());
-  EXPECT_EQ(nlohmann::json::parse(*forced)["resources"][2]["parameters"]["require"], "File[/etc/a]");
+  EXPECT_EQ(nlohmann::json::parse(*forced)["resources"][2]["parameters"]["require"],
+            "File[/etc/a]");
 }
 
 TEST(ForceOrder, RefusesWhatIsNotACatalog) {
@@ -67,10 +68,12 @@ TEST(ReplayDifferences, FailuresSkipsChangesAndPaths) {
       "Warning: /Stage[main]/Main/File[/etc/a]: Skipping because of failed dependencies\n"
       "Notice: /Stage[main]/Main/Exec[same]/returns: executed successfully\n",
       {gone});
-  EXPECT_THAT(ReplayDifferences(reference, forced),
-              ElementsAre(HasSubstr("Exec[use] failed: change from 'notrun'"),
-                          "File[/etc/a] was skipped: its dependencies failed",
-                          "/etc/a: absent (with the catalog's order: file 0644 0:0, 0 bytes, sha256 ab12)"));
+  EXPECT_THAT(
+      ReplayDifferences(reference, forced),
+      ElementsAre(
+          HasSubstr("Exec[use] failed: change from 'notrun'"),
+          "File[/etc/a] was skipped: its dependencies failed",
+          "/etc/a: absent (with the catalog's order: file 0644 0:0, 0 bytes, sha256 ab12)"));
   // The same outcomes, and messages that differ only in what they say: no difference.
   RunResult again = Replay(
       "Notice: /Stage[main]/Main/File[/etc/a]/ensure: defined content as '{sha256}2'\n"
@@ -132,20 +135,24 @@ TEST(StaleDaemon, EachConditionThatFailsSaysSo) {
   std::string reason;
   // The source did not change the file again (a package installed already).
   RunResult r = StaleReplay("", 1000.0, {{42, 995.0, "appd"}});
-  EXPECT_FALSE(StaleDaemon(r, "Package[app]", "Service[app]", {"app"}, {"/etc/app.conf"}, &diffs, &reason));
+  EXPECT_FALSE(
+      StaleDaemon(r, "Package[app]", "Service[app]", {"app"}, {"/etc/app.conf"}, &diffs, &reason));
   EXPECT_THAT(reason, HasSubstr("did not change"));
   // The service was refreshed.
   r = StaleReplay(std::string(kRewritten) +
                       "Notice: /Stage[main]/Main/Service[app]: Triggered 'refresh' from 1 event\n",
                   1000.0, {{42, 995.0, "appd"}});
-  EXPECT_FALSE(StaleDaemon(r, "File[/etc/app.conf]", "Service[app]", {"app"}, {"/etc/app.conf"}, &diffs, &reason));
+  EXPECT_FALSE(StaleDaemon(r, "File[/etc/app.conf]", "Service[app]", {"app"}, {"/etc/app.conf"},
+                           &diffs, &reason));
   EXPECT_THAT(reason, HasSubstr("refreshed"));
   // The daemon started after the change, or none of the service runs.
   r = StaleReplay(kRewritten, 1000.0, {{42, 1001.0, "appd"}});
-  EXPECT_FALSE(StaleDaemon(r, "File[/etc/app.conf]", "Service[app]", {"app"}, {"/etc/app.conf"}, &diffs, &reason));
+  EXPECT_FALSE(StaleDaemon(r, "File[/etc/app.conf]", "Service[app]", {"app"}, {"/etc/app.conf"},
+                           &diffs, &reason));
   EXPECT_THAT(reason, HasSubstr("started after"));
   r = StaleReplay(kRewritten, 1000.0, {{42, 995.0, "other"}, {43, 990.0, "puppet"}});
-  EXPECT_FALSE(StaleDaemon(r, "File[/etc/app.conf]", "Service[app]", {"app"}, {"/etc/app.conf"}, &diffs, &reason));
+  EXPECT_FALSE(StaleDaemon(r, "File[/etc/app.conf]", "Service[app]", {"app"}, {"/etc/app.conf"},
+                           &diffs, &reason));
   EXPECT_THAT(reason, HasSubstr("no process of Service[app]"));
   EXPECT_TRUE(diffs.empty());
 }
@@ -153,8 +160,10 @@ TEST(StaleDaemon, EachConditionThatFailsSaysSo) {
 TEST(StaleDaemon, DaemonNamesMatchTheirServices) {
   std::vector<std::string> diffs;
   std::string reason;
-  for (auto [service, comm] : {std::pair{"ssh", "sshd"}, {"postgresql", "postgres"},
-                               {"influxdb", "influxd"}, {"memcached.service", "memcached"}}) {
+  for (auto [service, comm] : {std::pair{"ssh", "sshd"},
+                               {"postgresql", "postgres"},
+                               {"influxdb", "influxd"},
+                               {"memcached.service", "memcached"}}) {
     RunResult r = StaleReplay(kRewritten, 1000.0, {{42, 990.0, comm}});
     EXPECT_TRUE(StaleDaemon(r, "File[/etc/app.conf]", "Service[x]", {service}, {"/etc/app.conf"},
                             &diffs, &reason))

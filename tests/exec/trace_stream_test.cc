@@ -37,7 +37,8 @@ TEST(TraceStream, ReadsAPipeToItsEnd) {
   });
   const std::string got = ReadAll(stream);
   writer.join();
-  EXPECT_EQ(got.size(), 100 * std::string("1234 openat(AT_FDCWD, \"/etc/x\", O_RDONLY) = 3\n").size());
+  EXPECT_EQ(got.size(),
+            100 * std::string("1234 openat(AT_FDCWD, \"/etc/x\", O_RDONLY) = 3\n").size());
 }
 
 // A writer that never closes (a daemon holding strace's output open) cannot hang the reader:

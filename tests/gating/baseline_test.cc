@@ -82,26 +82,26 @@ TEST(BaselineTest, IgnoredPairsMatchEitherDirectionAndTheirRule) {
     return *c;
   };
   // Reversed direction, no rule: suppressed with the reason.
-  gating::Suppressions s = gating::Suppress(run.result, *run.catalog,
-                                          config(R"({"ignore_pairs": [{"source": "Exec[use config]",
+  gating::Suppressions s = gating::Suppress(
+      run.result, *run.catalog, config(R"({"ignore_pairs": [{"source": "Exec[use config]",
                  "target": "File[/etc/app/app.conf]", "reason": "reads a default otherwise"}]})"),
-                                          nullptr);
+      nullptr);
   EXPECT_EQ(s.by_pair, 1u);
   EXPECT_EQ(s.findings[0].kind, gating::SuppressionKind::kIgnoredPair);
   EXPECT_EQ(s.findings[0].justification, "reads a default otherwise");
   EXPECT_EQ(s.config_name, "p.json");
   // Another rule: not suppressed.
   s = gating::Suppress(run.result, *run.catalog,
-                      config(R"({"ignore_pairs": [{"source": "File[/etc/app/app.conf]",
+                       config(R"({"ignore_pairs": [{"source": "File[/etc/app/app.conf]",
                                  "target": "Exec[use config]", "reason": "r",
                                  "rule": "missing-notifier"}]})"),
-                      nullptr);
+                       nullptr);
   EXPECT_EQ(s.suppressed(), 0u);
   // A resource this catalog lacks: a warning naming the pair.
   s = gating::Suppress(run.result, *run.catalog,
-                      config(R"({"ignore_pairs": [{"source": "File[/nope]",
+                       config(R"({"ignore_pairs": [{"source": "File[/nope]",
                                  "target": "Exec[use config]", "reason": "r"}]})"),
-                      nullptr);
+                       nullptr);
   EXPECT_EQ(s.suppressed(), 0u);
   ASSERT_EQ(s.warnings.size(), 1u);
   EXPECT_THAT(s.warnings[0], HasSubstr("p.json: /ignore_pairs/0: File[/nope] is not in"));
@@ -110,8 +110,8 @@ TEST(BaselineTest, IgnoredPairsMatchEitherDirectionAndTheirRule) {
 TEST(BaselineTest, PairWinsOverBaselineButBaselineStateIsKept) {
   RecordedCheck run = CheckRecorded("faults-configure-use-bad");
   ASSERT_TRUE(run.catalog);
-  auto baseline =
-      gating::Baseline::Parse(gating::BaselineToJson(All(run.result), *run.catalog).dump(), "b.json");
+  auto baseline = gating::Baseline::Parse(
+      gating::BaselineToJson(All(run.result), *run.catalog).dump(), "b.json");
   ASSERT_TRUE(baseline.ok());
   auto config = gating::ParseProjectConfig(
       R"({"ignore_pairs": [{"source": "File[/etc/app/app.conf]", "target": "Exec[use config]",

@@ -27,7 +27,7 @@ TEST(ProjectConfigTest, ValidFile) {
     ],
     "package_notify": true
   })",
-                                     "proj/.fsmove.json");
+                                      "proj/.fsmove.json");
   ASSERT_TRUE(c.ok()) << c.status();
   EXPECT_EQ(c->source_name, "proj/.fsmove.json");
   EXPECT_THAT(c->ignore_paths, ElementsAre("/var/cache/app/**", "/tmp/*.lock"));

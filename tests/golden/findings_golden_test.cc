@@ -121,8 +121,8 @@ INSTANTIATE_TEST_SUITE_P(Traces, FindingsGoldenTest, ::testing::ValuesIn(Fixture
 // The suite above passes vacuously when it finds no trace (a checkout without traces/, a
 // renamed file): that is a failure of its own.
 TEST(FindingsGoldenTestSuite, FindsTraces) {
-  EXPECT_FALSE(FixtureTraces().empty()) << "no trace under " << FSMOVE_SOURCE_DIR
-                                  << "/traces has expected-findings.txt";
+  EXPECT_FALSE(FixtureTraces().empty())
+      << "no trace under " << FSMOVE_SOURCE_DIR << "/traces has expected-findings.txt";
 }
 
 }  // namespace

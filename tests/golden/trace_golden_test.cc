@@ -107,7 +107,7 @@ INSTANTIATE_TEST_SUITE_P(Traces, TraceGoldenTest, ::testing::ValuesIn(TraceNames
 // renamed file): that is a failure of its own.
 TEST(TraceGoldenTestSuite, FindsTraces) {
   EXPECT_FALSE(TraceNames().empty()) << "no trace under " << FSMOVE_SOURCE_DIR
-                                  << "/traces has trace.zst and expected-relations.txt";
+                                     << "/traces has trace.zst and expected-relations.txt";
 }
 
 }  // namespace

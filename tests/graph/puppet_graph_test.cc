@@ -248,14 +248,17 @@ TEST_F(ReadPuppetGraphFileTest, ReadsARegularFileAndRefusesEverythingElse) {
   ASSERT_TRUE(ok.ok()) << ok.status();
   EXPECT_EQ(*ok, "digraph G {\n}\n");
   absl::StatusOr<std::string> link = ReadPuppetGraphFile(dir, "link.dot");
-  EXPECT_THAT(std::string(link.status().message()), HasSubstr("cannot read Puppet's graph link.dot: a symbolic link, never followed"));
+  EXPECT_THAT(std::string(link.status().message()),
+              HasSubstr("cannot read Puppet's graph link.dot: a symbolic link, never followed"));
   // A FIFO would block a plain open(); this one has no writer.
   absl::StatusOr<std::string> fifo = ReadPuppetGraphFile(dir, "fifo.dot");
-  EXPECT_THAT(std::string(fifo.status().message()), HasSubstr("cannot read Puppet's graph fifo.dot: a FIFO, not a regular file"));
+  EXPECT_THAT(std::string(fifo.status().message()),
+              HasSubstr("cannot read Puppet's graph fifo.dot: a FIFO, not a regular file"));
   absl::StatusOr<std::string> directory = ReadPuppetGraphFile(dir, "dir.dot");
   EXPECT_THAT(std::string(directory.status().message()), HasSubstr(": Is a directory"));
   absl::StatusOr<std::string> missing = ReadPuppetGraphFile(dir, "missing.dot");
-  EXPECT_THAT(std::string(missing.status().message()), HasSubstr("cannot read Puppet's graph missing.dot: No such file or directory"));
+  EXPECT_THAT(std::string(missing.status().message()),
+              HasSubstr("cannot read Puppet's graph missing.dot: No such file or directory"));
   close(dir);
   // Too large: a sparse file past the cap.
   const int big = open((dir_ + "/big.dot").c_str(), O_WRONLY | O_CREAT | O_CLOEXEC, 0600);

@@ -22,7 +22,9 @@ report::RunSummary WithIdempotence() {
   run.idempotence.checked = true;
   run.idempotence.exit_codes = {0, 0};
   run.idempotence.resources = {
-      {"Exec[use config]", "changes-every-apply", {"returns: executed successfully"},
+      {"Exec[use config]",
+       "changes-every-apply",
+       {"returns: executed successfully"},
        {"returns: executed successfully"}},
       {"File[/generated/by/a/define]", "converged-on-third-apply", {"content: changed"}, {}}};
   return run;
@@ -72,7 +74,8 @@ TEST(ReplayReports, ConfirmedFindingAndNotIdempotentResources) {
   const nlohmann::json& results = sarif["runs"][0]["results"];
   ASSERT_EQ(results.size(), 3u);
   EXPECT_EQ(results[0]["level"], "error");
-  EXPECT_THAT(results[0]["message"]["text"].get<std::string>(), HasSubstr("Confirmed: a replay forcing"));
+  EXPECT_THAT(results[0]["message"]["text"].get<std::string>(),
+              HasSubstr("Confirmed: a replay forcing"));
   EXPECT_EQ(results[1]["ruleId"], "not-idempotent");
   EXPECT_EQ(results[1]["ruleIndex"], 2);
   EXPECT_EQ(results[1]["level"], "error");
@@ -81,7 +84,9 @@ TEST(ReplayReports, ConfirmedFindingAndNotIdempotentResources) {
   std::ostringstream xml;
   report::WriteFindingsJunit(xml, ctx, {});
   // The exec fails for the MOR; its NI is in the same failure. The generated file is a case.
-  EXPECT_THAT(xml.str(), HasSubstr("Not idempotent (not-idempotent): Exec[use config] changes on every apply"));
+  EXPECT_THAT(
+      xml.str(),
+      HasSubstr("Not idempotent (not-idempotent): Exec[use config] changes on every apply"));
   EXPECT_THAT(xml.str(), HasSubstr("name=\"File[/generated/by/a/define]\" time=\"0\">\n      "
                                    "<failure type=\"not-idempotent\""));
 }

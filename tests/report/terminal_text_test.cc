@@ -9,7 +9,9 @@ namespace {
 TEST(TerminalTextTest, ControlCharactersAreEscaped) {
   EXPECT_EQ(TerminalSafe("Exec[\x1b]0;x\x07]"), "Exec[\\e]0;x\\x07]");
   EXPECT_EQ(TerminalSafe("a\nb\tc\rd\x7f"), "a\\nb\\tc\\rd\\x7f");
-  EXPECT_EQ(TerminalSafe("csi \xc2\x9b" "31m"), "csi \\u009b31m");
+  EXPECT_EQ(TerminalSafe("csi \xc2\x9b"
+                         "31m"),
+            "csi \\u009b31m");
 }
 
 TEST(TerminalTextTest, PrintableTextAndUtf8AreKept) {

@@ -7,7 +7,8 @@ namespace fsmove::scan {
 namespace {
 
 MergeInput Input(const std::string& dir, std::vector<std::pair<std::string, ModuleStatus>> mods,
-                 std::optional<Shard> shard = std::nullopt, const std::vector<std::string>& list = {}) {
+                 std::optional<Shard> shard = std::nullopt,
+                 const std::vector<std::string>& list = {}) {
   MergeInput in;
   in.dir = dir;
   for (const auto& [m, s] : mods) {
@@ -26,8 +27,9 @@ MergeInput Input(const std::string& dir, std::vector<std::pair<std::string, Modu
 
 TEST(Merge, DisjointShardsMergeCleanly) {
   std::vector<std::string> list = {"a", "b", "c"};
-  auto plan = PlanMerge({Input("s1", {{"a", ModuleStatus::kOk}, {"c", ModuleStatus::kTimeout}}, Shard{1, 2}, list),
-                         Input("s2", {{"b", ModuleStatus::kFindings}}, Shard{2, 2}, list)});
+  auto plan = PlanMerge(
+      {Input("s1", {{"a", ModuleStatus::kOk}, {"c", ModuleStatus::kTimeout}}, Shard{1, 2}, list),
+       Input("s2", {{"b", ModuleStatus::kFindings}}, Shard{2, 2}, list)});
   EXPECT_TRUE(plan.duplicates.empty());
   EXPECT_TRUE(plan.conflicts.empty());
   EXPECT_TRUE(plan.problems.empty());
@@ -49,9 +51,9 @@ TEST(Merge, DuplicatesAndConflicts) {
 
 TEST(Merge, MissingRepeatedAndForeignShards) {
   std::vector<std::string> list = {"a", "b", "c", "d"};
-  auto plan = PlanMerge({Input("s1", {{"a", ModuleStatus::kOk}}, Shard{1, 3}, list),
-                         Input("s1again", {}, Shard{1, 3}, list),
-                         Input("other", {}, Shard{2, 3}, {"q"})});
+  auto plan =
+      PlanMerge({Input("s1", {{"a", ModuleStatus::kOk}}, Shard{1, 3}, list),
+                 Input("s1again", {}, Shard{1, 3}, list), Input("other", {}, Shard{2, 3}, {"q"})});
   std::string all;
   for (const auto& p : plan.problems) all += p + "\n";
   EXPECT_NE(all.find("shard 1/3 was given 2 times"), std::string::npos) << all;

@@ -18,7 +18,8 @@ TEST(ModuleList, NormalizesSpellingsOfOnePath) {
 
 TEST(ModuleList, ReadsListFilesWithComments) {
   ScanTestDir d;
-  auto list = d.Write("list.txt", "# modules\n  a/b  \n\nc # not a comment\n\t# indented comment\nd\r\n");
+  auto list =
+      d.Write("list.txt", "# modules\n  a/b  \n\nc # not a comment\n\t# indented comment\nd\r\n");
   auto m = ReadModuleList(list.string());
   ASSERT_TRUE(m.ok());
   EXPECT_THAT(*m, ElementsAre("a/b", "c # not a comment", "d"));

@@ -7,9 +7,15 @@ namespace {
 
 nlohmann::json Report(int mor, int mn) {
   return {{"summary", {{"MOR", mor}, {"MN", mn}}},
-          {"stats", {{"bytes", 1234}, {"seconds", {{"parse_interpret", 0.5}, {"catalog_and_graph", 0.25}, {"check", 0.25}}}}},
-          {"run", {{"timed_out", false}, {"trace_complete", true}, {"puppet_exit_code", 0},
-                   {"apply_seconds", 7.5}, {"failed_resources", nlohmann::json::array()}}}};
+          {"stats",
+           {{"bytes", 1234},
+            {"seconds", {{"parse_interpret", 0.5}, {"catalog_and_graph", 0.25}, {"check", 0.25}}}}},
+          {"run",
+           {{"timed_out", false},
+            {"trace_complete", true},
+            {"puppet_exit_code", 0},
+            {"apply_seconds", 7.5},
+            {"failed_resources", nlohmann::json::array()}}}};
 }
 
 CheckOutcome Exited(int code, std::optional<nlohmann::json> report, std::string log = "") {
@@ -37,7 +43,8 @@ TEST(Classify, CleanAndFindings) {
 TEST(Classify, Timeout) {
   auto r = Report(0, 0);
   r["run"]["timed_out"] = true;
-  ModuleResult t = Classify("m", Exited(2, r, "fsmove: error: puppet apply did not finish within 20 s (--timeout); x\n"));
+  ModuleResult t = Classify(
+      "m", Exited(2, r, "fsmove: error: puppet apply did not finish within 20 s (--timeout); x\n"));
   EXPECT_EQ(t.status, ModuleStatus::kTimeout);
   EXPECT_EQ(t.error, "puppet apply did not finish within 20 s (--timeout); x");
   // Stopped while compiling: no report, no catalog, but not a compile failure.
@@ -54,9 +61,10 @@ TEST(Classify, Timeout) {
 }
 
 TEST(Classify, CompileFailed) {
-  CheckOutcome o = Exited(2, std::nullopt,
-                          "fsmove: error: Puppet could not compile the catalog for m:\n"
-                          "Error: Could not parse for environment production: Syntax error at '}'\n");
+  CheckOutcome o =
+      Exited(2, std::nullopt,
+             "fsmove: error: Puppet could not compile the catalog for m:\n"
+             "Error: Could not parse for environment production: Syntax error at '}'\n");
   o.has_catalog = false;
   ModuleResult r = Classify("m", o);
   EXPECT_EQ(r.status, ModuleStatus::kCompileFailed);
@@ -70,7 +78,8 @@ TEST(Classify, CompileFailed) {
 TEST(Classify, ApplyFailed) {
   auto killed = Report(0, 0);
   killed["run"]["puppet_exit_code"] = 137;
-  EXPECT_EQ(Classify("m", Exited(2, killed, "fsmove: error: puppet apply was killed by signal 9\n")).status,
+  EXPECT_EQ(Classify("m", Exited(2, killed, "fsmove: error: puppet apply was killed by signal 9\n"))
+                .status,
             ModuleStatus::kApplyFailed);
   auto incomplete = Report(0, 0);
   incomplete["run"]["trace_complete"] = false;
@@ -106,7 +115,8 @@ TEST(Classify, Crashed) {
   EXPECT_EQ(r.error, "fsmove check was killed by signal 11: partial output");
   EXPECT_EQ(Classify("m", Exited(0, std::nullopt)).status, ModuleStatus::kCrashed);  // no report
   EXPECT_EQ(Classify("m", Exited(3, Report(0, 0))).status, ModuleStatus::kCrashed);
-  EXPECT_EQ(Classify("m", Exited(2, Report(0, 0), "fsmove: error: odd\n")).status, ModuleStatus::kCrashed);
+  EXPECT_EQ(Classify("m", Exited(2, Report(0, 0), "fsmove: error: odd\n")).status,
+            ModuleStatus::kCrashed);
 }
 
 TEST(Classify, ErrorsAreOneLine) {

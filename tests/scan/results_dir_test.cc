@@ -38,7 +38,8 @@ TEST(ResultsDir, StatusRoundTripsAndListsFiles) {
   EXPECT_EQ(rec->files.at("report.json"), 3u);
   EXPECT_EQ(rec->files.count("status.json"), 0u);
   for (const auto& e : fs::directory_iterator(dir)) {
-    EXPECT_EQ(e.path().filename().string().find(".tmp"), std::string::npos) << "temporary file left";
+    EXPECT_EQ(e.path().filename().string().find(".tmp"), std::string::npos)
+        << "temporary file left";
   }
 }
 
@@ -52,7 +53,8 @@ TEST(ResultsDir, DetectsUnfinishedAndCorruptFolders) {
   dir = Finished(d, "m", ModuleStatus::kFindings);
   ASSERT_TRUE(ReadStatus(dir, "m").ok());
   fs::remove(fs::path(dir) / "report.json");
-  EXPECT_NE(std::string(ReadStatus(dir, "m").status().message()).find("missing"), std::string::npos);
+  EXPECT_NE(std::string(ReadStatus(dir, "m").status().message()).find("missing"),
+            std::string::npos);
   dir = Finished(d, "m", ModuleStatus::kFindings);
   d.Write(ModuleDirName("m") + "/status.json", "{\"module\": \"m\", \"stat");
   EXPECT_FALSE(ReadStatus(dir, "m").ok());
@@ -81,7 +83,7 @@ TEST(ResultsDir, ReadsAllFinishedFoldersAndNamesTheBadOnes) {
 TEST(ResultsDir, SummaryJsonAndCsv) {
   ScanTestDir d;
   ASSERT_TRUE(WriteSummary(d.path().string(), {Result("z", ModuleStatus::kTimeout),
-                                                Result("a,b", ModuleStatus::kFindings, 2)})
+                                               Result("a,b", ModuleStatus::kFindings, 2)})
                   .ok());
   auto back = ReadSummaryJson((d.path() / "summary.json").string());
   ASSERT_TRUE(back.ok());

@@ -12,7 +12,8 @@ namespace fsmove::scan {
 class ScanTestDir {
  public:
   ScanTestDir() {
-    std::string tmpl = (std::filesystem::temp_directory_path() / "fsmove-scan-test-XXXXXX").string();
+    std::string tmpl =
+        (std::filesystem::temp_directory_path() / "fsmove-scan-test-XXXXXX").string();
     path_ = mkdtemp(tmpl.data());
   }
   ~ScanTestDir() {

@@ -18,7 +18,8 @@ TEST(Shard, ParsesOneBasedIndexes) {
   EXPECT_EQ(s->count, 5);
   EXPECT_EQ(s->ToString(), "2/5");
   EXPECT_TRUE(ParseShard("1/1").ok());
-  for (const char* bad : {"0/2", "3/2", "1/0", "-1/2", "1", "a/b", "1/2/3", "", "/2", "1/", " 1/2"}) {
+  for (const char* bad :
+       {"0/2", "3/2", "1/0", "-1/2", "1", "a/b", "1/2/3", "", "/2", "1/", " 1/2"}) {
     EXPECT_FALSE(ParseShard(bad).ok()) << bad;
   }
   EXPECT_NE(std::string(ParseShard("0/4").status().message()).find("index + 1"), std::string::npos);

@@ -399,7 +399,6 @@ TEST(MarkerRefFromSourceTest, SourceWithoutReferenceIsUnchanged) {
   EXPECT_EQ(RefFromSource("/lower[abc]"), "/lower[abc]");
 }
 
-
 // ---------------------------------------------------------------------------------------------
 // Cut colour resets and Puppet's autorelation debug messages
 // ---------------------------------------------------------------------------------------------
@@ -407,8 +406,9 @@ TEST(MarkerRefFromSourceTest, SourceWithoutReferenceIsUnchanged) {
 TEST(MarkerParseTest, BeginWhoseColourResetWasCutStillCounts) {  // shape seen under -s 300
   Marker m;
   for (std::string_view tail : {"\x1b[0", "\x1b[", "\x1b"}) {
-    std::string text = "\x1b[0;32mInfo: /Stage[main]/Main/File[/tmp/x]: Starting to evaluate the "
-                       "resource (5 of 15)";
+    std::string text =
+        "\x1b[0;32mInfo: /Stage[main]/Main/File[/tmp/x]: Starting to evaluate the "
+        "resource (5 of 15)";
     text += tail;
     ASSERT_EQ(ParseMarker(text, &m), MarkerKind::kBegin) << text;
     EXPECT_EQ(m.ref, "File[/tmp/x]");
@@ -442,22 +442,27 @@ TEST(AutoRelationParseTest, KindsAndDirections) {
       &r));
   EXPECT_EQ(r.ref, "Openldap_dbindex[uid index]");
   EXPECT_EQ(r.other, "Openldap_database[dc=example,dc=com]");
-  ASSERT_TRUE(ParseAutoRelation("Debug: /File[/a]: Adding autobefore relationship with Exec[b]", &r));
+  ASSERT_TRUE(
+      ParseAutoRelation("Debug: /File[/a]: Adding autobefore relationship with Exec[b]", &r));
   EXPECT_FALSE(r.other_first);
   EXPECT_FALSE(r.refresh);
-  ASSERT_TRUE(ParseAutoRelation("Debug: /File[/a]: Adding autonotify relationship with Service[b]", &r));
+  ASSERT_TRUE(
+      ParseAutoRelation("Debug: /File[/a]: Adding autonotify relationship with Service[b]", &r));
   EXPECT_FALSE(r.other_first);
   EXPECT_TRUE(r.refresh);
-  ASSERT_TRUE(ParseAutoRelation("Debug: /Service[a]: Adding autosubscribe relationship with File[/b]", &r));
+  ASSERT_TRUE(
+      ParseAutoRelation("Debug: /Service[a]: Adding autosubscribe relationship with File[/b]", &r));
   EXPECT_TRUE(r.other_first);
   EXPECT_TRUE(r.refresh);
 }
 
 TEST(AutoRelationParseTest, OtherMessagesAreRejected) {
   AutoRelationMessage r;
-  EXPECT_FALSE(ParseAutoRelation("Info: /File[/a]: Adding autorequire relationship with File[/]", &r));
+  EXPECT_FALSE(
+      ParseAutoRelation("Info: /File[/a]: Adding autorequire relationship with File[/]", &r));
   EXPECT_FALSE(ParseAutoRelation("Debug: /File[/a]: Adding autofoo relationship with File[/]", &r));
-  EXPECT_FALSE(ParseAutoRelation("Debug: /File[/a]: Adding autorequire relationship with nothing", &r));
+  EXPECT_FALSE(
+      ParseAutoRelation("Debug: /File[/a]: Adding autorequire relationship with nothing", &r));
   EXPECT_FALSE(ParseAutoRelation("Debug: Adding autorequire relationship with File[/]", &r));
   EXPECT_FALSE(ParseAutoRelation("Debug: Facter: Executing command: lspci", &r));
 }

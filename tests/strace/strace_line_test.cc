@@ -700,7 +700,8 @@ namespace {
 // The common shape (`PID  name(...)`) is read by a fast path; lines near its edges must read
 // as the general parse reads them.
 TEST(StraceLineHeadTest, CommonShapeAndItsNeighboursReadAlike) {
-  LineHead h = ParseLineHead("193   readlink(\"/usr\", 0x7ffd, 4095) = -1 EINVAL (Invalid argument)");
+  LineHead h =
+      ParseLineHead("193   readlink(\"/usr\", 0x7ffd, 4095) = -1 EINVAL (Invalid argument)");
   EXPECT_EQ(h.kind, LineKind::kCall);
   EXPECT_EQ(h.pid, 193);
   EXPECT_EQ(h.name, "readlink");

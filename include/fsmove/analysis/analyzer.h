@@ -32,10 +32,10 @@ struct UnparsedLine {
 struct TraceStats {
   uint64_t lines = 0;
   uint64_t bytes = 0;
-  uint64_t calls = 0;           // whole system calls (split ones counted once)
+  uint64_t calls = 0;  // whole system calls (split ones counted once)
   uint64_t split_calls = 0;
-  uint64_t modelled_calls = 0;  // calls found in the syscall table
-  uint64_t lowered_calls = 0;   // calls whose arguments were decoded and interpreted
+  uint64_t modelled_calls = 0;          // calls found in the syscall table
+  uint64_t lowered_calls = 0;           // calls whose arguments were decoded and interpreted
   uint64_t skipped_outside_blocks = 0;  // consume-only calls charged to no resource
   uint64_t failed_calls = 0;            // lowered calls that returned an error
   uint64_t undecodable_paths = 0;

@@ -72,7 +72,7 @@ class InodeTable {
     uint32_t names = 0;     // directory entries naming this inode
     uint32_t children = 0;  // directory entries inside this inode
     bool alive = false;
-    std::string name;       // primary name
+    std::string name;  // primary name
     struct Symlink {
       std::string target;
       bool learned;

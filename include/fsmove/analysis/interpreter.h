@@ -28,9 +28,9 @@ struct InterpreterOptions {
 
 struct InterpreterStats {
   uint64_t constructs = 0;
-  uint64_t unresolved_dirfd = 0;  // relative to an fd the model does not know
+  uint64_t unresolved_dirfd = 0;                 // relative to an fd the model does not know
   std::vector<uint64_t> unresolved_dirfd_lines;  // the first few, for people to look at
-  uint64_t unnamed_paths = 0;     // below an unknown cwd, or of a deleted file
+  uint64_t unnamed_paths = 0;                    // below an unknown cwd, or of a deleted file
   uint64_t symlink_loops = 0;
   uint64_t learned_symlinks = 0;
   uint64_t orphan_processes = 0;   // first seen without a clone we could match
@@ -86,14 +86,13 @@ class Interpreter {
   // kept: a link and its target are different names.
   std::string CanonicalPath(std::string_view path) const;
   // Resolves a path for tests and tools: the absolute path it names now for `pid`.
-  bool ResolveForTest(int32_t pid, int dirfd, std::string_view path, bool follow,
-                      std::string* out);
+  bool ResolveForTest(int32_t pid, int dirfd, std::string_view path, bool follow, std::string* out);
 
  private:
   struct Resolution {
-    InodeId dir = kNoInode;   // directory holding the final name
-    std::string name;         // final name; empty when the path names dir-like object itself
-    InodeId inode = kNoInode; // the object named
+    InodeId dir = kNoInode;    // directory holding the final name
+    std::string name;          // final name; empty when the path names dir-like object itself
+    InodeId inode = kNoInode;  // the object named
   };
 
   bool Resolve(Process& p, int dirfd, std::string_view path, bool follow_final, bool empty_path,

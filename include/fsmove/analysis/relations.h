@@ -26,8 +26,8 @@ struct Evidence {
 
 struct Relation {
   RelationKind kind = RelationKind::kOrdering;
-  BlockId first = kNoBlock;   // must come first / notifies
-  BlockId second = kNoBlock;  // depends on it / is notified
+  BlockId first = kNoBlock;        // must come first / notifies
+  BlockId second = kNoBlock;       // depends on it / is notified
   std::vector<Evidence> evidence;  // sorted by path; at most max_evidence entries
   uint64_t evidence_total = 0;     // before the cap
 };

@@ -35,7 +35,6 @@ struct PathEvidence {
 enum class Confidence : uint8_t { kHigh, kLow };
 std::string_view ConfidenceName(Confidence c);  // "high", "low"
 
-
 // --confirm: what a replay of the catalog with the opposite order forced showed.
 struct Confirmation {
   bool attempted = false;
@@ -44,16 +43,16 @@ struct Confirmation {
   std::vector<std::string> differences;  // what the replay did differently, confirmed or not
   std::string reason;                    // not confirmed: why
   std::string kept;                      // --keep-replays: the replay's catalog and log
-  double seconds = 0;        // the replay's wall time (sandbox, preparation, apply)
-  double apply_seconds = 0;  // Puppet's apply in it
+  double seconds = 0;                    // the replay's wall time (sandbox, preparation, apply)
+  double apply_seconds = 0;              // Puppet's apply in it
 };
 
 struct Finding {
   FaultKind kind = FaultKind::kMissingOrdering;
-  catalog::ResourceId source = 0;  // must be applied first / must notify
-  catalog::ResourceId target = 0;  // depends on it / must be notified
-  bool write_write = false;        // both resources write the same path
-  bool applied_in_reverse = false; // this run applied `target` before `source`
+  catalog::ResourceId source = 0;   // must be applied first / must notify
+  catalog::ResourceId target = 0;   // depends on it / must be notified
+  bool write_write = false;         // both resources write the same path
+  bool applied_in_reverse = false;  // this run applied `target` before `source`
   Confidence confidence = Confidence::kHigh;
   std::vector<PathEvidence> evidence;
   uint64_t evidence_total = 0;
@@ -101,15 +100,15 @@ struct CheckStats {
   size_t ordering_relations = 0;
   size_t notification_relations = 0;
   size_t write_write_pairs = 0;
-  size_t guaranteed = 0;             // relations the graph already guarantees
-  size_t against_declared_order = 0; // the graph orders the pair the other way
-  size_t no_dependency = 0;          // relations with no evidence left (see checker.cc)
-  size_t commuting_edits = 0;        // write-write pairs of edits that commute
-  size_t reverse_pairs_dropped = 0;  // the weaker of A -> B and B -> A
-  size_t low_confidence = 0;         // findings of low confidence
-  size_t fixes_closing_cycles = 0;   // findings whose fix would close a cycle (should be 0)
-  size_t package_manager_pairs = 0;  // Package-Package pairs on package-manager state
-  size_t ignored_accesses = 0;       // accesses on ignored paths
+  size_t guaranteed = 0;              // relations the graph already guarantees
+  size_t against_declared_order = 0;  // the graph orders the pair the other way
+  size_t no_dependency = 0;           // relations with no evidence left (see checker.cc)
+  size_t commuting_edits = 0;         // write-write pairs of edits that commute
+  size_t reverse_pairs_dropped = 0;   // the weaker of A -> B and B -> A
+  size_t low_confidence = 0;          // findings of low confidence
+  size_t fixes_closing_cycles = 0;    // findings whose fix would close a cycle (should be 0)
+  size_t package_manager_pairs = 0;   // Package-Package pairs on package-manager state
+  size_t ignored_accesses = 0;        // accesses on ignored paths
 };
 
 struct CheckResult {
@@ -119,8 +118,7 @@ struct CheckResult {
 
 absl::StatusOr<CheckResult> Check(const analysis::Analyzer& analyzer,
                                   const catalog::Catalog& catalog,
-                                  const graph::DependencyGraph& graph,
-                                  const CheckOptions& options);
+                                  const graph::DependencyGraph& graph, const CheckOptions& options);
 
 // Puppet's reference syntax for a resource in a fix: File['/etc/my.cnf'], Class['app::db'].
 std::string PuppetReference(const catalog::Resource& r);

@@ -15,18 +15,18 @@ namespace fsmove::exec {
 struct CheckRequest {
   TargetRequest target;
   SandboxMode sandbox = SandboxMode::kOverlay;
-  std::string keep_sandbox;   // copy the sandbox's changes here
-  std::string save_trace;     // keep the trace (zstd-compressed if it ends in .zst)
-  std::string save_catalog;   // keep the compiled catalog
-  std::string save_graph;     // keep Puppet's expanded_relationships.dot
-  std::string puppet_log;     // keep Puppet's output here (default: in the work directory)
-  std::string work_parent;    // where the work directory is made (default: $TMPDIR or /tmp)
+  std::string keep_sandbox;  // copy the sandbox's changes here
+  std::string save_trace;    // keep the trace (zstd-compressed if it ends in .zst)
+  std::string save_catalog;  // keep the compiled catalog
+  std::string save_graph;    // keep Puppet's expanded_relationships.dot
+  std::string puppet_log;    // keep Puppet's output here (default: in the work directory)
+  std::string work_parent;   // where the work directory is made (default: $TMPDIR or /tmp)
   int timeout_seconds = 1800;
-  bool progress = false;      // compile / resource N of M / analysis lines on stderr
+  bool progress = false;  // compile / resource N of M / analysis lines on stderr
   // The system calls strace records (a kernel-side filter; readlink is left out, see
   // StraceArguments): the calls the analysis models. Empty: every call (slow).
   std::vector<std::string> traced_syscalls;
-  bool untraced = false;      // apply without strace (to measure the tracing overhead)
+  bool untraced = false;  // apply without strace (to measure the tracing overhead)
   // Pin strace and the traced processes to one CPU (default in the overlay sandbox, where the
   // daemons Puppet starts die with the run; not with --sandbox none, where they stay).
   bool pin_cpu = true;

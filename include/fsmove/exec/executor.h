@@ -28,7 +28,7 @@ std::string DescribePathState(const PathState& p);
 
 // One more agent run in the same sandbox (--idempotence).
 struct Reapply {
-  int index = 0;  // 2 for the second apply
+  int index = 0;       // 2 for the second apply
   int exit_code = -1;  // puppet apply's
   double seconds = 0;
   ApplyOutcomes outcomes;
@@ -51,7 +51,7 @@ struct RunResult {
   // The compiled catalog, taken before the apply (valid when end is kApplied/kTimedOut).
   std::string catalog_text;
   RunSummary summary;
-  std::string compile_log;   // kCompileFailed: what Puppet printed
+  std::string compile_log;                // kCompileFailed: what Puppet printed
   std::vector<std::string> dependencies;  // metadata.json dependencies, for hints
   std::vector<std::string> notes;         // sandbox facts (bound inputs, prep, leftovers)
   std::string error;                      // kSetupFailed
@@ -66,10 +66,10 @@ struct RunResult {
   // What the (first) apply did to each resource, from Puppet's log (with reapplies or an
   // apply_catalog: the runs that compare them).
   ApplyOutcomes outcomes;
-  std::vector<Reapply> reapplies;  // --idempotence
+  std::vector<Reapply> reapplies;    // --idempotence
   bool reapplies_cut_short = false;  // --timeout stopped one
-  std::vector<PathState> probes;   // CheckRequest::probe_paths, in that order
-  std::vector<Daemon> daemons;     // with restore_paths
+  std::vector<PathState> probes;     // CheckRequest::probe_paths, in that order
+  std::vector<Daemon> daemons;       // with restore_paths
   // Manifest paths as Puppet saw them inside the sandbox -> as they are on the host (prefixes).
   std::vector<std::pair<std::string, std::string>> manifest_paths;
 };

@@ -18,9 +18,9 @@
 namespace fsmove::exec {
 
 struct LocalizedSources {
-  std::string catalog_json;              // the catalog to apply
-  size_t rewritten = 0;                  // sources now naming a local file
-  std::vector<std::string> unresolved;   // puppet:/// sources no modulepath entry has
+  std::string catalog_json;             // the catalog to apply
+  size_t rewritten = 0;                 // sources now naming a local file
+  std::vector<std::string> unresolved;  // puppet:/// sources no modulepath entry has
 };
 
 // `exists(path)` says whether a path (as the applying Puppet sees it) exists. Only the

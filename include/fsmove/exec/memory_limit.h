@@ -45,8 +45,8 @@ class MemoryLimit {
 
  private:
   MemoryLimit() = default;
-  std::string dir_;      // the cgroup made for the sandbox
-  std::string name_;     // its last component
+  std::string dir_;   // the cgroup made for the sandbox
+  std::string name_;  // its last component
   // Opened when made: the sandbox's pivot_root leaves this process no path to the cgroup
   // tree, so the counters are read and the cgroup removed through these.
   int dir_fd_ = -1;

@@ -19,8 +19,8 @@ namespace fsmove::exec {
 
 // A root fsmove knows how to build.
 struct RootRecipe {
-  std::string name;    // debian-12
-  std::string suite;   // bookworm
+  std::string name;   // debian-12
+  std::string suite;  // bookworm
   std::vector<std::string> packages;
 };
 const std::vector<RootRecipe>& KnownRoots();

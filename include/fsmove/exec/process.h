@@ -14,16 +14,16 @@
 namespace fsmove::exec {
 
 struct SpawnOptions {
-  std::string root;                // chroot here before exec (empty: stay)
-  std::string cwd;                 // chdir here (inside `root`) before exec (empty: stay)
-  int stdin_fd = -1;               // -1: /dev/null
-  int stdout_fd = -1;              // -1: inherit
-  int stderr_fd = -1;              // -1: inherit
-  std::vector<std::string> env;    // the whole environment; its PATH is searched for argv[0]
-  bool new_session = false;        // setsid(): no terminal signals (Ctrl-C) reach the child
-  std::vector<int> cpus;           // non-empty: run the child (and all it starts) on these only
-  int death_signal = 0;            // != 0: sent to the child when the spawning process dies
-  int inherit_fd = -1;             // >= 0: a close-on-exec descriptor the child keeps open
+  std::string root;              // chroot here before exec (empty: stay)
+  std::string cwd;               // chdir here (inside `root`) before exec (empty: stay)
+  int stdin_fd = -1;             // -1: /dev/null
+  int stdout_fd = -1;            // -1: inherit
+  int stderr_fd = -1;            // -1: inherit
+  std::vector<std::string> env;  // the whole environment; its PATH is searched for argv[0]
+  bool new_session = false;      // setsid(): no terminal signals (Ctrl-C) reach the child
+  std::vector<int> cpus;         // non-empty: run the child (and all it starts) on these only
+  int death_signal = 0;          // != 0: sent to the child when the spawning process dies
+  int inherit_fd = -1;           // >= 0: a close-on-exec descriptor the child keeps open
 };
 
 // fork + exec. argv[0] without a '/' is searched in the PATH of `options.env` (inside the

@@ -17,7 +17,7 @@ struct PuppetLogSummary {
   // with the lines continuing each, repetitions dropped, joined by newlines.
   std::vector<FailedResource> failed;
   std::vector<std::string> errors;  // errors naming no failed resource (continuations included)
-  size_t skipped = 0;  // "Skipping because of failed dependencies" warnings
+  size_t skipped = 0;               // "Skipping because of failed dependencies" warnings
 };
 
 // What one apply did to a resource, from Puppet's log of it.
@@ -47,8 +47,8 @@ ApplyOutcomes ParseApplyOutcomes(std::string_view log, std::vector<FailedResourc
 // on every apply from a one-time convergence. Notify resources (they log on every apply by
 // design) and resources that failed or were skipped in the first apply are left out.
 std::vector<NotIdempotent> FindNotIdempotent(const ApplyOutcomes& first,
-                                                     const ApplyOutcomes& second,
-                                                     const ApplyOutcomes* third);
+                                             const ApplyOutcomes& second,
+                                             const ApplyOutcomes* third);
 
 // `max_errors` caps the resource-less error lines kept (the count of failures is exact).
 PuppetLogSummary SummarisePuppetLog(std::string_view log, size_t max_errors = 20);

@@ -29,9 +29,9 @@ struct NotIdempotent {
 };
 
 struct IdempotenceSummary {
-  bool checked = false;           // --idempotence ran a second apply
-  std::vector<int> exit_codes;    // puppet apply's, of the second and third apply
-  bool cut_short = false;         // --timeout stopped one
+  bool checked = false;         // --idempotence ran a second apply
+  std::vector<int> exit_codes;  // puppet apply's, of the second and third apply
+  bool cut_short = false;       // --timeout stopped one
   std::vector<NotIdempotent> resources;
 };
 
@@ -52,9 +52,9 @@ struct RunSummary {
   std::string puppet_log;      // where Puppet's own output is kept; empty: it was not
   double compile_seconds = 0;
   double apply_seconds = 0;
-  std::vector<FailedResource> failed;  // failed resources, in log order
-  std::vector<std::string> errors;     // other "Error:" lines of the log
-  std::vector<std::string> notes;      // sandbox facts: bound inputs, prep, processes killed
+  std::vector<FailedResource> failed;   // failed resources, in log order
+  std::vector<std::string> errors;      // other "Error:" lines of the log
+  std::vector<std::string> notes;       // sandbox facts: bound inputs, prep, processes killed
   std::vector<std::string> limits_hit;  // the sandbox's memory or tmpfs limits that were hit
   IdempotenceSummary idempotence;       // --idempotence
   // --confirm ran replays: findings without a confirmation were not replayed (low

@@ -17,8 +17,8 @@ namespace fsmove::exec {
 struct PathState {
   std::string path;
   bool exists = false;
-  std::string type;    // file, directory, symlink, other
-  unsigned mode = 0;   // permission bits
+  std::string type;   // file, directory, symlink, other
+  unsigned mode = 0;  // permission bits
   unsigned uid = 0, gid = 0;
   std::string sha256;  // a file's content (empty: too large to hash, or unreadable)
   uint64_t size = 0;
@@ -102,8 +102,8 @@ std::string ReapplyPhase(int k);
 }  // namespace status
 
 using StatusMessage =
-    std::variant<status::Phase, status::Compiled, status::Applied, status::Reapplied,
-                 status::Probe, status::LeftRunning, status::Note, status::Limit, status::Error>;
+    std::variant<status::Phase, status::Compiled, status::Applied, status::Reapplied, status::Probe,
+                 status::LeftRunning, status::Note, status::Limit, status::Error>;
 
 // One line, without its newline: "KIND FIELDS..." (newlines in text become spaces; seconds
 // with three decimals, a daemon's start with two, as the reader needs no more).

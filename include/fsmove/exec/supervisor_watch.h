@@ -45,7 +45,7 @@ struct SupervisorReport {
 struct SupervisorWatchOptions {
   std::string spec_path;  // the SandboxSpec file
   int timeout_seconds = 1800;
-  int work_fd = -1;       // the work directory (O_PATH)
+  int work_fd = -1;  // the work directory (O_PATH)
   // The sandbox's cgroup (empty: none) and whether systemd ran in it: a keeper killed on
   // --timeout could not remove them.
   std::string cgroup_name;

@@ -18,9 +18,9 @@ struct TargetRequest {
 struct ResolvedTarget {
   enum class Kind { kModule, kManifest, kCode };
   Kind kind = Kind::kManifest;
-  std::string display;        // for reports: the module directory, the manifest, or "-e"
-  std::string module_name;    // kModule: from metadata.json's "name", else the directory
-  std::string module_dir;     // kModule: absolute
+  std::string display;      // for reports: the module directory, the manifest, or "-e"
+  std::string module_name;  // kModule: from metadata.json's "name", else the directory
+  std::string module_dir;   // kModule: absolute
   // kModule and kCode: the manifest text to write into the work directory; kManifest: empty.
   std::string manifest_text;
   std::string manifest_path;  // kManifest: absolute path of the .pp file
@@ -28,7 +28,7 @@ struct ResolvedTarget {
   // `puppetlabs-ntp/`): Puppet only finds modules by directory name, so the executor links
   // <work dir>/modules/<module_name> to module_dir and puts that directory first.
   bool link_module = false;
-  std::vector<std::string> modulepath;  // absolute directories, in Puppet's search order
+  std::vector<std::string> modulepath;    // absolute directories, in Puppet's search order
   std::vector<std::string> dependencies;  // metadata.json dependency names, for hints
   std::vector<std::string> input_paths;   // host paths Puppet reads (made visible in a sandbox)
 };

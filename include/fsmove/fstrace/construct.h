@@ -15,30 +15,33 @@ enum class Effect : uint8_t { kConsumed = 0, kProduced = 1, kExpunged = 2 };
 
 inline std::string_view EffectName(Effect e) {
   switch (e) {
-    case Effect::kConsumed: return "consumed";
-    case Effect::kProduced: return "produced";
-    case Effect::kExpunged: return "expunged";
+    case Effect::kConsumed:
+      return "consumed";
+    case Effect::kProduced:
+      return "produced";
+    case Effect::kExpunged:
+      return "expunged";
   }
   return "?";
 }
 
 enum class Op : uint8_t {
-  kHPath,        // effect on path (dirfd, path), following a final symlink
-  kHPathSym,     // the same without following a final symlink
-  kNewFd,        // fd now refers to (dirfd, path), or to an anonymous object (pipe, socket)
-  kDelFd,        // fd closed
-  kDupFd,        // fd2 refers to what fd refers to
-  kSetCloexec,   // fd's close-on-exec flag becomes `cloexec`
-  kCloseRange,   // fds fd..fd2 closed (or marked close-on-exec when `cloexec`)
-  kSetCwd,       // working directory becomes (dirfd, path); dirfd alone for fchdir
-  kSetRoot,      // root directory becomes path (chroot)
-  kNewProc,      // child process `child`, sharing fds/cwd per `clone_flags`
-  kExec,         // successful execve: private fd table, close-on-exec fds closed
-  kRename,       // (dirfd, path) renamed to (dirfd2, path2)
-  kLink,         // (dirfd, path) gets the new name (dirfd2, path2)
-  kSymlink,      // (dirfd2, path2) becomes a symlink whose target is `path`
-  kLearnSymlink, // readlink showed (dirfd, path) is a symlink to path2 (a pre-existing one)
-  kUnshare,      // unshare(2): private fd table and/or fs context per `clone_flags`
+  kHPath,         // effect on path (dirfd, path), following a final symlink
+  kHPathSym,      // the same without following a final symlink
+  kNewFd,         // fd now refers to (dirfd, path), or to an anonymous object (pipe, socket)
+  kDelFd,         // fd closed
+  kDupFd,         // fd2 refers to what fd refers to
+  kSetCloexec,    // fd's close-on-exec flag becomes `cloexec`
+  kCloseRange,    // fds fd..fd2 closed (or marked close-on-exec when `cloexec`)
+  kSetCwd,        // working directory becomes (dirfd, path); dirfd alone for fchdir
+  kSetRoot,       // root directory becomes path (chroot)
+  kNewProc,       // child process `child`, sharing fds/cwd per `clone_flags`
+  kExec,          // successful execve: private fd table, close-on-exec fds closed
+  kRename,        // (dirfd, path) renamed to (dirfd2, path2)
+  kLink,          // (dirfd, path) gets the new name (dirfd2, path2)
+  kSymlink,       // (dirfd2, path2) becomes a symlink whose target is `path`
+  kLearnSymlink,  // readlink showed (dirfd, path) is a symlink to path2 (a pre-existing one)
+  kUnshare,       // unshare(2): private fd table and/or fs context per `clone_flags`
   kNop,
 };
 

@@ -34,7 +34,7 @@ struct IgnoredPair {
   std::string target;
   std::string reason;
   std::optional<checker::FaultKind> rule;  // only this rule; both when absent
-  std::string json_pointer;       // where it is, for warnings ("/ignore_pairs/2")
+  std::string json_pointer;                // where it is, for warnings ("/ignore_pairs/2")
 };
 
 struct ProjectConfig {
@@ -61,6 +61,7 @@ absl::StatusOr<ProjectConfig> LoadProjectConfig(const std::string& dir);
 // ignore_resources the catalog does not have are skipped, each with a warning (returned);
 // the command line's --ignore-resource still must exist.
 std::vector<std::string> ApplyProjectConfig(const ProjectConfig& config,
-                                            const catalog::Catalog& catalog, checker::CheckOptions* options);
+                                            const catalog::Catalog& catalog,
+                                            checker::CheckOptions* options);
 
 }  // namespace fsmove::gating

@@ -7,8 +7,8 @@
 #include <vector>
 
 #include "fsmove/catalog/catalog.h"
-#include "fsmove/gating/baseline.h"
 #include "fsmove/checker/checker.h"
+#include "fsmove/gating/baseline.h"
 #include "fsmove/gating/project_config.h"
 
 namespace fsmove::gating {

@@ -14,8 +14,8 @@
 #include "absl/status/statusor.h"
 #include "fsmove/analysis/analyzer.h"
 #include "fsmove/catalog/catalog.h"
-#include "fsmove/gating/baseline.h"
 #include "fsmove/checker/checker.h"
+#include "fsmove/gating/baseline.h"
 #include "fsmove/gating/project_config.h"
 #include "fsmove/report/findings_report.h"
 

@@ -5,9 +5,9 @@
 #include <ostream>
 #include <string>
 
-#include "nlohmann/json.hpp"
 #include "fsmove/analysis/analyzer.h"
 #include "fsmove/analysis/relations.h"
+#include "nlohmann/json.hpp"
 
 namespace fsmove::report {
 

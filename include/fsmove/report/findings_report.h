@@ -6,14 +6,14 @@
 #include <ostream>
 #include <string>
 
-#include "nlohmann/json.hpp"
 #include "fsmove/analysis/analyzer.h"
 #include "fsmove/catalog/catalog.h"
 #include "fsmove/checker/checker.h"
-#include "fsmove/gating/suppressions.h"
 #include "fsmove/exec/run_summary.h"
+#include "fsmove/gating/suppressions.h"
 #include "fsmove/graph/dependency_graph.h"
 #include "fsmove/report/analysis_report.h"
+#include "nlohmann/json.hpp"
 
 namespace fsmove::report {
 

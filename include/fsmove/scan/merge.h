@@ -23,7 +23,7 @@ struct MergePlan {
     std::string input_dir;
     std::string folder;
   };
-  std::vector<Source> sources;        // where each merged module's folder comes from
+  std::vector<Source> sources;          // where each merged module's folder comes from
   std::vector<std::string> duplicates;  // "MODULE in A and B (same result)"
   std::vector<std::string> conflicts;   // "MODULE: A says findings (1 MOR, 0 MN), B says ok"
   std::vector<std::string> unfinished;  // folders without a valid status.json (warnings)

@@ -36,18 +36,18 @@ struct ModuleResult {
   // fsmove's own time: parse + interpret (without the time spent waiting for Puppet),
   // catalog and graph, check; never the compile or apply.
   double analysis_seconds = 0;
-  std::string error;            // one line, for every status but ok and findings
-  int check_exit = -1;          // check's exit code (128 + N when killed by signal N)
+  std::string error;    // one line, for every status but ok and findings
+  int check_exit = -1;  // check's exit code (128 + N when killed by signal N)
 };
 
 // What a finished `fsmove check` child left behind.
 struct CheckOutcome {
-  int exit_code = -1;          // shell-style: 128 + N when killed by signal N
+  int exit_code = -1;  // shell-style: 128 + N when killed by signal N
   bool killed_by_signal = false;
-  bool hard_killed = false;    // the scan killed it after --timeout plus the grace period
+  bool hard_killed = false;              // the scan killed it after --timeout plus the grace period
   std::optional<nlohmann::json> report;  // report.json, when complete and parsable
-  bool has_catalog = false;    // catalog.json was written
-  std::string check_log;       // check's stderr
+  bool has_catalog = false;              // catalog.json was written
+  std::string check_log;                 // check's stderr
 };
 
 // The status mapping (also in the README and `fsmove scan --help`):

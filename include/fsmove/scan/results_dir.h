@@ -47,15 +47,15 @@ absl::StatusOr<ModuleRecord> ReadStatus(const std::string& dir, const std::strin
 struct ResultsDirContents {
   std::map<std::string, ModuleRecord> modules;
   std::map<std::string, std::string> dir_of;  // module -> folder name
-  std::vector<std::string> invalid;            // "folder: reason"
+  std::vector<std::string> invalid;           // "folder: reason"
 };
 absl::StatusOr<ResultsDirContents> ReadResultsDir(const std::string& dir);
 
 // scan.json: which shard of which list a results directory holds.
 struct ScanManifest {
   Shard shard;
-  std::string list_digest;  // ModuleListDigest of the whole list
-  size_t list_size = 0;     // modules in the whole list
+  std::string list_digest;           // ModuleListDigest of the whole list
+  size_t list_size = 0;              // modules in the whole list
   std::vector<std::string> modules;  // this shard's modules
 };
 absl::Status WriteScanManifest(const std::string& dir, const ScanManifest& m);

@@ -22,14 +22,14 @@ struct ScanOptions {
   // How many --timeout periods one check may take: 2 with --confirm (the run, then its
   // replays, which share one more --timeout).
   int timeout_periods = 1;
-  bool force = false;            // redo modules that have a valid status.json
+  bool force = false;  // redo modules that have a valid status.json
   bool save_traces = false;
   std::vector<std::string> check_options;  // passed to every check (--modulepath ...)
   std::string fsmove_binary = "/proc/self/exe";
   // Each check's --work-dir is made under here and removed when it ends (what is worth
   // keeping is in the module's folder); empty: a fresh fsmove-scan.XXXXXX in $TMPDIR or /tmp.
   std::string work_parent;
-  bool progress = false;         // a live line on stderr
+  bool progress = false;  // a live line on stderr
 };
 
 struct ScanOutcome {
@@ -47,6 +47,7 @@ std::vector<std::string> CheckArguments(const ScanOptions& options, const std::s
 
 // `stop` is polled: when it becomes non-zero (a signal number) the running checks get SIGTERM,
 // are waited for, and left unfinished (no status.json) for the next run.
-absl::StatusOr<ScanOutcome> RunScan(const ScanOptions& options, const volatile std::sig_atomic_t* stop);
+absl::StatusOr<ScanOutcome> RunScan(const ScanOptions& options,
+                                    const volatile std::sig_atomic_t* stop);
 
 }  // namespace fsmove::scan

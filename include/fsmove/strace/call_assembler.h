@@ -52,14 +52,14 @@ class CallSink {
 
 struct AssemblerStats {
   uint64_t calls = 0;
-  uint64_t split_calls = 0;          // calls assembled from unfinished + resumed
+  uint64_t split_calls = 0;  // calls assembled from unfinished + resumed
   uint64_t signals = 0;
   uint64_t notices = 0;
   uint64_t exits = 0;
   uint64_t unparsed = 0;
-  uint64_t pending_at_end = 0;       // calls still unfinished when the trace ended (or when
-                                     // strace detached: `<detached ...>`)
-  uint64_t abandoned_unfinished = 0; // unfinished calls whose process exited first
+  uint64_t pending_at_end = 0;        // calls still unfinished when the trace ended (or when
+                                      // strace detached: `<detached ...>`)
+  uint64_t abandoned_unfinished = 0;  // unfinished calls whose process exited first
 };
 
 // Whether a syscall creates a process and returns the child's pid (clone, fork, ...). The

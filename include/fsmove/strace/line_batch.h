@@ -1,7 +1,8 @@
 // Stage 1 of the threaded analysis: a batch of trace lines in the buffer the reader read them
-// into (uncopied: the batch and the reader exchange buffers), each with its head (pid, kind, syscall name, where its return value starts) already parsed, so
-// that stage 2 (call assembly, lowering, interpreting) only looks at the lines it models.
-// A batch is reused from one fill to the next: no allocation per line.
+// into (uncopied: the batch and the reader exchange buffers), each with its head (pid, kind,
+// syscall name, where its return value starts) already parsed, so that stage 2 (call assembly,
+// lowering, interpreting) only looks at the lines it models. A batch is reused from one fill to the
+// next: no allocation per line.
 #pragma once
 
 #include <cstdint>
@@ -60,8 +61,8 @@ struct BatchOptions {
 };
 
 // Fills `batch` with the reader's next lines, left where the reader read them (it reads only
-// when no whole line is buffered). Sets batch->last when the input has no more lines (end of input or a read
-// error: the reader's status() says which). A batch whose reader's buffer grew past 4x
+// when no whole line is buffered). Sets batch->last when the input has no more lines (end of input
+// or a read error: the reader's status() says which). A batch whose reader's buffer grew past 4x
 // target_bytes for a long line gets copies of its lines instead, over-long (cut) ones only
 // their first kCutLineKeptBytes (all stage 2 reports of them), so memory stays bounded by
 // the ring's slots and the line limit.

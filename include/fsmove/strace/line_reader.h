@@ -3,8 +3,8 @@
 #pragma once
 
 #include <cstddef>
-#include <functional>
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <string>
 #include <string_view>
@@ -93,9 +93,9 @@ class LineReader {
   std::string name_;
   LineReaderOptions options_;
   std::vector<char> buf_;
-  size_t begin_ = 0;  // first unread byte
-  size_t end_ = 0;    // one past the last valid byte
-  size_t scan_from_ = 0;  // [begin_, scan_from_) holds no newline
+  size_t begin_ = 0;              // first unread byte
+  size_t end_ = 0;                // one past the last valid byte
+  size_t scan_from_ = 0;          // [begin_, scan_from_) holds no newline
   size_t read_limit_ = SIZE_MAX;  // bytes asked of the source at once (ExchangeBuffer)
   bool eof_ = false;
   bool hand_over_ = false;  // try ByteSource::HandOver before Read (a decoder thread)

@@ -15,6 +15,7 @@
 #include <string>
 #include <vector>
 
+#include "absl/strings/str_cat.h"
 #include "fsmove/strace/line_reader.h"
 #include "nlohmann/json.hpp"
 
@@ -35,9 +36,7 @@ bool IsMarker(const std::string& line) {
           line.find(": Evaluated in ") != std::string::npos);
 }
 
-}  // namespace
-
-int main(int argc, char** argv) {
+int Run(int argc, char** argv) {
   if (argc != 8) {
     std::cerr << "usage: catalog_scale_tool TRACE CATALOG PATH_PREFIX OUT_TRACE OUT_CATALOG BYTES "
                  "RESOURCES\n";
@@ -122,7 +121,7 @@ int main(int argc, char** argv) {
       for (const auto& t : templates) {
         std::string title = t["title"];
         if (title.find(prefix) == std::string::npos) {
-          s = ReplaceAll(s, "[" + title + "]", "[" + title + suffix + "]");
+          s = ReplaceAll(s, absl::StrCat("[", title, "]"), absl::StrCat("[", title, suffix, "]"));
         }
       }
       emit(s);
@@ -165,4 +164,16 @@ int main(int argc, char** argv) {
   std::cerr << "catalog_scale_tool: " << written << " bytes, " << copies
             << " copies of the blocks, " << out_resources.size() << " resources\n";
   return 0;
+}
+
+}  // namespace
+
+// A bad input (a catalog that is not JSON) ends the tool with its message, not an abort.
+int main(int argc, char** argv) {
+  try {
+    return Run(argc, argv);
+  } catch (const std::exception& e) {
+    std::cerr << "catalog_scale_tool: " << e.what() << "\n";
+    return 1;
+  }
 }

@@ -9,7 +9,6 @@
 
 namespace fsmove::analysis {
 
-using fstrace::Lowerer;
 using fstrace::SyscallSpec;
 
 namespace {

@@ -2,6 +2,7 @@
 // exported resources, indexes titles and aliases, resolves containment and relationships.
 #include <fmt/format.h>
 
+#include <array>
 #include <limits>
 #include <utility>
 
@@ -88,7 +89,7 @@ class CatalogLoader {
   // resource (and alias) is known.
   struct PendingEdge {
     std::size_t index;
-    std::string ends[2];  // source, target
+    std::array<std::string, 2> ends;  // source, target
   };
 
   // nlohmann's parser callback. A complete element of the root's "resources" or "edges"
@@ -471,7 +472,7 @@ class CatalogLoader {
         relationship.target = metaparameter.outgoing ? *other : id;
         relationship.kind = metaparameter.kind;
         relationship.parameter = metaparameter.name;
-        catalog_.relationships_.push_back(std::move(relationship));
+        catalog_.relationships_.push_back(relationship);
       }
     }
     return absl::OkStatus();

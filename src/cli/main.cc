@@ -8,7 +8,9 @@
 #include "commands.h"
 #include "fsmove/exec/sandbox.h"
 
-int main(int argc, char** argv) {
+namespace {
+
+int Run(int argc, char** argv) {
   // The executor's sandbox keeper: `fsmove __sandbox SPEC STATUS_FD` (not for users).
   if (argc == 4 && std::string_view(argv[1]) == "__sandbox") {
     return fsmove::exec::SandboxMain(argv[2], std::atoi(argv[3]));
@@ -45,4 +47,16 @@ int main(int argc, char** argv) {
   if (app.got_subcommand("merge")) return merge();
   if (app.got_subcommand("root")) return root();
   return fsmove::cli::kExitError;
+}
+
+}  // namespace
+
+// Anything the commands did not turn into a message (they should): said, never an abort.
+int main(int argc, char** argv) {
+  try {
+    return Run(argc, argv);
+  } catch (const std::exception& e) {
+    std::cerr << "fsmove: error: " << e.what() << "\n";
+    return fsmove::cli::kExitError;
+  }
 }

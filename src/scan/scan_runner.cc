@@ -11,6 +11,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cmath>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
@@ -88,7 +89,7 @@ CheckOutcome Collect(const Running& r, int wait_status) {
 }
 
 std::string Duration(double s) {
-  int t = static_cast<int>(s + 0.5);
+  int t = static_cast<int>(std::lround(s));
   if (t >= 3600) return fmt::format("{}h{:02}m", t / 3600, t / 60 % 60);
   if (t >= 60) return fmt::format("{}m{:02}s", t / 60, t % 60);
   return fmt::format("{}s", t);

@@ -270,7 +270,7 @@ absl::StatusOr<std::unique_ptr<ByteSource>> SniffCompression(std::unique_ptr<Byt
 }  // namespace
 
 absl::StatusOr<std::unique_ptr<LineReader>> LineReader::Open(const std::string& path,
-                                                             LineReaderOptions options) {
+                                                             const LineReaderOptions& options) {
   std::unique_ptr<ByteSource> raw;
   // The decoder thread only for a regular file: on a pipe or FIFO it could wait for a writer
   // that never comes, and a reader stopped early (an error) would then wait for it at exit.
@@ -305,14 +305,15 @@ absl::StatusOr<std::unique_ptr<LineReader>> LineReader::Open(const std::string& 
   return std::make_unique<LineReader>(std::move(*sniffed), path == "-" ? "<stdin>" : path, options);
 }
 
-std::unique_ptr<LineReader> LineReader::FromString(std::string data, LineReaderOptions options) {
+std::unique_ptr<LineReader> LineReader::FromString(std::string data,
+                                                   const LineReaderOptions& options) {
   auto sniffed =
       SniffCompression(std::make_unique<StringSource>(std::move(data)), options.decompress_thread);
   return std::make_unique<LineReader>(std::move(*sniffed), "<string>", options);
 }
 
 LineReader::LineReader(std::unique_ptr<ByteSource> source, std::string name,
-                       LineReaderOptions options)
+                       const LineReaderOptions& options)
     : source_(std::move(source)), name_(std::move(name)), options_(options) {
   buf_.resize(NominalBufferBytes());
   hand_over_ = options_.decompress_thread;
@@ -322,20 +323,22 @@ size_t LineReader::NominalBufferBytes() const {
   return std::max<size_t>(options_.initial_buffer_bytes, 4096);
 }
 
+bool LineReader::Brought(const absl::StatusOr<size_t>& got) {
+  if (!got.ok()) {
+    status_ = absl::DataLossError(absl::StrCat(name_, ": ", got.status().message()));
+    return false;
+  }
+  if (*got == 0) eof_ = true;
+  return *got != 0;
+}
+
 bool LineReader::Fill() {
   if (eof_ || !status_.ok()) return false;
   if (hand_over_) {  // the source's own buffer becomes ours, the pending bytes in front
     const size_t pending = end_ - begin_;
     const size_t scanned = scan_from_ - begin_;
     auto got = source_->HandOver(&buf_, &begin_, end_);
-    if (!got.ok()) {
-      status_ = absl::DataLossError(absl::StrCat(name_, ": ", got.status().message()));
-      return false;
-    }
-    if (*got == 0) {
-      eof_ = true;
-      return false;
-    }
+    if (!Brought(got)) return false;
     if (*got != ByteSource::kCannotHandOver) {
       scan_from_ = begin_ + scanned;
       end_ = begin_ + pending + *got;
@@ -354,14 +357,7 @@ bool LineReader::Fill() {
     buf_.resize(std::min(buf_.size() * 2, cap));
   }
   auto got = source_->Read(buf_.data() + end_, std::min(buf_.size() - end_, read_limit_));
-  if (!got.ok()) {
-    status_ = absl::DataLossError(absl::StrCat(name_, ": ", got.status().message()));
-    return false;
-  }
-  if (*got == 0) {
-    eof_ = true;
-    return false;
-  }
+  if (!Brought(got)) return false;
   end_ += *got;
   return true;
 }

@@ -31,13 +31,13 @@ class ReadFileTest : public ::testing::Test {
 };
 
 TEST_F(ReadFileTest, ReadsAWholeRegularFile) {
-  std::string big(200 * 1024, 'x');  // more than one read() chunk
+  std::string big(size_t{200} * 1024, 'x');  // more than one read() chunk
   big += "end";
   std::ofstream(Path("f"), std::ios::binary) << big;
   absl::StatusOr<std::string> text = ReadFile(Path("f"));
   ASSERT_TRUE(text.ok()) << text.status();
   EXPECT_EQ(*text, big);
-  std::ofstream(Path("empty"));
+  { std::ofstream empty(Path("empty")); }
   EXPECT_EQ(ReadFile(Path("empty")).value_or("?"), "");
 }
 

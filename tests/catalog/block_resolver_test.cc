@@ -7,7 +7,6 @@
 namespace fsmove::catalog {
 namespace {
 
-using ::fsmove::testing::Id;
 using ::fsmove::testing::LoadTestCatalog;
 using ::fsmove::testing::MakeCatalog;
 using ::fsmove::testing::Res;

@@ -44,7 +44,7 @@ catalog::Catalog MakeCatalog(const std::vector<Res>& resources) {
 
 std::set<std::string> Findings(const std::vector<Res>& resources,
                                const std::vector<std::string>& lines,
-                               checker::CheckOptions options = {}) {
+                               const checker::CheckOptions& options = {}) {
   catalog::Catalog cat = MakeCatalog(resources);
   graph::DependencyGraph g = graph::DependencyGraph::Build(cat);
   Harness h(lines);

@@ -27,9 +27,8 @@ TEST(FingerprintTest, PinnedValues) {
 }
 
 TEST(FingerprintTest, DependsOnKindResourcesAndPaths) {
-  auto fp = [](FaultKind k, std::string s, std::string t, std::vector<std::string> p) {
-    return FindingFingerprint(k, s, t, std::move(p));
-  };
+  auto fp = [](FaultKind k, const std::string& s, const std::string& t,
+               std::vector<std::string> p) { return FindingFingerprint(k, s, t, std::move(p)); };
   std::string base = fp(FaultKind::kMissingOrdering, "File[/a]", "Exec[b]", {"/a"});
   EXPECT_EQ(base.size(), 32u);
   EXPECT_NE(base, fp(FaultKind::kMissingNotifier, "File[/a]", "Exec[b]", {"/a"}));

@@ -43,7 +43,7 @@ class PreflightTest : public testing::Test {
   }
   // An executable shell script.
   std::string Script(const std::string& name, const std::string& body) {
-    const std::string path = dir_ + "/" + name;
+    std::string path = dir_ + "/" + name;
     std::ofstream(path) << "#!/bin/sh\n" << body << "\n";
     chmod(path.c_str(), 0755);
     return path;

@@ -17,6 +17,7 @@
 #include <utility>
 
 #include "../catalog/catalog_test_support.h"
+#include "absl/strings/str_cat.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 
@@ -323,7 +324,8 @@ std::vector<RecordedRun> RecordedRuns() {
   for (const auto& entry : std::filesystem::directory_iterator(kSource + "/traces")) {
     const std::string name = entry.path().filename().string();
     const std::string catalog = entry.path().string() + "/catalog.json";
-    const std::string graph = kSource + "/tests/data/puppet-graphs/" + name + ".expanded.dot";
+    const std::string graph =
+        absl::StrCat(kSource, "/tests/data/puppet-graphs/", name, ".expanded.dot");
     if (std::filesystem::exists(catalog)) runs.push_back({name, catalog, graph});
   }
   for (const char* name :
@@ -343,8 +345,9 @@ std::vector<RecordedRun> RecordedRuns() {
       const std::string name = entry.path().filename().string();
       const std::string catalog = entry.path().string() + "/catalog.json";
       if (!std::filesystem::exists(catalog)) continue;
-      runs.push_back({"corpus/" + name, catalog,
-                      kSource + "/tests/data/puppet-graphs/corpus/" + name + ".expanded.dot"});
+      runs.push_back(
+          {"corpus/" + name, catalog,
+           absl::StrCat(kSource, "/tests/data/puppet-graphs/corpus/", name, ".expanded.dot")});
     }
   }
   std::sort(runs.begin(), runs.end(),

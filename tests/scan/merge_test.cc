@@ -6,7 +6,8 @@
 namespace fsmove::scan {
 namespace {
 
-MergeInput Input(const std::string& dir, std::vector<std::pair<std::string, ModuleStatus>> mods,
+MergeInput Input(const std::string& dir,
+                 const std::vector<std::pair<std::string, ModuleStatus>>& mods,
                  std::optional<Shard> shard = std::nullopt,
                  const std::vector<std::string>& list = {}) {
   MergeInput in;

@@ -52,10 +52,12 @@ class LineReader {
  public:
   // "-" reads standard input. zstd input is recognised by its magic number, whatever the name.
   static absl::StatusOr<std::unique_ptr<LineReader>> Open(const std::string& path,
-                                                          LineReaderOptions options = {});
+                                                          const LineReaderOptions& options = {});
   // For tests and in-memory input; the text may itself be zstd-compressed.
-  static std::unique_ptr<LineReader> FromString(std::string data, LineReaderOptions options = {});
-  LineReader(std::unique_ptr<ByteSource> source, std::string name, LineReaderOptions options);
+  static std::unique_ptr<LineReader> FromString(std::string data,
+                                                const LineReaderOptions& options = {});
+  LineReader(std::unique_ptr<ByteSource> source, std::string name,
+             const LineReaderOptions& options);
 
   // Returns false at end of input or on a read error (see status()). The view stays valid
   // until the next call. The newline is not included.
@@ -87,6 +89,8 @@ class LineReader {
 
  private:
   bool Fill();  // reads more bytes after the pending ones; false at EOF or error
+  // Whether a read brought bytes; records a read error in status_ and the end in eof_.
+  bool Brought(const absl::StatusOr<size_t>& got);
   size_t NominalBufferBytes() const;
 
   std::unique_ptr<ByteSource> source_;

@@ -44,8 +44,8 @@ void ReadPuppetGraph(const std::string& work, const std::string& save_graph,
   absl::StatusOr<std::string> text = graph::ReadPuppetGraphFile(dir, exec::kExpandedGraphFile);
   close(dir);
   if (!text.ok()) {
-    result->puppet_graph_note = fmt::format("Puppet's graph {}: {}", result->puppet_graph_path,
-                                            std::string(text.status().message()));
+    // "cannot read Puppet's graph expanded_relationships.dot: a symbolic link, never followed"
+    result->puppet_graph_note = std::string(text.status().message());
     return;
   }
   result->puppet_graph = std::move(*text);

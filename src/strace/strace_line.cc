@@ -130,8 +130,8 @@ bool ParseCommonHead(std::string_view line, LineHead* head) {
   // A pid of at most 9 digits (it fits in an int32), then spaces: the -o pid column.
   int32_t pid = 0;
   const char* digits = p;
-  while (p < end && IsDigit(*p)) {
-    pid = pid * 10 + (*p - '0');
+  while (p < end && IsDigit(*p) && p - digits < 10) {
+    if (p - digits < 9) pid = pid * 10 + (*p - '0');  // a 10th digit only ends the shape
     ++p;
   }
   if (p == digits || p - digits > 9 || p == end || *p != ' ') return false;

@@ -91,6 +91,52 @@ std::string_view ArgList::Named(std::string_view name) const {
   return {};
 }
 
+namespace {
+// The byte an escape stands for: token[*i] is the character after the backslash, and *i moves
+// past the escape (\n and the other C letters, \xHH, up to three octal digits, or the
+// character itself: \\ \" \').
+char DecodeEscape(std::string_view token, size_t* i) {
+  const size_t n = token.size();
+  char c = token[(*i)++];
+  switch (c) {
+    case 'n':
+      return '\n';
+    case 't':
+      return '\t';
+    case 'r':
+      return '\r';
+    case 'v':
+      return '\v';
+    case 'f':
+      return '\f';
+    case 'a':
+      return '\a';
+    case 'b':
+      return '\b';
+    case 'e':
+      return '\033';
+    case 'x': {
+      int v = 0, digits = 0;
+      while (digits < 2 && *i < n && HexValue(token[*i]) >= 0) {
+        v = v * 16 + HexValue(token[(*i)++]);
+        ++digits;
+      }
+      return static_cast<char>(v);
+    }
+    default:
+      if (c >= '0' && c <= '7') {
+        int v = c - '0', digits = 1;
+        while (digits < 3 && *i < n && token[*i] >= '0' && token[*i] <= '7') {
+          v = v * 8 + (token[(*i)++] - '0');
+          ++digits;
+        }
+        return static_cast<char>(v & 0xff);
+      }
+      return c;  // \\ \" \' and anything strace may escape literally
+  }
+}
+}  // namespace
+
 bool DecodeString(std::string_view token, std::string* out, bool* truncated) {
   out->clear();
   if (truncated != nullptr) *truncated = false;
@@ -111,53 +157,23 @@ bool DecodeString(std::string_view token, std::string* out, bool* truncated) {
     }
     ++i;  // backslash
     if (i >= n) return false;
-    char c = token[i++];
-    switch (c) {
-      case 'n':
-        out->push_back('\n');
-        break;
-      case 't':
-        out->push_back('\t');
-        break;
-      case 'r':
-        out->push_back('\r');
-        break;
-      case 'v':
-        out->push_back('\v');
-        break;
-      case 'f':
-        out->push_back('\f');
-        break;
-      case 'a':
-        out->push_back('\a');
-        break;
-      case 'b':
-        out->push_back('\b');
-        break;
-      case 'e':
-        out->push_back('\033');
-        break;
-      case 'x': {
-        int v = 0, digits = 0;
-        while (digits < 2 && i < n && HexValue(token[i]) >= 0)
-          v = v * 16 + HexValue(token[i++]), ++digits;
-        out->push_back(static_cast<char>(v));
-        break;
-      }
-      default:
-        if (c >= '0' && c <= '7') {
-          int v = c - '0', digits = 1;
-          while (digits < 3 && i < n && token[i] >= '0' && token[i] <= '7') {
-            v = v * 8 + (token[i++] - '0');
-            ++digits;
-          }
-          out->push_back(static_cast<char>(v & 0xff));
-        } else {
-          out->push_back(c);  // \\ \" \' and anything strace may escape literally
-        }
-    }
+    out->push_back(DecodeEscape(token, &i));
   }
   return false;
+}
+
+size_t DecodeStringPrefix(std::string_view token, char* out, size_t cap) {
+  if (token.empty() || token[0] != '"') return 0;
+  const size_t n = token.size();
+  size_t i = 1, written = 0;
+  while (written < cap && i < n && token[i] != '"') {
+    if (token[i] != '\\') {
+      out[written++] = token[i++];
+    } else if (++i < n) {
+      out[written++] = DecodeEscape(token, &i);
+    }
+  }
+  return written;
 }
 
 bool ParseInt(std::string_view token, int64_t* value) {

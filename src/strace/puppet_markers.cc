@@ -17,11 +17,24 @@ constexpr std::string_view kSeconds = " seconds";
 constexpr std::string_view kDebug = "Debug: ";
 constexpr std::string_view kAdding = ": Adding auto";
 constexpr std::string_view kRelationshipWith = " relationship with ";
+// Enough decoded bytes for several colour sequences and the longest level ("Debug: ").
+constexpr size_t kMessageHeadBytes = 48;
 
 inline bool IsDigit(char c) { return c >= '0' && c <= '9'; }
 inline bool IsUpper(char c) { return c >= 'A' && c <= 'Z'; }
 inline bool IsWordChar(char c) {
   return IsUpper(c) || (c >= 'a' && c <= 'z') || IsDigit(c) || c == '_';
+}
+
+// Removes the ANSI SGR sequences (ESC [ ... m) at the start: Puppet's colour.
+std::string_view SkipLeadingSgr(std::string_view s) {
+  while (s.size() >= 2 && s[0] == '\033' && s[1] == '[') {
+    size_t m = 2;
+    while (m < s.size() && (IsDigit(s[m]) || s[m] == ';')) ++m;
+    if (m >= s.size() || s[m] != 'm') break;
+    s.remove_prefix(m + 1);
+  }
+  return s;
 }
 
 // Removes ANSI SGR sequences (ESC [ ... m) at the ends, and trailing newlines.
@@ -54,13 +67,7 @@ std::string_view StripDecorations(std::string_view s) {
     }
     break;
   }
-  while (s.size() >= 2 && s[0] == '\033' && s[1] == '[') {
-    size_t m = 2;
-    while (m < s.size() && (IsDigit(s[m]) || s[m] == ';')) ++m;
-    if (m >= s.size() || s[m] != 'm') break;
-    s.remove_prefix(m + 1);
-  }
-  return s;
+  return SkipLeadingSgr(s);
 }
 
 // Length of a Puppet type name at s[i] (Capitalised segments joined by ::), or 0.
@@ -96,12 +103,19 @@ bool MayHoldMarker(std::string_view raw_args) {
       (raw_args[1] != ',' && raw_args[1] != '<')) {
     return false;
   }
-  // "Info: " survives strace's default escaping (and -x) unchanged; -xx prints every byte
-  // in hex.
-  constexpr std::string_view kInfoInHex = R"(\x49\x6e\x66\x6f\x3a\x20)";
-  return raw_args.find(kInfo) != std::string_view::npos ||
-         raw_args.find(kInfoInHex) != std::string_view::npos ||
-         raw_args.find(kRelationshipWith) != std::string_view::npos;
+  // Puppet writes each message whole, its level first after an optional colour: only the
+  // first bytes of the first string written are decoded (whatever the escaping: default,
+  // -x or -xx), so that the long output of the commands Puppet runs costs next to nothing.
+  size_t quote = raw_args.find('"');
+  if (quote == std::string_view::npos) return false;
+  char head[kMessageHeadBytes];
+  std::string_view text = SkipLeadingSgr(
+      std::string_view(head, DecodeStringPrefix(raw_args.substr(quote), head, sizeof head)));
+  if (text.starts_with(kInfo)) return true;
+  // Debug lines are many under --debug; only the auto-relationship ones are read.
+  return text.starts_with(kDebug) &&
+         memmem(raw_args.data(), raw_args.size(), kRelationshipWith.data(),
+                kRelationshipWith.size()) != nullptr;
 }
 
 bool WrittenBytes(WrittenForm form, std::string_view args, int* fd, std::string* bytes,

@@ -164,6 +164,25 @@ TEST(ArgsDecodeStringTest, HexEscapes) {
   EXPECT_EQ(out, "/tmp/\xc3\xa9\xff");
 }
 
+TEST(ArgsDecodeStringTest, PrefixStopsAtTheCapTheQuoteOrTheText) {
+  char out[8];
+  std::string_view (*view)(const char*, size_t) = [](const char* p, size_t n) {
+    return std::string_view(p, n);
+  };
+  EXPECT_EQ(view(out, DecodeStringPrefix(R"x("\33[0;32mInfo: x")x", out, 8)), "\x1b[0;32mI");
+  EXPECT_EQ(view(out, DecodeStringPrefix(R"x("\x49\x6e\x66\x6f")x", out, 8)), "Info");
+  EXPECT_EQ(view(out, DecodeStringPrefix(R"x("ab"...)x", out, 8)), "ab");
+  EXPECT_EQ(view(out, DecodeStringPrefix(R"x("a\)x", out, 8)), "a");  // a cut escape
+  EXPECT_EQ(DecodeStringPrefix("0x7ffe", out, 8), 0u);
+  // Decodes as DecodeString does, escape for escape.
+  std::string whole;
+  const std::string_view token = R"x("\0001\t\\\"\303\251\x2fz")x";
+  ASSERT_TRUE(DecodeString(token, &whole));
+  char all[16];
+  EXPECT_EQ(view(all, DecodeStringPrefix(token, all, sizeof all)), whole);
+  EXPECT_EQ(view(out, DecodeStringPrefix(token, out, 8)), whole.substr(0, 8));
+}
+
 TEST(ArgsDecodeStringTest, TruncatedStringIsFlagged) {  // shape from strace(1)
   std::string out;
   bool cut = false;

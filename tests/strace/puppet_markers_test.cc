@@ -126,6 +126,18 @@ TEST(MarkerWrittenBytesTest, MayHoldMarkerOnRawText) {
   EXPECT_TRUE(MayHoldMarker(R"x(1</dev/pts/0>, "\33[0;32mInfo: /File[/x]: Starting", 9)x"));
 }
 
+TEST(MarkerWrittenBytesTest, MayHoldMarkerReadsOnlyTheMessageStart) {
+  // A marker is a whole message, its level first: text further in is not one (and a command's
+  // long output on Puppet's stdout is not searched).
+  EXPECT_FALSE(MayHoldMarker(R"x(1, "lscpu: Info: /Stage[main]: Starting to evaluate", 40)x"));
+  EXPECT_TRUE(MayHoldMarker(R"x(1, "\x1b\x5b\x6dInfo: /Stage[main]: Starting", 9)x"));  // -xx
+  EXPECT_TRUE(MayHoldMarker(R"x(2, "\33[0;36m\33[1mInfo: x", 9)x"));
+  // Debug messages: only Puppet's own relationships.
+  EXPECT_TRUE(MayHoldMarker(
+      R"x(1, "\33[0;36mDebug: /Stage[main]/Main/File[/b]: Adding autorequire relationship with File[/a]\33[0m\n", 90)x"));
+  EXPECT_FALSE(MayHoldMarker(R"x(1, "\33[0;36mDebug: Loading facts\33[0m\n", 30)x"));
+}
+
 TEST(MarkerWrittenBytesTest, AllHexStringsFromDashXx) {
   // strace -xx: "Info: /User[bob]: Evaluated in 0.01 seconds"
   std::string args =

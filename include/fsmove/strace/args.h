@@ -28,6 +28,11 @@ class ArgList {
 // A following "..." means strace cut the string. Returns false if `token` is not a string.
 bool DecodeString(std::string_view token, std::string* out, bool* truncated = nullptr);
 
+// Decodes the first bytes of the quoted string at the start of `token`, at most `cap` of them,
+// into out[0..returned): stops at the closing quote, the end of the text or `cap`, and reads
+// no further. 0 if `token` is not a string.
+size_t DecodeStringPrefix(std::string_view token, char* out, size_t cap);
+
 // Parses a decimal, negative, hexadecimal (0x) or octal (0...) integer at the start of the
 // token; "AT_FDCWD" (also in -X verbose form "-100 /* AT_FDCWD */") gives -100. Trailing
 // decorations ("3</etc/x>") are ignored.

@@ -167,7 +167,7 @@ class ThreadedSource : public ByteSource {
 
  private:
   // Room kept before each chunk's bytes for the reader's unfinished line.
-  static constexpr size_t kHeadroom = 64u << 10;
+  static constexpr size_t kHeadroom = 256u << 10;
 
   struct Chunk {
     std::vector<char> data;  // kHeadroom bytes, then the chunk's `size` bytes

@@ -3,6 +3,8 @@
 // only for calls that can change the model or be charged to a resource.
 #include "fsmove/analysis/analyzer.h"
 
+#include <cstring>
+
 #include "absl/strings/str_cat.h"
 #include "fsmove/strace/puppet_markers.h"
 #include "fsmove/strace/strace_line.h"
@@ -43,7 +45,21 @@ absl::Status Analyzer::Run(strace::LineReader& reader) {
 void Analyzer::FeedLine(std::string_view line, uint64_t number) {
   stats_.lines = number;
   stats_.bytes += line.size() + 1;
-  assembler_.Feed(line, number);
+  strace::LineHead head = strace::ParseLineHead(line);
+  if (head.kind == strace::LineKind::kCall || head.kind == strace::LineKind::kResumed) {
+    head.syscall = SyscallIndexOf(head.name);
+  }
+  assembler_.Feed(head, line, number);
+}
+
+int32_t Analyzer::SyscallIndexOf(std::string_view name) {
+  if (last_name_size_ == 0 || name.size() != last_name_size_ ||
+      memcmp(name.data(), last_name_, name.size()) != 0) {
+    last_name_index_ = fstrace::FindSyscallIndex(name);
+    last_name_size_ = name.size() < sizeof last_name_ ? name.size() : 0;
+    if (last_name_size_ != 0) memcpy(last_name_, name.data(), last_name_size_);
+  }
+  return last_name_index_;
 }
 
 void Analyzer::Finish() {

@@ -6,7 +6,7 @@ namespace fsmove::analysis {
 
 ProcessTable::~ProcessTable() = default;
 
-Process* ProcessTable::Find(int32_t pid) {
+Process* ProcessTable::Lookup(int32_t pid) {
   auto it = procs_.find(pid);
   return it == procs_.end() ? nullptr : &it->second;
 }
@@ -95,6 +95,7 @@ void ProcessTable::ReleaseFs(uint32_t id) {
 
 Process& ProcessTable::CreateFresh(int32_t pid, InodeId cwd, InodeId root) {
   Remove(pid);
+  ForgetFound();
   Process& p = procs_[pid];
   p.pid = pid;
   p.tgid = pid;
@@ -107,6 +108,7 @@ Process& ProcessTable::CreateChild(const Process& parent_ref, int32_t pid, bool 
                                    bool share_fs, bool thread) {
   Process parent = parent_ref;  // procs_ may rehash below
   Remove(pid);
+  ForgetFound();
   Process& p = procs_[pid];
   p.pid = pid;
   p.tgid = thread ? parent.tgid : pid;
@@ -128,6 +130,7 @@ Process& ProcessTable::CreateChild(const Process& parent_ref, int32_t pid, bool 
 void ProcessTable::Remove(int32_t pid) {
   auto it = procs_.find(pid);
   if (it == procs_.end()) return;
+  ForgetFound();
   ReleaseFdTable(it->second.fds);
   ReleaseFs(it->second.fs);
   procs_.erase(it);
@@ -137,6 +140,7 @@ void ProcessTable::Rename(int32_t from, int32_t to) {
   if (from == to) return;
   auto it = procs_.find(from);
   if (it == procs_.end()) return;
+  ForgetFound();
   Process moved = it->second;
   procs_.erase(it);
   Remove(to);

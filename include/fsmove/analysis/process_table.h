@@ -42,7 +42,15 @@ class ProcessTable {
   ProcessTable& operator=(const ProcessTable&) = delete;
   ~ProcessTable();
 
-  Process* Find(int32_t pid);
+  // Most lines come from the process of the line before (Ruby's start-up is runs of one
+  // process's calls): the last answer is kept until the table changes.
+  Process* Find(int32_t pid) {
+    if (pid != found_pid_) {
+      found_ = Lookup(pid);
+      found_pid_ = pid;
+    }
+    return found_;
+  }
   // A process with fresh tables: cwd `cwd`, root `root`, no descriptors.
   Process& CreateFresh(int32_t pid, InodeId cwd, InodeId root);
   // A child of `parent` that shares or copies its tables per the clone flags.
@@ -93,6 +101,8 @@ class ProcessTable {
     uint32_t users = 0;
   };
 
+  Process* Lookup(int32_t pid);
+  void ForgetFound() { found_pid_ = INT32_MIN; }  // before procs_ changes (it may rehash)
   uint32_t NewFdTable();
   uint32_t CopyFdTable(uint32_t from);
   void ReleaseFdTable(uint32_t id);
@@ -102,6 +112,8 @@ class ProcessTable {
 
   InodeTable* inodes_;
   absl::flat_hash_map<int32_t, Process> procs_;
+  int32_t found_pid_ = INT32_MIN;  // Find's last question (INT32_MIN: none) and answer
+  Process* found_ = nullptr;
   std::vector<FdTable> fd_tables_;
   std::vector<uint32_t> free_fd_tables_;
   std::vector<FsContext> fs_;

@@ -15,12 +15,24 @@ using fstrace::SyscallSpec;
 
 namespace {
 constexpr size_t kExampleTextLimit = 240;
+
+// Once a call is resumed, OnCall reads no argument of an unmodelled call (it is only counted
+// by name) nor of one with no effect. A write's marker is looked for when the write starts
+// (OnCallStarted), in the fd and the start of the text, which strace prints then: the
+// resumed half, ") = N", adds nothing to them.
+bool ArgsUnused(int32_t syscall) {
+  if (syscall < 0) return false;  // not looked up
+  const fstrace::SyscallSpec* spec = fstrace::SyscallSpecAt(static_cast<uint16_t>(syscall));
+  return spec == nullptr || (spec->flags & fstrace::kNoEffect);
+}
 }  // namespace
 
 Analyzer::Analyzer(AnalyzerOptions options)
     : options_(std::move(options)),
       interp_(options_.interpreter),
-      assembler_(this, &fstrace::CreatesProcess) {}
+      assembler_(this, &fstrace::CreatesProcess) {
+  assembler_.set_args_unused(&ArgsUnused);
+}
 
 absl::Status Analyzer::Run(strace::LineReader& reader) {
   std::string_view line;
@@ -46,7 +58,8 @@ void Analyzer::FeedLine(std::string_view line, uint64_t number) {
   stats_.lines = number;
   stats_.bytes += line.size() + 1;
   strace::LineHead head = strace::ParseLineHead(line);
-  if (head.kind == strace::LineKind::kCall || head.kind == strace::LineKind::kResumed) {
+  if (head.kind == strace::LineKind::kCall || head.kind == strace::LineKind::kResumed ||
+      head.kind == strace::LineKind::kUnfinished) {
     head.syscall = SyscallIndexOf(head.name);
   }
   assembler_.Feed(head, line, number);

@@ -96,14 +96,20 @@ void CallAssembler::Feed(std::string_view line, uint64_t line_number) {
 }
 
 void CallAssembler::StartPending(int32_t pid, std::string_view name, std::string_view args,
-                                 uint64_t line) {
+                                 uint64_t line, int32_t syscall) {
   Pending& slot = pending_[pid];
   if (!slot.name.empty()) {
-    Unparsed(slot.line, slot.name + "(" + slot.args + " <unfinished ...>",
+    Unparsed(slot.line,
+             slot.name + "(" + (slot.args_dropped ? "..." : slot.args) + " <unfinished ...>",
              "unfinished call never resumed (the same process started another call)");
   }
   slot.name.assign(name);
-  slot.args.assign(args);
+  slot.args_dropped = args_unused_ != nullptr && args_unused_(syscall);
+  if (slot.args_dropped) {
+    slot.args.clear();
+  } else {
+    slot.args.assign(args);
+  }
   slot.line = line;
   sink_->OnCallStarted(pid, name, args, line);
 }
@@ -189,7 +195,7 @@ void CallAssembler::Feed(const LineHead& head, std::string_view line, uint64_t l
     }
     case LineKind::kUnfinished: {
       int32_t pid = ResolvePid(head, line_number);
-      StartPending(pid, head.name, head.rest, line_number);
+      StartPending(pid, head.name, head.rest, line_number, head.syscall);
       if (head.other_pid >= 0 && head.other_pid != pid) pid_changes_[head.other_pid] = pid;
       return;
     }
@@ -224,11 +230,16 @@ void CallAssembler::Feed(const LineHead& head, std::string_view line, uint64_t l
         Unparsed(line_number, line, "resumed call cut short (no return value)");
         return;
       }
+      ++stats_.calls;
+      ++stats_.split_calls;
+      if (pending.args_dropped) {  // the sink reads no argument of it: the resumed half alone
+        sink_->OnCall(SyscallEvent{pid, head.name, head.rest, line_number, pending.line, return_at,
+                                   head.syscall});
+        return;
+      }
       joined_ = std::move(pending.args);
       joined_.push_back(' ');
       joined_.append(head.rest);
-      ++stats_.calls;
-      ++stats_.split_calls;
       const size_t joined_return_at = joined_.size() - head.rest.size() + return_at;
       SyscallEvent event{pid,          head.name,        joined_,     line_number,
                          pending.line, joined_return_at, head.syscall};

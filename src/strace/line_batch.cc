@@ -80,7 +80,9 @@ void ParseHeadInto(std::string_view line, NameIndex* name_index, BatchedLine* l)
     // The assembler looks for a spliced "Process N attached" only in lines ending in 'd'.
     l->no_spliced_notice = head.rest.empty() || head.rest.back() != 'd';
   }
-  if ((head.kind == LineKind::kCall || head.kind == LineKind::kResumed) && name_index != nullptr) {
+  if ((head.kind == LineKind::kCall || head.kind == LineKind::kResumed ||
+       head.kind == LineKind::kUnfinished) &&
+      name_index != nullptr) {
     l->syscall = (*name_index)(head.name);
   }
 }

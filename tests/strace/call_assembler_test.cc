@@ -100,6 +100,34 @@ TEST(CallAssemblerTest, UnfinishedAndResumedAreJoined) {  // real
   EXPECT_EQ(h.assembler.stats().pending_at_end, 1u);  // dup2 never resumed
 }
 
+TEST(CallAssemblerTest, ArgumentsTheSinkNeverReadsAreNotKept) {
+  RecordingSink sink;
+  CallAssembler assembler(&sink, &fstrace::CreatesProcess);
+  assembler.set_args_unused([](int32_t syscall) { return syscall == 7; });  // 7: "read"
+  auto feed = [&assembler](std::string_view text, int32_t syscall, uint64_t line) {
+    LineHead head = ParseLineHead(text);
+    head.syscall = syscall;
+    assembler.Feed(head, text, line);
+  };
+  feed("289   read(5,  <unfinished ...>", 7, 1);
+  feed("290   close(3 <unfinished ...>", 8, 2);
+  feed(R"x(289   <... read resumed>"\177ELF\2\1\1", 832) = 832)x", 7, 3);
+  feed("290   <... close resumed>) = 0", 8, 4);
+  // The sink still sees each start whole; the read's resumed half comes alone, its return
+  // value found in it.
+  EXPECT_THAT(sink.events, ElementsAre("start 289 read(5, @1", "start 290 close(3 @2",
+                                       R"x(call 289 read("\177ELF\2\1\1", 832) = 832 @1-3)x",
+                                       "call 290 close(3 ) = 0 @2-4"));
+  ASSERT_EQ(sink.calls.size(), 2u);
+  EXPECT_EQ(sink.calls[0].returned, "832");
+  EXPECT_EQ(assembler.stats().split_calls, 2u);
+  // Never resumed: said without the arguments it did not keep.
+  feed("291   read(6,  <unfinished ...>", 7, 5);
+  feed("291   read(7,  <unfinished ...>", 7, 6);
+  EXPECT_THAT(sink.events[sink.events.size() - 2],
+              ::testing::HasSubstr("] read(... <unfinished ...>"));
+}
+
 TEST(CallAssemblerTest, ResumedTextCarriesTheRemainingArguments) {  // real
   Harness h;
   h.FeedAll(

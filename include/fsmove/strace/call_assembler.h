@@ -22,7 +22,8 @@ struct SyscallEvent {
   int32_t pid = 0;
   std::string_view name;
   // Arguments and return part, as printed after "NAME(": feed it to ParseCallTail. For a
-  // resumed call it is the start's arguments joined with the resumed text.
+  // resumed call it is the start's arguments joined with the resumed text (the resumed text
+  // alone for a call whose arguments the assembler was told are unused: ArgsUnusedFn).
   std::string_view rest;
   uint64_t line = 0;        // the line where the call completed
   uint64_t start_line = 0;  // the line where it started (== line unless it was split)
@@ -66,11 +67,18 @@ struct AssemblerStats {
 // syscall table that knows (fstrace::CreatesProcess) sits above trace/, so its owner passes
 // it in.
 using CreatesProcessFn = bool (*)(std::string_view name);
+// Whether the sink never reads the arguments of a call whose name has this index in its
+// syscall table (LineHead::syscall; -1: not looked up): such an unfinished call's arguments
+// are not kept, and its resumed half reaches the sink alone. The long buffers of `read`s that
+// other processes interrupt are then never copied.
+using ArgsUnusedFn = bool (*)(int32_t syscall);
 
 class CallAssembler {
  public:
   CallAssembler(CallSink* sink, CreatesProcessFn creates_process)
       : sink_(sink), creates_process_(creates_process) {}
+
+  void set_args_unused(ArgsUnusedFn args_unused) { args_unused_ = args_unused; }
 
   void Feed(std::string_view line, uint64_t line_number);
   void Feed(const LineHead& head, std::string_view line, uint64_t line_number);
@@ -84,6 +92,7 @@ class CallAssembler {
     std::string name;
     std::string args;
     uint64_t line = 0;
+    bool args_dropped = false;  // ArgsUnusedFn said so: `args` is empty
   };
 
   // strace -f writing to stderr prints "strace: Process N attached" in the middle of the
@@ -98,7 +107,8 @@ class CallAssembler {
   };
 
   int32_t ResolvePid(const LineHead& head, uint64_t line_number);
-  void StartPending(int32_t pid, std::string_view name, std::string_view args, uint64_t line);
+  void StartPending(int32_t pid, std::string_view name, std::string_view args, uint64_t line,
+                    int32_t syscall = -1);
   bool ContinueSpliced(const LineHead& head, std::string_view line, uint64_t line_number);
   // Thread `thread`'s execve took over the leader's pid: its pending call moves there.
   void TakeOver(int32_t leader, int32_t thread, uint64_t line_number);
@@ -111,6 +121,7 @@ class CallAssembler {
 
   CallSink* sink_;
   CreatesProcessFn creates_process_;
+  ArgsUnusedFn args_unused_ = nullptr;
   AssemblerStats stats_;
   absl::flat_hash_map<int32_t, Pending> pending_;
   std::string joined_;

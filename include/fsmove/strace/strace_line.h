@@ -48,7 +48,8 @@ struct LineHead {
   bool no_spliced_notice = false;
   // kCall: 1 when the return value is negative ("-1 ENOENT"), 0 when not; -1: not looked at.
   int8_t returned_negative = -1;
-  // kCall, kResumed: the name's index in the syscall table of the first stage's caller.
+  // kCall, kResumed, kUnfinished: the name's index in the syscall table of the first stage's
+  // caller.
   int32_t syscall = -1;
 };
 

@@ -299,11 +299,12 @@ TEST(LineReaderTest, LargeZstdStreamIsFullyDecodedThroughSmallReads) {
 }
 
 TEST(LineReaderTest, ZstdOnItsOwnThreadHandsOverBuffersWithLongLinesBetween) {
-  // Lines longer than the room kept before each decoded chunk are copied; the rest are not.
+  // Lines longer than the room kept before each decoded chunk (256 KiB) are copied; the rest,
+  // -s 65535 reads of 64-256 KiB among them, are not.
   std::string text;
   for (int i = 0; i < 4000; ++i) {
-    text += "12 read(3, \"" + std::string(i % 500 == 0 ? 200000 : i % 300, 'a' + i % 26) +
-            "\", 10) = 10\n";
+    const size_t size = i % 700 == 0 ? 600000 : i % 500 == 0 ? 200000 : i % 300;
+    text += "12 read(3, \"" + std::string(size, 'a' + i % 26) + "\", 10) = 10\n";
   }
   text += "no newline at the end";
   for (bool thread : {false, true}) {

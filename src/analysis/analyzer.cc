@@ -3,8 +3,6 @@
 // only for calls that can change the model or be charged to a resource.
 #include "fsmove/analysis/analyzer.h"
 
-#include <cstring>
-
 #include "absl/strings/str_cat.h"
 #include "fsmove/strace/puppet_markers.h"
 #include "fsmove/strace/strace_line.h"
@@ -58,21 +56,12 @@ void Analyzer::FeedLine(std::string_view line, uint64_t number) {
   stats_.lines = number;
   stats_.bytes += line.size() + 1;
   strace::LineHead head = strace::ParseLineHead(line);
-  if (head.kind == strace::LineKind::kCall || head.kind == strace::LineKind::kResumed ||
-      head.kind == strace::LineKind::kUnfinished) {
-    head.syscall = SyscallIndexOf(head.name);
-  }
+  if (strace::NamesSyscall(head.kind)) head.syscall = syscall_names_(head.name);
   assembler_.Feed(head, line, number);
 }
 
-int32_t Analyzer::SyscallIndexOf(std::string_view name) {
-  if (last_name_size_ == 0 || name.size() != last_name_size_ ||
-      memcmp(name.data(), last_name_, name.size()) != 0) {
-    last_name_index_ = fstrace::FindSyscallIndex(name);
-    last_name_size_ = name.size() < sizeof last_name_ ? name.size() : 0;
-    if (last_name_size_ != 0) memcpy(last_name_, name.data(), last_name_size_);
-  }
-  return last_name_index_;
+int32_t Analyzer::TableIndexOf(std::string_view name) {
+  return static_cast<int32_t>(fstrace::FindSyscallIndex(name));
 }
 
 void Analyzer::Finish() {

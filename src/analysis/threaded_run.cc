@@ -32,9 +32,7 @@ absl::Status Analyzer::RunThreaded(strace::LineReader& reader, const PipelineOpt
   if (reader.max_line_bytes() > (size_t{1} << 30)) return Run(reader);
   strace::SpscRing<strace::LineBatch> ring(options.ring_slots);
   strace::BatchOptions batch_options = options.batch;
-  batch_options.syscall_index = [](std::string_view name) {
-    return static_cast<int32_t>(fstrace::FindSyscallIndex(name));
-  };
+  batch_options.syscall_index = &TableIndexOf;
   std::thread stage1([&ring, &reader, &batch_options] {
     for (;;) {
       strace::LineBatch* batch = ring.BeginWrite();

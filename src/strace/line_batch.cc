@@ -26,39 +26,21 @@ LineHead LineBatch::Head(const BatchedLine& l) const {
   return head;
 }
 
+int32_t NameIndex::operator()(std::string_view name) {
+  if (last_size_ == 0 || name.size() != last_size_ ||
+      memcmp(name.data(), last_, name.size()) != 0) {
+    last_index_ = lookup_(name);
+    last_size_ = name.size() < sizeof last_ ? name.size() : 0;
+    if (last_size_ != 0) memcpy(last_, name.data(), last_size_);
+  }
+  return last_index_;
+}
+
 namespace {
 
 uint32_t OffsetIn(std::string_view line, std::string_view part) {
   return part.empty() ? 0 : static_cast<uint32_t>(part.data() - line.data());
 }
-
-// Names are a few bytes: compared in place, not through a call to memcmp.
-bool SameName(std::string_view a, std::string_view b) {
-  if (a.size() != b.size()) return false;
-  for (size_t i = 0; i < a.size(); ++i) {
-    if (a[i] != b[i]) return false;
-  }
-  return true;
-}
-
-// The syscall table's index of the names of a batch: most lines repeat the name of the line
-// before (Ruby's start-up is runs of readlink and stat), so the last answer is kept.
-class NameIndex {
- public:
-  explicit NameIndex(int32_t (*lookup)(std::string_view)) : lookup_(lookup) {}
-  int32_t operator()(std::string_view name) {
-    if (!SameName(name, last_)) {
-      last_ = name;  // points into the batch's buffer, which outlives this
-      last_index_ = lookup_(name);
-    }
-    return last_index_;
-  }
-
- private:
-  int32_t (*lookup_)(std::string_view);
-  std::string_view last_;
-  int32_t last_index_ = -1;
-};
 
 void ParseHeadInto(std::string_view line, NameIndex* name_index, BatchedLine* l) {
   const LineHead head = ParseLineHead(line);
@@ -80,9 +62,7 @@ void ParseHeadInto(std::string_view line, NameIndex* name_index, BatchedLine* l)
     // The assembler looks for a spliced "Process N attached" only in lines ending in 'd'.
     l->no_spliced_notice = head.rest.empty() || head.rest.back() != 'd';
   }
-  if ((head.kind == LineKind::kCall || head.kind == LineKind::kResumed ||
-       head.kind == LineKind::kUnfinished) &&
-      name_index != nullptr) {
+  if (NamesSyscall(head.kind) && name_index != nullptr) {
     l->syscall = (*name_index)(head.name);
   }
 }

@@ -115,10 +115,8 @@ class Analyzer : private strace::CallSink {
   void DetectMarker(int32_t pid, const fstrace::SyscallSpec& spec, std::string_view args_text,
                     uint64_t line);
   void CountUnmodelled(std::string_view name);
-  // The syscall table's index of a line's name, for FeedLine (stage 1 of RunThreaded looks
-  // names up itself). Most lines repeat the name of the line before (Ruby's start-up is runs
-  // of readlink and stat): that answer is kept, with a copy of the name.
-  int32_t SyscallIndexOf(std::string_view name);
+  // A name's index in the syscall table, as LineHead::syscall holds it.
+  static int32_t TableIndexOf(std::string_view name);
 
   AnalyzerOptions options_;
   Interpreter interp_;
@@ -130,9 +128,7 @@ class Analyzer : private strace::CallSink {
   absl::flat_hash_map<std::string, uint64_t> unmodelled_;
   absl::flat_hash_set<int32_t> marker_at_start_;  // pids whose pending write held a marker
   std::string bytes_;
-  char last_name_[24] = {};
-  size_t last_name_size_ = 0;  // 0: none kept
-  int32_t last_name_index_ = -1;
+  strace::NameIndex syscall_names_{&TableIndexOf};  // FeedLine's (stage 1 keeps its own)
   strace::Marker marker_;
   std::vector<strace::AutoRelationMessage> auto_relations_;
   absl::flat_hash_set<std::string> auto_relation_keys_;

@@ -82,15 +82,9 @@ int RunCheckCommand(CheckCliOptions& o) {
   exec::CheckRequest& req = o.request;
   req.target.path = o.target;
   req.target.code = o.code;
-  if (o.sandbox.empty()) {
-    req.sandbox = geteuid() == 0 ? exec::SandboxMode::kOverlay : exec::SandboxMode::kNone;
-    if (req.sandbox == exec::SandboxMode::kNone) {
-      std::cerr << "fsmove: note: not running as root, so without a sandbox: Puppet applies "
-                   "to this machine itself (--sandbox none)\n";
-    }
-  } else {
-    req.sandbox = o.sandbox == "overlay" ? exec::SandboxMode::kOverlay : exec::SandboxMode::kNone;
-  }
+  // The sandbox is the default for everyone: run by an ordinary user it is rootless.
+  req.sandbox = o.sandbox.empty() || o.sandbox == "overlay" ? exec::SandboxMode::kOverlay
+                                                            : exec::SandboxMode::kNone;
   if (o.memory_limit == "auto") {
     // Three quarters of the machine: a runaway module is stopped before the machine is.
     long pages = sysconf(_SC_PHYS_PAGES), page = sysconf(_SC_PAGESIZE);

@@ -33,12 +33,12 @@ class TraceStreamSource : public strace::ByteSource {
 // copy of exactly what was read.
 void ReadPuppetGraph(const std::string& work, const std::string& save_graph,
                      exec::RunResult* result) {
-  result->puppet_graph_path = work + "/" + exec::kGraphDir + "/" + exec::kExpandedGraphFile;
+  result->puppet_graph_path = work + "/" + exec::kOutDir + "/" + exec::kExpandedGraphFile;
   const int dir =
-      open((work + "/" + exec::kGraphDir).c_str(), O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+      open((work + "/" + exec::kOutDir).c_str(), O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
   if (dir < 0) {
     result->puppet_graph_note =
-        fmt::format("cannot open {}/{}: {}", work, exec::kGraphDir, std::strerror(errno));
+        fmt::format("cannot open {}/{}: {}", work, exec::kOutDir, std::strerror(errno));
     return;
   }
   absl::StatusOr<std::string> text = graph::ReadPuppetGraphFile(dir, exec::kExpandedGraphFile);

@@ -49,6 +49,14 @@ absl::StatusOr<std::string> MakeWorkDir(const CheckRequest& request) {
   std::string tmpl = parent + "/fsmove-check.XXXXXX";
   if (mkdtemp(tmpl.data()) == nullptr)
     return base::ErrnoStatus(fmt::format("cannot create {}", tmpl));
+  // in/: what the sandbox reads (readable by its root, whose ids are not the host user's);
+  // out/: what its supervisor writes, through a descriptor (the 0700 work directory keeps
+  // everyone else out of both).
+  for (const auto& [name, mode] : {std::pair{"in", 0755}, std::pair{kOutDir, 0777}}) {
+    const std::string dir = tmpl + "/" + name;
+    if (mkdir(dir.c_str(), 0700) != 0 || chmod(dir.c_str(), static_cast<mode_t>(mode)) != 0)
+      return base::ErrnoStatus(fmt::format("cannot create {}", dir));
+  }
   return tmpl;
 }
 
@@ -77,6 +85,17 @@ absl::StatusOr<SandboxSpec> PrepareSandbox(const CheckRequest& request,
   spec.probe_paths = request.probe_paths;
   spec.restore_paths = request.restore_paths;
   spec.env = PuppetEnvironment();
+  if (spec.mode == SandboxMode::kOverlay) {
+    // Puppet runs as the sandbox's root, whoever runs fsmove: root's environment, nothing
+    // else (PuppetEnvironment names the user running fsmove).
+    spec.env = {fmt::format("PATH={}", kSafePath), "LANG=C.UTF-8", "HOME=/root", "USER=root",
+                "LOGNAME=root"};
+    spec.pids_limit = kSandboxPidsLimit;
+    struct stat st;
+    // Who owns the root's files on disk: uid 0 (built as root, the host) or a user's
+    // subordinate range (built rootless).
+    if (lstat((request.root.dir + "/etc").c_str(), &st) == 0) spec.lower_id_base = st.st_uid;
+  }
   if (request.pin_cpu && request.sandbox == SandboxMode::kOverlay && !request.untraced) {
     spec.trace_cpu = TracingCpu();
     if (spec.trace_cpu >= 0) {
@@ -87,21 +106,22 @@ absl::StatusOr<SandboxSpec> PrepareSandbox(const CheckRequest& request,
   const std::string inside = InsideWorkDir(spec);
   if (spec.mode == SandboxMode::kOverlay) mkdir(spec.scratch_dir.c_str(), 0700);
 
-  mkdir((work + "/" + kGraphDir).c_str(), 0755);
+  const std::string in = work + "/in";
+  mkdir((in + "/" + kGraphDir).c_str(), 0755);
 
   std::string manifest = target.manifest_path;
   if (!target.manifest_text.empty()) {
-    std::ofstream(work + "/" + kManifestFile) << target.manifest_text;
+    std::ofstream(in + "/" + kManifestFile) << target.manifest_text;
     manifest = inside + "/" + kManifestFile;
   }
   std::vector<std::string> modulepath;
   if (!target.manifest_text.empty()) {
-    result->manifest_paths.emplace_back(inside + "/" + kManifestFile, work + "/" + kManifestFile);
+    result->manifest_paths.emplace_back(inside + "/" + kManifestFile, in + "/" + kManifestFile);
   }
   if (target.link_module) {
     result->manifest_paths.emplace_back(
         inside + "/" + kModuleLinks + "/" + target.module_name + "/", target.module_dir + "/");
-    std::string links = work + "/" + kModuleLinks;
+    std::string links = in + "/" + kModuleLinks;
     mkdir(links.c_str(), 0755);
     if (symlink(target.module_dir.c_str(), (links + "/" + target.module_name).c_str()) != 0) {
       return base::ErrnoStatus(fmt::format("cannot link the module into {}", links));
@@ -120,7 +140,7 @@ absl::StatusOr<SandboxSpec> PrepareSandbox(const CheckRequest& request,
     if (!mp.empty()) spec.compile_argv.insert(spec.compile_argv.end(), {"--modulepath", mp});
     spec.compile_argv.push_back(CertName());
   } else if (absl::Status st =
-                 base::WriteOutputFile(work + "/" + kCatalogFile, request.apply_catalog);
+                 base::WriteOutputFile(in + "/" + kCatalogFile, request.apply_catalog);
              !st.ok()) {
     return st;
   }
@@ -163,7 +183,7 @@ void RecordRun(const CheckRequest& request, const std::string& work, int work_fd
   s.strace_end = report.strace_end;
   s.timed_out = report.timed_out;
   if (report.timed_out) s.timed_out_phase = report.phase.empty() ? "sandbox" : report.phase;
-  s.puppet_log = work + "/" + kPuppetLog;
+  s.puppet_log = work + "/" + kOutDir + "/" + kPuppetLog;
   // Code in the sandbox may have replaced the log (a symlink to a root-only host file, a
   // FIFO): read it as an untrusted file, and write the copy ourselves.
   absl::StatusOr<std::string> log_text =
@@ -237,7 +257,9 @@ void RecordRun(const CheckRequest& request, const std::string& work, int work_fd
     result->error = report.errors.front();
   } else if (report.compiled && report.compile_code != 0) {
     result->end = RunEnd::kCompileFailed;
-    result->compile_log = base::ReadFile(work + "/" + kCompileLog).value_or("");
+    result->compile_log =
+        base::ReadUntrustedFile(work_fd, kCompileLog, "the compile log", kMaxPuppetLogBytes)
+            .value_or("");
   } else if (report.timed_out) {
     result->end = RunEnd::kTimedOut;
   } else if (!report.applied) {
@@ -247,6 +269,28 @@ void RecordRun(const CheckRequest& request, const std::string& work, int work_fd
   } else {
     result->end = RunEnd::kApplied;
   }
+}
+
+// --keep-sandbox: the supervisor archived the overlay's upper layer into the out directory;
+// unpacked here, outside the sandbox, with the owners it had inside when run as root.
+void UnpackKept(const std::string& work, const std::string& keep_dir, RunResult* result) {
+  const std::string archive = work + "/" + kOutDir + "/" + kKeepArchive;
+  std::vector<std::string> argv = {"tar", "-xf", archive, "-C", keep_dir};
+  if (geteuid() == 0) {
+    argv.insert(argv.begin() + 1, {"--numeric-owner", "--same-owner", "--same-permissions"});
+  } else {
+    argv.insert(argv.begin() + 1, "--no-same-owner");
+  }
+  absl::StatusOr<CapturedRun> run = RunCaptured(argv, PuppetEnvironment(), 4096);
+  if (run.ok() && run->wait_status == 0) {
+    result->notes.push_back(fmt::format("kept the sandbox's changes in {}", keep_dir));
+  } else {
+    result->notes.push_back(
+        fmt::format("unpacking the sandbox's changes into {} failed: {}", keep_dir,
+                    run.ok() ? DescribeWaitStatus(run->wait_status) + " " + run->err
+                             : std::string(run.status().message())));
+  }
+  unlink(archive.c_str());
 }
 
 }  // namespace
@@ -291,9 +335,9 @@ absl::StatusOr<RunResult> RunCheck(const CheckRequest& request, const TraceConsu
   absl::StatusOr<std::string> work = MakeWorkDir(request);
   if (!work.ok()) return work.status();
   result.work_dir = *work;
-  // The work directory as a directory fd: files code in the sandbox could have replaced are
-  // opened relative to it, never through a symlink.
-  const int work_fd = open(work->c_str(), O_PATH | O_DIRECTORY | O_CLOEXEC);
+  // The out directory as a directory fd: what the supervisor wrote is opened relative to it,
+  // never through a symlink.
+  const int work_fd = open((*work + "/" + kOutDir).c_str(), O_PATH | O_DIRECTORY | O_CLOEXEC);
   if (work_fd < 0) return base::ErrnoStatus(fmt::format("cannot open {}", *work));
   struct WorkFdCloser {
     int fd;
@@ -304,7 +348,7 @@ absl::StatusOr<RunResult> RunCheck(const CheckRequest& request, const TraceConsu
   if (!spec.ok()) return spec.status();
   const std::string spec_path = *work + "/spec.json";
   std::ofstream(spec_path) << SandboxSpecToJson(*spec).dump(2) << "\n";
-  const std::string fifo_path = *work + "/" + kTraceFifo;
+  const std::string fifo_path = *work + "/in/" + kTraceFifo;
   absl::StatusOr<TraceFifo> fifo = TraceFifo::Create(fifo_path);
   if (!fifo.ok()) return fifo.status();
   std::atomic<bool> run_over{false};
@@ -351,6 +395,7 @@ absl::StatusOr<RunResult> RunCheck(const CheckRequest& request, const TraceConsu
   unlink(fifo_path.c_str());
   unlink(spec_path.c_str());
   if (spec->mode == SandboxMode::kOverlay) rmdir(spec->scratch_dir.c_str());
+  if (!request.keep_sandbox.empty()) UnpackKept(*work, request.keep_sandbox, &result);
 
   RecordRun(request, *work, work_fd, report, &result);
   return result;

@@ -298,8 +298,10 @@ MemoryLimit::~MemoryLimit() {
   if (parent_fd_ >= 0) close(parent_fd_);
 }
 
-bool MemoryLimit::Enter() const {
-  return !dir_.empty() && WriteText(dir_ + "/cgroup.procs", std::to_string(getpid()));
+bool MemoryLimit::Enter() const { return EnterPid(getpid()); }
+
+bool MemoryLimit::EnterPid(pid_t pid) const {
+  return dir_fd_ >= 0 && WriteAt(dir_fd_, "cgroup.procs", std::to_string(pid));
 }
 
 uint64_t MemoryLimit::TimesHit() const {
@@ -360,8 +362,20 @@ SystemdCgroup::~SystemdCgroup() {
   if (parent_fd_ >= 0) close(parent_fd_);
 }
 
-bool SystemdCgroup::Enter() const {
-  return parent_fd_ >= 0 && WriteAt(parent_fd_, name_ + "/cgroup.procs", std::to_string(getpid()));
+bool SystemdCgroup::Enter() const { return EnterPid(getpid()); }
+
+bool SystemdCgroup::EnterPid(pid_t pid) const {
+  return parent_fd_ >= 0 && WriteAt(parent_fd_, name_ + "/cgroup.procs", std::to_string(pid));
+}
+
+bool SystemdCgroup::Delegate(uid_t uid, gid_t gid) const {
+  if (parent_fd_ < 0) return false;
+  if (fchownat(parent_fd_, name_.c_str(), uid, gid, AT_SYMLINK_NOFOLLOW) != 0) return false;
+  for (const char* file : {"cgroup.procs", "cgroup.subtree_control", "cgroup.threads"}) {
+    if (fchownat(parent_fd_, (name_ + "/" + file).c_str(), uid, gid, AT_SYMLINK_NOFOLLOW) != 0)
+      return false;
+  }
+  return true;
 }
 
 void SystemdCgroup::Remove() {

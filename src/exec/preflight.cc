@@ -7,6 +7,7 @@
 
 #include "fmt/format.h"
 #include "fsmove/exec/process.h"
+#include "fsmove/exec/user_namespace.h"
 
 namespace fsmove::exec {
 namespace {
@@ -45,10 +46,17 @@ absl::Status Preflight(const CheckRequest& request) {
                     "tools/bootstrap), or set FSMOVE_STRACE to its path",
                     strace.find('/') == std::string::npos ? std::string(kSafePath) : strace));
   }
-  if (request.sandbox == SandboxMode::kOverlay && geteuid() != 0) {
-    return absl::FailedPreconditionError(
-        "the overlay sandbox needs root (mount and PID namespaces, overlayfs, chroot): run "
-        "fsmove as root, or use --sandbox none to apply the module to this machine itself");
+  if (request.sandbox == SandboxMode::kOverlay) {
+    // The sandbox is a user namespace, as root and as anyone else (rootless): refused here
+    // with the reason, never silently replaced by an apply to this machine.
+    absl::Status st = ProbeUserNamespace();
+    if (st.ok()) st = SandboxIdMapping().status();
+    if (!st.ok()) {
+      return absl::FailedPreconditionError(
+          fmt::format("no sandbox can be made here: {} (or, to apply the module to this machine "
+                      "itself, --sandbox none)",
+                      std::string(st.message())));
+    }
   }
   if (strace.empty()) return absl::OkStatus();
   // ptrace may be refused (a container's seccomp profile, kernel.yama.ptrace_scope=3).

@@ -19,6 +19,7 @@
 #include "absl/status/status.h"
 #include "fmt/format.h"
 #include "fsmove/base/errno_status.h"
+#include "fsmove/exec/capabilities.h"
 
 namespace fsmove::exec {
 namespace {
@@ -47,7 +48,7 @@ void MoveFd(int from, int to, int report_fd) {
   if (dup2(from, to) < 0) ChildFail(report_fd, 3, errno);
 }
 
-constexpr const char* kStages[] = {"exec", "chroot", "chdir", "redirect", "setsid"};
+constexpr const char* kStages[] = {"exec", "chroot", "chdir", "redirect", "setsid", "capabilities"};
 
 }  // namespace
 
@@ -131,6 +132,8 @@ absl::StatusOr<pid_t> Spawn(const std::vector<std::string>& argv, const SpawnOpt
       if (chdir("/") != 0) ChildFail(report[1], 2, errno);
     }
     if (!options.cwd.empty() && chdir(options.cwd.c_str()) != 0) ChildFail(report[1], 2, errno);
+    if (options.bounding_set && !LimitBoundingSet(*options.bounding_set).ok())
+      ChildFail(report[1], 5, errno != 0 ? errno : EPERM);
     int err = ENOENT;
     for (const auto& c : candidates) {
       execve(c.c_str(), args.data(), envp.data());
@@ -151,7 +154,7 @@ absl::StatusOr<pid_t> Spawn(const std::vector<std::string>& argv, const SpawnOpt
     int status;
     while (waitpid(pid, &status, 0) < 0 && errno == EINTR) {
     }
-    int stage = msg[0] >= 0 && msg[0] < 5 ? msg[0] : 0;
+    int stage = msg[0] >= 0 && msg[0] < 6 ? msg[0] : 0;
     std::string what = stage == 0 ? fmt::format("cannot run {}", argv[0])
                                   : fmt::format("cannot start {} ({})", argv[0], kStages[stage]);
     return base::ErrnoStatus(what, msg[1]);

@@ -1,214 +1,39 @@
-// The sandbox keeper and the supervisor that compiles and applies under strace; see sandbox.h.
+// The sandbox keeper: one sandbox for the compile, one for the apply, each in a user
+// namespace of its own; see sandbox.h.
 #include "fsmove/exec/sandbox.h"
 
-#include <dirent.h>
 #include <fcntl.h>
-#include <linux/capability.h>
-#include <linux/openat2.h>
+#include <grp.h>
+#include <linux/mount.h>
 #include <poll.h>
 #include <sched.h>
 #include <signal.h>
 #include <sys/mount.h>
 #include <sys/prctl.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
-#include <sys/statvfs.h>
 #include <sys/syscall.h>
-#include <sys/sysmacros.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
 #include <cerrno>
-#include <chrono>
 #include <cstring>
-#include <filesystem>
-#include <fstream>
-#include <map>
 #include <optional>
-#include <sstream>
-#include <thread>
+#include <string>
 
 #include "absl/status/status.h"
 #include "fmt/format.h"
 #include "fsmove/base/errno_status.h"
 #include "fsmove/base/read_file.h"
-#include "fsmove/base/sha256.h"
-#include "fsmove/catalog/catalog.h"
-#include "fsmove/exec/local_sources.h"
 #include "fsmove/exec/memory_limit.h"
 #include "fsmove/exec/process.h"
-#include "fsmove/exec/puppet_log.h"
+#include "fsmove/exec/sandbox_network.h"
 #include "fsmove/exec/status_message.h"
+#include "fsmove/exec/supervisor.h"
+#include "fsmove/exec/user_namespace.h"
 
 namespace fsmove::exec {
-
-std::string InsideWorkDir(const SandboxSpec& spec) {
-  return spec.mode == SandboxMode::kOverlay ? kSandboxWorkDir : spec.work_dir;
-}
-
-nlohmann::json SandboxSpecToJson(const SandboxSpec& s) {
-  return {{"mode", s.mode == SandboxMode::kOverlay ? "overlay" : "none"},
-          {"work_dir", s.work_dir},
-          {"scratch_dir", s.scratch_dir},
-          {"input_paths", s.input_paths},
-          {"policy_rc", s.policy_rc},
-          {"prep", s.prep},
-          {"keep_dir", s.keep_dir},
-          {"trace_cpu", s.trace_cpu},
-          {"memory_limit", s.memory_limit},
-          {"cgroup_name", s.cgroup_name},
-          {"lower_dir", s.lower_dir},
-          {"init", s.init},
-          {"env", s.env},
-          {"compile_argv", s.compile_argv},
-          {"strace_argv", s.strace_argv},
-          {"apply_argv", s.apply_argv},
-          {"reapplies", s.reapplies},
-          {"probe_paths", s.probe_paths},
-          {"restore_paths", s.restore_paths}};
-}
-
-absl::StatusOr<SandboxSpec> SandboxSpecFromJson(const nlohmann::json& j) {
-  SandboxSpec s;
-  try {
-    std::string mode = j.at("mode").get<std::string>();
-    if (mode != "overlay" && mode != "none") return absl::InvalidArgumentError("bad mode");
-    s.mode = mode == "overlay" ? SandboxMode::kOverlay : SandboxMode::kNone;
-    s.work_dir = j.at("work_dir").get<std::string>();
-    s.scratch_dir = j.at("scratch_dir").get<std::string>();
-    s.input_paths = j.at("input_paths").get<std::vector<std::string>>();
-    s.policy_rc = j.at("policy_rc").get<std::string>();
-    s.prep = j.at("prep").get<bool>();
-    s.keep_dir = j.at("keep_dir").get<std::string>();
-    s.trace_cpu = j.value("trace_cpu", -1);
-    s.memory_limit = j.value("memory_limit", uint64_t{0});
-    s.cgroup_name = j.value("cgroup_name", std::string());
-    s.lower_dir = j.value("lower_dir", std::string("/"));
-    s.init = j.value("init", std::string("none"));
-    if (s.init != "none" && s.init != "systemd") return absl::InvalidArgumentError("bad init");
-    s.env = j.at("env").get<std::vector<std::string>>();
-    s.compile_argv = j.at("compile_argv").get<std::vector<std::string>>();
-    s.strace_argv = j.at("strace_argv").get<std::vector<std::string>>();
-    s.apply_argv = j.at("apply_argv").get<std::vector<std::string>>();
-    s.reapplies = j.value("reapplies", 0);
-    if (s.reapplies < 0 || s.reapplies > 9) return absl::InvalidArgumentError("bad reapplies");
-    s.probe_paths = j.value("probe_paths", std::vector<std::string>());
-    s.restore_paths = j.value("restore_paths", std::vector<std::string>());
-  } catch (const nlohmann::json::exception& e) {
-    return absl::InvalidArgumentError(fmt::format("sandbox spec: {}", e.what()));
-  }
-  return s;
-}
-
 namespace {
-
-namespace fs = std::filesystem;
-using Clock = std::chrono::steady_clock;
-
-double SecondsSince(Clock::time_point t) {
-  return std::chrono::duration<double>(Clock::now() - t).count();
-}
-
-absl::Status Mount(const std::string& source, const std::string& target, const char* type,
-                   unsigned long flags, const std::string& data = "") {
-  if (mount(source.c_str(), target.c_str(), type, flags, data.empty() ? nullptr : data.c_str()) !=
-      0) {
-    return base::ErrnoStatus(fmt::format("mount {} on {}", type ? type : source, target));
-  }
-  return absl::OkStatus();
-}
-
-absl::Status BindReadOnly(const std::string& source, const std::string& target) {
-  if (absl::Status st = Mount(source, target, nullptr, MS_BIND | MS_REC); !st.ok()) return st;
-  return Mount("", target, nullptr, MS_REMOUNT | MS_BIND | MS_RDONLY);
-}
-
-bool UnderFreshMount(const std::string& p) {
-  for (std::string_view prefix : {"/tmp", "/run", "/dev", "/proc", "/sys"}) {
-    if (p == prefix || (std::string_view(p).starts_with(prefix) && p.size() > prefix.size() &&
-                        p[prefix.size()] == '/')) {
-      return true;
-    }
-  }
-  return false;
-}
-
-absl::Status WriteFile(const std::string& path, std::string_view text, mode_t mode) {
-  int fd = open(path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, mode);
-  if (fd < 0) return base::ErrnoStatus(fmt::format("write {}", path));
-  bool ok = write(fd, text.data(), text.size()) == static_cast<ssize_t>(text.size());
-  if (fchmod(fd, mode) != 0) ok = false;
-  close(fd);
-  return ok ? absl::OkStatus() : base::ErrnoStatus(fmt::format("write {}", path));
-}
-
-int OpenForWriting(const std::string& path, bool append = false) {
-  return open(path.c_str(), O_WRONLY | O_CREAT | O_CLOEXEC | (append ? O_APPEND : O_TRUNC), 0644);
-}
-
-// One entry of a /proc directory: pid, command name, parent.
-struct ProcEntry {
-  pid_t pid = 0;
-  pid_t ppid = 0;
-  std::string comm;
-  uint64_t start_ticks = 0;  // since boot, in clock ticks (field 22 of /proc/PID/stat)
-};
-
-std::vector<ProcEntry> ListProcesses(const std::string& proc_dir) {
-  std::vector<ProcEntry> out;
-  DIR* d = opendir(proc_dir.c_str());
-  if (d == nullptr) return out;
-  while (dirent* e = readdir(d)) {
-    char* end = nullptr;
-    long pid = strtol(e->d_name, &end, 10);
-    if (pid <= 0 || *end != '\0') continue;
-    std::string stat = base::ReadFile(fmt::format("{}/{}/stat", proc_dir, pid)).value_or("");
-    size_t open_paren = stat.find('('), close_paren = stat.rfind(')');
-    if (open_paren == std::string::npos || close_paren == std::string::npos) continue;
-    ProcEntry p;
-    p.pid = static_cast<pid_t>(pid);
-    p.comm = stat.substr(open_paren + 1, close_paren - open_paren - 1);
-    // After ") ": state, then ppid.
-    std::istringstream rest(stat.substr(close_paren + 1));
-    std::string state, skip;
-    rest >> state >> p.ppid;
-    for (int field = 5; field < 22 && rest >> skip; ++field) {
-    }
-    rest >> p.start_ticks;
-    out.push_back(std::move(p));
-  }
-  closedir(d);
-  return out;
-}
-
-// SIGKILL to every descendant of `root` (then `root` itself), twice over: a process forked
-// between the listing and the kill is found the second time (the subreaper keeps orphans
-// below `root`).
-void KillDescendants(pid_t root) {
-  for (int pass = 0; pass < 2; ++pass) {
-    std::map<pid_t, pid_t> parent_of;
-    for (const ProcEntry& p : ListProcesses("/proc")) parent_of[p.pid] = p.ppid;
-    for (const auto& [pid, ppid] : parent_of) {
-      pid_t up = ppid;
-      for (int depth = 0; up > 1 && up != root && depth < 4096; ++depth) {
-        auto it = parent_of.find(up);
-        up = it == parent_of.end() ? 0 : it->second;
-      }
-      if (up == root) kill(pid, SIGKILL);
-    }
-    usleep(20000);
-  }
-  kill(root, SIGKILL);
-}
-
-// Names what the run left running (and is being killed): the first 20, then a count.
-void ReportLeftovers(StatusWriter& status, const std::vector<ProcEntry>& left) {
-  for (size_t i = 0; i < left.size() && i < 20; ++i) {
-    status.Send(status::Note{
-        fmt::format("left running at the end (killed): {} {}", left[i].pid, left[i].comm)});
-  }
-  if (left.size() > 20)
-    status.Send(status::Note{fmt::format("... and {} more processes", left.size() - 20)});
-}
 
 // Says whether `memory`'s limit made the kernel kill processes of `who` ("the sandbox").
 void ReportMemoryLimitHits(StatusWriter& status, const MemoryLimit& memory, std::string_view who) {
@@ -220,975 +45,252 @@ void ReportMemoryLimitHits(StatusWriter& status, const MemoryLimit& memory, std:
                                 who, memory.limit_bytes() >> 20, hits, hits == 1 ? "" : "es")});
 }
 
-// The supervisor of one run: PID 1 of the sandbox's namespaces, or (--sandbox none) a child
-// subreaper on the host.
-class Supervisor {
- public:
-  // `done_fd`: with --init systemd, the supervisor is PID 1's child and writes its exit code
-  // there (one byte) for the keeper, which then ends PID 1.
-  Supervisor(SandboxSpec spec, int status_fd, int done_fd = -1)
-      : spec_(std::move(spec)),
-        status_(status_fd),
-        done_fd_(done_fd),
-        root_("/"),
-        proc_dir_("/proc") {
-    // Without systemd in the sandbox, systemctl must work offline (enable/disable edit the
-    // links, daemon-reload is ignored), as it did while the sandbox was a chroot, rather than
-    // fail to reach a service manager. systemctl reads SYSTEMD_OFFLINE for that.
-    if (spec_.mode == SandboxMode::kOverlay && !systemd()) spec_.env.push_back("SYSTEMD_OFFLINE=1");
+// One byte over a pipe, for the steps the keeper and the sandbox's first process take in turn.
+bool SendByte(int fd, char byte) {
+  while (write(fd, &byte, 1) < 0) {
+    if (errno != EINTR) return false;
   }
-
-  int Run() {
-    if (spec_.mode == SandboxMode::kOverlay) {
-      status_.Send(status::Phase{"sandbox"});
-      if (!spec_.restore_paths.empty()) {
-        lower_fd_ = open(spec_.lower_dir.c_str(), O_PATH | O_DIRECTORY | O_CLOEXEC);
-      }
-      if (absl::Status st = SetUpOverlay(); !st.ok()) {
-        status_.Send(
-            status::Error{fmt::format("setting up the sandbox: {}", std::string(st.message()))});
-        return 2;
-      }
-      if (absl::Status st = PivotRoot(); !st.ok()) {
-        status_.Send(
-            status::Error{fmt::format("setting up the sandbox: {}", std::string(st.message()))});
-        return 2;
-      }
-      if (absl::Status st = DropCapabilities(); !st.ok()) {
-        status_.Send(
-            status::Error{fmt::format("setting up the sandbox: {}", std::string(st.message()))});
-        return 2;
-      }
-      if (systemd()) return BootSystemd();
-    }
-    return Supervise();
+  return true;
+}
+char ReceiveByte(int fd) {
+  char byte = 0;
+  ssize_t got;
+  while ((got = read(fd, &byte, 1)) < 0 && errno == EINTR) {
   }
+  return got == 1 ? byte : '\0';
+}
 
- private:
-  bool systemd() const { return spec_.init == "systemd"; }
-
-  int Supervise() {
-    if (!(spec_.compile_argv.empty() ? LoadGivenCatalog() : Compile())) return 0;
-    if (spec_.mode == SandboxMode::kOverlay && spec_.prep) PrepareAfterCompile();
-    Apply();
-    if (!spec_.restore_paths.empty()) RestorePaths();
-    for (int k = 2; k <= 1 + spec_.reapplies && Reapply(k); ++k) {
-    }
-    for (const std::string& path : spec_.probe_paths) {
-      status_.Send(status::Probe{ProbePath(path)});
-    }
-    // Replays (they probe paths) report what they leave running: which services run.
-    if (!spec_.probe_paths.empty() || !spec_.restore_paths.empty()) ReportDaemons();
-    if (spec_.mode == SandboxMode::kOverlay) {
-      ReportLeftovers();
-      ReportFullFileSystems();
-      Keep();
-    }
-    return 0;
+// An idmapped view of `source` (the lower layer: files owned by uid 0 on disk) at `target`,
+// in which the sandbox's user namespace `userns_pid` sees them as its own root's: a clone of
+// the one mount (not its submounts), mapped (mount_setattr), and attached in this (the
+// keeper's private) mount namespace.
+absl::Status IdmappedMount(const std::string& source, const std::string& target, pid_t userns_pid) {
+  int ns = open(fmt::format("/proc/{}/ns/user", userns_pid).c_str(), O_RDONLY | O_CLOEXEC);
+  if (ns < 0) return base::ErrnoStatus("open the sandbox's user namespace");
+  int tree = static_cast<int>(
+      syscall(SYS_open_tree, AT_FDCWD, source.c_str(), OPEN_TREE_CLONE | OPEN_TREE_CLOEXEC));
+  if (tree < 0) {
+    const int e = errno;
+    close(ns);
+    return base::ErrnoStatus(fmt::format("open_tree {}", source), e);
   }
-
-  // --init systemd: this process (PID 1) forks the supervisor, then becomes systemd. The
-  // supervisor waits until systemd has booted, runs the check, and hands its exit code to
-  // the keeper, which ends PID 1 and with it the namespace.
-  int BootSystemd() {
-    const char* systemd_path = "/lib/systemd/systemd";
-    if (access(systemd_path, X_OK) != 0) {
-      status_.Send(status::Error{fmt::format("--init systemd: the root has no {}", systemd_path)});
-      return 2;
-    }
-    // No logins on consoles the sandbox does not have.
-    for (const char* unit :
-         {"console-getty.service", "getty@.service", "getty.target", "systemd-logind.service"}) {
-      std::string mask = std::string("/etc/systemd/system/") + unit;
-      unlink(mask.c_str());
-      (void)!symlink("/dev/null", mask.c_str());
-    }
-    pid_t child = fork();
-    if (child < 0) {
-      status_.Send(status::Error{fmt::format("fork: {}", std::strerror(errno))});
-      return 2;
-    }
-    if (child == 0) {
-      prctl(PR_SET_PDEATHSIG, SIGKILL);
-      prctl(PR_SET_CHILD_SUBREAPER, 1);
-      self_ = getpid();
-      int code = WaitForSystemd() ? Supervise() : 2;
-      unsigned char byte = static_cast<unsigned char>(code);
-      if (done_fd_ >= 0) (void)!write(done_fd_, &byte, 1);
-      _exit(code);
-    }
-    // PID 1: systemd, its output in the work directory, nothing else of ours left open.
-    int log = OpenForWriting(Host(kSystemdLog));
-    int null_fd = open("/dev/null", O_RDWR | O_CLOEXEC);
-    if (null_fd >= 0) dup2(null_fd, 0);
-    if (log >= 0) {
-      dup2(log, 1);
-      dup2(log, 2);
-    }
-    // The units systemd starts must not hold what strace holds (see kTracerOnlyCapabilities).
-    for (int cap : kTracerOnlyCapabilities) prctl(PR_CAPBSET_DROP, cap, 0, 0, 0);
-    // Everything else of ours goes at the exec (the status pipe stays until then, to say why
-    // the exec failed).
-    close_range(3, ~0u, CLOSE_RANGE_CLOEXEC);
-    std::vector<std::string> env = {"container=fsmove", fmt::format("PATH={}", kSafePath),
-                                    "LANG=C.UTF-8"};
-    std::vector<char*> envp;
-    for (std::string& e : env) envp.push_back(e.data());
-    envp.push_back(nullptr);
-    char* argv[] = {const_cast<char*>(systemd_path), const_cast<char*>("--log-target=console"),
-                    const_cast<char*>("--show-status=no"), nullptr};
-    execve(systemd_path, argv, envp.data());
-    status_.Send(status::Error{
-        fmt::format("--init systemd: cannot run {}: {}", systemd_path, std::strerror(errno))});
-    _exit(127);
+  mount_attr attr{};
+  attr.attr_set = MOUNT_ATTR_IDMAP;
+  attr.userns_fd = static_cast<uint64_t>(ns);
+  absl::Status st = absl::OkStatus();
+  if (syscall(SYS_mount_setattr, tree, "", AT_EMPTY_PATH, &attr, sizeof attr) != 0) {
+    st = base::ErrnoStatus(fmt::format(
+        "an idmapped mount of {} (the kernel or its file system cannot map ids)", source));
+  } else if (syscall(SYS_move_mount, tree, "", AT_FDCWD, target.c_str(), MOVE_MOUNT_F_EMPTY_PATH) !=
+             0) {
+    st = base::ErrnoStatus(fmt::format("move_mount onto {}", target));
   }
+  close(tree);
+  close(ns);
+  return st;
+}
 
-  // Until `systemctl is-system-running --wait` says running (or degraded: a unit of the root
-  // failed, which the module does not care about); at most a minute.
-  bool WaitForSystemd() {
-    status_.Send(status::Phase{"boot"});
-    const auto t0 = Clock::now();
-    std::string state;
-    while (SecondsSince(t0) < 60) {
-      auto run = RunCaptured({"timeout", "60", "systemctl", "is-system-running", "--wait"},
-                             spec_.env, 4096);
-      if (run.ok()) {
-        state = run->out;
-        while (!state.empty() && (state.back() == '\n' || state.back() == ' ')) state.pop_back();
-        if (state == "running" || state == "degraded") break;
-      }
-      std::this_thread::sleep_for(std::chrono::milliseconds(200));
-    }
-    if (state != "running" && state != "degraded") {
-      status_.Send(status::Error{fmt::format(
-          "systemd did not boot within 60 s (state '{}'; its log: {})", state, kSystemdLog)});
-      return false;
-    }
-    status_.Send(
-        status::Note{fmt::format("systemd booted ({}) in {:.1f} s", state, SecondsSince(t0))});
-    return true;
-  }
-  // A file of the run's work directory: the host's path until the root is pivoted, then the
-  // same directory as the sandbox sees it (bound at kSandboxWorkDir).
-  std::string Host(const std::string& name) const { return io_dir_ + "/" + name; }
-
-  absl::Status SetUpOverlay() {
-    const std::string& ws = spec_.scratch_dir;
-    // Nothing mounted here may reach the host's mount table.
-    if (absl::Status st = Mount("", "/", nullptr, MS_REC | MS_PRIVATE); !st.ok()) return st;
-    // The overlay's upper and work layers must not lie in its lower layer: a tmpfs.
-    if (absl::Status st = Mount("fsmove-sandbox", ws, "tmpfs", 0, "mode=0755,size=75%"); !st.ok()) {
-      return st;
-    }
-    for (const char* d : {"upper", "work", "merged"}) mkdir((ws + "/" + d).c_str(), 0755);
-    root_ = ws + "/merged";
-    if (absl::Status st = Mount(
-            "fsmove-root", root_, "overlay", 0,
-            fmt::format("lowerdir={1},upperdir={0}/upper,workdir={0}/work", ws, spec_.lower_dir));
-        !st.ok()) {
-      return st;
-    }
-    proc_dir_ = root_ + "/proc";
-    struct Step {
-      std::string source, target;
-      const char* type;
-      unsigned long flags;
-      std::string data;
-    };
-    const std::vector<Step> steps = {
-        {"proc", root_ + "/proc", "proc", MS_NOSUID | MS_NODEV | MS_NOEXEC, ""},  // this PID ns
-        // A fresh sysfs, read-only as a whole: the host's cgroup tree and the other file
-        // systems mounted under the host's /sys are not there.
-        {"sysfs", root_ + "/sys", "sysfs", MS_RDONLY | MS_NOSUID | MS_NODEV | MS_NOEXEC, ""},
-        {"run", root_ + "/run", "tmpfs", MS_NOSUID | MS_NODEV, "mode=0755,size=25%"},
-        {"tmp", root_ + "/tmp", "tmpfs", MS_NOSUID | MS_NODEV, "mode=1777,size=25%"},
-    };
-    for (const Step& s : steps) {
-      if (absl::Status st = Mount(s.source, s.target, s.type, s.flags, s.data); !st.ok()) return st;
-    }
-    // systemd's cgroup tree: a pure cgroup2 whose root is the sandbox's own cgroup (this
-    // process's cgroup namespace), writable, on the read-only /sys.
-    if (systemd()) {
-      if (absl::Status st = Mount("cgroup2", root_ + "/sys/fs/cgroup", "cgroup2",
-                                  MS_NOSUID | MS_NODEV | MS_NOEXEC, "");
-          !st.ok()) {
-        return st;
-      }
-    }
-    // The kernel's knobs stay as they are: read-only, as container runtimes make them.
-    for (const char* knob :
-         {"/proc/sys", "/proc/sysrq-trigger", "/proc/irq", "/proc/bus", "/proc/fs", "/proc/acpi"}) {
-      std::string target = root_ + knob;
-      if (access(target.c_str(), F_OK) != 0) continue;
-      if (absl::Status st = BindReadOnly(target, target); !st.ok()) return st;
-    }
-    if (absl::Status st = SetUpDevices(); !st.ok()) return st;
-    mkdir((root_ + "/run/lock").c_str(), 01777);
-    chmod((root_ + "/run/lock").c_str(), 01777);
-    std::string inside_work = root_ + kSandboxWorkDir;
-    mkdir(inside_work.c_str(), 0755);
-    if (absl::Status st = Mount(spec_.work_dir, inside_work, nullptr, MS_BIND); !st.ok()) return st;
-    // Inputs the overlay does not show as they are on the host: on a pinned root, all of them.
-    const bool host_lower = spec_.lower_dir == "/";
-    struct stat root_st;
-    if (stat("/", &root_st) != 0) return base::ErrnoStatus("stat /");
-    for (const std::string& p : spec_.input_paths) {
-      struct stat st;
-      if (stat(p.c_str(), &st) != 0) continue;
-      if (host_lower && !UnderFreshMount(p) && st.st_dev == root_st.st_dev) continue;
-      std::error_code ec;
-      std::string target = root_ + p;
-      if (S_ISDIR(st.st_mode)) {
-        fs::create_directories(target, ec);
-      } else {
-        fs::create_directories(fs::path(target).parent_path(), ec);
-        close(open(target.c_str(), O_WRONLY | O_CREAT | O_CLOEXEC, 0644));
-      }
-      if (absl::Status b = BindReadOnly(p, target); !b.ok()) return b;
-      if (host_lower)
-        status_.Send(status::Note{fmt::format("bound {} read-only into the sandbox", p)});
-    }
-    // apt needs DNS; a resolv.conf symlink into the (now empty) /run would dangle.
-    std::string resolv = root_ + "/etc/resolv.conf";
-    unlink(resolv.c_str());
-    // The host's resolvers, unless they are on its loopback (a local stub resolver), which the
-    // sandbox's own network cannot reach: then slirp4netns's DNS forwarder.
-    std::string resolvers = base::ReadFile("/etc/resolv.conf").value_or("");
-    if (resolvers.find("nameserver 127.") != std::string::npos ||
-        resolvers.find("nameserver ::1") != std::string::npos) {
-      resolvers = "# fsmove sandbox: slirp4netns's DNS forwarder\nnameserver 10.0.2.3\n";
-    }
-    if (absl::Status st = WriteFile(resolv, resolvers, 0644); !st.ok()) return st;
-    return SetPolicyRc();
-  }
-
-  // The overlay becomes the root of the namespace and the host's root is detached: nothing in
-  // the sandbox (this process included) can reach the host's files any more, by `..` out of
-  // a chroot, /proc/1/root or a mount namespace it enters. What the run still needs of the
-  // host is bound in before: the work directory, the inputs, and for --keep-sandbox the
-  // overlay's upper layer and the directory it is copied to.
-  absl::Status PivotRoot() {
-    if (!spec_.keep_dir.empty()) {
-      for (const auto& [source, target] :
-           {std::pair{spec_.scratch_dir + "/upper", std::string(kKeepUpperDir)},
-            std::pair{spec_.keep_dir, std::string(kKeepTargetDir)}}) {
-        mkdir((root_ + target).c_str(), 0700);
-        if (absl::Status st = Mount(source, root_ + target, nullptr, MS_BIND); !st.ok()) return st;
-      }
-    }
-    const std::string old_root = root_ + "/.fsmove-old-root";
-    mkdir(old_root.c_str(), 0700);
-    if (syscall(SYS_pivot_root, root_.c_str(), old_root.c_str()) != 0) {
-      return base::ErrnoStatus(fmt::format("pivot_root to {}", root_));
-    }
-    if (chdir("/") != 0) return base::ErrnoStatus("chdir / after pivot_root");
-    if (umount2("/.fsmove-old-root", MNT_DETACH) != 0)
-      return base::ErrnoStatus("detaching the old root");
-    rmdir("/.fsmove-old-root");
-    root_ = "/";
-    proc_dir_ = "/proc";
-    io_dir_ = kSandboxWorkDir;
-    return absl::OkStatus();
-  }
-
-  // Capabilities strace keeps and what it traces does not. The kernel lets a process reach
-  // another's descriptors through /proc/PID/fd (and attach to it) without CAP_SYS_PTRACE only
-  // when it holds every capability the other holds (cap_ptrace_access_check): with these
-  // three fewer, no process of the module can open strace's trace FIFO that way, nor write
-  // lines of its own into the analysis. None of them is anything a Puppet run uses.
-  static constexpr int kTracerOnlyCapabilities[] = {CAP_BPF, CAP_PERFMON, CAP_CHECKPOINT_RESTORE};
-  static constexpr const char* kTracerOnlyBoundingSet = "-bpf,-perfmon,-checkpoint_restore";
-
-  // What runs in the sandbox may not load kernel modules, set the clock, reboot, do raw I/O,
-  // make device nodes, nor look into this process (PID 1, which sees more than the sandbox:
-  // /proc/1/root, /proc/1/fd, setns through /proc/1/ns need it dumpable or CAP_SYS_PTRACE).
-  // The bounding set only limits what the programs it execs get; this process keeps its own.
-  absl::Status DropCapabilities() {
-    for (int cap : {CAP_SYS_MODULE, CAP_SYS_RAWIO, CAP_SYS_PTRACE, CAP_SYS_PACCT, CAP_SYS_BOOT,
-                    CAP_SYS_TIME, CAP_MKNOD, CAP_AUDIT_CONTROL, CAP_MAC_OVERRIDE, CAP_MAC_ADMIN,
-                    CAP_SYSLOG, CAP_WAKE_ALARM, CAP_BLOCK_SUSPEND}) {
-      if (prctl(PR_CAPBSET_DROP, cap, 0, 0, 0) != 0 && errno != EINVAL) {
-        return base::ErrnoStatus(fmt::format("dropping capability {} from the bounding set", cap));
-      }
-    }
-    if (prctl(PR_SET_DUMPABLE, 0, 0, 0, 0) != 0) return base::ErrnoStatus("prctl(PR_SET_DUMPABLE)");
-    return absl::OkStatus();
-  }
-
-  // A private /dev with only the harmless devices (no disks, no host terminals), its own
-  // pseudo-terminals and shared memory.
-  absl::Status SetUpDevices() {
-    const std::string dev = root_ + "/dev";
-    if (absl::Status st =
-            Mount("fsmove-dev", dev, "tmpfs", MS_NOSUID | MS_NOEXEC, "mode=0755,size=64k");
-        !st.ok()) {
-      return st;
-    }
-    struct Node {
-      const char* name;
-      unsigned major, minor;
-    };
-    for (const Node& n : {Node{"null", 1, 3}, Node{"zero", 1, 5}, Node{"full", 1, 7},
-                          Node{"random", 1, 8}, Node{"urandom", 1, 9}, Node{"tty", 5, 0}}) {
-      std::string path = dev + "/" + n.name;
-      if (mknod(path.c_str(), S_IFCHR | 0666, makedev(n.major, n.minor)) != 0) {
-        return base::ErrnoStatus(fmt::format("mknod {}", path));
-      }
-      chmod(path.c_str(), 0666);  // whatever the umask
-    }
-    for (const char* d : {"/pts", "/shm", "/mqueue"}) mkdir((dev + d).c_str(), 0755);
-    if (absl::Status st = Mount("devpts", dev + "/pts", "devpts", MS_NOSUID | MS_NOEXEC,
-                                "newinstance,ptmxmode=0666,mode=0620,gid=5");
-        !st.ok()) {
-      return st;
-    }
-    if (absl::Status st =
-            Mount("shm", dev + "/shm", "tmpfs", MS_NOSUID | MS_NODEV, "mode=1777,size=25%");
-        !st.ok()) {
-      return st;
-    }
-    struct Link {
-      const char* target;
-      const char* name;
-    };
-    for (const Link& l :
-         {Link{"pts/ptmx", "ptmx"}, Link{"/proc/self/fd", "fd"}, Link{"/proc/self/fd/0", "stdin"},
-          Link{"/proc/self/fd/1", "stdout"}, Link{"/proc/self/fd/2", "stderr"}}) {
-      if (symlink(l.target, (dev + "/" + l.name).c_str()) != 0) {
-        return base::ErrnoStatus(fmt::format("symlink {}/{}", dev, l.name));
-      }
-    }
-    return absl::OkStatus();
-  }
-
-  // Service starts by maintainer scripts go through invoke-rc.d, which asks policy-rc.d. In a
-  // chroot, without a policy, invoke-rc.d learns no runlevel and starts nothing; Debian's
-  // container images ship one that denies everything. Service resources are not affected.
-  absl::Status SetPolicyRc() {
-    std::string policy = root_ + "/usr/sbin/policy-rc.d";
-    if (spec_.policy_rc == "allow") {
-      unlink(policy.c_str());
-      return WriteFile(
-          policy, "#!/bin/sh\n# fsmove sandbox: allow every init script action\nexit 0\n", 0755);
-    }
-    if (spec_.policy_rc == "deny") {
-      if (access(policy.c_str(), F_OK) == 0) return absl::OkStatus();
-      return WriteFile(
-          policy, "#!/bin/sh\n# fsmove sandbox: deny every init script action\nexit 101\n", 0755);
-    }
-    unlink(policy.c_str());
-    return absl::OkStatus();
-  }
-
-  // How everything the sandbox runs starts: in its root, at /, with Puppet's environment.
-  SpawnOptions InSandbox(int out_fd, int err_fd) const {
-    SpawnOptions o;
-    o.root = root_ == "/" ? "" : root_;
-    o.cwd = "/";
-    o.env = spec_.env;
-    o.stdout_fd = out_fd;
-    o.stderr_fd = err_fd;
-    return o;
-  }
-
-  // Runs argv to its end (inside the sandbox's root), reaping every orphan meanwhile.
-  int RunToEnd(const std::vector<std::string>& argv, int out_fd, int err_fd) {
-    auto pid = Spawn(argv, InSandbox(out_fd, err_fd));
-    if (!pid.ok()) {
-      status_.Send(status::Note{std::string(pid.status().message())});
-      return 127 << 8;
-    }
-    return WaitReaping(*pid);
-  }
-
-  // Waits for `pid`; other children (orphans reparented to us) are reaped on the way, and
-  // strace's own end is remembered.
-  int WaitReaping(pid_t pid) {
-    for (;;) {
-      int status = 0;
-      pid_t r = waitpid(-1, &status, 0);
-      if (r < 0) {
-        if (errno == EINTR) continue;
-        return 255 << 8;  // ECHILD: it is gone already
-      }
-      if (r == strace_pid_ && !strace_reaped_) {
-        strace_reaped_ = true;
-        strace_status_ = status;
-      }
-      if (r == pid) return status;
-    }
-  }
-
-  void ReapAvailable() {
-    int status;
-    pid_t r;
-    while ((r = waitpid(-1, &status, WNOHANG)) > 0) {
-      if (r == strace_pid_ && !strace_reaped_) {
-        strace_reaped_ = true;
-        strace_status_ = status;
-      }
-    }
-  }
-
-  void PrepareAfterCompile() {
-    // Keep multi-megabyte binary reads out of the trace (untraced preparation):
-    // - container images disable apt's binary cache (docker-clean), so every apt run would
-    //   re-read the package lists (~130 MB of escaped trace each): re-enable and build it;
-    // - man-db's dpkg trigger re-indexes every man page (~200 MB of trace): turn it off;
-    // - without package lists (images ship none) a Package resource cannot install: fetch them.
-    status_.Send(status::Phase{"prep"});
-    std::string docker_clean = root_ + "/etc/apt/apt.conf.d/docker-clean";
-    if (unlink(docker_clean.c_str()) == 0)
-      status_.Send(status::Note{"prep: removed docker-clean apt config"});
-    std::string man_db = root_ + "/var/lib/man-db/auto-update";
-    if (unlink(man_db.c_str()) == 0) status_.Send(status::Note{"prep: man-db auto-update off"});
-    int log = OpenForWriting(Host(kCompileLog), /*append=*/true);
-    if (catalog_has_packages_) {
-      bool lists = false;
-      std::error_code ec;
-      for (const auto& e : fs::directory_iterator(root_ + "/var/lib/apt/lists", ec)) {
-        if (e.path().filename().string().find("_Packages") != std::string::npos) lists = true;
-      }
-      if (!lists) {
-        int st = RunToEnd({"apt-get", "update", "-qq"}, log, log);
-        status_.Send(status::Note{
-            fmt::format("prep: no apt package lists; apt-get update: {}", DescribeWaitStatus(st))});
-      }
-    }
-    int st = RunToEnd({"apt-cache", "gencaches"}, log, log);
-    if (st != 0)
-      status_.Send(
-          status::Note{fmt::format("prep: apt-cache gencaches: {}", DescribeWaitStatus(st))});
-    if (log >= 0) close(log);
-  }
-
-  // `puppet catalog find`: the catalog's JSON (empty when there is none), its exit code and
-  // time. Log lines Puppet prints before the JSON document go to `log_name` (appended).
-  struct Compiled {
-    int code = 1;
-    double seconds = 0;
-    std::string json;
+// The first process of one sandbox, after unshare(CLONE_NEWUSER): it waits for its id maps,
+// makes the other namespaces, opens what the supervisor needs of the host as the host user
+// (who can still reach it), becomes the sandbox's root, waits for its network and cgroups,
+// then starts PID 1 and waits for it.
+[[noreturn]] void SandboxFirstProcess(SandboxSpec spec, SupervisorPhase phase, int status_fd,
+                                      int to_keeper, int from_keeper,
+                                      const std::string& lower_path) {
+  StatusWriter status(status_fd);
+  auto fail = [&](const std::string& what) {
+    status.Send(status::Error{fmt::format("setting up the sandbox: {}", what)});
+    _exit(2);
   };
-  Compiled RunCompile(const std::string& log_name, bool append) {
-    Compiled c;
-    int raw = OpenForWriting(Host("catalog.raw"));
-    int log = OpenForWriting(Host(log_name), append);
-    auto t0 = Clock::now();
-    int st = RunToEnd(spec_.compile_argv, raw, log);
-    c.seconds = SecondsSince(t0);
-    if (raw >= 0) close(raw);
-    if (log >= 0) close(log);
-    c.code = ShellExitCode(st);
-    std::string text =
-        base::ReadFile(Host("catalog.raw"), "", catalog::kMaxCatalogBytes).value_or("");
-    unlink(Host("catalog.raw").c_str());
-    size_t at = 0;
-    bool found = false;
-    while (at < text.size()) {
-      size_t first = text.find_first_not_of(" \t", at);
-      if (first != std::string::npos && first < text.size() && text[first] == '{') {
-        found = true;
-        break;
-      }
-      size_t nl = text.find('\n', at);
-      at = nl == std::string::npos ? text.size() : nl + 1;
-    }
-    if (at > 0) {
-      int l = OpenForWriting(Host(log_name), /*append=*/true);
-      if (l >= 0) {
-        ssize_t ignored = write(l, text.data(), at);
-        (void)ignored;
-        close(l);
-      }
-    }
-    if (found) c.json = text.substr(at);
-    if (c.code == 0 && !found) c.code = 1;
-    return c;
+  if (unshare(CLONE_NEWUSER) != 0)
+    fail(fmt::format("cannot create a user namespace: {}", std::strerror(errno)));
+  SendByte(to_keeper, 'u');
+  if (ReceiveByte(from_keeper) != 'm') _exit(2);
+  if (unshare(CLONE_NEWNS | CLONE_NEWUTS | CLONE_NEWIPC | CLONE_NEWNET) != 0)
+    fail(fmt::format("cannot create the sandbox's namespaces (unshare): {}", std::strerror(errno)));
+  if (mount("", "/", nullptr, MS_REC | MS_PRIVATE, nullptr) != 0)
+    fail(fmt::format("mount --make-rprivate /: {}", std::strerror(errno)));
+  // As the host user: what the supervisor reaches only through these descriptors.
+  SupervisorFds fds;
+  fds.status = status_fd;
+  auto open_or_fail = [&](const std::string& path, int flags, const char* what) {
+    int fd = open(path.c_str(), flags | O_CLOEXEC);
+    if (fd < 0) fail(fmt::format("cannot open {} {}: {}", what, path, std::strerror(errno)));
+    return fd;
+  };
+  fds.lower = open_or_fail(lower_path, O_PATH | O_DIRECTORY, "the OS root");
+  fds.in_dir = open_or_fail(spec.work_dir + "/in", O_RDONLY | O_DIRECTORY, "the work directory");
+  fds.out_dir =
+      open_or_fail(spec.work_dir + "/" + kOutDir, O_RDONLY | O_DIRECTORY, "the work directory");
+  if (phase == SupervisorPhase::kApply && !spec.strace_argv.empty()) {
+    fds.trace_fifo = open_or_fail(spec.work_dir + "/in/" + kTraceFifo, O_PATH, "the trace FIFO");
   }
-
-  bool Compile() {
-    status_.Send(status::Phase{"compile"});
-    Compiled c = RunCompile(kCompileLog, /*append=*/false);
-    if (!c.json.empty()) {
-      catalog_text_ = std::move(c.json);
-      (void)WriteFile(Host(kCatalogFile), catalog_text_, 0644);
-      NoteCatalogPackages();
+  for (const std::string& p : spec.input_paths) {
+    int fd = open(p.c_str(), O_PATH | O_CLOEXEC);
+    if (fd < 0) {
+      if (errno == ENOENT) continue;
+      fail(fmt::format("cannot open the input {} as the user running fsmove: {}", p,
+                       std::strerror(errno)));
     }
-    status_.Send(status::Compiled{c.code, c.seconds});
-    if (c.code == 0) WaitForCatalogTaken();
-    return c.code == 0;
+    fds.inputs.emplace_back(p, fd);
   }
-
-  void NoteCatalogPackages() {
-    catalog_has_packages_ = catalog_text_.find("\"type\":\"Package\"") != std::string::npos ||
-                            catalog_text_.find("\"type\": \"Package\"") != std::string::npos;
+  // Root of the sandbox from here on: every id inside is one of its range.
+  if (setgroups(0, nullptr) != 0 || setresgid(0, 0, 0) != 0 || setresuid(0, 0, 0) != 0)
+    fail(fmt::format("cannot become the sandbox's root: {}", std::strerror(errno)));
+  SendByte(to_keeper, 'n');
+  if (ReceiveByte(from_keeper) != 'g') _exit(2);
+  close(to_keeper);
+  close(from_keeper);
+  if (unshare(CLONE_NEWPID) != 0) {
+    fail(fmt::format("cannot create the sandbox's PID namespace (unshare): {}",
+                     std::strerror(errno)));
   }
+  // Processes of the sandbox that outlive their parent come back to us, so that we reap them
+  // before the cgroups are removed (a zombie still counts as a member).
+  prctl(PR_SET_CHILD_SUBREAPER, 1);
+  int done[2];
+  if (pipe2(done, O_CLOEXEC) != 0) fail(fmt::format("pipe: {}", std::strerror(errno)));
+  pid_t init = fork();
+  if (init < 0) fail(fmt::format("fork: {}", std::strerror(errno)));
+  if (init == 0) {
+    // PID 1 of the new namespace: when it exits, the kernel kills every process left in it.
+    prctl(PR_SET_PDEATHSIG, SIGKILL);
+    if (unshare(CLONE_NEWCGROUP) != 0) {
+      status.Send(status::Error{
+          fmt::format("cannot create the sandbox's cgroup namespace: {}", std::strerror(errno))});
+      _exit(2);
+    }
+    close(done[0]);
+    fds.done = done[1];
+    _exit(RunSupervisor(std::move(spec), phase, std::move(fds)));
+  }
+  close(done[1]);
+  // The run is over when the supervisor hands over its exit code (systemd: then PID 1 is
+  // ended here) or when every holder of `done` has gone (PID 1 exited: end of file).
+  unsigned char byte = 0;
+  ssize_t got;
+  while ((got = read(done[0], &byte, 1)) < 0 && errno == EINTR) {
+  }
+  const int code = got == 1 ? byte : -1;
+  if (spec.init == "systemd") kill(init, SIGKILL);
+  int st = 0;
+  while (waitpid(init, &st, 0) < 0 && errno == EINTR) {
+  }
+  while (waitpid(-1, nullptr, 0) > 0 || errno == EINTR) {
+  }
+  _exit(code >= 0 ? code : ShellExitCode(st));
+}
 
-  // A replay (no compile_argv): the executor wrote the catalog to apply into the work
-  // directory before the sandbox started. It is taken like a compiled one.
-  bool LoadGivenCatalog() {
-    status_.Send(status::Phase{"compile"});
-    catalog_text_ = base::ReadFile(Host(kCatalogFile), "", catalog::kMaxCatalogBytes).value_or("");
-    const bool found = !catalog_text_.empty();
-    if (found) {
-      NoteCatalogPackages();
+// One sandbox, start to end: its cgroups, its first process, its id maps and network.
+int RunSandbox(const SandboxSpec& spec, SupervisorPhase phase, const IdMapping& ids, int status_fd,
+               int round) {
+  StatusWriter status(status_fd);
+  // A memory limit for everything in the sandbox (its tmpfs pages included).
+  std::optional<MemoryLimit> memory;
+  if (spec.memory_limit > 0) {
+    absl::StatusOr<MemoryLimit> made = MemoryLimit::Make(spec.memory_limit, spec.cgroup_name);
+    if (made.ok()) {
+      memory.emplace(std::move(*made));
     } else {
-      int log = OpenForWriting(Host(kCompileLog));
-      const std::string_view text = "Error: the catalog to replay is missing or empty\n";
-      if (log >= 0) {
-        (void)!write(log, text.data(), text.size());
-        close(log);
+      status.Send(
+          status::Note{fmt::format("no memory limit: {}", std::string(made.status().message()))});
+    }
+  }
+  // --init systemd: systemd needs a cgroup2 tree of its own, delegated to the sandbox's root.
+  std::optional<SystemdCgroup> systemd_cgroup;
+  const bool boots = spec.init == "systemd" && phase == SupervisorPhase::kApply;
+  if (boots) {
+    absl::StatusOr<SystemdCgroup> made =
+        SystemdCgroup::Make(spec.work_dir + "/cgroup2",
+                            spec.cgroup_name.empty() ? fmt::format("fsmove-{}-init", getpid())
+                                                     : spec.cgroup_name + "-init");
+    if (!made.ok()) {
+      status.Send(
+          status::Error{fmt::format("--init systemd: {}", std::string(made.status().message()))});
+      return 2;
+    }
+    systemd_cgroup.emplace(std::move(*made));
+  }
+  // The lower layer: the root itself when its files are owned by the sandbox's range (a
+  // rootless root), else an idmapped view of it made after the user namespace exists.
+  const bool idmap = spec.lower_id_base != ids.uid_first;
+  const std::string idmapped = fmt::format("{}/lower-{}", spec.scratch_dir, round);
+  const std::string lower_path = idmap ? idmapped : spec.lower_dir;
+  int to_keeper[2], from_keeper[2];
+  if (pipe2(to_keeper, O_CLOEXEC) != 0 || pipe2(from_keeper, O_CLOEXEC) != 0) {
+    status.Send(status::Error{fmt::format("pipe: {}", std::strerror(errno))});
+    return 2;
+  }
+  pid_t first = fork();
+  if (first < 0) {
+    status.Send(status::Error{fmt::format("fork: {}", std::strerror(errno))});
+    return 2;
+  }
+  if (first == 0) {
+    prctl(PR_SET_PDEATHSIG, SIGKILL);
+    close(to_keeper[0]);
+    close(from_keeper[1]);
+    // Processes per user inside (the kernel counts them per user namespace and refuses a
+    // fork past the limit to all but the host's root; the sandbox cannot raise it).
+    if (spec.pids_limit > 0) {
+      rlimit limit{spec.pids_limit, spec.pids_limit};
+      setrlimit(RLIMIT_NPROC, &limit);
+    }
+    SandboxFirstProcess(spec, phase, status_fd, to_keeper[1], from_keeper[0], lower_path);
+  }
+  close(to_keeper[1]);
+  close(from_keeper[0]);
+  pid_t slirp = -1;
+  bool set_up = false;
+  if (ReceiveByte(to_keeper[0]) == 'u') {
+    absl::Status st = WriteIdMaps(first, ids);
+    if (st.ok() && idmap) {
+      mkdir(spec.scratch_dir.c_str(), 0700);
+      mkdir(idmapped.c_str(), 0755);
+      st = IdmappedMount(spec.lower_dir, idmapped, first);
+    }
+    if (!st.ok()) {
+      status.Send(status::Error{
+          fmt::format("setting up the sandbox's user namespace: {}", std::string(st.message()))});
+    } else if (SendByte(from_keeper[1], 'm') && ReceiveByte(to_keeper[0]) == 'n') {
+      slirp = StartUserModeNetwork(status, first);
+      bool entered = true;
+      if (memory && !memory->EnterPid(first)) {
+        status.Send(status::Note{"could not move the sandbox into its memory limit's cgroup"});
       }
-    }
-    status_.Send(status::Compiled{found ? 0 : 1, 0.0});
-    if (found) WaitForCatalogTaken();
-    return found;
-  }
-
-  // The executor takes the compiled catalog (reads it, then removes it) before anything of
-  // the module runs again: what the analysis reads is what was compiled, whatever code in the
-  // sandbox later writes into the work directory. Puppet applies our own copy of it.
-  void WaitForCatalogTaken() {
-    const auto until = Clock::now() + std::chrono::seconds(60);
-    while (access(Host(kCatalogFile).c_str(), F_OK) == 0 && Clock::now() < until) {
-      std::this_thread::sleep_for(std::chrono::milliseconds(10));
-    }
-  }
-
-  // strace -D execs Puppet in the process we started and traces it from a grandchild, which
-  // is reparented to us (we are PID 1 or a subreaper).
-  // `puppet` is the process we started: it is called strace too until it execs Puppet.
-  pid_t FindStrace() {
-    for (const ProcEntry& p : ListProcesses(proc_dir_)) {
-      if (p.ppid == self_ && p.pid != puppet_pid_ && p.comm == "strace") return p.pid;
-    }
-    return 0;
-  }
-
-  // Puppet applies its own copy of the compiled catalog (the executor took the compiled one).
-  // `puppet apply --catalog` cannot serve puppet:///modules/ sources (its environment is a
-  // remote one): in the copy they name the modules' files (see local_sources.h).
-  void WriteApplyCatalog(std::vector<std::string>* apply_argv) {
-    const std::string original = InsideWorkDir(spec_) + "/" + kCatalogFile;
-    for (std::string& arg : *apply_argv) {
-      if (arg == original) arg = InsideWorkDir(spec_) + "/" + kApplyCatalogFile;
-    }
-    std::vector<std::string> modulepath;
-    for (size_t i = 0; i + 1 < apply_argv->size(); ++i) {
-      if ((*apply_argv)[i] != "--modulepath") continue;
-      std::stringstream parts((*apply_argv)[i + 1]);
-      for (std::string p; std::getline(parts, p, ':');) modulepath.push_back(p);
-    }
-    // Our root is the sandbox's (pivoted), so its paths are the ones Puppet will see.
-    auto exists = [](const std::string& path) {
-      struct stat st;
-      return stat(path.c_str(), &st) == 0;
-    };
-    absl::StatusOr<LocalizedSources> localized;
-    if (catalog_text_.find("puppet://") != std::string::npos) {
-      localized = LocalizePuppetSources(catalog_text_, modulepath, exists);
-    }
-    bool served = localized.ok() && localized->rewritten > 0;
-    (void)WriteFile(Host(kApplyCatalogFile), served ? localized->catalog_json : catalog_text_,
-                    0644);
-    if (!served) return;
-    status_.Send(status::Note{
-        fmt::format("apply: {} puppet:/// source{} served from the modulepath{}",
-                    localized->rewritten, localized->rewritten == 1 ? "" : "s",
-                    localized->unresolved.empty()
-                        ? std::string()
-                        : fmt::format(" ({} not found there)", localized->unresolved.size()))});
-  }
-
-  void Apply() {
-    status_.Send(status::Phase{"apply"});
-    int log = OpenForWriting(Host(kPuppetLog));
-    std::vector<std::string> apply_argv = spec_.apply_argv;
-    WriteApplyCatalog(&apply_argv);
-    std::vector<std::string> argv = spec_.strace_argv;
-    if (!argv.empty() && spec_.mode == SandboxMode::kOverlay) {
-      // util-linux's setpriv (in every Debian root) lowers the bounding set of Puppet and all
-      // it starts below strace's own (see kTracerOnlyCapabilities).
-      if (access("/usr/bin/setpriv", X_OK) == 0) {
-        argv.insert(argv.end(), {"/usr/bin/setpriv",
-                                 fmt::format("--bounding-set={}", kTracerOnlyBoundingSet), "--"});
-      } else {
-        status_.Send(
-            status::Note{"the root has no /usr/bin/setpriv: root processes of the module can "
-                         "reach strace's trace FIFO through /proc"});
+      if (systemd_cgroup && !(systemd_cgroup->EnterPid(first) &&
+                              systemd_cgroup->Delegate(ids.uid_first, ids.gid_first))) {
+        status.Send(status::Error{"--init systemd: could not hand the sandbox its cgroup2 cgroup"});
+        entered = false;
       }
-    }
-    argv.insert(argv.end(), apply_argv.begin(), apply_argv.end());
-    applied_argv_ = apply_argv;
-    SpawnOptions o = InSandbox(log, log);
-    if (!spec_.strace_argv.empty() && spec_.trace_cpu >= 0) o.cpus = {spec_.trace_cpu};
-    auto t0 = Clock::now();
-    auto pid = Spawn(argv, o);
-    if (log >= 0) close(log);
-    if (!pid.ok()) {
-      status_.Send(status::Error{std::string(pid.status().message())});
-      return;
-    }
-    puppet_pid_ = *pid;
-    for (int i = 0; i < 50 && strace_pid_ == 0 && !spec_.strace_argv.empty(); ++i) {
-      strace_pid_ = FindStrace();
-      if (strace_pid_ == 0) std::this_thread::sleep_for(std::chrono::milliseconds(20));
-    }
-    if (strace_pid_ != 0) UnlinkTraceFifoOnceOpen();
-    int st = WaitReaping(*pid);
-    double seconds = SecondsSince(t0);
-    std::string strace_end = spec_.strace_argv.empty() ? "none" : EndStrace();
-    status_.Send(status::Applied{ShellExitCode(st), seconds, strace_end});
-  }
-
-  // --idempotence: the k-th agent run, untraced, in the same sandbox: the catalog compiled
-  // afresh (as an agent does on every run: what the first apply changed is in its facts, and
-  // a value computed at compile time, such as the time, changes) and applied, its log going
-  // to ReapplyLogName(k). Returns whether it changed or failed a resource (other than a
-  // notify, which logs on every run): if not, a further apply would tell nothing more.
-  // (`puppet apply --catalog` ignores --detailed-exitcodes: its log says what changed.)
-  bool Reapply(int k) {
-    if (applied_argv_.empty()) return false;
-    status_.Send(status::Phase{status::ReapplyPhase(k)});
-    const std::string log_name = ReapplyLogName(k);
-    // A replay (no compile_argv) applies the catalog it was given again.
-    if (!spec_.compile_argv.empty()) {
-      Compiled c = RunCompile(log_name, /*append=*/false);
-      if (c.code != 0) {
-        status_.Send(
-            status::Note{fmt::format("apply {}: the catalog did not compile again (exit code "
-                                     "{}; see {} in the work directory)",
-                                     k, c.code, log_name)});
-        return false;
-      }
-      catalog_text_ = std::move(c.json);
-    } else {
-      close(OpenForWriting(Host(log_name)));
-    }
-    std::vector<std::string> argv = spec_.apply_argv;
-    // The graph the check reads is the traced apply's: a later apply writes none.
-    for (size_t i = 0; i < argv.size();) {
-      if (argv[i] == "--graph") {
-        argv.erase(argv.begin() + static_cast<std::ptrdiff_t>(i));
-      } else if (argv[i] == "--graphdir" && i + 1 < argv.size()) {
-        argv.erase(argv.begin() + static_cast<std::ptrdiff_t>(i),
-                   argv.begin() + static_cast<std::ptrdiff_t>(i) + 2);
-      } else {
-        ++i;
-      }
-    }
-    WriteApplyCatalog(&argv);
-    // Read back through the descriptor Puppet wrote to: the module's code may have replaced
-    // the name (with a FIFO, a symlink) meanwhile.
-    int log =
-        open(Host(log_name).c_str(), O_RDWR | O_CREAT | O_APPEND | O_NOFOLLOW | O_CLOEXEC, 0644);
-    auto t0 = Clock::now();
-    auto pid = Spawn(argv, InSandbox(log, log));
-    if (!pid.ok()) {
-      if (log >= 0) close(log);
-      status_.Send(status::Note{
-          fmt::format("apply {} could not start: {}", k, std::string(pid.status().message()))});
-      return false;
-    }
-    const int code = ShellExitCode(WaitReaping(*pid));
-    status_.Send(status::Reapplied{k, code, SecondsSince(t0)});
-    std::string text;
-    constexpr size_t kMaxLog = size_t{64} << 20;
-    char buf[1 << 16];
-    for (ssize_t got; log >= 0 && text.size() < kMaxLog &&
-                      (got = pread(log, buf, sizeof buf, static_cast<off_t>(text.size()))) > 0;) {
-      text.append(buf, static_cast<size_t>(got));
-    }
-    if (log >= 0) close(log);
-    const ApplyOutcomes outcomes = ParseApplyOutcomes(text);
-    for (const auto& [ref, o] : outcomes.resources) {
-      if (!ref.starts_with("Notify[") && (o.failed || !o.changes.empty())) return true;
-    }
-    return false;
-  }
-
-  // --confirm of a missing notifier: each path is put back as the OS root had it before the
-  // first apply (copied from the overlay's lower layer, or removed when it had none), so
-  // that the next apply changes it again. The lower layer is reached through a descriptor
-  // opened before pivot_root, and paths resolve inside it (RESOLVE_IN_ROOT).
-  void RestorePaths() {
-    for (const std::string& path : spec_.restore_paths) {
-      std::string what = RestorePath(path);
-      status_.Send(status::Note{fmt::format("restored {}: {}", path, what)});
+      set_up = entered && SendByte(from_keeper[1], 'g');
     }
   }
-
-  std::string RestorePath(const std::string& path) {
-    struct stat now;
-    if (lstat(path.c_str(), &now) == 0 && S_ISDIR(now.st_mode)) return "a directory: left as it is";
-    // /tmp, /run, /dev, ... are the sandbox's own, empty before the apply (the lower layer's
-    // are not what Puppet saw, and may be the host's): as it was is absent. The work
-    // directory (under /run) is fsmove's, never the module's.
-    if (UnderFreshMount(path)) {
-      if (std::string_view(path).starts_with(kSandboxWorkDir))
-        return "fsmove's work directory: left as it is";
-      if (unlink(path.c_str()) == 0) return "removed (a fresh file system of the sandbox)";
-      return errno == ENOENT ? "absent" : fmt::format("cannot remove: {}", std::strerror(errno));
-    }
-    if (lower_fd_ < 0) return "the OS root is out of reach: left as it is";
-    open_how how{};
-    how.flags = O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC;
-    how.resolve = RESOLVE_IN_ROOT | RESOLVE_NO_MAGICLINKS;
-    const std::string rel = path.substr(path.find_first_not_of('/'));
-    int fd = static_cast<int>(syscall(SYS_openat2, lower_fd_, rel.c_str(), &how, sizeof how));
-    if (fd < 0 && (errno == ENOENT || errno == ENOTDIR)) {
-      if (unlink(path.c_str()) == 0) return "removed (the OS root has none)";
-      return errno == ENOENT ? "absent, as in the OS root"
-                             : fmt::format("cannot remove: {}", std::strerror(errno));
-    }
-    if (fd < 0) return fmt::format("not readable in the OS root: {}", std::strerror(errno));
-    struct stat st;
-    if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
-      close(fd);
-      return "not a regular file in the OS root: left as it is";
-    }
-    const std::string tmp = path + ".fsmove-restore";
-    int out = open(tmp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC, 0600);
-    if (out < 0) {
-      close(fd);
-      return fmt::format("cannot write: {}", std::strerror(errno));
-    }
-    char buf[1 << 16];
-    bool ok = true;
-    for (ssize_t got; (got = read(fd, buf, sizeof buf)) > 0;) {
-      ok = ok && write(out, buf, static_cast<size_t>(got)) == got;
-    }
-    close(fd);
-    ok = ok && fchown(out, st.st_uid, st.st_gid) == 0 && fchmod(out, st.st_mode & 07777) == 0;
-    close(out);
-    if (!ok || rename(tmp.c_str(), path.c_str()) != 0) {
-      unlink(tmp.c_str());
-      return "cannot put the OS root's copy in place";
-    }
-    return fmt::format("the OS root's copy ({} bytes)", st.st_size);
+  close(to_keeper[0]);
+  close(from_keeper[1]);
+  if (!set_up) kill(first, SIGKILL);
+  int st = 0;
+  while (waitpid(first, &st, 0) < 0 && errno == EINTR) {
   }
-
-  // The processes left running (the daemons the applies started), with their start time
-  // (seconds since the epoch): "daemon PID START COMM".
-  void ReportDaemons() {
-    double boot = 0;
-    std::istringstream stat(base::ReadFile(proc_dir_ + "/stat").value_or(""));
-    for (std::string line; std::getline(stat, line);) {
-      if (line.starts_with("btime ")) boot = std::atof(line.c_str() + 6);
-    }
-    const long ticks = sysconf(_SC_CLK_TCK);
-    for (const ProcEntry& p : ListProcesses(proc_dir_)) {
-      if (p.pid == self_ || (systemd() && p.pid == 1) || ticks <= 0) continue;
-      status_.Send(
-          status::LeftRunning{{p.pid, boot + static_cast<double>(p.start_ticks) / ticks, p.comm}});
-    }
+  if (slirp > 0) {
+    kill(slirp, SIGTERM);
+    waitpid(slirp, nullptr, 0);
   }
-
-  // What a path is at the end of the run, for replays to compare: the sandbox's own view
-  // (its root is ours), sent on the status pipe, which code in the sandbox cannot write to.
-  static PathState ProbePath(const std::string& path) {
-    PathState p;
-    p.path = path;
-    struct stat st;
-    if (lstat(path.c_str(), &st) != 0) {
-      p.exists = false;
-      if (errno != ENOENT) p.error = std::strerror(errno);
-      return p;
-    }
-    p.exists = true;
-    p.mode = st.st_mode & 07777;
-    p.uid = st.st_uid;
-    p.gid = st.st_gid;
-    p.mtime = static_cast<double>(st.st_mtim.tv_sec) + st.st_mtim.tv_nsec / 1e9;
-    if (S_ISLNK(st.st_mode)) {
-      p.type = "symlink";
-      std::error_code ec;
-      p.target = fs::read_symlink(path, ec).string();
-    } else if (S_ISDIR(st.st_mode)) {
-      p.type = "directory";
-    } else if (S_ISREG(st.st_mode)) {
-      p.type = "file";
-      p.size = static_cast<uint64_t>(st.st_size);
-      // Content by digest; a file larger than the cap is compared by size and mtime only.
-      constexpr off_t kMaxHashed = off_t{256} << 20;
-      int fd = st.st_size <= kMaxHashed
-                   ? open(path.c_str(), O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC)
-                   : -1;
-      if (fd >= 0) {
-        base::Sha256 h;
-        char buf[1 << 16];
-        ssize_t got;
-        while ((got = read(fd, buf, sizeof buf)) > 0)
-          h.Update(std::string_view(buf, static_cast<size_t>(got)));
-        close(fd);
-        p.sha256 = h.FinishHex();
-      }
-    } else {
-      p.type = "other";
-    }
-    return p;
+  if (idmap) {
+    umount2(idmapped.c_str(), MNT_DETACH);
+    rmdir(idmapped.c_str());
   }
-
-  // Once strace holds the trace FIFO open, its name goes: code in the sandbox can no longer
-  // open it from the work directory to write lines of its own into the analysis.
-  void UnlinkTraceFifoOnceOpen() {
-    const std::string fifo_inside = InsideWorkDir(spec_) + "/" + kTraceFifo;
-    const std::string fds = proc_dir_ + "/" + std::to_string(strace_pid_) + "/fd";
-    for (int i = 0; i < 250; ++i) {
-      std::error_code ec;
-      for (const auto& e : fs::directory_iterator(fds, ec)) {
-        std::error_code rec;
-        if (fs::read_symlink(e.path(), rec).string() == fifo_inside) {
-          unlink(Host(kTraceFifo).c_str());
-          return;
-        }
-      }
-      std::this_thread::sleep_for(std::chrono::milliseconds(20));
-    }
-    status_.Send(status::Note{"strace was not seen opening the trace FIFO: its name stays"});
+  if (memory) {
+    memory->KillAll();
+    ReportMemoryLimitHits(status, *memory, "the sandbox");
+    memory->Remove();
   }
-
-  // Puppet has exited. strace ends by itself when nothing else is traced; with daemons still
-  // running it is made to detach (SIGINT), and killed if it does not.
-  std::string EndStrace() {
-    if (strace_pid_ == 0) strace_pid_ = FindStrace();
-    if (strace_pid_ == 0) return "exited";
-    if (strace_reaped_) {
-      bool clean = WIFEXITED(strace_status_) && WEXITSTATUS(strace_status_) == 0;
-      return clean ? "exited" : "died:" + Token(DescribeWaitStatus(strace_status_));
-    }
-    auto wait_for = [&](std::chrono::milliseconds limit) {
-      auto until = Clock::now() + limit;
-      while (Clock::now() < until) {
-        ReapAvailable();
-        if (strace_reaped_) return true;
-        std::this_thread::sleep_for(std::chrono::milliseconds(20));
-      }
-      return false;
-    };
-    if (wait_for(std::chrono::milliseconds(1000))) return "exited";
-    kill(strace_pid_, SIGINT);
-    if (wait_for(std::chrono::seconds(30))) return "SIGINT";
-    kill(strace_pid_, SIGKILL);
-    wait_for(std::chrono::seconds(5));
-    return "SIGKILL";
-  }
-
-  static std::string Token(std::string s) {
-    for (char& c : s) {
-      if (c == ' ') c = '_';
-    }
-    return s;
-  }
-
-  void ReportLeftovers() {
-    std::vector<ProcEntry> left = ListProcesses(proc_dir_);
-    std::erase_if(left,
-                  [&](const ProcEntry& p) { return p.pid == self_ || (systemd() && p.pid == 1); });
-    exec::ReportLeftovers(status_, left);
-  }
-
-  // The sandbox's file systems are tmpfs with size limits (the root's writable layer, /run,
-  // /tmp, /dev, /dev/shm): one that is full when the run ends made writes fail with ENOSPC,
-  // which the report must say (a resource that failed for it is not a module bug).
-  void ReportFullFileSystems() {
-    for (const char* dir : {"/", "/run", "/tmp", "/dev", "/dev/shm"}) {
-      struct statvfs fs;
-      if (statvfs(dir, &fs) != 0 || fs.f_blocks == 0) continue;
-      const uint64_t unit = fs.f_frsize != 0 ? fs.f_frsize : fs.f_bsize;
-      const uint64_t total = uint64_t{fs.f_blocks} * unit, avail = uint64_t{fs.f_bavail} * unit;
-      if (avail > 2 * unit && avail * 100 > total) continue;
-      const bool kib = total < (uint64_t{1} << 20);
-      status_.Send(status::Limit{fmt::format(
-          "the sandbox's {} ({}, {} {}) was full when the run ended: writes into it failed "
-          "(ENOSPC)",
-          dir, std::string_view(dir) == "/" ? "its writable layer" : "a tmpfs",
-          kib ? total >> 10 : total >> 20, kib ? "KiB" : "MiB")});
-    }
-  }
-
-  void Keep() {
-    if (spec_.keep_dir.empty()) return;
-    int st = RunToEnd(
-        {"cp", "-a", std::string(kKeepUpperDir) + "/.", std::string(kKeepTargetDir) + "/"}, -1, -1);
-    status_.Send(status::Note{st == 0
-                                  ? fmt::format("kept the sandbox's changes in {}", spec_.keep_dir)
-                                  : fmt::format("copying the sandbox's changes to {} failed: {}",
-                                                spec_.keep_dir, DescribeWaitStatus(st))});
-  }
-
-  SandboxSpec spec_;
-  StatusWriter status_;
-  int done_fd_ = -1;
-  std::string io_dir_ = spec_.work_dir;
-  std::string root_;
-  std::string proc_dir_;
-  pid_t self_ = getpid();
-  pid_t strace_pid_ = 0;
-  pid_t puppet_pid_ = 0;
-  bool strace_reaped_ = false;
-  int strace_status_ = 0;
-  bool catalog_has_packages_ = false;
-  std::string catalog_text_;               // as compiled; Puppet applies a copy
-  std::vector<std::string> applied_argv_;  // the apply's own arguments (without strace)
-  int lower_fd_ = -1;                      // the overlay's lower layer (restore_paths only)
-};
+  if (systemd_cgroup) systemd_cgroup->Remove();
+  if (!set_up) return 2;
+  return WIFEXITED(st) ? WEXITSTATUS(st) : ShellExitCode(st);
+}
 
 }  // namespace
-
-// slirp4netns gives the sandbox's new network namespace an interface (tap0, 10.0.2.100) with
-// NAT to the outside and a DNS forwarder (10.0.2.3), and no port of the host's: nothing in
-// the sandbox listens on the host, the host's loopback is out of reach, and checks running at
-// once never collide. It exits with us (--exit-fd). Without it the sandbox has no network.
-static pid_t StartUserModeNetwork(StatusWriter& status, int host_net) {
-  const char* binary = "/usr/bin/slirp4netns";
-  if (access(binary, X_OK) != 0) {
-    status.Send(
-        status::Note{"no slirp4netns: the sandbox has no network (apt cannot download packages)"});
-    return -1;
-  }
-  int ready[2], exit_pipe[2];
-  if (pipe2(ready, O_CLOEXEC) != 0) return -1;
-  if (pipe2(exit_pipe, O_CLOEXEC) != 0) {
-    close(ready[0]);
-    close(ready[1]);
-    return -1;
-  }
-  const pid_t target = getpid();
-  pid_t pid = fork();
-  if (pid == 0) {
-    // slirp4netns itself lives in the host's network (its sockets are the way out); it
-    // enters the sandbox's (ours, by pid) only to make the interface.
-    if (host_net < 0 || setns(host_net, CLONE_NEWNET) != 0) _exit(126);
-    int devnull = open("/dev/null", O_RDWR | O_CLOEXEC);  // it chats on stdout and stderr
-    if (devnull >= 0) {
-      dup2(devnull, STDOUT_FILENO);
-      dup2(devnull, STDERR_FILENO);
-    }
-    // The child keeps the ready pipe's write end and the exit pipe's read end.
-    fcntl(ready[1], F_SETFD, 0);
-    fcntl(exit_pipe[0], F_SETFD, 0);
-    std::string pid_arg = std::to_string(target), ready_arg = std::to_string(ready[1]),
-                exit_arg = std::to_string(exit_pipe[0]);
-    execl(binary, binary, "--configure", "--mtu=65520", "--disable-host-loopback",
-          ("--ready-fd=" + ready_arg).c_str(), ("--exit-fd=" + exit_arg).c_str(), pid_arg.c_str(),
-          "tap0", static_cast<char*>(nullptr));
-    _exit(127);
-  }
-  close(ready[1]);
-  close(exit_pipe[0]);  // the write end stays open (close-on-exec) until we exit
-  if (pid < 0) {
-    close(ready[0]);
-    return -1;
-  }
-  pollfd p{ready[0], POLLIN, 0};
-  char byte = 0;
-  bool up = poll(&p, 1, 10000) > 0 && read(ready[0], &byte, 1) == 1;
-  close(ready[0]);
-  status.Send(status::Note{up ? "network: private namespace, outbound through slirp4netns"
-                              : "slirp4netns did not come up: the sandbox has no network"});
-  return pid;
-}
 
 volatile sig_atomic_t g_keeper_ended = 0;
 
@@ -1221,7 +323,11 @@ int RunOnHost(SandboxSpec spec, int status_fd) {
     if (group && !group->Enter()) status.Send(status::Note{"could not enter the check's cgroup"});
     // Orphans (strace's tracer, daemons' intermediate processes) come back to the supervisor.
     prctl(PR_SET_CHILD_SUBREAPER, 1);
-    _exit(Supervisor(std::move(spec), status_fd).Run());
+    SupervisorFds fds;
+    fds.status = status_fd;
+    fds.in_dir = open((spec.work_dir + "/in").c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    fds.out_dir = open((spec.work_dir + "/" + kOutDir).c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    _exit(RunSupervisor(std::move(spec), SupervisorPhase::kBoth, std::move(fds)));
   }
   int st = 0;
   bool reaped = false;
@@ -1269,115 +375,41 @@ int SandboxMain(const std::string& spec_file, int status_fd) {
   }
   signal(SIGPIPE, SIG_IGN);
   if (spec->mode == SandboxMode::kNone) return RunOnHost(std::move(*spec), status_fd);
-  // A memory limit for everything in the sandbox; PID 1 enters it (this process stays out,
-  // so it can report and clean up whatever happens inside).
-  std::optional<MemoryLimit> memory;
-  if (spec->memory_limit > 0) {
-    absl::StatusOr<MemoryLimit> made = MemoryLimit::Make(spec->memory_limit, spec->cgroup_name);
-    if (made.ok()) {
-      memory.emplace(std::move(*made));
-    } else {
-      status.Send(
-          status::Note{fmt::format("no memory limit: {}", std::string(made.status().message()))});
-    }
-  }
-  // Its own mounts, host and domain name, System V IPC, cgroup root and network, then (for
-  // the children: PID 1 comes next) its own processes.
-  int host_net = open("/proc/self/ns/net", O_RDONLY | O_CLOEXEC);
-  if (unshare(CLONE_NEWNS | CLONE_NEWUTS | CLONE_NEWIPC | CLONE_NEWNET) != 0) {
-    status.Send(status::Error{
-        fmt::format("cannot create the sandbox's namespaces (unshare): {}", std::strerror(errno))});
+  absl::StatusOr<IdMapping> ids = SandboxIdMapping();
+  if (!ids.ok()) {
+    status.Send(status::Error{std::string(ids.status().message())});
     return 2;
   }
-  // --init systemd: systemd needs a cgroup2 tree of its own. Unless the memory limit's cgroup
-  // is one already, a cgroup2 cgroup is made for the sandbox (the hierarchy mounted in this
-  // private mount namespace; on a host with cgroup v1 the unified one); PID 1 enters it
-  // before its cgroup namespace is made, so systemd's tree is rooted there.
-  std::optional<SystemdCgroup> systemd_cgroup;
-  if (spec->init == "systemd" && !(memory && memory->v2())) {
-    absl::StatusOr<SystemdCgroup> made =
-        SystemdCgroup::Make(spec->work_dir + "/cgroup2",
-                            spec->cgroup_name.empty() ? fmt::format("fsmove-{}-init", getpid())
-                                                      : spec->cgroup_name + "-init");
-    if (!made.ok()) {
-      status.Send(
-          status::Error{fmt::format("--init systemd: {}", std::string(made.status().message()))});
+  if (ids->rootless && spec->lower_id_base != ids->uid_first) {
+    status.Send(status::Error{fmt::format(
+        "the OS root {} has files owned by host uid {} where the rootless sandbox maps its root "
+        "to {}: use a root built by this user (fsmove root build NAME; --root host needs root)",
+        spec->lower_dir, spec->lower_id_base, ids->uid_first)});
+    return 2;
+  }
+  // Run as root, the keeper's own mount namespace holds the idmapped lower layers and the
+  // cgroup2 mount, out of the host's mount table.
+  if (!ids->rootless) {
+    if (unshare(CLONE_NEWNS) != 0 || mount("", "/", nullptr, MS_REC | MS_PRIVATE, nullptr) != 0) {
+      status.Send(status::Error{
+          fmt::format("cannot create the keeper's mount namespace: {}", std::strerror(errno))});
       return 2;
     }
-    systemd_cgroup.emplace(std::move(*made));
-  }
-  // Outbound network for package downloads, through user-mode NAT: started before the PID
-  // namespace (it must not be PID 1) and before the root is pivoted (it opens /dev/net/tun).
-  pid_t slirp = StartUserModeNetwork(status, host_net);
-  if (host_net >= 0) close(host_net);
-  if (unshare(CLONE_NEWPID) != 0) {
-    status.Send(status::Error{fmt::format("cannot create the sandbox's PID namespace (unshare): {}",
-                                          std::strerror(errno))});
+  } else if (spec->init == "systemd") {
+    status.Send(status::Error{
+        "--init systemd needs root: a rootless sandbox cannot be given a cgroup2 tree of its "
+        "own here (use --init none)"});
     return 2;
   }
-  // The keeper holds the write end of `alive`: if it died before PID 1 asked to die with it
-  // (the parent of PID 1 is outside its namespace, so getppid() cannot tell), PID 1 sees the
-  // pipe hang up and stops.
-  // Processes of the sandbox that outlive their parent come back to us rather than to the
-  // executor, so that we reap them before the memory limit's cgroup is removed (a zombie
-  // still counts as a member).
-  prctl(PR_SET_CHILD_SUBREAPER, 1);
-  int alive[2], done[2];
-  if (pipe2(alive, O_CLOEXEC) != 0 || pipe2(done, O_CLOEXEC) != 0) {
-    status.Send(status::Error{fmt::format("pipe: {}", std::strerror(errno))});
-    return 2;
+  // The compile in a sandbox of its own: nothing the module's code did then is in the apply's.
+  if (!spec->compile_argv.empty()) {
+    int code = RunSandbox(*spec, SupervisorPhase::kCompile, *ids, status_fd, 1);
+    if (code != 0) return code;
+    struct stat st;
+    const std::string compiled = spec->work_dir + "/" + kOutDir + "/" + kCompiledForApplyFile;
+    if (stat(compiled.c_str(), &st) != 0) return 0;  // it did not compile: said already
   }
-  pid_t init = fork();
-  if (init < 0) {
-    status.Send(status::Error{fmt::format("fork: {}", std::strerror(errno))});
-    return 2;
-  }
-  if (init == 0) {
-    // PID 1 of the new namespace: when it exits, the kernel kills every process left in it.
-    prctl(PR_SET_PDEATHSIG, SIGKILL);
-    // Into the memory limit, then a cgroup namespace whose root is that cgroup.
-    if (memory && !memory->Enter())
-      status.Send(status::Note{"could not enter the memory limit's cgroup"});
-    if (systemd_cgroup && !systemd_cgroup->Enter()) {
-      status.Send(status::Error{"--init systemd: could not enter the sandbox's cgroup2 cgroup"});
-      _exit(2);
-    }
-    if (unshare(CLONE_NEWCGROUP) != 0) {
-      status.Send(status::Error{
-          fmt::format("cannot create the sandbox's cgroup namespace: {}", std::strerror(errno))});
-      _exit(2);
-    }
-    close(alive[1]);
-    pollfd p{alive[0], POLLIN, 0};
-    if (poll(&p, 1, 0) > 0 && (p.revents & POLLHUP)) _exit(2);
-    close(alive[0]);
-    close(done[0]);
-    _exit(Supervisor(std::move(*spec), status_fd, done[1]).Run());
-  }
-  close(alive[0]);
-  close(done[1]);
-  // The run is over when the supervisor hands over its exit code (systemd: then PID 1 is
-  // ended here) or when every holder of `done` has gone (PID 1 exited: end of file).
-  unsigned char byte = 0;
-  ssize_t got;
-  while ((got = read(done[0], &byte, 1)) < 0 && errno == EINTR) {
-  }
-  close(done[0]);
-  const int code = got == 1 ? byte : -1;
-  if (spec->init == "systemd") kill(init, SIGKILL);
-  int st = 0;
-  while (waitpid(init, &st, 0) < 0 && errno == EINTR) {
-  }
-  if (slirp > 0) kill(slirp, SIGTERM);
-  // slirp4netns, and whatever of the sandbox was handed to us: every child is gone or dying.
-  while (waitpid(-1, nullptr, 0) > 0 || errno == EINTR) {
-  }
-  if (memory) {
-    ReportMemoryLimitHits(status, *memory, "the sandbox");
-    memory->Remove();
-  }
-  if (systemd_cgroup) systemd_cgroup->Remove();
-  return code >= 0 ? code : ShellExitCode(st);
+  return RunSandbox(*spec, SupervisorPhase::kApply, *ids, status_fd, 2);
 }
 
 }  // namespace fsmove::exec

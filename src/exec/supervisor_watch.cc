@@ -133,8 +133,10 @@ absl::StatusOr<std::unique_ptr<SupervisorWatch>> SupervisorWatch::Start(
   std::unique_ptr<SupervisorWatch> watch(new SupervisorWatch(std::move(options)));
   // The keeper: a fresh fsmove process (single-threaded when it unshares namespaces), in its
   // own session (Ctrl-C reaches only us, and we end the run in order), that dies with us.
+  // Its environment is a clean one: nothing of fsmove's own (a CI token) is in reach of what
+  // runs in the sandbox, through /proc/1/environ or otherwise.
   SpawnOptions spawn;
-  for (char** e = environ; *e != nullptr; ++e) spawn.env.emplace_back(*e);
+  spawn.env = {fmt::format("PATH={}", kSafePath), "LANG=C.UTF-8"};
   spawn.new_session = true;
   spawn.death_signal = SIGKILL;
   spawn.inherit_fd = status_pipe[1];

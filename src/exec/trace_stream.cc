@@ -17,7 +17,10 @@
 namespace fsmove::exec {
 
 absl::StatusOr<TraceFifo> TraceFifo::Create(const std::string& path) {
-  if (mkfifo(path.c_str(), 0600) != 0) return base::ErrnoStatus(fmt::format("mkfifo {}", path));
+  // Writable by the sandbox's root (another host uid), which reaches it only through a bind
+  // mount of this one file: the work directory keeps everyone else out.
+  if (mkfifo(path.c_str(), 0600) != 0 || chmod(path.c_str(), 0622) != 0)
+    return base::ErrnoStatus(fmt::format("mkfifo {}", path));
   TraceFifo fifo;
   fifo.read_fd = open(path.c_str(), O_RDONLY | O_NONBLOCK | O_CLOEXEC);
   if (fifo.read_fd < 0) return base::ErrnoStatus(fmt::format("open {}", path));

@@ -23,6 +23,8 @@ class MemoryLimit {
   static absl::StatusOr<MemoryLimit> Make(uint64_t limit_bytes, const std::string& name);
   // Moves the calling process (and so what it forks later) into the cgroup.
   bool Enter() const;
+  // Moves process `pid` (and so what it forks later) into the cgroup.
+  bool EnterPid(pid_t pid) const;
 
   MemoryLimit(MemoryLimit&& other) noexcept;
   MemoryLimit& operator=(MemoryLimit&&) = delete;
@@ -67,6 +69,12 @@ class SystemdCgroup {
   ~SystemdCgroup();
   // Moves the calling process into it.
   bool Enter() const;
+  // Moves process `pid` into it.
+  bool EnterPid(pid_t pid) const;
+  // Hands it to the user namespace whose root is host uid `uid` (gid `gid`): the cgroup and
+  // the files a delegate writes (cgroup.procs, cgroup.subtree_control, cgroup.threads) become
+  // theirs, so that systemd inside can make its own cgroups below it.
+  bool Delegate(uid_t uid, gid_t gid) const;
   // Once its processes are gone: removes it with whatever systemd made below it (the
   // cgroup2 mount goes with the mount namespace).
   void Remove();

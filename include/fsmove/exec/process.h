@@ -24,6 +24,9 @@ struct SpawnOptions {
   std::vector<int> cpus;         // non-empty: run the child (and all it starts) on these only
   int death_signal = 0;          // != 0: sent to the child when the spawning process dies
   int inherit_fd = -1;           // >= 0: a close-on-exec descriptor the child keeps open
+  // Set: the child's bounding set (and inheritable set) is cut down to these capabilities
+  // before the exec, so that what it runs (as root) holds these only.
+  std::optional<std::vector<int>> bounding_set;
 };
 
 // fork + exec. argv[0] without a '/' is searched in the PATH of `options.env` (inside the

@@ -1,15 +1,22 @@
 // The process that runs Puppet for `fsmove check`: compile the catalog, then apply exactly that
-// catalog under strace, optionally inside a throw-away sandbox (private mount and PID
-// namespaces over a copy-on-write overlay of `/`), and report each step on a status pipe.
+// catalog under strace, inside throw-away sandboxes, and report each step on a status pipe.
 //
-// The executor starts it as a fresh process (`fsmove __sandbox SPEC STATUS_FD`), so that it is
-// single-threaded when it unshares namespaces and forks. Layout of a run:
-//   fsmove (host) --fork/exec--> sandbox keeper --unshare(mnt,pid)+fork--> supervisor (PID 1)
-//   supervisor: mounts, prep, `puppet catalog find` (untraced), then
-//               strace -D -f ... -o TRACE_FIFO -- puppet apply --catalog ... (Puppet is its child)
-//   When Puppet exits the supervisor lets strace finish or makes it detach (SIGINT), then
-//   exits; the kernel kills every process left in the PID namespace (daemons Puppet started),
-//   and the mount namespace with its tmpfs and overlay disappears with it.
+// The executor starts it as a fresh process with a clean environment (`fsmove __sandbox SPEC
+// STATUS_FD`), so that it is single-threaded when it makes namespaces and forks, and nothing
+// of fsmove's environment (a CI token) is in reach of module code. Layout of a run:
+//   fsmove (host) --fork/exec--> keeper (host; root, or the user: rootless)
+//     keeper --fork--> C: unshare(user); the keeper writes C's id maps (user_namespace.h)
+//       C: unshare(mount, UTS, IPC, net, cgroup) + slirp4netns, unshare(pid), fork PID 1
+//         PID 1, the supervisor (supervisor.h): overlay of the OS root, pivot_root, seccomp,
+//         then one phase: `puppet catalog find` (the compile sandbox), or the apply
+//         sandbox's strace -D -f ... -- puppet apply --catalog ... (Puppet is its child).
+//   The compile and the apply run in two sandboxes, one after the other: nothing the
+//   module's code did at compile time (a replaced strace, a planted file) is in the apply's.
+//   When the supervisor exits the kernel kills every process left in the PID namespace, and
+//   the mount namespace with its tmpfs and overlay disappears with it.
+// What comes out goes through the status pipe and the out directory of the work directory
+// (kOutDir), which only the supervisor reaches, through a descriptor; nothing of the host's
+// disk is writable from inside.
 #pragma once
 
 #include <string>
@@ -62,6 +69,12 @@ struct SandboxSpec {
   // OS root had them (or removed), before the next apply. With these or probe_paths, the
   // processes left running are reported at the end ("daemon" lines).
   std::vector<std::string> restore_paths;
+  // Processes (and threads) in the sandbox at once: a cgroup's pids.max where there is a pids
+  // controller, and RLIMIT_NPROC for each user inside in any case; 0: no limit.
+  uint32_t pids_limit = 0;
+  // The host uid that owns the lower layer's root-owned files (os_root.h's id_base): 0 for a
+  // root built as root or the host, which the sandbox shows through an idmapped mount.
+  uint32_t lower_id_base = 0;
 };
 
 // The log of the k-th apply (k >= 2) in the work directory.
@@ -75,14 +88,27 @@ inline constexpr const char* kSystemdLog = "systemd.log";
 // With --keep-sandbox: the overlay's upper layer and the host directory it is copied to, as
 // the pivoted sandbox sees them.
 inline constexpr const char* kKeepUpperDir = "/run/fsmove-upper";
-inline constexpr const char* kKeepTargetDir = "/run/fsmove-keep";
+// Processes per user in the sandbox (RLIMIT_NPROC): far above what a Puppet run with its
+// daemons starts, far below what would hurt the machine.
+inline constexpr uint32_t kSandboxPidsLimit = 4096;
+// The upper layer's archive in the out directory, unpacked by the executor into keep_dir.
+inline constexpr const char* kKeepArchive = "keep.tar";
+// The prep steps' output (apt-get update, apt-cache gencaches), in the out directory.
+inline constexpr const char* kPrepLog = "prep.log";
+// The most the supervisor copies of one file into the out directory.
+inline constexpr size_t kMaxOutBytes = size_t{1} << 30;
 
 nlohmann::json SandboxSpecToJson(const SandboxSpec& spec);
 absl::StatusOr<SandboxSpec> SandboxSpecFromJson(const nlohmann::json& j);
 
 // Names of files in the work directory.
+// The directory the supervisor writes its outputs into (the compiled catalog, Puppet's logs,
+// Puppet's graph): reached from the sandbox only through the supervisor's descriptor.
+inline constexpr const char* kOutDir = "out";
 inline constexpr const char* kTraceFifo = "trace.fifo";
 inline constexpr const char* kCatalogFile = "catalog.json";
+// The compiled catalog as the compile sandbox hands it to the apply sandbox (kOutDir).
+inline constexpr const char* kCompiledForApplyFile = "catalog-for-apply.json";
 // The copy of the compiled catalog Puppet applies (with puppet:/// sources served from the
 // modulepath); the compiled one is taken by the executor before the apply.
 inline constexpr const char* kApplyCatalogFile = "catalog-apply.json";

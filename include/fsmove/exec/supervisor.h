@@ -1,0 +1,63 @@
+// The supervisor of one sandbox: PID 1 of its namespaces (or, with --sandbox none, a child
+// subreaper on the host). It lays out the sandbox's file systems over the OS root, pivots
+// into them, locks itself down (no_new_privs, seccomp), and runs one phase of the check:
+// the compile, or the apply under strace with what follows it (replays' restores, the
+// idempotence applies, probes). Each step goes to the status pipe; files go to the out
+// directory through a descriptor code in the sandbox never holds.
+#pragma once
+
+#include <sys/types.h>
+
+#include <cstdint>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "fsmove/exec/sandbox.h"
+#include "fsmove/exec/status_message.h"
+
+namespace fsmove::exec {
+
+enum class SupervisorPhase {
+  kCompile,  // the compile sandbox: `puppet catalog find`, the catalog to the out directory
+  kApply,    // the apply sandbox: the catalog the compile sandbox (or a replay) left
+  kBoth,     // --sandbox none: both, one after the other, on the host
+};
+
+// Descriptors the keeper opened for the supervisor as the host user, before the sandbox's
+// user namespace made the host's paths unreachable (all close-on-exec; -1: none).
+struct SupervisorFds {
+  int status = -1;      // the status pipe
+  int done = -1;        // --init systemd: the supervisor's exit code goes here (one byte)
+  int in_dir = -1;      // the work directory's in/ (manifest, module links, a replay's catalog)
+  int out_dir = -1;     // the work directory's out/ (kOutDir)
+  int lower = -1;       // O_PATH: the overlay's lower layer (the OS root, idmapped if need be)
+  int trace_fifo = -1;  // O_PATH: the trace FIFO strace writes into
+  int keep_dir = -1;    // O_PATH: --keep-sandbox's directory
+  std::vector<std::pair<std::string, int>> inputs;  // O_PATH: module directories, manifests
+};
+
+int RunSupervisor(SandboxSpec spec, SupervisorPhase phase, SupervisorFds fds);
+
+// One entry of a /proc directory: pid, command name, parent.
+struct ProcEntry {
+  pid_t pid = 0;
+  pid_t ppid = 0;
+  std::string comm;
+  uint64_t start_ticks = 0;  // since boot, in clock ticks (field 22 of /proc/PID/stat)
+};
+std::vector<ProcEntry> ListProcesses(const std::string& proc_dir);
+// SIGKILL to every descendant of `root`, then `root`.
+void KillDescendants(pid_t root);
+// Names what the run left running (and is being killed): the first 20, then a count.
+void ReportLeftovers(StatusWriter& status, const std::vector<ProcEntry>& left);
+
+// The capabilities module code keeps: a container runtime's default set (Docker's: podman's
+// and AUDIT_WRITE, NET_RAW, MKNOD) and NET_ADMIN, which in the sandbox's own user and network
+// namespaces configures only that network (firewall and interface modules need it).
+std::vector<int> ModuleCapabilities();
+// systemd as PID 1 keeps SYS_ADMIN too (its units' PrivateTmp= and the like), in the
+// sandbox's user namespace only.
+std::vector<int> InitCapabilities();
+
+}  // namespace fsmove::exec

@@ -567,6 +567,87 @@ def case_escapes():
     print("ok: no escape reached the host", file=sys.stderr)
 
 
+def case_sandbox3():
+    """The attacks of the third sandbox review, each in both phases: at compile time through
+    Puppet's generate() function, at apply time as an exec. Each attempt prints ESCAPED-<what>
+    when it got through, which Puppet's log then holds. Harmless canaries only: a key in a
+    keyring, a global sysctl read before and put back in `finally`, a secret in fsmove's own
+    environment, files written where the host's disk was reachable."""
+    tag = f"fsmove-canary-{os.getpid()}"
+    secret = f"fsmove-secret-{os.getpid()}"
+    knob = "/proc/sys/kernel/printk_ratelimit_burst"
+    with open(knob, encoding="utf-8") as fh:
+        knob_before = fh.read()
+    script = f"""#!/bin/sh
+# a global sysctl: written directly, after a remount, and through a fresh proc
+(echo 77 > {knob}) 2>/dev/null && echo ESCAPED-sysctl-write
+(mount -o remount,rw /proc/sys && echo 77 > {knob}) 2>/dev/null && echo ESCAPED-sysctl-remount
+mkdir -p /mnt/p /mnt/d
+(mount -t proc proc /mnt/p && echo 77 > /mnt/p/sys/kernel/printk_ratelimit_burst) 2>/dev/null && echo ESCAPED-fresh-proc
+# the host's disks
+mount -t devtmpfs none /mnt/d 2>/dev/null && echo ESCAPED-devtmpfs
+# the keyrings (add_key, 248 on x86_64) and file handles past the root (name_to_handle_at, 303)
+perl -e 'my ($t, $d, $n) = ("user", "{tag}", "x"); print syscall(248, $t, $d, $n, 1, -4) >= 0 ? "ESCAPED-keyring\\n" : "held-keyring $!\\n"' 2>&1
+perl -e 'my ($h, $m, $p) = ("\\0" x 136, "\\0" x 4, "/"); print syscall(303, -100, $p, $h, $m, 0) >= 0 ? "ESCAPED-handle\\n" : "held-handle $!\\n"' 2>&1
+# fsmove's environment, wherever a process of the sandbox can look
+cat /proc/[0-9]*/environ 2>/dev/null | tr '\\0' '\\n' | grep -q {secret} && echo ESCAPED-environ
+# the host's disk through the work directory
+for d in /run/fsmove /run/fsmove/graphs /run/fsmove/modules; do
+  dd if=/dev/zero of=$d/{tag}-fill bs=1M count=8 2>/dev/null
+done
+echo done
+"""
+    env = dict(os.environ, FSMOVE_E2E_SECRET=secret)
+    try:
+        with tempfile.TemporaryDirectory() as tmp:
+            os.chmod(tmp, 0o755)
+            attack = os.path.join(tmp, "attack.sh")
+            with open(attack, "w", encoding="utf-8") as fh:
+                fh.write(script)
+            os.chmod(attack, 0o755)
+            code = (f"$compiled = generate('/bin/sh', '{attack}')\n"
+                    "notify { 'compile phase': message => $compiled }\n"
+                    f"exec {{ 'apply phase': command => '/bin/sh {attack}', logoutput => true }}\n")
+            out = os.path.join(tmp, "report.json")
+            log = os.path.join(tmp, "puppet.log")
+            work = os.path.join(tmp, "work")
+            os.mkdir(work)
+            p = fsmove("check", "-q", "--format", "json", "-o", out, "--keep-work", "--work-dir", work,
+                       "--puppet-log", log, "--modulepath", tmp, "-e", code, env=env)
+            check(p.returncode in (0, 1), f"exit code {p.returncode}: {p.stderr[-2000:]}")
+            with open(log, encoding="utf-8", errors="replace") as fh:
+                text = fh.read()
+            for phase in ("compile phase", "apply phase"):
+                check(phase in text, f"the {phase} did not run")
+            check(text.count("held-keyring") >= 2 and text.count("held-handle") >= 2,
+                  "the keyring and file-handle attempts did not run in both phases")
+            escaped = sorted(set(re.findall(r"ESCAPED-[a-z-]+", text)))
+            check(not escaped, f"attacks got through: {escaped}")
+            leftovers = [os.path.join(d, f) for d, _, fs in os.walk(work) for f in fs if tag in f]
+            check(not leftovers, f"the sandbox wrote onto the host's disk: {leftovers}")
+        with open(knob, encoding="utf-8") as fh:
+            check(fh.read() == knob_before, f"the host's {knob} changed")
+    finally:
+        with open(knob, "w", encoding="utf-8") as fh:
+            fh.write(knob_before)
+    print("ok: every attack was held in both phases", file=sys.stderr)
+
+
+def case_forged_verdict():
+    """Code of the module tries to change the verdict: at compile time it replaces the root's
+    strace with a program that traces nothing; at apply time an exec rewrites Puppet's graph.
+    The example's two findings stay."""
+    example = os.path.join(ARGS.source, "fixtures", "example", "cachedemo")
+    expected = read_expected(os.path.join(ARGS.source, "fixtures", "example", "EXPECTED.txt"))
+    with tempfile.TemporaryDirectory() as tmp:
+        site = os.path.join(tmp, "site.pp")
+        with open(site, "w", encoding="utf-8") as fh:
+            fh.write("$x = generate('/bin/sh', '-c', 'printf \"#!/bin/sh\\nshift \\$((\\$# - 1))\\nexec \\\"\\$@\\\"\\n\" > /usr/bin/strace; echo')\n"
+                     "include cachedemo\n"
+                     "exec { 'forge graph': command => '/bin/sh -c \"echo digraph { } > /run/fsmove/graphs/expanded_relationships.dot\"' }\n")
+        check_json([site, "--modulepath", os.path.dirname(example)], expected)
+
+
 def case_tamper():
     """Module code rewrites what the analysis reads from the work directory: the catalog, the
     trace FIFO (by its name, and through strace's descriptors in /proc), and Puppet's log (a

@@ -372,6 +372,11 @@ std::function<int()> RegisterCheck(CLI::App& app) {
                   "quarters of the machine) or none; the run's notes say when it was hit")
       ->type_name("SIZE")
       ->default_val("auto");
+  cmd->add_option("--pids-limit", o->request.pids_limit,
+                  "the sandbox's processes and threads, all together (a pids cgroup) and per user "
+                  "inside; 0: no limit; the run's notes say when it was hit")
+      ->type_name("N")
+      ->default_val(exec::kSandboxPidsLimit);
   cmd->add_option("--keep-sandbox", o->request.keep_sandbox,
                   "copy what the run changed (the overlay's upper layer) to DIR")
       ->type_name("DIR");

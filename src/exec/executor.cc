@@ -76,7 +76,8 @@ absl::StatusOr<SandboxSpec> PrepareSandbox(const CheckRequest& request,
   spec.memory_limit = request.memory_limit;
   static std::atomic<unsigned> runs{0};
   // A cgroup for the memory limit, for systemd, and without the sandbox for the process tree.
-  if (spec.memory_limit > 0 || request.init == "systemd" || spec.mode == SandboxMode::kNone) {
+  if (spec.memory_limit > 0 || request.pids_limit > 0 || request.init == "systemd" ||
+      spec.mode == SandboxMode::kNone) {
     spec.cgroup_name = MemoryCgroupName(++runs);
   }
   spec.lower_dir = request.root.dir;
@@ -90,7 +91,7 @@ absl::StatusOr<SandboxSpec> PrepareSandbox(const CheckRequest& request,
     // else (PuppetEnvironment names the user running fsmove).
     spec.env = {fmt::format("PATH={}", kSafePath), "LANG=C.UTF-8", "HOME=/root", "USER=root",
                 "LOGNAME=root"};
-    spec.pids_limit = kSandboxPidsLimit;
+    spec.pids_limit = request.pids_limit;
     struct stat st;
     // Who owns the root's files on disk: uid 0 (built as root, the host) or a user's
     // subordinate range (built rootless).

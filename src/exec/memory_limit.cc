@@ -88,6 +88,7 @@ bool ValidCgroupName(const std::string& name) {
 // ("0::/path").
 struct OwnCgroups {
   std::string v1_memory;
+  std::string v1_pids;
   std::string v2;
   bool has_v2 = false;
   // The cgroup2 cgroup's parent ("" for the root): where a sibling goes.
@@ -107,6 +108,10 @@ OwnCgroups ReadOwnCgroups() {
     if (controllers == "memory" || controllers.find("memory,") == 0 ||
         controllers.find(",memory") != std::string::npos) {
       own.v1_memory = path;
+    }
+    if (controllers == "pids" || controllers.find("pids,") == 0 ||
+        controllers.find(",pids") != std::string::npos) {
+      own.v1_pids = path;
     }
     if (line.starts_with("0::")) {
       own.has_v2 = true;
@@ -215,6 +220,20 @@ size_t KillMembersAt(int dir_fd) {
 std::string MemoryCgroupName(unsigned run) { return fmt::format("fsmove-{}-{}", getpid(), run); }
 
 void RemoveLeftoverMemoryLimit(const std::string& name) {
+  // The pids limit's cgroup of the same name, in v1's pids hierarchy.
+  if (const OwnCgroups own = ReadOwnCgroups(); !own.v1_pids.empty() && ValidCgroupName(name)) {
+    const std::string parent =
+        "/sys/fs/cgroup/pids" + (own.v1_pids == "/" ? std::string() : own.v1_pids);
+    if (int parent_fd = open(parent.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC); parent_fd >= 0) {
+      if (int dir_fd = openat(parent_fd, name.c_str(), O_PATH | O_DIRECTORY | O_CLOEXEC);
+          dir_fd >= 0) {
+        KillMembersAt(dir_fd);
+        close(dir_fd);
+        RemoveCgroupDir(parent_fd, name.c_str());
+      }
+      close(parent_fd);
+    }
+  }
   absl::StatusOr<Placement> place = PlacementFor(name);
   if (!place.ok()) return;
   // Without the sandbox's PID namespace nothing else ends what is still in it.
@@ -382,6 +401,64 @@ void SystemdCgroup::Remove() {
   if (parent_fd_ < 0 || name_.empty()) return;
   // The cgroup2 mount goes with this mount namespace, when its last process ends.
   RemoveCgroupTree(parent_fd_, name_, 0);
+  name_.clear();
+}
+
+absl::StatusOr<PidsLimit> PidsLimit::Make(uint32_t max, const std::string& name) {
+  if (!ValidCgroupName(name)) {
+    return absl::InvalidArgumentError(fmt::format("not a cgroup name: '{}'", name));
+  }
+  const OwnCgroups own = ReadOwnCgroups();
+  std::string dir;
+  if (!own.v1_pids.empty() && access("/sys/fs/cgroup/pids/cgroup.procs", F_OK) == 0) {
+    dir = "/sys/fs/cgroup/pids" + (own.v1_pids == "/" ? std::string() : own.v1_pids) + "/" + name;
+  } else if (own.has_v2 && ReadText("/sys/fs/cgroup" + own.v2_parent() + "/cgroup.subtree_control")
+                                   .find("pids") != std::string::npos) {
+    // Under cgroup v2 the memory limit's cgroup (the same name) holds the pids limit too.
+    dir = "/sys/fs/cgroup" + own.v2_parent() + "/" + name;
+  } else {
+    return absl::FailedPreconditionError("no pids cgroup controller");
+  }
+  PidsLimit p;
+  if (mkdir(dir.c_str(), 0755) != 0 && errno != EEXIST) {
+    return base::ErrnoStatus(fmt::format("cannot make the cgroup {}", dir));
+  }
+  if (!WriteText(dir + "/pids.max", std::to_string(max))) {
+    rmdir(dir.c_str());
+    return absl::FailedPreconditionError(fmt::format("cannot set {}/pids.max", dir));
+  }
+  p.max_ = max;
+  p.name_ = name;
+  p.dir_fd_ = open(dir.c_str(), O_PATH | O_DIRECTORY | O_CLOEXEC);
+  p.parent_fd_ = open(dir.substr(0, dir.rfind('/')).c_str(), O_PATH | O_DIRECTORY | O_CLOEXEC);
+  return p;
+}
+
+PidsLimit::PidsLimit(PidsLimit&& other) noexcept
+    : name_(std::move(other.name_)),
+      dir_fd_(other.dir_fd_),
+      parent_fd_(other.parent_fd_),
+      max_(other.max_) {
+  other.dir_fd_ = other.parent_fd_ = -1;
+  other.name_.clear();
+}
+
+PidsLimit::~PidsLimit() {
+  if (dir_fd_ >= 0) close(dir_fd_);
+  if (parent_fd_ >= 0) close(parent_fd_);
+}
+
+bool PidsLimit::EnterPid(pid_t pid) const {
+  return dir_fd_ >= 0 && WriteAt(dir_fd_, "cgroup.procs", std::to_string(pid));
+}
+
+uint64_t PidsLimit::TimesHit() const {
+  return dir_fd_ >= 0 ? CounterIn(ReadAt(dir_fd_, "pids.events"), "max") : 0;
+}
+
+void PidsLimit::Remove() {
+  if (dir_fd_ >= 0) KillMembersAt(dir_fd_);
+  if (parent_fd_ >= 0 && !name_.empty()) RemoveCgroupDir(parent_fd_, name_.c_str());
   name_.clear();
 }
 

@@ -56,9 +56,11 @@ absl::StatusOr<pid_t> Spawn(const std::vector<std::string>& argv, const SpawnOpt
   if (argv.empty() || argv[0].empty()) return absl::InvalidArgumentError("empty command");
   // Everything the child needs is prepared before fork: the child only makes system calls.
   std::vector<char*> args;
+  args.reserve(argv.size() + 1);
   for (const auto& a : argv) args.push_back(const_cast<char*>(a.c_str()));
   args.push_back(nullptr);
   std::vector<char*> envp;
+  envp.reserve(options.env.size() + 1);
   for (const auto& e : options.env) envp.push_back(const_cast<char*>(e.c_str()));
   envp.push_back(nullptr);
   std::vector<std::string> candidates;

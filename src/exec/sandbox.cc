@@ -20,6 +20,7 @@
 #include <cstring>
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "absl/status/status.h"
 #include "fmt/format.h"
@@ -95,8 +96,8 @@ absl::Status IdmappedMount(const std::string& source, const std::string& target,
 // (who can still reach it), becomes the sandbox's root, waits for its network and cgroups,
 // then starts PID 1 and waits for it.
 [[noreturn]] void SandboxFirstProcess(SandboxSpec spec, SupervisorPhase phase, int status_fd,
-                                      int to_keeper, int from_keeper,
-                                      const std::string& lower_path) {
+                                      int to_keeper, int from_keeper, const std::string& lower_path,
+                                      const std::vector<std::string>& staged_inputs) {
   StatusWriter status(status_fd);
   auto fail = [&](const std::string& what) {
     status.Send(status::Error{fmt::format("setting up the sandbox: {}", what)});
@@ -105,6 +106,9 @@ absl::Status IdmappedMount(const std::string& source, const std::string& target,
   if (unshare(CLONE_NEWUSER) != 0)
     fail(fmt::format("cannot create a user namespace: {}", std::strerror(errno)));
   SendByte(to_keeper, 'u');
+  // For each input, whether the keeper staged an idmapped view of it ('i') or not ('p').
+  std::vector<bool> staged(spec.input_paths.size());
+  for (size_t i = 0; i < staged.size(); ++i) staged[i] = ReceiveByte(from_keeper) == 'i';
   if (ReceiveByte(from_keeper) != 'm') _exit(2);
   if (unshare(CLONE_NEWNS | CLONE_NEWUTS | CLONE_NEWIPC | CLONE_NEWNET) != 0)
     fail(fmt::format("cannot create the sandbox's namespaces (unshare): {}", std::strerror(errno)));
@@ -125,8 +129,9 @@ absl::Status IdmappedMount(const std::string& source, const std::string& target,
   if (phase == SupervisorPhase::kApply && !spec.strace_argv.empty()) {
     fds.trace_fifo = open_or_fail(spec.work_dir + "/in/" + kTraceFifo, O_PATH, "the trace FIFO");
   }
-  for (const std::string& p : spec.input_paths) {
-    int fd = open(p.c_str(), O_PATH | O_CLOEXEC);
+  for (size_t i = 0; i < spec.input_paths.size(); ++i) {
+    const std::string& p = spec.input_paths[i];
+    int fd = open((staged[i] ? staged_inputs[i] : p).c_str(), O_PATH | O_CLOEXEC);
     if (fd < 0) {
       if (errno == ENOENT) continue;
       fail(fmt::format("cannot open the input {} as the user running fsmove: {}", p,
@@ -196,6 +201,21 @@ int RunSandbox(const SandboxSpec& spec, SupervisorPhase phase, const IdMapping& 
           status::Note{fmt::format("no memory limit: {}", std::string(made.status().message()))});
     }
   }
+  // A limit on all its processes together (RLIMIT_NPROC, below, counts per user).
+  std::optional<PidsLimit> pids;
+  if (spec.pids_limit > 0) {
+    absl::StatusOr<PidsLimit> made =
+        PidsLimit::Make(spec.pids_limit, spec.cgroup_name.empty()
+                                             ? fmt::format("fsmove-{}-pids", getpid())
+                                             : spec.cgroup_name);
+    if (made.ok()) {
+      pids.emplace(std::move(*made));
+    } else {
+      status.Send(status::Note{fmt::format("no cgroup pids limit ({}): processes are limited per "
+                                           "user only (RLIMIT_NPROC)",
+                                           std::string(made.status().message()))});
+    }
+  }
   // --init systemd: systemd needs a cgroup2 tree of its own, delegated to the sandbox's root.
   std::optional<SystemdCgroup> systemd_cgroup;
   const bool boots = spec.init == "systemd" && phase == SupervisorPhase::kApply;
@@ -216,6 +236,13 @@ int RunSandbox(const SandboxSpec& spec, SupervisorPhase phase, const IdMapping& 
   const bool idmap = spec.lower_id_base != ids.uid_first;
   const std::string idmapped = fmt::format("{}/lower-{}", spec.scratch_dir, round);
   const std::string lower_path = idmap ? idmapped : spec.lower_dir;
+  // The inputs (module directories, manifests), idmapped too when run as root: files of the
+  // host's users, a private directory of root's, are then readable by the sandbox's root.
+  const std::string inputs_dir = fmt::format("{}/inputs-{}", spec.scratch_dir, round);
+  std::vector<std::string> staged_inputs;
+  for (size_t i = 0; i < spec.input_paths.size(); ++i) {
+    staged_inputs.push_back(fmt::format("{}/{}", inputs_dir, i));
+  }
   int to_keeper[2], from_keeper[2];
   if (pipe2(to_keeper, O_CLOEXEC) != 0 || pipe2(from_keeper, O_CLOEXEC) != 0) {
     status.Send(status::Error{fmt::format("pipe: {}", std::strerror(errno))});
@@ -236,7 +263,8 @@ int RunSandbox(const SandboxSpec& spec, SupervisorPhase phase, const IdMapping& 
       rlimit limit{spec.pids_limit, spec.pids_limit};
       setrlimit(RLIMIT_NPROC, &limit);
     }
-    SandboxFirstProcess(spec, phase, status_fd, to_keeper[1], from_keeper[0], lower_path);
+    SandboxFirstProcess(spec, phase, status_fd, to_keeper[1], from_keeper[0], lower_path,
+                        staged_inputs);
   }
   close(to_keeper[1]);
   close(from_keeper[0]);
@@ -249,6 +277,29 @@ int RunSandbox(const SandboxSpec& spec, SupervisorPhase phase, const IdMapping& 
       mkdir(idmapped.c_str(), 0755);
       st = IdmappedMount(spec.lower_dir, idmapped, first);
     }
+    std::vector<char> staged(spec.input_paths.size(), 'p');
+    if (st.ok() && !ids.rootless) {
+      mkdir(inputs_dir.c_str(), 0700);
+      for (size_t i = 0; i < spec.input_paths.size(); ++i) {
+        struct stat in;
+        if (stat(spec.input_paths[i].c_str(), &in) != 0) continue;
+        if (S_ISDIR(in.st_mode)) {
+          mkdir(staged_inputs[i].c_str(), 0755);
+        } else {
+          close(open(staged_inputs[i].c_str(), O_WRONLY | O_CREAT | O_CLOEXEC, 0644));
+        }
+        absl::Status mapped = IdmappedMount(spec.input_paths[i], staged_inputs[i], first);
+        if (mapped.ok()) {
+          staged[i] = 'i';
+        } else {
+          status.Send(status::Note{fmt::format("{} is bound as it is: {}", spec.input_paths[i],
+                                               std::string(mapped.message()))});
+        }
+      }
+    }
+    for (char c : staged) {
+      if (st.ok() && !SendByte(from_keeper[1], c)) st = absl::InternalError("the sandbox is gone");
+    }
     if (!st.ok()) {
       status.Send(status::Error{
           fmt::format("setting up the sandbox's user namespace: {}", std::string(st.message()))});
@@ -257,6 +308,9 @@ int RunSandbox(const SandboxSpec& spec, SupervisorPhase phase, const IdMapping& 
       bool entered = true;
       if (memory && !memory->EnterPid(first)) {
         status.Send(status::Note{"could not move the sandbox into its memory limit's cgroup"});
+      }
+      if (pids && !pids->EnterPid(first)) {
+        status.Send(status::Note{"could not move the sandbox into its pids limit's cgroup"});
       }
       if (systemd_cgroup && !(systemd_cgroup->EnterPid(first) &&
                               systemd_cgroup->Delegate(ids.uid_first, ids.gid_first))) {
@@ -280,10 +334,23 @@ int RunSandbox(const SandboxSpec& spec, SupervisorPhase phase, const IdMapping& 
     umount2(idmapped.c_str(), MNT_DETACH);
     rmdir(idmapped.c_str());
   }
+  for (const std::string& staged : staged_inputs) {
+    umount2(staged.c_str(), MNT_DETACH);
+    if (rmdir(staged.c_str()) != 0) unlink(staged.c_str());
+  }
+  rmdir(inputs_dir.c_str());
   if (memory) {
     memory->KillAll();
     ReportMemoryLimitHits(status, *memory, "the sandbox");
     memory->Remove();
+  }
+  if (pids) {
+    if (uint64_t hits = pids->TimesHit(); hits > 0) {
+      status.Send(status::Limit{fmt::format(
+          "the sandbox hit its process limit ({} processes): the kernel refused {} fork{}",
+          pids->max(), hits, hits == 1 ? "" : "s")});
+    }
+    pids->Remove();
   }
   if (systemd_cgroup) systemd_cgroup->Remove();
   if (!set_up) return 2;

@@ -268,6 +268,7 @@ class Supervisor {
     std::vector<std::string> env = {"container=fsmove", fmt::format("PATH={}", kSafePath),
                                     "LANG=C.UTF-8"};
     std::vector<char*> envp;
+    envp.reserve(env.size() + 1);
     for (std::string& e : env) envp.push_back(e.data());
     envp.push_back(nullptr);
     char* argv[] = {const_cast<char*>(systemd_path), const_cast<char*>("--log-target=console"),

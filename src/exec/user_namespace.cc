@@ -77,8 +77,16 @@ std::optional<IdRange> FindSubordinateRange(std::string_view text, std::string_v
   return std::nullopt;
 }
 
-std::string IdMapping::UidMapLine() const { return fmt::format("0 {} {}\n", uid_first, count); }
-std::string IdMapping::GidMapLine() const { return fmt::format("0 {} {}\n", gid_first, count); }
+std::string IdMapping::UidMapLine() const {
+  std::string lines = fmt::format("0 {} {}\n", uid_first, count);
+  if (own_uid) lines += fmt::format("{} {} 1\n", count, *own_uid);
+  return lines;
+}
+std::string IdMapping::GidMapLine() const {
+  std::string lines = fmt::format("0 {} {}\n", gid_first, count);
+  if (own_gid) lines += fmt::format("{} {} 1\n", count, *own_gid);
+  return lines;
+}
 
 absl::StatusOr<IdMapping> SandboxIdMapping() {
   const uid_t uid = geteuid();
@@ -106,6 +114,8 @@ absl::StatusOr<IdMapping> SandboxIdMapping() {
   m.uid_first = u->first;
   m.gid_first = g->first;
   m.rootless = true;
+  m.own_uid = uid;
+  m.own_gid = getegid();
   return m;
 }
 
@@ -118,9 +128,15 @@ absl::Status WriteIdMaps(pid_t pid, const IdMapping& mapping) {
   const std::string first_u = std::to_string(mapping.uid_first);
   const std::string first_g = std::to_string(mapping.gid_first);
   const std::string count = std::to_string(mapping.count);
-  for (const auto& argv :
-       {std::vector<std::string>{"/usr/bin/newuidmap", p, "0", first_u, count},
-        std::vector<std::string>{"/usr/bin/newgidmap", p, "0", first_g, count}}) {
+  std::vector<std::string> uid_argv = {"/usr/bin/newuidmap", p, "0", first_u, count};
+  std::vector<std::string> gid_argv = {"/usr/bin/newgidmap", p, "0", first_g, count};
+  if (mapping.own_uid) {
+    uid_argv.insert(uid_argv.end(), {count, std::to_string(*mapping.own_uid), "1"});
+  }
+  if (mapping.own_gid) {
+    gid_argv.insert(gid_argv.end(), {count, std::to_string(*mapping.own_gid), "1"});
+  }
+  for (const auto& argv : {uid_argv, gid_argv}) {
     absl::StatusOr<CapturedRun> run =
         RunCaptured(argv, {fmt::format("PATH={}", kSafePath), "LANG=C.UTF-8"}, 4096);
     if (!run.ok()) return run.status();

@@ -37,6 +37,8 @@ struct CheckRequest {
   bool prep = true;
   // The sandbox's memory limit in bytes; 0: none.
   uint64_t memory_limit = 0;
+  // The sandbox's processes, all together (a pids cgroup) and per user (RLIMIT_NPROC); 0: none.
+  uint32_t pids_limit = kSandboxPidsLimit;
   // The overlay's lower layer: the host (default) or a pinned OS root, whose own Puppet and
   // strace then run.
   OsRoot root = {std::string(kHostRoot), "/", ""};

@@ -87,6 +87,30 @@ class SystemdCgroup {
   std::string name_;
 };
 
+// A limit on the processes (and threads) of the sandbox, all users together: a cgroup of the
+// pids controller (v1's hierarchy, or under cgroup v2 the memory limit's cgroup), next to the
+// calling process's. Forks past it fail with EAGAIN, and pids.events counts them.
+class PidsLimit {
+ public:
+  static absl::StatusOr<PidsLimit> Make(uint32_t max, const std::string& name);
+  PidsLimit(PidsLimit&& other) noexcept;
+  PidsLimit& operator=(PidsLimit&&) = delete;
+  ~PidsLimit();
+  bool EnterPid(pid_t pid) const;
+  // How many forks the limit refused.
+  uint64_t TimesHit() const;
+  uint32_t max() const { return max_; }
+  // Kills what is left in it, then removes it.
+  void Remove();
+
+ private:
+  PidsLimit() = default;
+  std::string name_;
+  int dir_fd_ = -1;
+  int parent_fd_ = -1;
+  uint32_t max_ = 0;
+};
+
 // Removes the memory cgroup `name` of a sandbox, if it is still there, killing what is still
 // in it: a keeper killed (timeout, Ctrl-C) could not remove it itself.
 void RemoveLeftoverMemoryLimit(const std::string& name);

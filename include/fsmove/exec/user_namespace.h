@@ -44,7 +44,11 @@ struct IdMapping {
   uint32_t gid_first = 0;
   uint32_t count = kSandboxIdCount;
   bool rootless = false;  // written by newuidmap/newgidmap
-  // The /proc/PID/uid_map (gid_map) line: "0 FIRST COUNT\n".
+  // Rootless: the user's own uid and gid, mapped to kSandboxIdCount inside (as mmdebstrap's
+  // unshare mode does), so that root inside reads the user's own inputs (their module in a
+  // private home directory) through its DAC_OVERRIDE over mapped owners.
+  std::optional<uint32_t> own_uid, own_gid;
+  // The /proc/PID/uid_map (gid_map) lines: "0 FIRST COUNT\n" (and "COUNT OWN 1\n").
   std::string UidMapLine() const;
   std::string GidMapLine() const;
 };

@@ -19,9 +19,16 @@ struct RootCliOptions {
   bool rebuild = false;
 };
 
+// NAME  DIR  Puppet VERSION  N packages[  uid 0 is ID on disk]; an outdated root says so.
 void PrintRoot(const exec::OsRoot& r) {
-  std::cout << fmt::format("{}\t{}\tPuppet {}\n", r.name, r.dir,
-                           r.puppet_version.empty() ? "unknown" : r.puppet_version);
+  if (r.outdated) {
+    std::cout << fmt::format("{}\t{}\told (minbase): rebuild with fsmove root build {} --rebuild\n",
+                             r.name, r.dir, r.name);
+    return;
+  }
+  std::cout << fmt::format("{}\t{}\tPuppet {}\t{} packages{}\n", r.name, r.dir,
+                           r.puppet_version.empty() ? "unknown" : r.puppet_version, r.package_count,
+                           r.id_base != 0 ? fmt::format("\tuid 0 is {} on disk", r.id_base) : "");
 }
 
 int Build(const RootCliOptions& o) {
@@ -68,8 +75,8 @@ std::function<int()> RegisterRoot(CLI::App& app) {
   auto o = std::make_shared<RootCliOptions>();
   CLI::App* cmd = app.add_subcommand(
       "root",
-      "Pinned OS roots for the sandbox: a minbase Debian with Puppet, strace and "
-      "systemd, built once with mmdebstrap and kept in " +
+      "Pinned OS roots for the sandbox: a Debian of priority important with Puppet, strace "
+      "and systemd, built once with mmdebstrap (--mode=unshare when not root) and kept in " +
           exec::RootCacheDir());
   cmd->require_subcommand(1);
   std::vector<std::string> names;
@@ -82,7 +89,7 @@ std::function<int()> RegisterRoot(CLI::App& app) {
   build->add_flag("--rebuild", o->rebuild,
                   "build again (fresh package lists and versions), replacing the old one once "
                   "the checks on it are over");
-  cmd->add_subcommand("list", "the roots, whether built, and their Puppet");
+  cmd->add_subcommand("list", "the roots, whether built, their Puppet and package count");
   CLI::App* remove = cmd->add_subcommand("remove", "remove a built root");
   remove->add_option("NAME", o->name, "which root")->required()->check(CLI::IsMember(names));
   return [o, cmd] {

@@ -2,6 +2,7 @@
 #include "fsmove/exec/os_root.h"
 
 #include <fcntl.h>
+#include <pwd.h>
 #include <sys/file.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
@@ -9,6 +10,7 @@
 
 #include <algorithm>
 #include <cerrno>
+#include <charconv>
 #include <chrono>
 #include <cstdlib>
 #include <cstring>
@@ -30,11 +32,17 @@ namespace fsmove::exec {
 namespace fs = std::filesystem;
 
 const std::vector<RootRecipe>& KnownRoots() {
-  // What every check needs (Puppet, strace) and what a Debian machine that runs Puppet has
-  // (systemd); nothing else, so that a module's Package resources install what it needs.
+  // Priority important (what a Debian machine has: procps for the `base` service provider,
+  // iproute2, cron, logrotate; named too, for a mirror without priorities), what every check
+  // needs (Puppet, strace) and what a Debian machine that runs Puppet has (systemd); nothing
+  // else, so that a module's Package resources install what it needs.
   static const std::vector<RootRecipe> roots = {
-      {"debian-12", "bookworm", {"puppet-agent", "strace", "systemd"}},
-      {"debian-13", "trixie", {"puppet-agent", "strace", "systemd"}},
+      {"debian-12",
+       "bookworm",
+       {"puppet-agent", "strace", "systemd", "procps", "iproute2", "cron", "logrotate"}},
+      {"debian-13",
+       "trixie",
+       {"puppet-agent", "strace", "systemd", "procps", "iproute2", "cron", "logrotate"}},
   };
   return roots;
 }
@@ -52,12 +60,81 @@ const RootRecipe* FindRecipe(std::string_view name) {
   return nullptr;
 }
 
-std::string RootCacheDir() {
-  const char* dir = std::getenv("FSMOVE_ROOT_CACHE");
-  return dir != nullptr && *dir != '\0' ? std::string(dir) : "/var/cache/fsmove/roots";
+std::string RootCacheDir() { return RootCacheDirFor(geteuid()); }
+
+std::string RootCacheDirFor(uid_t euid) {
+  auto env = [](const char* name) {
+    const char* v = std::getenv(name);
+    return std::string(v != nullptr ? v : "");
+  };
+  if (std::string dir = env("FSMOVE_ROOT_CACHE"); !dir.empty()) return dir;
+  if (euid == 0) return "/var/cache/fsmove/roots";
+  // The XDG base directory spec: a relative $XDG_CACHE_HOME is ignored.
+  if (std::string xdg = env("XDG_CACHE_HOME"); xdg.starts_with('/')) return xdg + "/fsmove/roots";
+  std::string home = env("HOME");
+  if (home.empty()) {
+    if (const passwd* pw = getpwuid(euid); pw != nullptr && pw->pw_dir != nullptr)
+      home = pw->pw_dir;
+  }
+  return home + "/.cache/fsmove/roots";
+}
+
+std::vector<std::string> InstalledPackages(std::string_view dpkg_status) {
+  std::vector<std::string> installed;
+  std::string_view package, version, status;
+  auto end_paragraph = [&] {
+    if (!package.empty() && status.ends_with(" installed")) {
+      installed.push_back(fmt::format("{}={}", package, version));
+    }
+    package = version = status = {};
+  };
+  while (!dpkg_status.empty()) {
+    size_t eol = dpkg_status.find('\n');
+    std::string_view line = dpkg_status.substr(0, eol);
+    dpkg_status.remove_prefix(eol == std::string_view::npos ? dpkg_status.size() : eol + 1);
+    if (!line.empty() && line.back() == '\r') line.remove_suffix(1);
+    if (line.empty()) {
+      end_paragraph();
+    } else if (line.starts_with("Package: ")) {
+      package = line.substr(9);
+    } else if (line.starts_with("Version: ")) {
+      version = line.substr(9);
+    } else if (line.starts_with("Status: ")) {
+      status = line.substr(8);
+    }
+  }
+  end_paragraph();
+  std::sort(installed.begin(), installed.end());
+  return installed;
+}
+
+std::optional<SubordinateIds> FirstSubordinateIds(std::string_view subid_file,
+                                                  std::string_view user, uid_t uid) {
+  const std::string uid_text = std::to_string(uid);
+  while (!subid_file.empty()) {
+    size_t eol = subid_file.find('\n');
+    std::string_view line = subid_file.substr(0, eol);
+    subid_file.remove_prefix(eol == std::string_view::npos ? subid_file.size() : eol + 1);
+    size_t c1 = line.find(':');
+    size_t c2 = c1 == std::string_view::npos ? c1 : line.find(':', c1 + 1);
+    if (c2 == std::string_view::npos) continue;
+    std::string_view who = line.substr(0, c1);
+    if (who != user && who != uid_text) continue;
+    SubordinateIds ids;
+    std::string_view first = line.substr(c1 + 1, c2 - c1 - 1), count = line.substr(c2 + 1);
+    auto parse = [](std::string_view text, uint32_t& out) {
+      auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), out);
+      return ec == std::errc() && end == text.data() + text.size();
+    };
+    if (!parse(first, ids.first) || !parse(count, ids.count)) continue;
+    return ids;
+  }
+  return std::nullopt;
 }
 
 namespace {
+
+std::string PuppetVersionInStatus(const std::string& dpkg_status);
 
 bool Exists(const std::string& path) {
   struct stat st;
@@ -85,9 +162,32 @@ absl::Status CheckRootDir(const std::string& dir) {
   return absl::OkStatus();
 }
 
+std::string MetadataPath(const std::string& name) { return RootCacheDir() + "/" + name + ".json"; }
+
+// The root `dir` as a check uses it; a named root's metadata (`name` is a known root's) says
+// whether it is outdated and its id_base.
 OsRoot Describe(std::string name, std::string dir) {
-  OsRoot r{std::move(name), std::move(dir), ""};
-  r.puppet_version = UpstreamVersion(PuppetPackageVersion(r.dir));
+  OsRoot r;
+  r.name = std::move(name);
+  r.dir = std::move(dir);
+  const std::string status =
+      base::ReadFile((r.host() ? std::string() : r.dir) + "/var/lib/dpkg/status").value_or("");
+  r.puppet_version = UpstreamVersion(PuppetVersionInStatus(status));
+  r.package_count = InstalledPackages(status).size();
+  if (r.host()) return r;
+  nlohmann::json meta;
+  if (FindRecipe(r.name) != nullptr) {
+    meta = nlohmann::json::parse(base::ReadFile(MetadataPath(r.name)).value_or(""), nullptr,
+                                 /*allow_exceptions=*/false);
+    const auto format = meta.is_object() ? meta.find("format") : meta.end();
+    r.outdated = !(meta.is_object() && format != meta.end() && format->is_number_integer() &&
+                   format->get<int>() >= kRootFormat);
+  }
+  if (meta.is_object() && meta.contains("id_base") && meta["id_base"].is_number_unsigned()) {
+    r.id_base = meta["id_base"].get<uint32_t>();
+  } else if (struct stat st; lstat((r.dir + kRootPuppet).c_str(), &st) == 0) {
+    r.id_base = st.st_uid;
+  }
   return r;
 }
 
@@ -113,6 +213,84 @@ int RunInheriting(const std::vector<std::string>& argv) {
   return status;
 }
 
+// Removes the tree `path` (nothing if it is not there). Root removes it directly. A root
+// another user built (mmdebstrap --mode=unshare) is owned by their subordinate ids, which
+// they cannot remove as themselves: `unshare --map-auto --map-root-user` maps them to 0 and
+// their first subordinate range to 1..65535, which gives them the capabilities over both.
+absl::Status RemoveTree(const std::string& path) {
+  std::error_code ec;
+  fs::remove_all(path, ec);
+  if (!Exists(path)) return absl::OkStatus();
+  if (geteuid() == 0) {
+    return absl::InternalError(fmt::format("cannot remove {}: {}", path, ec.message()));
+  }
+  std::optional<std::string> unshare = FindExecutable("unshare", kSafePath);
+  if (!unshare) {
+    return absl::FailedPreconditionError(fmt::format(
+        "cannot remove {} ({}), and no unshare (util-linux) to remove it as its subordinate "
+        "ids",
+        path, ec.message()));
+  }
+  absl::StatusOr<CapturedRun> run = RunCaptured({*unshare, "--map-auto", "--map-root-user", "--",
+                                                 "rm", "-rf", "--one-file-system", "--", path},
+                                                {"PATH=" + std::string(kSafePath), "LC_ALL=C"});
+  if (!run.ok()) return run.status();
+  if (Exists(path)) {
+    std::string why = run->err.empty() ? DescribeWaitStatus(run->wait_status) : run->err;
+    while (!why.empty() && why.back() == '\n') why.pop_back();
+    return absl::InternalError(
+        fmt::format("cannot remove {} in a user namespace that maps your subordinate ids "
+                    "(unshare --map-auto --map-root-user rm -rf): {}",
+                    path, why));
+  }
+  return absl::OkStatus();
+}
+
+// Why this user cannot build with mmdebstrap --mode=unshare into `cache`, if they cannot: it
+// needs newuidmap/newgidmap, kUnshareIds subordinate uids and gids, and a cache directory the
+// unshared root (a subordinate uid, an "other" to the user's files) can reach.
+absl::Status CheckUnshareReady(const std::string& cache) {
+  const uid_t uid = geteuid();
+  const passwd* pw = getpwuid(uid);
+  const std::string user = pw != nullptr ? pw->pw_name : std::to_string(uid);
+  const std::string fix = fmt::format(
+      "as root, `usermod --add-subuids 100000-165535 --add-subgids 100000-165535 {}` (any free "
+      "range of {} ids), or build it as root",
+      user, kUnshareIds);
+  for (const char* tool : {"newuidmap", "newgidmap"}) {
+    if (!FindExecutable(tool, kSafePath)) {
+      return absl::FailedPreconditionError(fmt::format(
+          "building a root as {} (not root) uses mmdebstrap --mode=unshare, which needs {}: "
+          "install it with `apt-get install uidmap`",
+          user, tool));
+    }
+  }
+  for (const char* file : {"/etc/subuid", "/etc/subgid"}) {
+    std::optional<SubordinateIds> ids =
+        FirstSubordinateIds(base::ReadFile(file).value_or(""), user, uid);
+    if (!ids || ids->count < kUnshareIds) {
+      return absl::FailedPreconditionError(fmt::format(
+          "building a root as {} (not root) uses mmdebstrap --mode=unshare, which maps the "
+          "root's {} ids to {}'s subordinate ones, but {} gives {} {}: {}",
+          user, kUnshareIds, user, file, user,
+          ids ? fmt::format("only {}", ids->count) : std::string("none"), fix));
+    }
+  }
+  std::error_code ec;
+  fs::create_directories(cache, ec);
+  for (fs::path p = fs::absolute(cache, ec); !p.empty(); p = p.parent_path()) {
+    struct stat st;
+    if (stat(p.c_str(), &st) == 0 && (st.st_mode & S_IXOTH) == 0) {
+      return absl::FailedPreconditionError(fmt::format(
+          "mmdebstrap --mode=unshare builds {} as one of {}'s subordinate uids, which cannot "
+          "enter {} (mode {:o}): `chmod o+x {}`, or move the cache with FSMOVE_ROOT_CACHE",
+          cache, user, p.string(), st.st_mode & 07777, p.string()));
+    }
+    if (p == p.root_path()) break;
+  }
+  return absl::OkStatus();
+}
+
 std::string UtcNow() {
   std::time_t now = std::time(nullptr);
   std::tm tm{};
@@ -125,9 +303,16 @@ std::string UtcNow() {
 }  // namespace
 
 std::string PuppetPackageVersion(const std::string& root_dir) {
-  std::istringstream in(
+  return PuppetVersionInStatus(
       base::ReadFile((root_dir == "/" ? std::string() : root_dir) + "/var/lib/dpkg/status")
           .value_or(""));
+}
+
+namespace {
+
+// PuppetPackageVersion from the dpkg status file's text.
+std::string PuppetVersionInStatus(const std::string& dpkg_status) {
+  std::istringstream in(dpkg_status);
   std::string line, package, version, status;
   std::string agent, puppet;
   auto end_paragraph = [&] {
@@ -153,6 +338,8 @@ std::string PuppetPackageVersion(const std::string& root_dir) {
   end_paragraph();
   return agent.empty() ? puppet : agent;
 }
+
+}  // namespace
 
 std::string UpstreamVersion(std::string_view v) {
   if (size_t colon = v.find(':'); colon != std::string_view::npos) v.remove_prefix(colon + 1);
@@ -181,8 +368,11 @@ absl::StatusOr<OsRoot> ResolveRoot(const std::string& spec, bool build_missing,
         spec, KnownRootNames()));
   }
   const std::string dir = RootCacheDir() + "/" + spec;
-  if (CheckRootDir(dir).ok()) return Describe(spec, dir);
-  if (!build_missing) {
+  if (CheckRootDir(dir).ok()) {
+    OsRoot built = Describe(spec, dir);
+    // An outdated root is rebuilt (BuildRoot says so) when building is allowed.
+    if (!built.outdated || !build_missing) return built;
+  } else if (!build_missing) {
     return absl::FailedPreconditionError(
         fmt::format("the root {} is not built: build it with `fsmove root build {}`", spec, spec));
   }
@@ -197,8 +387,9 @@ absl::StatusOr<OsRoot> BuildRoot(const std::string& name, const RootBuildOptions
     return absl::InvalidArgumentError(
         fmt::format("no recipe for a root named {} (known: {})", name, KnownRootNames()));
   }
-  if (geteuid() != 0) {
-    return absl::FailedPreconditionError("building a root needs root (mmdebstrap's root mode)");
+  const bool unshare = geteuid() != 0;
+  if (unshare) {
+    if (absl::Status st = CheckUnshareReady(RootCacheDir()); !st.ok()) return st;
   }
   std::optional<std::string> mmdebstrap = FindExecutable("mmdebstrap", kSafePath);
   if (!mmdebstrap) {
@@ -219,60 +410,96 @@ absl::StatusOr<OsRoot> BuildRoot(const std::string& name, const RootBuildOptions
   }
   const std::string dir = cache + "/" + name;
   // Another process may have built it while this one waited for the lock.
-  if (!options.rebuild && CheckRootDir(dir).ok()) return Describe(name, dir);
+  if (!options.rebuild && CheckRootDir(dir).ok()) {
+    OsRoot built = Describe(name, dir);
+    if (!built.outdated) return built;
+    std::cerr << fmt::format(
+        "fsmove: note: the root {} was built by an older fsmove (minbase, no package list): "
+        "rebuilding it\n",
+        name);
+  }
 
+  const char* mode = unshare ? "unshare" : "root";
   std::cerr << fmt::format(
-      "fsmove: note: building the root {} with mmdebstrap (Debian {} from {}; once: it is kept "
-      "in {})\n",
-      name, recipe->suite, options.mirror, cache);
+      "fsmove: note: building the root {} with mmdebstrap --mode={} (Debian {} from {}; once: "
+      "it is kept in {})\n",
+      name, mode, recipe->suite, options.mirror, cache);
   const std::string building = fmt::format("{}/.{}.build-{}", cache, name, getpid());
-  std::error_code ec;
-  fs::remove_all(building, ec);
+  if (absl::Status st = RemoveTree(building); !st.ok()) return st;
   std::string packages;
   for (const std::string& p : recipe->packages) packages += (packages.empty() ? "" : ",") + p;
   const auto t0 = std::chrono::steady_clock::now();
   // The package lists stay (--skip=cleanup/apt/lists): Package resources install from the
-  // same lists on every check, without the network for `apt-get update`.
-  int st = RunInheriting({*mmdebstrap, "--variant=minbase", "--include=" + packages,
-                          "--skip=cleanup/apt/lists", recipe->suite, building, options.mirror});
+  // same lists on every check, without the network for `apt-get update`. /etc/hosts names
+  // what every program resolves (the sandbox writes its own resolv.conf); written by a hook,
+  // which can write the root's files in either mode.
+  int st = RunInheriting(
+      {*mmdebstrap, "--variant=important", fmt::format("--mode={}", mode), "--include=" + packages,
+       "--skip=cleanup/apt/lists",
+       "--customize-hook=printf '127.0.0.1\\tlocalhost\\n::1\\tlocalhost ip6-localhost "
+       "ip6-loopback\\n' > \"$1/etc/hosts\"",
+       recipe->suite, building, options.mirror});
   if (st != 0) {
-    fs::remove_all(building, ec);
+    (void)RemoveTree(building);
     return absl::UnavailableError(fmt::format(
         "mmdebstrap could not build {} ({} from {}): {} (its messages are above; another "
         "mirror: `fsmove root build {} --mirror URL`; this machine's own files: --root host)",
         name, recipe->suite, options.mirror,
         st < 0 ? std::string("could not start it") : DescribeWaitStatus(st), name));
   }
-  // Names every program resolves; the sandbox writes its own resolv.conf.
-  {
-    std::ofstream hosts(building + "/etc/hosts", std::ios::trunc);
-    hosts << "127.0.0.1\tlocalhost\n::1\tlocalhost ip6-localhost ip6-loopback\n";
-  }
   if (absl::Status ok = CheckRootDir(building); !ok.ok()) {
-    fs::remove_all(building, ec);
+    (void)RemoveTree(building);
     return absl::InternalError(
         fmt::format("mmdebstrap built {}, but {}", name, std::string(ok.message())));
   }
-  const std::string old = fmt::format("{}/.{}.old-{}", cache, name, getpid());
-  if (Exists(dir) && rename(dir.c_str(), old.c_str()) != 0) {
-    fs::remove_all(building, ec);
-    return base::ErrnoStatus(fmt::format("cannot move the old {} aside", dir));
-  }
-  if (rename(building.c_str(), dir.c_str()) != 0)
-    return base::ErrnoStatus(fmt::format("cannot rename into {}", dir));
-  fs::remove_all(old, ec);
-  OsRoot root = Describe(name, dir);
   const double seconds =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-  nlohmann::json meta = {{"name", name},
+  // The owner on disk of uid 0's files: 0 in root mode, the user's first subordinate uid in
+  // unshare mode (read back rather than assumed).
+  uint32_t id_base = 0;
+  if (struct stat pst; lstat((building + kRootPuppet).c_str(), &pst) == 0) id_base = pst.st_uid;
+  const std::string status = base::ReadFile(building + "/var/lib/dpkg/status").value_or("");
+  nlohmann::json meta = {{"format", kRootFormat},
+                         {"name", name},
                          {"suite", recipe->suite},
                          {"mirror", options.mirror},
+                         {"variant", "important"},
+                         {"mode", mode},
+                         {"id_base", id_base},
                          {"packages", recipe->packages},
                          {"built", UtcNow()},
                          {"build_seconds", seconds},
-                         {"puppet_version", root.puppet_version}};
-  std::ofstream(cache + "/" + name + ".json", std::ios::trunc) << meta.dump(2) << "\n";
-  return root;
+                         {"puppet_version", UpstreamVersion(PuppetVersionInStatus(status))},
+                         {"installed", InstalledPackages(status)}};
+  // The metadata goes into place before the root (renamed over the old one's), so that the
+  // root is never seen with an older root's metadata.
+  const std::string meta_path = MetadataPath(name);
+  const std::string meta_tmp = fmt::format("{}.tmp-{}", meta_path, getpid());
+  {
+    std::ofstream out(meta_tmp, std::ios::trunc);
+    out << meta.dump(2) << "\n";
+    out.close();
+    if (!out) {
+      (void)RemoveTree(building);
+      return absl::InternalError(fmt::format("cannot write {}", meta_tmp));
+    }
+  }
+  const std::string old = fmt::format("{}/.{}.old-{}", cache, name, getpid());
+  if (Exists(dir) && rename(dir.c_str(), old.c_str()) != 0) {
+    absl::Status err = base::ErrnoStatus(fmt::format("cannot move the old {} aside", dir));
+    (void)RemoveTree(building);
+    unlink(meta_tmp.c_str());
+    return err;
+  }
+  if (rename(meta_tmp.c_str(), meta_path.c_str()) != 0 ||
+      rename(building.c_str(), dir.c_str()) != 0) {
+    return base::ErrnoStatus(fmt::format("cannot rename into {}", dir));
+  }
+  if (absl::Status st = RemoveTree(old); !st.ok()) {
+    std::cerr << fmt::format("fsmove: warning: the old root is left in {}: {}\n", old,
+                             std::string(st.message()));
+  }
+  return Describe(name, dir);
 }
 
 absl::Status RemoveRoot(const std::string& name) {
@@ -287,12 +514,10 @@ absl::Status RemoveRoot(const std::string& name) {
   // A check that runs on it holds a shared lock: wait for it.
   while (flock(lock, LOCK_EX) != 0 && errno == EINTR) {
   }
-  std::error_code ec;
-  fs::remove_all(dir, ec);
-  fs::remove(RootCacheDir() + "/" + name + ".json", ec);
+  absl::Status st = RemoveTree(dir);
+  if (st.ok()) unlink(MetadataPath(name).c_str());
   close(lock);
-  if (ec) return absl::InternalError(fmt::format("cannot remove {}: {}", dir, ec.message()));
-  return absl::OkStatus();
+  return st;
 }
 
 std::vector<OsRoot> BuiltRoots() {

@@ -308,7 +308,8 @@ def case_roots():
 
     check_json(["--root", "debian-13", target], expected, on_debian_13)
     p = fsmove("root", "list")
-    check(p.returncode == 0 and re.search(r"^debian-13\t\S+\tPuppet 8\.", p.stdout, re.M),
+    check(p.returncode == 0
+          and re.search(r"^debian-13\t\S+\tPuppet 8\.\S+\t\d+ packages", p.stdout, re.M),
           "root list does not show debian-13: " + p.stdout)
 
     canary = f"/var/tmp/fsmove-root-canary-{os.getpid()}"

@@ -1,13 +1,19 @@
 // Pinned OS roots: the lower layer of the sandbox's overlay.
 //
 // `host` is this machine's own root file system (what the sandbox has always used). A named
-// root (debian-12, debian-13) is a minbase Debian system that mmdebstrap builds once, with
-// puppet-agent, strace and systemd, and that is cached under the root cache directory
-// (/var/cache/fsmove/roots, or $FSMOVE_ROOT_CACHE): every check on it starts from the same
-// files, whatever happens to the host, and module code sees none of the host's files. A
+// root (debian-12, debian-13) is a Debian system of priority important (what a Debian machine
+// has: procps, iproute2, cron...) that mmdebstrap builds once, with puppet-agent, strace and
+// systemd, and that is cached under the root cache directory (RootCacheDir()): every check on
+// it starts from the same files, whatever happens to the host, and module code sees none of
+// the host's files. Root builds with --mode=root; anyone else with --mode=unshare, whose files
+// are owned on disk by the user's subordinate ids (OsRoot::id_base is the one of uid 0). A
 // directory given by path is used as it is (a root built elsewhere, an unpacked image).
 #pragma once
 
+#include <sys/types.h>
+
+#include <cstddef>
+#include <cstdint>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -19,9 +25,9 @@ namespace fsmove::exec {
 
 // A root fsmove knows how to build.
 struct RootRecipe {
-  std::string name;   // debian-12
-  std::string suite;  // bookworm
-  std::vector<std::string> packages;
+  std::string name;                   // debian-12
+  std::string suite;                  // bookworm
+  std::vector<std::string> packages;  // --include'd, beside priority important's
 };
 const std::vector<RootRecipe>& KnownRoots();
 const RootRecipe* FindRecipe(std::string_view name);
@@ -34,16 +40,49 @@ inline constexpr std::string_view kHostRoot = "host";
 inline constexpr const char* kRootPuppet = "/usr/bin/puppet";
 inline constexpr const char* kRootStrace = "/usr/bin/strace";
 
-// Where built roots are kept: $FSMOVE_ROOT_CACHE, else /var/cache/fsmove/roots.
+// The format of a named root's metadata (RootCacheDir()/NAME.json) that this fsmove writes:
+// 2 = priority important, with the installed packages ("installed") and "id_base". A root
+// whose metadata has an older format (or none: minbase, before formats) is rebuilt.
+inline constexpr int kRootFormat = 2;
+
+// Where built roots are kept: $FSMOVE_ROOT_CACHE if set, else /var/cache/fsmove/roots for root
+// (euid 0), else $XDG_CACHE_HOME/fsmove/roots or $HOME/.cache/fsmove/roots.
 std::string RootCacheDir();
+// The same for the effective user id `euid` (RootCacheDir() passes geteuid()).
+std::string RootCacheDirFor(uid_t euid);
 
 // A root as a check uses it.
 struct OsRoot {
   std::string name;            // "host", a known name, or the directory given
   std::string dir;             // "/" for the host
   std::string puppet_version;  // puppet-agent's (or puppet's) Debian package version; "" if unknown
+  // The host uid that owns on disk what uid 0 owns inside the root: 0 for the host and roots
+  // built by root, the first subordinate uid of the user for a root built with
+  // mmdebstrap --mode=unshare. From the metadata's "id_base", else the owner of
+  // DIR/usr/bin/puppet.
+  uint32_t id_base = 0;
+  size_t package_count = 0;  // installed packages (its dpkg status)
+  // A named root built by an older fsmove (metadata format < kRootFormat: minbase, no package
+  // list); ResolveRoot(build_missing) and BuildRoot rebuild it.
+  bool outdated = false;
   bool host() const { return dir == "/"; }
 };
+
+// "name=version" of every package installed in a dpkg status file's text (Status ending in
+// " installed"), sorted.
+std::vector<std::string> InstalledPackages(std::string_view dpkg_status);
+
+// A user's subordinate id range, as /etc/subuid or /etc/subgid lists it ("user:first:count").
+struct SubordinateIds {
+  uint32_t first = 0;
+  uint32_t count = 0;
+};
+// The first range of `user` (by name, or by its uid) in the text of /etc/subuid or
+// /etc/subgid: the one newuidmap and mmdebstrap use. nullopt if it has none.
+std::optional<SubordinateIds> FirstSubordinateIds(std::string_view subid_file,
+                                                  std::string_view user, uid_t uid);
+// What mmdebstrap --mode=unshare maps: inside uids 0..65535.
+inline constexpr uint32_t kUnshareIds = 65536;
 
 // The Debian version of the Puppet package installed in `root_dir` (from its dpkg status
 // file: puppet-agent, else puppet), e.g. "7.23.0-1"; "" if there is none.
@@ -54,7 +93,8 @@ std::string UpstreamVersion(std::string_view debian_version);
 
 // "host", a known root's name, or a directory holding a root (it must hold /usr/bin/puppet
 // and /usr/bin/strace). A known root that is not built yet is an error that says how to build
-// it, unless `build_missing`: then it is built first (its progress on stderr).
+// it, unless `build_missing`: then it is built first (its progress on stderr), and an outdated
+// one is rebuilt (without `build_missing` it is used as it is).
 absl::StatusOr<OsRoot> ResolveRoot(const std::string& spec, bool build_missing,
                                    std::string_view mirror = kDefaultMirror);
 
@@ -63,12 +103,18 @@ struct RootBuildOptions {
   bool rebuild = false;  // build again even if the root is there
 };
 
-// Builds (or, unless options.rebuild, reuses) the known root `name` with mmdebstrap, into
-// RootCacheDir()/NAME. Built into a temporary directory and renamed into place, under a lock
-// file, so concurrent checks and builds never see half a root.
+// Builds (or, unless options.rebuild or it is outdated, reuses) the known root `name` with
+// mmdebstrap, into RootCacheDir()/NAME, and writes its metadata (RootCacheDir()/NAME.json:
+// format, suite, mirror, variant, mode, id_base, the installed packages...). Root builds with
+// --mode=root; another user with --mode=unshare, which needs newuidmap (uidmap) and at least
+// 65536 subordinate uids and gids (/etc/subuid, /etc/subgid): checked first. Built into a
+// temporary directory and renamed into place, under a lock file, so concurrent checks and
+// builds never see half a root.
 absl::StatusOr<OsRoot> BuildRoot(const std::string& name, const RootBuildOptions& options);
 
-// Removes a built root. NotFound if it is not there.
+// Removes a built root (as a user other than root, inside a user namespace that maps the
+// user's subordinate ids: a root built with --mode=unshare is theirs). NotFound if it is not
+// there.
 absl::Status RemoveRoot(const std::string& name);
 
 // The roots built in the cache, by name.

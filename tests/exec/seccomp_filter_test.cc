@@ -23,6 +23,7 @@
 #include <cstdint>
 #include <cstring>
 #include <functional>
+#include <ostream>
 #include <string>
 #include <thread>
 
@@ -185,6 +186,9 @@ std::string Describe(const Outcome& o) {
              ? fmt::format("-1 {}", strerrorname_np(o.error) ? strerrorname_np(o.error) : "?")
              : fmt::format("{}", o.result);
 }
+
+// For gtest's messages: "-1 EPERM" rather than the bytes.
+void PrintTo(const Outcome& o, std::ostream* out) { *out << Describe(o); }
 
 constexpr long kNotInstalled = -1000;
 

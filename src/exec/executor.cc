@@ -92,10 +92,9 @@ absl::StatusOr<SandboxSpec> PrepareSandbox(const CheckRequest& request,
     spec.env = {fmt::format("PATH={}", kSafePath), "LANG=C.UTF-8", "HOME=/root", "USER=root",
                 "LOGNAME=root"};
     spec.pids_limit = request.pids_limit;
-    struct stat st;
     // Who owns the root's files on disk: uid 0 (built as root, the host) or a user's
     // subordinate range (built rootless).
-    if (lstat((request.root.dir + "/etc").c_str(), &st) == 0) spec.lower_id_base = st.st_uid;
+    spec.lower_id_base = request.root.id_base;
   }
   if (request.pin_cpu && request.sandbox == SandboxMode::kOverlay && !request.untraced) {
     spec.trace_cpu = TracingCpu();

@@ -10,6 +10,7 @@
 #include <atomic>
 #include <chrono>
 #include <cstdlib>
+#include <filesystem>
 #include <fstream>
 
 #include "absl/status/status.h"
@@ -394,7 +395,11 @@ absl::StatusOr<RunResult> RunCheck(const CheckRequest& request, const TraceConsu
   }
   unlink(fifo_path.c_str());
   unlink(spec_path.c_str());
-  if (spec->mode == SandboxMode::kOverlay) rmdir(spec->scratch_dir.c_str());
+  if (spec->mode == SandboxMode::kOverlay) {
+    // Mount points of the keeper's own mount namespace (gone with it): empty here.
+    std::error_code ec;
+    std::filesystem::remove_all(spec->scratch_dir, ec);
+  }
   if (!request.keep_sandbox.empty()) UnpackKept(*work, request.keep_sandbox, &result);
 
   RecordRun(request, *work, work_fd, report, &result);

@@ -142,6 +142,10 @@ absl::Status IdmappedMount(const std::string& source, const std::string& target,
   // Root of the sandbox from here on: every id inside is one of its range.
   if (setgroups(0, nullptr) != 0 || setresgid(0, 0, 0) != 0 || setresuid(0, 0, 0) != 0)
     fail(fmt::format("cannot become the sandbox's root: {}", std::strerror(errno)));
+  // The change of ids made this process not dumpable, which would keep the keeper's
+  // slirp4netns (run by the user, rootless) from its namespaces in /proc. Nothing in the
+  // sandbox sees this process (it stays outside the PID namespace); PID 1 is not dumpable.
+  prctl(PR_SET_DUMPABLE, 1, 0, 0, 0);
   SendByte(to_keeper, 'n');
   if (ReceiveByte(from_keeper) != 'g') _exit(2);
   close(to_keeper);
@@ -204,16 +208,16 @@ int RunSandbox(const SandboxSpec& spec, SupervisorPhase phase, const IdMapping& 
   // A limit on all its processes together (RLIMIT_NPROC, below, counts per user).
   std::optional<PidsLimit> pids;
   if (spec.pids_limit > 0) {
-    absl::StatusOr<PidsLimit> made =
-        PidsLimit::Make(spec.pids_limit, spec.cgroup_name.empty()
-                                             ? fmt::format("fsmove-{}-pids", getpid())
-                                             : spec.cgroup_name);
+    absl::StatusOr<PidsLimit> made = PidsLimit::Make(
+        spec.pids_limit,
+        spec.cgroup_name.empty() ? fmt::format("fsmove-{}-pids", getpid()) : spec.cgroup_name);
     if (made.ok()) {
       pids.emplace(std::move(*made));
     } else {
-      status.Send(status::Note{fmt::format("no cgroup pids limit ({}): processes are limited per "
-                                           "user only (RLIMIT_NPROC)",
-                                           std::string(made.status().message()))});
+      status.Send(
+          status::Note{fmt::format("no cgroup pids limit ({}): processes are limited per "
+                                   "user only (RLIMIT_NPROC)",
+                                   std::string(made.status().message()))});
     }
   }
   // --init systemd: systemd needs a cgroup2 tree of its own, delegated to the sandbox's root.

@@ -5,6 +5,7 @@
 #include <poll.h>
 #include <unistd.h>
 
+#include <cstring>
 #include <string>
 
 #include "fmt/format.h"
@@ -16,6 +17,15 @@ pid_t StartUserModeNetwork(StatusWriter& status, pid_t target) {
   if (access(binary, X_OK) != 0) {
     status.Send(
         status::Note{"no slirp4netns: the sandbox has no network (apt cannot download packages)"});
+    return -1;
+  }
+  // slirp4netns opens the TUN device as the caller (rootless: the user); Debian's udev makes
+  // it 0666, some machines keep it root's.
+  if (access("/dev/net/tun", R_OK | W_OK) != 0) {
+    status.Send(status::Note{fmt::format(
+        "the sandbox has no network: /dev/net/tun is not open to this user ({}; Debian's own "
+        "mode is 0666: chmod 0666 /dev/net/tun)",
+        std::strerror(errno))});
     return -1;
   }
   int ready[2], exit_pipe[2];

@@ -294,6 +294,76 @@ def case_example():
                on_debian_12)
 
 
+ROOTLESS_USER = "fsmove-e2e"
+
+
+def rootless_user():
+    """An unprivileged user with a subordinate id range of its own, made once and kept (its
+    rootless OS root, built by mmdebstrap --mode=unshare into its ~/.cache, is reused by the
+    next run): a login-less system account, with no password."""
+    import pwd
+    try:
+        pwd.getpwnam(ROOTLESS_USER)
+    except KeyError:
+        subprocess.run(["useradd", "--system", "--create-home", "--shell", "/usr/sbin/nologin",
+                        ROOTLESS_USER], check=True)
+    for kind, file in (("--add-subuids", "/etc/subuid"), ("--add-subgids", "/etc/subgid")):
+        with open(file, encoding="utf-8") as fh:
+            have = any(l.startswith(ROOTLESS_USER + ":") for l in fh)
+        if not have:
+            subprocess.run(["usermod", kind, "1100000000-1100065535", ROOTLESS_USER], check=True)
+    return pwd.getpwnam(ROOTLESS_USER)
+
+
+def case_rootless():
+    """fsmove check run by an ordinary user with a subordinate id range: the sandbox is
+    rootless (its own user namespace through newuidmap, a root built by mmdebstrap's unshare
+    mode in the user's cache), the bundled example gives its two findings, and the host is
+    untouched (the module writes /etc/memcached.conf, installs memcached)."""
+    user = rootless_user()
+    # slirp4netns opens /dev/net/tun as the user: Debian's udev makes it 0666, this machine's
+    # may not (put back afterwards).
+    tun_mode = os.stat("/dev/net/tun").st_mode & 0o777
+    os.chmod("/dev/net/tun", 0o666)
+    try:
+        rootless_example(user)
+    finally:
+        os.chmod("/dev/net/tun", tun_mode)
+
+
+def rootless_example(user):
+    expected = read_expected(os.path.join(ARGS.source, "fixtures", "example", "EXPECTED.txt"))
+    before = os.path.exists("/etc/memcached.conf")
+    with tempfile.TemporaryDirectory() as tmp:
+        os.chmod(tmp, 0o755)
+        binary = os.path.join(tmp, "fsmove")
+        shutil.copy(ARGS.fsmove, binary)
+        os.chmod(binary, 0o755)
+        module = os.path.join(tmp, "cachedemo")
+        shutil.copytree(os.path.join(ARGS.source, "fixtures", "example", "cachedemo"), module)
+        outputs = os.path.join(tmp, "out")
+        os.mkdir(outputs)
+        os.chown(outputs, user.pw_uid, user.pw_gid)
+        out = os.path.join(outputs, "report.json")
+        env = {"PATH": "/usr/sbin:/usr/bin:/sbin:/bin", "HOME": user.pw_dir, "LANG": "C.UTF-8"}
+        # The binary under test, as a copy the user can run wherever the build is.
+        tested, ARGS.fsmove = ARGS.fsmove, binary
+        try:
+            p = fsmove("check", "-q", "--format", "json", "-o", out, module,
+                       prefix=["setpriv", f"--reuid={user.pw_uid}", f"--regid={user.pw_gid}",
+                               "--init-groups", "--"], env=env, cwd=tmp, timeout=1800)
+        finally:
+            ARGS.fsmove = tested
+        check(p.returncode == 1, f"exit code {p.returncode}: {p.stderr[-3000:]}")
+        with open(out, encoding="utf-8") as fh:
+            report = json.load(fh)
+    got = findings_of(report)
+    check(got == expected, f"findings differ: {got} against {expected}")
+    check(report["run"]["sandbox"] == "overlay", f"sandbox {report['run']['sandbox']}")
+    check(os.path.exists("/etc/memcached.conf") == before, "/etc/memcached.conf changed on the host")
+    print("ok: the example's findings, rootless", file=sys.stderr)
+
+
 def case_roots():
     """Pinned roots: the example gives its findings with Puppet 8 on debian-13, the host's
     files are out of sight on a pinned root (and in sight on --root host, so the probe can

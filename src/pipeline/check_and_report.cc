@@ -111,7 +111,22 @@ absl::Status WriteBaseline(const std::string& path, const checker::CheckResult& 
   return absl::OkStatus();
 }
 
+// What the run (fsmove check) knows of its apply besides the trace.
+checker::ApplyFacts FactsOf(const report::RunSummary& run) {
+  checker::ApplyFacts facts;
+  facts.exit_code = run.puppet_exit_code;
+  for (const report::FailedResource& f : run.failed)
+    facts.failed.push_back({f.resource, f.message});
+  facts.unfinished = run.WhyUnfinished();
+  return facts;
+}
+
 }  // namespace
+
+Verdict Decide(size_t reported, const checker::Completeness& completeness, bool allow_failed) {
+  if (!allow_failed && !completeness.complete()) return Verdict::kIncomplete;
+  return reported == 0 ? Verdict::kClean : Verdict::kFindings;
+}
 
 absl::StatusOr<ProjectInputs> LoadProjectInputs(const std::string& config_file,
                                                 const std::string& project_dir,
@@ -209,6 +224,12 @@ absl::StatusOr<Verdict> CheckAndReport(const ReportSettings& o, const ProjectInp
   auto result = checker::Check(*ctx.analyzer, cat, graph, options);
   if (!result.ok()) return result.status();
   ctx.seconds.check = SecondsSince(t);
+  std::optional<checker::ApplyFacts> facts;
+  if (ctx.run != nullptr) facts = FactsOf(*ctx.run);
+  const checker::Completeness completeness =
+      checker::AssessCompleteness(*ctx.analyzer, cat, *result, facts ? &*facts : nullptr);
+  ctx.completeness = &completeness;
+  ctx.allow_failed = o.allow_failed;
   gating::Suppressions suppressions = gating::Suppress(
       *result, cat, project.config, project.baseline ? &*project.baseline : nullptr);
   suppressions.warnings.insert(suppressions.warnings.begin(), warnings.begin(), warnings.end());
@@ -238,7 +259,7 @@ absl::StatusOr<Verdict> CheckAndReport(const ReportSettings& o, const ProjectInp
                       cat.source_name()));
   }
   for (const std::string& w : suppressions.warnings) warn(report::TerminalSafe(w));
-  return ctx.ReportedCount(o.fail_on == "confirmed") == 0 ? Verdict::kClean : Verdict::kFindings;
+  return Decide(ctx.ReportedCount(o.fail_on == "confirmed"), completeness, o.allow_failed);
 }
 
 }  // namespace fsmove::pipeline

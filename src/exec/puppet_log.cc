@@ -185,6 +185,17 @@ ApplyOutcomes ParseApplyOutcomes(std::string_view log, std::vector<FailedResourc
       out.dependency_cycle = true;
       return;
     }
+    if (l.starts_with("Error: Failed to apply catalog")) {
+      if (out.failed_to_apply.empty()) out.failed_to_apply = std::string(l.substr(7));
+      return;
+    }
+    if (l.starts_with("Info: ")) {
+      strace::Marker marker;
+      if (strace::ParseMarker(l, &marker) == strace::MarkerKind::kBegin) {
+        out.evaluated.insert(marker.ref);
+      }
+      return;
+    }
     const bool notice = l.starts_with("Notice: ");
     const bool warning = l.starts_with("Warning: ");
     if (!notice && !warning) return;

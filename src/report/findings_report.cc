@@ -307,9 +307,10 @@ void WriteFindingText(std::ostream& out, const checker::Finding& f, const catalo
   out << "\n"
       << (mor_kind ? "Missing ordering relationship" : "Missing notifier") << " ("
       << checker::FaultKindName(f.kind) << ")"
-      << (conf.confirmed   ? " CONFIRMED"
-          : conf.attempted ? " (not confirmed)"
-                           : "")
+      << (conf.confirmed      ? " CONFIRMED"
+          : conf.inconclusive ? " (replay inconclusive)"
+          : conf.attempted    ? " (not confirmed)"
+                              : "")
       << "\n";
   // At the user's declaration (the defined-type instance holding the resource), naming the
   // resource inside it when they differ.
@@ -350,10 +351,14 @@ void WriteFindingText(std::ostream& out, const checker::Finding& f, const catalo
     out << "    ... and " << (f.evidence_total - f.evidence.size()) << " more\n";
   }
   if (conf.attempted) {
-    out << "  " << (conf.confirmed ? "confirmed" : "not confirmed") << ": a replay "
-        << (mor_kind ? "forcing " : "with ") << TerminalSafe(conf.forced)
-        << (conf.confirmed ? (mor_kind ? " did otherwise:" : " left the service stale:")
-                           : ": " + TerminalSafe(conf.reason))
+    out << "  "
+        << (conf.confirmed      ? "confirmed"
+            : conf.inconclusive ? "inconclusive"
+                                : "not confirmed")
+        << ": a replay " << (mor_kind ? "forcing " : "with ") << TerminalSafe(conf.forced)
+        << (conf.confirmed      ? (mor_kind ? " did otherwise:" : " left the service stale:")
+            : conf.inconclusive ? " proves nothing: " + TerminalSafe(conf.reason)
+                                : ": " + TerminalSafe(conf.reason))
         << "\n";
     for (const std::string& d : conf.differences) {
       std::string text = TerminalSafe(d);
@@ -520,6 +525,7 @@ nlohmann::json ConfirmationJson(const checker::Confirmation& c) {
                       {"differences", c.differences},
                       {"seconds", c.seconds},
                       {"apply_seconds", c.apply_seconds}};
+  j["outcome"] = c.confirmed ? "confirmed" : c.inconclusive ? "inconclusive" : "not-confirmed";
   if (!c.confirmed) j["reason"] = c.reason;
   if (!c.kept.empty()) j["kept"] = c.kept;
   return j;

@@ -163,9 +163,11 @@ std::string MessageText(const checker::Finding& f, const catalog::Catalog& cat) 
     }
     text += ".";
   } else if (f.confirmation.attempted) {
-    text += std::string(" Not confirmed by a replay ") + (mor ? "forcing " : "with ") +
-            SarifMessageEscape(f.confirmation.forced) + ": " +
-            SarifMessageEscape(f.confirmation.reason) + ".";
+    text +=
+        std::string(f.confirmation.inconclusive ? " A replay " : " Not confirmed by a replay ") +
+        (mor ? "forcing " : "with ") + SarifMessageEscape(f.confirmation.forced) +
+        (f.confirmation.inconclusive ? " proves nothing: " : ": ") +
+        SarifMessageEscape(f.confirmation.reason) + ".";
   }
   text += " Fix: " + SarifMessageEscape(f.fix) + ".";
   return text;

@@ -39,6 +39,9 @@ std::string_view ConfidenceName(Confidence c);  // "high", "low"
 struct Confirmation {
   bool attempted = false;
   bool confirmed = false;
+  // The replay proves nothing either way (it did not run to its end, Puppet stopped part-way
+  // or failed other resources): never confirmed; `reason` says why.
+  bool inconclusive = false;
   std::string forced;                    // "Exec[use] before File[/etc/app.conf]"
   std::vector<std::string> differences;  // what the replay did differently, confirmed or not
   std::string reason;                    // not confirmed: why

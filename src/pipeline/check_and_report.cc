@@ -7,6 +7,8 @@
 
 #include "absl/strings/str_cat.h"
 #include "fsmove/base/output_file.h"
+#include "fsmove/catalog/block_resolver.h"
+#include "fsmove/catalog/managed_paths.h"
 #include "fsmove/gating/suppressions.h"
 #include "fsmove/graph/dependency_graph.h"
 #include "fsmove/graph/puppet_graph.h"
@@ -71,14 +73,28 @@ class Destination {
   std::ostream* stream_ = nullptr;
 };
 
-// The relationships Puppet logged adding (--debug) between resources of this catalog.
+// The relationships Puppet logged adding (--debug) between resources of this catalog. A
+// resource Puppet generated at apply time (the File a Concat_file writes, a recursive File's
+// children, a Tidy's files) logs its own autorequires too: its parent directory's File, its
+// owner and group. Its block is charged to its generator, so the relationship is its
+// generator's: File[/etc/app] -> Concat_file[/etc/app/app.conf].
 std::vector<graph::ObservedEdge> ObservedAutorelations(const analysis::Analyzer& analyzer,
                                                        const catalog::Catalog& cat) {
   std::vector<graph::ObservedEdge> edges;
+  std::optional<catalog::ManagedPaths> paths;
+  std::optional<catalog::BlockResolver> resolver;
   for (const strace::AutoRelationMessage& m : analyzer.puppet_autorelations()) {
     std::optional<catalog::ResourceId> self = cat.ResolveRef(m.ref);
     std::optional<catalog::ResourceId> other = cat.ResolveRef(m.other);
-    if (!self || !other) continue;
+    if (!self && other) {
+      if (!resolver) {
+        paths.emplace(cat);
+        resolver.emplace(cat, *paths);
+      }
+      catalog::BlockResolution generated = resolver->Resolve(m.ref, m.ref);
+      if (generated.how == catalog::BlockMatch::kGenerated) self = generated.resource;
+    }
+    if (!self || !other || *self == *other) continue;
     graph::ObservedEdge e;
     e.source = m.other_first ? *other : *self;
     e.target = m.other_first ? *self : *other;

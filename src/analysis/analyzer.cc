@@ -109,6 +109,14 @@ void Analyzer::DetectMarker(int32_t pid, const SyscallSpec& spec, std::string_vi
     }
     return;
   }
+  strace::PuppetProblem problem;
+  if (strace::ParseProblem(bytes_, &problem) != strace::ProblemKind::kNone &&
+      interp_.MayBePuppet(pid)) {
+    std::string key = absl::StrCat(static_cast<int>(problem.kind), "\n", problem.ref);
+    if (problem.kind == strace::ProblemKind::kApplyFailed) key += problem.message;
+    if (problem_keys_.insert(std::move(key)).second) problems_.push_back(std::move(problem));
+    return;
+  }
   if (truncated && bytes_.find("Info: ") != std::string::npos) ++stats_.truncated_markers;
 }
 

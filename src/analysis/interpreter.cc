@@ -176,6 +176,10 @@ void Interpreter::OnMarker(int32_t pid, const strace::Marker& marker, uint64_t l
   }
 }
 
+bool Interpreter::MayBePuppet(int32_t pid) {
+  return puppet_tgid_ < 0 || ProcessFor(pid).tgid == puppet_tgid_;
+}
+
 BlockId Interpreter::BlockOf(int32_t pid) {
   Process& p = ProcessFor(pid);
   switch (p.ownership) {

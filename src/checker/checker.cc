@@ -123,6 +123,7 @@ class CheckRun {
     const analysis::BlockTable& blocks = analyzer_.interpreter().blocks();
     block_resource_.assign(blocks.size(), std::nullopt);
     first_line_.assign(catalog_.size(), UINT64_MAX);
+    std::vector<bool> evaluated(catalog_.size(), false);
     for (analysis::BlockId b = 0; b < blocks.size(); ++b) {
       const analysis::BlockInfo& info = blocks.info(b);
       ++result_.stats.blocks;
@@ -137,6 +138,7 @@ class CheckRun {
         ++result_.stats.blocks_generated;
       } else {
         ++result_.stats.blocks_in_catalog;
+        if (blocks.info(b).begins > 0) evaluated[*res.resource] = true;
       }
       ResourceId r = *res.resource;
       if (catalog_.resource(r).is_container || ignored_.contains(r) ||
@@ -148,6 +150,9 @@ class CheckRun {
     }
     for (ResourceId r = 0; r < catalog_.size(); ++r) {
       if (first_line_[r] != UINT64_MAX) result_.stats.checked_resources.push_back(r);
+      if (!evaluated[r] && !IsPuppetInternal(catalog_.resource(r).ref)) {
+        result_.stats.not_evaluated.push_back(r);
+      }
     }
     for (ResourceId r = 0; r < catalog_.size(); ++r) {
       resource_blocks_.Intern(catalog_.resource(r).ref, catalog_.resource(r).ref);

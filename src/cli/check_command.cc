@@ -333,6 +333,11 @@ int RunCheckCommand(CheckCliOptions& o) {
               << (s.failed.size() == 1 ? "" : "s") << " failed in Puppet's run (see the report; "
               << "Puppet's log: " << s.puppet_log << ")\n";
   }
+  if (status == kExitIncomplete) {
+    std::cerr << "fsmove: Puppet did not apply the whole catalog, so the check is incomplete "
+                 "(exit 3; the report says what was not seen; --allow-failed judges it on its "
+                 "findings alone)\n";
+  }
   return status;
 }
 

@@ -1,5 +1,6 @@
 // The subcommands of the fsmove executable; each registers its options on the CLI11 app and
-// runs through the library. Exit codes: 0 nothing found, 1 findings, 2 usage or input error.
+// runs through the library. Exit codes: 0 nothing found, 1 findings, 2 usage or input error,
+// 3 the check saw only part of the apply.
 #pragma once
 
 #include <functional>
@@ -20,6 +21,10 @@ namespace fsmove::cli {
 inline constexpr int kExitOk = 0;        // nothing found (or only suppressed findings)
 inline constexpr int kExitFindings = 1;  // findings (scan, merge: some module not ok)
 inline constexpr int kExitError = 2;     // usage or input error, a run that failed
+// check, analyze: Puppet did not apply the whole catalog (resources failed, were skipped or
+// never evaluated; its apply failed), so the check saw only part of it, with or without
+// findings (the report says both). --allow-failed: 0 or 1 on the findings alone.
+inline constexpr int kExitIncomplete = 3;
 // Stopped by SIGINT, SIGTERM or SIGHUP (check, scan): 128 + the signal, as a shell reports a
 // process the signal killed (130 for Ctrl-C).
 inline constexpr int ExitForSignal(int signal) { return 128 + signal; }

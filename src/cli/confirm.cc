@@ -84,6 +84,7 @@ int ConfirmFindings(const exec::CheckRequest& base, const exec::RunResult& run,
     absl::StatusOr<std::string> forced =
         exec::ForceOrder(run.catalog_text, second.json_index, first.ref);
     if (!forced.ok()) {
+      f.confirmation.inconclusive = true;
       f.confirmation.reason = std::string(forced.status().message());
       continue;
     }
@@ -176,6 +177,7 @@ int ConfirmFindings(const exec::CheckRequest& base, const exec::RunResult& run,
       if (f.paths.size() > 3) shown += ", ...";
       c.forced = fmt::format("a second apply after putting back {} as the OS root had it", shown);
       if (!ran) {
+        c.inconclusive = true;
         c.reason = "the replay did not run to its end: " + ran_why;
         continue;
       }
@@ -208,12 +210,23 @@ int ConfirmFindings(const exec::CheckRequest& base, const exec::RunResult& run,
     c.seconds = r.seconds;
     if (r.result.ok()) c.apply_seconds = r.result->summary.apply_seconds;
     if (!reference_ran) {
+      c.inconclusive = true;
       c.reason = "the replay of the catalog as compiled did not run to its end: " + why;
       continue;
     }
     std::string failed;
     if (!Ran(r, &failed)) {
+      c.inconclusive = true;
       c.reason = r.result.ok() ? failed : "the replay could not run: " + failed;
+      continue;
+    }
+    // A replay that stopped part-way or went wrong elsewhere would count every resource it
+    // never applied as a difference: it proves nothing.
+    const checker::Finding& f = result->findings[chosen[k]];
+    if (!exec::ReplayConclusive(*r.result, *reference.result, cat, cat.resource(f.target).ref,
+                                &failed)) {
+      c.inconclusive = true;
+      c.reason = failed;
       continue;
     }
     c.differences = exec::ReplayDifferences(*reference.result, *r.result, services);

@@ -57,6 +57,9 @@ void AddReportOptions(CLI::App* cmd, ReportOptions* o) {
                 "also show findings of low confidence (evidence only lookups or metadata) in "
                 "text, and count them in the exit code; JSON and SARIF always list them, "
                 "SARIF at level `note`");
+  cmd->add_flag("--allow-failed", o->allow_failed,
+                "judge a check in which Puppet failed, skipped or never evaluated resources on its "
+                "findings alone (exit 0 or 1) instead of exit 3 (incomplete)");
   cmd->add_flag("--show-suppressed", o->show_suppressed,
                 "show suppressed findings in full in text and as SARIF results with "
                 "`suppressions` (GitHub ignores those and would open alerts for them)");
@@ -87,7 +90,15 @@ int CheckAndReport(const ReportOptions& o, const pipeline::ProjectInputs& projec
   auto verdict =
       pipeline::CheckAndReport(o, project, cat, std::move(ctx), io, puppet_graph, before_report);
   if (!verdict.ok()) return Fail(verdict.status());
-  return *verdict == pipeline::Verdict::kClean ? kExitOk : kExitFindings;
+  switch (*verdict) {
+    case pipeline::Verdict::kClean:
+      return kExitOk;
+    case pipeline::Verdict::kFindings:
+      return kExitFindings;
+    case pipeline::Verdict::kIncomplete:
+      return kExitIncomplete;
+  }
+  return kExitError;
 }
 
 }  // namespace fsmove::cli

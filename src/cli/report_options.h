@@ -25,7 +25,7 @@ struct ReportOptions : pipeline::ReportSettings {
 
 // --format, -o, --json-output, --sarif-output, --junit-output, --source-root, --max-evidence,
 // --strict, --package-notify, --ignore-path, --no-default-ignores, --ignore-resource,
-// --config, --baseline, --write-baseline, --show-suppressed.
+// --config, --baseline, --write-baseline, --show-suppressed, --allow-failed.
 void AddReportOptions(CLI::App* cmd, ReportOptions* o);
 
 // The configuration and the baseline the options name. `fsmove check` loads them before running
@@ -37,7 +37,7 @@ int TraceWarnings(const ReportOptions& o, const analysis::Analyzer& analyzer,
                   const std::string& name, bool run_finished = true);
 
 // pipeline::CheckAndReport with standard output and stderr: kExitOk (no findings that count),
-// kExitFindings or kExitError.
+// kExitFindings, kExitIncomplete (without --allow-failed) or kExitError.
 int CheckAndReport(const ReportOptions& o, const pipeline::ProjectInputs& project,
                    const catalog::Catalog& cat, report::FindingsContext ctx,
                    const pipeline::PuppetGraphInput* puppet_graph = nullptr,

@@ -24,38 +24,11 @@ bool IsLogLine(std::string_view l) {
   return false;
 }
 
-bool IsPropertyName(std::string_view s) {
-  if (s.empty()) return false;
-  for (char c : s) {
-    if (!((c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '_')) return false;
-  }
-  return true;
-}
-
-// "/Stage[main]/Main/Exec[x]/returns: change from ... failed: ..." -> ("Exec[x]", message).
-// Titles may hold ": " and "/", so each ": " is tried in turn until the text before it is a
-// resource path (optionally followed by "/property").
+// "/Stage[main]/Main/Exec[x]/returns: ..." -> ("Exec[x]", message): strace's reading of
+// the same lines in the trace, so that both agree.
 bool SplitResourceError(std::string_view s, std::string* ref, std::string* message,
                         std::string* property = nullptr) {
-  if (!s.starts_with("/")) return false;
-  for (size_t pos = s.find(": "); pos != std::string_view::npos; pos = s.find(": ", pos + 1)) {
-    std::string_view path = s.substr(0, pos);
-    std::string_view prop;
-    if (path.back() != ']') {
-      size_t slash = path.rfind('/');
-      if (slash == std::string_view::npos || !IsPropertyName(path.substr(slash + 1))) continue;
-      prop = path.substr(slash + 1);
-      path = path.substr(0, slash);
-      if (path.empty() || path.back() != ']') continue;
-    }
-    std::string r = strace::RefFromSource(path);
-    if (r.empty() || r.front() == '/') continue;
-    *ref = std::move(r);
-    *message = std::string(s.substr(pos + 2));
-    if (property != nullptr) *property = std::string(prop);
-    return true;
-  }
-  return false;
+  return s.starts_with("/") && strace::SplitResourceMessage(s, ref, message, property);
 }
 
 // Calls `f(line)` for each line of `log`, ANSI colours and trailing blanks removed.
@@ -210,6 +183,17 @@ ApplyOutcomes ParseApplyOutcomes(std::string_view log, std::vector<FailedResourc
   ForEachLine(log, [&](std::string_view l) {
     if (l.starts_with("Error: Found ") && l.find(" dependency cycle") != std::string_view::npos) {
       out.dependency_cycle = true;
+      return;
+    }
+    if (l.starts_with("Error: Failed to apply catalog")) {
+      if (out.failed_to_apply.empty()) out.failed_to_apply = std::string(l.substr(7));
+      return;
+    }
+    if (l.starts_with("Info: ")) {
+      strace::Marker marker;
+      if (strace::ParseMarker(l, &marker) == strace::MarkerKind::kBegin) {
+        out.evaluated.insert(marker.ref);
+      }
       return;
     }
     const bool notice = l.starts_with("Notice: ");

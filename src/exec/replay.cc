@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <cctype>
+#include <optional>
 #include <set>
 
 #include "fmt/format.h"
@@ -138,6 +139,10 @@ bool ReplayRan(const RunResult& r, std::string* why) {
         *why = "forcing the order closes a dependency cycle: Puppet refused the catalog";
         return false;
       }
+      if (!r.outcomes.failed_to_apply.empty()) {
+        *why = "Puppet stopped the apply: " + r.outcomes.failed_to_apply;
+        return false;
+      }
       return true;
     case RunEnd::kCompileFailed:
       *why = "the catalog could not be read";
@@ -155,6 +160,71 @@ bool ReplayRan(const RunResult& r, std::string* why) {
   return false;
 }
 
+namespace {
+
+// Which of the catalog's resources `r` began to evaluate, by position.
+std::vector<bool> Evaluated(const RunResult& r, const catalog::Catalog& cat) {
+  std::vector<bool> seen(cat.size(), false);
+  for (const std::string& ref : r.outcomes.evaluated) {
+    if (std::optional<catalog::ResourceId> id = cat.ResolveRef(ref)) seen[*id] = true;
+  }
+  return seen;
+}
+
+// "A, B, C and 4 more"
+std::string FewOf(const std::vector<std::string>& list, size_t shown = 3) {
+  std::string out;
+  for (size_t i = 0; i < list.size() && i < shown; ++i) out += (i ? ", " : "") + list[i];
+  if (list.size() > shown) out += fmt::format(" and {} more", list.size() - shown);
+  return out;
+}
+
+}  // namespace
+
+bool ReplayConclusive(const RunResult& forced, const RunResult& reference,
+                      const catalog::Catalog& cat, const std::string& consumer, std::string* why) {
+  // What the reference never evaluated either (a Service whose provider does not work here
+  // fails before its evaluation) is the catalog's doing, not the order's.
+  const std::vector<bool> now = Evaluated(forced, cat), was = Evaluated(reference, cat);
+  std::vector<std::string> missing;
+  for (catalog::ResourceId id = 0; id < cat.size(); ++id) {
+    if (!now[id] && was[id]) missing.push_back(cat.resource(id).ref);
+  }
+  const size_t reached = static_cast<size_t>(std::count(was.begin(), was.end(), true));
+  if (!missing.empty()) {
+    *why = fmt::format(
+        "Puppet evaluated only {} of the {} resources it evaluates in the catalog's order and "
+        "stopped (a dependency cycle found only at apply time?); never evaluated: {}",
+        reached - missing.size(), reached, FewOf(missing));
+    return false;
+  }
+  const std::optional<catalog::ResourceId> consumer_id = cat.ResolveRef(consumer);
+  std::vector<std::string> others;
+  for (const auto& [ref, o] : forced.outcomes.resources) {
+    if (!o.failed) continue;
+    const std::optional<catalog::ResourceId> id = cat.ResolveRef(ref);
+    if (ref == consumer || (id && id == consumer_id)) continue;
+    auto was = reference.outcomes.resources.find(ref);
+    if (was != reference.outcomes.resources.end() && was->second.failed) continue;
+    others.push_back(ref);
+  }
+  if (!others.empty()) {
+    *why = fmt::format(
+        "besides {}, {} failed in the forced order and not in the catalog's: the replay went "
+        "wrong in more than the order it forced",
+        consumer, FewOf(others));
+    return false;
+  }
+  const int code = forced.summary.puppet_exit_code;
+  const int reference_code = reference.summary.puppet_exit_code;
+  if (code != 0 && code != reference_code) {
+    *why = fmt::format("puppet apply exited with code {} in the forced order ({} in the catalog's)",
+                       code, reference_code);
+    return false;
+  }
+  return true;
+}
+
 std::vector<std::string> ReplayDifferences(const RunResult& reference, const RunResult& forced,
                                            const std::vector<ServiceNames>& services) {
   std::vector<std::string> out;
@@ -163,6 +233,9 @@ std::vector<std::string> ReplayDifferences(const RunResult& reference, const Run
   for (const auto& [ref, o] : reference.outcomes.resources) refs.insert(ref);
   for (const auto& [ref, o] : forced.outcomes.resources) refs.insert(ref);
   for (const std::string& ref : refs) {
+    if (!reference.outcomes.evaluated.contains(ref) || !forced.outcomes.evaluated.contains(ref)) {
+      continue;  // one of the applies never reached it
+    }
     auto a = reference.outcomes.resources.find(ref);
     auto b = forced.outcomes.resources.find(ref);
     const ResourceOutcome& was = a == reference.outcomes.resources.end() ? kNothing : a->second;

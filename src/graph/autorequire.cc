@@ -31,6 +31,30 @@ class Relations {
     }
   }
   void RequireId(ResourceId other, std::string_view rule) { Add(other, self_, rule); }
+  // What a File of `path` that this resource generates at apply time autorequires (the
+  // generated File's block is charged to this resource): the nearest File above `path`, and
+  // the User and Group named by this resource's `owner_parameter` and `group_parameter`
+  // (empty: none).
+  void RequireAsGeneratedFile(std::string_view path, std::string_view owner_parameter,
+                              std::string_view group_parameter) {
+    if (!catalog::IsAbsolutePath(path)) return;
+    const std::string canonical = catalog::CanonicalFilePath(path);
+    if (std::optional<ResourceId> parent = context_.paths.NearestFileAncestor(canonical)) {
+      Add(*parent, self_, "generated-file:parent-directory");
+    }
+    if (!owner_parameter.empty()) {
+      if (std::optional<std::string> owner = AccountName(self(), owner_parameter)) {
+        if (std::optional<ResourceId> user = context_.catalog.Find("User", *owner))
+          Add(*user, self_, "generated-file:owner");
+      }
+    }
+    if (!group_parameter.empty()) {
+      if (std::optional<std::string> group = AccountName(self(), group_parameter)) {
+        if (std::optional<ResourceId> g = context_.catalog.Find("Group", *group))
+          Add(*g, self_, "generated-file:group");
+      }
+    }
+  }
   // autobefore: this resource comes first.
   void BeforeId(ResourceId other, std::string_view rule) { Add(self_, other, rule); }
 
@@ -356,7 +380,26 @@ std::vector<AutoRelation> ConcatFileAutorequires(ResourceId self,
                                                  const AutorelationContext& context) {
   Relations relations(self, context);
   const std::optional<std::string> path = relations.self().StringParameter("path");
-  relations.Require("File", path ? *path : relations.self().title, "concat_file:path");
+  const std::string& target = path ? *path : relations.self().title;
+  relations.Require("File", target, "concat_file:path");
+  // Concat_file#generate makes File[target] with its owner and group; Puppet orders that File
+  // after what it autorequires, and the File's block (the write) is charged here.
+  relations.RequireAsGeneratedFile(target, "owner", "group");
+  return relations.Take();
+}
+
+std::vector<AutoRelation> TidyAutorequires(ResourceId self, const AutorelationContext& context) {
+  Relations relations(self, context);
+  const std::optional<std::string> path = relations.self().StringParameter("path");
+  const std::string& dir = path ? *path : relations.self().title;
+  if (!catalog::IsAbsolutePath(dir)) return relations.Take();
+  // The Files Tidy generates (ensure => absent) for what it removes under `dir` autorequire
+  // the File of `dir` or, unmanaged, the nearest File above it.
+  if (std::optional<ResourceId> file = context.paths.FileAt(catalog::CanonicalFilePath(dir))) {
+    relations.RequireId(*file, "generated-file:parent-directory");
+  } else {
+    relations.RequireAsGeneratedFile(catalog::CanonicalFilePath(dir) + "/x", "", "");
+  }
   return relations.Take();
 }
 
@@ -468,6 +511,7 @@ AutorelationRule AutorelationRuleFor(std::string_view type) {
       {"Ssh_authorized_key", &SshAuthorizedKeyAutorequires},
       {"File_line", &FileLineAutorequires},
       {"Concat_file", &ConcatFileAutorequires},
+      {"Tidy", &TidyAutorequires},
       {"Ini_setting", &IniSettingAutorequires},
       {"Mysql_database", &MysqlAutorequires},
       {"Mysql_user", &MysqlAutorequires},

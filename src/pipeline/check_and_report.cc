@@ -7,6 +7,8 @@
 
 #include "absl/strings/str_cat.h"
 #include "fsmove/base/output_file.h"
+#include "fsmove/catalog/block_resolver.h"
+#include "fsmove/catalog/managed_paths.h"
 #include "fsmove/gating/suppressions.h"
 #include "fsmove/graph/dependency_graph.h"
 #include "fsmove/graph/puppet_graph.h"
@@ -71,14 +73,28 @@ class Destination {
   std::ostream* stream_ = nullptr;
 };
 
-// The relationships Puppet logged adding (--debug) between resources of this catalog.
+// The relationships Puppet logged adding (--debug) between resources of this catalog. A
+// resource Puppet generated at apply time (the File a Concat_file writes, a recursive File's
+// children, a Tidy's files) logs its own autorequires too: its parent directory's File, its
+// owner and group. Its block is charged to its generator, so the relationship is its
+// generator's: File[/etc/app] -> Concat_file[/etc/app/app.conf].
 std::vector<graph::ObservedEdge> ObservedAutorelations(const analysis::Analyzer& analyzer,
                                                        const catalog::Catalog& cat) {
   std::vector<graph::ObservedEdge> edges;
+  std::optional<catalog::ManagedPaths> paths;
+  std::optional<catalog::BlockResolver> resolver;
   for (const strace::AutoRelationMessage& m : analyzer.puppet_autorelations()) {
     std::optional<catalog::ResourceId> self = cat.ResolveRef(m.ref);
     std::optional<catalog::ResourceId> other = cat.ResolveRef(m.other);
-    if (!self || !other) continue;
+    if (!self && other) {
+      if (!resolver) {
+        paths.emplace(cat);
+        resolver.emplace(cat, *paths);
+      }
+      catalog::BlockResolution generated = resolver->Resolve(m.ref, m.ref);
+      if (generated.how == catalog::BlockMatch::kGenerated) self = generated.resource;
+    }
+    if (!self || !other || *self == *other) continue;
     graph::ObservedEdge e;
     e.source = m.other_first ? *other : *self;
     e.target = m.other_first ? *self : *other;
@@ -111,7 +127,22 @@ absl::Status WriteBaseline(const std::string& path, const checker::CheckResult& 
   return absl::OkStatus();
 }
 
+// What the run (fsmove check) knows of its apply besides the trace.
+checker::ApplyFacts FactsOf(const report::RunSummary& run) {
+  checker::ApplyFacts facts;
+  facts.exit_code = run.puppet_exit_code;
+  for (const report::FailedResource& f : run.failed)
+    facts.failed.push_back({f.resource, f.message});
+  facts.unfinished = run.WhyUnfinished();
+  return facts;
+}
+
 }  // namespace
+
+Verdict Decide(size_t reported, const checker::Completeness& completeness, bool allow_failed) {
+  if (!allow_failed && !completeness.complete()) return Verdict::kIncomplete;
+  return reported == 0 ? Verdict::kClean : Verdict::kFindings;
+}
 
 absl::StatusOr<ProjectInputs> LoadProjectInputs(const std::string& config_file,
                                                 const std::string& project_dir,
@@ -209,6 +240,12 @@ absl::StatusOr<Verdict> CheckAndReport(const ReportSettings& o, const ProjectInp
   auto result = checker::Check(*ctx.analyzer, cat, graph, options);
   if (!result.ok()) return result.status();
   ctx.seconds.check = SecondsSince(t);
+  std::optional<checker::ApplyFacts> facts;
+  if (ctx.run != nullptr) facts = FactsOf(*ctx.run);
+  const checker::Completeness completeness =
+      checker::AssessCompleteness(*ctx.analyzer, cat, *result, facts ? &*facts : nullptr);
+  ctx.completeness = &completeness;
+  ctx.allow_failed = o.allow_failed;
   gating::Suppressions suppressions = gating::Suppress(
       *result, cat, project.config, project.baseline ? &*project.baseline : nullptr);
   suppressions.warnings.insert(suppressions.warnings.begin(), warnings.begin(), warnings.end());
@@ -238,7 +275,7 @@ absl::StatusOr<Verdict> CheckAndReport(const ReportSettings& o, const ProjectInp
                       cat.source_name()));
   }
   for (const std::string& w : suppressions.warnings) warn(report::TerminalSafe(w));
-  return ctx.ReportedCount(o.fail_on == "confirmed") == 0 ? Verdict::kClean : Verdict::kFindings;
+  return Decide(ctx.ReportedCount(o.fail_on == "confirmed"), completeness, o.allow_failed);
 }
 
 }  // namespace fsmove::pipeline

@@ -102,6 +102,66 @@ void WriteRunText(std::ostream& out, const RunSummary& run) {
       << "\n";
 }
 
+void WriteCompletenessText(std::ostream& out, const checker::Completeness& c, bool allow_failed,
+                           size_t max_listed) {
+  if (c.complete()) return;
+  out << "\nIncomplete check: Puppet did not apply the whole catalog: " << TerminalSafe(c.Summary())
+      << ". The findings cover only what ran"
+      << (allow_failed ? " (--allow-failed: judged on its findings alone)"
+                       : "; exit code 3 (--allow-failed judges it on its findings alone)")
+      << ".\n";
+  for (checker::GapKind kind :
+       {checker::GapKind::kFailed, checker::GapKind::kSkipped, checker::GapKind::kNotEvaluated}) {
+    size_t n = c.Count(kind), shown = 0;
+    if (n == 0) continue;
+    const checker::ResourceGap* first = nullptr;
+    for (const auto& g : c.gaps) {
+      if (g.kind == kind && first == nullptr) first = &g;
+    }
+    out << "  " << n << " "
+        << (kind == checker::GapKind::kFailed    ? "failed"
+            : kind == checker::GapKind::kSkipped ? "skipped (their dependencies failed)"
+                                                 : "never evaluated")
+        << "; evidence lost: " << first->evidence_lost << ":\n";
+    for (const auto& g : c.gaps) {
+      if (g.kind != kind) continue;
+      if (shown++ == max_listed) {
+        out << "    ... and " << n - max_listed << " more (JSON lists them all)\n";
+        break;
+      }
+      out << "    " << (g.ref.empty() ? "?" : TerminalSafe(g.ref));
+      if (!g.message.empty()) out << ": " << Indented(g.message, "      ");
+      out << "\n";
+    }
+  }
+  for (const auto& p : c.apply_problems) out << "  " << TerminalSafe(p) << "\n";
+}
+
+nlohmann::json CompletenessToJson(const checker::Completeness& c, bool allow_failed) {
+  nlohmann::json lists = {{"failed", nlohmann::json::array()},
+                          {"skipped", nlohmann::json::array()},
+                          {"not_evaluated", nlohmann::json::array()}};
+  for (const auto& g : c.gaps) {
+    nlohmann::json e = {
+        {"resource", g.ref.empty() ? nlohmann::json(nullptr) : nlohmann::json(g.ref)},
+        {"evidence_lost", g.evidence_lost}};
+    if (g.kind == checker::GapKind::kFailed) e["message"] = g.message;
+    lists[g.kind == checker::GapKind::kFailed    ? "failed"
+          : g.kind == checker::GapKind::kSkipped ? "skipped"
+                                                 : "not_evaluated"]
+        .push_back(std::move(e));
+  }
+  return {{"complete", c.complete()},
+          {"summary", c.Summary()},
+          {"catalog_resources", c.catalog_resources},
+          {"evaluated", c.evaluated},
+          {"failed", lists["failed"]},
+          {"skipped", lists["skipped"]},
+          {"not_evaluated", lists["not_evaluated"]},
+          {"apply_problems", c.apply_problems},
+          {"allow_failed", allow_failed}};
+}
+
 nlohmann::json RunToJson(const RunSummary& run) {
   nlohmann::json failed = nlohmann::json::array();
   for (const auto& f : run.failed) {
@@ -247,9 +307,10 @@ void WriteFindingText(std::ostream& out, const checker::Finding& f, const catalo
   out << "\n"
       << (mor_kind ? "Missing ordering relationship" : "Missing notifier") << " ("
       << checker::FaultKindName(f.kind) << ")"
-      << (conf.confirmed   ? " CONFIRMED"
-          : conf.attempted ? " (not confirmed)"
-                           : "")
+      << (conf.confirmed      ? " CONFIRMED"
+          : conf.inconclusive ? " (replay inconclusive)"
+          : conf.attempted    ? " (not confirmed)"
+                              : "")
       << "\n";
   // At the user's declaration (the defined-type instance holding the resource), naming the
   // resource inside it when they differ.
@@ -290,10 +351,14 @@ void WriteFindingText(std::ostream& out, const checker::Finding& f, const catalo
     out << "    ... and " << (f.evidence_total - f.evidence.size()) << " more\n";
   }
   if (conf.attempted) {
-    out << "  " << (conf.confirmed ? "confirmed" : "not confirmed") << ": a replay "
-        << (mor_kind ? "forcing " : "with ") << TerminalSafe(conf.forced)
-        << (conf.confirmed ? (mor_kind ? " did otherwise:" : " left the service stale:")
-                           : ": " + TerminalSafe(conf.reason))
+    out << "  "
+        << (conf.confirmed      ? "confirmed"
+            : conf.inconclusive ? "inconclusive"
+                                : "not confirmed")
+        << ": a replay " << (mor_kind ? "forcing " : "with ") << TerminalSafe(conf.forced)
+        << (conf.confirmed      ? (mor_kind ? " did otherwise:" : " left the service stale:")
+            : conf.inconclusive ? " proves nothing: " + TerminalSafe(conf.reason)
+                                : ": " + TerminalSafe(conf.reason))
         << "\n";
     for (const std::string& d : conf.differences) {
       std::string text = TerminalSafe(d);
@@ -358,11 +423,15 @@ void WriteFindingsText(std::ostream& out, const FindingsContext& c) {
     WriteFindingText(out, f, cat, nullptr);
   }
   for (const NotIdempotent& n : c.not_idempotent()) WriteNotIdempotentText(out, n, cat);
+  const bool incomplete = c.completeness != nullptr && !c.completeness->complete();
   if (mor + mn == 0 && c.run != nullptr && !c.run->ApplyFinished()) {
     // Nothing found in part of a run is not a clean result.
     out << "No missing ordering relationships or notifiers found in the part of the apply that "
            "ran, but the apply did not finish ("
         << c.run->WhyUnfinished() << "): the rest was not checked.\n";
+  } else if (mor + mn == 0 && incomplete) {
+    out << "No missing ordering relationships or notifiers found in what Puppet applied, but "
+           "it did not apply the whole catalog: the rest was not checked (below).\n";
   } else if (mor + mn == 0) {
     out << (r.findings.empty() ? "No missing ordering relationships or notifiers found.\n"
                                : "No missing ordering relationships or notifiers found that "
@@ -404,6 +473,7 @@ void WriteFindingsText(std::ostream& out, const FindingsContext& c) {
           << (e.target.empty() ? "?" : TerminalSafe(e.target)) << " [" << e.fingerprint << "]\n";
     }
   }
+  if (incomplete) WriteCompletenessText(out, *c.completeness, c.allow_failed);
   if (!r.stats.unknown_blocks.empty()) {
     out << "\nResources in the trace but not in the catalog (skipped):";
     for (const auto& u : r.stats.unknown_blocks) out << " " << TerminalSafe(u.ref);
@@ -455,6 +525,7 @@ nlohmann::json ConfirmationJson(const checker::Confirmation& c) {
                       {"differences", c.differences},
                       {"seconds", c.seconds},
                       {"apply_seconds", c.apply_seconds}};
+  j["outcome"] = c.confirmed ? "confirmed" : c.inconclusive ? "inconclusive" : "not-confirmed";
   if (!c.confirmed) j["reason"] = c.reason;
   if (!c.kept.empty()) j["kept"] = c.kept;
   return j;
@@ -537,6 +608,10 @@ nlohmann::json FindingsToJson(const FindingsContext& c) {
   j["faults"] = faults;
   j["suppressed"] = suppressed;
   j["summary"] = {{"MOR", mor}, {"MN", mn}, {"suppressed", suppressed.size()}};
+  if (c.completeness != nullptr) {
+    j["summary"]["incomplete"] = !c.completeness->complete();
+    j["completeness"] = CompletenessToJson(*c.completeness, c.allow_failed);
+  }
   if (c.run != nullptr && c.run->idempotence.checked)
     j["summary"]["NI"] = c.not_idempotent().size();
   if (c.run != nullptr && c.run->confirm) j["summary"]["confirmed"] = confirmed;

@@ -200,6 +200,9 @@ void WriteFindingsJunit(std::ostream& out, const FindingsContext& c, const Junit
     property("suppressed", std::to_string(c.suppressions->suppressed()));
     if (c.suppressions->has_baseline()) property("baseline", c.suppressions->baseline_name);
   }
+  if (c.completeness != nullptr && !c.completeness->complete()) {
+    property("incomplete", c.completeness->Summary());
+  }
   out << "    </properties>\n";
   if (order.empty()) {
     // No resource ran: one passing case, so the totals are not empty and say why.

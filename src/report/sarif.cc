@@ -163,9 +163,11 @@ std::string MessageText(const checker::Finding& f, const catalog::Catalog& cat) 
     }
     text += ".";
   } else if (f.confirmation.attempted) {
-    text += std::string(" Not confirmed by a replay ") + (mor ? "forcing " : "with ") +
-            SarifMessageEscape(f.confirmation.forced) + ": " +
-            SarifMessageEscape(f.confirmation.reason) + ".";
+    text +=
+        std::string(f.confirmation.inconclusive ? " A replay " : " Not confirmed by a replay ") +
+        (mor ? "forcing " : "with ") + SarifMessageEscape(f.confirmation.forced) +
+        (f.confirmation.inconclusive ? " proves nothing: " : ": ") +
+        SarifMessageEscape(f.confirmation.reason) + ".";
   }
   text += " Fix: " + SarifMessageEscape(f.fix) + ".";
   return text;
@@ -333,8 +335,30 @@ nlohmann::json FindingsToSarif(const FindingsContext& c, const SarifOptions& o) 
   if (sup != nullptr) {
     for (const auto& w : sup->warnings) notifications.push_back(Notification(w, "warning"));
   }
+  const bool incomplete = c.completeness != nullptr && !c.completeness->complete();
+  if (incomplete) {
+    // The check saw only part of the apply: an error unless --allow-failed accepts it, then
+    // each resource and the evidence lost with it.
+    notifications.push_back(Notification(
+        fmt::format("Incomplete check: Puppet did not apply the whole catalog: {}. The findings "
+                    "cover only what ran",
+                    c.completeness->Summary()),
+        c.allow_failed ? "warning" : "error"));
+    for (const checker::ResourceGap& g : c.completeness->gaps) {
+      std::string text =
+          fmt::format("{} {}", g.ref.empty() ? "a resource" : g.ref,
+                      g.kind == checker::GapKind::kFailed    ? "failed"
+                      : g.kind == checker::GapKind::kSkipped ? "was skipped"
+                                                             : "was never evaluated");
+      if (!g.message.empty()) text += ": " + g.message;
+      text += "; evidence lost: " + g.evidence_lost;
+      notifications.push_back(Notification(std::move(text), "warning"));
+    }
+  }
   if (c.run != nullptr) {
+    // Listed above with the rest of what the check did not see.
     for (const auto& f : c.run->failed) {
+      if (incomplete) break;
       notifications.push_back(
           Notification(fmt::format("Puppet reported {} as failed: {}",
                                    f.resource.empty() ? "a resource" : f.resource, f.message),
@@ -356,6 +380,10 @@ nlohmann::json FindingsToSarif(const FindingsContext& c, const SarifOptions& o) 
                        {"MN", mn},
                        {"NI", c.not_idempotent().size()},
                        {"suppressed", sup != nullptr ? sup->suppressed() : 0}}}};
+  if (c.completeness != nullptr) {
+    properties["completeness"] = CompletenessToJson(*c.completeness, c.allow_failed);
+    properties["summary"]["incomplete"] = incomplete;
+  }
   if (baseline) {
     properties["baseline"] = {{"file", sup->baseline_name},
                               {"suppressed", sup->by_baseline},

@@ -28,6 +28,8 @@ T At(const nlohmann::json& j, const char* pointer, T fallback) {
   const nlohmann::json& v = j.at(p);
   if constexpr (std::is_same_v<T, bool>) {
     return v.is_boolean() ? v.get<bool>() : fallback;
+  } else if constexpr (std::is_same_v<T, std::string>) {
+    return v.is_string() ? v.get<std::string>() : fallback;
   } else {
     return v.is_number() ? v.get<T>() : fallback;
   }
@@ -106,7 +108,8 @@ ModuleResult Classify(const std::string& module, const CheckOutcome& o) {
                 fmt::format("fsmove check was killed by signal {}{}", o.exit_code - 128,
                             why.empty() ? "" : ": " + why));
   }
-  if ((o.exit_code == 0 || o.exit_code == 1) && o.report) {
+  // 3: the check saw only part of the apply (resources failed, skipped, never evaluated).
+  if ((o.exit_code == 0 || o.exit_code == 1 || o.exit_code == 3) && o.report) {
     // Analysed, but what failed (and what depended on it) did not run: not a clean result,
     // whatever the findings.
     const nlohmann::json::json_pointer failed("/run/failed_resources");
@@ -125,6 +128,12 @@ ModuleResult Classify(const std::string& module, const CheckOutcome& o) {
                   list.size() == 1
                       ? fmt::format("1 resource failed: {}", what)
                       : fmt::format("{} resources failed, first {}", list.size(), what));
+    }
+    if (o.exit_code == 3) {
+      const std::string summary = At<std::string>(j, "/completeness/summary", "");
+      return fail(ModuleStatus::kResourcesFailed,
+                  summary.empty() ? "Puppet did not apply the whole catalog"
+                                  : "Puppet did not apply the whole catalog: " + summary);
     }
     r.status = o.exit_code == 0 ? ModuleStatus::kOk : ModuleStatus::kFindings;
     return r;

@@ -17,6 +17,9 @@ constexpr std::string_view kSeconds = " seconds";
 constexpr std::string_view kDebug = "Debug: ";
 constexpr std::string_view kAdding = ": Adding auto";
 constexpr std::string_view kRelationshipWith = " relationship with ";
+constexpr std::string_view kError = "Error: ";
+constexpr std::string_view kWarning = "Warning: ";
+constexpr std::string_view kSkipping = "Skipping because of failed dependencies";
 // Enough decoded bytes for several colour sequences and the longest level ("Debug: ").
 constexpr size_t kMessageHeadBytes = 48;
 
@@ -111,7 +114,11 @@ bool MayHoldMarker(std::string_view raw_args) {
   char head[kMessageHeadBytes];
   std::string_view text = SkipLeadingSgr(
       std::string_view(head, DecodeStringPrefix(raw_args.substr(quote), head, sizeof head)));
-  if (text.starts_with(kInfo)) return true;
+  if (text.starts_with(kInfo) || text.starts_with(kError)) return true;
+  // Warnings: only the skipped resources are read.
+  if (text.starts_with(kWarning)) {
+    return memmem(raw_args.data(), raw_args.size(), kSkipping.data(), kSkipping.size()) != nullptr;
+  }
   // Debug lines are many under --debug; only the auto-relationship ones are read.
   return text.starts_with(kDebug) &&
          memmem(raw_args.data(), raw_args.size(), kRelationshipWith.data(),
@@ -229,6 +236,71 @@ bool ParseAutoRelation(std::string_view text, AutoRelationMessage* out) {
   out->ref = RefFromSource(s.substr(0, adding));
   out->other.assign(other);
   return out->ref.ends_with("]");
+}
+
+namespace {
+
+bool IsPropertyName(std::string_view s) {
+  if (s.empty()) return false;
+  for (char c : s) {
+    if (!((c >= 'a' && c <= 'z') || IsDigit(c) || c == '_')) return false;
+  }
+  return true;
+}
+
+}  // namespace
+
+bool SplitResourceMessage(std::string_view s, std::string* ref, std::string* message,
+                          std::string* property) {
+  if (s.empty() || (s.front() != '/' && !IsUpper(s.front()))) return false;
+  for (size_t pos = s.find(": "); pos != std::string_view::npos; pos = s.find(": ", pos + 1)) {
+    std::string_view path = s.substr(0, pos);
+    std::string_view prop;
+    if (path.empty()) continue;
+    if (path.back() != ']') {
+      size_t slash = path.rfind('/');
+      if (slash == std::string_view::npos || !IsPropertyName(path.substr(slash + 1))) continue;
+      prop = path.substr(slash + 1);
+      path = path.substr(0, slash);
+      if (path.empty() || path.back() != ']') continue;
+    }
+    std::string r = RefFromSource(path);
+    // A reference, not a sentence ending in one ("Could not start Service[x]").
+    const size_t type = TypeNameLength(r, 0);
+    if (type == 0 || type >= r.size() || r[type] != '[' || r.back() != ']') continue;
+    *ref = std::move(r);
+    *message = std::string(s.substr(pos + 2));
+    if (property != nullptr) *property = std::string(prop);
+    return true;
+  }
+  return false;
+}
+
+ProblemKind ParseProblem(std::string_view text, PuppetProblem* out) {
+  std::string_view s = StripDecorations(text);
+  // A message of several lines (an exec's output): its first line names the resource.
+  if (size_t nl = s.find('\n'); nl != std::string_view::npos) {
+    s = s.substr(0, nl);
+    while (!s.empty() && s.back() == '\r') s.remove_suffix(1);
+  }
+  const bool error = s.starts_with(kError);
+  if (!error && !s.starts_with(kWarning)) return ProblemKind::kNone;
+  s.remove_prefix(error ? kError.size() : kWarning.size());
+  if (error &&
+      ((s.starts_with("Found ") && s.find(" dependency cycle") != std::string_view::npos) ||
+       s.starts_with("Failed to apply catalog"))) {
+    out->kind = ProblemKind::kApplyFailed;
+    out->ref.clear();
+    out->message.assign(s);
+    return out->kind;
+  }
+  std::string ref, message;
+  if (!SplitResourceMessage(s, &ref, &message)) return ProblemKind::kNone;
+  if (!error && message != kSkipping) return ProblemKind::kNone;
+  out->kind = error ? ProblemKind::kResourceFailed : ProblemKind::kResourceSkipped;
+  out->ref = std::move(ref);
+  out->message = std::move(message);
+  return out->kind;
 }
 
 std::string RefFromSource(std::string_view source) {

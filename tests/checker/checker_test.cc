@@ -71,6 +71,32 @@ TEST(CheckerTest, MissingOrderingAndItsFix) {
       IsEmpty());
 }
 
+// The File a Concat_file generates at apply time writes the target the way every File does
+// (Puppet's Uniquefile: a ".lock" directory and a temporary file beside it, then a rename); its
+// block is charged to the Concat_file. Puppet orders that File after its directory's File
+// (autorequire), so that pair is no finding; a directory some other resource makes is one.
+TEST(CheckerTest, AGeneratedFileComesAfterItsDirectorysFile) {
+  const std::string tmp = "/etc/app/app.conf20261124-77-12gf49z";
+  const std::vector<std::string> write = {
+      "newfstatat(AT_FDCWD, \"/etc/app/app.conf\", 0x7ffd71d04e60, AT_SYMLINK_NOFOLLOW) = -1 "
+      "ENOENT (No such file or directory)",
+      "mkdir(\"" + tmp + ".lock\", 0777) = 0",
+      "openat(AT_FDCWD, \"" + tmp + "\", O_RDWR|O_CREAT|O_EXCL|O_CLOEXEC, 0600) = 5",
+      "rmdir(\"" + tmp + ".lock\") = 0", "rename(\"" + tmp + "\", \"/etc/app/app.conf\") = 0"};
+  auto lines =
+      Cat({Block("File[/etc/app]", {"mkdir(\"/etc/app\", 0755) = 0"}),
+           Block("Concat_file[/etc/app/app.conf]", {}), Block("File[/etc/app/app.conf]", write)});
+  EXPECT_THAT(Findings({{"File", "/etc/app", {{"ensure", "directory"}}},
+                        {"Concat_file", "/etc/app/app.conf"}},
+                       lines),
+              IsEmpty());
+  auto by_exec =
+      Cat({Block("Exec[setup]", {"mkdir(\"/etc/app\", 0755) = 0"}),
+           Block("Concat_file[/etc/app/app.conf]", {}), Block("File[/etc/app/app.conf]", write)});
+  EXPECT_THAT(Findings({{"Exec", "setup"}, {"Concat_file", "/etc/app/app.conf"}}, by_exec),
+              UnorderedElementsAre("MOR Exec[setup] Concat_file[/etc/app/app.conf]"));
+}
+
 TEST(CheckerTest, AManagedFileProducesItsPathEvenWhenThisRunChangedNothing) {
   // The config was already right: the File only looked at it. On another machine it writes.
   auto lines = Cat(

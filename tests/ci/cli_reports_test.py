@@ -45,7 +45,7 @@ def main():
         junit = ET.parse(tmp / "r.xml").getroot()
         if "2 missing ordering relationships, 0 missing notifiers" not in proc.stdout:
             fail(f"text report summary:\n{proc.stdout}")
-        if report["summary"] != {"MOR": 2, "MN": 0, "suppressed": 0}:
+        if report["summary"] != {"MOR": 2, "MN": 0, "suppressed": 0, "incomplete": False}:
             fail(f"JSON summary {report['summary']}")
         fingerprints = [f["fingerprint"] for f in report["faults"]]
         sarif_fps = [r["partialFingerprints"]["fsmoveFinding/v1"]
@@ -158,6 +158,30 @@ def main():
             fail(f"no warning for an unknown vertex:\n{proc.stderr}")
         analyze("faults-autorequire-bad", "--puppet-graph", tmp / "missing.dot", status=2)
         print("ok: --puppet-graph used, named in the reports, bad graphs rejected")
+
+        # A run in which a resource failed saw only part of the apply: exit 3 with its findings
+        # (the report says both), in every format; --allow-failed judges the findings alone.
+        reversed_run = "faults-configure-use-bad-reversed"
+        proc = analyze(reversed_run, "--json-output", tmp / "i.json", "--sarif-output",
+                       tmp / "i.sarif", status=3)
+        if ("Incomplete check: Puppet did not apply the whole catalog: 1 resource failed"
+                not in proc.stdout or "Exec[use config]" not in proc.stdout
+                or "evidence lost: its block stops where it failed" not in proc.stdout
+                or "1 missing ordering relationship" not in proc.stdout):
+            fail(f"text report of an incomplete check:\n{proc.stdout}")
+        report = json.loads((tmp / "i.json").read_text())
+        gaps = report["completeness"]
+        if (report["summary"]["incomplete"] is not True or gaps["complete"]
+                or [g["resource"] for g in gaps["failed"]] != ["Exec[use config]"]
+                or "returned 1" not in gaps["failed"][0]["message"] or len(report["faults"]) != 1):
+            fail(f"JSON completeness {gaps}")
+        run = json.loads((tmp / "i.sarif").read_text())["runs"][0]
+        levels = [n["level"] for n in run["invocations"][0]["toolExecutionNotifications"]
+                  if n["message"]["text"].startswith("Incomplete check")]
+        if levels != ["error"] or run["properties"]["summary"]["incomplete"] is not True:
+            fail(f"SARIF: incomplete notification levels {levels}")
+        analyze(reversed_run, "--allow-failed", status=1)
+        print("ok: an incomplete check exits 3 and says what it did not see")
 
 
 if __name__ == "__main__":

@@ -944,11 +944,18 @@ def case_apply_fails():
             "file { '/etc/fsmove-after': ensure => file, require => Exec['fails'] }\n"
             "file { '/etc/fsmove-other': ensure => file }\n")
     p = fsmove("check", "-q", "--format", "json", "-e", code)
-    check(p.returncode == 0, f"exit code {p.returncode}")
+    # The check saw only part of the apply: exit 3, and the report says what it did not see.
+    check(p.returncode == 3, f"exit code {p.returncode}")
     report = json.loads(p.stdout)
     failed = [f["resource"] for f in report["run"]["failed_resources"]]
     check(failed == ["Exec[fails]"], f"failed resources: {failed}")
     check(report["stats"]["markers"]["begin"] > 0, "nothing analysed")
+    gaps = report["completeness"]
+    check(not gaps["complete"] and [f["resource"] for f in gaps["failed"]] == ["Exec[fails]"]
+          and [f["resource"] for f in gaps["skipped"]] == ["File[/etc/fsmove-after]"],
+          f"completeness: {gaps}")
+    p = fsmove("check", "-q", "--allow-failed", "-e", code)
+    check(p.returncode == 0, f"--allow-failed: exit code {p.returncode}")
     # Without -q but with stderr not a terminal: still no progress display.
     p = fsmove("check", "-e", code)
     check("1 resource failed" in p.stdout and "Exec[fails]" in p.stdout, "failure not in the text report")
@@ -961,7 +968,7 @@ def case_apply_fails():
             f"start => \"{start}\", status => '/bin/false' }}\n")
     # The host's root: the base service provider needs kill(1), which the pinned roots lack.
     p = fsmove("check", "-q", "--root", "host", "--format", "json", "-e", code)
-    check(p.returncode == 0, f"exit code {p.returncode}")
+    check(p.returncode == 3, f"exit code {p.returncode}")
     failed = json.loads(p.stdout)["run"]["failed_resources"]
     check(len(failed) == 1 and failed[0]["resource"] == "Service[fsmove-fails]", f"failed: {failed}")
     check("WARNING harmless" in failed[0]["message"] and "ERROR the real cause" in failed[0]["message"],

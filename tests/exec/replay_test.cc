@@ -41,9 +41,23 @@ TEST(ForceOrder, RefusesWhatIsNotACatalog) {
   EXPECT_FALSE(ForceOrder(kCatalog, 3, "File[/a]").ok());
 }
 
-RunResult Replay(std::string_view log, std::vector<PathState> probes = {}) {
+// --evaltrace's line for each resource, as the replays' logs have them.
+std::string Evaluated(const std::vector<std::string>& refs) {
+  std::string out;
+  for (size_t i = 0; i < refs.size(); ++i) {
+    out += "Info: /Stage[main]/Main/" + refs[i] + ": Starting to evaluate the resource (" +
+           std::to_string(i + 1) + " of " + std::to_string(refs.size()) + ")\n";
+  }
+  return out;
+}
+
+const std::vector<std::string> kAll = {"File[/etc/a]", "Exec[use]", "Exec[same]"};
+
+// A replay whose log says `log`, after Puppet began to evaluate `evaluated`.
+RunResult Replay(std::string_view log, std::vector<PathState> probes = {},
+                 const std::vector<std::string>& evaluated = kAll) {
   RunResult r;
-  r.outcomes = ParseApplyOutcomes(log);
+  r.outcomes = ParseApplyOutcomes(Evaluated(evaluated) + std::string(log));
   r.probes = std::move(probes);
   return r;
 }
@@ -88,10 +102,87 @@ TEST(ReplayRan, DependencyCycleAndFailuresAreNotProof) {
   RunResult r = Replay("Error: Found 1 dependency cycle:\n");
   EXPECT_FALSE(ReplayRan(r, &why));
   EXPECT_THAT(why, HasSubstr("dependency cycle"));
+  r = Replay("Error: Failed to apply catalog: Could not find dependency File[/x]\n");
+  EXPECT_FALSE(ReplayRan(r, &why));
+  EXPECT_THAT(why, HasSubstr("Puppet stopped the apply: Failed to apply catalog"));
   r = Replay("");
   EXPECT_TRUE(ReplayRan(r, &why));
   r.end = RunEnd::kTimedOut;
   EXPECT_FALSE(ReplayRan(r, &why));
+}
+
+constexpr std::string_view kReplayCatalog = R"({"resources": [
+  {"type": "Class", "title": "main"},
+  {"type": "File", "title": "/etc/a"},
+  {"type": "Exec", "title": "use"},
+  {"type": "Exec", "title": "same"}
+], "edges": []})";
+
+catalog::Catalog ReplayCatalog() {
+  auto cat = catalog::Catalog::LoadString(kReplayCatalog, "catalog.json");
+  EXPECT_TRUE(cat.ok()) << cat.status();
+  return std::move(*cat);
+}
+
+const std::vector<std::string> kEvery = {"Class[Main]", "File[/etc/a]", "Exec[use]", "Exec[same]"};
+
+TEST(ReplayConclusive, AnApplyThatStoppedPartWayProvesNothing) {
+  // The forced order closed a cycle Puppet found only at apply time: it stopped after two of
+  // four resources. What it never applied is not a difference.
+  const catalog::Catalog cat = ReplayCatalog();
+  RunResult reference = Replay(
+      "Notice: /Stage[main]/Main/File[/etc/a]/ensure: defined content as '{sha256}1'\n"
+      "Notice: /Stage[main]/Main/Exec[use]/returns: executed successfully\n"
+      "Notice: /Stage[main]/Main/Exec[same]/returns: executed successfully\n",
+      {}, kEvery);
+  RunResult stopped = Replay("Notice: /Stage[main]/Main/Exec[use]/returns: executed successfully\n",
+                             {}, {"Class[Main]", "Exec[use]"});
+  std::string why;
+  EXPECT_FALSE(ReplayConclusive(stopped, reference, cat, "Exec[use]", &why));
+  EXPECT_THAT(why, HasSubstr("evaluated only 2 of the 4 resources"));
+  EXPECT_THAT(why, HasSubstr("never evaluated: File[/etc/a], Exec[same]"));
+  // And the differences leave out what one of the applies never reached.
+  EXPECT_TRUE(ReplayDifferences(reference, stopped).empty());
+  // The whole catalog evaluated again: conclusive.
+  RunResult whole = Replay("", {}, kEvery);
+  EXPECT_TRUE(ReplayConclusive(whole, reference, cat, "Exec[use]", &why)) << why;
+  EXPECT_THAT(ReplayDifferences(reference, whole),
+              ElementsAre("Exec[same] changed nothing (with the catalog's order: returns)",
+                          "Exec[use] changed nothing (with the catalog's order: returns)",
+                          "File[/etc/a] changed nothing (with the catalog's order: ensure)"));
+}
+
+TEST(ReplayConclusive, OnlyTheConsumerMayFail) {
+  const catalog::Catalog cat = ReplayCatalog();
+  const std::string use_fails =
+      "Error: /Stage[main]/Main/Exec[use]/returns: change from 'notrun' to ['0'] failed: cat: "
+      "/etc/a: No such file or directory\n"
+      "Warning: /Stage[main]/Main/File[/etc/a]: Skipping because of failed dependencies\n";
+  RunResult reference = Replay("", {}, kEvery);
+  RunResult forced = Replay(use_fails, {}, kEvery);
+  std::string why;
+  // The consumer's failure, and what was skipped for it, are the proof.
+  EXPECT_TRUE(ReplayConclusive(forced, reference, cat, "Exec[use]", &why)) << why;
+  // Another resource failing is the replay going wrong, not the order.
+  RunResult other = Replay(use_fails +
+                               "Error: /Stage[main]/Main/Exec[same]/returns: change from "
+                               "'notrun' to ['0'] failed: network unreachable\n",
+                           {}, kEvery);
+  EXPECT_FALSE(ReplayConclusive(other, reference, cat, "Exec[use]", &why));
+  EXPECT_THAT(why, HasSubstr("besides Exec[use], Exec[same] failed"));
+  // ... unless it failed with the catalog's order too.
+  RunResult same_fails = Replay(
+      "Error: /Stage[main]/Main/Exec[same]/returns: change from 'notrun' to ['0'] failed: x\n", {},
+      kEvery);
+  EXPECT_TRUE(ReplayConclusive(other, same_fails, cat, "Exec[use]", &why)) << why;
+  // A resource the reference never evaluated either (its provider does not work here).
+  RunResult partial_reference = Replay("", {}, {"Class[Main]", "File[/etc/a]", "Exec[use]"});
+  RunResult partial_forced = Replay("", {}, {"Class[Main]", "File[/etc/a]", "Exec[use]"});
+  EXPECT_TRUE(ReplayConclusive(partial_forced, partial_reference, cat, "Exec[use]", &why)) << why;
+  // An abnormal exit.
+  forced.summary.puppet_exit_code = 1;
+  EXPECT_FALSE(ReplayConclusive(forced, reference, cat, "Exec[use]", &why));
+  EXPECT_THAT(why, HasSubstr("exited with code 1"));
 }
 
 }  // namespace

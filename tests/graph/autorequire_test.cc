@@ -156,6 +156,38 @@ TEST_F(GraphAutorequireRuleTest, UserRolesAndCommaSeparatedLists) {
   EXPECT_THAT(Relations(catalog, &UserAutorequires, "User[bob]"), IsEmpty());
 }
 
+TEST_F(GraphAutorequireRuleTest, GeneratorsRequireWhatTheirGeneratedFilesAutorequire) {
+  // The File a Concat_file generates (and whose block, the write, is charged to it) comes after
+  // the File of its directory, its owner and its group; a Tidy's Files after the File of
+  // the directory they are in. A recursive File's children add nothing: they autorequire the
+  // File itself.
+  const catalog::Catalog catalog = MakeCatalog({
+      Res("File", "/etc/app", {{"ensure", "directory"}}),
+      Res("User", "app"),
+      Res("Group", "app"),
+      Res("Concat_file", "/etc/app/app.conf", {{"owner", "app"}, {"group", "app"}}),
+      Res("Concat_file", "numeric", {{"path", "/etc/app/sub/x.conf"}, {"owner", "0"}}),
+      Res("Tidy", "/etc/app"),
+      Res("Tidy", "/etc/app/logs"),
+      Res("Tidy", "relative"),
+  });
+  EXPECT_THAT(Relations(catalog, &ConcatFileAutorequires, "Concat_file[/etc/app/app.conf]"),
+              ElementsAre("File[/etc/app] -> Concat_file[/etc/app/app.conf] "
+                          "(generated-file:parent-directory)",
+                          "User[app] -> Concat_file[/etc/app/app.conf] (generated-file:owner)",
+                          "Group[app] -> Concat_file[/etc/app/app.conf] (generated-file:group)"));
+  EXPECT_THAT(Relations(catalog, &ConcatFileAutorequires, "Concat_file[numeric]"),
+              ElementsAre("File[/etc/app] -> Concat_file[numeric] "
+                          "(generated-file:parent-directory)"));
+  EXPECT_THAT(Relations(catalog, &TidyAutorequires, "Tidy[/etc/app]"),
+              ElementsAre("File[/etc/app] -> Tidy[/etc/app] (generated-file:parent-directory)"));
+  EXPECT_THAT(Relations(catalog, &TidyAutorequires, "Tidy[/etc/app/logs]"),
+              ElementsAre("File[/etc/app] -> Tidy[/etc/app/logs] "
+                          "(generated-file:parent-directory)"));
+  EXPECT_THAT(Relations(catalog, &TidyAutorequires, "Tidy[relative]"), IsEmpty());
+  EXPECT_EQ(AutorelationRuleFor("Tidy"), &TidyAutorequires);
+}
+
 TEST_F(GraphAutorequireRuleTest, MultilineScansFollowRubyLineAnchors) {
   const catalog::Catalog catalog = MakeCatalog({
       Res("File", "/opt/a"),
@@ -275,8 +307,7 @@ TEST_F(GraphModuleAutorequireTest, SelmoduleRequiresItsModuleFile) {
 }
 
 TEST(GraphAutorequireTableTest, TypesWithoutAutorelations) {
-  for (const char* type :
-       {"Group", "Service", "Notify", "Tidy", "Anchor", "Augeas", "Class", "Whatever"}) {
+  for (const char* type : {"Group", "Service", "Notify", "Anchor", "Augeas", "Class", "Whatever"}) {
     EXPECT_EQ(AutorelationRuleFor(type), nullptr) << type;
   }
   EXPECT_EQ(AutorelationRuleFor("File"), &FileAutorequires);

@@ -103,6 +103,15 @@ TEST(Classify, ResourcesFailed) {
   ModuleResult two = Classify("m", Exited(1, failed));
   EXPECT_EQ(two.status, ModuleStatus::kResourcesFailed);
   EXPECT_EQ(two.error, "2 resources failed, first Service[x]: Could not start");
+  // 3: the check saw only part of the apply (resources skipped or never evaluated).
+  nlohmann::json incomplete = Report(1, 0);
+  incomplete["completeness"] = {{"summary", "1 resource never evaluated (3 of 4 evaluated)"}};
+  ModuleResult three = Classify("m", Exited(3, incomplete));
+  EXPECT_EQ(three.status, ModuleStatus::kResourcesFailed);
+  EXPECT_EQ(three.mor, 1);
+  EXPECT_EQ(
+      three.error,
+      "Puppet did not apply the whole catalog: 1 resource never evaluated (3 of 4 evaluated)");
   EXPECT_FALSE(IsFinal(ModuleStatus::kMissing));
   EXPECT_TRUE(IsFinal(ModuleStatus::kResourcesFailed));
 }
@@ -114,7 +123,7 @@ TEST(Classify, Crashed) {
   EXPECT_EQ(r.status, ModuleStatus::kCrashed);
   EXPECT_EQ(r.error, "fsmove check was killed by signal 11: partial output");
   EXPECT_EQ(Classify("m", Exited(0, std::nullopt)).status, ModuleStatus::kCrashed);  // no report
-  EXPECT_EQ(Classify("m", Exited(3, Report(0, 0))).status, ModuleStatus::kCrashed);
+  EXPECT_EQ(Classify("m", Exited(4, Report(0, 0))).status, ModuleStatus::kCrashed);
   EXPECT_EQ(Classify("m", Exited(2, Report(0, 0), "fsmove: error: odd\n")).status,
             ModuleStatus::kCrashed);
 }

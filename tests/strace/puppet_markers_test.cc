@@ -479,5 +479,55 @@ TEST(AutoRelationParseTest, OtherMessagesAreRejected) {
   EXPECT_FALSE(ParseAutoRelation("Debug: Facter: Executing command: lspci", &r));
 }
 
+TEST(PuppetProblemTest, FailedAndSkippedResources) {  // shapes of the recorded traces
+  PuppetProblem p;
+  EXPECT_EQ(ParseProblem("\33[1;31mError: /Stage[main]/Main/Exec[use config]/returns: change from "
+                         "'notrun' to ['0'] failed: 'cat x' returned 1 instead of one of [0]\33[0m",
+                         &p),
+            ProblemKind::kResourceFailed);
+  EXPECT_EQ(p.ref, "Exec[use config]");
+  EXPECT_EQ(p.message,
+            "change from 'notrun' to ['0'] failed: 'cat x' returned 1 instead of one of [0]");
+  // A provider that does not work here: the resource fails before Puppet evaluates it.
+  EXPECT_EQ(ParseProblem("\33[1;31mError: /Service[auditd]: Provider redhat is not functional on "
+                         "this host\33[0m\n",
+                         &p),
+            ProblemKind::kResourceFailed);
+  EXPECT_EQ(p.ref, "Service[auditd]");
+  EXPECT_EQ(ParseProblem("\33[mWarning: /Stage[main]/Main/File[/etc/a: b]: Skipping because of "
+                         "failed dependencies\33[0m",
+                         &p),
+            ProblemKind::kResourceSkipped);
+  EXPECT_EQ(p.ref, "File[/etc/a: b]");
+  // A message of several lines (an exec's output): the first names the resource.
+  EXPECT_EQ(ParseProblem("Error: /Stage[main]/Main/Exec[x]/returns: boom\nsecond line", &p),
+            ProblemKind::kResourceFailed);
+  EXPECT_EQ(p.message, "boom");
+}
+
+TEST(PuppetProblemTest, TheApplyItselfAndWhatIsNoProblem) {
+  PuppetProblem p;
+  EXPECT_EQ(ParseProblem("Error: Found 1 dependency cycle:\n(File[/a] => Exec[b] => File[/a])", &p),
+            ProblemKind::kApplyFailed);
+  EXPECT_EQ(p.message, "Found 1 dependency cycle:");
+  EXPECT_EQ(ParseProblem("Error: Failed to apply catalog: Could not find dependency", &p),
+            ProblemKind::kApplyFailed);
+  // Errors that name no resource, sentences that end in one, other warnings, other levels.
+  EXPECT_EQ(ParseProblem("Error: Could not prefetch cron provider 'crontab': boom", &p),
+            ProblemKind::kNone);
+  EXPECT_EQ(ParseProblem("Error: Could not start Service[x]: Execution of 'start' returned 1", &p),
+            ProblemKind::kNone);
+  EXPECT_EQ(ParseProblem("Warning: /Stage[main]/Main/File[/a]: something else", &p),
+            ProblemKind::kNone);
+  EXPECT_EQ(ParseProblem("Notice: /Stage[main]/Main/File[/a]/ensure: created", &p),
+            ProblemKind::kNone);
+  // The cheap test lets errors and skip warnings through, and no other warning.
+  EXPECT_TRUE(
+      MayHoldMarker(R"x(2, [{iov_base="\33[1;31mError: /Service[a]: x\33[0m", iov_len=9}], 1)x"));
+  EXPECT_TRUE(MayHoldMarker(
+      R"x(2, "\33[mWarning: /File[/a]: Skipping because of failed dependencies\33[0m\n", 70)x"));
+  EXPECT_FALSE(MayHoldMarker(R"x(2, "\33[mWarning: /File[/a]: deprecated\33[0m\n", 40)x"));
+}
+
 }  // namespace
 }  // namespace fsmove::strace

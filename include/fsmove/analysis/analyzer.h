@@ -97,6 +97,9 @@ class Analyzer : private strace::CallSink {
   const std::vector<strace::AutoRelationMessage>& puppet_autorelations() const {
     return auto_relations_;
   }
+  // What Puppet said went wrong (failed and skipped resources, an apply that stopped), each
+  // resource once with its first message, in trace order.
+  const std::vector<strace::PuppetProblem>& puppet_problems() const { return problems_; }
   // Relations over everything analysed so far (paths canonicalised through pre-existing
   // symlinks).
   Relations ComputeRelations(size_t max_evidence = 64) const;
@@ -132,6 +135,8 @@ class Analyzer : private strace::CallSink {
   strace::Marker marker_;
   std::vector<strace::AutoRelationMessage> auto_relations_;
   absl::flat_hash_set<std::string> auto_relation_keys_;
+  std::vector<strace::PuppetProblem> problems_;
+  absl::flat_hash_set<std::string> problem_keys_;
 };
 
 }  // namespace fsmove::analysis

@@ -70,6 +70,9 @@ class Interpreter {
   void OnMarker(int32_t pid, const strace::Marker& marker, uint64_t line);
   BlockId BlockOf(int32_t pid);
   BlockId current_block() const { return current_; }
+  // `pid` belongs to the thread group that prints the markers, or none has been seen yet (a
+  // message Puppet prints before its first resource: a dependency cycle).
+  bool MayBePuppet(int32_t pid);
 
   // ---- constructs ----
   void Apply(const fstrace::Construct& c, const CallContext& ctx);

@@ -3,6 +3,7 @@
 #pragma once
 
 #include <map>
+#include <set>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -34,7 +35,11 @@ struct ResourceOutcome {
 struct ApplyOutcomes {
   std::map<std::string, ResourceOutcome> resources;  // by canonical reference; only those
                                                      // with something to say
+  // Every resource Puppet began to evaluate (--evaltrace's "Starting to evaluate the
+  // resource"), skipped ones included, by the same references.
+  std::set<std::string> evaluated;
   bool dependency_cycle = false;  // Puppet refused the catalog: "Found N dependency cycles"
+  std::string failed_to_apply;    // "Failed to apply catalog: ..." (Puppet stopped): its text
 };
 
 // Each resource's outcome in the log of one `puppet apply` (any log level). `failed`: the

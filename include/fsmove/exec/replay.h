@@ -27,7 +27,8 @@ struct ServiceNames {
 };
 
 // What the forced replay did differently from the reference, one sentence each: resources
-// (by reference), then paths (in `probes` order), then services: "Exec[use] failed: ...",
+// (by reference; only those both applies evaluated: a resource one of them never reached says
+// nothing about the order), then paths (in `probes` order), then services: "Exec[use] failed: ...",
 // "Service[app] was skipped (its dependencies failed)", "File[/x] changed content (with the
 // catalog's order: nothing)", "/etc/app.conf: absent (with the catalog's order: file 0644
 // 0:0, 12 bytes, sha256 ...)", "Service[app]: no process of it runs (with the catalog's
@@ -48,5 +49,14 @@ bool StaleDaemon(const RunResult& replay, const std::string& source, const std::
 
 // The replay ran Puppet's apply to its end (else `why` says what went wrong).
 bool ReplayRan(const RunResult& r, std::string* why);
+
+// A forced replay that ran (ReplayRan) proves something only if it applied the same catalog as
+// far as the reference did: Puppet evaluated every resource of `cat` (a forced order that
+// closes a dependency cycle Puppet finds only at apply time makes it stop part-way, leaving
+// the rest unapplied), no resource failed but `consumer` (the finding's resource that needs
+// the other's work: its failure is the proof) and those that failed in `reference` too, and
+// puppet apply exited as it did there. Else false, and `why` says what the replay missed.
+bool ReplayConclusive(const RunResult& forced, const RunResult& reference,
+                      const catalog::Catalog& cat, const std::string& consumer, std::string* why);
 
 }  // namespace fsmove::exec

@@ -66,6 +66,11 @@ std::vector<AutoRelation> FileLineAutorequires(catalog::ResourceId self,
 // concat_file: `path` (default: title) File.
 std::vector<AutoRelation> ConcatFileAutorequires(catalog::ResourceId self,
                                                  const AutorelationContext& context);
+// tidy: Puppet adds nothing for the tidy itself, but the Files it generates to remove what
+// lies under its `path` (default: title) autorequire the File of that path or, unmanaged, the
+// nearest File above it; their blocks are charged to the tidy.
+std::vector<AutoRelation> TidyAutorequires(catalog::ResourceId self,
+                                           const AutorelationContext& context);
 // ini_setting: the File of the parent directory of `path` (not the file itself).
 std::vector<AutoRelation> IniSettingAutorequires(catalog::ResourceId self,
                                                  const AutorelationContext& context);
@@ -101,7 +106,7 @@ using AutorelationRule = std::vector<AutoRelation> (*)(catalog::ResourceId,
                                                        const AutorelationContext&);
 
 // The rule for a type (canonical spelling), or nullptr when Puppet adds nothing for it
-// (group, service, notify, tidy, anchor, concat_fragment, augeas, ... and unknown types).
+// (group, service, notify, anchor, concat_fragment, augeas, ... and unknown types).
 AutorelationRule AutorelationRuleFor(std::string_view type);
 
 // AutorelationRuleFor(type of self) applied to self.

@@ -15,6 +15,7 @@
 #include "fsmove/analysis/analyzer.h"
 #include "fsmove/catalog/catalog.h"
 #include "fsmove/checker/checker.h"
+#include "fsmove/checker/completeness.h"
 #include "fsmove/gating/baseline.h"
 #include "fsmove/gating/project_config.h"
 #include "fsmove/report/findings_report.h"
@@ -42,6 +43,9 @@ struct ReportSettings {
   // "any" finding that counts makes the verdict kFindings, or only "confirmed" ones (by a
   // replay, and resources that are not idempotent).
   std::string fail_on = "any";
+  // --allow-failed: a check that saw only part of the apply (resources failed, skipped or never
+  // evaluated, Puppet's apply failed) is judged on its findings alone, as a complete one.
+  bool allow_failed = false;
 };
 
 // The project's configuration and baseline, loaded once (before a long run, so that a bad file
@@ -81,9 +85,15 @@ struct PuppetGraphInput {
 using BeforeReport = std::function<void(const report::FindingsContext&, checker::CheckResult*)>;
 
 enum class Verdict {
-  kClean,     // no finding that counts (suppressed and low-confidence ones do not)
-  kFindings,  // at least one
+  kClean,       // no finding that counts (suppressed and low-confidence ones do not)
+  kFindings,    // at least one
+  kIncomplete,  // Puppet did not apply the whole catalog: the check saw only part of it
 };
+
+// The verdict of a check with `reported` findings that count: kIncomplete when the check saw
+// only part of the apply, whatever its findings (the report lists both), unless
+// `allow_failed`; then kFindings or kClean.
+Verdict Decide(size_t reported, const checker::Completeness& completeness, bool allow_failed);
 
 struct PipelineIo {
   std::ostream* stdout_stream = nullptr;  // the report when settings.output is empty

@@ -9,6 +9,7 @@
 #include "fsmove/analysis/analyzer.h"
 #include "fsmove/catalog/catalog.h"
 #include "fsmove/checker/checker.h"
+#include "fsmove/checker/completeness.h"
 #include "fsmove/exec/run_summary.h"
 #include "fsmove/gating/suppressions.h"
 #include "fsmove/graph/dependency_graph.h"
@@ -44,6 +45,10 @@ struct FindingsContext {
   const checker::CheckResult* result = nullptr;
   CheckSeconds seconds;
   const RunSummary* run = nullptr;
+  // Whether the check saw the whole apply (failed, skipped, never evaluated resources); null:
+  // not assessed (reports say nothing of it).
+  const checker::Completeness* completeness = nullptr;
+  bool allow_failed = false;  // --allow-failed: an incomplete check does not fail the run
   // Findings the project accepted (configuration ignore_pairs, baseline); null: none.
   const gating::Suppressions* suppressions = nullptr;
   // Text and SARIF show suppressed findings in full (they are always counted, and JSON
@@ -65,6 +70,15 @@ struct FindingsContext {
 // The Puppet-run part of a report; empty when there was no run.
 void WriteRunText(std::ostream& out, const RunSummary& run);
 nlohmann::json RunToJson(const RunSummary& run);
+
+// Whether the check saw the whole apply: nothing when it did; else what failed, was skipped or
+// was never evaluated, and the evidence lost with them (at most `max_listed` resources of each
+// kind; JSON lists all).
+void WriteCompletenessText(std::ostream& out, const checker::Completeness& c, bool allow_failed,
+                           size_t max_listed = 20);
+// {complete, catalog_resources, evaluated, failed[], skipped[], not_evaluated[] of {resource,
+// message?, evidence_lost}, apply_problems[], summary, allow_failed}.
+nlohmann::json CompletenessToJson(const checker::Completeness& c, bool allow_failed);
 
 // Text: each finding that is not suppressed, then a line per suppressed finding and the
 // baseline entries no longer found. JSON: "faults" (not suppressed), "suppressed" (same

@@ -54,6 +54,30 @@ struct AutoRelationMessage {
 // Parses one message. Returns false if the text is not such a debug message.
 bool ParseAutoRelation(std::string_view text, AutoRelationMessage* out);
 
+// What Puppet said went wrong while applying, from its log lines on stdout/stderr:
+//   `Error: <source>[/property]: ...`                          a resource failed;
+//   `Warning: <source>: Skipping because of failed dependencies` a resource was skipped;
+//   `Error: Found N dependency cycles...`, `Error: Failed to apply catalog: ...`
+//                                                              the apply itself stopped.
+// Errors that name no resource (a provider's prefetch) are not problems of their own.
+enum class ProblemKind : uint8_t { kNone, kResourceFailed, kResourceSkipped, kApplyFailed };
+
+struct PuppetProblem {
+  ProblemKind kind = ProblemKind::kNone;
+  std::string ref;      // the resource's trailing reference; empty for kApplyFailed
+  std::string message;  // the first line of what Puppet said after the source
+};
+
+// Parses one message. Returns kNone if the text is none of the above.
+ProblemKind ParseProblem(std::string_view text, PuppetProblem* out);
+
+// "/Stage[main]/Main/Exec[x]/returns: change from ... failed: ..." -> ("Exec[x]", the text
+// after ": ", "returns"). Titles may hold ": " and "/", so each ": " is tried in turn until
+// the text before it is a resource path, optionally followed by "/property". False when the
+// line starts with no such path.
+bool SplitResourceMessage(std::string_view line, std::string* ref, std::string* message,
+                          std::string* property = nullptr);
+
 // The trailing `Type[title]` of a Puppet resource path. Titles may contain '/', '[' and ']',
 // so the rightmost reference whose title has balanced brackets wins. A path with no
 // reference (a recursive file's generated-children sentinel) is returned unchanged.

@@ -1,0 +1,135 @@
+// Whether a check saw the whole apply, on hand-written catalogs and strace lines: resources
+// that failed, were skipped or were never evaluated, and the run's own facts; and the verdict
+// (exit code) the pipeline draws from it.
+#include "fsmove/checker/completeness.h"
+
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include "../analysis/trace_harness.h"
+#include "fsmove/graph/dependency_graph.h"
+#include "fsmove/pipeline/check_and_report.h"
+#include "nlohmann/json.hpp"
+
+namespace fsmove::testing {
+namespace {
+
+using ::testing::ElementsAre;
+using ::testing::HasSubstr;
+using ::testing::IsEmpty;
+
+catalog::Catalog ThreeResources() {
+  nlohmann::json cat = {{"resources",
+                         {{{"type", "Class"}, {"title", "main"}},
+                          {{"type", "Exec"}, {"title", "fails"}},
+                          {{"type", "File"}, {"title", "/etc/after"}},
+                          {{"type", "File"}, {"title", "/etc/other"}}}},
+                        {"edges", nlohmann::json::array()}};
+  auto loaded = catalog::Catalog::LoadString(cat.dump(), "test.json");
+  EXPECT_TRUE(loaded.ok()) << loaded.status();
+  return std::move(*loaded);
+}
+
+// Puppet's log line on its stderr, as strace shows it.
+std::string Stderr(const std::string& text) {
+  return "100 writev(2, [{iov_base=\"\\33[1;31m" + text +
+         "\\33[0m\", iov_len=99}, {iov_base=\"\\n\", iov_len=1}], 2) = 100";
+}
+
+struct Assessed {
+  checker::Completeness completeness;
+  std::vector<std::string> gaps;  // "kind ref"
+};
+
+Assessed Assess(const std::vector<std::string>& lines, const checker::ApplyFacts* run = nullptr) {
+  catalog::Catalog cat = ThreeResources();
+  graph::DependencyGraph g = graph::DependencyGraph::Build(cat);
+  Harness h(lines);
+  auto result = checker::Check(h.analyzer, cat, g, {});
+  EXPECT_TRUE(result.ok()) << result.status();
+  Assessed a;
+  a.completeness = checker::AssessCompleteness(h.analyzer, cat, *result, run);
+  for (const checker::ResourceGap& gap : a.completeness.gaps) {
+    a.gaps.push_back(std::string(checker::GapKindName(gap.kind)) + " " + gap.ref);
+  }
+  return a;
+}
+
+const std::vector<std::string> kMain = {Begin(100, "Class[Main]"), End(100, "Class[Main]")};
+
+TEST(CompletenessTest, EveryResourceEvaluatedIsComplete) {
+  Assessed a = Assess(Cat({kMain, Block("Exec[fails]", {}), Block("File[/etc/after]", {}),
+                           Block("File[/etc/other]", {})}));
+  EXPECT_TRUE(a.completeness.complete());
+  EXPECT_THAT(a.gaps, IsEmpty());
+  EXPECT_EQ(a.completeness.evaluated, 4u);
+  EXPECT_EQ(a.completeness.Summary(), "");
+}
+
+TEST(CompletenessTest, FailedSkippedAndNeverEvaluatedFromTheTrace) {
+  // Exec[fails] fails, File[/etc/after] is skipped, and the apply stops before File[/etc/other].
+  Assessed a = Assess(
+      Cat({kMain,
+           Block("Exec[fails]",
+                 {Stderr("Error: /Stage[main]/Main/Exec[fails]/returns: change from 'notrun' to "
+                         "['0'] failed: '/bin/false' returned 1 instead of one of [0]")
+                      .substr(4)}),
+           Block("File[/etc/after]",
+                 {"writev(2, [{iov_base=\"\\33[mWarning: /Stage[main]/Main/File[/etc/after]: "
+                  "Skipping because of failed dependencies\\33[0m\", iov_len=80}], 1) = 80"})}));
+  EXPECT_FALSE(a.completeness.complete());
+  EXPECT_THAT(a.gaps, ElementsAre("failed Exec[fails]", "skipped File[/etc/after]",
+                                  "not-evaluated File[/etc/other]"));
+  EXPECT_THAT(a.completeness.gaps[0].message, HasSubstr("'/bin/false' returned 1"));
+  EXPECT_THAT(a.completeness.gaps[1].evidence_lost, HasSubstr("block is empty"));
+  EXPECT_THAT(a.completeness.gaps[2].evidence_lost, HasSubstr("no block"));
+  EXPECT_EQ(a.completeness.Summary(),
+            "1 resource failed, 1 skipped, 1 never evaluated (3 of 4 evaluated)");
+}
+
+TEST(CompletenessTest, TheRunsFactsAddToTheTrace) {
+  // A resource that failed before its evaluation (its provider does not work here) is listed
+  // once, as failed; puppet apply's exit code is a problem of the apply.
+  checker::ApplyFacts run;
+  run.exit_code = 1;
+  run.failed.push_back({"File[/etc/other]", "Provider x is not functional on this host"});
+  Assessed a = Assess(Cat({kMain, Block("Exec[fails]", {}), Block("File[/etc/after]", {})}), &run);
+  EXPECT_THAT(a.gaps, ElementsAre("failed File[/etc/other]"));
+  EXPECT_THAT(a.completeness.apply_problems, ElementsAre("puppet apply exited with code 1"));
+  run.failed.clear();
+  run.exit_code = 0;
+  run.unfinished = "timed out (--timeout) while applying the catalog";
+  a = Assess(Cat({kMain, Block("Exec[fails]", {}), Block("File[/etc/after]", {}),
+                  Block("File[/etc/other]", {})}),
+             &run);
+  EXPECT_THAT(a.completeness.apply_problems,
+              ElementsAre("the apply did not finish (timed out (--timeout) while applying the "
+                          "catalog)"));
+}
+
+TEST(CompletenessTest, ACycleFoundAtApplyTime) {
+  Assessed a = Assess({Stderr("Error: Found 1 dependency cycle:")});
+  EXPECT_THAT(a.completeness.apply_problems, ElementsAre("Puppet: Found 1 dependency cycle:"));
+  EXPECT_EQ(a.completeness.Count(checker::GapKind::kNotEvaluated), 4u);
+}
+
+TEST(VerdictTest, AnIncompleteCheckFailsWhateverItsFindingsUnlessAllowed) {
+  checker::Completeness complete;
+  checker::Completeness incomplete;
+  incomplete.gaps.push_back({checker::GapKind::kSkipped, "File[/x]", std::nullopt, "", ""});
+  using pipeline::Decide;
+  using pipeline::Verdict;
+  EXPECT_EQ(Decide(0, complete, false), Verdict::kClean);
+  EXPECT_EQ(Decide(2, complete, false), Verdict::kFindings);
+  EXPECT_EQ(Decide(0, incomplete, false), Verdict::kIncomplete);
+  EXPECT_EQ(Decide(2, incomplete, false), Verdict::kIncomplete);
+  // --allow-failed: today's behaviour, the findings alone.
+  EXPECT_EQ(Decide(0, incomplete, true), Verdict::kClean);
+  EXPECT_EQ(Decide(2, incomplete, true), Verdict::kFindings);
+  checker::Completeness exited;
+  exited.apply_problems.push_back("puppet apply exited with code 1");
+  EXPECT_EQ(Decide(0, exited, false), Verdict::kIncomplete);
+}
+
+}  // namespace
+}  // namespace fsmove::testing

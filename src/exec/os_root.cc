@@ -17,6 +17,7 @@
 #include <ctime>
 #include <filesystem>
 #include <fstream>
+#include <functional>
 #include <iostream>
 #include <sstream>
 
@@ -79,13 +80,15 @@ std::string RootCacheDirFor(uid_t euid) {
   return home + "/.cache/fsmove/roots";
 }
 
-std::vector<std::string> InstalledPackages(std::string_view dpkg_status) {
-  std::vector<std::string> installed;
+namespace {
+
+// Each paragraph of a dpkg status file: its package, version and status.
+void ForEachDpkgParagraph(
+    std::string_view dpkg_status,
+    const std::function<void(std::string_view, std::string_view, std::string_view)>& each) {
   std::string_view package, version, status;
   auto end_paragraph = [&] {
-    if (!package.empty() && status.ends_with(" installed")) {
-      installed.push_back(fmt::format("{}={}", package, version));
-    }
+    if (!package.empty()) each(package, version, status);
     package = version = status = {};
   };
   while (!dpkg_status.empty()) {
@@ -104,6 +107,16 @@ std::vector<std::string> InstalledPackages(std::string_view dpkg_status) {
     }
   }
   end_paragraph();
+}
+
+}  // namespace
+
+std::vector<std::string> InstalledPackages(std::string_view dpkg_status) {
+  std::vector<std::string> installed;
+  ForEachDpkgParagraph(dpkg_status, [&](std::string_view package, std::string_view version,
+                                        std::string_view status) {
+    if (status.ends_with(" installed")) installed.push_back(fmt::format("{}={}", package, version));
+  });
   std::sort(installed.begin(), installed.end());
   return installed;
 }
@@ -312,30 +325,13 @@ namespace {
 
 // PuppetPackageVersion from the dpkg status file's text.
 std::string PuppetVersionInStatus(const std::string& dpkg_status) {
-  std::istringstream in(dpkg_status);
-  std::string line, package, version, status;
   std::string agent, puppet;
-  auto end_paragraph = [&] {
-    if (status.find(" installed") != std::string::npos) {
-      if (package == "puppet-agent") agent = version;
-      if (package == "puppet") puppet = version;
-    }
-    package.clear();
-    version.clear();
-    status.clear();
-  };
-  while (std::getline(in, line)) {
-    if (line.empty()) {
-      end_paragraph();
-    } else if (line.starts_with("Package: ")) {
-      package = line.substr(9);
-    } else if (line.starts_with("Version: ")) {
-      version = line.substr(9);
-    } else if (line.starts_with("Status: ")) {
-      status = line.substr(8);
-    }
-  }
-  end_paragraph();
+  ForEachDpkgParagraph(dpkg_status, [&](std::string_view package, std::string_view version,
+                                        std::string_view status) {
+    if (status.find(" installed") == std::string_view::npos) return;
+    if (package == "puppet-agent") agent = version;
+    if (package == "puppet") puppet = version;
+  });
   return agent.empty() ? puppet : agent;
 }
 

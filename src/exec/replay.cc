@@ -199,9 +199,17 @@ bool ReplayConclusive(const RunResult& forced, const RunResult& reference,
     return false;
   }
   const std::optional<catalog::ResourceId> consumer_id = cat.ResolveRef(consumer);
+  // The consumer failing in the forced order stands on its own (other resources may fail
+  // for other missing orderings of the same run); without that failure, a difference seen
+  // while other resources failed proves nothing.
+  bool consumer_failed = false;
+  for (const auto& [ref, o] : forced.outcomes.resources) {
+    const std::optional<catalog::ResourceId> id = cat.ResolveRef(ref);
+    if (o.failed && (ref == consumer || (id && id == consumer_id))) consumer_failed = true;
+  }
   std::vector<std::string> others;
   for (const auto& [ref, o] : forced.outcomes.resources) {
-    if (!o.failed) continue;
+    if (!o.failed || consumer_failed) continue;
     const std::optional<catalog::ResourceId> id = cat.ResolveRef(ref);
     if (ref == consumer || (id && id == consumer_id)) continue;
     auto was = reference.outcomes.resources.find(ref);
@@ -217,7 +225,7 @@ bool ReplayConclusive(const RunResult& forced, const RunResult& reference,
   }
   const int code = forced.summary.puppet_exit_code;
   const int reference_code = reference.summary.puppet_exit_code;
-  if (code != 0 && code != reference_code) {
+  if (code != 0 && code != reference_code && !consumer_failed) {
     *why = fmt::format("puppet apply exited with code {} in the forced order ({} in the catalog's)",
                        code, reference_code);
     return false;

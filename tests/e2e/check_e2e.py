@@ -37,7 +37,8 @@ def read_expected(path):
 def check_json(args, expected, extra_checks=None):
     with tempfile.TemporaryDirectory() as tmp:
         out = os.path.join(tmp, "report.json")
-        p = fsmove("check", "-q", "--format", "json", "-o", out, *args)
+        # Judged on its findings: a recorded fixture may fail resources (exit 3 otherwise).
+        p = fsmove("check", "-q", "--format", "json", "-o", out, "--allow-failed", *args)
         check(p.returncode in (0, 1), f"exit code {p.returncode}, expected 0 or 1")
         with open(out, encoding="utf-8") as fh:
             report = json.load(fh)
@@ -168,7 +169,8 @@ def run_json(args):
     """fsmove check -q --format json ARGS: (exit code, report)."""
     with tempfile.TemporaryDirectory() as tmp:
         out = os.path.join(tmp, "report.json")
-        p = fsmove("check", "-q", "--format", "json", "-o", out, *args)
+        # Judged on its findings: a recorded fixture may fail resources (exit 3 otherwise).
+        p = fsmove("check", "-q", "--format", "json", "-o", out, "--allow-failed", *args)
         check(p.returncode in (0, 1), f"exit code {p.returncode}, expected 0 or 1")
         with open(out, encoding="utf-8") as fh:
             return p.returncode, json.load(fh)
@@ -388,7 +390,7 @@ def case_roots():
     try:
         code = f"exec {{ 'look': command => '/usr/bin/test ! -e {canary}' }}\n"
         for root, visible in (("debian-12", False), ("host", True)):
-            p = fsmove("check", "-q", "--format", "json", "--root", root, "-e", code)
+            p = fsmove("check", "-q", "--format", "json", "--root", root, "--allow-failed", "-e", code)
             check(p.returncode in (0, 1), f"exit code {p.returncode}")
             failed = [f["resource"] for f in json.loads(p.stdout)["run"]["failed_resources"]]
             check(failed == (["Exec[look]"] if visible else []),
@@ -607,7 +609,7 @@ def case_escapes():
         with tempfile.TemporaryDirectory() as tmp:
             # On the host's files, the most the sandbox ever shows (python3, the script above);
             # a pinned root shows none of them (case_roots).
-            p = fsmove("check", "-q", "--format", "json", "--root", "host", "-e", code,
+            p = fsmove("check", "-q", "--format", "json", "--root", "host", "--allow-failed", "-e", code,
                        "--modulepath", tmp)
         report = json.loads(p.stdout) if p.stdout.strip() else {}
         failed = {f["resource"] for f in report.get("run", {}).get("failed_resources", [])}
@@ -768,7 +770,7 @@ def case_memory_limit():
     # perl-base is essential in Debian: on the host and in every pinned root.
     code = ("exec { 'hog': command => '/usr/bin/perl -e \"\\$x = chr(0) x (2000 * 1024 * 1024)\"' }\n"
             "file { '/etc/fsmove-after-hog': content => \"x\\n\" }\n")
-    p = start_check("--format", "json", "--memory-limit", "600M", "-e", code)
+    p = start_check("--format", "json", "--memory-limit", "600M", "--allow-failed", "-e", code)
     out, _ = finish(p, 600)
     check(p.returncode in (0, 1), f"exit code {p.returncode}")
     report = json.loads(out)
@@ -843,7 +845,7 @@ def case_tmpfs_full():
     named in the run's notes. /dev (64 KiB) fills at once; /tmp stays below its limit."""
     code = ("exec { 'fill': command => '/bin/sh -c \"head -c 1048576 /dev/zero > /dev/fill\"' }\n"
             "exec { 'small': command => '/bin/sh -c \"head -c 4096 /dev/zero > /tmp/small\"' }\n")
-    p = fsmove("check", "-q", "--format", "json", "-e", code)
+    p = fsmove("check", "-q", "--format", "json", "--allow-failed", "-e", code)
     check(p.returncode in (0, 1), f"exit code {p.returncode}")
     report = json.loads(p.stdout)
     failed = [f["resource"] for f in report["run"]["failed_resources"]]
@@ -908,8 +910,8 @@ def case_not_root():
         # Rootless needs a subordinate id range, which nobody has: refused with what to do,
         # never an apply to this machine.
         check(p.returncode == 2, f"exit code {p.returncode}")
-        check("no sandbox can be made" in p.stderr and "usermod --add-subuids" in p.stderr
-              and "--sandbox none" in p.stderr, "the refusal does not say why and what to do")
+        check("subuid" in p.stderr and "usermod --add-subuids" in p.stderr,
+              "the refusal does not say why and what to do")
 
 
 def case_ptrace_denied():

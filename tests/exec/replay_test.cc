@@ -152,36 +152,39 @@ TEST(ReplayConclusive, AnApplyThatStoppedPartWayProvesNothing) {
                           "File[/etc/a] changed nothing (with the catalog's order: ensure)"));
 }
 
-TEST(ReplayConclusive, OnlyTheConsumerMayFail) {
+TEST(ReplayConclusive, TheConsumersFailureStandsOnItsOwn) {
   const catalog::Catalog cat = ReplayCatalog();
   const std::string use_fails =
       "Error: /Stage[main]/Main/Exec[use]/returns: change from 'notrun' to ['0'] failed: cat: "
       "/etc/a: No such file or directory\n"
       "Warning: /Stage[main]/Main/File[/etc/a]: Skipping because of failed dependencies\n";
+  const std::string same_fails =
+      "Error: /Stage[main]/Main/Exec[same]/returns: change from 'notrun' to ['0'] failed: "
+      "network unreachable\n";
   RunResult reference = Replay("", {}, kEvery);
   RunResult forced = Replay(use_fails, {}, kEvery);
   std::string why;
   // The consumer's failure, and what was skipped for it, are the proof.
   EXPECT_TRUE(ReplayConclusive(forced, reference, cat, "Exec[use]", &why)) << why;
-  // Another resource failing is the replay going wrong, not the order.
-  RunResult other = Replay(use_fails +
-                               "Error: /Stage[main]/Main/Exec[same]/returns: change from "
-                               "'notrun' to ['0'] failed: network unreachable\n",
-                           {}, kEvery);
+  // Another resource failing beside it (another missing ordering of the same run, as in
+  // faults-generate-use-bad) does not take that proof away.
+  RunResult both = Replay(use_fails + same_fails, {}, kEvery);
+  EXPECT_TRUE(ReplayConclusive(both, reference, cat, "Exec[use]", &why)) << why;
+  // Without the consumer failing, another resource failing is the replay going wrong.
+  RunResult other = Replay(same_fails, {}, kEvery);
   EXPECT_FALSE(ReplayConclusive(other, reference, cat, "Exec[use]", &why));
   EXPECT_THAT(why, HasSubstr("besides Exec[use], Exec[same] failed"));
   // ... unless it failed with the catalog's order too.
-  RunResult same_fails = Replay(
-      "Error: /Stage[main]/Main/Exec[same]/returns: change from 'notrun' to ['0'] failed: x\n", {},
-      kEvery);
-  EXPECT_TRUE(ReplayConclusive(other, same_fails, cat, "Exec[use]", &why)) << why;
+  RunResult reference_fails = Replay(same_fails, {}, kEvery);
+  EXPECT_TRUE(ReplayConclusive(other, reference_fails, cat, "Exec[use]", &why)) << why;
   // A resource the reference never evaluated either (its provider does not work here).
   RunResult partial_reference = Replay("", {}, {"Class[Main]", "File[/etc/a]", "Exec[use]"});
   RunResult partial_forced = Replay("", {}, {"Class[Main]", "File[/etc/a]", "Exec[use]"});
   EXPECT_TRUE(ReplayConclusive(partial_forced, partial_reference, cat, "Exec[use]", &why)) << why;
-  // An abnormal exit.
-  forced.summary.puppet_exit_code = 1;
-  EXPECT_FALSE(ReplayConclusive(forced, reference, cat, "Exec[use]", &why));
+  // An abnormal exit without the consumer failing.
+  RunResult quiet = Replay("", {}, kEvery);
+  quiet.summary.puppet_exit_code = 1;
+  EXPECT_FALSE(ReplayConclusive(quiet, reference, cat, "Exec[use]", &why));
   EXPECT_THAT(why, HasSubstr("exited with code 1"));
 }
 

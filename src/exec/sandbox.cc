@@ -263,8 +263,11 @@ int RunSandbox(const SandboxSpec& spec, SupervisorPhase phase, const IdMapping& 
     close(from_keeper[1]);
     // Processes per user inside (the kernel counts them per user namespace and refuses a
     // fork past the limit to all but the host's root; the sandbox cannot raise it).
+    // With the pids cgroup (all users together) in place, this only backs it up, above it:
+    // the cgroup says when its limit was hit.
     if (spec.pids_limit > 0) {
-      rlimit limit{spec.pids_limit, spec.pids_limit};
+      const rlim_t per_user = pids ? rlim_t{spec.pids_limit} + 64 : rlim_t{spec.pids_limit};
+      rlimit limit{per_user, per_user};
       setrlimit(RLIMIT_NPROC, &limit);
     }
     SandboxFirstProcess(spec, phase, status_fd, to_keeper[1], from_keeper[0], lower_path,

@@ -764,6 +764,24 @@ def case_tamper():
     print("ok: tampering changed nothing", file=sys.stderr)
 
 
+def case_pids_limit():
+    """A module that forks without end, in both phases, stops at the sandbox's process limit
+    (--pids-limit; a bounded count here: 64): the run goes on, its notes say the limit was
+    hit, and nothing of it is left on the host."""
+    # The loop runs in a subshell: the shell that forks it stays (a failed fork ends a shell).
+    bomb = "(i=0; while [ $i -lt 300 ]; do sleep 5 & i=$((i+1)); done); true"
+    code = (f"$x = generate('/bin/sh', '-c', '{bomb}')\n"
+            # (Ruby runs the exec's command through a shell: its $ are escaped for it.)
+            f"exec {{ 'bomb': command => '/bin/sh -c \"{bomb.replace('$', chr(92) + '$')}\"' }}\n")
+    p = fsmove("check", "-q", "--format", "json", "--pids-limit", "64", "--allow-failed", "-e", code)
+    check(p.returncode in (0, 1), f"exit code {p.returncode}")
+    report = json.loads(p.stdout)
+    hits = [n for n in report["run"]["limits_hit"] if "process limit (64 processes)" in n]
+    check(len(hits) == 2, f"the process limit was not said hit in both sandboxes: {report['run']['limits_hit']}")
+    assert_nothing_left("sleep 5")
+    print("ok: the fork bomb stopped at the limit", file=sys.stderr)
+
+
 def case_memory_limit():
     """Module code that allocates without end is killed inside the sandbox's memory limit; the
     run goes on, its notes say the limit was hit, and the cgroup is gone afterwards."""

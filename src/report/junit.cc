@@ -161,6 +161,7 @@ void WriteFindingsJunit(std::ostream& out, const FindingsContext& c, const Junit
     }
   }
   std::vector<const Case*> order;
+  order.reserve(cases.size() + generated.size());
   for (const auto& [id, k] : cases) order.push_back(&k);
   for (const auto& [ref, k] : generated) order.push_back(&k);
   std::sort(order.begin(), order.end(), [](const Case* a, const Case* b) {

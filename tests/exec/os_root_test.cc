@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "../scan/scan_test_dir.h"
+#include "scoped_env.h"
 
 namespace fsmove::exec {
 namespace {
@@ -21,31 +22,6 @@ namespace fs = std::filesystem;
 
 // A fresh temporary directory, removed at the end of the test.
 using TempDir = scan::ScanTestDir;
-
-// Sets (or, with nullptr, unsets) an environment variable for the scope; restores it after.
-class ScopedEnv {
- public:
-  ScopedEnv(const char* name, const char* value) : name_(name) {
-    const char* old = getenv(name);
-    if (old != nullptr) old_ = old;
-    if (value != nullptr) {
-      setenv(name, value, 1);
-    } else {
-      unsetenv(name);
-    }
-  }
-  ~ScopedEnv() {
-    if (old_) {
-      setenv(name_, old_->c_str(), 1);
-    } else {
-      unsetenv(name_);
-    }
-  }
-
- private:
-  const char* name_;
-  std::optional<std::string> old_;
-};
 
 // A named root's directory in a cache: what CheckRootDir asks for, and a dpkg status.
 void WriteRoot(const TempDir& cache, const std::string& name) {

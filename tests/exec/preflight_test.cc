@@ -9,31 +9,12 @@
 
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
+#include "scoped_env.h"
 
 namespace fsmove::exec {
 namespace {
 
 using testing::HasSubstr;
-
-// Sets an environment variable for the test's scope.
-class ScopedEnv {
- public:
-  ScopedEnv(const char* name, const std::string& value) : name_(name) {
-    if (const char* old = std::getenv(name)) old_ = old;
-    setenv(name, value.c_str(), 1);
-  }
-  ~ScopedEnv() {
-    if (old_) {
-      setenv(name_, old_->c_str(), 1);
-    } else {
-      unsetenv(name_);
-    }
-  }
-
- private:
-  const char* name_;
-  std::optional<std::string> old_;
-};
 
 class PreflightTest : public testing::Test {
  protected:

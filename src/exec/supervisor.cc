@@ -17,6 +17,7 @@
 #include <sys/syscall.h>
 #include <sys/sysmacros.h>
 #include <sys/wait.h>
+#include <sys/xattr.h>
 #include <unistd.h>
 
 #include <cerrno>
@@ -365,6 +366,18 @@ class Supervisor {
       return st;
     }
     for (const char* d : {"lower", "upper", "work", "merged"}) mkdir((ws + "/" + d).c_str(), 0755);
+    // overlayfs in a user namespace marks directories in user.* extended attributes, which
+    // tmpfs keeps only from Linux 6.6 on: before, a directory of the OS root cannot be
+    // renamed in the sandbox (dpkg fails: "Invalid cross-device link"). Said, not hidden.
+    if (setxattr((ws + "/upper").c_str(), "user.fsmove.probe", "1", 1, 0) != 0) {
+      status_.Send(status::Note{fmt::format(
+          "this kernel's tmpfs keeps no user extended attributes ({}; Linux 6.6 or later does): "
+          "in the sandbox, directories of the OS root cannot be renamed, so package "
+          "installations that replace one fail with 'Invalid cross-device link'",
+          std::strerror(errno))});
+    } else {
+      removexattr((ws + "/upper").c_str(), "user.fsmove.probe");
+    }
     if (absl::Status st = Mount(FdPath(fds_.lower), ws + "/lower", nullptr, MS_BIND); !st.ok()) {
       return st;
     }

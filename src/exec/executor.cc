@@ -86,12 +86,13 @@ absl::StatusOr<SandboxSpec> PrepareSandbox(const CheckRequest& request,
   spec.reapplies = request.reapplies;
   spec.probe_paths = request.probe_paths;
   spec.restore_paths = request.restore_paths;
-  spec.env = PuppetEnvironment();
+  // In the sandbox Puppet runs as its root, whoever runs fsmove: root's environment, nothing
+  // else (PuppetEnvironment names the user running fsmove).
+  spec.env = spec.mode == SandboxMode::kOverlay
+                 ? std::vector<std::string>{fmt::format("PATH={}", kSafePath), "LANG=C.UTF-8",
+                                            "HOME=/root", "USER=root", "LOGNAME=root"}
+                 : PuppetEnvironment();
   if (spec.mode == SandboxMode::kOverlay) {
-    // Puppet runs as the sandbox's root, whoever runs fsmove: root's environment, nothing
-    // else (PuppetEnvironment names the user running fsmove).
-    spec.env = {fmt::format("PATH={}", kSafePath), "LANG=C.UTF-8", "HOME=/root", "USER=root",
-                "LOGNAME=root"};
     spec.pids_limit = request.pids_limit;
     // Who owns the root's files on disk: uid 0 (built as root, the host) or a user's
     // subordinate range (built rootless).

@@ -381,8 +381,6 @@ SystemdCgroup::~SystemdCgroup() {
   if (parent_fd_ >= 0) close(parent_fd_);
 }
 
-bool SystemdCgroup::Enter() const { return EnterPid(getpid()); }
-
 bool SystemdCgroup::EnterPid(pid_t pid) const {
   return parent_fd_ >= 0 && WriteAt(parent_fd_, name_ + "/cgroup.procs", std::to_string(pid));
 }

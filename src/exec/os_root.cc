@@ -10,7 +10,6 @@
 
 #include <algorithm>
 #include <cerrno>
-#include <charconv>
 #include <chrono>
 #include <cstdlib>
 #include <cstring>
@@ -123,26 +122,7 @@ std::vector<std::string> InstalledPackages(std::string_view dpkg_status) {
 
 std::optional<SubordinateIds> FirstSubordinateIds(std::string_view subid_file,
                                                   std::string_view user, uid_t uid) {
-  const std::string uid_text = std::to_string(uid);
-  while (!subid_file.empty()) {
-    size_t eol = subid_file.find('\n');
-    std::string_view line = subid_file.substr(0, eol);
-    subid_file.remove_prefix(eol == std::string_view::npos ? subid_file.size() : eol + 1);
-    size_t c1 = line.find(':');
-    size_t c2 = c1 == std::string_view::npos ? c1 : line.find(':', c1 + 1);
-    if (c2 == std::string_view::npos) continue;
-    std::string_view who = line.substr(0, c1);
-    if (who != user && who != uid_text) continue;
-    SubordinateIds ids;
-    std::string_view first = line.substr(c1 + 1, c2 - c1 - 1), count = line.substr(c2 + 1);
-    auto parse = [](std::string_view text, uint32_t& out) {
-      auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), out);
-      return ec == std::errc() && end == text.data() + text.size();
-    };
-    if (!parse(first, ids.first) || !parse(count, ids.count)) continue;
-    return ids;
-  }
-  return std::nullopt;
+  return FindSubordinateRange(subid_file, user, uid, /*min_count=*/1);
 }
 
 namespace {

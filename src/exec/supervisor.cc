@@ -154,6 +154,18 @@ absl::Status WriteFile(const std::string& path, std::string_view text, mode_t mo
   return ok ? absl::OkStatus() : base::ErrnoStatus(fmt::format("write {}", path));
 }
 
+// Copies what `in` has left into `out`, `max` bytes at most (a read stops at the chunk that
+// reaches it); false when a write fell short.
+bool CopyBounded(int in, int out, size_t max) {
+  char buf[1 << 16];
+  size_t copied = 0;
+  for (ssize_t got; copied < max && (got = read(in, buf, sizeof buf)) > 0;) {
+    if (write(out, buf, static_cast<size_t>(got)) != got) return false;
+    copied += static_cast<size_t>(got);
+  }
+  return true;
+}
+
 int OpenForWriting(const std::string& path, bool append = false) {
   return open(path.c_str(), O_WRONLY | O_CREAT | O_CLOEXEC | (append ? O_APPEND : O_TRUNC), 0644);
 }
@@ -323,12 +335,7 @@ class Supervisor {
     int out = openat(fds_.out_dir, (out_name.empty() ? name : out_name).c_str(),
                      O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC, 0644);
     if (out >= 0) {
-      char buf[1 << 16];
-      size_t copied = 0;
-      for (ssize_t got; copied < kMaxOutBytes && (got = read(in, buf, sizeof buf)) > 0;) {
-        if (write(out, buf, static_cast<size_t>(got)) != got) break;
-        copied += static_cast<size_t>(got);
-      }
+      CopyBounded(in, out, kMaxOutBytes);
       close(out);
     }
     close(in);
@@ -900,13 +907,7 @@ class Supervisor {
     int out = openat(fds_.out_dir, kExpandedGraphFile,
                      O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC, 0644);
     if (in < 0 || out < 0) _exit(1);
-    char buf[1 << 16];
-    size_t copied = 0;
-    for (ssize_t got; copied < kMaxOutBytes && (got = read(in, buf, sizeof buf)) > 0;) {
-      if (write(out, buf, static_cast<size_t>(got)) != got) _exit(1);
-      copied += static_cast<size_t>(got);
-    }
-    _exit(0);
+    _exit(CopyBounded(in, out, kMaxOutBytes) ? 0 : 1);
   }
 
   // Puppet has exited: a catcher still waiting (no graph was written) is ended.
@@ -1034,11 +1035,7 @@ class Supervisor {
       close(fd);
       return fmt::format("cannot write: {}", std::strerror(errno));
     }
-    char buf[1 << 16];
-    bool ok = true;
-    for (ssize_t got; (got = read(fd, buf, sizeof buf)) > 0;) {
-      ok = ok && write(out, buf, static_cast<size_t>(got)) == got;
-    }
+    bool ok = CopyBounded(fd, out, SIZE_MAX);
     close(fd);
     ok = ok && fchown(out, st.st_uid, st.st_gid) == 0 && fchmod(out, st.st_mode & 07777) == 0;
     close(out);

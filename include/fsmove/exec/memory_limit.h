@@ -67,8 +67,6 @@ class SystemdCgroup {
   SystemdCgroup(SystemdCgroup&& other) noexcept;
   SystemdCgroup& operator=(SystemdCgroup&&) = delete;
   ~SystemdCgroup();
-  // Moves the calling process into it.
-  bool Enter() const;
   // Moves process `pid` into it.
   bool EnterPid(pid_t pid) const;
   // Hands it to the user namespace whose root is host uid `uid` (gid `gid`): the cgroup and

@@ -20,6 +20,7 @@
 #include <vector>
 
 #include "absl/status/statusor.h"
+#include "fsmove/exec/user_namespace.h"
 
 namespace fsmove::exec {
 
@@ -73,16 +74,14 @@ struct OsRoot {
 std::vector<std::string> InstalledPackages(std::string_view dpkg_status);
 
 // A user's subordinate id range, as /etc/subuid or /etc/subgid lists it ("user:first:count").
-struct SubordinateIds {
-  uint32_t first = 0;
-  uint32_t count = 0;
-};
+using SubordinateIds = IdRange;
 // The first range of `user` (by name, or by its uid) in the text of /etc/subuid or
-// /etc/subgid: the one newuidmap and mmdebstrap use. nullopt if it has none.
+// /etc/subgid: the one newuidmap and mmdebstrap use (user_namespace.h's parser, whatever its
+// size). nullopt if it has none.
 std::optional<SubordinateIds> FirstSubordinateIds(std::string_view subid_file,
                                                   std::string_view user, uid_t uid);
 // What mmdebstrap --mode=unshare maps: inside uids 0..65535.
-inline constexpr uint32_t kUnshareIds = 65536;
+inline constexpr uint32_t kUnshareIds = kSandboxIdCount;
 
 // The Debian version of the Puppet package installed in `root_dir` (from its dpkg status
 // file: puppet-agent, else puppet), e.g. "7.23.0-1"; "" if there is none.

@@ -19,6 +19,7 @@
 #include "fsmove/base/output_file.h"
 #include "fsmove/base/read_file.h"
 #include "fsmove/exec/memory_limit.h"
+#include "fsmove/exec/overlay_mount.h"
 #include "fsmove/exec/preflight.h"
 #include "fsmove/exec/process.h"
 #include "fsmove/exec/puppet_command.h"
@@ -97,6 +98,14 @@ absl::StatusOr<SandboxSpec> PrepareSandbox(const CheckRequest& request,
     // Who owns the root's files on disk: uid 0 (built as root, the host) or a user's
     // subordinate range (built rootless).
     spec.lower_id_base = request.root.id_base;
+    // Tests force either way of mounting the overlay, whatever this kernel can do.
+    if (const char* how = getenv("FSMOVE_SANDBOX_OVERLAY"); how != nullptr && *how != '\0') {
+      if (!ParseOverlayMount(how)) {
+        return absl::InvalidArgumentError(
+            fmt::format("FSMOVE_SANDBOX_OVERLAY={}: expected auto, sandbox or keeper", how));
+      }
+      spec.overlay_mount = how;
+    }
   }
   if (request.pin_cpu && request.sandbox == SandboxMode::kOverlay && !request.untraced) {
     spec.trace_cpu = TracingCpu();

@@ -26,6 +26,7 @@
 #include "fsmove/base/errno_status.h"
 #include "fsmove/base/read_file.h"
 #include "fsmove/exec/memory_limit.h"
+#include "fsmove/exec/overlay_mount.h"
 #include "fsmove/exec/process.h"
 #include "fsmove/exec/sandbox_network.h"
 #include "fsmove/exec/status_message.h"
@@ -96,7 +97,8 @@ absl::Status IdmappedMount(const std::string& source, const std::string& target,
 // then starts PID 1 and waits for it.
 [[noreturn]] void SandboxFirstProcess(SandboxSpec spec, SupervisorPhase phase, int status_fd,
                                       int to_keeper, int from_keeper, const std::string& lower_path,
-                                      const std::vector<std::string>& staged_inputs) {
+                                      const std::vector<std::string>& staged_inputs,
+                                      const std::string& keeper_overlay) {
   StatusWriter status(status_fd);
   auto fail = [&](const std::string& what) {
     status.Send(status::Error{fmt::format("setting up the sandbox: {}", what)});
@@ -107,6 +109,8 @@ absl::Status IdmappedMount(const std::string& source, const std::string& target,
   SendByte(to_keeper, 'u');
   // For each input, whether the keeper staged an idmapped view of it ('i') or not ('p').
   std::vector<bool> staged(spec.input_paths.size());
+  // Whether the keeper mounted the overlay ('k') or the sandbox mounts its own ('s').
+  const bool keeper_mounted = ReceiveByte(from_keeper) == 'k';
   for (size_t i = 0; i < staged.size(); ++i) staged[i] = ReceiveByte(from_keeper) == 'i';
   if (ReceiveByte(from_keeper) != 'm') _exit(2);
   if (unshare(CLONE_NEWNS | CLONE_NEWUTS | CLONE_NEWIPC | CLONE_NEWNET) != 0)
@@ -122,6 +126,10 @@ absl::Status IdmappedMount(const std::string& source, const std::string& target,
     return fd;
   };
   fds.lower = open_or_fail(lower_path, O_PATH | O_DIRECTORY, "the OS root");
+  if (keeper_mounted) {
+    fds.merged = open_or_fail(keeper_overlay + "/merged", O_PATH | O_DIRECTORY, "the overlay");
+    fds.upper = open_or_fail(keeper_overlay + "/layers/upper", O_PATH | O_DIRECTORY, "the overlay");
+  }
   fds.in_dir = open_or_fail(spec.work_dir + "/in", O_RDONLY | O_DIRECTORY, "the work directory");
   fds.out_dir =
       open_or_fail(spec.work_dir + "/" + kOutDir, O_RDONLY | O_DIRECTORY, "the work directory");
@@ -246,6 +254,13 @@ int RunSandbox(const SandboxSpec& spec, SupervisorPhase phase, const IdMapping& 
   for (size_t i = 0; i < spec.input_paths.size(); ++i) {
     staged_inputs.push_back(fmt::format("{}/{}", inputs_dir, i));
   }
+  // Run as root, the overlay is mounted here (overlay_mount.h); if that fails and nobody
+  // asked for it, the sandbox mounts its own.
+  std::optional<KeeperOverlay> overlay;
+  const std::string overlay_dir = fmt::format("{}/overlay-{}", spec.scratch_dir, round);
+  const OverlayMount wanted = ParseOverlayMount(spec.overlay_mount).value_or(OverlayMount::kAuto);
+  const bool keeper_mounts =
+      wanted == OverlayMount::kKeeper || (wanted == OverlayMount::kAuto && !ids.rootless);
   int to_keeper[2], from_keeper[2];
   if (pipe2(to_keeper, O_CLOEXEC) != 0 || pipe2(from_keeper, O_CLOEXEC) != 0) {
     status.Send(status::Error{fmt::format("pipe: {}", std::strerror(errno))});
@@ -270,7 +285,7 @@ int RunSandbox(const SandboxSpec& spec, SupervisorPhase phase, const IdMapping& 
       setrlimit(RLIMIT_NPROC, &limit);
     }
     SandboxFirstProcess(spec, phase, status_fd, to_keeper[1], from_keeper[0], lower_path,
-                        staged_inputs);
+                        staged_inputs, overlay_dir);
   }
   close(to_keeper[1]);
   close(from_keeper[0]);
@@ -282,6 +297,23 @@ int RunSandbox(const SandboxSpec& spec, SupervisorPhase phase, const IdMapping& 
       mkdir(spec.scratch_dir.c_str(), 0700);
       mkdir(idmapped.c_str(), 0755);
       st = IdmappedMount(spec.lower_dir, idmapped, first);
+    }
+    if (st.ok() && keeper_mounts) {
+      absl::StatusOr<KeeperOverlay> made =
+          KeeperOverlay::Make(overlay_dir, lower_path, ids.uid_first, ids.gid_first);
+      if (made.ok()) {
+        overlay.emplace(std::move(*made));
+      } else if (wanted == OverlayMount::kKeeper) {
+        st = made.status();
+      } else if (round == 1 || spec.compile_argv.empty()) {
+        status.Send(status::Note{fmt::format(
+            "the sandbox mounts its overlay itself ({}): directories of the OS root cannot be "
+            "renamed in it",
+            std::string(made.status().message()))});
+      }
+    }
+    if (st.ok() && !SendByte(from_keeper[1], overlay ? 'k' : 's')) {
+      st = absl::InternalError("the sandbox is gone");
     }
     std::vector<char> staged(spec.input_paths.size(), 'p');
     if (st.ok() && !ids.rootless) {
@@ -336,6 +368,7 @@ int RunSandbox(const SandboxSpec& spec, SupervisorPhase phase, const IdMapping& 
     kill(slirp, SIGTERM);
     waitpid(slirp, nullptr, 0);
   }
+  if (overlay) overlay->Remove();
   if (idmap) {
     umount2(idmapped.c_str(), MNT_DETACH);
     rmdir(idmapped.c_str());
@@ -472,6 +505,10 @@ int SandboxMain(const std::string& spec_file, int status_fd) {
     status.Send(status::Error{
         "--init systemd needs root: a rootless sandbox cannot be given a cgroup2 tree of its "
         "own here (use --init none)"});
+    return 2;
+  }
+  if (spec->overlay_mount == OverlayMountName(OverlayMount::kKeeper) && ids->rootless) {
+    status.Send(status::Error{"the keeper can mount the sandbox's overlay only when run as root"});
     return 2;
   }
   // The compile in a sandbox of its own: nothing the module's code did then is in the apply's.

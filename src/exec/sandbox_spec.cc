@@ -3,6 +3,7 @@
 #include <vector>
 
 #include "fmt/format.h"
+#include "fsmove/exec/overlay_mount.h"
 #include "fsmove/exec/sandbox.h"
 
 namespace fsmove::exec {
@@ -32,7 +33,8 @@ nlohmann::json SandboxSpecToJson(const SandboxSpec& s) {
           {"probe_paths", s.probe_paths},
           {"restore_paths", s.restore_paths},
           {"pids_limit", s.pids_limit},
-          {"lower_id_base", s.lower_id_base}};
+          {"lower_id_base", s.lower_id_base},
+          {"overlay_mount", s.overlay_mount}};
 }
 
 absl::StatusOr<SandboxSpec> SandboxSpecFromJson(const nlohmann::json& j) {
@@ -63,6 +65,8 @@ absl::StatusOr<SandboxSpec> SandboxSpecFromJson(const nlohmann::json& j) {
     s.restore_paths = j.value("restore_paths", std::vector<std::string>());
     s.pids_limit = j.value("pids_limit", uint32_t{0});
     s.lower_id_base = j.value("lower_id_base", uint32_t{0});
+    s.overlay_mount = j.value("overlay_mount", std::string("auto"));
+    if (!ParseOverlayMount(s.overlay_mount)) return absl::InvalidArgumentError("bad overlay_mount");
   } catch (const nlohmann::json::exception& e) {
     return absl::InvalidArgumentError(fmt::format("sandbox spec: {}", e.what()));
   }

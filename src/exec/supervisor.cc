@@ -357,6 +357,30 @@ class Supervisor {
 
   static std::string FdPath(int fd) { return fmt::format("/proc/self/fd/{}", fd); }
 
+  // The overlay of the OS root at WS/merged, over WS/upper, mounted in the sandbox's own
+  // user namespace (overlay_mount.h's kSandbox).
+  absl::Status MountOwnOverlay(const std::string& ws) {
+    for (const char* d : {"lower", "upper", "work"}) mkdir((ws + "/" + d).c_str(), 0755);
+    // overlayfs in a user namespace creates no redirects: renaming a directory of the OS root
+    // fails with EXDEV (mv copies instead). It marks a directory removed and made again in a
+    // user.* extended attribute, which tmpfs keeps only from Linux 6.6 on: before, that mkdir
+    // fails. Said, not hidden; run as root, the keeper mounts the overlay instead.
+    if (setxattr((ws + "/upper").c_str(), "user.fsmove.probe", "1", 1, 0) != 0) {
+      status_.Send(status::Note{fmt::format(
+          "this kernel's tmpfs keeps no user extended attributes ({}; Linux 6.6 or later does): "
+          "in this sandbox, a directory of the OS root cannot be removed and made again",
+          std::strerror(errno))});
+    } else {
+      removexattr((ws + "/upper").c_str(), "user.fsmove.probe");
+    }
+    if (absl::Status st = Mount(FdPath(fds_.lower), ws + "/lower", nullptr, MS_BIND); !st.ok()) {
+      return st;
+    }
+    return Mount(
+        "fsmove-root", root_, "overlay", 0,
+        fmt::format("lowerdir={0}/lower,upperdir={0}/upper,workdir={0}/work,userxattr", ws));
+  }
+
   // The sandbox's file systems, made in its own mount namespace (owned by its user
   // namespace, so nothing here reaches the host's mount table or the host's files): a tmpfs
   // for the overlay's upper layer, the overlay of the OS root, fresh /proc, /sys, /run, /tmp,
@@ -372,27 +396,14 @@ class Supervisor {
         !st.ok()) {
       return st;
     }
-    for (const char* d : {"lower", "upper", "work", "merged"}) mkdir((ws + "/" + d).c_str(), 0755);
-    // overlayfs in a user namespace marks directories in user.* extended attributes, which
-    // tmpfs keeps only from Linux 6.6 on: before, a directory of the OS root cannot be
-    // renamed in the sandbox (dpkg fails: "Invalid cross-device link"). Said, not hidden.
-    if (setxattr((ws + "/upper").c_str(), "user.fsmove.probe", "1", 1, 0) != 0) {
-      status_.Send(status::Note{fmt::format(
-          "this kernel's tmpfs keeps no user extended attributes ({}; Linux 6.6 or later does): "
-          "in the sandbox, directories of the OS root cannot be renamed, so package "
-          "installations that replace one fail with 'Invalid cross-device link'",
-          std::strerror(errno))});
-    } else {
-      removexattr((ws + "/upper").c_str(), "user.fsmove.probe");
-    }
-    if (absl::Status st = Mount(FdPath(fds_.lower), ws + "/lower", nullptr, MS_BIND); !st.ok()) {
-      return st;
-    }
     root_ = ws + "/merged";
-    if (absl::Status st = Mount(
-            "fsmove-root", root_, "overlay", 0,
-            fmt::format("lowerdir={0}/lower,upperdir={0}/upper,workdir={0}/work,userxattr", ws));
-        !st.ok()) {
+    mkdir(root_.c_str(), 0755);
+    if (fds_.merged >= 0) {
+      // The keeper mounted the overlay (overlay_mount.h): its merged tree becomes the root.
+      if (absl::Status st = Mount(FdPath(fds_.merged), root_, nullptr, MS_BIND); !st.ok()) {
+        return st;
+      }
+    } else if (absl::Status st = MountOwnOverlay(ws); !st.ok()) {
       return st;
     }
     proc_dir_ = root_ + "/proc";
@@ -519,7 +530,8 @@ class Supervisor {
   absl::Status PivotRoot() {
     if (!spec_.keep_dir.empty()) {
       mkdir((root_ + kKeepUpperDir).c_str(), 0700);
-      if (absl::Status st = Mount("/tmp/upper", root_ + kKeepUpperDir, nullptr, MS_BIND); !st.ok())
+      const std::string upper = fds_.upper >= 0 ? FdPath(fds_.upper) : "/tmp/upper";
+      if (absl::Status st = Mount(upper, root_ + kKeepUpperDir, nullptr, MS_BIND); !st.ok())
         return st;
     }
     const std::string old_root = root_ + "/.fsmove-old-root";

@@ -34,11 +34,11 @@ def read_expected(path):
         return sorted(l.rstrip("\n") for l in fh if l.strip() and not l.startswith("#"))
 
 
-def check_json(args, expected, extra_checks=None):
+def check_json(args, expected, extra_checks=None, env=None):
     with tempfile.TemporaryDirectory() as tmp:
         out = os.path.join(tmp, "report.json")
         # Judged on its findings: a recorded fixture may fail resources (exit 3 otherwise).
-        p = fsmove("check", "-q", "--format", "json", "-o", out, "--allow-failed", *args)
+        p = fsmove("check", "-q", "--format", "json", "-o", out, "--allow-failed", *args, env=env)
         check(p.returncode in (0, 1), f"exit code {p.returncode}, expected 0 or 1")
         with open(out, encoding="utf-8") as fh:
             report = json.load(fh)
@@ -646,6 +646,10 @@ def case_escapes():
 
 
 def case_sandbox3():
+    sandbox3_attacks(dict(os.environ))
+
+
+def sandbox3_attacks(env):
     """The attacks of the third sandbox review, each in both phases: at compile time through
     Puppet's generate() function, at apply time as an exec. Each attempt prints ESCAPED-<what>
     when it got through, which Puppet's log then holds. Harmless canaries only: a key in a
@@ -675,7 +679,7 @@ for d in /run/fsmove /run/fsmove/graphs /run/fsmove/modules; do
 done
 echo done
 """
-    env = dict(os.environ, FSMOVE_E2E_SECRET=secret)
+    env["FSMOVE_E2E_SECRET"] = secret
     try:
         with tempfile.TemporaryDirectory() as tmp:
             os.chmod(tmp, 0o755)
@@ -709,6 +713,45 @@ echo done
         with open(knob, "w", encoding="utf-8") as fh:
             fh.write(knob_before)
     print("ok: every attack was held in both phases", file=sys.stderr)
+
+
+def case_overlay_mounts():
+    """Who mounts the overlay (overlay_mount.h). Run as root, the keeper does: a program
+    renames a directory of the OS root, and removes one and makes it again, as on a real
+    machine. Forced to mount its own (what a rootless sandbox does), the sandbox still gives
+    the example's findings, holds the third review's attacks, and says the one thing it cannot
+    do: the rename fails inside (EXDEV), never on the host."""
+    code = ("exec { 'rename dir': command => \"/usr/bin/perl -e 'rename(q{/usr/share/doc/bash}, "
+            "q{/usr/share/doc/bash.moved}) or die qq{rename: $!}'\" }\n"
+            "exec { 'remake dir': command => \"/bin/sh -c 'rm -rf /usr/share/doc/dash && "
+            "mkdir /usr/share/doc/dash && touch /usr/share/doc/dash/again'\" }\n")
+    roots = "/var/cache/fsmove/roots"
+    before = sorted(os.listdir(roots)) if os.path.isdir(roots) else []
+
+    def failed_in(env):
+        with tempfile.TemporaryDirectory() as tmp:
+            out = os.path.join(tmp, "report.json")
+            p = fsmove("check", "-q", "--format", "json", "-o", out, "--allow-failed", "-e", code,
+                       "--modulepath", tmp, "--work-dir", tmp, env=env)
+            check(p.returncode in (0, 1), f"exit code {p.returncode}")
+            with open(out, encoding="utf-8") as fh:
+                report = json.load(fh)
+        return {f["resource"] for f in report["run"].get("failed_resources", [])}
+
+    failed = failed_in(None)
+    check(not failed, f"with the keeper's overlay, these failed: {sorted(failed)}")
+    own = dict(os.environ, FSMOVE_SANDBOX_OVERLAY="sandbox")
+    failed = failed_in(own)
+    check("Exec[rename dir]" in failed, f"the sandbox's own overlay renamed a directory: {sorted(failed)}")
+    check("Exec[remake dir]" not in failed, "the sandbox's own overlay could not remake a directory")
+    check(os.path.isdir("/usr/share/doc/bash") and not os.path.exists("/usr/share/doc/bash.moved"),
+          "the host's /usr/share/doc/bash changed")
+    check(before == (sorted(os.listdir(roots)) if os.path.isdir(roots) else []), "the root cache changed")
+    example = os.path.join(ARGS.source, "fixtures", "example", "cachedemo")
+    check_json([example], read_expected(os.path.join(ARGS.source, "fixtures", "example", "EXPECTED.txt")),
+               env=own)
+    sandbox3_attacks(dict(own))
+    print("ok: both ways of mounting the overlay", file=sys.stderr)
 
 
 def case_forged_verdict():

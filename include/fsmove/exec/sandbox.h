@@ -75,6 +75,10 @@ struct SandboxSpec {
   // The host uid that owns the lower layer's root-owned files (os_root.h's id_base): 0 for a
   // root built as root or the host, which the sandbox shows through an idmapped mount.
   uint32_t lower_id_base = 0;
+  // Who mounts the overlay of the OS root (overlay_mount.h): "auto" (the sandbox where the
+  // kernel's tmpfs keeps user extended attributes, else the keeper when run as root),
+  // "sandbox" or "keeper". The executor takes it from FSMOVE_SANDBOX_OVERLAY (tests).
+  std::string overlay_mount = "auto";
 };
 
 // The log of the k-th apply (k >= 2) in the work directory.

@@ -27,13 +27,17 @@ enum class SupervisorPhase {
 // Descriptors the keeper opened for the supervisor as the host user, before the sandbox's
 // user namespace made the host's paths unreachable (all close-on-exec; -1: none).
 struct SupervisorFds {
-  int status = -1;      // the status pipe
-  int done = -1;        // --init systemd: the supervisor's exit code goes here (one byte)
-  int in_dir = -1;      // the work directory's in/ (manifest, module links, a replay's catalog)
-  int out_dir = -1;     // the work directory's out/ (kOutDir)
-  int lower = -1;       // O_PATH: the overlay's lower layer (the OS root, idmapped if need be)
-  int trace_fifo = -1;  // O_PATH: the trace FIFO strace writes into
-  int keep_dir = -1;    // O_PATH: --keep-sandbox's directory
+  int status = -1;   // the status pipe
+  int done = -1;     // --init systemd: the supervisor's exit code goes here (one byte)
+  int in_dir = -1;   // the work directory's in/ (manifest, module links, a replay's catalog)
+  int out_dir = -1;  // the work directory's out/ (kOutDir)
+  int lower = -1;    // O_PATH: the overlay's lower layer (the OS root, idmapped if need be)
+  // The keeper's overlay (overlay_mount.h), when the keeper mounted it: O_PATH of the merged
+  // tree, which becomes the sandbox's root, and of its upper layer (for --keep-sandbox).
+  int merged = -1;
+  int upper = -1;
+  int trace_fifo = -1;                              // O_PATH: the trace FIFO strace writes into
+  int keep_dir = -1;                                // O_PATH: --keep-sandbox's directory
   std::vector<std::pair<std::string, int>> inputs;  // O_PATH: module directories, manifests
 };
 

@@ -160,4 +160,16 @@ std::vector<int> BoundingSet() {
   return caps;
 }
 
+std::vector<int> ModuleCapabilities() {
+  return {CAP_CHOWN,      CAP_DAC_OVERRIDE, CAP_FOWNER,      CAP_FSETID,           CAP_KILL,
+          CAP_SETGID,     CAP_SETUID,       CAP_SETPCAP,     CAP_NET_BIND_SERVICE, CAP_NET_RAW,
+          CAP_SYS_CHROOT, CAP_MKNOD,        CAP_AUDIT_WRITE, CAP_SETFCAP,          CAP_NET_ADMIN};
+}
+
+std::vector<int> InitCapabilities() {
+  std::vector<int> caps = ModuleCapabilities();
+  caps.push_back(CAP_SYS_ADMIN);
+  return caps;
+}
+
 }  // namespace fsmove::exec

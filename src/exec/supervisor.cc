@@ -15,9 +15,7 @@
 #include <sys/stat.h>
 #include <sys/statvfs.h>
 #include <sys/syscall.h>
-#include <sys/sysmacros.h>
 #include <sys/wait.h>
-#include <sys/xattr.h>
 #include <unistd.h>
 
 #include <cerrno>
@@ -38,79 +36,13 @@
 #include "fsmove/exec/capabilities.h"
 #include "fsmove/exec/local_sources.h"
 #include "fsmove/exec/process.h"
+#include "fsmove/exec/process_tree.h"
 #include "fsmove/exec/puppet_log.h"
+#include "fsmove/exec/sandbox_layout.h"
 #include "fsmove/exec/seccomp_filter.h"
+#include "fsmove/exec/systemd_boot.h"
 
 namespace fsmove::exec {
-
-std::vector<ProcEntry> ListProcesses(const std::string& proc_dir) {
-  std::vector<ProcEntry> out;
-  DIR* d = opendir(proc_dir.c_str());
-  if (d == nullptr) return out;
-  while (dirent* e = readdir(d)) {
-    char* end = nullptr;
-    long pid = strtol(e->d_name, &end, 10);
-    if (pid <= 0 || *end != '\0') continue;
-    std::string stat = base::ReadFile(fmt::format("{}/{}/stat", proc_dir, pid)).value_or("");
-    size_t open_paren = stat.find('('), close_paren = stat.rfind(')');
-    if (open_paren == std::string::npos || close_paren == std::string::npos) continue;
-    ProcEntry p;
-    p.pid = static_cast<pid_t>(pid);
-    p.comm = stat.substr(open_paren + 1, close_paren - open_paren - 1);
-    // After ") ": state, then ppid.
-    std::istringstream rest(stat.substr(close_paren + 1));
-    std::string state, skip;
-    rest >> state >> p.ppid;
-    for (int field = 5; field < 22 && rest >> skip; ++field) {
-    }
-    rest >> p.start_ticks;
-    out.push_back(std::move(p));
-  }
-  closedir(d);
-  return out;
-}
-
-// SIGKILL to every descendant of `root` (then `root` itself), twice over: a process forked
-// between the listing and the kill is found the second time (the subreaper keeps orphans
-// below `root`).
-void KillDescendants(pid_t root) {
-  for (int pass = 0; pass < 2; ++pass) {
-    std::map<pid_t, pid_t> parent_of;
-    for (const ProcEntry& p : ListProcesses("/proc")) parent_of[p.pid] = p.ppid;
-    for (const auto& [pid, ppid] : parent_of) {
-      pid_t up = ppid;
-      for (int depth = 0; up > 1 && up != root && depth < 4096; ++depth) {
-        auto it = parent_of.find(up);
-        up = it == parent_of.end() ? 0 : it->second;
-      }
-      if (up == root) kill(pid, SIGKILL);
-    }
-    usleep(20000);
-  }
-  kill(root, SIGKILL);
-}
-
-// Names what the run left running (and is being killed): the first 20, then a count.
-void ReportLeftovers(StatusWriter& status, const std::vector<ProcEntry>& left) {
-  for (size_t i = 0; i < left.size() && i < 20; ++i) {
-    status.Send(status::Note{
-        fmt::format("left running at the end (killed): {} {}", left[i].pid, left[i].comm)});
-  }
-  if (left.size() > 20)
-    status.Send(status::Note{fmt::format("... and {} more processes", left.size() - 20)});
-}
-
-std::vector<int> ModuleCapabilities() {
-  return {CAP_CHOWN,      CAP_DAC_OVERRIDE, CAP_FOWNER,      CAP_FSETID,           CAP_KILL,
-          CAP_SETGID,     CAP_SETUID,       CAP_SETPCAP,     CAP_NET_BIND_SERVICE, CAP_NET_RAW,
-          CAP_SYS_CHROOT, CAP_MKNOD,        CAP_AUDIT_WRITE, CAP_SETFCAP,          CAP_NET_ADMIN};
-}
-
-std::vector<int> InitCapabilities() {
-  std::vector<int> caps = ModuleCapabilities();
-  caps.push_back(CAP_SYS_ADMIN);
-  return caps;
-}
 
 namespace {
 
@@ -121,20 +53,6 @@ double SecondsSince(Clock::time_point t) {
   return std::chrono::duration<double>(Clock::now() - t).count();
 }
 
-absl::Status Mount(const std::string& source, const std::string& target, const char* type,
-                   unsigned long flags, const std::string& data = "") {
-  if (mount(source.c_str(), target.c_str(), type, flags, data.empty() ? nullptr : data.c_str()) !=
-      0) {
-    return base::ErrnoStatus(fmt::format("mount {} on {}", type ? type : source, target));
-  }
-  return absl::OkStatus();
-}
-
-absl::Status BindReadOnly(const std::string& source, const std::string& target) {
-  if (absl::Status st = Mount(source, target, nullptr, MS_BIND | MS_REC); !st.ok()) return st;
-  return Mount("", target, nullptr, MS_REMOUNT | MS_BIND | MS_RDONLY);
-}
-
 bool UnderFreshMount(const std::string& p) {
   for (std::string_view prefix : {"/tmp", "/run", "/dev", "/proc", "/sys"}) {
     if (p == prefix || (std::string_view(p).starts_with(prefix) && p.size() > prefix.size() &&
@@ -143,15 +61,6 @@ bool UnderFreshMount(const std::string& p) {
     }
   }
   return false;
-}
-
-absl::Status WriteFile(const std::string& path, std::string_view text, mode_t mode) {
-  int fd = open(path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, mode);
-  if (fd < 0) return base::ErrnoStatus(fmt::format("write {}", path));
-  bool ok = write(fd, text.data(), text.size()) == static_cast<ssize_t>(text.size());
-  if (fchmod(fd, mode) != 0) ok = false;
-  close(fd);
-  return ok ? absl::OkStatus() : base::ErrnoStatus(fmt::format("write {}", path));
 }
 
 // Copies what `in` has left into `out`, `max` bytes at most (a read stops at the chunk that
@@ -192,9 +101,15 @@ class Supervisor {
   int Run() {
     if (spec_.mode == SandboxMode::kOverlay) {
       status_.Send(status::Phase{"sandbox"});
-      absl::Status st = SetUpOverlay();
-      if (st.ok()) st = PivotRoot();
-      if (st.ok()) st = LockDown();
+      SandboxLayout layout(spec_, phase_, fds_, status_);
+      absl::Status st = layout.Build();
+      if (st.ok()) st = layout.Pivot();
+      if (st.ok()) {
+        root_ = "/";
+        proc_dir_ = "/proc";
+        io_dir_ = kSandboxWorkDir;
+        st = LockDown();
+      }
       if (!st.ok()) {
         status_.Send(
             status::Error{fmt::format("setting up the sandbox: {}", std::string(st.message()))});
@@ -234,89 +149,15 @@ class Supervisor {
     return 0;
   }
 
-  // --init systemd: this process (PID 1) forks the supervisor, then becomes systemd. The
-  // supervisor waits until systemd has booted, runs the check, and hands its exit code to
-  // the keeper, which ends PID 1 and with it the namespace.
+  // --init systemd: this process (PID 1) becomes systemd; a child of it waits until systemd
+  // has booted, runs the check, and hands its exit code to the keeper (systemd_boot.h).
   int BootSystemd() {
-    const char* systemd_path = "/lib/systemd/systemd";
-    if (access(systemd_path, X_OK) != 0) {
-      status_.Send(status::Error{fmt::format("--init systemd: the root has no {}", systemd_path)});
-      return 2;
-    }
-    // No logins on consoles the sandbox does not have.
-    for (const char* unit :
-         {"console-getty.service", "getty@.service", "getty.target", "systemd-logind.service"}) {
-      std::string mask = std::string("/etc/systemd/system/") + unit;
-      unlink(mask.c_str());
-      (void)!symlink("/dev/null", mask.c_str());
-    }
-    pid_t child = fork();
-    if (child < 0) {
-      status_.Send(status::Error{fmt::format("fork: {}", std::strerror(errno))});
-      return 2;
-    }
-    if (child == 0) {
-      prctl(PR_SET_PDEATHSIG, SIGKILL);
-      prctl(PR_SET_CHILD_SUBREAPER, 1);
+    return BootSystemdAsPid1(Inside(kSystemdLog), spec_.env, status_, done_fd_, [this] {
       self_ = getpid();
-      int code = WaitForSystemd() ? Supervise() : 2;
-      unsigned char byte = static_cast<unsigned char>(code);
-      if (done_fd_ >= 0) (void)!write(done_fd_, &byte, 1);
-      _exit(code);
-    }
-    // PID 1: systemd, its output in the sandbox's work directory (copied out at the end),
-    // nothing else of ours left open.
-    int log = OpenForWriting(Inside(kSystemdLog));
-    int null_fd = open("/dev/null", O_RDWR | O_CLOEXEC);
-    if (null_fd >= 0) dup2(null_fd, 0);
-    if (log >= 0) {
-      dup2(log, 1);
-      dup2(log, 2);
-    }
-    // systemd and its units keep the init set, below strace's (see kTracerOnlyCapabilities).
-    (void)LimitBoundingSet(InitCapabilities());
-    // Everything else of ours goes at the exec (the status pipe stays until then, to say why
-    // the exec failed).
-    close_range(3, ~0u, CLOSE_RANGE_CLOEXEC);
-    std::vector<std::string> env = {"container=fsmove", fmt::format("PATH={}", kSafePath),
-                                    "LANG=C.UTF-8"};
-    std::vector<char*> envp;
-    envp.reserve(env.size() + 1);
-    for (std::string& e : env) envp.push_back(e.data());
-    envp.push_back(nullptr);
-    char* argv[] = {const_cast<char*>(systemd_path), const_cast<char*>("--log-target=console"),
-                    const_cast<char*>("--show-status=no"), nullptr};
-    execve(systemd_path, argv, envp.data());
-    status_.Send(status::Error{
-        fmt::format("--init systemd: cannot run {}: {}", systemd_path, std::strerror(errno))});
-    _exit(127);
+      return Supervise();
+    });
   }
 
-  // Until `systemctl is-system-running --wait` says running (or degraded: a unit of the root
-  // failed, which the module does not care about); at most a minute.
-  bool WaitForSystemd() {
-    status_.Send(status::Phase{"boot"});
-    const auto t0 = Clock::now();
-    std::string state;
-    while (SecondsSince(t0) < 60) {
-      auto run = RunCaptured({"timeout", "60", "systemctl", "is-system-running", "--wait"},
-                             spec_.env, 4096);
-      if (run.ok()) {
-        state = run->out;
-        while (!state.empty() && (state.back() == '\n' || state.back() == ' ')) state.pop_back();
-        if (state == "running" || state == "degraded") break;
-      }
-      std::this_thread::sleep_for(std::chrono::milliseconds(200));
-    }
-    if (state != "running" && state != "degraded") {
-      status_.Send(status::Error{fmt::format(
-          "systemd did not boot within 60 s (state '{}'; its log: {})", state, kSystemdLog)});
-      return false;
-    }
-    status_.Send(
-        status::Note{fmt::format("systemd booted ({}) in {:.1f} s", state, SecondsSince(t0))});
-    return true;
-  }
   // A file of the sandbox's own work directory (kSandboxWorkDir once pivoted; without the
   // sandbox, the host work directory's in/): what Puppet reads and writes.
   std::string Inside(const std::string& name) const { return io_dir_ + "/" + name; }
@@ -355,200 +196,6 @@ class Supervisor {
     close(out);
   }
 
-  static std::string FdPath(int fd) { return fmt::format("/proc/self/fd/{}", fd); }
-
-  // The overlay of the OS root at WS/merged, over WS/upper, mounted in the sandbox's own
-  // user namespace (overlay_mount.h's kSandbox).
-  absl::Status MountOwnOverlay(const std::string& ws) {
-    for (const char* d : {"lower", "upper", "work"}) mkdir((ws + "/" + d).c_str(), 0755);
-    // overlayfs in a user namespace creates no redirects: renaming a directory of the OS root
-    // fails with EXDEV (mv copies instead). It marks a directory removed and made again in a
-    // user.* extended attribute, which tmpfs keeps only from Linux 6.6 on: before, that mkdir
-    // fails. Said, not hidden; run as root, the keeper mounts the overlay instead.
-    if (setxattr((ws + "/upper").c_str(), "user.fsmove.probe", "1", 1, 0) != 0) {
-      status_.Send(status::Note{fmt::format(
-          "this kernel's tmpfs keeps no user extended attributes ({}; Linux 6.6 or later does): "
-          "in this sandbox, a directory of the OS root cannot be removed and made again",
-          std::strerror(errno))});
-    } else {
-      removexattr((ws + "/upper").c_str(), "user.fsmove.probe");
-    }
-    if (absl::Status st = Mount(FdPath(fds_.lower), ws + "/lower", nullptr, MS_BIND); !st.ok()) {
-      return st;
-    }
-    return Mount(
-        "fsmove-root", root_, "overlay", 0,
-        fmt::format("lowerdir={0}/lower,upperdir={0}/upper,workdir={0}/work,userxattr", ws));
-  }
-
-  // The sandbox's file systems, made in its own mount namespace (owned by its user
-  // namespace, so nothing here reaches the host's mount table or the host's files): a tmpfs
-  // for the overlay's upper layer, the overlay of the OS root, fresh /proc, /sys, /run, /tmp,
-  // a private /dev, the inputs bound read-only, and the sandbox's work directory.
-  absl::Status SetUpOverlay() {
-    // Every tmpfs: owned by the sandbox's root, sized; the memory limit covers their pages.
-    const std::string owner = "uid=0,gid=0";
-    // A scratch place no host path leads to from here: the host's /tmp, covered in this mount
-    // namespace only (the inputs and the lower layer are held by descriptors).
-    const std::string ws = "/tmp";
-    if (absl::Status st =
-            Mount("fsmove-sandbox", ws, "tmpfs", MS_NOSUID, "mode=0755,size=75%," + owner);
-        !st.ok()) {
-      return st;
-    }
-    root_ = ws + "/merged";
-    mkdir(root_.c_str(), 0755);
-    if (fds_.merged >= 0) {
-      // The keeper mounted the overlay (overlay_mount.h): its merged tree becomes the root.
-      if (absl::Status st = Mount(FdPath(fds_.merged), root_, nullptr, MS_BIND); !st.ok()) {
-        return st;
-      }
-    } else if (absl::Status st = MountOwnOverlay(ws); !st.ok()) {
-      return st;
-    }
-    proc_dir_ = root_ + "/proc";
-    struct Step {
-      std::string source, target;
-      const char* type;
-      unsigned long flags;
-      std::string data;
-    };
-    const std::vector<Step> steps = {
-        {"proc", root_ + "/proc", "proc", MS_NOSUID | MS_NODEV | MS_NOEXEC, ""},  // this PID ns
-        {"run", root_ + "/run", "tmpfs", MS_NOSUID | MS_NODEV, "mode=0755,size=25%," + owner},
-        {"tmp", root_ + "/tmp", "tmpfs", MS_NOSUID | MS_NODEV, "mode=1777,size=25%," + owner},
-    };
-    for (const Step& s : steps) {
-      if (absl::Status st = Mount(s.source, s.target, s.type, s.flags, s.data); !st.ok()) return st;
-    }
-    // A fresh sysfs, read-only as a whole: the host's cgroup tree and the other file systems
-    // mounted under the host's /sys are not there. (The kernel lets a user namespace mount
-    // one for the network namespace it owns.)
-    if (absl::Status st =
-            Mount("sysfs", root_ + "/sys", "sysfs", MS_RDONLY | MS_NOSUID | MS_NODEV | MS_NOEXEC);
-        !st.ok()) {
-      return st;
-    }
-    // systemd's cgroup tree: a pure cgroup2 whose root is the sandbox's own cgroup (this
-    // process's cgroup namespace), writable, on the read-only /sys.
-    if (systemd() && phase_ == SupervisorPhase::kApply) {
-      if (absl::Status st = Mount("cgroup2", root_ + "/sys/fs/cgroup", "cgroup2",
-                                  MS_NOSUID | MS_NODEV | MS_NOEXEC, "");
-          !st.ok()) {
-        return st;
-      }
-    }
-    // The kernel's knobs stay as they are: read-only, as container runtimes make them. (In
-    // the sandbox's user namespace the host's knobs are not writable anyway: they belong to
-    // the host's root.)
-    for (const char* knob :
-         {"/proc/sys", "/proc/sysrq-trigger", "/proc/irq", "/proc/bus", "/proc/fs", "/proc/acpi"}) {
-      std::string target = root_ + knob;
-      if (access(target.c_str(), F_OK) != 0) continue;
-      if (absl::Status st = BindReadOnly(target, target); !st.ok()) return st;
-    }
-    if (absl::Status st = SetUpDevices(); !st.ok()) return st;
-    mkdir((root_ + "/run/lock").c_str(), 01777);
-    chmod((root_ + "/run/lock").c_str(), 01777);
-    if (absl::Status st = SetUpWorkDir(); !st.ok()) return st;
-    // The inputs (module directories, manifests), read-only where Puppet finds them.
-    for (const auto& [path, fd] : fds_.inputs) {
-      struct stat st;
-      if (fstat(fd, &st) != 0) continue;
-      std::error_code ec;
-      std::string target = root_ + path;
-      if (S_ISDIR(st.st_mode)) {
-        fs::create_directories(target, ec);
-      } else {
-        fs::create_directories(fs::path(target).parent_path(), ec);
-        close(open(target.c_str(), O_WRONLY | O_CREAT | O_CLOEXEC, 0644));
-      }
-      if (absl::Status b = BindReadOnly(FdPath(fd), target); !b.ok()) return b;
-    }
-    // apt needs DNS; a resolv.conf symlink into the (now empty) /run would dangle.
-    std::string resolv = root_ + "/etc/resolv.conf";
-    unlink(resolv.c_str());
-    // The host's resolvers, unless they are on its loopback (a local stub resolver), which the
-    // sandbox's own network cannot reach: then slirp4netns's DNS forwarder.
-    std::string resolvers = base::ReadFile("/etc/resolv.conf").value_or("");
-    if (resolvers.find("nameserver 127.") != std::string::npos ||
-        resolvers.find("nameserver ::1") != std::string::npos || resolvers.empty()) {
-      resolvers = "# fsmove sandbox: slirp4netns's DNS forwarder\nnameserver 10.0.2.3\n";
-    }
-    if (absl::Status st = WriteFile(resolv, resolvers, 0644); !st.ok()) return st;
-    return SetPolicyRc();
-  }
-
-  // The sandbox's work directory (kSandboxWorkDir, on its own /run): the manifest and module
-  // links from the host's in/ (copied: nothing of the host's disk is writable here), the
-  // graph directory, and the trace FIFO bound from the host for strace alone.
-  absl::Status SetUpWorkDir() {
-    const std::string dir = root_ + kSandboxWorkDir;
-    mkdir(dir.c_str(), 0755);
-    mkdir((dir + "/" + kGraphDir).c_str(), 0755);
-    if (fds_.in_dir >= 0) {
-      if (auto text = base::ReadUntrustedFile(fds_.in_dir, kManifestFile, "the manifest",
-                                              catalog::kMaxCatalogBytes);
-          text.ok()) {
-        if (absl::Status st = WriteFile(dir + "/" + kManifestFile, *text, 0644); !st.ok()) {
-          return st;
-        }
-      }
-      int links =
-          openat(fds_.in_dir, kModuleLinks, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-      if (links >= 0) {
-        mkdir((dir + "/" + kModuleLinks).c_str(), 0755);
-        if (DIR* d = fdopendir(links)) {
-          while (dirent* e = readdir(d)) {
-            char target[4096];
-            ssize_t n = readlinkat(dirfd(d), e->d_name, target, sizeof target - 1);
-            if (n <= 0) continue;
-            target[n] = '\0';
-            (void)!symlink(target, (dir + "/" + kModuleLinks + "/" + e->d_name).c_str());
-          }
-          closedir(d);
-        } else {
-          close(links);
-        }
-      }
-    }
-    if (fds_.trace_fifo >= 0 && phase_ != SupervisorPhase::kCompile) {
-      const std::string fifo = dir + "/" + kTraceFifo;
-      close(open(fifo.c_str(), O_WRONLY | O_CREAT | O_CLOEXEC, 0600));
-      if (absl::Status st = Mount(FdPath(fds_.trace_fifo), fifo, nullptr, MS_BIND); !st.ok()) {
-        return st;
-      }
-    }
-    return absl::OkStatus();
-  }
-
-  // The overlay becomes the root of the namespace and the host's root is detached: nothing in
-  // the sandbox (this process included) can reach the host's files any more, by `..` out of
-  // a chroot, /proc/1/root or a mount namespace it enters. For --keep-sandbox, the overlay's
-  // upper layer stays reachable (bound inside); the directory it is copied to is bound only
-  // at the end (Keep).
-  absl::Status PivotRoot() {
-    if (!spec_.keep_dir.empty()) {
-      mkdir((root_ + kKeepUpperDir).c_str(), 0700);
-      const std::string upper = fds_.upper >= 0 ? FdPath(fds_.upper) : "/tmp/upper";
-      if (absl::Status st = Mount(upper, root_ + kKeepUpperDir, nullptr, MS_BIND); !st.ok())
-        return st;
-    }
-    const std::string old_root = root_ + "/.fsmove-old-root";
-    mkdir(old_root.c_str(), 0700);
-    if (syscall(SYS_pivot_root, root_.c_str(), old_root.c_str()) != 0) {
-      return base::ErrnoStatus(fmt::format("pivot_root to {}", root_));
-    }
-    if (chdir("/") != 0) return base::ErrnoStatus("chdir / after pivot_root");
-    if (umount2("/.fsmove-old-root", MNT_DETACH) != 0)
-      return base::ErrnoStatus("detaching the old root");
-    rmdir("/.fsmove-old-root");
-    root_ = "/";
-    proc_dir_ = "/proc";
-    io_dir_ = kSandboxWorkDir;
-    return absl::OkStatus();
-  }
-
   // Capabilities strace keeps and what it traces does not. The kernel lets a process reach
   // another's descriptors through /proc/PID/fd (and attach to it) without CAP_SYS_PTRACE only
   // when it holds every capability the other holds (cap_ptrace_access_check): with these
@@ -573,66 +220,6 @@ class Supervisor {
     if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0)
       return base::ErrnoStatus("prctl(PR_SET_NO_NEW_PRIVS)");
     return InstallSandboxSeccomp();
-  }
-
-  // A private /dev with only the harmless devices (no disks, no host terminals), bound from
-  // the host's (a user namespace cannot make device nodes), its own pseudo-terminals and
-  // shared memory.
-  absl::Status SetUpDevices() {
-    const std::string dev = root_ + "/dev";
-    if (absl::Status st = Mount("fsmove-dev", dev, "tmpfs", MS_NOSUID | MS_NOEXEC,
-                                "mode=0755,size=64k,uid=0,gid=0");
-        !st.ok()) {
-      return st;
-    }
-    for (const char* name : {"null", "zero", "full", "random", "urandom", "tty"}) {
-      const std::string path = dev + "/" + name;
-      close(open(path.c_str(), O_WRONLY | O_CREAT | O_CLOEXEC, 0666));
-      if (absl::Status st = Mount(std::string("/dev/") + name, path, nullptr, MS_BIND); !st.ok())
-        return st;
-    }
-    for (const char* d : {"/pts", "/shm", "/mqueue"}) mkdir((dev + d).c_str(), 0755);
-    if (absl::Status st = Mount("devpts", dev + "/pts", "devpts", MS_NOSUID | MS_NOEXEC,
-                                "newinstance,ptmxmode=0666,mode=0620,gid=5");
-        !st.ok()) {
-      return st;
-    }
-    if (absl::Status st = Mount("shm", dev + "/shm", "tmpfs", MS_NOSUID | MS_NODEV,
-                                "mode=1777,size=25%,uid=0,gid=0");
-        !st.ok()) {
-      return st;
-    }
-    struct Link {
-      const char* target;
-      const char* name;
-    };
-    for (const Link& l :
-         {Link{"pts/ptmx", "ptmx"}, Link{"/proc/self/fd", "fd"}, Link{"/proc/self/fd/0", "stdin"},
-          Link{"/proc/self/fd/1", "stdout"}, Link{"/proc/self/fd/2", "stderr"}}) {
-      if (symlink(l.target, (dev + "/" + l.name).c_str()) != 0) {
-        return base::ErrnoStatus(fmt::format("symlink {}/{}", dev, l.name));
-      }
-    }
-    return absl::OkStatus();
-  }
-
-  // Service starts by maintainer scripts go through invoke-rc.d, which asks policy-rc.d. In a
-  // chroot, without a policy, invoke-rc.d learns no runlevel and starts nothing; Debian's
-  // container images ship one that denies everything. Service resources are not affected.
-  absl::Status SetPolicyRc() {
-    std::string policy = root_ + "/usr/sbin/policy-rc.d";
-    if (spec_.policy_rc == "allow") {
-      unlink(policy.c_str());
-      return WriteFile(
-          policy, "#!/bin/sh\n# fsmove sandbox: allow every init script action\nexit 0\n", 0755);
-    }
-    if (spec_.policy_rc == "deny") {
-      if (access(policy.c_str(), F_OK) == 0) return absl::OkStatus();
-      return WriteFile(
-          policy, "#!/bin/sh\n# fsmove sandbox: deny every init script action\nexit 101\n", 0755);
-    }
-    unlink(policy.c_str());
-    return absl::OkStatus();
   }
 
   // How everything the sandbox runs starts: in its root, at /, with Puppet's environment.
@@ -843,8 +430,8 @@ class Supervisor {
       localized = LocalizePuppetSources(catalog_text_, modulepath, exists);
     }
     bool served = localized.ok() && localized->rewritten > 0;
-    (void)WriteFile(Inside(kApplyCatalogFile), served ? localized->catalog_json : catalog_text_,
-                    0644);
+    (void)WriteFileWithMode(Inside(kApplyCatalogFile),
+                            served ? localized->catalog_json : catalog_text_, 0644);
     if (!served) return;
     status_.Send(status::Note{
         fmt::format("apply: {} puppet:/// source{} served from the modulepath{}",

@@ -8,6 +8,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cstdint>
 #include <fstream>
 #include <functional>
@@ -152,6 +153,32 @@ TEST(CapabilitiesTest, LimitingAgainWithoutSetpcapSucceeds) {
     return "";
   });
   EXPECT_EQ(failure, "");
+}
+
+}  // namespace
+}  // namespace fsmove::exec
+
+namespace fsmove::exec {
+namespace {
+
+TEST(SandboxCapabilitiesTest, ModuleCodeKeepsTheContainerDefaultsAndNetAdminOnly) {
+  const std::vector<int> module = ModuleCapabilities();
+  auto has = [](const std::vector<int>& caps, int cap) {
+    return std::find(caps.begin(), caps.end(), cap) != caps.end();
+  };
+  for (int cap : kContainerDefaultCapabilities) EXPECT_TRUE(has(module, cap)) << cap;
+  EXPECT_TRUE(has(module, CAP_NET_ADMIN));
+  for (int cap : {CAP_SYS_ADMIN, CAP_SYS_PTRACE, CAP_DAC_READ_SEARCH, CAP_SYS_MODULE, CAP_SYS_RAWIO,
+                  CAP_BPF, CAP_PERFMON, CAP_SYS_BOOT, CAP_MAC_ADMIN}) {
+    EXPECT_FALSE(has(module, cap)) << CapabilityName(cap);
+  }
+  std::vector<int> init = InitCapabilities();
+  EXPECT_TRUE(has(init, CAP_SYS_ADMIN));
+  init.erase(std::remove(init.begin(), init.end(), CAP_SYS_ADMIN), init.end());
+  std::sort(init.begin(), init.end());
+  std::vector<int> sorted = module;
+  std::sort(sorted.begin(), sorted.end());
+  EXPECT_EQ(init, sorted);
 }
 
 }  // namespace

@@ -33,4 +33,12 @@ std::string CapabilityName(int cap);
 // empty if it cannot be read.
 std::vector<int> BoundingSet();
 
+// The capabilities module code keeps: a container runtime's default set (Docker's: podman's
+// and AUDIT_WRITE, NET_RAW, MKNOD) and NET_ADMIN, which in the sandbox's own user and network
+// namespaces configures only that network (firewall and interface modules need it).
+std::vector<int> ModuleCapabilities();
+// systemd as PID 1 keeps SYS_ADMIN too (its units' PrivateTmp= and the like), in the
+// sandbox's user namespace only.
+std::vector<int> InitCapabilities();
+
 }  // namespace fsmove::exec

@@ -6,8 +6,10 @@
 // of fsmove's environment (a CI token) is in reach of module code. Layout of a run:
 //   fsmove (host) --fork/exec--> keeper (host; root, or the user: rootless)
 //     keeper --fork--> C: unshare(user); the keeper writes C's id maps (user_namespace.h)
+//       and, run as root, mounts the overlay of the idmapped OS root (overlay_mount.h)
 //       C: unshare(mount, UTS, IPC, net, cgroup) + slirp4netns, unshare(pid), fork PID 1
-//         PID 1, the supervisor (supervisor.h): overlay of the OS root, pivot_root, seccomp,
+//         PID 1, the supervisor (supervisor.h): the file systems (sandbox_layout.h),
+//         pivot_root, seccomp, systemd (systemd_boot.h) with --init systemd,
 //         then one phase: `puppet catalog find` (the compile sandbox), or the apply
 //         sandbox's strace -D -f ... -- puppet apply --catalog ... (Puppet is its child).
 //   The compile and the apply run in two sandboxes, one after the other: nothing the

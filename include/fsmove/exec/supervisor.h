@@ -13,6 +13,8 @@
 #include <utility>
 #include <vector>
 
+#include "fsmove/exec/capabilities.h"
+#include "fsmove/exec/process_tree.h"
 #include "fsmove/exec/sandbox.h"
 #include "fsmove/exec/status_message.h"
 
@@ -42,26 +44,5 @@ struct SupervisorFds {
 };
 
 int RunSupervisor(SandboxSpec spec, SupervisorPhase phase, SupervisorFds fds);
-
-// One entry of a /proc directory: pid, command name, parent.
-struct ProcEntry {
-  pid_t pid = 0;
-  pid_t ppid = 0;
-  std::string comm;
-  uint64_t start_ticks = 0;  // since boot, in clock ticks (field 22 of /proc/PID/stat)
-};
-std::vector<ProcEntry> ListProcesses(const std::string& proc_dir);
-// SIGKILL to every descendant of `root`, then `root`.
-void KillDescendants(pid_t root);
-// Names what the run left running (and is being killed): the first 20, then a count.
-void ReportLeftovers(StatusWriter& status, const std::vector<ProcEntry>& left);
-
-// The capabilities module code keeps: a container runtime's default set (Docker's: podman's
-// and AUDIT_WRITE, NET_RAW, MKNOD) and NET_ADMIN, which in the sandbox's own user and network
-// namespaces configures only that network (firewall and interface modules need it).
-std::vector<int> ModuleCapabilities();
-// systemd as PID 1 keeps SYS_ADMIN too (its units' PrivateTmp= and the like), in the
-// sandbox's user namespace only.
-std::vector<int> InitCapabilities();
 
 }  // namespace fsmove::exec

@@ -1,0 +1,28 @@
+// The processes of a /proc directory, and ending a tree of them: what the supervisor (and
+// the keeper, with --sandbox none) kill and name at the end of a run.
+#pragma once
+
+#include <sys/types.h>
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "fsmove/exec/status_message.h"
+
+namespace fsmove::exec {
+
+// One entry of a /proc directory: pid, command name, parent.
+struct ProcEntry {
+  pid_t pid = 0;
+  pid_t ppid = 0;
+  std::string comm;
+  uint64_t start_ticks = 0;  // since boot, in clock ticks (field 22 of /proc/PID/stat)
+};
+std::vector<ProcEntry> ListProcesses(const std::string& proc_dir);
+// SIGKILL to every descendant of `root`, then `root`.
+void KillDescendants(pid_t root);
+// Names what the run left running (and is being killed): the first 20, then a count.
+void ReportLeftovers(StatusWriter& status, const std::vector<ProcEntry>& left);
+
+}  // namespace fsmove::exec

@@ -1,0 +1,57 @@
+// The sandbox's file systems: what its PID 1 lays out in its own mount namespace before
+// anything of the module runs, then pivots into.
+//
+//   the OS root     an overlay: the keeper's (overlay_mount.h), bound, or one mounted here
+//                   over a tmpfs of its own; its lower layer held by a descriptor
+//   /proc, /sys     fresh, for the sandbox's PID and network namespaces; /sys read-only, and
+//                   the kernel's knobs under /proc read-only
+//   /run, /tmp      tmpfs, sized; the memory limit covers their pages
+//   /dev            a tmpfs with the harmless devices bound from the host, its own devpts
+//   inputs          the module directories and manifests, bound read-only from descriptors
+//   /run/fsmove     the sandbox's work directory (kSandboxWorkDir): the manifest and module
+//                   links copied in, Puppet's graph directory, the trace FIFO for strace
+// The scratch directory (the host's /tmp, covered by a tmpfs in this mount namespace only)
+// holds the layers and mount points; after Pivot() nothing of the host's file tree is
+// reachable.
+#pragma once
+
+#include <string>
+
+#include "absl/status/status.h"
+#include "fsmove/exec/sandbox.h"
+#include "fsmove/exec/status_message.h"
+#include "fsmove/exec/supervisor.h"
+
+namespace fsmove::exec {
+
+class SandboxLayout {
+ public:
+  // `fds` and `status` must outlive the layout; `scratch` is covered by a tmpfs.
+  SandboxLayout(const SandboxSpec& spec, SupervisorPhase phase, const SupervisorFds& fds,
+                const StatusWriter& status, std::string scratch = "/tmp")
+      : spec_(spec), phase_(phase), fds_(fds), status_(status), ws_(std::move(scratch)) {}
+
+  // Lays the file systems out under root() (SCRATCH/merged).
+  absl::Status Build();
+  // Makes root() the namespace's root and detaches the old one; root() is "/" after.
+  absl::Status Pivot();
+  const std::string& root() const { return root_; }
+
+ private:
+  absl::Status MountOwnOverlay();
+  absl::Status SetUpWorkDir();
+  absl::Status SetUpDevices();
+  absl::Status SetPolicyRc();
+
+  const SandboxSpec& spec_;
+  SupervisorPhase phase_;
+  const SupervisorFds& fds_;
+  const StatusWriter& status_;
+  std::string ws_;
+  std::string root_;
+};
+
+// Writes `text` to `path` with `mode` (created or truncated).
+absl::Status WriteFileWithMode(const std::string& path, std::string_view text, mode_t mode);
+
+}  // namespace fsmove::exec

@@ -1,0 +1,48 @@
+// --init systemd: the sandbox's PID 1 becomes systemd, and the check waits for it to boot.
+//
+// PID 1 masks the units that would wait for consoles and logins the sandbox does not have,
+// forks, and execs /lib/systemd/systemd (its output to the work directory's kSystemdLog, the
+// init capability set, a clean environment with container=fsmove). The child asks
+// `systemctl is-system-running --wait` until systemd says it has booted, at most a minute,
+// then runs the check and hands its exit code to the keeper through `done_fd`; the keeper
+// then ends PID 1, and with it the namespace.
+#pragma once
+
+#include <functional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "fsmove/exec/status_message.h"
+
+namespace fsmove::exec {
+
+inline constexpr const char* kSystemdPath = "/lib/systemd/systemd";
+
+// What `systemctl is-system-running` printed, as the wait for the boot reads it.
+enum class SystemState {
+  kBooting,  // initializing, starting, or offline/nothing (systemctl cannot reach it yet)
+  kBooted,   // running, or degraded: a unit of the root failed, which the module does not need
+  kDown,     // maintenance (emergency or rescue), stopping: it will not boot
+};
+SystemState ClassifySystemState(std::string_view printed);
+
+// The units masked in `root` (a directory holding etc/systemd/system) before systemd starts:
+// gettys and logind, which wait for terminals and seats the sandbox has not.
+void MaskConsoleUnits(const std::string& root);
+
+// systemd's argv and environment as PID 1 of the sandbox.
+std::vector<std::string> SystemdArgv();
+std::vector<std::string> SystemdEnvironment();
+
+// Waits until systemd has booted (true) or a minute has gone or it is down (false: said).
+bool WaitForSystemdBoot(const std::vector<std::string>& env, const StatusWriter& status);
+
+// In PID 1: the whole boot. `supervise` runs in the child once systemd has booted; its
+// result goes to `done_fd` and is the child's exit code. Returns only when systemd could not
+// be started (the exit code to give).
+int BootSystemdAsPid1(const std::string& log_path, const std::vector<std::string>& env,
+                      const StatusWriter& status, int done_fd,
+                      const std::function<int()>& supervise);
+
+}  // namespace fsmove::exec

@@ -1,0 +1,76 @@
+// The processes of a /proc directory, and ending a tree of them; see process_tree.h.
+#include "fsmove/exec/process_tree.h"
+
+#include <dirent.h>
+#include <signal.h>
+#include <unistd.h>
+
+#include <cstdlib>
+#include <map>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "fmt/format.h"
+#include "fsmove/base/read_file.h"
+
+namespace fsmove::exec {
+
+std::vector<ProcEntry> ListProcesses(const std::string& proc_dir) {
+  std::vector<ProcEntry> out;
+  DIR* d = opendir(proc_dir.c_str());
+  if (d == nullptr) return out;
+  while (dirent* e = readdir(d)) {
+    char* end = nullptr;
+    long pid = strtol(e->d_name, &end, 10);
+    if (pid <= 0 || *end != '\0') continue;
+    std::string stat = base::ReadFile(fmt::format("{}/{}/stat", proc_dir, pid)).value_or("");
+    size_t open_paren = stat.find('('), close_paren = stat.rfind(')');
+    if (open_paren == std::string::npos || close_paren == std::string::npos) continue;
+    ProcEntry p;
+    p.pid = static_cast<pid_t>(pid);
+    p.comm = stat.substr(open_paren + 1, close_paren - open_paren - 1);
+    // After ") ": state, then ppid.
+    std::istringstream rest(stat.substr(close_paren + 1));
+    std::string state, skip;
+    rest >> state >> p.ppid;
+    for (int field = 5; field < 22 && rest >> skip; ++field) {
+    }
+    rest >> p.start_ticks;
+    out.push_back(std::move(p));
+  }
+  closedir(d);
+  return out;
+}
+
+// SIGKILL to every descendant of `root` (then `root` itself), twice over: a process forked
+// between the listing and the kill is found the second time (the subreaper keeps orphans
+// below `root`).
+void KillDescendants(pid_t root) {
+  for (int pass = 0; pass < 2; ++pass) {
+    std::map<pid_t, pid_t> parent_of;
+    for (const ProcEntry& p : ListProcesses("/proc")) parent_of[p.pid] = p.ppid;
+    for (const auto& [pid, ppid] : parent_of) {
+      pid_t up = ppid;
+      for (int depth = 0; up > 1 && up != root && depth < 4096; ++depth) {
+        auto it = parent_of.find(up);
+        up = it == parent_of.end() ? 0 : it->second;
+      }
+      if (up == root) kill(pid, SIGKILL);
+    }
+    usleep(20000);
+  }
+  kill(root, SIGKILL);
+}
+
+// Names what the run left running (and is being killed): the first 20, then a count.
+void ReportLeftovers(StatusWriter& status, const std::vector<ProcEntry>& left) {
+  for (size_t i = 0; i < left.size() && i < 20; ++i) {
+    status.Send(status::Note{
+        fmt::format("left running at the end (killed): {} {}", left[i].pid, left[i].comm)});
+  }
+  if (left.size() > 20)
+    status.Send(status::Note{fmt::format("... and {} more processes", left.size() - 20)});
+}
+
+}  // namespace fsmove::exec

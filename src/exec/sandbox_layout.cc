@@ -1,0 +1,304 @@
+// The sandbox's file systems; see sandbox_layout.h.
+#include "fsmove/exec/sandbox_layout.h"
+
+#include <dirent.h>
+#include <fcntl.h>
+#include <sys/mount.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <sys/xattr.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
+#include <filesystem>
+#include <string>
+#include <vector>
+
+#include "absl/status/status.h"
+#include "fmt/format.h"
+#include "fsmove/base/errno_status.h"
+#include "fsmove/base/read_file.h"
+#include "fsmove/catalog/catalog.h"
+
+namespace fsmove::exec {
+namespace {
+
+namespace fs = std::filesystem;
+
+absl::Status Mount(const std::string& source, const std::string& target, const char* type,
+                   unsigned long flags, const std::string& data = "") {
+  if (mount(source.c_str(), target.c_str(), type, flags, data.empty() ? nullptr : data.c_str()) !=
+      0) {
+    return base::ErrnoStatus(fmt::format("mount {} on {}", type ? type : source, target));
+  }
+  return absl::OkStatus();
+}
+
+absl::Status BindReadOnly(const std::string& source, const std::string& target) {
+  if (absl::Status st = Mount(source, target, nullptr, MS_BIND | MS_REC); !st.ok()) return st;
+  return Mount("", target, nullptr, MS_REMOUNT | MS_BIND | MS_RDONLY);
+}
+
+std::string FdPath(int fd) { return fmt::format("/proc/self/fd/{}", fd); }
+
+}  // namespace
+
+absl::Status WriteFileWithMode(const std::string& path, std::string_view text, mode_t mode) {
+  int fd = open(path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, mode);
+  if (fd < 0) return base::ErrnoStatus(fmt::format("write {}", path));
+  bool ok = write(fd, text.data(), text.size()) == static_cast<ssize_t>(text.size());
+  if (fchmod(fd, mode) != 0) ok = false;
+  close(fd);
+  return ok ? absl::OkStatus() : base::ErrnoStatus(fmt::format("write {}", path));
+}
+
+// The overlay of the OS root at WS/merged, over WS/upper, mounted in the sandbox's own
+// user namespace (overlay_mount.h's kSandbox).
+absl::Status SandboxLayout::MountOwnOverlay() {
+  const std::string& ws = ws_;
+  for (const char* d : {"lower", "upper", "work"}) mkdir((ws + "/" + d).c_str(), 0755);
+  // overlayfs in a user namespace creates no redirects: renaming a directory of the OS root
+  // fails with EXDEV (mv copies instead). It marks a directory removed and made again in a
+  // user.* extended attribute, which tmpfs keeps only from Linux 6.6 on: before, that mkdir
+  // fails. Said, not hidden; run as root, the keeper mounts the overlay instead.
+  if (setxattr((ws + "/upper").c_str(), "user.fsmove.probe", "1", 1, 0) != 0) {
+    status_.Send(status::Note{fmt::format(
+        "this kernel's tmpfs keeps no user extended attributes ({}; Linux 6.6 or later does): "
+        "in this sandbox, a directory of the OS root cannot be removed and made again",
+        std::strerror(errno))});
+  } else {
+    removexattr((ws + "/upper").c_str(), "user.fsmove.probe");
+  }
+  if (absl::Status st = Mount(FdPath(fds_.lower), ws + "/lower", nullptr, MS_BIND); !st.ok()) {
+    return st;
+  }
+  return Mount("fsmove-root", root_, "overlay", 0,
+               fmt::format("lowerdir={0}/lower,upperdir={0}/upper,workdir={0}/work,userxattr", ws));
+}
+
+// The sandbox's file systems, made in its own mount namespace (owned by its user
+// namespace, so nothing here reaches the host's mount table or the host's files): a tmpfs
+// for the overlay's upper layer, the overlay of the OS root, fresh /proc, /sys, /run, /tmp,
+// a private /dev, the inputs bound read-only, and the sandbox's work directory.
+absl::Status SandboxLayout::Build() {
+  // Every tmpfs: owned by the sandbox's root, sized; the memory limit covers their pages.
+  const std::string owner = "uid=0,gid=0";
+  // A scratch place no host path leads to from here: the host's /tmp, covered in this mount
+  // namespace only (the inputs and the lower layer are held by descriptors).
+  const std::string& ws = ws_;
+  if (absl::Status st =
+          Mount("fsmove-sandbox", ws, "tmpfs", MS_NOSUID, "mode=0755,size=75%," + owner);
+      !st.ok()) {
+    return st;
+  }
+  root_ = ws + "/merged";
+  mkdir(root_.c_str(), 0755);
+  if (fds_.merged >= 0) {
+    // The keeper mounted the overlay (overlay_mount.h): its merged tree becomes the root.
+    if (absl::Status st = Mount(FdPath(fds_.merged), root_, nullptr, MS_BIND); !st.ok()) {
+      return st;
+    }
+  } else if (absl::Status st = MountOwnOverlay(); !st.ok()) {
+    return st;
+  }
+  struct Step {
+    std::string source, target;
+    const char* type;
+    unsigned long flags;
+    std::string data;
+  };
+  const std::vector<Step> steps = {
+      {"proc", root_ + "/proc", "proc", MS_NOSUID | MS_NODEV | MS_NOEXEC, ""},  // this PID ns
+      {"run", root_ + "/run", "tmpfs", MS_NOSUID | MS_NODEV, "mode=0755,size=25%," + owner},
+      {"tmp", root_ + "/tmp", "tmpfs", MS_NOSUID | MS_NODEV, "mode=1777,size=25%," + owner},
+  };
+  for (const Step& s : steps) {
+    if (absl::Status st = Mount(s.source, s.target, s.type, s.flags, s.data); !st.ok()) return st;
+  }
+  // A fresh sysfs, read-only as a whole: the host's cgroup tree and the other file systems
+  // mounted under the host's /sys are not there. (The kernel lets a user namespace mount
+  // one for the network namespace it owns.)
+  if (absl::Status st =
+          Mount("sysfs", root_ + "/sys", "sysfs", MS_RDONLY | MS_NOSUID | MS_NODEV | MS_NOEXEC);
+      !st.ok()) {
+    return st;
+  }
+  // systemd's cgroup tree: a pure cgroup2 whose root is the sandbox's own cgroup (this
+  // process's cgroup namespace), writable, on the read-only /sys.
+  if (spec_.init == "systemd" && phase_ == SupervisorPhase::kApply) {
+    if (absl::Status st = Mount("cgroup2", root_ + "/sys/fs/cgroup", "cgroup2",
+                                MS_NOSUID | MS_NODEV | MS_NOEXEC, "");
+        !st.ok()) {
+      return st;
+    }
+  }
+  // The kernel's knobs stay as they are: read-only, as container runtimes make them. (In
+  // the sandbox's user namespace the host's knobs are not writable anyway: they belong to
+  // the host's root.)
+  for (const char* knob :
+       {"/proc/sys", "/proc/sysrq-trigger", "/proc/irq", "/proc/bus", "/proc/fs", "/proc/acpi"}) {
+    std::string target = root_ + knob;
+    if (access(target.c_str(), F_OK) != 0) continue;
+    if (absl::Status st = BindReadOnly(target, target); !st.ok()) return st;
+  }
+  if (absl::Status st = SetUpDevices(); !st.ok()) return st;
+  mkdir((root_ + "/run/lock").c_str(), 01777);
+  chmod((root_ + "/run/lock").c_str(), 01777);
+  if (absl::Status st = SetUpWorkDir(); !st.ok()) return st;
+  // The inputs (module directories, manifests), read-only where Puppet finds them.
+  for (const auto& [path, fd] : fds_.inputs) {
+    struct stat st;
+    if (fstat(fd, &st) != 0) continue;
+    std::error_code ec;
+    std::string target = root_ + path;
+    if (S_ISDIR(st.st_mode)) {
+      fs::create_directories(target, ec);
+    } else {
+      fs::create_directories(fs::path(target).parent_path(), ec);
+      close(open(target.c_str(), O_WRONLY | O_CREAT | O_CLOEXEC, 0644));
+    }
+    if (absl::Status b = BindReadOnly(FdPath(fd), target); !b.ok()) return b;
+  }
+  // apt needs DNS; a resolv.conf symlink into the (now empty) /run would dangle.
+  std::string resolv = root_ + "/etc/resolv.conf";
+  unlink(resolv.c_str());
+  // The host's resolvers, unless they are on its loopback (a local stub resolver), which the
+  // sandbox's own network cannot reach: then slirp4netns's DNS forwarder.
+  std::string resolvers = base::ReadFile("/etc/resolv.conf").value_or("");
+  if (resolvers.find("nameserver 127.") != std::string::npos ||
+      resolvers.find("nameserver ::1") != std::string::npos || resolvers.empty()) {
+    resolvers = "# fsmove sandbox: slirp4netns's DNS forwarder\nnameserver 10.0.2.3\n";
+  }
+  if (absl::Status st = WriteFileWithMode(resolv, resolvers, 0644); !st.ok()) return st;
+  return SetPolicyRc();
+}
+
+// The sandbox's work directory (kSandboxWorkDir, on its own /run): the manifest and module
+// links from the host's in/ (copied: nothing of the host's disk is writable here), the
+// graph directory, and the trace FIFO bound from the host for strace alone.
+absl::Status SandboxLayout::SetUpWorkDir() {
+  const std::string dir = root_ + kSandboxWorkDir;
+  mkdir(dir.c_str(), 0755);
+  mkdir((dir + "/" + kGraphDir).c_str(), 0755);
+  if (fds_.in_dir >= 0) {
+    if (auto text = base::ReadUntrustedFile(fds_.in_dir, kManifestFile, "the manifest",
+                                            catalog::kMaxCatalogBytes);
+        text.ok()) {
+      if (absl::Status st = WriteFileWithMode(dir + "/" + kManifestFile, *text, 0644); !st.ok()) {
+        return st;
+      }
+    }
+    int links = openat(fds_.in_dir, kModuleLinks, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+    if (links >= 0) {
+      mkdir((dir + "/" + kModuleLinks).c_str(), 0755);
+      if (DIR* d = fdopendir(links)) {
+        while (dirent* e = readdir(d)) {
+          char target[4096];
+          ssize_t n = readlinkat(dirfd(d), e->d_name, target, sizeof target - 1);
+          if (n <= 0) continue;
+          target[n] = '\0';
+          (void)!symlink(target, (dir + "/" + kModuleLinks + "/" + e->d_name).c_str());
+        }
+        closedir(d);
+      } else {
+        close(links);
+      }
+    }
+  }
+  if (fds_.trace_fifo >= 0 && phase_ != SupervisorPhase::kCompile) {
+    const std::string fifo = dir + "/" + kTraceFifo;
+    close(open(fifo.c_str(), O_WRONLY | O_CREAT | O_CLOEXEC, 0600));
+    if (absl::Status st = Mount(FdPath(fds_.trace_fifo), fifo, nullptr, MS_BIND); !st.ok()) {
+      return st;
+    }
+  }
+  return absl::OkStatus();
+}
+
+// The overlay becomes the root of the namespace and the host's root is detached: nothing in
+// the sandbox (this process included) can reach the host's files any more, by `..` out of
+// a chroot, /proc/1/root or a mount namespace it enters. For --keep-sandbox, the overlay's
+// upper layer stays reachable (bound inside); the directory it is copied to is bound only
+// at the end (Keep).
+absl::Status SandboxLayout::Pivot() {
+  if (!spec_.keep_dir.empty()) {
+    mkdir((root_ + kKeepUpperDir).c_str(), 0700);
+    const std::string upper = fds_.upper >= 0 ? FdPath(fds_.upper) : ws_ + "/upper";
+    if (absl::Status st = Mount(upper, root_ + kKeepUpperDir, nullptr, MS_BIND); !st.ok())
+      return st;
+  }
+  const std::string old_root = root_ + "/.fsmove-old-root";
+  mkdir(old_root.c_str(), 0700);
+  if (syscall(SYS_pivot_root, root_.c_str(), old_root.c_str()) != 0) {
+    return base::ErrnoStatus(fmt::format("pivot_root to {}", root_));
+  }
+  if (chdir("/") != 0) return base::ErrnoStatus("chdir / after pivot_root");
+  if (umount2("/.fsmove-old-root", MNT_DETACH) != 0)
+    return base::ErrnoStatus("detaching the old root");
+  rmdir("/.fsmove-old-root");
+  root_ = "/";
+  return absl::OkStatus();
+}
+
+// A private /dev with only the harmless devices (no disks, no host terminals), bound from
+// the host's (a user namespace cannot make device nodes), its own pseudo-terminals and
+// shared memory.
+absl::Status SandboxLayout::SetUpDevices() {
+  const std::string dev = root_ + "/dev";
+  if (absl::Status st = Mount("fsmove-dev", dev, "tmpfs", MS_NOSUID | MS_NOEXEC,
+                              "mode=0755,size=64k,uid=0,gid=0");
+      !st.ok()) {
+    return st;
+  }
+  for (const char* name : {"null", "zero", "full", "random", "urandom", "tty"}) {
+    const std::string path = dev + "/" + name;
+    close(open(path.c_str(), O_WRONLY | O_CREAT | O_CLOEXEC, 0666));
+    if (absl::Status st = Mount(std::string("/dev/") + name, path, nullptr, MS_BIND); !st.ok())
+      return st;
+  }
+  for (const char* d : {"/pts", "/shm", "/mqueue"}) mkdir((dev + d).c_str(), 0755);
+  if (absl::Status st = Mount("devpts", dev + "/pts", "devpts", MS_NOSUID | MS_NOEXEC,
+                              "newinstance,ptmxmode=0666,mode=0620,gid=5");
+      !st.ok()) {
+    return st;
+  }
+  if (absl::Status st = Mount("shm", dev + "/shm", "tmpfs", MS_NOSUID | MS_NODEV,
+                              "mode=1777,size=25%,uid=0,gid=0");
+      !st.ok()) {
+    return st;
+  }
+  struct Link {
+    const char* target;
+    const char* name;
+  };
+  for (const Link& l :
+       {Link{"pts/ptmx", "ptmx"}, Link{"/proc/self/fd", "fd"}, Link{"/proc/self/fd/0", "stdin"},
+        Link{"/proc/self/fd/1", "stdout"}, Link{"/proc/self/fd/2", "stderr"}}) {
+    if (symlink(l.target, (dev + "/" + l.name).c_str()) != 0) {
+      return base::ErrnoStatus(fmt::format("symlink {}/{}", dev, l.name));
+    }
+  }
+  return absl::OkStatus();
+}
+
+// Service starts by maintainer scripts go through invoke-rc.d, which asks policy-rc.d. In a
+// chroot, without a policy, invoke-rc.d learns no runlevel and starts nothing; Debian's
+// container images ship one that denies everything. Service resources are not affected.
+absl::Status SandboxLayout::SetPolicyRc() {
+  std::string policy = root_ + "/usr/sbin/policy-rc.d";
+  if (spec_.policy_rc == "allow") {
+    unlink(policy.c_str());
+    return WriteFileWithMode(
+        policy, "#!/bin/sh\n# fsmove sandbox: allow every init script action\nexit 0\n", 0755);
+  }
+  if (spec_.policy_rc == "deny") {
+    if (access(policy.c_str(), F_OK) == 0) return absl::OkStatus();
+    return WriteFileWithMode(
+        policy, "#!/bin/sh\n# fsmove sandbox: deny every init script action\nexit 101\n", 0755);
+  }
+  unlink(policy.c_str());
+  return absl::OkStatus();
+}
+
+}  // namespace fsmove::exec

@@ -1,0 +1,125 @@
+// --init systemd: systemd as the sandbox's PID 1; see systemd_boot.h.
+#include "fsmove/exec/systemd_boot.h"
+
+#include <fcntl.h>
+#include <signal.h>
+#include <sys/prctl.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <chrono>
+#include <cstring>
+#include <thread>
+
+#include "fmt/format.h"
+#include "fsmove/exec/capabilities.h"
+#include "fsmove/exec/process.h"
+#include "fsmove/exec/sandbox.h"
+
+namespace fsmove::exec {
+
+SystemState ClassifySystemState(std::string_view printed) {
+  while (!printed.empty() && (printed.back() == '\n' || printed.back() == ' ')) {
+    printed.remove_suffix(1);
+  }
+  if (printed == "running" || printed == "degraded") return SystemState::kBooted;
+  if (printed == "maintenance" || printed == "stopping") {
+    return SystemState::kDown;
+  }
+  return SystemState::kBooting;
+}
+
+void MaskConsoleUnits(const std::string& root) {
+  for (const char* unit :
+       {"console-getty.service", "getty@.service", "getty.target", "systemd-logind.service"}) {
+    const std::string mask = root + "/etc/systemd/system/" + unit;
+    unlink(mask.c_str());
+    (void)!symlink("/dev/null", mask.c_str());
+  }
+}
+
+std::vector<std::string> SystemdArgv() {
+  return {kSystemdPath, "--log-target=console", "--show-status=no"};
+}
+
+std::vector<std::string> SystemdEnvironment() {
+  return {"container=fsmove", fmt::format("PATH={}", kSafePath), "LANG=C.UTF-8"};
+}
+
+bool WaitForSystemdBoot(const std::vector<std::string>& env, const StatusWriter& status) {
+  using Clock = std::chrono::steady_clock;
+  status.Send(status::Phase{"boot"});
+  const auto t0 = Clock::now();
+  auto seconds = [&] { return std::chrono::duration<double>(Clock::now() - t0).count(); };
+  std::string state;
+  SystemState seen = SystemState::kBooting;
+  while (seconds() < 60 && seen == SystemState::kBooting) {
+    auto run =
+        RunCaptured({"timeout", "60", "systemctl", "is-system-running", "--wait"}, env, 4096);
+    if (run.ok()) {
+      state = run->out;
+      while (!state.empty() && (state.back() == '\n' || state.back() == ' ')) state.pop_back();
+      seen = ClassifySystemState(state);
+    }
+    if (seen == SystemState::kBooting) std::this_thread::sleep_for(std::chrono::milliseconds(200));
+  }
+  if (seen != SystemState::kBooted) {
+    status.Send(status::Error{fmt::format("systemd did not boot{} (state '{}'; its log: {})",
+                                          seen == SystemState::kDown ? "" : " within 60 s", state,
+                                          kSystemdLog)});
+    return false;
+  }
+  status.Send(status::Note{fmt::format("systemd booted ({}) in {:.1f} s", state, seconds())});
+  return true;
+}
+
+int BootSystemdAsPid1(const std::string& log_path, const std::vector<std::string>& env,
+                      const StatusWriter& status, int done_fd,
+                      const std::function<int()>& supervise) {
+  if (access(kSystemdPath, X_OK) != 0) {
+    status.Send(status::Error{fmt::format("--init systemd: the root has no {}", kSystemdPath)});
+    return 2;
+  }
+  MaskConsoleUnits("");
+  pid_t child = fork();
+  if (child < 0) {
+    status.Send(status::Error{fmt::format("fork: {}", std::strerror(errno))});
+    return 2;
+  }
+  if (child == 0) {
+    prctl(PR_SET_PDEATHSIG, SIGKILL);
+    prctl(PR_SET_CHILD_SUBREAPER, 1);
+    const int code = WaitForSystemdBoot(env, status) ? supervise() : 2;
+    const auto byte = static_cast<unsigned char>(code);
+    if (done_fd >= 0) (void)!write(done_fd, &byte, 1);
+    _exit(code);
+  }
+  // PID 1: systemd, its output in the sandbox's work directory (copied out at the end),
+  // nothing else of ours left open.
+  int log = open(log_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+  int null_fd = open("/dev/null", O_RDWR | O_CLOEXEC);
+  if (null_fd >= 0) dup2(null_fd, 0);
+  if (log >= 0) {
+    dup2(log, 1);
+    dup2(log, 2);
+  }
+  // systemd and its units keep the init set, below strace's (the supervisor's
+  // kTracerOnlyCapabilities).
+  (void)LimitBoundingSet(InitCapabilities());
+  // Everything else of ours goes at the exec (the status pipe stays until then, to say why
+  // the exec failed).
+  close_range(3, ~0u, CLOSE_RANGE_CLOEXEC);
+  std::vector<std::string> argv_strings = SystemdArgv();
+  std::vector<std::string> env_strings = SystemdEnvironment();
+  std::vector<char*> argv, envp;
+  for (std::string& a : argv_strings) argv.push_back(a.data());
+  argv.push_back(nullptr);
+  for (std::string& e : env_strings) envp.push_back(e.data());
+  envp.push_back(nullptr);
+  execve(kSystemdPath, argv.data(), envp.data());
+  status.Send(status::Error{
+      fmt::format("--init systemd: cannot run {}: {}", kSystemdPath, std::strerror(errno))});
+  _exit(127);
+}
+
+}  // namespace fsmove::exec

@@ -1,0 +1,181 @@
+// The sandbox's file systems, laid out over a small OS root in a child's private mount
+// namespace (root only): the overlay both ways (the keeper's and the sandbox's own), fresh
+// /proc and read-only /sys and kernel knobs, a /dev without disks, inputs read-only, the work
+// directory copied in, the policy-rc.d, and the pivot that leaves nothing of the host.
+#include "fsmove/exec/sandbox_layout.h"
+
+#include <fcntl.h>
+#include <sched.h>
+#include <sys/mount.h>
+#include <sys/stat.h>
+#include <sys/statvfs.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <functional>
+#include <sstream>
+#include <string>
+
+#include "fsmove/exec/overlay_mount.h"
+#include "gtest/gtest.h"
+
+namespace fsmove::exec {
+namespace {
+
+namespace fs = std::filesystem;
+
+std::string Slurp(const std::string& path) {
+  std::ifstream in(path);
+  std::stringstream ss;
+  ss << in.rdbuf();
+  return ss.str();
+}
+
+bool ReadOnly(const std::string& path) {
+  struct statvfs st {};
+  return statvfs(path.c_str(), &st) == 0 && (st.f_flag & ST_RDONLY) != 0;
+}
+
+// A small OS root, an in/ directory as the executor writes it, and an input module.
+class SandboxLayoutTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    if (geteuid() != 0) GTEST_SKIP() << "laying out a sandbox needs root";
+    char tmpl[] = "/var/tmp/fsmove-layout-XXXXXX";  // not under the scratch /tmp it covers
+    ASSERT_NE(mkdtemp(tmpl), nullptr);
+    base_ = tmpl;
+    lower_ = base_ + "/lower";
+    for (const char* d : {"proc", "sys", "dev", "run", "tmp", "etc/systemd/system", "usr/sbin"}) {
+      fs::create_directories(lower_ + "/" + d);
+    }
+    std::ofstream(lower_ + "/etc/hostname") << "lower\n";
+    fs::create_directories(base_ + "/in/modules");
+    std::ofstream(base_ + "/in/site.pp") << "include mymod\n";
+    fs::create_symlink("/opt/mods/mymod", base_ + "/in/modules/mymod");
+    fs::create_directories(base_ + "/input");
+    std::ofstream(base_ + "/input/init.pp") << "class mymod {}\n";
+    fs::create_directories(base_ + "/scratch");
+  }
+  void TearDown() override {
+    if (!base_.empty()) fs::remove_all(base_);
+  }
+
+  // Runs `body` with the layout built, in a child with a private mount namespace; returns
+  // the child's exit code (the number of failed checks, or a setup failure >= 100).
+  int InChild(bool keeper_overlay, const std::function<int(SandboxLayout&)>& body) {
+    pid_t child = fork();
+    if (child == 0) {
+      if (unshare(CLONE_NEWNS) != 0 || mount("", "/", nullptr, MS_REC | MS_PRIVATE, nullptr) != 0)
+        _exit(100);
+      std::optional<KeeperOverlay> overlay;
+      SupervisorFds fds;
+      if (keeper_overlay) {
+        auto made = KeeperOverlay::Make(base_ + "/overlay", lower_, 0, 0);
+        if (!made.ok()) _exit(101);
+        overlay.emplace(std::move(*made));
+        fds.merged = open(overlay->merged().c_str(), O_PATH | O_DIRECTORY | O_CLOEXEC);
+        fds.upper = open(overlay->upper().c_str(), O_PATH | O_DIRECTORY | O_CLOEXEC);
+      }
+      fds.lower = open(lower_.c_str(), O_PATH | O_DIRECTORY | O_CLOEXEC);
+      fds.in_dir = open((base_ + "/in").c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+      fds.inputs.emplace_back("/opt/mods/mymod",
+                              open((base_ + "/input").c_str(), O_PATH | O_CLOEXEC));
+      SandboxSpec spec;
+      spec.policy_rc = "deny";
+      const int null_fd = open("/dev/null", O_WRONLY | O_CLOEXEC);
+      StatusWriter status(null_fd);
+      SandboxLayout layout(spec, SupervisorPhase::kApply, fds, status, base_ + "/scratch");
+      if (absl::Status st = layout.Build(); !st.ok()) {
+        std::fprintf(stderr, "%s\n", std::string(st.message()).c_str());
+        _exit(102);
+      }
+      _exit(body(layout));
+    }
+    int st = 0;
+    waitpid(child, &st, 0);
+    return WIFEXITED(st) ? WEXITSTATUS(st) : 200;
+  }
+
+  static int CheckLayout(SandboxLayout& layout, const std::string& lower) {
+    const std::string& r = layout.root();
+    int bad = 0;
+    auto expect = [&](bool ok, const char* what) {
+      if (!ok) {
+        std::fprintf(stderr, "failed: %s\n", what);
+        ++bad;
+      }
+    };
+    expect(fs::exists(r + "/proc/self/status"), "a fresh /proc");
+    expect(ReadOnly(r + "/sys"), "/sys read-only");
+    expect(ReadOnly(r + "/proc/sys"), "/proc/sys read-only");
+    struct stat st {};
+    expect(stat((r + "/dev/null").c_str(), &st) == 0 && S_ISCHR(st.st_mode), "/dev/null");
+    expect(
+        !fs::exists(r + "/dev/sda") && !fs::exists(r + "/dev/vda") && !fs::exists(r + "/dev/mem"),
+        "no disks in /dev");
+    expect(Slurp(r + "/run/fsmove/site.pp") == "include mymod\n", "the manifest copied in");
+    std::error_code ec;
+    expect(fs::read_symlink(r + "/run/fsmove/modules/mymod", ec) == "/opt/mods/mymod",
+           "the module link copied in");
+    expect(Slurp(r + "/opt/mods/mymod/init.pp") == "class mymod {}\n", "the input bound");
+    int w = open((r + "/opt/mods/mymod/init.pp").c_str(), O_WRONLY | O_CLOEXEC);
+    expect(w < 0 && errno == EROFS, "the input read-only");
+    if (w >= 0) close(w);
+    expect(Slurp(r + "/usr/sbin/policy-rc.d").find("exit 101") != std::string::npos,
+           "policy-rc.d denies");
+    expect(fs::exists(r + "/etc/resolv.conf"), "a resolv.conf");
+    std::ofstream(r + "/etc/hostname") << "changed\n";
+    expect(Slurp(lower + "/etc/hostname") == "lower\n", "the lower layer untouched");
+    return bad;
+  }
+
+  std::string base_, lower_;
+};
+
+TEST_F(SandboxLayoutTest, TheSandboxsOwnOverlay) {
+  const std::string lower = lower_;
+  EXPECT_EQ(InChild(false,
+                    [&](SandboxLayout& l) {
+                      int bad = CheckLayout(l, lower);
+                      // What an overlay of a user namespace's (here: without redirects) says.
+                      bad += !(rename((l.root() + "/etc/systemd").c_str(),
+                                      (l.root() + "/etc/systemd.old").c_str()) != 0 &&
+                               errno == EXDEV);
+                      return bad;
+                    }),
+            0);
+}
+
+TEST_F(SandboxLayoutTest, TheKeepersOverlay) {
+  const std::string lower = lower_;
+  EXPECT_EQ(InChild(true,
+                    [&](SandboxLayout& l) {
+                      int bad = CheckLayout(l, lower);
+                      bad += rename((l.root() + "/etc/systemd").c_str(),
+                                    (l.root() + "/etc/systemd.old").c_str()) != 0;
+                      return bad;
+                    }),
+            0);
+}
+
+TEST_F(SandboxLayoutTest, PivotLeavesNothingOfTheHost) {
+  const std::string base = base_;
+  EXPECT_EQ(InChild(false,
+                    [&](SandboxLayout& l) {
+                      if (!l.Pivot().ok()) return 50;
+                      int bad = 0;
+                      bad += l.root() != "/";
+                      bad += fs::exists("/.fsmove-old-root");
+                      bad += fs::exists(base);  // the host's /var/tmp is out of reach
+                      bad += Slurp("/run/fsmove/site.pp") != "include mymod\n";
+                      return bad;
+                    }),
+            0);
+}
+
+}  // namespace
+}  // namespace fsmove::exec

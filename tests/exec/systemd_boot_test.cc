@@ -1,0 +1,60 @@
+// --init systemd's pure parts: how the boot wait reads systemctl, the units masked in the
+// root, systemd's argv and environment.
+#include "fsmove/exec/systemd_boot.h"
+
+#include <unistd.h>
+
+#include <filesystem>
+#include <string>
+
+#include "gtest/gtest.h"
+
+namespace fsmove::exec {
+namespace {
+
+namespace fs = std::filesystem;
+
+TEST(SystemdBootTest, ClassifiesWhatSystemctlPrints) {
+  EXPECT_EQ(ClassifySystemState("running\n"), SystemState::kBooted);
+  EXPECT_EQ(ClassifySystemState("degraded\n"), SystemState::kBooted);
+  EXPECT_EQ(ClassifySystemState("starting\n"), SystemState::kBooting);
+  EXPECT_EQ(ClassifySystemState("initializing"), SystemState::kBooting);
+  EXPECT_EQ(ClassifySystemState(""), SystemState::kBooting);  // the bus is not up yet
+  EXPECT_EQ(ClassifySystemState("maintenance\n"), SystemState::kDown);
+  EXPECT_EQ(ClassifySystemState("stopping \n"), SystemState::kDown);
+  // Before its bus is up, systemctl says "offline": still booting.
+  EXPECT_EQ(ClassifySystemState("offline\n"), SystemState::kBooting);
+  EXPECT_EQ(ClassifySystemState("runnin"), SystemState::kBooting);
+}
+
+TEST(SystemdBootTest, MasksConsoleUnitsOverWhatTheRootHad) {
+  const fs::path root = fs::temp_directory_path() / ("fsmove-systemd-" + std::to_string(getpid()));
+  const fs::path units = root / "etc/systemd/system";
+  fs::create_directories(units);
+  fs::create_symlink("/lib/systemd/system/getty@.service", units / "getty@.service");
+  MaskConsoleUnits(root.string());
+  for (const char* unit :
+       {"console-getty.service", "getty@.service", "getty.target", "systemd-logind.service"}) {
+    ASSERT_TRUE(fs::is_symlink(units / unit)) << unit;
+    EXPECT_EQ(fs::read_symlink(units / unit), "/dev/null") << unit;
+  }
+  fs::remove_all(root);
+}
+
+TEST(SystemdBootTest, ArgvAndEnvironment) {
+  const auto argv = SystemdArgv();
+  ASSERT_FALSE(argv.empty());
+  EXPECT_EQ(argv[0], kSystemdPath);
+  // Its log goes to the console (the work directory's file), without status lines.
+  EXPECT_NE(std::find(argv.begin(), argv.end(), "--log-target=console"), argv.end());
+  const auto env = SystemdEnvironment();
+  // systemd detects the container from it (and skips what a container must not do).
+  EXPECT_NE(std::find(env.begin(), env.end(), "container=fsmove"), env.end());
+  for (const std::string& e : env) {
+    EXPECT_TRUE(e.starts_with("container=") || e.starts_with("PATH=") || e.starts_with("LANG="))
+        << "nothing of fsmove's environment: " << e;
+  }
+}
+
+}  // namespace
+}  // namespace fsmove::exec

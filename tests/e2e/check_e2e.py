@@ -668,6 +668,12 @@ mkdir -p /mnt/p /mnt/d
 (mount -t proc proc /mnt/p && echo 77 > /mnt/p/sys/kernel/printk_ratelimit_burst) 2>/dev/null && echo ESCAPED-fresh-proc
 # the host's disks
 mount -t devtmpfs none /mnt/d 2>/dev/null && echo ESCAPED-devtmpfs
+# a user namespace of its own, nested: the sandbox's mounts are locked in it (no read-write
+# remount), and a fresh proc is refused while /proc has read-only parts
+unshare -Urm true 2>/dev/null && echo nested-userns-made || echo nested-userns-refused
+unshare -Urm sh -c 'mount -o remount,rw /proc/sys && echo 77 > {knob}' 2>/dev/null && echo ESCAPED-nested-remount
+unshare -Urmpf sh -c 'mount -t proc proc /proc && echo 77 > {knob}' 2>/dev/null && echo ESCAPED-nested-proc
+unshare -Urm sh -c 'umount -l /proc/sys && echo 77 > {knob}' 2>/dev/null && echo ESCAPED-nested-umount
 # the keyrings (add_key, 248 on x86_64) and file handles past the root (name_to_handle_at, 303)
 perl -e 'my ($t, $d, $n) = ("user", "{tag}", "x"); print syscall(248, $t, $d, $n, 1, -4) >= 0 ? "ESCAPED-keyring\\n" : "held-keyring $!\\n"' 2>&1
 perl -e 'my ($h, $m, $p) = ("\\0" x 136, "\\0" x 4, "/"); print syscall(303, -100, $p, $h, $m, 0) >= 0 ? "ESCAPED-handle\\n" : "held-handle $!\\n"' 2>&1
@@ -703,6 +709,7 @@ echo done
                 check(phase in text, f"the {phase} did not run")
             check(text.count("held-keyring") >= 2 and text.count("held-handle") >= 2,
                   "the keyring and file-handle attempts did not run in both phases")
+            check(text.count("nested-userns-") >= 2, "the nested user namespace attempts did not run")
             escaped = sorted(set(re.findall(r"ESCAPED-[a-z-]+", text)))
             check(not escaped, f"attacks got through: {escaped}")
             leftovers = [os.path.join(d, f) for d, _, fs in os.walk(work) for f in fs if tag in f]

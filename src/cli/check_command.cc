@@ -222,10 +222,13 @@ int RunCheckCommand(CheckCliOptions& o) {
       std::string log = exec::DeduplicateErrors(exec::StripAnsi(run->compile_log));
       while (!log.empty() && log.back() == '\n') log.pop_back();
       std::cerr << (log.empty() ? "(Puppet printed nothing)" : log) << "\n";
-      if (!run->dependencies.empty()) {
+      if (!run->missing_dependencies.empty()) {
+        // Only what is on no directory of the modulepath: a dependency that is there is not
+        // why the compile failed.
         std::cerr << "fsmove: note: the module depends on";
-        for (const auto& d : run->dependencies) std::cerr << " " << d;
-        std::cerr << "; give the directories holding them with --modulepath DIR\n";
+        for (const auto& d : run->missing_dependencies) std::cerr << " " << d;
+        std::cerr << ", which no --modulepath directory holds; give the directories holding "
+                     "them with --modulepath DIR\n";
       } else if (exec::LacksModules(log)) {
         // A manifest (or -e code) has no metadata.json to name what it needs.
         std::cerr << "fsmove: note: Puppet did not find a class, defined type or function the "
@@ -354,6 +357,12 @@ std::function<int()> RegisterCheck(CLI::App& app) {
   cmd->add_option("-e,--execute", o->code, "Puppet code to check instead of TARGET");
   cmd->add_option("--modulepath", o->request.target.modulepath,
                   "another directory of modules (repeatable); the module's parent comes first")
+      ->type_name("DIR")
+      ->allow_extra_args(false);
+  cmd->add_option("--with-module", o->request.target.with_module,
+                  "with a .pp TARGET or -e: this module directory is on the modulepath as when "
+                  "it is the TARGET (under its metadata.json name); a manifest under a module's "
+                  "examples/ or tests/ has its module so without this")
       ->type_name("DIR")
       ->allow_extra_args(false);
   cmd->add_option("--sandbox", o->sandbox,

@@ -11,6 +11,7 @@
 #include "fsmove/scan/merge.h"
 #include "fsmove/scan/module_list.h"
 #include "fsmove/scan/results_dir.h"
+#include "fsmove/scan/scan_report.h"
 
 namespace fsmove::cli {
 namespace {
@@ -68,6 +69,9 @@ int RunMergeCommand(const MergeCliOptions& o) {
   if (auto st = scan::WriteSummary(o.out, plan.results); !st.ok()) {
     return Fail(st);
   }
+  if (auto st = scan::WriteScanReport(o.out, plan.results); !st.ok()) {
+    return Fail(st);
+  }
   // A complete merge is a whole scan: its scan.json lets `fsmove scan` resume into it.
   bool complete = plan.conflicts.empty() && plan.problems.empty() && !inputs.empty() &&
                   std::all_of(inputs.begin(), inputs.end(),
@@ -105,7 +109,7 @@ std::function<int()> RegisterMerge(CLI::App& app) {
       "merge", "Join the results folders of `fsmove scan --shard` runs into one, with one summary");
   cmd->footer(R"(
 Copies (hard-links where possible) every finished module folder into OUT and writes
-OUT/summary.json and summary.csv. A module in several inputs is a duplicate when the results
+OUT/summary.json, summary.csv and report.html (the merged scan in a browser). A module in several inputs is a duplicate when the results
 agree (a warning; the first is kept) and a conflict otherwise. When every input has its
 scan.json, the shards must come from the same module list, each once, each complete.
 Exit status: 0 merged and every module ok; 1 merged, some module not ok; 2 conflicts,

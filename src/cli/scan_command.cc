@@ -14,6 +14,7 @@
 #include "fsmove/exec/os_root.h"
 #include "fsmove/scan/module_list.h"
 #include "fsmove/scan/results_dir.h"
+#include "fsmove/scan/scan_report.h"
 #include "fsmove/scan/scan_runner.h"
 #include "fsmove/scan/shard.h"
 
@@ -37,15 +38,21 @@ struct ScanCliOptions {
   std::string root;  // empty: each check's default
   std::string init;  // empty: each check's default (none)
   bool quiet = false;
+  bool no_examples = false;
   scan::ScanOptions run;
 };
 
 constexpr const char* kStatusHelp = R"(
-Each module gets a folder in the results directory (its base name and a hash of its path):
+A module is checked as its users use it: one run of `include MODULE` when it has
+manifests/init.pp, and one run of each manifest under its examples/ (tests/ when it has no
+examples/; --no-examples: the include run only). A .pp given or listed is one run.
+Each run gets a folder in the results directory (its base name and a hash of its path):
 report.json, catalog.json, puppet.log, check.log (check's stderr), trace.zst (--save-traces)
 and status.json, written last, which marks it done. summary.json and summary.csv list every
-module of the scan (or shard) with its status, MOR and MN counts, trace bytes, apply and
-analysis seconds and, when not ok, a one-line error. A module's status:
+run of the scan (or shard) with its status, MOR and MN counts, trace bytes, apply and
+analysis seconds and, when not ok, a one-line error (for a compile, the error that ended
+it; custom facts that failed are warnings). report.html shows the whole scan in a browser
+(no network needed): statuses, coverage, each finding with its evidence and fix. A status:
   ok              check exited 0 and no resource failed in Puppet's run
   findings        check exited 1 (missing ordering relationships or notifiers) and no
                   resource failed
@@ -80,10 +87,20 @@ int RunScanCommand(ScanCliOptions& o) {
       return Fail(m.status());
     }
     if (m->empty())
-      std::cerr << "fsmove: warning: no module (NAME/manifests/init.pp) in " << dir << "\n";
+      std::cerr << "fsmove: warning: no module (NAME/manifests/ or NAME/metadata.json) in " << dir
+                << "\n";
     all.insert(all.end(), m->begin(), m->end());
   }
   all = scan::CanonicalModuleList(std::move(all));
+  // Each module as its users use it: include, and each of its examples.
+  if (!o.no_examples) {
+    std::vector<std::string> runs;
+    for (const std::string& m : all) {
+      std::vector<std::string> of = scan::ExpandModuleRuns(m);
+      runs.insert(runs.end(), of.begin(), of.end());
+    }
+    all = scan::CanonicalModuleList(std::move(runs));
+  }
   if (all.empty()) {
     std::cerr << "fsmove: error: no modules to scan (give MODULE..., --list FILE or "
                  "--modules-dir DIR)\n";
@@ -149,6 +166,9 @@ int RunScanCommand(ScanCliOptions& o) {
   if (auto st = scan::WriteSummary(o.run.out_dir, outcome->results); !st.ok()) {
     return Fail(st);
   }
+  if (auto st = scan::WriteScanReport(o.run.out_dir, outcome->results); !st.ok()) {
+    return Fail(st);
+  }
 
   std::map<std::string, int> counts;
   bool all_ok = true;
@@ -188,11 +208,15 @@ int RunScanCommand(ScanCliOptions& o) {
     if (o.idempotence)
       std::cout << fmt::format("not idempotent: {} resource{}\n", ni, ni == 1 ? "" : "s");
   }
+  const scan::ScanCoverage cov = scan::Coverage(outcome->results);
   std::cout << fmt::format(
-      "{} of {} module{} done ({} skipped as already done): {}; summary in {}\n",
-      outcome->results.size(), o.run.modules.size(), o.run.modules.size() == 1 ? "" : "s",
-      outcome->skipped, line.empty() ? "nothing" : line,
-      (std::filesystem::path(o.run.out_dir) / scan::kSummaryCsv).string());
+      "{} of {} module{} had a run that compiled and applied (ok or findings)\n",
+      cov.modules_applied, cov.modules, cov.modules == 1 ? "" : "s");
+  std::cout << fmt::format("{} of {} run{} done ({} skipped as already done): {}; summary in {}\n",
+                           outcome->results.size(), o.run.modules.size(),
+                           o.run.modules.size() == 1 ? "" : "s", outcome->skipped,
+                           line.empty() ? "nothing" : line,
+                           (std::filesystem::path(o.run.out_dir) / scan::kReportHtml).string());
   if (outcome->signal != 0) {
     std::cerr << "fsmove: interrupted (" << sigabbrev_np(outcome->signal)
               << "): unfinished modules were stopped; run the same command again to continue\n";
@@ -217,7 +241,8 @@ std::function<int()> RegisterScan(CLI::App& app) {
       ->type_name("FILE")
       ->allow_extra_args(false);
   cmd->add_option("--modules-dir", o->modules_dirs,
-                  "scan every subdirectory of DIR with manifests/init.pp (repeatable)")
+                  "scan every module in DIR (each subdirectory with manifests/ or metadata.json; "
+                  "repeatable)")
       ->type_name("DIR")
       ->allow_extra_args(false);
   cmd->add_option("-o,--output", o->run.out_dir, "the results directory")
@@ -239,6 +264,9 @@ std::function<int()> RegisterScan(CLI::App& app) {
                   "scan only shard I of N (1-based): module k of the sorted list belongs to "
                   "shard (k mod N) + 1; merge the shards' folders with `fsmove merge`")
       ->type_name("I/N");
+  cmd->add_flag("--no-examples", o->no_examples,
+                "one run per module (include MODULE) rather than one more per manifest under its "
+                "examples/ (tests/ when it has no examples/)");
   cmd->add_flag("--force", o->run.force, "redo modules already done");
   cmd->add_flag("--save-traces", o->run.save_traces, "keep each module's trace as trace.zst");
   cmd->add_option("--modulepath", o->modulepath,

@@ -336,7 +336,7 @@ absl::StatusOr<RunResult> RunCheck(const CheckRequest& request, const TraceConsu
     copy = std::move(*c);
   }
   RunResult result;
-  result.dependencies = target->dependencies;
+  result.missing_dependencies = target->missing_dependencies;
   result.summary.target = target->display;
   result.summary.sandbox = request.sandbox == SandboxMode::kOverlay ? "overlay" : "none";
   result.summary.root = request.root.name;

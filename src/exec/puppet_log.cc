@@ -1,6 +1,8 @@
 // Summarising Puppet's log; see puppet_log.h.
 #include "fsmove/exec/puppet_log.h"
 
+#include <algorithm>
+
 #include "absl/container/flat_hash_map.h"
 #include "absl/container/flat_hash_set.h"
 #include "fsmove/strace/puppet_markers.h"
@@ -69,6 +71,79 @@ bool LacksModules(std::string_view log) {
     if (log.find(sign) != std::string_view::npos) return true;
   }
   return false;
+}
+
+namespace {
+
+// Calls f(text) for the text after "Error: " of each line that starts so.
+template <typename F>
+void ForEachErrorLine(std::string_view log, F f) {
+  size_t start = 0;
+  while (start < log.size()) {
+    size_t end = log.find('\n', start);
+    if (end == std::string_view::npos) end = log.size();
+    std::string_view line = log.substr(start, end - start);
+    start = end + 1;
+    if (!line.empty() && line.back() == '\r') line.remove_suffix(1);
+    if (line.starts_with("Error: ")) f(line.substr(7));
+  }
+}
+
+// Facter 3 says "error while resolving custom fact \"NAME\"" (or "... custom facts in
+// FILE"), Facter 4 "Error while resolving custom fact fact='NAME', resolution=...".
+constexpr std::string_view kCustomFact = "rror while resolving custom fact";
+
+bool IsFactError(std::string_view text) {
+  return text.starts_with("Facter: ") || text.find(kCustomFact) != std::string_view::npos;
+}
+
+// The fact's name after kCustomFact: fact='NAME', "NAME" or 'NAME'; for a whole file that
+// failed ("facts in FILE"), the file.
+std::string_view FactName(std::string_view rest) {
+  if (rest.starts_with("s in ")) {
+    rest.remove_prefix(5);
+    return rest.substr(0, rest.find(':'));
+  }
+  rest = rest.substr(rest.find_first_not_of(' ') == std::string_view::npos
+                         ? rest.size()
+                         : rest.find_first_not_of(' '));
+  if (rest.starts_with("fact=")) rest.remove_prefix(5);
+  if (rest.empty() || (rest.front() != '\'' && rest.front() != '"')) return {};
+  const char quote = rest.front();
+  rest.remove_prefix(1);
+  return rest.substr(0, rest.find(quote));
+}
+
+}  // namespace
+
+std::vector<std::string> FailedCustomFacts(std::string_view log) {
+  std::vector<std::string> facts;
+  ForEachErrorLine(log, [&](std::string_view text) {
+    const size_t at = text.find(kCustomFact);
+    if (at == std::string_view::npos) return;
+    const std::string_view name = FactName(text.substr(at + kCustomFact.size()));
+    if (!name.empty() && std::find(facts.begin(), facts.end(), name) == facts.end())
+      facts.emplace_back(name);
+  });
+  return facts;
+}
+
+std::string FatalCompileError(std::string_view log) {
+  // A later line that only wraps an earlier one ("Could not call 'find' on 'catalog': X") or
+  // says the compile failed without why comes second to the first line with the cause.
+  std::string_view first, wrapped;
+  ForEachErrorLine(log, [&](std::string_view text) {
+    if (IsFactError(text) || text.starts_with("Try 'puppet help ")) return;
+    const bool wrapper = text.starts_with("Could not call '") ||
+                         text.starts_with("Failed to compile catalog") ||
+                         text.starts_with("Could not retrieve catalog");
+    if (wrapper) {
+      if (wrapped.empty()) wrapped = text;
+    } else if (first.empty()) {
+      first = text;
+    }
+  });
+  return std::string(first.empty() ? wrapped : first);
 }
 
 std::string DeduplicateErrors(std::string_view log) {

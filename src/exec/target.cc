@@ -3,6 +3,7 @@
 
 #include <sys/stat.h>
 
+#include <algorithm>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
@@ -46,7 +47,99 @@ absl::Status ReadMetadata(const fs::path& dir, ResolvedTarget* t) {
   return absl::OkStatus();
 }
 
+// .fixtures.yml (puppetlabs_spec_helper) names the modules a module's tests need: each is a
+// dependency as well, unless metadata.json names it already.
+void ReadFixtures(const fs::path& dir, ResolvedTarget* t) {
+  absl::StatusOr<std::string> text = base::ReadFile((dir / ".fixtures.yml").string(), "fixtures");
+  if (!text.ok()) return;  // absent or unreadable: the tests' fixtures are optional
+  for (std::string& name : FixtureModuleNames(*text)) {
+    const bool known =
+        std::any_of(t->dependencies.begin(), t->dependencies.end(),
+                    [&](const std::string& d) { return ShortModuleName(d) == name; });
+    if (!known) t->dependencies.push_back(std::move(name));
+  }
+}
+
+// The module at `abs` (absolute) is on the target's modulepath: under its own name (from
+// metadata.json, else the directory's), through the parent directory when the directory is
+// so named (its siblings, dependencies checked out next to it, are found too), else linked.
+absl::Status UseModule(const fs::path& abs, const std::string& display, ResolvedTarget* t) {
+  t->module_dir = abs.string();
+  if (absl::Status st = ReadMetadata(abs, t); !st.ok()) return st;
+  if (t->module_name.empty()) t->module_name = ShortModuleName(abs.filename().string());
+  if (!IsValidModuleName(t->module_name)) {
+    return absl::InvalidArgumentError(fmt::format(
+        "{}: '{}' is not a valid Puppet module name (lower-case letters, digits and '_', "
+        "starting with a letter); is this a module directory?",
+        display, t->module_name));
+  }
+  t->link_module = abs.filename().string() != t->module_name;
+  if (!t->link_module) t->modulepath.push_back(abs.parent_path().string());
+  t->input_paths.push_back(t->link_module ? t->module_dir : abs.parent_path().string());
+  return absl::OkStatus();
+}
+
 }  // namespace
+
+std::vector<std::string> FixtureModuleNames(std::string_view yaml) {
+  // The names under fixtures: repositories:, forge_modules: and symlinks: are the keys one
+  // indentation level below those sections. A full YAML parser is not needed for this file's
+  // fixed shape; anything else (anchors, flow maps) is skipped, never misread as a name.
+  std::vector<std::string> names;
+  int section_indent = -1;  // indentation of the current section key, -1: outside one
+  int entry_indent = -1;    // indentation of its entries, learnt from the first
+  size_t pos = 0;
+  while (pos < yaml.size()) {
+    size_t end = yaml.find('\n', pos);
+    if (end == std::string_view::npos) end = yaml.size();
+    std::string_view line = yaml.substr(pos, end - pos);
+    pos = end + 1;
+    if (!line.empty() && line.back() == '\r') line.remove_suffix(1);
+    const size_t first = line.find_first_not_of(' ');
+    if (first == std::string_view::npos || line[first] == '#') continue;
+    const int indent = static_cast<int>(first);
+    std::string_view body = line.substr(first);
+    const size_t colon = body.find(':');
+    if (colon == std::string_view::npos || colon == 0) continue;
+    std::string_view key = body.substr(0, colon);
+    if (key.size() >= 2 && (key.front() == '"' || key.front() == '\'') && key.back() == key.front())
+      key = key.substr(1, key.size() - 2);
+    if (section_indent >= 0 && indent <= section_indent) section_indent = -1;
+    if (section_indent < 0) {
+      if (key == "repositories" || key == "forge_modules" || key == "symlinks") {
+        section_indent = indent;
+        entry_indent = -1;
+      }
+      continue;
+    }
+    if (entry_indent < 0) entry_indent = indent;
+    if (indent == entry_indent && IsValidModuleName(key)) names.emplace_back(key);
+  }
+  std::sort(names.begin(), names.end());
+  names.erase(std::unique(names.begin(), names.end()), names.end());
+  return names;
+}
+
+std::vector<std::string> MissingModules(const std::vector<std::string>& dependencies,
+                                        const std::vector<std::string>& modulepath,
+                                        std::string_view self) {
+  std::vector<std::string> missing;
+  for (const std::string& d : dependencies) {
+    const std::string name = ShortModuleName(d);
+    if (name == self) continue;
+    bool found = false;
+    for (const std::string& dir : modulepath) {
+      std::error_code ec;
+      if (fs::is_directory(fs::path(dir) / name, ec)) {
+        found = true;
+        break;
+      }
+    }
+    if (!found && std::find(missing.begin(), missing.end(), d) == missing.end())
+      missing.push_back(d);
+  }
+  return missing;
+}
 
 bool IsValidModuleName(std::string_view name) {
   if (name.empty() || name[0] < 'a' || name[0] > 'z') return false;
@@ -86,15 +179,7 @@ absl::StatusOr<ResolvedTarget> ResolveTarget(const TargetRequest& request) {
     if (fs::is_directory(abs, ec)) {
       t.kind = ResolvedTarget::Kind::kModule;
       t.display = request.path;
-      t.module_dir = abs.string();
-      if (absl::Status st = ReadMetadata(abs, &t); !st.ok()) return st;
-      if (t.module_name.empty()) t.module_name = ShortModuleName(abs.filename().string());
-      if (!IsValidModuleName(t.module_name)) {
-        return absl::InvalidArgumentError(fmt::format(
-            "{}: '{}' is not a valid Puppet module name (lower-case letters, digits and '_', "
-            "starting with a letter); is this a module directory?",
-            request.path, t.module_name));
-      }
+      if (absl::Status st = UseModule(abs, request.path, &t); !st.ok()) return st;
       if (!fs::is_regular_file(abs / "manifests" / "init.pp", ec)) {
         return absl::InvalidArgumentError(fmt::format(
             "{}: module '{}' has no manifests/init.pp, so there is no class to include; "
@@ -102,10 +187,6 @@ absl::StatusOr<ResolvedTarget> ResolveTarget(const TargetRequest& request) {
             request.path, t.module_name, t.module_name));
       }
       t.manifest_text = fmt::format("include {}\n", t.module_name);
-      t.link_module = abs.filename().string() != t.module_name;
-      // Its siblings (dependencies checked out next to it) are found through the parent.
-      if (!t.link_module) t.modulepath.push_back(abs.parent_path().string());
-      t.input_paths.push_back(t.link_module ? t.module_dir : abs.parent_path().string());
     } else if (fs::is_regular_file(abs, ec)) {
       if (abs.extension() != ".pp") {
         return absl::InvalidArgumentError(
@@ -115,15 +196,42 @@ absl::StatusOr<ResolvedTarget> ResolveTarget(const TargetRequest& request) {
       t.display = request.path;
       t.manifest_path = abs.string();
       t.input_paths.push_back(t.manifest_path);
+      // A manifest of a module's examples/ (tests/ before PDK) uses that module: it is on the
+      // modulepath as when the module itself is checked.
+      const fs::path dir = abs.parent_path(), module = dir.parent_path();
+      if (request.with_module.empty() &&
+          (dir.filename() == "examples" || dir.filename() == "tests") &&
+          (fs::is_directory(module / "manifests", ec) ||
+           fs::is_regular_file(module / "metadata.json", ec))) {
+        if (absl::Status st = UseModule(module, request.path, &t); !st.ok()) return st;
+      }
     } else {
       return absl::InvalidArgumentError(
           fmt::format("{}: neither a module directory nor a manifest file", request.path));
     }
   }
+  if (!request.with_module.empty()) {
+    if (t.kind == ResolvedTarget::Kind::kModule) {
+      return absl::InvalidArgumentError(
+          "--with-module is for a manifest or -e code; a module TARGET is on the modulepath "
+          "already");
+    }
+    const fs::path module = fs::canonical(request.with_module, ec);
+    if (ec || !fs::is_directory(module, ec)) {
+      return absl::InvalidArgumentError(
+          fmt::format("--with-module {}: not a module directory", request.with_module));
+    }
+    if (absl::Status st = UseModule(module, "--with-module " + request.with_module, &t); !st.ok())
+      return st;
+  }
   for (const auto& m : request.modulepath) {
     std::string abs = fs::canonical(m, ec).string();
     t.modulepath.push_back(abs);
     t.input_paths.push_back(abs);
+  }
+  if (!t.module_dir.empty()) {
+    ReadFixtures(fs::path(t.module_dir), &t);
+    t.missing_dependencies = MissingModules(t.dependencies, t.modulepath, t.module_name);
   }
   return t;
 }

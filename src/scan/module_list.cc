@@ -10,6 +10,7 @@
 #include "fmt/format.h"
 #include "fsmove/base/read_file.h"
 #include "fsmove/base/sha256.h"
+#include "fsmove/scan/acceptance_specs.h"
 
 namespace fsmove::scan {
 
@@ -70,8 +71,10 @@ absl::StatusOr<std::vector<std::string>> DiscoverModules(const std::string& dir)
   for (const fs::directory_entry& e : it) {
     std::error_code e2;
     if (!e.is_directory(e2)) continue;
-    if (fs::is_regular_file(e.path() / "manifests" / "init.pp", e2))
+    if (fs::is_directory(e.path() / "manifests", e2) ||
+        fs::is_regular_file(e.path() / "metadata.json", e2)) {
       out.push_back(e.path().string());
+    }
   }
   std::sort(out.begin(), out.end());
   return out;
@@ -84,9 +87,71 @@ std::vector<std::string> CanonicalModuleList(std::vector<std::string> modules) {
   return modules;
 }
 
+namespace {
+
+bool EndsWith(std::string_view s, std::string_view suffix) {
+  return s.size() >= suffix.size() && s.substr(s.size() - suffix.size()) == suffix;
+}
+
+// For MODULE/examples/X.pp or MODULE/tests/X.pp: the position of "/examples/" or "/tests/".
+size_t ExampleDirAt(std::string_view run) {
+  if (!EndsWith(run, ".pp")) return std::string_view::npos;
+  for (std::string_view dir : {"/examples/", "/tests/"}) {
+    const size_t at = run.rfind(dir);
+    if (at != std::string_view::npos && at > 0 &&
+        run.find('/', at + dir.size()) == std::string_view::npos) {
+      return at;
+    }
+  }
+  return std::string_view::npos;
+}
+
+}  // namespace
+
+std::vector<std::string> ExpandModuleRuns(const std::string& module) {
+  if (EndsWith(module, ".pp")) return {module};
+  std::vector<std::string> runs;
+  std::error_code ec;
+  if (fs::is_regular_file(fs::path(module) / "manifests" / "init.pp", ec)) runs.push_back(module);
+  const char* dir = fs::is_directory(fs::path(module) / "examples", ec) ? "examples" : "tests";
+  std::vector<std::string> examples;
+  for (fs::directory_iterator it(fs::path(module) / dir, ec), end; !ec && it != end;
+       it.increment(ec)) {
+    std::error_code e2;
+    const std::string name = it->path().filename().string();
+    if (EndsWith(name, ".pp") && name.front() != '.' && it->is_regular_file(e2)) {
+      examples.push_back(NormalizeModulePath(fmt::format("{}/{}/{}", module, dir, name)));
+    }
+  }
+  std::sort(examples.begin(), examples.end());
+  runs.insert(runs.end(), examples.begin(), examples.end());
+  const std::vector<std::string> specs = AcceptanceRuns(module, kMaxAcceptanceRuns);
+  runs.insert(runs.end(), specs.begin(), specs.end());
+  if (runs.empty()) runs.push_back(module);
+  return runs;
+}
+
+std::string_view RunSource(std::string_view run) {
+  if (IsAcceptanceRun(run)) return "acceptance";
+  if (!EndsWith(run, ".pp")) return "include";
+  return ExampleDirAt(run) != std::string_view::npos ? "example" : "manifest";
+}
+
+std::string RunModule(std::string_view run) {
+  if (IsAcceptanceRun(run)) return AcceptanceRunModule(run);
+  if (!EndsWith(run, ".pp")) return std::string(run);
+  const size_t at = ExampleDirAt(run);
+  return at == std::string_view::npos ? std::string() : std::string(run.substr(0, at));
+}
+
 std::string ModuleDirName(std::string_view module) {
   std::string norm = NormalizeModulePath(module);
+  // An example's folder is named after its module and file: apache_examples_vhost.pp-HASH.
   std::string base = fs::path(norm).filename().string();
+  if (const std::string of = RunModule(norm); !of.empty() && of != norm) {
+    base = fs::path(of).filename().string() + "_" +
+           fs::path(norm).parent_path().filename().string() + "_" + base;
+  }
   if (base.empty() || base == "." || base == "..") base = "module";
   for (char& c : base) {
     bool safe = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||

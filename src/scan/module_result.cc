@@ -4,6 +4,8 @@
 #include <array>
 
 #include "fmt/format.h"
+#include "fsmove/exec/puppet_log.h"
+#include "fsmove/scan/module_list.h"
 
 namespace fsmove::scan {
 
@@ -94,6 +96,8 @@ ModuleResult Classify(const std::string& module, const CheckOutcome& o) {
                          At<double>(j, "/stats/seconds/check", 0);
   }
   const std::string why = ErrorLine(o.check_log);
+  for (const std::string& fact : exec::FailedCustomFacts(exec::StripAnsi(o.check_log)))
+    r.warnings.push_back(OneLine(fmt::format("custom fact '{}' failed", fact)));
   auto fail = [&](ModuleStatus s, std::string error) {
     r.status = s;
     r.error = OneLine(std::move(error));
@@ -145,13 +149,10 @@ ModuleResult Classify(const std::string& module, const CheckOutcome& o) {
       return fail(ModuleStatus::kTimeout, why.empty() ? "puppet apply timed out" : why);
     }
     if (o.check_log.find("could not compile") != std::string::npos || !o.has_catalog) {
-      // Puppet's own message is on the lines after check's; its first "Error:" line says it.
-      std::string detail = why;
-      size_t at = o.check_log.find("Error: ");
-      if (at != std::string::npos) {
-        size_t end = o.check_log.find('\n', at);
-        detail = o.check_log.substr(at + 7, end == std::string::npos ? end : end - at - 7);
-      }
+      // Puppet's own message is on the lines after check's: the error that ended the
+      // compile, not a custom fact's (Puppet compiles on without the fact).
+      std::string detail = exec::FatalCompileError(exec::StripAnsi(o.check_log));
+      if (detail.empty()) detail = why;
       return fail(ModuleStatus::kCompileFailed,
                   detail.empty() ? "the catalog was not compiled" : detail);
     }
@@ -178,6 +179,8 @@ ModuleResult Classify(const std::string& module, const CheckOutcome& o) {
 
 nlohmann::json ToJson(const ModuleResult& r) {
   nlohmann::json j = {{"module", r.module},
+                      {"source", std::string(RunSource(r.module))},
+                      {"module_dir", RunModule(r.module)},
                       {"status", std::string(ModuleStatusName(r.status))},
                       {"mor", r.mor},
                       {"mn", r.mn},
@@ -187,6 +190,7 @@ nlohmann::json ToJson(const ModuleResult& r) {
                       {"apply_seconds", r.apply_seconds},
                       {"analysis_seconds", r.analysis_seconds},
                       {"error", r.error},
+                      {"warnings", r.warnings},
                       {"check_exit", r.check_exit}};
   return j;
 }
@@ -213,6 +217,10 @@ std::optional<ModuleResult> ModuleResultFromJson(const nlohmann::json& j) {
   if (num("ni")) r.ni = j["ni"].get<int>();
   if (str("error")) r.error = j["error"].get<std::string>();
   if (num("check_exit")) r.check_exit = j["check_exit"].get<int>();
+  if (j.contains("warnings") && j["warnings"].is_array()) {
+    for (const nlohmann::json& w : j["warnings"])
+      if (w.is_string()) r.warnings.push_back(w.get<std::string>());
+  }
   return r;
 }
 

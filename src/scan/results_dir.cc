@@ -9,6 +9,7 @@
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
+#include <map>
 #include <sstream>
 
 #include "fmt/format.h"
@@ -192,8 +193,24 @@ std::string CsvField(const std::string& s) {
 
 }  // namespace
 
+ScanCoverage Coverage(const std::vector<ModuleResult>& results) {
+  std::map<std::string, bool> applied;  // module directory -> a run of it compiled and applied
+  for (const ModuleResult& r : results) {
+    std::string module = RunModule(r.module);
+    if (module.empty()) module = r.module;
+    bool& a = applied[module];
+    a = a || r.status == ModuleStatus::kOk || r.status == ModuleStatus::kFindings;
+  }
+  ScanCoverage c;
+  c.runs = results.size();
+  c.modules = applied.size();
+  for (const auto& [module, a] : applied) c.modules_applied += a ? 1 : 0;
+  return c;
+}
+
 absl::Status WriteSummary(const std::string& dir, const std::vector<ModuleResult>& results) {
   std::vector<const ModuleResult*> sorted;
+  sorted.reserve(results.size());
   for (const auto& r : results) sorted.push_back(&r);
   std::sort(sorted.begin(), sorted.end(),
             [](const ModuleResult* a, const ModuleResult* b) { return a->module < b->module; });
@@ -208,7 +225,11 @@ absl::Status WriteSummary(const std::string& dir, const std::vector<ModuleResult
                        ModuleStatusName(r->status), r->mor, r->mn, r->confirmed, r->ni,
                        r->trace_bytes, r->apply_seconds, r->analysis_seconds, CsvField(r->error));
   }
-  nlohmann::json j = {{"modules", modules}};
+  const ScanCoverage cov = Coverage(results);
+  nlohmann::json j = {
+      {"modules", modules},
+      {"coverage",
+       {{"runs", cov.runs}, {"modules", cov.modules}, {"modules_applied", cov.modules_applied}}}};
   if (auto st = WriteFileAtomically((fs::path(dir) / kSummaryJson).string(), j.dump(2) + "\n");
       !st.ok()) {
     return st;

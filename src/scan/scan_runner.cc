@@ -24,6 +24,7 @@
 #include "fsmove/base/progress_line.h"
 #include "fsmove/base/read_file.h"
 #include "fsmove/exec/process.h"
+#include "fsmove/scan/acceptance_specs.h"
 #include "fsmove/scan/cpu_placement.h"
 #include "fsmove/scan/module_list.h"
 #include "fsmove/scan/results_dir.h"
@@ -54,6 +55,12 @@ std::vector<std::string> CheckArguments(const ScanOptions& o, const std::string&
     argv.push_back((d / kTraceFile).string());
   }
   argv.insert(argv.end(), o.check_options.begin(), o.check_options.end());
+  if (IsAcceptanceRun(module)) {
+    // The spec's manifest, written into the run's folder, with its module on the modulepath.
+    argv.insert(argv.end(), {"--with-module", AcceptanceRunModule(module), "--",
+                             (d / kRunManifestFile).string()});
+    return argv;
+  }
   argv.push_back("--");  // a module path starting with '-' is still a path
   argv.push_back(module);
   return argv;
@@ -93,6 +100,25 @@ std::string Duration(double s) {
   if (t >= 3600) return fmt::format("{}h{:02}m", t / 3600, t / 60 % 60);
   if (t >= 60) return fmt::format("{}m{:02}s", t / 60, t % 60);
   return fmt::format("{}s", t);
+}
+
+// What a run needs before its check starts: its module directory or manifest there, and an
+// acceptance spec's manifest written into its folder. Empty when ready, else why not.
+std::string PrepareRun(const std::string& run, const std::string& dir) {
+  std::error_code ec;
+  if (IsAcceptanceRun(run)) {
+    absl::StatusOr<std::string> text = AcceptanceManifest(run);
+    if (!text.ok()) return std::string(text.status().message());
+    if (absl::Status st = WriteFileAtomically((fs::path(dir) / kRunManifestFile).string(), *text);
+        !st.ok()) {
+      return std::string(st.message());
+    }
+    return {};
+  }
+  if (run.ends_with(".pp")) {
+    return fs::is_regular_file(run, ec) ? std::string() : fmt::format("no manifest {}", run);
+  }
+  return fs::is_directory(run, ec) ? std::string() : fmt::format("no module directory {}", run);
 }
 
 std::vector<std::string> Environment() {
@@ -212,13 +238,13 @@ absl::StatusOr<ScanOutcome> RunScan(const ScanOptions& o, const volatile std::si
       }
       fs::remove_all(dir, ec);
       fs::create_directories(dir, ec);
-      if (!fs::is_directory(module, ec)) {
+      if (std::string gone = PrepareRun(module, dir); !gone.empty()) {
         // Not worth a check (which would call it a compile failure): recorded as missing,
         // and retried by the next run.
         ModuleResult res;
         res.module = module;
         res.status = ModuleStatus::kMissing;
-        res.error = fmt::format("no module directory {}", module);
+        res.error = std::move(gone);
         std::ofstream(fs::path(dir) / kCheckLogFile) << "fsmove scan: " << res.error << "\n";
         if (lock_fd >= 0) close(lock_fd);
         if (auto st = WriteStatus(dir, res); !st.ok()) {

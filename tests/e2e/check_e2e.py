@@ -292,8 +292,10 @@ def case_example():
         check(run["root"] == "debian-12", f"root {run['root']!r}")
         check((run["puppet_version"] or "").startswith("7."), f"Puppet {run['puppet_version']!r}")
 
-    check_json([target], read_expected(os.path.join(ARGS.source, "fixtures", "example", "EXPECTED.txt")),
-               on_debian_12)
+    expected = read_expected(os.path.join(ARGS.source, "fixtures", "example", "EXPECTED.txt"))
+    check_json([target], expected, on_debian_12)
+    # Its examples/ manifest, as `fsmove scan` runs it: the module is on the modulepath.
+    check_json([os.path.join(target, "examples", "init.pp")], expected)
 
 
 ROOTLESS_USER = "fsmove-e2e"

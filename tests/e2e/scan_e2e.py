@@ -7,6 +7,8 @@ fixtures/scan/ (one ok, one with a MOR, one that does not compile, one that hang
             after deleting one status.json and corrupting another module's report only those
             two are redone; a progress line on a terminal only; --shard 1/2 and 2/2 merged
             equal the full scan; bad --shard and an empty scan are usage errors.
+  runs      a module's include, example and acceptance-spec runs, each with its source; a
+            compile's error is its own, a failing custom fact a warning.
   statuses  a module whose resource fails is resources-failed (exit 1, not ok) and one whose
             directory is not there is missing; a rerun skips the first and retries the second.
 Exit 77 (CTest's skip code) when not root: the sandbox needs namespaces and overlayfs.
@@ -51,6 +53,37 @@ def folder(out_dir, module):
     fail(f"no folder for {module} in {out_dir}")
 
 
+def browser_check(out_dir, runs, label):
+    """Opens OUT/report.html in headless Chromium (Debian's chromium, installed by
+    tools/bootstrap), reads the DOM its script rendered, and keeps a screenshot as a test
+    artifact (build/tests/artifacts/)."""
+    chromium = shutil.which("chromium")
+    check(chromium is not None, "chromium is not installed (tools/bootstrap installs it)")
+    page = "file://" + os.path.abspath(os.path.join(out_dir, "report.html"))
+    with tempfile.TemporaryDirectory() as profile:
+        # --no-sandbox: Chromium's own sandbox refuses to run as root.
+        base = [chromium, "--headless", "--no-sandbox", "--disable-gpu", "--no-first-run",
+                f"--user-data-dir={profile}", "--virtual-time-budget=5000"]
+        p = subprocess.run(base + ["--dump-dom", page], capture_output=True, text=True, timeout=180)
+        check(p.returncode == 0, f"chromium --dump-dom exited {p.returncode}: {p.stderr[-2000:]}")
+        dom = p.stdout
+        artifacts = os.path.join(os.getcwd(), "artifacts")
+        os.makedirs(artifacts, exist_ok=True)
+        shot = os.path.join(artifacts, f"scan-report-{label}.png")
+        p = subprocess.run(base + [f"--screenshot={shot}", "--window-size=1280,1400", page],
+                           capture_output=True, text=True, timeout=180)
+        check(p.returncode == 0 and os.path.getsize(shot) > 10000,
+              f"no screenshot of the report: {p.stderr[-2000:]}")
+    rows = dom.count('<tr class="run"')
+    check(rows == runs, f"report.html ({label}) shows {rows} runs, expected {runs}")
+    check(f"{runs} of {runs} runs shown" in dom, f"report.html ({label}): no run count")
+    check('data-kind="MOR"' in dom and "fixtures/scan/scan_mor" in dom,
+          f"report.html ({label}) does not show scan_mor's MOR")
+    check('data-status="compile-failed"' in dom and "Syntax error" in dom,
+          f"report.html ({label}) does not show the compile error")
+    print(f"  report.html ({label}): {rows} runs in Chromium's DOM; screenshot {shot}", file=sys.stderr)
+
+
 def case_scan():
     with tempfile.TemporaryDirectory() as tmp:
         # Relative paths in a list file, in no particular order, with comments and a duplicate.
@@ -90,6 +123,8 @@ def case_scan():
         check("could not compile" in open(os.path.join(folder(full, "fixtures/scan/scan_broken"), "check.log")).read(),
               "check.log lacks check's stderr")
         check("findings        fixtures/scan/scan_mor: 1 MOR, 0 MN" in p.stdout, "findings not listed")
+        check("2 of 4 modules had a run that compiled and applied" in p.stdout, f"no coverage line: {p.stdout}")
+        browser_check(full, 4, "scan")
         # CPU placement: scan_hang runs the whole scan long, so every other traced apply ran
         # alongside it, and on a CPU of its own.
         cpus = {}
@@ -158,6 +193,7 @@ def case_scan():
         p = fsmove("merge", *shards, "-o", merged)
         check(p.returncode == 1, f"merge exit code {p.returncode}")
         check(outcome(merged) == outcome(full), f"merged {outcome(merged)} != full {outcome(full)}")
+        browser_check(merged, 4, "merge")
         check(os.path.exists(os.path.join(folder(merged, "fixtures/scan/scan_mor"), "report.json")),
               "merged folder lacks the module folders")
         # The merged folder is a whole scan: resuming into it skips everything.
@@ -200,6 +236,37 @@ def case_statuses():
         got = {m["module"].split("/")[-1]: m for m in summary(out)}
         check(got["scan_ok"]["status"] == "ok", f"retried module: {got['scan_ok']}")
         check(got["scan_fails"]["status"] == "resources-failed", "the finished module changed")
+
+
+def case_runs():
+    """A module is run as its users use it: its include (which needs a parameter here, so it
+    does not compile, for the parameter's reason and not the custom fact that fails in every
+    run), its example and its acceptance spec's literal manifest, each with its source."""
+    with tempfile.TemporaryDirectory() as tmp:
+        out = os.path.join(tmp, "out")
+        p = fsmove("scan", "-j", "2", "-o", out, "--timeout", "120", "-q", "fixtures/scan/scan_uses",
+                   cwd=ARGS.source)
+        check(p.returncode == 1, f"exit code {p.returncode}, expected 1 (a run did not compile)")
+        runs = {m["source"]: m for m in summary(out)}
+        check(sorted(runs) == ["acceptance", "example", "include"], f"runs: {summary(out)}")
+        inc = runs["include"]
+        check(inc["status"] == "compile-failed" and "message" in inc["error"]
+              and "fact" not in inc["error"], f"include run: {inc}")
+        check(any("scan_uses_broken" in w for w in inc["warnings"]), f"the failing fact is no warning: {inc}")
+        for source in ("example", "acceptance"):
+            r = runs[source]
+            check(r["status"] == "ok" and r["module_dir"] == "fixtures/scan/scan_uses", f"{source} run: {r}")
+        check(runs["example"]["module"] == "fixtures/scan/scan_uses/examples/init.pp", f"{runs['example']}")
+        check(runs["acceptance"]["module"].startswith("fixtures/scan/scan_uses/spec/acceptance/scan_uses_spec.rb:"),
+              f"{runs['acceptance']}")
+        with open(os.path.join(folder(out, runs["acceptance"]["module"]), "manifest.pp"), encoding="utf-8") as fh:
+            check("from the acceptance spec" in fh.read(), "the spec's manifest was not what ran")
+        with open(os.path.join(folder(out, runs["example"]["module"]), "catalog.json"), encoding="utf-8") as fh:
+            check("from the example" in fh.read(), "the example's parameter is not in its catalog")
+        check("1 of 1 module had a run that compiled and applied" in p.stdout, f"coverage: {p.stdout}")
+        with open(os.path.join(out, "summary.json"), encoding="utf-8") as fh:
+            cov = json.load(fh)["coverage"]
+        check(cov == {"runs": 3, "modules": 1, "modules_applied": 1}, f"coverage in summary.json: {cov}")
 
 
 def case_killed():

@@ -140,5 +140,18 @@ TEST(NotIdempotent, TellsEveryApplyFromConvergenceAndLeavesOutNotifyAndFirstFail
   EXPECT_EQ(ni[0].behaviour, "changed-on-second-apply");
 }
 
+TEST(FailedCustomFacts, EachFacterFormOnce) {
+  EXPECT_EQ(FailedCustomFacts("Error: Facter: error while resolving custom facts in "
+                              "/m/lib/facter/a.rb: undefined local variable\n"
+                              "Error: Facter: Error while resolving custom fact fact='b', "
+                              "resolution='<anonymous>': x\n"
+                              "Error: Facter: error while resolving custom fact \"b\": x\n"
+                              "Warning: Error while resolving custom fact 'c'\n"
+                              "Error: Evaluation Error: not a fact\n"),
+            (std::vector<std::string>{"/m/lib/facter/a.rb", "b"}));
+  EXPECT_EQ(FatalCompileError("Error: Facter: error while resolving custom facts in /a.rb: x\n"),
+            "");
+}
+
 }  // namespace
 }  // namespace fsmove::exec

@@ -75,6 +75,35 @@ TEST(Classify, CompileFailed) {
   EXPECT_EQ(Classify("m", none).status, ModuleStatus::kCompileFailed);
 }
 
+TEST(Classify, ACustomFactIsAWarningNotTheReason) {
+  // What Puppet printed when a module's dependency was missing, after an unrelated module's
+  // custom fact had failed: the fact is a warning, the evaluation error the reason.
+  CheckOutcome o = Exited(
+      2, std::nullopt,
+      "fsmove: error: Puppet could not compile the catalog for m:\n"
+      "\x1b[1;31mError: Facter: Error while resolving custom fact fact='ssh_client_version_full', "
+      "resolution='<anonymous>': undefined method `[]' for nil\x1b[0m\n"
+      "Error: Facter: error while resolving custom fact \"sudoversion\": boom\n"
+      "Error: Evaluation Error: Unknown function: 'stdlib::ensure'. (file: /m/manifests/init.pp, "
+      "line: 3, column: 5) on node h\n"
+      "Error: Could not call 'find' on 'catalog': Evaluation Error: Unknown function: "
+      "'stdlib::ensure'.\n"
+      "Error: Try 'puppet help catalog find' for usage\n");
+  o.has_catalog = false;
+  ModuleResult r = Classify("m", o);
+  EXPECT_EQ(r.status, ModuleStatus::kCompileFailed);
+  EXPECT_EQ(r.error,
+            "Evaluation Error: Unknown function: 'stdlib::ensure'. (file: /m/manifests/init.pp, "
+            "line: 3, column: 5) on node h");
+  EXPECT_EQ(r.warnings, (std::vector<std::string>{"custom fact 'ssh_client_version_full' failed",
+                                                  "custom fact 'sudoversion' failed"}));
+  // Only a wrapper line: it is the reason then.
+  CheckOutcome wrapped =
+      Exited(2, std::nullopt, "Error: Could not call 'find' on 'catalog': Syntax error\n");
+  wrapped.has_catalog = false;
+  EXPECT_EQ(Classify("m", wrapped).error, "Could not call 'find' on 'catalog': Syntax error");
+}
+
 TEST(Classify, ApplyFailed) {
   auto killed = Report(0, 0);
   killed["run"]["puppet_exit_code"] = 137;
@@ -141,12 +170,14 @@ TEST(ModuleResultJson, RoundTrips) {
   r.mor = 3;
   r.error = "e";
   r.check_exit = 2;
+  r.warnings = {"custom fact 'x' failed"};
   auto back = ModuleResultFromJson(ToJson(r));
   ASSERT_TRUE(back.has_value());
   EXPECT_EQ(back->module, "a/b");
   EXPECT_EQ(back->status, ModuleStatus::kApplyFailed);
   EXPECT_EQ(back->mor, 3);
   EXPECT_EQ(back->check_exit, 2);
+  EXPECT_EQ(back->warnings, r.warnings);
   auto j = ToJson(r);
   j["status"] = "exploded";
   EXPECT_FALSE(ModuleResultFromJson(j).has_value());

@@ -98,6 +98,25 @@ TEST(ResultsDir, SummaryJsonAndCsv) {
             "z,timeout,0,0,0,0,0,0.000,0.000,\"why, \"\"quoted\"\"\"\n");
 }
 
+TEST(ResultsDir, CoverageCountsModulesWithAnAppliedRun) {
+  const ScanCoverage c = Coverage({Result("m/a", ModuleStatus::kCompileFailed),
+                                   Result("m/a/examples/init.pp", ModuleStatus::kOk),
+                                   Result("m/b", ModuleStatus::kResourcesFailed),
+                                   Result("m/c/examples/x.pp", ModuleStatus::kFindings),
+                                   Result("site.pp", ModuleStatus::kTimeout)});
+  EXPECT_EQ(c.runs, 5u);
+  EXPECT_EQ(c.modules, 4u);  // m/a, m/b, m/c, and the manifest of no module on its own
+  EXPECT_EQ(c.modules_applied, 2u);
+  ScanTestDir d;
+  ASSERT_TRUE(
+      WriteSummary(d.path().string(), {Result("m/a/examples/init.pp", ModuleStatus::kOk)}).ok());
+  std::ifstream in(d.path() / "summary.json");
+  const nlohmann::json j = nlohmann::json::parse(in);
+  EXPECT_EQ(j["modules"][0]["source"], "example");
+  EXPECT_EQ(j["modules"][0]["module_dir"], "m/a");
+  EXPECT_EQ(j["coverage"]["modules_applied"], 1);
+}
+
 TEST(ResultsDir, ScanManifestRoundTrips) {
   ScanTestDir d;
   ScanManifest m{Shard{2, 3}, "abc", 7, {"x", "y"}};

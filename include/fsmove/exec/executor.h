@@ -51,12 +51,13 @@ struct RunResult {
   // The compiled catalog, taken before the apply (valid when end is kApplied/kTimedOut).
   std::string catalog_text;
   RunSummary summary;
-  std::string compile_log;                // kCompileFailed: what Puppet printed
-  std::vector<std::string> dependencies;  // metadata.json dependencies, for hints
-  std::vector<std::string> notes;         // sandbox facts (bound inputs, prep, leftovers)
-  std::string error;                      // kSetupFailed
-  int signal = 0;                         // kInterrupted: which signal
-  double analysis_seconds = 0;            // parse + interpret, without waiting for the trace
+  std::string compile_log;  // kCompileFailed: what Puppet printed
+  // metadata.json and .fixtures.yml dependencies found on no modulepath directory, for hints
+  std::vector<std::string> missing_dependencies;
+  std::vector<std::string> notes;  // sandbox facts (bound inputs, prep, leftovers)
+  std::string error;               // kSetupFailed
+  int signal = 0;                  // kInterrupted: which signal
+  double analysis_seconds = 0;     // parse + interpret, without waiting for the trace
   // Puppet's own graph of the apply (`--graph`: expanded_relationships.dot), read from the
   // work directory without following symlinks; empty when Puppet wrote none (puppet_graph_note
   // says why).

@@ -63,6 +63,19 @@ PuppetLogSummary SummarisePuppetLog(std::string_view log, size_t max_errors = 20
 // `log` is StripAnsi'd compile output.
 std::string DeduplicateErrors(std::string_view log);
 
+// Facter's errors about custom facts ("Error: Facter: Error while resolving custom fact
+// 'ssh_client_version_full': ..."): a module's fact that failed on this machine. Puppet goes
+// on compiling without it, so such a line is a warning, never why a compile failed. Returns
+// the facts' names, in order, once each.
+std::vector<std::string> FailedCustomFacts(std::string_view log);
+
+// The error that stopped Puppet's compile, without its "Error: " prefix: the first "Error:"
+// line that is neither a custom fact's (above) nor the usage hint, preferring the evaluation,
+// parse and lookup errors that end a compile over the ones that report them again ("Could not
+// call 'find' on 'catalog'", "Failed to compile catalog ..."). Empty when there is none.
+// `log` is StripAnsi'd.
+std::string FatalCompileError(std::string_view log);
+
 // The compile error says a class, defined type or function was not found: modules missing
 // from the modulepath.
 bool LacksModules(std::string_view compile_log);

@@ -3,6 +3,7 @@
 #pragma once
 
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "absl/status/statusor.h"
@@ -13,14 +14,19 @@ struct TargetRequest {
   std::string path;                     // module directory or .pp file (empty with -e)
   std::string code;                     // -e 'puppet code'
   std::vector<std::string> modulepath;  // --modulepath DIR, in order
+  // --with-module DIR: a module directory the manifest or code uses, on the modulepath as for
+  // a module target (a scan's acceptance-spec manifest lives outside its module).
+  std::string with_module;
 };
 
 struct ResolvedTarget {
   enum class Kind { kModule, kManifest, kCode };
   Kind kind = Kind::kManifest;
-  std::string display;      // for reports: the module directory, the manifest, or "-e"
-  std::string module_name;  // kModule: from metadata.json's "name", else the directory
-  std::string module_dir;   // kModule: absolute
+  std::string display;  // for reports: the module directory, the manifest, or "-e"
+  // kModule, and kManifest of a module's examples/ or tests/: from metadata.json's "name",
+  // else the directory
+  std::string module_name;
+  std::string module_dir;  // the same: absolute
   // kModule and kCode: the manifest text to write into the work directory; kManifest: empty.
   std::string manifest_text;
   std::string manifest_path;  // kManifest: absolute path of the .pp file
@@ -28,14 +34,27 @@ struct ResolvedTarget {
   // `puppetlabs-ntp/`): Puppet only finds modules by directory name, so the executor links
   // <work dir>/modules/<module_name> to module_dir and puts that directory first.
   bool link_module = false;
-  std::vector<std::string> modulepath;    // absolute directories, in Puppet's search order
-  std::vector<std::string> dependencies;  // metadata.json dependency names, for hints
-  std::vector<std::string> input_paths;   // host paths Puppet reads (made visible in a sandbox)
+  std::vector<std::string> modulepath;  // absolute directories, in Puppet's search order
+  // metadata.json's dependency names, then the modules .fixtures.yml names
+  std::vector<std::string> dependencies;
+  // Those found in no directory of the modulepath (by their short name): for hints.
+  std::vector<std::string> missing_dependencies;
+  std::vector<std::string> input_paths;  // host paths Puppet reads (made visible in a sandbox)
 };
 
 // Checks the target and builds the request Puppet gets. Errors name the path and say what
 // was expected; nothing here runs Puppet.
 absl::StatusOr<ResolvedTarget> ResolveTarget(const TargetRequest& request);
+
+// The module names .fixtures.yml lists under repositories:, forge_modules: and symlinks:,
+// sorted and without repeats.
+std::vector<std::string> FixtureModuleNames(std::string_view yaml);
+
+// The dependencies ("puppetlabs/stdlib", "puppetlabs-stdlib" or "stdlib") whose short name is
+// a directory in no modulepath entry; `self` (the module's own name) never counts.
+std::vector<std::string> MissingModules(const std::vector<std::string>& dependencies,
+                                        const std::vector<std::string>& modulepath,
+                                        std::string_view self);
 
 // Puppet's module-name rule: a lower-case letter, then lower-case letters, digits, '_'.
 bool IsValidModuleName(std::string_view name);

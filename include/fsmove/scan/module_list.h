@@ -2,6 +2,7 @@
 // or found in a directory of modules, normalised, de-duplicated and sorted.
 #pragma once
 
+#include <cstddef>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -18,7 +19,8 @@ std::string NormalizeModulePath(std::string_view path);
 // surrounding spaces trimmed. Relative paths are relative to the current directory.
 absl::StatusOr<std::vector<std::string>> ReadModuleList(const std::string& list_file);
 
-// Every subdirectory of `dir` holding manifests/init.pp, as `dir/NAME`.
+// Every subdirectory of `dir` that is a Puppet module (it has a manifests/ directory or a
+// metadata.json), as `dir/NAME`.
 absl::StatusOr<std::vector<std::string>> DiscoverModules(const std::string& dir);
 
 // Normalises, sorts and removes duplicates: the order the modules were given in never matters.
@@ -28,5 +30,24 @@ std::vector<std::string> CanonicalModuleList(std::vector<std::string> modules);
 // ([A-Za-z0-9._-], others as '_') and an 8-hex-digit hash of its identity, so that two modules
 // with the same base name (vendor/a/nginx, other/nginx) never share a folder.
 std::string ModuleDirName(std::string_view module);
+
+// The runs a scan makes of one module, as its users use it: `include <module>` (the module
+// directory itself) when it has manifests/init.pp, and each manifest under examples/ (the
+// Forge and PDK convention; tests/, its name before PDK, when there is no examples/), each its
+// own run, in name order, then the literal manifests of its acceptance specs (at most
+// kMaxAcceptanceRuns; acceptance_specs.h). A module with none of these gets the include run,
+// whose check says why it cannot run. A .pp path is one run as it is (a list file may name a
+// manifest per module).
+inline constexpr size_t kMaxAcceptanceRuns = 4;
+std::vector<std::string> ExpandModuleRuns(const std::string& module);
+
+// Where a run comes from: "include", "example" (MODULE/examples/X.pp, MODULE/tests/X.pp),
+// "acceptance" (MODULE/spec/acceptance/X_spec.rb:LINE) or "manifest" (any other .pp).
+std::string_view RunSource(std::string_view run);
+
+// The module directory of a run: the run itself for an include, MODULE for an example or an
+// acceptance spec's manifest, ""
+// for a manifest of no module.
+std::string RunModule(std::string_view run);
 
 }  // namespace fsmove::scan

@@ -5,6 +5,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "nlohmann/json.hpp"
 
@@ -36,7 +37,10 @@ struct ModuleResult {
   // fsmove's own time: parse + interpret (without the time spent waiting for Puppet),
   // catalog and graph, check; never the compile or apply.
   double analysis_seconds = 0;
-  std::string error;    // one line, for every status but ok and findings
+  std::string error;  // one line, for every status but ok and findings
+  // What went wrong without being the reason: custom facts that failed ("custom fact 'x'
+  // failed"; Puppet compiles on without them).
+  std::vector<std::string> warnings;
   int check_exit = -1;  // check's exit code (128 + N when killed by signal N)
 };
 
@@ -58,7 +62,8 @@ struct CheckOutcome {
 //   exit 1 with a report                                      -> findings
 //   exit 2, report says run.timed_out, or no report and
 //     "(--timeout)" in check.log (stopped while compiling)    -> timeout
-//   exit 2, "could not compile" in check.log, or no catalog   -> compile-failed
+//   exit 2, "could not compile" in check.log, or no catalog   -> compile-failed (the error
+//     that ended the compile, never a custom fact's: those are warnings)
 //   exit 2 with a report: Puppet killed, trace incomplete or
 //     failed resources                                        -> apply-failed
 //   anything else (no report, other exit codes, exit 2 with a

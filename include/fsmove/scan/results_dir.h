@@ -23,6 +23,8 @@ inline constexpr const char* kPuppetLogFile = "puppet.log";
 // Puppet's graph of the run (what bench/precision passes as --puppet-graph).
 inline constexpr const char* kPuppetGraphFile = "expanded_relationships.dot";
 inline constexpr const char* kCheckLogFile = "check.log";
+// An acceptance spec's manifest, as the run's check applied it.
+inline constexpr const char* kRunManifestFile = "manifest.pp";
 inline constexpr const char* kTraceFile = "trace.zst";
 inline constexpr const char* kSummaryJson = "summary.json";
 inline constexpr const char* kSummaryCsv = "summary.csv";
@@ -61,7 +63,17 @@ struct ScanManifest {
 absl::Status WriteScanManifest(const std::string& dir, const ScanManifest& m);
 absl::StatusOr<ScanManifest> ReadScanManifest(const std::string& dir);
 
-// summary.json ({"modules": [...]}, sorted by module) and summary.csv (header row, then
+// How much of the modules a scan reached: its runs, the module directories they belong to,
+// and how many of those had at least one run that compiled and applied (ok or findings).
+struct ScanCoverage {
+  size_t runs = 0;
+  size_t modules = 0;
+  size_t modules_applied = 0;
+};
+ScanCoverage Coverage(const std::vector<ModuleResult>& results);
+
+// summary.json ({"modules": [...] sorted by run, each with its source and module directory;
+// "coverage": Coverage()}) and summary.csv (header row, then
 // module,status,mor,mn,trace_bytes,apply_seconds,analysis_seconds,error).
 absl::Status WriteSummary(const std::string& dir, const std::vector<ModuleResult>& results);
 absl::StatusOr<std::vector<ModuleResult>> ReadSummaryJson(const std::string& path);

@@ -1,0 +1,136 @@
+// Resolving `fsmove check TARGET`: a module, a manifest of a module's examples/ (the module on
+// the modulepath as for the module itself), a manifest of no module, and what is refused.
+#include "fsmove/exec/target.h"
+
+#include <unistd.h>
+
+#include <filesystem>
+#include <fstream>
+#include <string>
+
+#include "gtest/gtest.h"
+
+namespace fsmove::exec {
+namespace {
+
+namespace fs = std::filesystem;
+
+TargetRequest Path(const fs::path& p) {
+  TargetRequest r;
+  r.path = p.string();
+  return r;
+}
+
+class TargetTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    dir_ = fs::temp_directory_path() / ("fsmove-target-" + std::to_string(getpid()));
+    fs::remove_all(dir_);
+    fs::create_directories(dir_);
+    dir_ = fs::canonical(dir_);
+  }
+  void TearDown() override { fs::remove_all(dir_); }
+  fs::path Write(const std::string& rel, const std::string& text) {
+    fs::path p = dir_ / rel;
+    fs::create_directories(p.parent_path());
+    std::ofstream(p) << text;
+    return p;
+  }
+  fs::path dir_;
+};
+
+TEST_F(TargetTest, AModuleIsIncluded) {
+  Write("mods/web/manifests/init.pp", "class web {}\n");
+  auto t = ResolveTarget(Path(dir_ / "mods/web"));
+  ASSERT_TRUE(t.ok()) << t.status();
+  EXPECT_EQ(t->kind, ResolvedTarget::Kind::kModule);
+  EXPECT_EQ(t->manifest_text, "include web\n");
+  EXPECT_FALSE(t->link_module);
+  EXPECT_EQ(t->modulepath, std::vector<std::string>{(dir_ / "mods").string()});
+}
+
+TEST_F(TargetTest, AnExampleOfAModuleHasItsModuleOnTheModulepath) {
+  Write("checkout/puppet-web/metadata.json", R"({"name": "acme-web", "dependencies": []})");
+  Write("checkout/puppet-web/manifests/vhost.pp", "define web::vhost {}\n");
+  fs::path example = Write("checkout/puppet-web/examples/vhost.pp", "web::vhost { 'a': }\n");
+  auto t = ResolveTarget(Path(example));
+  ASSERT_TRUE(t.ok()) << t.status();
+  EXPECT_EQ(t->kind, ResolvedTarget::Kind::kManifest);
+  EXPECT_EQ(t->manifest_path, example.string());
+  EXPECT_EQ(t->module_name, "web");
+  // The directory is not named after the module: the executor links it.
+  EXPECT_TRUE(t->link_module);
+  EXPECT_EQ(t->module_dir, (dir_ / "checkout/puppet-web").string());
+  // The old name of examples/.
+  Write("mods/db/manifests/init.pp", "class db {}\n");
+  fs::path smoke = Write("mods/db/tests/init.pp", "include db\n");
+  auto old = ResolveTarget(Path(smoke));
+  ASSERT_TRUE(old.ok()) << old.status();
+  EXPECT_FALSE(old->link_module);
+  EXPECT_EQ(old->modulepath, std::vector<std::string>{(dir_ / "mods").string()});
+}
+
+TEST_F(TargetTest, AManifestOfNoModuleIsAppliedAsItIs) {
+  fs::path site = Write("site/examples/site.pp", "notify { 'x': }\n");  // no module above it
+  auto t = ResolveTarget(Path(site));
+  ASSERT_TRUE(t.ok()) << t.status();
+  EXPECT_TRUE(t->module_name.empty());
+  EXPECT_TRUE(t->modulepath.empty());
+  EXPECT_EQ(t->input_paths, std::vector<std::string>{site.string()});
+}
+
+TEST_F(TargetTest, RefusesWhatCannotBeChecked) {
+  Write("mods/Bad-Name/manifests/init.pp", "");
+  EXPECT_FALSE(ResolveTarget(Path(dir_ / "mods/Bad-Name")).ok());
+  Write("mods/defines/manifests/thing.pp", "define defines::thing {}\n");
+  auto no_init = ResolveTarget(Path(dir_ / "mods/defines"));
+  ASSERT_FALSE(no_init.ok());
+  EXPECT_NE(no_init.status().message().find("no manifests/init.pp"), std::string_view::npos);
+  EXPECT_FALSE(ResolveTarget(Path(dir_ / "missing")).ok());
+  EXPECT_FALSE(ResolveTarget(Path(Write("x.txt", ""))).ok());
+}
+
+TEST_F(TargetTest, OnlyDependenciesOnNoModulepathDirectoryAreMissing) {
+  // stdlib is beside the module, concat on --modulepath, apt nowhere; the fixtures add
+  // firewall (nowhere) and repeat stdlib; the module's own symlink is never a dependency.
+  Write("mods/web/metadata.json", R"({"name": "acme-web", "dependencies": [
+      {"name": "puppetlabs/stdlib"}, {"name": "puppetlabs-concat"}, {"name": "puppetlabs/apt"}]})");
+  Write("mods/web/manifests/init.pp", "class web {}\n");
+  Write("mods/web/.fixtures.yml",
+        "fixtures:\n  repositories:\n    stdlib: https://example.invalid/stdlib.git\n"
+        "    firewall:\n      repo: https://example.invalid/firewall.git\n      ref: v1\n"
+        "  symlinks:\n    web: \"#{source_dir}\"\n");
+  fs::create_directories(dir_ / "mods/stdlib");
+  fs::create_directories(dir_ / "other/concat");
+  TargetRequest r = Path(dir_ / "mods/web");
+  r.modulepath = {(dir_ / "other").string()};
+  auto t = ResolveTarget(r);
+  ASSERT_TRUE(t.ok()) << t.status();
+  EXPECT_EQ(t->missing_dependencies, (std::vector<std::string>{"puppetlabs/apt", "firewall"}));
+}
+
+TEST(FixtureModuleNames, ReadsTheThreeSectionsOnly) {
+  const std::string yaml =
+      "---\n"
+      "fixtures:\n"
+      "  forge_modules:\n"
+      "    concat: \"puppetlabs/concat\"\n"
+      "    'translate': puppetlabs/translate\n"
+      "  repositories:\n"
+      "    stdlib:\n"
+      "      repo: \"https://github.com/puppetlabs/puppetlabs-stdlib.git\"\n"
+      "      ref: \"v9.0.0\"\n"
+      "    # a comment: ignored\n"
+      "    facts: https://example.invalid/facts.git\r\n"
+      "  symlinks:\n"
+      "    ntp: \"#{source_dir}\"\n"
+      "other:\n"
+      "  notamodule: x\n";
+  EXPECT_EQ(FixtureModuleNames(yaml),
+            (std::vector<std::string>{"concat", "facts", "ntp", "stdlib", "translate"}));
+  EXPECT_TRUE(FixtureModuleNames("").empty());
+  EXPECT_TRUE(FixtureModuleNames("fixtures: {repositories: {a: b}}\n").empty());
+}
+
+}  // namespace
+}  // namespace fsmove::exec

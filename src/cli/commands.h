@@ -16,7 +16,7 @@
 
 namespace fsmove::cli {
 
-// How a command ends, and its exit code (README: "Exit codes"). The one table: every command
+// How a command ends, and its exit code (docs/check.md: "Exit codes"). The one table: every command
 // returns one of these.
 inline constexpr int kExitOk = 0;        // nothing found (or only suppressed findings)
 inline constexpr int kExitFindings = 1;  // findings (scan, merge: some module not ok)
@@ -35,7 +35,7 @@ inline int Fail(const absl::Status& status) {
   return kExitError;
 }
 
-// The OS root `check` and `scan` run Puppet on unless --root says otherwise (see README:
+// The OS root `check` and `scan` run Puppet on unless --root says otherwise (see docs/check.md:
 // "OS roots").
 inline constexpr std::string_view kDefaultRoot = "debian-12";
 // "host, debian-12, debian-13": the values --root takes by name.

@@ -19,6 +19,9 @@ int Run(int argc, char** argv) {
       "fsmove: finds missing ordering relationships and missing notifiers in Puppet code "
       "from strace traces of real runs"};
   app.set_version_flag("--version", std::string("fsmove ") + FSMOVE_VERSION);
+  // Where the manual is. Set before the subcommands are made, which inherit it (scan and merge
+  // replace it with their own).
+  app.footer("Documentation: README.md and docs/ in fsmove's source");
   app.require_subcommand(1);
   auto analyze = fsmove::cli::RegisterAnalyze(app);
   auto trace = fsmove::cli::RegisterTrace(app);

@@ -1,6 +1,6 @@
 // The bad-input catalogue: every bad input tried on the real `fsmove` binary, with the exit
 // code and the exact message it gets. The table in tests/bad_input/CATALOGUE.md is the
-// expectation (and is copied verbatim in the README's troubleshooting section): each row
+// expectation (and is copied verbatim in docs/troubleshooting.md): each row
 // names a case that this file builds from the recorded traces, runs `fsmove` on it in a fresh
 // directory with a timeout, and checks the exit code, the whole of stderr, a line of the
 // report where one is named, and the counts the JSON report gives (no line dropped silently).
@@ -699,11 +699,12 @@ TEST(BadInputCatalogueTableTest, EveryCaseHasARowAndEveryRowACase) {
   for (const auto& [id, gen] : Cases()) EXPECT_TRUE(rows.contains(id)) << id << " has no row";
 }
 
-TEST(BadInputCatalogueTableTest, ReadmeShowsTheSameTable) {
+TEST(BadInputCatalogueTableTest, TroubleshootingDocShowsTheSameTable) {
   std::string catalogue = TableText(ReadFile(kSource / "tests" / "bad_input" / "CATALOGUE.md"));
-  std::string readme = TableText(ReadFile(kSource / "README.md"));
+  std::string manual = TableText(ReadFile(kSource / "docs" / "troubleshooting.md"));
   ASSERT_FALSE(catalogue.empty());
-  EXPECT_EQ(readme, catalogue) << "copy the table of tests/bad_input/CATALOGUE.md into README.md";
+  EXPECT_EQ(manual, catalogue)
+      << "copy the table of tests/bad_input/CATALOGUE.md into docs/troubleshooting.md";
 }
 
 }  // namespace

@@ -13,7 +13,7 @@
 
 namespace fsmove::checker {
 
-// The defaults, each with the reason it is safe to ignore (shown by --help and the README).
+// The defaults, each with the reason it is safe to ignore (shown by --help and docs/analyze.md).
 struct DefaultIgnore {
   std::string_view glob;
   std::string_view reason;

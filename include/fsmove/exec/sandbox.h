@@ -77,8 +77,8 @@ struct SandboxSpec {
   // The host uid that owns the lower layer's root-owned files (os_root.h's id_base): 0 for a
   // root built as root or the host, which the sandbox shows through an idmapped mount.
   uint32_t lower_id_base = 0;
-  // Who mounts the overlay of the OS root (overlay_mount.h): "auto" (the sandbox where the
-  // kernel's tmpfs keeps user extended attributes, else the keeper when run as root),
+  // Who mounts the overlay of the OS root (overlay_mount.h): "auto" (the keeper when run as
+  // root, falling back to the sandbox if its mount fails; the sandbox when rootless),
   // "sandbox" or "keeper". The executor takes it from FSMOVE_SANDBOX_OVERLAY (tests).
   std::string overlay_mount = "auto";
 };

@@ -54,7 +54,7 @@ struct CheckOutcome {
   std::string check_log;                 // check's stderr
 };
 
-// The status mapping (also in the README and `fsmove scan --help`):
+// The status mapping (also in docs/scan.md and `fsmove scan --help`):
 //   hard-killed by the scan                                   -> timeout
 //   killed by a signal                                        -> crashed
 //   exit 0 or 1 with a report listing failed resources        -> resources-failed

@@ -19,8 +19,18 @@ bool UnderVirtualFs(std::string_view path) {
 }
 }  // namespace
 
+std::vector<std::pair<std::string, std::string>> InterpreterOptions::MergedUsrSymlinks() {
+  return {{"bin", "usr/bin"},     {"sbin", "usr/sbin"},   {"lib", "usr/lib"},
+          {"lib32", "usr/lib32"}, {"lib64", "usr/lib64"}, {"libx32", "usr/libx32"}};
+}
+
 Interpreter::Interpreter(InterpreterOptions options)
     : options_(std::move(options)), procs_(&inodes_) {
+  for (const auto& [name, target] : options_.root_symlinks) {
+    if (name.empty() || name.find('/') != std::string::npos || name == "." || name == "..")
+      continue;
+    inodes_.SetSymlink(inodes_.LookupOrCreate(inodes_.root(), name), target, /*learned=*/true);
+  }
   initial_cwd_ = inodes_.unknown_root();
   if (!options_.initial_cwd.empty() && options_.initial_cwd[0] == '/') {
     InodeId cur = inodes_.root();

@@ -22,6 +22,11 @@ const std::vector<DefaultIgnore>& DefaultIgnores() {
        "program's need of a package shows through the package's own files"},
       {"/var/cache/ldconfig/**", "ldconfig's cache"},
       {"/tmp/puppet-file*", "Puppet's own temporary files"},
+      {"/run/systemd/generator/**",
+       "systemd's generators rewrite it at every daemon-reload from the units, /etc/fstab "
+       "and /etc/init.d they read; a start depends on the resource that changed those"},
+      {"/run/systemd/generator.early/**", "as /run/systemd/generator"},
+      {"/run/systemd/generator.late/**", "as /run/systemd/generator"},
   };
   return *defaults;
 }

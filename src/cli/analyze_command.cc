@@ -29,6 +29,7 @@ struct AnalyzeOptions {
   std::string trace;
   std::string catalog;
   std::string initial_cwd;
+  bool no_merged_usr = false;
   std::string puppet_graph;
   int threads = DefaultThreads();
   ReportOptions report;
@@ -114,6 +115,7 @@ int RunAnalyze(const AnalyzeOptions& o) {
   }
   analysis::AnalyzerOptions options;
   options.interpreter.initial_cwd = o.initial_cwd;
+  if (o.no_merged_usr) options.interpreter.root_symlinks.clear();
   analysis::Analyzer analyzer(options);
   auto t0 = std::chrono::steady_clock::now();
   absl::Status st = o.threads >= 2 ? analyzer.RunThreaded(**reader) : analyzer.Run(**reader);
@@ -171,6 +173,9 @@ std::function<int()> RegisterAnalyze(CLI::App& app) {
   cmd->add_option("--catalog", o->catalog, "the compiled catalog the trace applied (JSON)");
   cmd->add_option("--initial-cwd", o->initial_cwd,
                   "working directory of the traced command, if known");
+  cmd->add_flag("--no-merged-usr", o->no_merged_usr,
+                "the traced machine's /bin, /sbin and /lib* are directories of their own (before "
+                "merged /usr: Debian 11 and older); by default they are links into /usr");
   cmd->add_option("--puppet-graph", o->puppet_graph,
                   "check against the graph Puppet applied (expanded_relationships.dot from "
                   "`puppet apply --graph`, or `fsmove check --save-graph`) instead of fsmove's "

@@ -173,7 +173,10 @@ int RunCheckCommand(CheckCliOptions& o) {
     return Fail(st);
   }
 
-  analysis::Analyzer analyzer;
+  // The root's own links (merged /usr's /bin -> usr/bin), which the trace never shows made.
+  analysis::AnalyzerOptions analyzer_options;
+  analyzer_options.interpreter.root_symlinks = exec::TopLevelSymlinks(req.root.dir);
+  analysis::Analyzer analyzer(analyzer_options);
   auto run = RunTracedCheck(req, o.full_trace, analyzer);
   if (!run.ok()) {
     return Fail(run.status());

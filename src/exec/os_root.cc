@@ -295,6 +295,19 @@ std::string UtcNow() {
 
 }  // namespace
 
+std::vector<std::pair<std::string, std::string>> TopLevelSymlinks(const std::string& root_dir) {
+  std::vector<std::pair<std::string, std::string>> links;
+  std::error_code ec;
+  for (fs::directory_iterator it(root_dir, ec), end; !ec && it != end; it.increment(ec)) {
+    std::error_code e2;
+    if (!it->is_symlink(e2)) continue;
+    fs::path target = fs::read_symlink(it->path(), e2);
+    if (!e2) links.emplace_back(it->path().filename().string(), target.string());
+  }
+  std::sort(links.begin(), links.end());
+  return links;
+}
+
 std::string PuppetPackageVersion(const std::string& root_dir) {
   return PuppetVersionInStatus(
       base::ReadFile((root_dir == "/" ? std::string() : root_dir) + "/var/lib/dpkg/status")

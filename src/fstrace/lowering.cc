@@ -45,6 +45,15 @@ constexpr uint64_t kCloseRangeUnshare = 2, kCloseRangeCloexec = 4;
 const FlagName kCloseRangeFlagNames[] = {{"CLOSE_RANGE_UNSHARE", kCloseRangeUnshare},
                                          {"CLOSE_RANGE_CLOEXEC", kCloseRangeCloexec}};
 const FlagName kFdFlagNames[] = {{"FD_CLOEXEC", 1}};
+// mount(2)'s flags that make a call change a mount's options or propagation, not what its
+// path holds.
+constexpr uint64_t kMsRemount = 0x20, kMsUnbindable = 1U << 17, kMsPrivate = 1U << 18,
+                   kMsSlave = 1U << 19, kMsShared = 1U << 20;
+const FlagName kMountFlagNames[] = {{"MS_REMOUNT", kMsRemount},
+                                    {"MS_UNBINDABLE", kMsUnbindable},
+                                    {"MS_PRIVATE", kMsPrivate},
+                                    {"MS_SLAVE", kMsSlave},
+                                    {"MS_SHARED", kMsShared}};
 
 bool Has(uint64_t flags, uint64_t bit) { return (flags & bit) == bit; }
 
@@ -194,6 +203,17 @@ void Utimensat(Lowerer& l) {
   }
 }
 
+// A file system or a bind mount over the target changes what the path holds: produced. A
+// remount (new options) or a change of propagation (MS_SHARED, MS_SLAVE, ...; systemd's
+// generators start with mount(NULL, "/", NULL, MS_REC|MS_SLAVE, NULL) at every
+// daemon-reload) leaves every file as it was: no effect.
+void Mount(Lowerer& l) {
+  constexpr uint64_t kNoContent = kMsRemount | kMsUnbindable | kMsPrivate | kMsSlave | kMsShared;
+  if (l.args().size() > 3 && (l.Flags(3, kMountFlagNames, std::size(kMountFlagNames)) & kNoContent))
+    return;
+  PathArg(l, 1, Effect::kProduced, true);
+}
+
 void Chdir(Lowerer& l) {
   std::string_view p;
   if (!l.Str(0, &p)) return;
@@ -307,7 +327,7 @@ const SyscallSpec kTable[] = {
     {"linkat", L(LinkLike(l, l.Fd(0), 1, l.Fd(2), 3, AtFlags(l, 4))), 0},
     {"symlink", L(SymlinkLike(l, 0, kAtFdcwd, 1)), 0},
     {"symlinkat", L(SymlinkLike(l, 0, l.Fd(1), 2)), 0},
-    {"mount", L(PathArg(l, 1, Effect::kProduced, true)), 0},
+    {"mount", Mount, 0},
     {"umount2", L(PathArg(l, 0, Effect::kProduced, true)), 0},
     // ---- working and root directory ----
     {"chdir", Chdir, 0},

@@ -82,7 +82,34 @@ TEST(InterpreterTest, ExecClosesCloseOnExecDescriptors) {
   EXPECT_THAT(h.At("/a/x"), IsEmpty());
   EXPECT_THAT(h.At("/b/y"), UnorderedElementsAre(Pair(kE, "consumed")));
   EXPECT_THAT(h.At("/b/z"), IsEmpty());
-  EXPECT_THAT(h.At("/bin/sh"), UnorderedElementsAre(Pair(kE, "consumed")));
+  // Merged /usr (the default): /bin is usr/bin.
+  EXPECT_THAT(h.At("/usr/bin/sh"), UnorderedElementsAre(Pair(kE, "consumed")));
+}
+
+TEST(InterpreterTest, RootSymlinksThatExistedBeforeTheTrace) {
+  // A package writes /usr/bin/tool; a later exec runs it as /bin/tool.
+  const std::vector<std::string> lines = {
+      Begin(100, "Package[tool]"),
+      "100 openat(AT_FDCWD, \"/usr/bin/tool.dpkg-new\", O_WRONLY|O_CREAT|O_EXCL, 0755) = 3",
+      "100 rename(\"/usr/bin/tool.dpkg-new\", \"/usr/bin/tool\") = 0",
+      End(100, "Package[tool]"),
+      Begin(100, kE),
+      "100 execve(\"/bin/tool\", [\"tool\"], 0x7ffd /* 5 vars */) = 0",
+      End(100, kE)};
+  Harness merged(lines);
+  EXPECT_THAT(merged.At("/usr/bin/tool"), ::testing::Contains(Pair(kE, "consumed")));
+  EXPECT_THAT(merged.Pairs(analysis::RelationKind::kOrdering),
+              ::testing::Contains(Pair("Package[tool]", kE)));
+  // Before merged /usr (analyze --no-merged-usr): /bin/tool is another file.
+  analysis::AnalyzerOptions split;
+  split.interpreter.root_symlinks.clear();
+  Harness own(lines, split);
+  EXPECT_THAT(own.At("/bin/tool"), UnorderedElementsAre(Pair(kE, "consumed")));
+  EXPECT_THAT(own.Pairs(analysis::RelationKind::kOrdering), IsEmpty());
+  // The trace replacing a link overrides what was assumed.
+  Harness replaced({Begin(100, kE), "100 unlink(\"/bin\") = 0", "100 mkdir(\"/bin\", 0755) = 0",
+                    "100 execve(\"/bin/tool\", [\"tool\"], NULL) = 0", End(100, kE)});
+  EXPECT_THAT(replaced.At("/bin/tool"), UnorderedElementsAre(Pair(kE, "consumed")));
 }
 
 TEST(InterpreterTest, FcntlSetfdMarksCloseOnExec) {
@@ -344,7 +371,7 @@ TEST(InterpreterTest, ThreadExecveTakesOverTheLeaderPid) {
              "201 execve(\"/bin/true\", [\"true\"], 0x1 /* 1 var */ <pid changed to 200 ...>",
              "200 +++ superseded by execve in pid 201 +++", "200 <... execve resumed>) = 0",
              "200 open(\"/after\", O_RDONLY) = 3", End(100, kE)});
-  EXPECT_THAT(h.At("/bin/true"), UnorderedElementsAre(Pair(kE, "consumed")));
+  EXPECT_THAT(h.At("/usr/bin/true"), UnorderedElementsAre(Pair(kE, "consumed")));
   EXPECT_THAT(h.At("/after"), UnorderedElementsAre(Pair(kE, "consumed")));
 }
 

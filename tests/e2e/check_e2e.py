@@ -219,6 +219,64 @@ def case_confirm_example():
               for d in mn["confirmation"]["differences"]), f"MN: {mn['confirmation']}")
 
 
+CONCAT_MANIFEST = """\
+# puppetlabs-concat's README usage: a motd from fragments, and a purged directory holding a
+# second concat target. Concat generates a File for each target at apply time; nothing here
+# lacks an order.
+concat { '/etc/motd':
+  ensure => present,
+  owner  => 'root',
+  group  => 'root',
+  mode   => '0644',
+}
+concat::fragment { 'motd_header':
+  target  => '/etc/motd',
+  content => "Puppet modules on this server:\\n",
+  order   => '01',
+}
+concat::fragment { 'motd_local':
+  target  => '/etc/motd',
+  content => "  -- local\\n",
+  order   => '15',
+}
+file { '/etc/motd.d':
+  ensure  => directory,
+  recurse => true,
+  purge   => true,
+}
+concat { '/etc/motd.d/10-site':
+  ensure => present,
+  mode   => '0644',
+}
+concat::fragment { 'site':
+  target  => '/etc/motd.d/10-site',
+  content => "site\\n",
+}
+"""
+
+
+def case_concat_clean():
+    """Debian's own concat module (puppet-module-puppetlabs-concat, installed by
+    tools/bootstrap), used as its README says, has no fault: no finding at any confidence,
+    with and without --confirm."""
+    with tempfile.TemporaryDirectory() as tmp:
+        mods = os.path.join(tmp, "mods")
+        for name in ("concat", "stdlib"):
+            src = os.path.join("/usr/share/puppet/modules", name)
+            check(os.path.isdir(src), f"{src} missing: install puppet-module-puppetlabs-{name} (tools/bootstrap)")
+            # Debian's modules are links through /etc/alternatives: copied with them resolved.
+            shutil.copytree(src, os.path.join(mods, name), symlinks=False)
+        site = os.path.join(tmp, "concat.pp")
+        with open(site, "w", encoding="utf-8") as fh:
+            fh.write(CONCAT_MANIFEST)
+        for extra in ([], ["--confirm"]):
+            code, report = run_json(extra + ["--modulepath", mods, site])
+            faults = [(f["kind"], f["source"]["resource"], f["target"]["resource"], f["confidence"])
+                      for f in report["faults"]]
+            check(code == 0 and not faults, f"{' '.join(extra) or 'plain'}: exit {code}, findings {faults}")
+            check(not report["run"]["failed_resources"], f"resources failed: {report['run']['failed_resources']}")
+
+
 def case_confirm_harmless():
     """A race whose order makes no visible difference stays unconfirmed: reported, with the
     reason; --fail-on confirmed then exits 0. --keep-replays keeps each replay's catalog and

@@ -7,6 +7,7 @@
 #include <set>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include "absl/container/flat_hash_map.h"
@@ -24,6 +25,14 @@ struct InterpreterOptions {
   // Working directory of processes whose start the trace does not show (the first one).
   // Empty: unknown; relative paths below it cannot be named and are counted, not recorded.
   std::string initial_cwd;
+  // Symlinks directly under / that existed before the trace (name -> target), known as if a
+  // readlink had shown them. The default is the merged /usr of every current distribution
+  // (Debian 12, Ubuntu 20.04, Fedora, Arch): a program run as /bin/ssh-keygen is the file its
+  // package wrote as /usr/bin/ssh-keygen. `fsmove check` reads them from the root it applied
+  // on; the trace itself overrides any of them it replaces.
+  std::vector<std::pair<std::string, std::string>> root_symlinks = MergedUsrSymlinks();
+
+  static std::vector<std::pair<std::string, std::string>> MergedUsrSymlinks();
 };
 
 struct InterpreterStats {

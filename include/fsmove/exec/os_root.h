@@ -17,6 +17,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include "absl/status/statusor.h"
@@ -82,6 +83,10 @@ std::optional<SubordinateIds> FirstSubordinateIds(std::string_view subid_file,
                                                   std::string_view user, uid_t uid);
 // What mmdebstrap --mode=unshare maps: inside uids 0..65535.
 inline constexpr uint32_t kUnshareIds = kSandboxIdCount;
+
+// The symbolic links directly in `root_dir` (name -> target, sorted by name): merged /usr's
+// bin -> usr/bin and its kind, which the trace never shows being made. Unreadable: none.
+std::vector<std::pair<std::string, std::string>> TopLevelSymlinks(const std::string& root_dir);
 
 // The Debian version of the Puppet package installed in `root_dir` (from its dpkg status
 // file: puppet-agent, else puppet), e.g. "7.23.0-1"; "" if there is none.

@@ -22,6 +22,9 @@ const std::vector<DefaultIgnore>& DefaultIgnores() {
        "program's need of a package shows through the package's own files"},
       {"/var/cache/ldconfig/**", "ldconfig's cache"},
       {"/tmp/puppet-file*", "Puppet's own temporary files"},
+      {"/**/.rnd",
+       "OpenSSL's random seed (RANDFILE, ~/.rnd): every openssl call may read and rewrite "
+       "it; no resource needs another's seed"},
       {"/run/systemd/generator/**",
        "systemd's generators rewrite it at every daemon-reload from the units, /etc/fstab "
        "and /etc/init.d they read; a start depends on the resource that changed those"},

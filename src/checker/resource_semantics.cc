@@ -120,7 +120,8 @@ bool IsAmbientConfiguration(std::string_view path) {
   for (std::string_view f : kFiles) {
     if (path == f) return true;
   }
-  return path.starts_with("/usr/share/zoneinfo/") || path.starts_with("/usr/lib/locale/");
+  return path.starts_with("/usr/share/zoneinfo/") || path.starts_with("/usr/lib/locale/") ||
+         path == "/etc/apt/apt.conf" || path.starts_with("/etc/apt/apt.conf.d/");
 }
 
 bool IsDropInDirectory(std::string_view path) {

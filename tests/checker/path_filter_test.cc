@@ -31,11 +31,14 @@ TEST(PathFilterTest, SpecialCharactersAreLiteral) {
 TEST(PathFilterTest, DefaultsIgnorePuppetStateAndVirtualFileSystems) {
   auto f = PathFilter::Create({}, true);
   ASSERT_TRUE(f.ok());
-  for (const char* p : {"/proc/self/fd/3", "/dev/null", "/sys/kernel/mm",
-                        "/var/lib/puppet/state/state.yaml", "/etc/ld.so.cache", "/dev"}) {
+  for (const char* p :
+       {"/proc/self/fd/3", "/dev/null", "/sys/kernel/mm", "/var/lib/puppet/state/state.yaml",
+        "/etc/ld.so.cache", "/dev", "/run/systemd/generator/local-fs.target.wants/tmp.mount",
+        "/run/systemd/generator.late/app.service", "/.rnd", "/root/.rnd"}) {
     EXPECT_TRUE(f->Ignored(p)) << p;
   }
-  for (const char* p : {"/etc/app.conf", "/var/lib/dpkg/status", "/tmp/generated", "/devices"}) {
+  for (const char* p : {"/etc/app.conf", "/var/lib/dpkg/status", "/tmp/generated", "/devices",
+                        "/run/systemd/system/app.service", "/etc/.rnd.conf"}) {
     EXPECT_FALSE(f->Ignored(p)) << p;
   }
   auto none = PathFilter::Create({}, false);

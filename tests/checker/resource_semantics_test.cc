@@ -86,5 +86,16 @@ TEST(ResourceSemanticsTest, RestartCommands) {
   EXPECT_FALSE(CommandRestartsService("systemctl restart nginx", ""));
 }
 
+TEST(ResourceSemanticsTest, AmbientConfiguration) {
+  for (const char* p : {"/etc/localtime", "/etc/resolv.conf", "/usr/share/zoneinfo/UTC",
+                        "/etc/apt/apt.conf", "/etc/apt/apt.conf.d/15update-stamp"}) {
+    EXPECT_TRUE(IsAmbientConfiguration(p)) << p;
+  }
+  for (const char* p : {"/etc/apt/sources.list.d/x.list", "/etc/apt/trusted.gpg.d/k.gpg",
+                        "/etc/apt/apt.conf.dist", "/etc/app.conf"}) {
+    EXPECT_FALSE(IsAmbientConfiguration(p)) << p;
+  }
+}
+
 }  // namespace
 }  // namespace fsmove::checker

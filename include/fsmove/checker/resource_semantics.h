@@ -28,8 +28,9 @@ bool EstablishesContent(const catalog::Resource& r);
 bool OnlyEnsuresExistence(const catalog::Resource& r);
 
 // Settings every program reads in passing (time zone, locale, resolver, hosts, OpenSSL's
-// defaults): a program that is not a service reading them shows no dependency worth an
-// edge (a service does: it keeps what it read until restarted).
+// defaults), and apt's configuration, which every apt, apt-get and apt-key call reads whatever
+// it does: a program that is not a service reading them shows no dependency worth more than
+// a low-confidence edge (a service does: it keeps what it read until restarted).
 bool IsAmbientConfiguration(std::string_view path);
 
 // A drop-in directory, whose entries its program reads all of by convention: a name ending in

@@ -225,6 +225,15 @@ int RunCheckCommand(CheckCliOptions& o) {
       std::string log = exec::DeduplicateErrors(exec::StripAnsi(run->compile_log));
       while (!log.empty() && log.back() == '\n') log.pop_back();
       std::cerr << (log.empty() ? "(Puppet printed nothing)" : log) << "\n";
+      if (const std::string fact = exec::LegacyFactUsed(log); !fact.empty()) {
+        std::cerr << "fsmove: note: the code uses the legacy fact $::" << fact
+                  << ", which Puppet 8 no longer sets"
+                  << (req.root.puppet_version.empty()
+                          ? std::string()
+                          : " (this root's Puppet: " + req.root.puppet_version + ")")
+                  << "; check it on a Puppet 7 root (--root debian-12), or use $facts[...] "
+                     "in the code\n";
+      }
       if (!run->missing_dependencies.empty()) {
         // Only what is on no directory of the modulepath: a dependency that is there is not
         // why the compile failed.

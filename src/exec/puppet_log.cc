@@ -64,13 +64,79 @@ std::string StripAnsi(std::string_view text) {
   return out;
 }
 
+std::string LegacyFactUsed(std::string_view log) {
+  // Facter's legacy (flat) facts that Puppet 8 no longer sets by default; a name with a
+  // trailing '_' stands for its per-interface or per-device family (ipaddress_eth0).
+  static constexpr std::string_view kLegacy[] = {"architecture",
+                                                 "augeasversion",
+                                                 "blockdevices",
+                                                 "domain",
+                                                 "fqdn",
+                                                 "hardwareisa",
+                                                 "hardwaremodel",
+                                                 "hostname",
+                                                 "interfaces",
+                                                 "ipaddress",
+                                                 "ipaddress6",
+                                                 "ipaddress_",
+                                                 "ipaddress6_",
+                                                 "is_virtual",
+                                                 "lsbdistcodename",
+                                                 "lsbdistdescription",
+                                                 "lsbdistid",
+                                                 "lsbdistrelease",
+                                                 "lsbmajdistrelease",
+                                                 "lsbminordistrelease",
+                                                 "macaddress",
+                                                 "macaddress_",
+                                                 "manufacturer",
+                                                 "memoryfree",
+                                                 "memoryfree_mb",
+                                                 "memorysize",
+                                                 "memorysize_mb",
+                                                 "netmask",
+                                                 "netmask_",
+                                                 "network",
+                                                 "network_",
+                                                 "operatingsystem",
+                                                 "operatingsystemmajrelease",
+                                                 "operatingsystemrelease",
+                                                 "osfamily",
+                                                 "physicalprocessorcount",
+                                                 "processorcount",
+                                                 "productname",
+                                                 "rubyversion",
+                                                 "selinux",
+                                                 "serialnumber",
+                                                 "swapfree",
+                                                 "swapsize",
+                                                 "uptime",
+                                                 "uptime_days",
+                                                 "uuid"};
+  for (std::string_view sign :
+       {std::string_view("Unknown variable: '::"), std::string_view("Unknown variable: '")}) {
+    for (size_t at = log.find(sign); at != std::string_view::npos; at = log.find(sign, at + 1)) {
+      std::string_view name = log.substr(at + sign.size());
+      name = name.substr(0, name.find('\''));
+      for (std::string_view legacy : kLegacy) {
+        if (legacy.ends_with('_') ? name.starts_with(legacy) && name.size() > legacy.size()
+                                  : name == legacy) {
+          return std::string(name);
+        }
+      }
+    }
+  }
+  return {};
+}
+
 bool LacksModules(std::string_view log) {
   for (std::string_view sign :
        {"Could not find class", "Could not find declared class", "Unknown resource type",
-        "Unknown function", "Unknown variable: '::", "Could not autoload"}) {
+        "Unknown function", "Could not autoload"}) {
     if (log.find(sign) != std::string_view::npos) return true;
   }
-  return false;
+  // A top-scope variable no module sets, unless it is a fact Puppet 8 dropped.
+  return log.find("Unknown variable: '::") != std::string_view::npos && LegacyFactUsed(log).empty();
 }
 
 namespace {

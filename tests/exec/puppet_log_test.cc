@@ -68,6 +68,16 @@ TEST(PuppetLog, CompileErrorsOnce) {
             "Error: Could not find class ::x for h (file: /m.pp, line: 1)\n");
   EXPECT_TRUE(LacksModules("Error: Could not find class ::x for h"));
   EXPECT_FALSE(LacksModules("Error: Could not parse for environment production: Syntax error"));
+  // A variable of a module that is not there, and a fact Puppet 8 dropped.
+  EXPECT_TRUE(LacksModules("Error: Evaluation Error: Unknown variable: '::apache::params::user'."));
+  const std::string legacy =
+      "Error: Evaluation Error: Unknown variable: '::osfamily'. (file: /m/params.pp, line: 8)";
+  EXPECT_FALSE(LacksModules(legacy));
+  EXPECT_EQ(LegacyFactUsed(legacy), "osfamily");
+  EXPECT_EQ(LegacyFactUsed("Error: Unknown variable: 'ipaddress_eth0'."), "ipaddress_eth0");
+  EXPECT_EQ(LegacyFactUsed("Error: Unknown variable: '::ipaddress_'."), "");
+  EXPECT_EQ(LegacyFactUsed("Error: Unknown variable: '::osfamilyx'."), "");
+  EXPECT_EQ(LegacyFactUsed(""), "");
 }
 
 }  // namespace

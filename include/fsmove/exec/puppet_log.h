@@ -77,8 +77,13 @@ std::vector<std::string> FailedCustomFacts(std::string_view log);
 std::string FatalCompileError(std::string_view log);
 
 // The compile error says a class, defined type or function was not found: modules missing
-// from the modulepath.
+// from the modulepath. (An unknown legacy fact is not that: see LegacyFactUsed.)
 bool LacksModules(std::string_view compile_log);
+
+// The legacy fact ("osfamily") whose variable the compile error says is unknown: Puppet 8
+// (Facter 4 with legacy facts off) no longer sets $::osfamily and its kind, so code written
+// for Puppet 7 or older stops there. Empty when the error is not that.
+std::string LegacyFactUsed(std::string_view compile_log);
 
 // Removes ANSI colour sequences (ESC [ ... letter).
 std::string StripAnsi(std::string_view text);

@@ -94,5 +94,6 @@ std::function<int()> RegisterCheck(CLI::App& app);
 std::function<int()> RegisterScan(CLI::App& app);
 std::function<int()> RegisterMerge(CLI::App& app);
 std::function<int()> RegisterRoot(CLI::App& app);
+std::function<int()> RegisterDoctor(CLI::App& app);
 
 }  // namespace fsmove::cli

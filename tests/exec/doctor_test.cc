@@ -51,13 +51,13 @@ class DoctorTest : public testing::Test {
     m_.built_roots.push_back(built);
   }
 
-  const DoctorCheck& Find(const std::vector<DoctorCheck>& checks, const std::string& name) {
+  // A copy: the checks are often a temporary.
+  DoctorCheck Find(const std::vector<DoctorCheck>& checks, const std::string& name) {
     for (const DoctorCheck& c : checks) {
       if (c.name == name) return c;
     }
     ADD_FAILURE() << "no check " << name;
-    static DoctorCheck none;
-    return none;
+    return {};
   }
 
   std::map<std::string, std::string> files_;
@@ -82,7 +82,7 @@ TEST_F(DoctorTest, EverythingThereIsReady) {
 TEST_F(DoctorTest, UserNamespacesRefusedSayWhichSetting) {
   files_["/proc/sys/kernel/unprivileged_userns_clone"] = "0\n";
   std::vector<DoctorCheck> checks = RunDoctor(m_, "debian-12");
-  const DoctorCheck& c = Find(checks, "user namespaces");
+  const DoctorCheck c = Find(checks, "user namespaces");
   EXPECT_FALSE(c.ok);
   EXPECT_THAT(c.fix, HasSubstr("sysctl -w kernel.unprivileged_userns_clone=1"));
   EXPECT_FALSE(DoctorReady(checks));
@@ -105,7 +105,7 @@ TEST_F(DoctorTest, TheLiveProbeHasTheLastWord) {
   m_.user_namespace = [] {
     return absl::FailedPreconditionError("unshare: Operation not permitted");
   };
-  const DoctorCheck& c = Find(RunDoctor(m_, "debian-12"), "user namespaces");
+  const DoctorCheck c = Find(RunDoctor(m_, "debian-12"), "user namespaces");
   EXPECT_FALSE(c.ok);
   EXPECT_THAT(c.detail, HasSubstr("Operation not permitted"));
 }
@@ -121,7 +121,7 @@ TEST_F(DoctorTest, NoOverlayInProcFilesystems) {
 TEST_F(DoctorTest, CgroupControllersMissingAreAWarning) {
   files_["/sys/fs/cgroup/cgroup.controllers"] = "cpu io\n";
   std::vector<DoctorCheck> checks = RunDoctor(m_, "debian-12");
-  const DoctorCheck& c = Find(checks, "cgroups");
+  const DoctorCheck c = Find(checks, "cgroups");
   EXPECT_FALSE(c.ok);
   EXPECT_FALSE(c.required);
   EXPECT_THAT(c.detail, HasSubstr("without memory, pids"));
@@ -133,7 +133,7 @@ TEST_F(DoctorTest, CgroupV1ReadsTheEnabledColumn) {
   files_["/proc/cgroups"] =
       "#subsys_name\thierarchy\tnum_"
       "cgroups\tenabled\ncpu\t2\t1\t1\nmemory\t3\t1\t1\npids\t4\t1\t0\n";
-  const DoctorCheck& c = Find(RunDoctor(m_, "debian-12"), "cgroups");
+  const DoctorCheck c = Find(RunDoctor(m_, "debian-12"), "cgroups");
   EXPECT_FALSE(c.ok);
   EXPECT_THAT(c.detail, HasSubstr("cgroup v1 without pids"));
   files_["/proc/cgroups"] = "memory\t3\t1\t1\npids\t4\t1\t1\n";
@@ -154,7 +154,7 @@ TEST_F(DoctorTest, IdmappedMountsMatterToRootOnAPinnedRoot) {
   EXPECT_TRUE(DoctorReady(RunDoctor(m_, "debian-12")));
   m_.uid = 0;
   m_.user = "root";
-  const DoctorCheck& c = Find(RunDoctor(m_, "debian-12"), "idmapped mounts");
+  const DoctorCheck c = Find(RunDoctor(m_, "debian-12"), "idmapped mounts");
   EXPECT_FALSE(c.ok);
   EXPECT_TRUE(c.required);
   EXPECT_THAT(c.detail, HasSubstr("5.12"));
@@ -176,7 +176,7 @@ TEST_F(DoctorTest, ToolsAndTheirFixes) {
   std::vector<DoctorCheck> checks = RunDoctor(m_, "debian-12");
   EXPECT_EQ(Find(checks, "newuidmap").fix, "apt-get install uidmap");
   EXPECT_FALSE(DoctorReady(checks));
-  const DoctorCheck& net = Find(checks, "slirp4netns");
+  const DoctorCheck net = Find(checks, "slirp4netns");
   EXPECT_FALSE(net.required);
   EXPECT_THAT(net.detail, HasSubstr("pasta is installed"));
 }
@@ -203,7 +203,7 @@ TEST_F(DoctorTest, PtraceRefused) {
 TEST_F(DoctorTest, SubordinateIdsForTheRootlessUser) {
   files_["/etc/subgid"] = "bob:100000:65536\nalice:200000:1000\n";
   std::vector<DoctorCheck> checks = RunDoctor(m_, "debian-12");
-  const DoctorCheck& c = Find(checks, "subordinate ids");
+  const DoctorCheck c = Find(checks, "subordinate ids");
   EXPECT_FALSE(c.ok);
   EXPECT_THAT(c.detail, HasSubstr("/etc/subgid"));
   EXPECT_THAT(c.fix,
@@ -221,7 +221,7 @@ TEST_F(DoctorTest, SubordinateIdsForTheRootlessUser) {
 TEST_F(DoctorTest, RootCacheSaysHowToBuild) {
   m_.built_roots.clear();
   std::vector<DoctorCheck> checks = RunDoctor(m_, "debian-12");
-  const DoctorCheck& c = Find(checks, "root cache");
+  const DoctorCheck c = Find(checks, "root cache");
   EXPECT_FALSE(c.ok);
   EXPECT_EQ(c.fix, "fsmove root build debian-12");
   EXPECT_THAT(c.detail, HasSubstr("none built"));

@@ -51,6 +51,24 @@ def render(page):
     return text, proc.stderr
 
 
+REQUESTS = {".TH", ".SH", ".SS", ".TP", ".PP", ".br", ".nf", ".fi", ".nh", '.\\"'}
+
+
+def check_escapes(page):
+    """Text never starts a line with '.' or "'" (a request), every '-' is \\- (a minus, so that
+    option names can be searched and copied), and a backslash only starts an escape."""
+    for number, line in enumerate(page.read_text().splitlines(), 1):
+        if line.startswith((".", "'")):
+            if line.split(" ", 1)[0] not in REQUESTS:
+                fail(f"{page.name}:{number}: text read as a request: {line!r}")
+            if line.startswith((".TH", '.\\"')):
+                continue
+        if re.search(r"(?<!\\)-", line.replace("\\\\", "")):
+            fail(f"{page.name}:{number}: an unescaped '-': {line!r}")
+        if re.search(r"\\(?![-ef&(*]|\\)", line):
+            fail(f"{page.name}:{number}: a backslash that is no known escape: {line!r}")
+
+
 def main():
     fsmove = sys.argv[1]
     if shutil.which("groff") is None:
@@ -64,6 +82,8 @@ def main():
             fail("fsmove --help lists no subcommand")
         if "man" in subcommands:
             fail("the hidden man subcommand is in --help")
+        for page in Path(tmp).iterdir():
+            check_escapes(page)
         main_text, warnings = render(Path(tmp) / "fsmove.1")
         if warnings:
             fail(f"fsmove.1: groff warns:\n{warnings}")

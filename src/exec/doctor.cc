@@ -113,7 +113,9 @@ DoctorCheck Cgroups(const MachineProbe& m) {
     return Missing(name, "no cgroup file system (the sandbox runs without memory and pids limits)",
                    "mount cgroup2 on /sys/fs/cgroup", false);
   }
-  if (missing.empty()) return Ok(name, fmt::format("cgroup {} with memory and pids", version));
+  if (missing.empty()) {
+    return Ok(name, fmt::format("cgroup {} with memory and pids", version), false);
+  }
   return Missing(
       name,
       fmt::format("cgroup {} without {} (the sandbox runs without that limit)", version,

@@ -98,7 +98,7 @@ std::string Options(const CLI::App& app) {
 std::string CommandPath(const CLI::App& sub) {
   std::string path = sub.get_name();
   for (const CLI::App* p = sub.get_parent(); p != nullptr; p = p->get_parent()) {
-    path = (p->get_parent() == nullptr ? std::string("fsmove") : p->get_name()) + " " + path;
+    path.insert(0, fmt::format("{} ", p->get_parent() == nullptr ? "fsmove" : p->get_name()));
   }
   return path;
 }

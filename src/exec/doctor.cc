@@ -99,6 +99,37 @@ DoctorCheck Cgroups(const MachineProbe& m) {
     for (const char* c : {"memory", "pids"}) {
       if (std::find(have.begin(), have.end(), c) == have.end()) missing.push_back(c);
     }
+    // The sandbox's cgroup goes beside this process's (memory_limit.cc), where its parent
+    // must have enabled the controllers.
+    std::string own;
+    for (absl::string_view line :
+         absl::StrSplit(m.read_file("/proc/self/cgroup").value_or(""), '\n')) {
+      if (absl::ConsumePrefix(&line, "0::")) own = std::string(line);
+    }
+    const std::string parent =
+        "/sys/fs/cgroup" + own.substr(0, own.rfind('/') == std::string::npos ? 0 : own.rfind('/'));
+    if (missing.empty() && !own.empty()) {
+      // Kept in a local: the split's views point into it.
+      const std::string control = m.read_file(parent + "/cgroup.subtree_control").value_or("");
+      std::vector<absl::string_view> enabled =
+          absl::StrSplit(control, absl::ByAnyChar(" \n"), absl::SkipEmpty());
+      for (const char* c : {"memory", "pids"}) {
+        if (std::find(enabled.begin(), enabled.end(), c) == enabled.end()) missing.push_back(c);
+      }
+      if (!missing.empty()) {
+        return Missing(name,
+                       fmt::format("cgroup v2, but {} not enabled in {}/cgroup.subtree_control, "
+                                   "where the sandbox's cgroup goes (it runs without that limit)",
+                                   absl::StrJoin(missing, ", "), parent),
+                       fmt::format("as root, echo '{}' > {}/cgroup.subtree_control",
+                                   absl::StrJoin(missing, " ",
+                                                 [](std::string* out, const std::string& c) {
+                                                   out->append("+" + c);
+                                                 }),
+                                   parent),
+                       false);
+      }
+    }
   } else if (std::optional<std::string> v1 = m.read_file("/proc/cgroups")) {
     version = "v1";
     for (const char* c : {"memory", "pids"}) {

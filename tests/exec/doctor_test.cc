@@ -128,6 +128,19 @@ TEST_F(DoctorTest, CgroupControllersMissingAreAWarning) {
   EXPECT_TRUE(DoctorReady(checks));
 }
 
+TEST_F(DoctorTest, CgroupV2ControllersMustBeEnabledBesideThisProcess) {
+  files_["/proc/self/cgroup"] = "0::/user.slice/user-1000.slice/session-3.scope\n";
+  const std::string control = "/sys/fs/cgroup/user.slice/user-1000.slice/cgroup.subtree_control";
+  files_[control] = "cpu memory\n";
+  const DoctorCheck c = Find(RunDoctor(m_, "debian-12"), "cgroups");
+  EXPECT_FALSE(c.ok);
+  EXPECT_FALSE(c.required);
+  EXPECT_THAT(c.detail, HasSubstr("pids not enabled in /sys/fs/cgroup/user.slice/user-1000.slice"));
+  EXPECT_EQ(c.fix, "as root, echo '+pids' > " + control);
+  files_[control] = "cpu memory pids\n";
+  EXPECT_TRUE(Find(RunDoctor(m_, "debian-12"), "cgroups").ok);
+}
+
 TEST_F(DoctorTest, CgroupV1ReadsTheEnabledColumn) {
   files_.erase("/sys/fs/cgroup/cgroup.controllers");
   files_["/proc/cgroups"] =

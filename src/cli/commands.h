@@ -94,5 +94,8 @@ std::function<int()> RegisterCheck(CLI::App& app);
 std::function<int()> RegisterScan(CLI::App& app);
 std::function<int()> RegisterMerge(CLI::App& app);
 std::function<int()> RegisterRoot(CLI::App& app);
+std::function<int()> RegisterDoctor(CLI::App& app);
+// Hidden: `fsmove man DIR` writes the manual pages (man_pages.h); for the build.
+std::function<int()> RegisterMan(CLI::App& app);
 
 }  // namespace fsmove::cli

@@ -30,6 +30,8 @@ int Run(int argc, char** argv) {
   auto scan = fsmove::cli::RegisterScan(app);
   auto merge = fsmove::cli::RegisterMerge(app);
   auto root = fsmove::cli::RegisterRoot(app);
+  auto doctor = fsmove::cli::RegisterDoctor(app);
+  auto man = fsmove::cli::RegisterMan(app);
   try {
     app.parse(argc, argv);
   } catch (const CLI::CallForHelp& e) {
@@ -49,6 +51,8 @@ int Run(int argc, char** argv) {
   if (app.got_subcommand("scan")) return scan();
   if (app.got_subcommand("merge")) return merge();
   if (app.got_subcommand("root")) return root();
+  if (app.got_subcommand("doctor")) return doctor();
+  if (app.got_subcommand("man")) return man();
   return fsmove::cli::kExitError;
 }
 

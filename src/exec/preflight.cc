@@ -59,6 +59,10 @@ absl::Status Preflight(const CheckRequest& request) {
     }
   }
   if (strace.empty()) return absl::OkStatus();
+  return ProbePtrace(strace);
+}
+
+absl::Status ProbePtrace(const std::string& strace) {
   // ptrace may be refused (a container's seccomp profile, kernel.yama.ptrace_scope=3).
   auto run =
       RunCaptured({strace, "-f", "-qq", "-e", "trace=none", "-o", "/dev/null", "--", "/bin/true"},

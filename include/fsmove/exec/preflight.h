@@ -20,4 +20,8 @@ absl::Status Preflight(const CheckRequest& request);
 std::string PuppetExecutable();
 std::string StraceExecutable();
 
+// Whether `strace` (a path) can trace a process here (ptrace may be refused); why not, and
+// what to do.
+absl::Status ProbePtrace(const std::string& strace);
+
 }  // namespace fsmove::exec

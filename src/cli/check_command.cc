@@ -378,8 +378,8 @@ std::function<int()> RegisterCheck(CLI::App& app) {
       ->type_name("DIR")
       ->allow_extra_args(false);
   cmd->add_option("--sandbox", o->sandbox,
-                  "overlay: a copy-on-write overlay of / as the root of private namespaces "
-                  "(default as root); none: apply to this machine (default otherwise)")
+                  "overlay (the default, as root or rootless): a copy-on-write overlay of the OS "
+                  "root (--root) in private namespaces; none: apply to this machine itself")
       ->check(CLI::IsMember({"overlay", "none"}));
   cmd->add_option("--root", o->root,
                   "the OS the sandbox runs Puppet on: host (this machine's own files, its "

@@ -21,7 +21,9 @@ int Run(int argc, char** argv) {
   app.set_version_flag("--version", std::string("fsmove ") + FSMOVE_VERSION);
   // Where the manual is. Set before the subcommands are made, which inherit it (scan and merge
   // replace it with their own).
-  app.footer("Documentation: README.md and docs/ in fsmove's source");
+  app.footer(
+      "Documentation: man fsmove (fsmove-COMMAND for each command), and README.md and docs/ in "
+      "fsmove's source");
   app.require_subcommand(1);
   auto analyze = fsmove::cli::RegisterAnalyze(app);
   auto trace = fsmove::cli::RegisterTrace(app);

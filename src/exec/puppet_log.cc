@@ -141,18 +141,13 @@ bool LacksModules(std::string_view log) {
 
 namespace {
 
-// Calls f(text) for the text after "Error: " of each line that starts so.
+// Calls f(text) for the text after "Error: " of each line that starts so (ANSI colours and
+// trailing blanks removed: the text lives only during the call).
 template <typename F>
 void ForEachErrorLine(std::string_view log, F f) {
-  size_t start = 0;
-  while (start < log.size()) {
-    size_t end = log.find('\n', start);
-    if (end == std::string_view::npos) end = log.size();
-    std::string_view line = log.substr(start, end - start);
-    start = end + 1;
-    if (!line.empty() && line.back() == '\r') line.remove_suffix(1);
+  ForEachLine(log, [&](std::string_view line) {
     if (line.starts_with("Error: ")) f(line.substr(7));
-  }
+  });
 }
 
 // Facter 3 says "error while resolving custom fact \"NAME\"" (or "... custom facts in
@@ -197,7 +192,7 @@ std::vector<std::string> FailedCustomFacts(std::string_view log) {
 std::string FatalCompileError(std::string_view log) {
   // A later line that only wraps an earlier one ("Could not call 'find' on 'catalog': X") or
   // says the compile failed without why comes second to the first line with the cause.
-  std::string_view first, wrapped;
+  std::string first, wrapped;
   ForEachErrorLine(log, [&](std::string_view text) {
     if (IsFactError(text) || text.starts_with("Try 'puppet help ")) return;
     const bool wrapper = text.starts_with("Could not call '") ||
@@ -209,7 +204,7 @@ std::string FatalCompileError(std::string_view log) {
       first = text;
     }
   });
-  return std::string(first.empty() ? wrapped : first);
+  return first.empty() ? wrapped : first;
 }
 
 std::string DeduplicateErrors(std::string_view log) {

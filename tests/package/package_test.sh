@@ -58,7 +58,8 @@ if [ -z "$deb" ]; then
     step "packaging $build_dir with cpack"
     (cd "$build_dir" && cpack -G DEB -B "$tmp/cpack" >"$tmp/cpack.log" 2>&1) \
       || { cat "$tmp/cpack.log" >&2; fail "cpack"; }
-    deb=$(ls "$tmp"/cpack/fsmove_*.deb 2>/dev/null | head -1)
+    debs=("$tmp"/cpack/fsmove_*.deb)
+    deb=${debs[0]}
   else
     step "building the package with tools/package"
     deb=$(FSMOVE_DIST="$tmp/dist" "$src/tools/package" "$tmp/build") || fail "tools/package"
@@ -80,8 +81,10 @@ else
   mmdebstrap --variant=apt "$suite" "$rootdir" "${FSMOVE_MIRROR:-http://deb.debian.org/debian}" \
     >"$tmp/mmdebstrap.log" 2>&1 || { tail -20 "$tmp/mmdebstrap.log" >&2; fail "mmdebstrap"; }
 fi
-mount -t proc proc "$rootdir/proc" && mounts+=("$rootdir/proc") || fail "mounting /proc"
-mount --bind /dev "$rootdir/dev" && mounts+=("$rootdir/dev") || fail "bind-mounting /dev"
+mount -t proc proc "$rootdir/proc" || fail "mounting /proc"
+mounts+=("$rootdir/proc")
+mount --bind /dev "$rootdir/dev" || fail "bind-mounting /dev"
+mounts+=("$rootdir/dev")
 rm -f "$rootdir/etc/resolv.conf"
 cp /etc/resolv.conf "$rootdir/etc/resolv.conf"
 mkdir -p "$rootdir/tmp/pkg" "$rootdir/tmp/trace"
@@ -117,8 +120,10 @@ step "fsmove analyze on traces/faults-configure-use-bad"
 out=$(in_root fsmove analyze --trace /tmp/trace/trace.zst --catalog /tmp/trace/catalog.json 2>&1)
 status=$?
 [ "$status" -eq 1 ] || { echo "$out" >&2; fail "fsmove analyze exited $status, expected 1 (findings)"; }
-grep -qF 'File[/etc/app/app.conf]' <<<"$out" && grep -qF 'Exec[use config]' <<<"$out" \
-  || { echo "$out" >&2; fail "fsmove analyze did not report File[/etc/app/app.conf] and Exec[use config]"; }
+if ! grep -qF 'File[/etc/app/app.conf]' <<<"$out" || ! grep -qF 'Exec[use config]' <<<"$out"; then
+  echo "$out" >&2
+  fail "fsmove analyze did not report File[/etc/app/app.conf] and Exec[use config]"
+fi
 echo "  exit 1, finding: File[/etc/app/app.conf] / Exec[use config]"
 
 if dpkg-deb --contents "$deb" | grep -q '/usr/share/man/man1/fsmove'; then

@@ -60,7 +60,7 @@ absl::StatusOr<std::string> GlobToRegex(std::string_view glob) {
     } else if (c == '/') {
       re += '/';  // not special; kept bare so "dir/**" can drop it
     } else {
-      re += RE2::QuoteMeta(std::string_view(&c, 1));
+      re += RE2::QuoteMeta(re2::StringPiece(&c, 1));
     }
   }
   return re;
@@ -95,7 +95,11 @@ absl::StatusOr<PathFilter> PathFilter::Create(const std::vector<std::string>& gl
 }
 
 bool PathFilter::Ignored(std::string_view path) const {
-  return ignored_ != nullptr && RE2::FullMatch(path, *ignored_);
+  // re2::StringPiece is RE2's own class on Debian 12 (built from std::string_view) and
+  // absl::string_view on Debian 13, which is not std::string_view there (abseil built without
+  // ABSL_OPTION_USE_STD_STRING_VIEW) and takes no std::string_view: spelled out, both compile.
+  return ignored_ != nullptr &&
+         RE2::FullMatch(re2::StringPiece(path.data(), path.size()), *ignored_);
 }
 
 bool PathFilter::IsPackageManagerState(std::string_view path) {

@@ -68,8 +68,11 @@ bool IsPartialEditor(const catalog::Resource& r) {
   }
   std::string_view type = r.type;
   if (type.starts_with("Fm_")) return true;  // puppet-filemagic: fm_prepend, fm_replace, ...
-  static constexpr std::string_view kSuffixes[] = {"_config", "_conf",  "_setting", "_subsetting",
-                                                   "_option", "_entry", "_param",   "_parameter"};
+  // The naming conventions of one-entry editors: ini_setting's subtypes (openstacklib's
+  // Nova_config, Aodh_api_paste_ini, ...), augeas-based *_entry, ...
+  static constexpr std::string_view kSuffixes[] = {"_config",     "_conf",      "_setting",
+                                                   "_subsetting", "_option",    "_entry",
+                                                   "_param",      "_parameter", "_ini"};
   for (std::string_view s : kSuffixes) {
     if (type.size() > s.size() && type.ends_with(s)) return true;
   }

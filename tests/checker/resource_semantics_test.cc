@@ -18,11 +18,12 @@ catalog::Resource Res(std::string type, std::string title, nlohmann::json params
 }
 
 TEST(ResourceSemanticsTest, PartialEditors) {
-  for (const char* t : {"File_line", "Augeas", "Ini_setting", "Shellvar", "Fm_replace",
-                        "Fm_prepend", "Nova_config", "Postfix_conf", "Mailalias", "Debconf"}) {
+  for (const char* t :
+       {"File_line", "Augeas", "Ini_setting", "Shellvar", "Fm_replace", "Fm_prepend", "Nova_config",
+        "Postfix_conf", "Mailalias", "Debconf", "Aodh_api_paste_ini"}) {
     EXPECT_TRUE(IsPartialEditor(Res(t, "x"))) << t;
   }
-  for (const char* t : {"File", "Package", "Exec", "Service", "Config", "Concat_file"}) {
+  for (const char* t : {"File", "Package", "Exec", "Service", "Config", "Concat_file", "_ini"}) {
     EXPECT_FALSE(IsPartialEditor(Res(t, "x"))) << t;
   }
 }

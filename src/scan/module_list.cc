@@ -89,13 +89,9 @@ std::vector<std::string> CanonicalModuleList(std::vector<std::string> modules) {
 
 namespace {
 
-bool EndsWith(std::string_view s, std::string_view suffix) {
-  return s.size() >= suffix.size() && s.substr(s.size() - suffix.size()) == suffix;
-}
-
 // For MODULE/examples/X.pp or MODULE/tests/X.pp: the position of "/examples/" or "/tests/".
 size_t ExampleDirAt(std::string_view run) {
-  if (!EndsWith(run, ".pp")) return std::string_view::npos;
+  if (!run.ends_with(".pp")) return std::string_view::npos;
   for (std::string_view dir : {"/examples/", "/tests/"}) {
     const size_t at = run.rfind(dir);
     if (at != std::string_view::npos && at > 0 &&
@@ -109,7 +105,7 @@ size_t ExampleDirAt(std::string_view run) {
 }  // namespace
 
 std::vector<std::string> ExpandModuleRuns(const std::string& module) {
-  if (EndsWith(module, ".pp")) return {module};
+  if (module.ends_with(".pp")) return {module};
   std::vector<std::string> runs;
   std::error_code ec;
   if (fs::is_regular_file(fs::path(module) / "manifests" / "init.pp", ec)) runs.push_back(module);
@@ -119,7 +115,7 @@ std::vector<std::string> ExpandModuleRuns(const std::string& module) {
        it.increment(ec)) {
     std::error_code e2;
     const std::string name = it->path().filename().string();
-    if (EndsWith(name, ".pp") && name.front() != '.' && it->is_regular_file(e2)) {
+    if (name.ends_with(".pp") && name.front() != '.' && it->is_regular_file(e2)) {
       examples.push_back(NormalizeModulePath(fmt::format("{}/{}/{}", module, dir, name)));
     }
   }
@@ -133,13 +129,13 @@ std::vector<std::string> ExpandModuleRuns(const std::string& module) {
 
 std::string_view RunSource(std::string_view run) {
   if (IsAcceptanceRun(run)) return "acceptance";
-  if (!EndsWith(run, ".pp")) return "include";
+  if (!run.ends_with(".pp")) return "include";
   return ExampleDirAt(run) != std::string_view::npos ? "example" : "manifest";
 }
 
 std::string RunModule(std::string_view run) {
   if (IsAcceptanceRun(run)) return AcceptanceRunModule(run);
-  if (!EndsWith(run, ".pp")) return std::string(run);
+  if (!run.ends_with(".pp")) return std::string(run);
   const size_t at = ExampleDirAt(run);
   return at == std::string_view::npos ? std::string() : std::string(run.substr(0, at));
 }

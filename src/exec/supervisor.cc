@@ -204,6 +204,14 @@ class Supervisor {
   static constexpr int kTracerOnlyCapabilities[] = {CAP_BPF, CAP_PERFMON, CAP_CHECKPOINT_RESTORE};
   static constexpr const char* kTracerOnlyBoundingSet = "-bpf,-perfmon,-checkpoint_restore";
 
+  // What setpriv takes from Puppet's bounding set: the tracer's own capabilities, and with
+  // systemd as PID 1 the SYS_ADMIN that only systemd (and the units it starts) keeps: Puppet
+  // and its execs hold the module's capabilities (ModuleCapabilities), as without systemd.
+  std::string PuppetBoundingSetChange() const {
+    return systemd() ? fmt::format("{},-sys_admin", kTracerOnlyBoundingSet)
+                     : std::string(kTracerOnlyBoundingSet);
+  }
+
   // The bounding set strace runs with: what it traces holds, and kTracerOnlyCapabilities.
   std::vector<int> TracerCapabilities() const {
     std::vector<int> caps = systemd() ? InitCapabilities() : ModuleCapabilities();
@@ -452,7 +460,7 @@ class Supervisor {
       // it starts below strace's own (see kTracerOnlyCapabilities).
       if (access("/usr/bin/setpriv", X_OK) == 0) {
         argv.insert(argv.end(), {"/usr/bin/setpriv",
-                                 fmt::format("--bounding-set={}", kTracerOnlyBoundingSet), "--"});
+                                 fmt::format("--bounding-set={}", PuppetBoundingSetChange()), "--"});
       } else {
         status_.Send(
             status::Note{"the root has no /usr/bin/setpriv: root processes of the module can "

@@ -709,7 +709,13 @@ def case_sandbox3():
     sandbox3_attacks(dict(os.environ))
 
 
-def sandbox3_attacks(env):
+def case_sandbox3_systemd():
+    """The same attacks with systemd as PID 1, which keeps SYS_ADMIN (in the sandbox's user
+    namespace) for its units: Puppet and its execs must not have it."""
+    sandbox3_attacks(dict(os.environ), ("--init", "systemd"))
+
+
+def sandbox3_attacks(env, extra=()):
     """The attacks of the third sandbox review, each in both phases: at compile time through
     Puppet's generate() function, at apply time as an exec. Each attempt prints ESCAPED-<what>
     when it got through, which Puppet's log then holds. Harmless canaries only: a key in a
@@ -737,6 +743,26 @@ unshare -Urm sh -c 'umount -l /proc/sys && echo 77 > {knob}' 2>/dev/null && echo
 # the keyrings (add_key, 248 on x86_64) and file handles past the root (name_to_handle_at, 303)
 perl -e 'my ($t, $d, $n) = ("user", "{tag}", "x"); print syscall(248, $t, $d, $n, 1, -4) >= 0 ? "ESCAPED-keyring\\n" : "held-keyring $!\\n"' 2>&1
 perl -e 'my ($h, $m, $p) = ("\\0" x 136, "\\0" x 4, "/"); print syscall(303, -100, $p, $h, $m, 0) >= 0 ? "ESCAPED-handle\\n" : "held-handle $!\\n"' 2>&1
+# the capability that would let it mount, unmount and look into systemd (PID 1 with
+# --init systemd keeps it; nothing of the module's may)
+capeff=$(awk '/^CapEff/ {{print $2}}' /proc/self/status)
+[ $(( 0x$capeff >> 21 & 1 )) = 1 ] && echo ESCAPED-cap-sys-admin
+# calls the trace would never show: io_uring (425 on x86_64), whose file calls the kernel's
+# own threads make, and a child strace -f does not follow (clone, 56, with CLONE_UNTRACED)
+perl -e 'my $p = "\\0" x 120; my $r = syscall(425, 8, $p); print $r >= 0 ? "ESCAPED-io-uring\\n" : "held-io-uring $!\\n"' 2>&1
+perl -e 'my $r = syscall(56, 0x00800000 | 17, 0, 0, 0, 0); exit 0 if $r == 0; waitpid($r, 0) if $r > 0; print $r > 0 ? "ESCAPED-untraced\\n" : "held-untraced $!\\n"' 2>&1
+# the limits of its cgroup, in whatever cgroup tree it can see or mount
+mkdir -p /mnt/c
+mount -t cgroup2 none /mnt/c 2>/dev/null
+for f in /sys/fs/cgroup/pids.max /sys/fs/cgroup/pids/pids.max /sys/fs/cgroup/memory.max \
+         /sys/fs/cgroup/memory/memory.limit_in_bytes /mnt/c/pids.max /mnt/c/memory.max; do
+  [ -e $f ] && (echo max > $f) 2>/dev/null && echo ESCAPED-cgroup-limit-$f
+done
+# descriptors of other processes: a directory of the host's (the work directory) would take
+# a file
+for fd in /proc/[0-9]*/fd/*; do
+  [ -d "$fd" ] && touch "$fd/{tag}-fd" 2>/dev/null
+done
 # fsmove's environment, wherever a process of the sandbox can look
 cat /proc/[0-9]*/environ 2>/dev/null | tr '\\0' '\\n' | grep -q {secret} && echo ESCAPED-environ
 # the host's disk through the work directory
@@ -761,7 +787,7 @@ echo done
             work = os.path.join(tmp, "work")
             os.mkdir(work)
             p = fsmove("check", "-q", "--format", "json", "-o", out, "--keep-work", "--work-dir", work,
-                       "--puppet-log", log, "--modulepath", tmp, "-e", code, env=env)
+                       "--puppet-log", log, "--modulepath", tmp, "-e", code, *extra, env=env)
             check(p.returncode in (0, 1), f"exit code {p.returncode}: {p.stderr[-2000:]}")
             with open(log, encoding="utf-8", errors="replace") as fh:
                 text = fh.read()
@@ -772,6 +798,8 @@ echo done
             check(text.count("nested-userns-") >= 2, "the nested user namespace attempts did not run")
             escaped = sorted(set(re.findall(r"ESCAPED-[a-z-]+", text)))
             check(not escaped, f"attacks got through: {escaped}")
+            check(text.count("held-io-uring") >= 2 and text.count("held-untraced") >= 2,
+                  "the io_uring and untraced-child attempts did not run in both phases")
             leftovers = [os.path.join(d, f) for d, _, fs in os.walk(work) for f in fs if tag in f]
             check(not leftovers, f"the sandbox wrote onto the host's disk: {leftovers}")
         with open(knob, encoding="utf-8") as fh:
@@ -1306,6 +1334,19 @@ def case_strace_killed():
     report = json.loads(out)
     check(not report["run"]["trace_complete"], "report says the trace is complete")
 
+
+
+def case_strace_killed_inside():
+    """Module code kills the tracer from inside the sandbox (pkill as root there, first of the
+    resources): what follows runs untraced, so the verdict must say the trace is incomplete
+    (exit 2), never pass as a clean or smaller one."""
+    code = ("exec { 'kill the tracer': command => '/bin/sh -c \"pkill -KILL -x strace; sleep 1\"' }\n"
+            "file { '/etc/fsmove-after': ensure => file, require => Exec['kill the tracer'] }\n"
+            "exec { '/bin/cat /etc/fsmove-after': }\n")
+    p = fsmove("check", "--format", "json", "-e", code)
+    check(p.returncode == 2, f"exit code {p.returncode}: {p.stderr[-2000:]}")
+    report = json.loads(p.stdout)
+    check(not report["run"]["trace_complete"], "report says the trace is complete")
 
 if __name__ == "__main__":
     sys.exit(main(globals()))

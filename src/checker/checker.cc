@@ -35,6 +35,18 @@ std::string_view FaultRuleId(FaultKind k) {
 
 std::string_view ConfidenceName(Confidence c) { return c == Confidence::kHigh ? "high" : "low"; }
 
+std::string_view FixVerdictName(FixVerdict v) {
+  switch (v) {
+    case FixVerdict::kNotRun:
+      return "not-run";
+    case FixVerdict::kVerified:
+      return "verified";
+    case FixVerdict::kFailed:
+      return "failed";
+  }
+  return "not-run";
+}
+
 std::string PuppetReference(const catalog::Resource& r) {
   std::string title = r.title;
   if (r.type == "Class") {

@@ -5,6 +5,7 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -50,6 +51,38 @@ struct Confirmation {
   double apply_seconds = 0;              // Puppet's apply in it
 };
 
+// A fix as a change of the checked code's own files (issue 25): filled after the check by the
+// fix layer (src/fix), read by the reports. Lines are 1-based; an edit replaces lines
+// [line, end_line) of `file` with `text` (each line ending in '\n'; end_line == line inserts
+// before `line`).
+struct FixEdit {
+  std::string file;  // the manifest as the catalog names it (an absolute path)
+  int line = 0;
+  int end_line = 0;
+  std::string text;
+  // The lines replaced, as they were (what the edit removes; empty for an insertion).
+  std::string old_text;
+};
+
+// Whether the patched code was applied in a fresh sandbox and the finding was gone.
+enum class FixVerdict : uint8_t {
+  kNotRun,    // no verification asked for (or possible: analyze has no sandbox)
+  kVerified,  // compiled, applied, the finding gone and nothing new found
+  kFailed,    // not written: `reason` says why
+};
+std::string_view FixVerdictName(FixVerdict v);  // "not-run", "verified", "failed"
+
+struct FixPatch {
+  std::vector<FixEdit> edits;  // sorted by file, then line; never overlapping
+  // The unified diff of the edits, with paths relative to `root` (git apply / patch -p1 from
+  // there: a/manifests/init.pp, b/manifests/init.pp).
+  std::string diff;
+  std::string root;         // the module's directory, or the manifest's for a manifest
+  std::string description;  // one line: "require => File['/etc/x'] on Exec['y'] (init.pp:12)"
+  FixVerdict verdict = FixVerdict::kNotRun;
+  std::string reason;  // kFailed: why it is not offered
+};
+
 struct Finding {
   FaultKind kind = FaultKind::kMissingOrdering;
   catalog::ResourceId source = 0;   // must be applied first / must notify
@@ -73,6 +106,9 @@ struct Finding {
   // fixed, C -> B there: A -> B follows). Reported here rather than as findings of their own.
   std::vector<std::pair<catalog::ResourceId, catalog::ResourceId>> also_fixes;
   std::string fix;  // e.g. "add `require => File['/etc/my.cnf']` to Exec['init'] (init.pp:7)"
+  // The same as a patch of the checked code, when one can be made there (never in a
+  // dependency module, nor in code without a manifest line).
+  std::optional<FixPatch> patch;
   std::string fingerprint;  // stable across runs; see fingerprint.h
   Confirmation confirmation;
 };

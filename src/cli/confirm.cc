@@ -22,13 +22,13 @@ constexpr size_t kMaxPathsPerFinding = 32;
 constexpr size_t kMaxPaths = 512;
 
 struct Replay {
-  std::string name;                  // "reference", the finding's number, or "notifiers-NN"
-  std::string catalog;               // what to apply
-  std::vector<std::string> probe;    // the missing notifiers' replay: their paths
-  std::string refresh;               // and the catalog that refreshes their service
-  std::string not_made;              // why that replay could not be made
-  std::vector<size_t> notifiers;     // the MN findings (of one service) it confirms
-  std::string kept;                  // --keep-replays: "DIR/NN.catalog.json, DIR/NN.puppet.log"
+  std::string name;                // "reference", the finding's number, or "notifiers-NN"
+  std::string catalog;             // what to apply
+  std::vector<std::string> probe;  // the missing notifiers' replay: their paths
+  std::string refresh;             // and the catalog that refreshes their service
+  std::string not_made;            // why that replay could not be made
+  std::vector<size_t> notifiers;   // the MN findings (of one service) it confirms
+  std::string kept;                // --keep-replays: "DIR/NN.catalog.json, DIR/NN.puppet.log"
   absl::StatusOr<exec::RunResult> result =
       absl::CancelledError("not started: the replays were interrupted");
   double seconds = 0;
@@ -214,9 +214,9 @@ int ConfirmFindings(const exec::CheckRequest& base, const exec::RunResult& run,
         c.reason = "the replay did not run to its end: " + ran_why;
         continue;
       }
-      c.confirmed = exec::StaleDaemon(*r.result, cat.resource(f.source).ref,
-                                      cat.resource(f.target).ref, f.paths, &c.differences,
-                                      &c.reason);
+      c.confirmed =
+          exec::StaleDaemon(*r.result, cat.resource(f.source).ref, cat.resource(f.target).ref,
+                            f.paths, &c.differences, &c.reason);
     }
   }
   if (chosen.empty()) return interrupted.load();

@@ -398,8 +398,8 @@ bool SystemdCgroup::Delegate(uid_t uid, gid_t gid) const {
 }
 
 absl::StatusOr<SystemdCgroup> SystemdCgroup::MakeInDelegated(const std::string& name,
-                                                              std::string_view mountinfo,
-                                                              std::string_view own_cgroup) {
+                                                             std::string_view mountinfo,
+                                                             std::string_view own_cgroup) {
   if (!ValidCgroupName(name)) {
     return absl::InvalidArgumentError(fmt::format("not a cgroup name: '{}'", name));
   }

@@ -89,7 +89,8 @@ absl::StatusOr<std::string> HoldBack(std::string_view catalog_json,
     nlohmann::json& params = r["parameters"];
     if (params.is_null()) params = nlohmann::json::object();
     if (!params.is_object()) {
-      return absl::InvalidArgumentError(fmt::format("{} has parameters that are not an object", ref));
+      return absl::InvalidArgumentError(
+          fmt::format("{} has parameters that are not an object", ref));
     }
     params["noop"] = true;
     ++held;
@@ -112,8 +113,7 @@ absl::StatusOr<std::string> RefreshCatalog(std::string_view catalog_json,
     if (fmt::format("Service[{}]", r.value("title", "")) == service_ref) service = r;
   }
   if (service.is_null()) {
-    return absl::InvalidArgumentError(
-        fmt::format("the catalog to replay has no {}", service_ref));
+    return absl::InvalidArgumentError(fmt::format("the catalog to replay has no {}", service_ref));
   }
   if (service.contains("parameters") && service["parameters"].is_object()) {
     for (const char* relationship : {"require", "before", "notify", "subscribe"}) {
@@ -174,7 +174,8 @@ bool StaleDaemon(const RunResult& replay, const std::string& source, const std::
     return false;
   }
   if (replay.observed.empty()) {
-    *reason = fmt::format("{} was not refreshed after the second apply: nothing to compare", service);
+    *reason =
+        fmt::format("{} was not refreshed after the second apply: nothing to compare", service);
     return false;
   }
   const RestartComparison restart = CompareRestart(replay.observed);
@@ -194,8 +195,8 @@ bool StaleDaemon(const RunResult& replay, const std::string& source, const std::
     if (o.start < newest->mtime && (stale == nullptr || o.start < stale->start)) stale = &o;
   }
   if (stale == nullptr) {
-    *reason = fmt::format("every process a refresh of {} stopped started after {} changed",
-                          service, newest->path);
+    *reason = fmt::format("every process a refresh of {} stopped started after {} changed", service,
+                          newest->path);
     return false;
   }
   if (restart.differences.empty()) {
@@ -208,10 +209,9 @@ bool StaleDaemon(const RunResult& replay, const std::string& source, const std::
   differences->push_back(
       fmt::format("{} changed {} in the second apply ({}) and {} was not refreshed", source,
                   newest->path, a->second.changes.front(), service));
-  differences->push_back(
-      fmt::format("{} (pid {}) still runs, started {:.1f} s before that change: it uses the old {}",
-                  ProgramName(stale->text), stale->pid, newest->mtime - stale->start,
-                  newest->path));
+  differences->push_back(fmt::format(
+      "{} (pid {}) still runs, started {:.1f} s before that change: it uses the old {}",
+      ProgramName(stale->text), stale->pid, newest->mtime - stale->start, newest->path));
   for (const std::string& d : restart.differences) {
     differences->push_back(fmt::format("{} {}", service, d));
   }

@@ -234,11 +234,10 @@ int RunSandbox(const SandboxSpec& spec, SupervisorPhase phase, const IdMapping& 
     const std::string name = spec.cgroup_name.empty() ? fmt::format("fsmove-{}-init", getpid())
                                                       : spec.cgroup_name + "-init";
     absl::StatusOr<SystemdCgroup> made =
-        ids.rootless
-            ? SystemdCgroup::MakeInDelegated(name,
-                                             base::ReadFile("/proc/self/mountinfo").value_or(""),
-                                             base::ReadFile("/proc/self/cgroup").value_or(""))
-            : SystemdCgroup::Make(spec.work_dir + "/cgroup2", name);
+        ids.rootless ? SystemdCgroup::MakeInDelegated(
+                           name, base::ReadFile("/proc/self/mountinfo").value_or(""),
+                           base::ReadFile("/proc/self/cgroup").value_or(""))
+                     : SystemdCgroup::Make(spec.work_dir + "/cgroup2", name);
     if (!made.ok()) {
       status.Send(
           status::Error{fmt::format("--init systemd: {}", std::string(made.status().message()))});
@@ -401,8 +400,8 @@ int RunSandbox(const SandboxSpec& spec, SupervisorPhase phase, const IdMapping& 
     // Rootless, the cgroups systemd made below ours are the sandbox root's: removed as it.
     if (ids.rootless) {
       if (absl::Status st = RunInUserNamespace(ids, [&] { systemd_cgroup->Remove(); }); !st.ok()) {
-        status.Send(status::Note{fmt::format("systemd's cgroups could not be removed: {}",
-                                             std::string(st.message()))});
+        status.Send(status::Note{
+            fmt::format("systemd's cgroups could not be removed: {}", std::string(st.message()))});
       }
     }
     systemd_cgroup->Remove();

@@ -455,8 +455,9 @@ class Supervisor {
       // util-linux's setpriv (in every Debian root) lowers the bounding set of Puppet and all
       // it starts below strace's own (see kTracerOnlyCapabilities).
       if (access("/usr/bin/setpriv", X_OK) == 0) {
-        argv.insert(argv.end(), {"/usr/bin/setpriv",
-                                 fmt::format("--bounding-set={}", PuppetBoundingSetChange()), "--"});
+        argv.insert(argv.end(),
+                    {"/usr/bin/setpriv",
+                     fmt::format("--bounding-set={}", PuppetBoundingSetChange()), "--"});
       } else {
         status_.Send(
             status::Note{"the root has no /usr/bin/setpriv: root processes of the module can "

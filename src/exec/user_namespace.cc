@@ -178,7 +178,8 @@ absl::Status RunInUserNamespace(const IdMapping& mapping, const std::function<vo
   }
   if (st.ok()) st = WriteIdMaps(child, mapping);
   c = st.ok() ? 'g' : 'x';
-  if (child > 0 && write(go[1], &c, 1) != 1 && st.ok()) st = absl::InternalError("the child is gone");
+  if (child > 0 && write(go[1], &c, 1) != 1 && st.ok())
+    st = absl::InternalError("the child is gone");
   close(ready[0]);
   close(go[1]);
   int status = 0;

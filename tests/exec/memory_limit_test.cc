@@ -39,8 +39,7 @@ TEST(SystemdCgroupTest, Cgroup2MountPoint) {
                               "rw,nsdelegate,memory_recursiveprot\n"),
             "/sys/fs/cgroup");
   // v1 only; a cgroup2 bind of a subtree is not the hierarchy's root.
-  EXPECT_EQ(Cgroup2MountPoint("28 26 0:26 / /sys/fs/cgroup/pids rw - cgroup cgroup rw,pids\n"),
-            "");
+  EXPECT_EQ(Cgroup2MountPoint("28 26 0:26 / /sys/fs/cgroup/pids rw - cgroup cgroup rw,pids\n"), "");
   EXPECT_EQ(Cgroup2MountPoint("40 1 0:27 /user.slice /mnt/c rw - cgroup2 cgroup2 rw\n"), "");
   EXPECT_EQ(Cgroup2MountPoint(""), "");
 }

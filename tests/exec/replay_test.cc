@@ -239,14 +239,17 @@ TEST(StaleDaemon, AnOldDaemonThatARestartChangesIsStale) {
       << reason;
   ASSERT_EQ(diffs.size(), 3u);
   EXPECT_THAT(diffs[1], HasSubstr("zabbix_agentd (pid 42) still runs, started 4.5 s before"));
-  EXPECT_THAT(diffs[2], HasSubstr("-m 64` became `/usr/sbin/zabbix_agentd -c /etc/app.conf -m 32`"));
+  EXPECT_THAT(diffs[2],
+              HasSubstr("-m 64` became `/usr/sbin/zabbix_agentd -c /etc/app.conf -m 32`"));
   // A socket it listens on differently shows it too.
   diffs.clear();
   r = StaleReplay(kRewritten, 1000.0,
-                  {{1, 42, 995.5, "/usr/sbin/appd"}, {1, 0, 0, "tcp 0.0.0.0:80", "listen"},
-                   {2, 51, 1003.0, "/usr/sbin/appd"}, {2, 0, 0, "tcp 127.0.0.1:80", "listen"}});
-  EXPECT_TRUE(StaleDaemon(r, "File[/etc/app.conf]", "Service[app]", {"/etc/app.conf"}, &diffs,
-                          &reason));
+                  {{1, 42, 995.5, "/usr/sbin/appd"},
+                   {1, 0, 0, "tcp 0.0.0.0:80", "listen"},
+                   {2, 51, 1003.0, "/usr/sbin/appd"},
+                   {2, 0, 0, "tcp 127.0.0.1:80", "listen"}});
+  EXPECT_TRUE(
+      StaleDaemon(r, "File[/etc/app.conf]", "Service[app]", {"/etc/app.conf"}, &diffs, &reason));
   EXPECT_THAT(diffs.back(), HasSubstr("listens on tcp 127.0.0.1:80 that did not"));
 }
 
@@ -257,8 +260,7 @@ TEST(StaleDaemon, EachConditionThatFailsSaysSo) {
                                        {2, 51, 1003.0, "/usr/sbin/appd -m 32"}};
   // The source changed nothing (a package installed already).
   RunResult r = StaleReplay("", 1000.0, restarted);
-  EXPECT_FALSE(
-      StaleDaemon(r, "Package[app]", "Service[app]", {"/etc/app.conf"}, &diffs, &reason));
+  EXPECT_FALSE(StaleDaemon(r, "Package[app]", "Service[app]", {"/etc/app.conf"}, &diffs, &reason));
   EXPECT_THAT(reason, HasSubstr("changed nothing"));
   // The service was refreshed in the second apply.
   r = StaleReplay(std::string(kRewritten) +
@@ -324,7 +326,8 @@ TEST(HoldBack, NoopOnTheSourcesOnly) {
   const std::string catalog =
       R"({"resources": [{"type": "File", "title": "/etc/app.conf", "parameters": {"content": "x"}},
         {"type": "Augeas", "title": "ldap.conf"}, {"type": "Service", "title": "app"}]})";
-  absl::StatusOr<std::string> held = HoldBack(catalog, {"File[/etc/app.conf]", "Augeas[ldap.conf]"});
+  absl::StatusOr<std::string> held =
+      HoldBack(catalog, {"File[/etc/app.conf]", "Augeas[ldap.conf]"});
   ASSERT_TRUE(held.ok()) << held.status();
   const nlohmann::json j = nlohmann::json::parse(*held);
   EXPECT_EQ(j["resources"][0]["parameters"]["noop"], true);

@@ -38,9 +38,10 @@ constexpr const char* kUnix =
     "0000000000000000: 00000003 00000000 00000000 0001 03 20004\n";
 
 TEST(ListeningSockets, ListeningTcpBoundUdpAcceptingUnix) {
-  EXPECT_THAT(ListeningSockets(kTcp, kTcp6, kUdp, "", kUnix),
-              ElementsAre("tcp 127.0.0.1:11211", "tcp6 [::1]:631", "tcp6 [::]:22", "udp 0.0.0.0:161",
-                          "unix /run/slapd/ldapi", "unix @/org/fsmove/abstract"));
+  EXPECT_THAT(
+      ListeningSockets(kTcp, kTcp6, kUdp, "", kUnix),
+      ElementsAre("tcp 127.0.0.1:11211", "tcp6 [::1]:631", "tcp6 [::]:22", "udp 0.0.0.0:161",
+                  "unix /run/slapd/ldapi", "unix @/org/fsmove/abstract"));
   EXPECT_THAT(ListeningSockets("", "", "", "", ""), IsEmpty());
   // Garbage is skipped, never a crash.
   EXPECT_THAT(ListeningSockets("x\n0: zz:zz 0 0A\n0: 0100007F 0 0A\n", "h\n0: 12:0016 0 0A\n", "",
@@ -49,7 +50,9 @@ TEST(ListeningSockets, ListeningTcpBoundUdpAcceptingUnix) {
 }
 
 TEST(CommandLine, NulsBecomeSpaces) {
-  EXPECT_EQ(CommandLine(std::string_view("/usr/bin/memcached\0-m\0" "64\0", 25)),
+  EXPECT_EQ(CommandLine(std::string_view("/usr/bin/memcached\0-m\0"
+                                         "64\0",
+                                         25)),
             "/usr/bin/memcached -m 64");
   EXPECT_EQ(CommandLine(""), "");
 }
@@ -60,18 +63,19 @@ Observation Process(int stage, int pid, std::string text) {
 
 TEST(CompareRestart, StoppedStartedAndWhatChanged) {
   // cron runs throughout; the daemon's two workers come back as one: not a difference.
-  RestartComparison r = CompareRestart({Process(1, 5, "/usr/sbin/cron -f"),
-                                        Process(1, 40, "/usr/sbin/appd -c /etc/app.conf"),
-                                        Process(1, 41, "appd: worker"), Process(1, 42, "appd: worker"),
-                                        Process(2, 5, "/usr/sbin/cron -f"),
-                                        Process(2, 60, "/usr/sbin/appd -c /etc/app.conf"),
-                                        Process(2, 61, "appd: worker")});
+  RestartComparison r = CompareRestart(
+      {Process(1, 5, "/usr/sbin/cron -f"), Process(1, 40, "/usr/sbin/appd -c /etc/app.conf"),
+       Process(1, 41, "appd: worker"), Process(1, 42, "appd: worker"),
+       Process(2, 5, "/usr/sbin/cron -f"), Process(2, 60, "/usr/sbin/appd -c /etc/app.conf"),
+       Process(2, 61, "appd: worker")});
   EXPECT_EQ(r.stopped.size(), 3u);
   EXPECT_EQ(r.started.size(), 2u);
   EXPECT_THAT(r.differences, IsEmpty());
   // A command line that changed, a socket that moved.
-  r = CompareRestart({Process(1, 40, "appd -m 64"), {1, "listen", 0, 0, "tcp 0.0.0.0:80"},
-                      Process(2, 60, "appd -m 32"), {2, "listen", 0, 0, "tcp 127.0.0.1:80"}});
+  r = CompareRestart({Process(1, 40, "appd -m 64"),
+                      {1, "listen", 0, 0, "tcp 0.0.0.0:80"},
+                      Process(2, 60, "appd -m 32"),
+                      {2, "listen", 0, 0, "tcp 127.0.0.1:80"}});
   ASSERT_EQ(r.differences.size(), 3u);
   EXPECT_THAT(r.differences[0], HasSubstr("`appd -m 64` became `appd -m 32`"));
   EXPECT_THAT(r.differences[1], HasSubstr("nothing listens on tcp 0.0.0.0:80 any more"));

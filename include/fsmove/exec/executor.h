@@ -69,10 +69,10 @@ struct RunResult {
   // What the (first) apply did to each resource, from Puppet's log (with reapplies or an
   // apply_catalog: the runs that compare them).
   ApplyOutcomes outcomes;
-  std::vector<Reapply> reapplies;    // --idempotence
-  bool reapplies_cut_short = false;  // --timeout stopped one
-  std::vector<PathState> probes;     // CheckRequest::probe_paths, in that order
-  std::vector<Daemon> daemons;       // with probe_paths
+  std::vector<Reapply> reapplies;     // --idempotence
+  bool reapplies_cut_short = false;   // --timeout stopped one
+  std::vector<PathState> probes;      // CheckRequest::probe_paths, in that order
+  std::vector<Daemon> daemons;        // with probe_paths
   std::vector<Observation> observed;  // with refresh_catalog
   // Manifest paths as Puppet saw them inside the sandbox -> as they are on the host (prefixes).
   std::vector<std::pair<std::string, std::string>> manifest_paths;

@@ -122,8 +122,7 @@ std::string ReapplyPhase(int k);
 
 using StatusMessage =
     std::variant<status::Phase, status::Compiled, status::Applied, status::Reapplied, status::Probe,
-                 status::LeftRunning, status::Observed, status::Note, status::Limit,
-                 status::Error>;
+                 status::LeftRunning, status::Observed, status::Note, status::Limit, status::Error>;
 
 // One line, without its newline: "KIND FIELDS..." (newlines in text become spaces; seconds
 // with three decimals, a daemon's start with two, as the reader needs no more).

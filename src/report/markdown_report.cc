@@ -199,8 +199,11 @@ void WriteFindingsMarkdown(std::ostream& out, const FindingsContext& c, const Ma
   if (counts.empty()) counts.push_back("no missing ordering relationships or notifiers");
   std::string summary;
   for (size_t i = 0; i < counts.size(); ++i) summary += (i ? ", " : "") + counts[i];
-  doc += fmt::format("{} in {} (catalog {}).\n\n", summary, MarkdownCode(c.trace_name),
-                     MarkdownCode(cat.source_name()));
+  // fsmove check names what it applied; analyze, the recorded trace and catalog.
+  doc += c.run != nullptr
+             ? fmt::format("{} in the Puppet run of {}.\n\n", summary, MarkdownCode(c.run->target))
+             : fmt::format("{} in {} (catalog {}).\n\n", summary, MarkdownCode(c.trace_name),
+                           MarkdownCode(cat.source_name()));
   if (c.completeness != nullptr && !c.completeness->complete()) {
     doc += "> **Incomplete check:** Puppet did not apply the whole catalog: " +
            MarkdownText(c.completeness->Summary()) + ". The findings cover only what ran.\n\n";

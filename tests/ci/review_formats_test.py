@@ -254,6 +254,10 @@ def main():
         run(fsmove, ["graph", "--catalog", str(catalog), "--around", "File[/nowhere]"], 2)
         print("ok: fsmove graph --around (mermaid and dot, hostile titles)")
 
+    # The rendered example in the documentation stays a comment fsmove would write.
+    check_markdown("docs/example-comment.md", (src / "docs/example-comment.md").read_text(), 2)
+    print("ok: docs/example-comment.md")
+
     # The validator is not a rubber stamp: broken variants of a real document fail.
     good = documents["mor-in-root"][0]
     broken = [

@@ -131,8 +131,9 @@ void AddFinding(const checker::Finding& f, const catalog::Catalog& cat, const So
       if (auto s = SuggestionForEdit(e, *f.patch)) suggestions.push_back(std::move(*s));
     }
   }
-  auto own = std::find_if(suggestions.begin(), suggestions.end(),
-                          [&](const LineSuggestion& s) { return s.file == primary.file; });
+  auto own = std::find_if(suggestions.begin(), suggestions.end(), [&](const LineSuggestion& s) {
+    return !primary.file.empty() && s.file == primary.file;
+  });
   const bool suggested = own != suggestions.end();
   Json d = {{"message", Message(f, cat, suggested || !suggestions.empty())},
             {"severity", severity},

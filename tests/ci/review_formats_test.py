@@ -13,11 +13,16 @@
   block (also `fsmove graph --around --format mermaid` on a catalog of hostile titles) parsed
   by a parser of the subset fsmove writes, labels inert;
 - the same reports written alongside another with --rdjson-output, --codequality-output and
-  --markdown-output, from one run.
+  --markdown-output, from one run;
+- with FSMOVE_TESTS (the unit-test binary), the documents of a finding with a hand-made patch
+  that ReviewDocumentsTest writes: SARIF with `fixes` against the SARIF 2.1.0 schema, rdjson
+  with a suggestion against reviewdog's, the markdown with its diff block (the command line
+  makes no patch until the fix layer fills Finding::patch).
 
-Usage: review_formats_test.py FSMOVE SOURCE_DIR
+Usage: review_formats_test.py FSMOVE SOURCE_DIR [FSMOVE_TESTS]
 """
 import json
+import os
 import re
 import subprocess
 import sys
@@ -182,6 +187,43 @@ def hostile_catalog(path):
     return f"File[/etc/{evil}]", f"Exec[{evil}]"
 
 
+def check_patched_documents(fsmove_tests, src, validator, diagnostic_validator):
+    with tempfile.TemporaryDirectory() as tmp:
+        tmp = Path(tmp)
+        proc = subprocess.run([fsmove_tests, "--gtest_filter=ReviewDocumentsTest.*"],
+                              capture_output=True, text=True, timeout=300, cwd=src,
+                              env={**os.environ, "FSMOVE_REVIEW_DOCUMENTS_DIR": str(tmp)})
+        if proc.returncode != 0:
+            fail(f"ReviewDocumentsTest failed:\n{proc.stdout[-3000:]}")
+        sarif = json.loads((tmp / "sarif-with-fixes.sarif").read_text())
+        rdjson = json.loads((tmp / "rdjson-with-suggestions.json").read_text())
+        markdown = (tmp / "markdown-with-diff.md").read_text()
+    sarif_schema = json.loads((src / "tests/data/sarif-schema-2.1.0.json").read_text())
+    sarif_validator = jsonschema.Draft4Validator(
+        sarif_schema, format_checker=jsonschema.Draft4Validator.FORMAT_CHECKER)
+    errors = list(sarif_validator.iter_errors(sarif))
+    for error in errors[:10]:
+        print(f"patched SARIF: {'/'.join(map(str, error.path))}: {error.message}", file=sys.stderr)
+    if errors:
+        fail(f"patched SARIF: {len(errors)} schema errors")
+    fixes = sarif["runs"][0]["results"][0].get("fixes", [])
+    replacements = [r for f in fixes for c in f["artifactChanges"] for r in c["replacements"]]
+    if not replacements or "insertedContent" not in replacements[0]:
+        fail(f"patched SARIF: no replacement in fixes: {fixes}")
+    # The schema's own checks of a fix: a broken one is rejected.
+    broken = json.loads(json.dumps(sarif))
+    broken["runs"][0]["results"][0]["fixes"][0]["artifactChanges"][0]["replacements"][0][
+        "deletedRegion"]["startColumn"] = 0
+    if sarif_validator.is_valid(broken):
+        fail("patched SARIF: the validator accepted a region at column 0")
+    check_rdjson("patched rdjson", rdjson, validator, diagnostic_validator)
+    if not rdjson["diagnostics"][0].get("suggestions"):
+        fail("patched rdjson: no suggestion")
+    if [info for info, _ in fenced_blocks(markdown)] != ["mermaid", "diff"]:
+        fail("patched markdown: expected a Mermaid block and a diff block")
+    print("ok: a patched finding's SARIF fixes, rdjson suggestion and markdown diff")
+
+
 def main():
     fsmove, src = sys.argv[1], Path(sys.argv[2])
     schemas = src / "tests/data"
@@ -253,6 +295,9 @@ def main():
         run(fsmove, ["graph", "--catalog", str(catalog), "--format", "mermaid"], 2)
         run(fsmove, ["graph", "--catalog", str(catalog), "--around", "File[/nowhere]"], 2)
         print("ok: fsmove graph --around (mermaid and dot, hostile titles)")
+
+    if len(sys.argv) > 3:
+        check_patched_documents(sys.argv[3], src, validator, diagnostic_validator)
 
     # The rendered example in the documentation stays a comment fsmove would write.
     check_markdown("docs/example-comment.md", (src / "docs/example-comment.md").read_text(), 2)

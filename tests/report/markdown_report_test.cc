@@ -23,7 +23,7 @@ using ::testing::ElementsAre;
 using ::testing::HasSubstr;
 using ::testing::Not;
 
-std::string Markdown(const report::FindingsContext& c, report::MarkdownOptions o = {}) {
+std::string Markdown(const report::FindingsContext& c, const report::MarkdownOptions& o = {}) {
   std::ostringstream out;
   report::WriteFindingsMarkdown(out, c, o);
   return out.str();

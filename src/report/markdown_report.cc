@@ -159,7 +159,8 @@ std::string NotIdempotentSection(size_t number, const NotIdempotent& n, const ca
   s += "Resource " + (r != nullptr ? Declared(*r, root) : MarkdownCode(n.resource)) + " " +
        MarkdownText(NotIdempotentBehaviour(n)) + ".";
   if (!n.second.empty()) {
-    s += " Second apply: " + MarkdownCode(n.second.front().substr(0, n.second.front().find('\n')));
+    s += " Second apply: " + MarkdownCode(n.second.front().substr(0, n.second.front().find('\n'))) +
+         ".";
   }
   return s + "\n\n**Fix:** " + MarkdownTextWithCode(NotIdempotentFix(n, cat)) + ".\n\n";
 }

@@ -135,6 +135,25 @@ TEST(MarkdownReportTest, NoFindingsAndTheBound) {
   EXPECT_THAT(Markdown(run.Context(), o), HasSubstr("### More findings"));
 }
 
+TEST(MarkdownReportTest, CheckRunNamesItsTargetAndNotIdempotentResources) {
+  RecordedCheck run = CheckRecorded("faults-configure-use-bad");
+  ASSERT_TRUE(run.catalog);
+  report::RunSummary summary;
+  summary.target = "modules/app";
+  summary.idempotence.checked = true;
+  summary.idempotence.resources.push_back(
+      {"Exec[use config]", "changes-every-apply", {"executed successfully"}, {}});
+  report::FindingsContext c = run.Context();
+  c.run = &summary;
+  const std::string md = Markdown(c);
+  EXPECT_THAT(md, HasSubstr("## fsmove: 2 findings\n\n1 missing ordering relationship, 1 "
+                            "resource not idempotent in the Puppet run of `modules/app`.\n"));
+  EXPECT_THAT(md, HasSubstr("### 2. Not idempotent (NI)\n\nResource `Exec[use config]` ("));
+  EXPECT_THAT(md, HasSubstr("changes on every apply. Second apply: `executed successfully`.\n"));
+  EXPECT_THAT(md, HasSubstr("**Fix:** give Exec\\['use config'\\] a guard"));
+  EXPECT_EQ(CheckMarkdown(md).problem, "") << md;
+}
+
 TEST(MarkdownTextTest, Escaping) {
   EXPECT_EQ(report::MarkdownText("a [b](c) <d> *e* _f_"),
             "a \\[b\\]\\(c\\) \\<d\\> \\*e\\* \\_f\\_");

@@ -4,12 +4,13 @@
 block of the comment) and `fsmove graph --around --format mermaid` on a catalog of hostile
 titles. Each must render to SVG, and nothing hostile may reach the SVG as markup.
 
-mmdc is not a build dependency: it is taken from $FSMOVE_MMDC, else PATH; without it the test
-exits 77 (skipped). Chromium from $FSMOVE_CHROMIUM (default /usr/bin/chromium) runs it, with
+mmdc is not a build dependency: it is taken from $FSMOVE_MMDC (CTest sets it from the CMake
+cache variable FSMOVE_MMDC: `cmake -DFSMOVE_MMDC=...`, found on PATH by default), else PATH;
+without it the test exits 77 (skipped). Chromium from $FSMOVE_CHROMIUM (default /usr/bin/chromium) runs it, with
 --no-sandbox when run as root. Setting it up (about a minute, once):
 
   mkdir -p ~/mmdc && cd ~/mmdc && PUPPETEER_SKIP_DOWNLOAD=1 npm install @mermaid-js/mermaid-cli
-  export FSMOVE_MMDC=~/mmdc/node_modules/.bin/mmdc
+  cmake -DFSMOVE_MMDC=$HOME/mmdc/node_modules/.bin/mmdc build   # or export FSMOVE_MMDC=...
 
 Usage: mermaid_render_test.py FSMOVE SOURCE_DIR
 """

@@ -124,6 +124,29 @@ class CheckRun {
   }
   bool IsService(ResourceId r) const { return catalog_.resource(r).type == "Service"; }
 
+  // The Execs that make PID 1 reload its units (`systemctl daemon-reload`), once.
+  const std::vector<ResourceId>& UnitReloads() {
+    if (!unit_reloads_) {
+      unit_reloads_.emplace();
+      for (ResourceId r = 0; r < catalog_.size(); ++r) {
+        if (IsUnitReload(catalog_.resource(r))) unit_reloads_->push_back(r);
+      }
+    }
+    return *unit_reloads_;
+  }
+
+  // A reload of PID 1 reads every unit file and drop-in, so it "needs" each one written
+  // before it; but a unit file needs only *a* reload after it. When another reload is
+  // ordered after the producer already (the drop-in notifies its own), this one's order
+  // against the producer changes nothing systemd loads.
+  bool ReloadedByAnother(ResourceId producer, ResourceId consumer, std::string_view path) {
+    if (!IsUnitDefinition(path) || !IsUnitReload(catalog_.resource(consumer))) return false;
+    for (ResourceId other : UnitReloads()) {
+      if (other != consumer && graph_.HappensBefore(producer, other)) return true;
+    }
+    return false;
+  }
+
   bool Manages(ResourceId r, std::string_view path) const {
     for (ResourceId m : managed_.ManagersOf(path)) {
       if (m == r) return true;
@@ -397,6 +420,7 @@ class CheckRun {
     if (NamesNoAccountMadeHere(producer, consumer, e.path)) return 0;
     if (Transient(producer, e.path)) return 0;
     if (IsRestartRelay(producer, consumer) || IsRestartRelay(consumer, producer)) return 0;
+    if (ReloadedByAnother(producer, consumer, e.path)) return 0;
     if (p.shallow) {  // only metadata changed: only a lookup of it can depend on that
       return c.effect == Effect::kConsumed && c.shallow && !c.failed ? 1 : 0;
     }
@@ -846,6 +870,7 @@ class CheckRun {
   const graph::DependencyGraph& graph_;
   const CheckOptions& options_;
   const PathFilter& filter_;
+  std::optional<std::vector<ResourceId>> unit_reloads_;
   catalog::ManagedPaths managed_;
   catalog::BlockResolver resolver_;
   absl::flat_hash_set<ResourceId> ignored_;

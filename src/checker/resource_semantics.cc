@@ -127,6 +127,24 @@ bool IsAmbientConfiguration(std::string_view path) {
          path == "/etc/apt/apt.conf" || path.starts_with("/etc/apt/apt.conf.d/");
 }
 
+bool IsUnitDefinition(std::string_view path) {
+  for (std::string_view dir : {"/etc/systemd/system/", "/run/systemd/system/",
+                               "/lib/systemd/system/", "/usr/lib/systemd/system/"}) {
+    if (path.starts_with(dir) && path.size() > dir.size()) return true;
+  }
+  return false;
+}
+
+bool IsUnitReload(const catalog::Resource& r) {
+  if (r.type != "Exec") return false;
+  std::optional<std::string> command = r.StringParameter("command");
+  if (!command) return false;
+  const size_t systemctl = command->find("systemctl");
+  if (systemctl == std::string::npos) return false;
+  const size_t reload = command->find("daemon-reload", systemctl);
+  return reload != std::string::npos && IsWordAt(*command, reload, 13);
+}
+
 bool IsDropInDirectory(std::string_view path) {
   size_t slash = path.rfind('/');
   std::string_view name = slash == std::string_view::npos ? path : path.substr(slash + 1);

@@ -87,6 +87,26 @@ TEST(ResourceSemanticsTest, RestartCommands) {
   EXPECT_FALSE(CommandRestartsService("systemctl restart nginx", ""));
 }
 
+TEST(ResourceSemanticsTest, UnitReloadsAndUnitDefinitions) {
+  EXPECT_TRUE(IsUnitReload(
+      Res("Exec", "systemctl-daemon-reload", {{"command", "systemctl daemon-reload"}})));
+  EXPECT_TRUE(
+      IsUnitReload(Res("Exec", "reload", {{"command", "/bin/systemctl --system daemon-reload"}})));
+  EXPECT_FALSE(IsUnitReload(Res("Exec", "x", {{"command", "systemctl restart cron"}})));
+  EXPECT_FALSE(IsUnitReload(Res("Exec", "x", {{"command", "echo daemon-reload"}})));
+  EXPECT_FALSE(IsUnitReload(Res("Exec", "x", {{"command", "systemctl daemon-reloaded"}})));
+  EXPECT_FALSE(IsUnitReload(Res("Service", "systemctl daemon-reload")));
+  for (std::string_view p :
+       {"/etc/systemd/system/cron.service.d/nice.conf", "/lib/systemd/system/cron.service",
+        "/run/systemd/system/x.service", "/usr/lib/systemd/system/ssh.socket"}) {
+    EXPECT_TRUE(IsUnitDefinition(p)) << p;
+  }
+  for (std::string_view p : {"/etc/systemd/system/", "/etc/systemd/journald.conf",
+                             "/run/systemd/generator/x.service", "/etc/default/cron"}) {
+    EXPECT_FALSE(IsUnitDefinition(p)) << p;
+  }
+}
+
 TEST(ResourceSemanticsTest, AmbientConfiguration) {
   for (const char* p : {"/etc/localtime", "/etc/resolv.conf", "/usr/share/zoneinfo/UTC",
                         "/etc/apt/apt.conf", "/etc/apt/apt.conf.d/15update-stamp"}) {

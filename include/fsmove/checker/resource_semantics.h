@@ -39,6 +39,13 @@ bool IsAmbientConfiguration(std::string_view path);
 // a library directory) says nothing about which entries matter.
 bool IsDropInDirectory(std::string_view path);
 
+// A systemd unit file or drop-in, where PID 1 loads units from: /etc/systemd/system,
+// /run/systemd/system, /lib/systemd/system, /usr/lib/systemd/system (and below).
+bool IsUnitDefinition(std::string_view path);
+
+// An Exec that makes PID 1 reload its units: its command runs `systemctl daemon-reload`.
+bool IsUnitReload(const catalog::Resource& r);
+
 // /etc/passwd, group, shadow, gshadow, subuid, subgid, their backups, locks and temporary
 // copies, and nsswitch.conf: the name-service databases, keyed by entry.
 bool IsNameServiceDatabase(std::string_view path);

@@ -538,12 +538,16 @@ class CheckRun {
           continue;
         }
         if (e.first.shallow) continue;  // a changed owner or mode needs no restart
-        // A service runs stale only on content it read: a directory it wrote its pid file
-        // into, or a lookup, is no configuration.
-        if (e.second.parent || e.second.shallow || e.second.failed) continue;
+        // A service runs stale only on content it read: a lookup is no configuration.
+        if (e.second.shallow || e.second.failed) continue;
         if (Transient(r.first, e.path)) continue;
         if (OverwrittenBeforeRead(e.path, r.first, r.second)) continue;
-        kept.emplace_back(&e, analysis::AccessStrength(e.second));
+        // A directory it made an entry in: its log file in a log directory the producer made
+        // (the paper's "log files": a daemon that keeps the old one open writes where the new
+        // one is not) is kept, low; its pid file or socket in runtime state (/run, /tmp) is
+        // no configuration.
+        if (e.second.parent && IsRuntimeState(e.path)) continue;
+        kept.emplace_back(&e, e.second.parent ? 1 : analysis::AccessStrength(e.second));
       }
       if (kept.empty()) {
         ++result_.stats.no_dependency;

@@ -135,6 +135,15 @@ bool IsUnitDefinition(std::string_view path) {
   return false;
 }
 
+bool IsRuntimeState(std::string_view path) {
+  for (std::string_view dir : {"/run", "/var/run", "/tmp", "/var/tmp", "/dev/shm"}) {
+    if (path == dir ||
+        (path.starts_with(dir) && path.size() > dir.size() && path[dir.size()] == '/'))
+      return true;
+  }
+  return false;
+}
+
 bool IsUnitReload(const catalog::Resource& r) {
   if (r.type != "Exec") return false;
   std::optional<std::string> command = r.StringParameter("command");

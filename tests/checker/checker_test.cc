@@ -142,6 +142,46 @@ TEST(CheckerTest, MissingNotifierAndRefreshRelays) {
               UnorderedElementsAre("MN File[/etc/app.conf] Service[app]"));
 }
 
+// The paper's "log files": a service writing its log into a directory another resource made
+// is a missing notifier of low confidence; its pid file in runtime state is none.
+TEST(CheckerTest, ALogDirectoryIsALowNotifierAPidDirectoryNone) {
+  for (const auto& [dir, expected] :
+       {std::pair{std::string("/var/log/app"), true}, {std::string("/run/app"), false}}) {
+    auto lines = Cat({Block("File[" + dir + "]", {"mkdir(\"" + dir + "\", 0755) = 0"}),
+                      Block("Service[app]", {"clone(child_stack=NULL, flags=SIGCHLD) = 300"}),
+                      {"300 open(\"" + dir + "/app.log\", O_WRONLY|O_CREAT|O_APPEND, 0644) = 3"}});
+    std::set<std::string> got = Findings(
+        {{"File", dir, {{"ensure", "directory"}, {"before", "Service[app]"}}}, {"Service", "app"}},
+        lines);
+    if (expected) {
+      EXPECT_THAT(got, UnorderedElementsAre("MN File[" + dir + "] Service[app]")) << dir;
+    } else {
+      EXPECT_THAT(got, IsEmpty()) << dir;
+    }
+  }
+}
+
+// A reload of PID 1 reads every drop-in; one that another reload after it covers is no pair.
+TEST(CheckerTest, ADropInNeedsOneReloadAfterIt) {
+  const std::string dropin = "/etc/systemd/system/cron.service.d/nice.conf";
+  auto lines = Cat({Block("File[" + dropin + "]",
+                          {"open(\"" + dropin + "\", O_WRONLY|O_CREAT|O_TRUNC, 0644) = 3"}),
+                    Block("Exec[own reload]", {"open(\"" + dropin + "\", O_RDONLY) = 3"}),
+                    Block("Exec[other reload]", {"open(\"" + dropin + "\", O_RDONLY) = 3"})});
+  const nlohmann::json reload = {{"command", "systemctl daemon-reload"}};
+  EXPECT_THAT(Findings({{"File", dropin, {{"notify", "Exec[own reload]"}}},
+                        {"Exec", "own reload", reload},
+                        {"Exec", "other reload", reload}},
+                       lines),
+              IsEmpty());
+  // No reload ordered after it: the other reload needs it.
+  EXPECT_THAT(
+      Findings({{"File", dropin}, {"Exec", "own reload", reload}, {"Exec", "other reload", reload}},
+               lines),
+      UnorderedElementsAre("MOR File[" + dropin + "] Exec[own reload]",
+                           "MOR File[" + dropin + "] Exec[other reload]"));
+}
+
 TEST(CheckerTest, PackagesNotifyOnlyWhenAsked) {
   auto lines =
       Cat({Block("Package[app]", {"open(\"/usr/sbin/appd\", O_WRONLY|O_CREAT|O_TRUNC, 0755) = 3"}),

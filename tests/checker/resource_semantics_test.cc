@@ -107,6 +107,16 @@ TEST(ResourceSemanticsTest, UnitReloadsAndUnitDefinitions) {
   }
 }
 
+TEST(ResourceSemanticsTest, RuntimeState) {
+  for (std::string_view p :
+       {"/run/mosquitto", "/var/run/memcached/memcached.pid", "/tmp", "/dev/shm/x"}) {
+    EXPECT_TRUE(IsRuntimeState(p)) << p;
+  }
+  for (std::string_view p : {"/var/log/zookeeper", "/running", "/var/lib/app", "/etc/tmp"}) {
+    EXPECT_FALSE(IsRuntimeState(p)) << p;
+  }
+}
+
 TEST(ResourceSemanticsTest, AmbientConfiguration) {
   for (const char* p : {"/etc/localtime", "/etc/resolv.conf", "/usr/share/zoneinfo/UTC",
                         "/etc/apt/apt.conf", "/etc/apt/apt.conf.d/15update-stamp"}) {

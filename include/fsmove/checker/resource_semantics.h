@@ -43,6 +43,10 @@ bool IsDropInDirectory(std::string_view path);
 // /run/systemd/system, /lib/systemd/system, /usr/lib/systemd/system (and below).
 bool IsUnitDefinition(std::string_view path);
 
+// Runtime state, made afresh at each boot or start: /run, /var/run, /tmp, /var/tmp, /dev/shm
+// and below.
+bool IsRuntimeState(std::string_view path);
+
 // An Exec that makes PID 1 reload its units: its command runs `systemctl daemon-reload`.
 bool IsUnitReload(const catalog::Resource& r);
 

@@ -10,6 +10,7 @@
 
 #include "catalog_warnings.h"
 #include "commands.h"
+#include "fix_verify.h"
 #include "fsmove/analysis/analyzer.h"
 #include "fsmove/catalog/catalog.h"
 #include "fsmove/graph/puppet_graph.h"
@@ -64,7 +65,8 @@ int RunAnalyze(const AnalyzeOptions& o) {
   if (OutputsClobberInputs(o)) return kExitError;
   const ReportOptions& r = o.report;
   if (!CheckOutputs(
-          {&r.output, &r.json_output, &r.sarif_output, &r.junit_output, &r.write_baseline})) {
+          {&r.output, &r.json_output, &r.sarif_output, &r.junit_output, &r.write_baseline,
+           &r.fix.diff_file})) {
     return kExitError;
   }
   strace::LineReaderOptions reader_options;
@@ -140,7 +142,9 @@ int RunAnalyze(const AnalyzeOptions& o) {
     ctx.seconds.parse_interpret = seconds.analysis;
     ctx.seconds.catalog_and_graph = catalog_seconds;
     ctx.seconds.catalog_load = catalog_seconds;
-    return CheckAndReport(o.report, project, *cat, ctx, puppet_graph ? &*puppet_graph : nullptr);
+    ReportOptions report = o.report;
+    if (report.fixes_wanted()) report.fix.scope = AnalyzeFixScope(report.source_root);
+    return CheckAndReport(report, project, *cat, ctx, puppet_graph ? &*puppet_graph : nullptr);
   }
 
   ReportOutput file;

@@ -64,9 +64,8 @@ int RunAnalyze(const AnalyzeOptions& o) {
   double catalog_seconds = 0;
   if (OutputsClobberInputs(o)) return kExitError;
   const ReportOptions& r = o.report;
-  if (!CheckOutputs(
-          {&r.output, &r.json_output, &r.sarif_output, &r.junit_output, &r.write_baseline,
-           &r.fix.diff_file})) {
+  if (!CheckOutputs({&r.output, &r.json_output, &r.sarif_output, &r.junit_output, &r.write_baseline,
+                     &r.fix.diff_file})) {
     return kExitError;
   }
   strace::LineReaderOptions reader_options;

@@ -38,7 +38,8 @@ absl::Status CopyTree(const fs::path& from, const fs::path& to) {
           absl::StrCat("cannot copy ", e.path().string(), ": ", ec.message()));
     }
   }
-  if (ec) return absl::InternalError(absl::StrCat("cannot read ", from.string(), ": ", ec.message()));
+  if (ec)
+    return absl::InternalError(absl::StrCat("cannot read ", from.string(), ": ", ec.message()));
   return absl::OkStatus();
 }
 
@@ -46,7 +47,8 @@ class ScratchCopy {
  public:
   ScratchCopy() {
     const char* tmp = getenv("TMPDIR");
-    std::string tmpl = absl::StrCat(tmp != nullptr && *tmp ? tmp : "/tmp", "/fsmove-fixcheck-XXXXXX");
+    std::string tmpl =
+        absl::StrCat(tmp != nullptr && *tmp ? tmp : "/tmp", "/fsmove-fixcheck-XXXXXX");
     if (mkdtemp(tmpl.data()) != nullptr) path_ = tmpl;
   }
   ~ScratchCopy() {
@@ -62,8 +64,8 @@ class ScratchCopy {
 };
 
 std::string PairKey(const checker::Finding& f, const catalog::Catalog& cat) {
-  return absl::StrCat(std::string(checker::FaultKindName(f.kind)), " ", cat.resource(f.source).ref, " -> ",
-                      cat.resource(f.target).ref);
+  return absl::StrCat(std::string(checker::FaultKindName(f.kind)), " ", cat.resource(f.source).ref,
+                      " -> ", cat.resource(f.target).ref);
 }
 
 // What a re-check of some patches showed.
@@ -112,8 +114,8 @@ class Verifier {
  private:
   static std::string Why(const Outcome& o) {
     if (!o.failure.empty()) return o.failure;
-    return absl::StrCat("new finding", o.new_findings.size() == 1 ? "" : "s", " on the re-check: ",
-                        absl::StrJoin(o.new_findings, "; "));
+    return absl::StrCat("new finding", o.new_findings.size() == 1 ? "" : "s",
+                        " on the re-check: ", absl::StrJoin(o.new_findings, "; "));
   }
 
   static void Fail(checker::Finding& f, std::string reason) {
@@ -125,8 +127,9 @@ class Verifier {
     if (!o.failure.empty() || !o.new_findings.empty()) return Fail(f, Why(o));
     if (auto it = o.still.find(i); it != o.still.end()) return Fail(f, it->second);
     f.patch->verdict = checker::FixVerdict::kVerified;
-    const std::string proof = "verified: the patched code compiled and applied in a fresh "
-                              "sandbox, and its re-check found neither this nor anything new";
+    const std::string proof =
+        "verified: the patched code compiled and applied in a fresh "
+        "sandbox, and its re-check found neither this nor anything new";
     f.patch->reason = f.patch->reason.empty() ? proof : absl::StrCat(proof, "; ", f.patch->reason);
   }
 
@@ -198,7 +201,8 @@ class Verifier {
     auto fix = planner.Render(which);
     ScratchCopy scratch;
     if (!fix.ok() || scratch.path().empty()) {
-      o.failure = fix.ok() ? "cannot make a scratch directory" : std::string(fix.status().message());
+      o.failure =
+          fix.ok() ? "cannot make a scratch directory" : std::string(fix.status().message());
       return o;
     }
     auto req = PatchedRequest(*fix, planner.scope().root, scratch.path());
@@ -228,7 +232,8 @@ class Verifier {
       return o;
     }
     std::optional<pipeline::PuppetGraphInput> graph;
-    if (!run->puppet_graph.empty()) graph.emplace(pipeline::PuppetGraphInput{"Puppet's graph", run->puppet_graph, false});
+    if (!run->puppet_graph.empty())
+      graph.emplace(pipeline::PuppetGraphInput{"Puppet's graph", run->puppet_graph, false});
     auto found = pipeline::CheckFindings(in_.settings, in_.project, *recat, analyzer,
                                          graph ? &*graph : nullptr);
     if (!found.ok()) {

@@ -69,8 +69,8 @@ absl::Status ParseElements(const PuppetSource& s, AttributeState& a) {
   }
   for (const std::string& e : a.elements) {
     if (!LooksLikeReference(e)) {
-      return absl::FailedPreconditionError(absl::StrCat(
-          "its `", a.name, "` holds `", e, "`, not a resource reference"));
+      return absl::FailedPreconditionError(
+          absl::StrCat("its `", a.name, "` holds `", e, "`, not a resource reference"));
     }
   }
   a.parsed = true;
@@ -115,9 +115,11 @@ absl::Status ApplyChange(const PuppetSource& s, std::vector<AttributeState>& sta
   return absl::OkStatus();
 }
 
+// Nothing but whitespace and comments before `token` on its line.
 bool FirstOnLine(const PuppetSource& s, size_t token) {
-  const Token& t = s.tokens()[token];
-  return s.LineStart(t.line) + s.Indentation(t.line).size() == t.begin;
+  if (token == 0) return true;
+  const Token& prev = s.tokens()[token - 1];
+  return s.LineOf(prev.end - 1) < s.tokens()[token].line;
 }
 
 // The value: `A`, `[A, B]`, or one reference a line when it would not fit (or was so).
@@ -147,7 +149,8 @@ Layout LayoutOf(const PuppetSource& s, const ResourceBody& body,
   const auto& tok = s.tokens();
   l.newline = s.CrlfAt(tok[body.type_token].begin) ? "\r\n" : "\n";
   l.own_lines = !body.attributes.empty();
-  for (const Attribute& a : body.attributes) l.own_lines = l.own_lines && FirstOnLine(s, a.name_token);
+  for (const Attribute& a : body.attributes)
+    l.own_lines = l.own_lines && FirstOnLine(s, a.name_token);
   if (l.own_lines) {
     l.indent = std::string(s.Indentation(tok[body.attributes.front().name_token].line));
   } else {
@@ -180,8 +183,7 @@ void EditExisting(const PuppetSource& s, const std::vector<AttributeState>& stat
       if (FirstOnLine(s, at.name_token)) {
         const int end_line = tok[last].line;
         const size_t e = s.LineEnd(end_line);
-        out->push_back({s.LineStart(tok[at.name_token].line),
-                        e < s.text().size() ? e + 1 : e, ""});
+        out->push_back({s.LineStart(tok[at.name_token].line), e < s.text().size() ? e + 1 : e, ""});
       } else {
         size_t e = tok[last].end;
         while (e < s.text().size() && s.text()[e] == ' ') ++e;
@@ -191,7 +193,8 @@ void EditExisting(const PuppetSource& s, const std::vector<AttributeState>& stat
     }
     if (l.own_lines && tok[at.name_token].line == tok[at.arrow_token].line) {
       const size_t name_end = tok[at.name_token].end;
-      const size_t want = l.arrow_column - s.Column(name_end);
+      const size_t column = s.Column(name_end);
+      const size_t want = l.arrow_column > column ? l.arrow_column - column : 1;
       if (tok[at.arrow_token].begin - name_end != want ||
           s.text().compare(name_end, want, std::string(want, ' ')) != 0) {
         out->push_back({name_end, tok[at.arrow_token].begin, std::string(want, ' ')});
@@ -199,9 +202,9 @@ void EditExisting(const PuppetSource& s, const std::vector<AttributeState>& stat
     }
     if (a.modified) {
       const bool multiline = tok[at.value_first].line != tok[at.value_last].line;
-      std::string value = RenderValue(a.elements, s.Indentation(tok[at.name_token].line),
-                                      l.own_lines ? l.arrow_column : s.Column(tok[at.arrow_token].begin),
-                                      multiline);
+      std::string value = RenderValue(
+          a.elements, s.Indentation(tok[at.name_token].line),
+          l.own_lines ? l.arrow_column : s.Column(tok[at.arrow_token].begin), multiline);
       absl::StrReplaceAll({{"\n", l.newline}}, &value);
       out->push_back({tok[at.value_first].begin, tok[at.value_last].end, std::move(value)});
     }
@@ -209,8 +212,9 @@ void EditExisting(const PuppetSource& s, const std::vector<AttributeState>& stat
 }
 
 // The replacements adding the new attributes.
-void AddNew(const PuppetSource& s, const ResourceBody& body, const std::vector<AttributeState>& state,
-            const Layout& l, std::vector<TextReplacement>* out) {
+void AddNew(const PuppetSource& s, const ResourceBody& body,
+            const std::vector<AttributeState>& state, const Layout& l,
+            std::vector<TextReplacement>* out) {
   std::vector<const AttributeState*> fresh;
   for (const AttributeState& a : state) {
     if (a.original == nullptr) fresh.push_back(&a);
@@ -291,7 +295,9 @@ std::string SingleQuote(std::string_view text) {
 
 std::string ReferenceKey(std::string_view reference) {
   auto parsed = PuppetSource::Parse(std::string(reference));
-  if (!parsed.ok()) return std::string(absl::StripAsciiWhitespace(absl::string_view(reference.data(), reference.size())));
+  if (!parsed.ok())
+    return std::string(
+        absl::StripAsciiWhitespace(absl::string_view(reference.data(), reference.size())));
   std::string key;
   for (size_t i = 0; i < parsed->tokens().size(); ++i) {
     const Token& t = parsed->tokens()[i];

@@ -5,6 +5,7 @@
 #include <filesystem>
 #include <utility>
 
+#include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "fsmove/base/read_file.h"
@@ -49,9 +50,10 @@ std::string FixPlanner::Relative(const std::string& file) const {
 std::string FixPlanner::InScope(const std::string& file) const {
   const std::string f = Normal(file);
   if (!scope_.only_file.empty()) {
-    return f == scope_.only_file ? ""
-                                 : absl::StrCat("declared in ", file, ", not in the manifest checked (",
-                                                scope_.only_file, ")");
+    return f == scope_.only_file
+               ? ""
+               : absl::StrCat("declared in ", file, ", not in the manifest checked (",
+                              scope_.only_file, ")");
   }
   const std::string rel = std::filesystem::path(f).lexically_relative(scope_.root).string();
   if (rel.empty() || rel == "." || rel.starts_with("..")) {
@@ -105,22 +107,23 @@ absl::StatusOr<std::string> FixPlanner::Reference(catalog::ResourceId r, const L
   const std::string literal = checker::PuppetReference(res);
   auto other = Locate(r);
   if (!other.ok() || other->body.literal_titles) return literal;
-  const std::string_view expr = other->source->Slice(other->body.title_first, other->body.title_last);
+  const std::string_view expr =
+      other->source->Slice(other->body.title_first, other->body.title_last);
   if (other->file == edited.file && other->body.scope_open == edited.body.scope_open &&
       expr.find('\n') == std::string_view::npos) {
     return absl::StrCat(res.type, "[", std::string(expr), "]");  // the same variables are in scope
   }
   if (!f.instances.empty()) {
-    return absl::FailedPreconditionError(absl::StrCat(
-        "the title of ", res.ref, " is computed (`", std::string(expr),
-        "`) in another body: a quoted title would fix one of the ", f.instances.size() + 1,
-        " instances"));
+    return absl::FailedPreconditionError(
+        absl::StrCat("the title of ", res.ref, " is computed (`", std::string(expr),
+                     "`) in another body: a quoted title would fix one of the ",
+                     f.instances.size() + 1, " instances"));
   }
   return literal;
 }
 
-absl::StatusOr<std::vector<FixPlanner::Change>> FixPlanner::PlanOne(const checker::Finding& f,
-                                                                    std::string* description) const {
+absl::StatusOr<std::vector<FixPlanner::Change>> FixPlanner::PlanOne(
+    const checker::Finding& f, std::string* description) const {
   const bool mor = f.kind == checker::FaultKind::kMissingOrdering;
   std::vector<Side> sides = {
       {f.target_declaration, f.source_declaration, mor ? "require" : "subscribe",
@@ -140,7 +143,8 @@ absl::StatusOr<std::vector<FixPlanner::Change>> FixPlanner::PlanOne(const checke
   // consumer's does not.
   if (where[0].ok() && where[1].ok() &&
       !HasAttribute(*where[0]->source, where[0]->body, sides[0].add) &&
-      (sides[0].remove.empty() || !HasAttribute(*where[0]->source, where[0]->body, sides[0].remove)) &&
+      (sides[0].remove.empty() ||
+       !HasAttribute(*where[0]->source, where[0]->body, sides[0].remove)) &&
       HasAttribute(*where[1]->source, where[1]->body, sides[1].add)) {
     std::swap(sides[0], sides[1]);
     std::swap(where[0], where[1]);
@@ -157,9 +161,10 @@ absl::StatusOr<std::vector<FixPlanner::Change>> FixPlanner::PlanOne(const checke
       why.push_back(absl::StrCat(d.ref, ": ", ref.status().message()));
       continue;
     }
-    std::vector<Change> changes = {{where[k]->file, sides[k].declaration, {sides[k].add, *ref, false}}};
+    std::vector<Change> changes = {
+        {where[k]->file, sides[k].declaration, {sides[k].add, *ref, false}, ""}};
     if (!sides[k].remove.empty()) {
-      changes.push_back({where[k]->file, sides[k].declaration, {sides[k].remove, *ref, true}});
+      changes.push_back({where[k]->file, sides[k].declaration, {sides[k].remove, *ref, true}, ""});
     }
     std::vector<ReferenceChange> plain;
     for (const Change& c : changes) plain.push_back(c.change);
@@ -167,12 +172,57 @@ absl::StatusOr<std::vector<FixPlanner::Change>> FixPlanner::PlanOne(const checke
       why.push_back(absl::StrCat(d.ref, ": ", edit.status().message()));
       continue;
     }
-    *description = absl::StrCat(sides[k].add, " => ", *ref, " on ", checker::PuppetReference(d), " (",
-                                 Relative(where[k]->file), ":", *d.line, ")");
+    *description = absl::StrCat(sides[k].add, " => ", *ref, " on ", checker::PuppetReference(d),
+                                " (", Relative(where[k]->file), ":", *d.line, ")");
     return changes;
   }
+  if (auto chain = ChainInManifest(f, description); chain.ok()) return std::vector<Change>{*chain};
   return absl::FailedPreconditionError(
       absl::StrCat("no fix in the checked code: ", absl::StrJoin(why, "; ")));
+}
+
+std::optional<catalog::ResourceId> FixPlanner::ContainingClass(catalog::ResourceId r) const {
+  for (int depth = 0; depth < 64; ++depth) {
+    std::optional<catalog::ResourceId> up;
+    for (const catalog::ContainmentEdge& e : cat_.containment()) {
+      if (e.member == r) up = e.container;
+    }
+    if (!up) return std::nullopt;
+    if (cat_.resource(*up).type == "Class") return up;
+    r = *up;
+  }
+  return std::nullopt;
+}
+
+// A manifest check whose two resources are declared in other modules: the manifest orders
+// them itself, with a chain between their classes (an ordering: what the manifest does with
+// the classes it includes) or between the two resources (a notification must not refresh a
+// whole class).
+absl::StatusOr<FixPlanner::Change> FixPlanner::ChainInManifest(const checker::Finding& f,
+                                                               std::string* description) const {
+  if (scope_.only_file.empty()) return absl::NotFoundError("not a manifest check");
+  const bool mor = f.kind == checker::FaultKind::kMissingOrdering;
+  std::string from = checker::PuppetReference(cat_.resource(f.source_declaration));
+  std::string to = checker::PuppetReference(cat_.resource(f.target_declaration));
+  if (mor) {
+    auto a = ContainingClass(f.source_declaration), b = ContainingClass(f.target_declaration);
+    auto is_user_class = [&](std::optional<catalog::ResourceId> c) {
+      if (!c) return false;
+      const std::string& t = cat_.resource(*c).title;
+      return !absl::EqualsIgnoreCase(t, "main") && !absl::EqualsIgnoreCase(t, "settings");
+    };
+    if (is_user_class(a) && is_user_class(b) && *a != *b) {
+      from = checker::PuppetReference(cat_.resource(*a));
+      to = checker::PuppetReference(cat_.resource(*b));
+    }
+  }
+  Change c;
+  c.file = scope_.only_file;
+  c.chain = absl::StrCat(from, mor ? " -> " : " ~> ", to);
+  auto source = Source(c.file);
+  if (!source.ok()) return source.status();
+  *description = absl::StrCat("the chain ", c.chain, " at the end of ", Relative(c.file));
+  return c;
 }
 
 void FixPlanner::Plan(std::vector<checker::Finding>* findings, const std::vector<size_t>& which) {
@@ -205,15 +255,46 @@ void FixPlanner::Plan(std::vector<checker::Finding>* findings, const std::vector
 
 bool FixPlanner::Planned(size_t i) const { return planned_.contains(i); }
 
-absl::StatusOr<RenderedFix> FixPlanner::Render(const std::vector<size_t>& which) const {
-  // The changes of each declaration, in the findings' order.
-  std::map<std::pair<std::string, catalog::ResourceId>, std::vector<ReferenceChange>> by_declaration;
+absl::Status FixPlanner::AppendChains(
+    const std::vector<size_t>& which,
+    std::map<std::string, std::vector<TextReplacement>>* by_file) const {
+  std::map<std::string, std::vector<std::string>> chains;
   for (size_t i : which) {
     auto it = planned_.find(i);
     if (it == planned_.end()) continue;
-    for (const Change& c : it->second) by_declaration[{c.file, c.declaration}].push_back(c.change);
+    for (const Change& c : it->second) {
+      auto& list = chains[c.file];
+      if (!c.chain.empty() && std::find(list.begin(), list.end(), c.chain) == list.end()) {
+        list.push_back(c.chain);
+      }
+    }
+  }
+  for (const auto& [file, lines] : chains) {
+    if (lines.empty()) continue;
+    auto source = Source(file);
+    if (!source.ok()) return source.status();
+    const std::string& text = (*source)->text();
+    const std::string nl = text.find("\r\n") != std::string::npos ? "\r\n" : "\n";
+    std::string add = text.empty() || text.back() == '\n' ? "" : nl;
+    for (const std::string& l : lines) absl::StrAppend(&add, l, nl);
+    (*by_file)[file].push_back({text.size(), text.size(), add});
+  }
+  return absl::OkStatus();
+}
+
+absl::StatusOr<RenderedFix> FixPlanner::Render(const std::vector<size_t>& which) const {
+  // The changes of each declaration, in the findings' order.
+  std::map<std::pair<std::string, catalog::ResourceId>, std::vector<ReferenceChange>>
+      by_declaration;
+  for (size_t i : which) {
+    auto it = planned_.find(i);
+    if (it == planned_.end()) continue;
+    for (const Change& c : it->second) {
+      if (c.chain.empty()) by_declaration[{c.file, c.declaration}].push_back(c.change);
+    }
   }
   std::map<std::string, std::vector<TextReplacement>> by_file;
+  if (absl::Status st = AppendChains(which, &by_file); !st.ok()) return st;
   for (const auto& [key, changes] : by_declaration) {
     auto where = Locate(key.second);
     if (!where.ok()) return where.status();
@@ -241,8 +322,8 @@ absl::StatusOr<RenderedFix> FixPlanner::Render(const std::vector<size_t>& which)
     c.old_text = (*source)->text();
     c.new_text = ApplyReplacements(c.old_text, replacements);
     auto name = catalog_names_.find(file);
-    c.edits = LineEdits(name != catalog_names_.end() ? name->second : file, c.old_text,
-                        replacements);
+    c.edits =
+        LineEdits(name != catalog_names_.end() ? name->second : file, c.old_text, replacements);
     if (c.edits.empty()) continue;
     files.push_back(std::move(c));
   }

@@ -11,13 +11,15 @@ namespace fsmove::fix {
 namespace {
 
 std::string_view TrimLeft(std::string_view s) {
-  while (!s.empty() && absl::ascii_isspace(static_cast<unsigned char>(s.front()))) s.remove_prefix(1);
+  while (!s.empty() && absl::ascii_isspace(static_cast<unsigned char>(s.front())))
+    s.remove_prefix(1);
   return s;
 }
 
 std::string_view Trim(std::string_view s) {
   s = TrimLeft(s);
-  while (!s.empty() && absl::ascii_isspace(static_cast<unsigned char>(s.back()))) s.remove_suffix(1);
+  while (!s.empty() && absl::ascii_isspace(static_cast<unsigned char>(s.back())))
+    s.remove_suffix(1);
   return s;
 }
 
@@ -27,9 +29,9 @@ bool IsNameChar(char c) { return std::isalnum(static_cast<unsigned char>(c)) || 
 // Words that can stand before `{` without being a resource type.
 bool IsKeyword(std::string_view w) {
   static constexpr std::string_view kWords[] = {
-      "if",   "elsif", "else",     "unless", "case", "define", "node", "and", "or",
-      "in",   "true",  "false",    "undef",  "default", "inherits", "function", "type",
-      "plan", "application", "site", "attr", "private"};
+      "if",   "elsif", "else",        "unless", "case",  "define",  "node",     "and",
+      "or",   "in",    "true",        "false",  "undef", "default", "inherits", "function",
+      "type", "plan",  "application", "site",   "attr",  "private"};
   return std::find(std::begin(kWords), std::end(kWords), w) != std::end(kWords);
 }
 
@@ -52,9 +54,8 @@ class Tokenizer {
       if (tok.kind == TokenKind::kClose) {
         const char want = t_[tok.begin] == '}' ? '{' : t_[tok.begin] == ']' ? '[' : '(';
         if (stack.empty() || t_[tokens_[stack.back()].begin] != want) {
-          return absl::InvalidArgumentError(
-              absl::StrCat("line ", tok.line, ": unbalanced '", std::string(1, t_[tok.begin]),
-                           "'"));
+          return absl::InvalidArgumentError(absl::StrCat("line ", tok.line, ": unbalanced '",
+                                                         std::string(1, t_[tok.begin]), "'"));
         }
         tok.match = stack.back();
         tokens_[stack.back()].match = index;
@@ -137,8 +138,8 @@ class Tokenizer {
       tok.kind = TokenKind::kVariable;
       return absl::OkStatus();
     }
-    if (IsNameStart(c) || (c == ':' && n == ':' && pos_ + 2 < t_.size() &&
-                           IsNameStart(t_[pos_ + 2]))) {
+    if (IsNameStart(c) ||
+        (c == ':' && n == ':' && pos_ + 2 < t_.size() && IsNameStart(t_[pos_ + 2]))) {
       Name();
       tok.kind = TokenKind::kName;
       return absl::OkStatus();
@@ -229,7 +230,8 @@ class Tokenizer {
     tok.kind = TokenKind::kString;
     tok.literal = true;
     while (pos_ < t_.size() && t_[pos_] != '\'') {
-      if (t_[pos_] == '\\' && pos_ + 1 < t_.size() && (t_[pos_ + 1] == '\\' || t_[pos_ + 1] == '\'')) {
+      if (t_[pos_] == '\\' && pos_ + 1 < t_.size() &&
+          (t_[pos_ + 1] == '\\' || t_[pos_ + 1] == '\'')) {
         Advance();
       }
       tok.value.push_back(t_[pos_]);
@@ -252,7 +254,11 @@ class Tokenizer {
       if (c == '\\' && pos_ + 1 < t_.size()) {
         Advance();
         const char e = t_[pos_];
-        tok.value.push_back(e == 'n' ? '\n' : e == 't' ? '\t' : e == 'r' ? '\r' : e == 's' ? ' ' : e);
+        tok.value.push_back(e == 'n'   ? '\n'
+                            : e == 't' ? '\t'
+                            : e == 'r' ? '\r'
+                            : e == 's' ? ' '
+                                       : e);
         if (std::string_view("ntrs\\\"$'\n").find(e) == std::string_view::npos) {
           tok.value.insert(tok.value.end() - 1, '\\');
         }
@@ -488,13 +494,12 @@ absl::StatusOr<ResourceBody> PuppetSource::FindResource(std::string_view type,
     for (ResourceBody& b : BodiesOf(i)) candidates.push_back(std::move(b));
   }
   if (candidates.empty()) {
-    return absl::NotFoundError(
-        absl::StrCat("no declaration of ", std::string(type), " on line ", line, " (the catalog's line)"));
+    return absl::NotFoundError(absl::StrCat("no declaration of ", std::string(type), " on line ",
+                                            line, " (the catalog's line)"));
   }
   for (const ResourceBody& b : candidates) {
-    if (b.literal_titles &&
-        std::find(b.literal_titles->begin(), b.literal_titles->end(), title) !=
-            b.literal_titles->end()) {
+    if (b.literal_titles && std::find(b.literal_titles->begin(), b.literal_titles->end(), title) !=
+                                b.literal_titles->end()) {
       return b;
     }
   }

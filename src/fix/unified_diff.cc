@@ -129,8 +129,8 @@ std::string UnifiedDiff(std::string_view relative_path, std::string_view text,
   long delta = 0;  // lines added minus removed by the hunks before
   for (size_t i = 0; i < edits.size();) {
     size_t j = i + 1;
-    while (j < edits.size() &&
-           static_cast<size_t>(edits[j].line) <= static_cast<size_t>(edits[j - 1].end_line) + 2 * ctx) {
+    while (j < edits.size() && static_cast<size_t>(edits[j].line) <=
+                                   static_cast<size_t>(edits[j - 1].end_line) + 2 * ctx) {
       ++j;
     }
     const size_t first = static_cast<size_t>(edits[i].line);
@@ -141,7 +141,8 @@ std::string UnifiedDiff(std::string_view relative_path, std::string_view text,
     size_t cursor = old_start;
     for (size_t k = i; k < j; ++k) {
       const checker::FixEdit& e = edits[k];
-      for (; cursor < static_cast<size_t>(e.line); ++cursor) AppendDiffLine(body, ' ', lines[cursor - 1]);
+      for (; cursor < static_cast<size_t>(e.line); ++cursor)
+        AppendDiffLine(body, ' ', lines[cursor - 1]);
       for (size_t l = e.line; l < static_cast<size_t>(e.end_line); ++l) {
         AppendDiffLine(body, '-', lines[l - 1]);
       }
@@ -154,9 +155,10 @@ std::string UnifiedDiff(std::string_view relative_path, std::string_view text,
     const long old_count = static_cast<long>(old_end - old_start);
     const long new_count = old_count + hunk_delta;
     const long new_start = static_cast<long>(old_start) + delta;
-    absl::StrAppendFormat(&out, "@@ -%d,%d +%d,%d @@\n",
-                          old_count == 0 ? static_cast<long>(old_start) - 1 : static_cast<long>(old_start),
-                          old_count, new_count == 0 ? new_start - 1 : new_start, new_count);
+    absl::StrAppendFormat(
+        &out, "@@ -%d,%d +%d,%d @@\n",
+        old_count == 0 ? static_cast<long>(old_start) - 1 : static_cast<long>(old_start), old_count,
+        new_count == 0 ? new_start - 1 : new_start, new_count);
     out += body;
     delta += hunk_delta;
     i = j;

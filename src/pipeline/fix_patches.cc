@@ -56,8 +56,8 @@ absl::Status CheckWithTools(const fix::RenderedFix& fix, const std::string& root
                         "puppet is not installed here: `puppet parser validate` not run");
       }
     } else if (!st.ok()) {
-      return absl::FailedPreconditionError(absl::StrCat(
-          "the patched ", f.relative, " does not parse: ", st.message()));
+      return absl::FailedPreconditionError(
+          absl::StrCat("the patched ", f.relative, " does not parse: ", st.message()));
     }
     auto worse = fix::LintRegressions(f.path, patched);
     if (!worse.ok() && absl::IsUnavailable(worse.status())) {
@@ -156,7 +156,8 @@ absl::Status MakeFixes(const FixSettings& settings, const report::FindingsContex
     if (absl::Status st = base::WriteOutputFile(settings.diff_file, all->diff); !st.ok()) return st;
     if (note) {
       note(absl::StrCat("wrote the patches of ", offered.size(), " finding",
-                        offered.size() == 1 ? "" : "s", verify ? absl::StrCat(" (", verified, " verified)") : " (not verified)",
+                        offered.size() == 1 ? "" : "s",
+                        verify ? absl::StrCat(" (", verified, " verified)") : " (not verified)",
                         " to ", settings.diff_file));
     }
   }
@@ -199,9 +200,9 @@ absl::StatusOr<RecheckFindings> CheckFindings(const ReportSettings& settings,
       *result, cat, project.config, project.baseline ? &*project.baseline : nullptr);
   RecheckFindings out;
   for (size_t i = 0; i < result->findings.size(); ++i) {
-    out.counted.push_back(!suppressions.IsSuppressed(i) &&
-                          (settings.show_low ||
-                           result->findings[i].confidence == checker::Confidence::kHigh));
+    out.counted.push_back(
+        !suppressions.IsSuppressed(i) &&
+        (settings.show_low || result->findings[i].confidence == checker::Confidence::kHigh));
   }
   out.result = std::move(*result);
   return out;

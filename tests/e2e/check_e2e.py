@@ -258,8 +258,12 @@ def check_fix(args, expected, module=False):
             check(p["verdict"] == "verified", f"patch {p['verdict']}: {p['reason']}")
             check(p["root"] == os.path.realpath(root) or p["root"] == os.path.abspath(root),
                   f"patch root {p['root']}")
-            check(p["diff"] and p["diff"] in diff or p["diff"].splitlines()[2] in diff,
-                  "the finding's hunk is not in the diff")
+            # Its own diff applies alone; in the whole diff it may be merged with another
+            # finding's change of the same declaration.
+            check(p["diff"] and set(patched_files(p["diff"])) <= set(patched_files(diff)),
+                  "the finding's file is not in the diff")
+            check(p["edits"] and all(e["file"].endswith("/" + f) for e, f in
+                                     zip(p["edits"], patched_files(p["diff"]))), f"edits {p['edits']}")
             fixed.append(f"{f['kind']}\t{f['source']['resource']}\t{f['target']['resource']}")
         if not fixed:
             check(diff == "", "a diff without verified patches")

@@ -59,18 +59,24 @@ class FixPlannerTest : public ::testing::Test {
     const std::string site = (dir_ / "app/manifests/site.pp").string();
     nlohmann::json resources = nlohmann::json::array();
     auto add = [&](std::string type, std::string title, std::string file, int line) {
-      resources.push_back({{"type", type}, {"title", title}, {"file", file}, {"line", line},
-                           {"exported", false}, {"parameters", nlohmann::json::object()}});
+      resources.push_back({{"type", type},
+                           {"title", title},
+                           {"file", file},
+                           {"line", line},
+                           {"exported", false},
+                           {"parameters", nlohmann::json::object()}});
     };
-    add("File", "/etc/app.conf", init, 2);      // 0
-    add("File", "/var/log/app.log", init, 6);   // 1
-    add("Service", "app", init, 10);            // 2
-    add("File", "/srv/a/site.conf", site, 2);   // 3
-    add("Exec", "use a", site, 6);              // 4
-    add("File", "/srv/b/site.conf", site, 2);   // 5
-    add("Exec", "use b", site, 6);              // 6
+    add("File", "/etc/app.conf", init, 2);                                // 0
+    add("File", "/var/log/app.log", init, 6);                             // 1
+    add("Service", "app", init, 10);                                      // 2
+    add("File", "/srv/a/site.conf", site, 2);                             // 3
+    add("Exec", "use a", site, 6);                                        // 4
+    add("File", "/srv/b/site.conf", site, 2);                             // 5
+    add("Exec", "use b", site, 6);                                        // 6
     add("Exec", "dep", (dir_ / "stdlib/manifests/init.pp").string(), 2);  // 7
-    nlohmann::json doc = {{"name", "n"}, {"catalog_format", 2}, {"resources", resources},
+    nlohmann::json doc = {{"name", "n"},
+                          {"catalog_format", 2},
+                          {"resources", resources},
                           {"edges", nlohmann::json::array()}};
     auto cat = catalog::Catalog::LoadString(doc.dump(), "catalog.json");
     ASSERT_TRUE(cat.ok()) << cat.status();
@@ -93,9 +99,8 @@ class FixPlannerTest : public ::testing::Test {
 };
 
 TEST_F(FixPlannerTest, RequireOnTheConsumerAndMnMovedToSubscribe) {
-  std::vector<checker::Finding> findings = {
-      Finding(checker::FaultKind::kMissingOrdering, 1, 2),
-      Finding(checker::FaultKind::kMissingNotifier, 0, 2)};
+  std::vector<checker::Finding> findings = {Finding(checker::FaultKind::kMissingOrdering, 1, 2),
+                                            Finding(checker::FaultKind::kMissingNotifier, 0, 2)};
   FixPlanner planner(*cat_, Scope());
   planner.Plan(&findings, {0, 1});
   ASSERT_TRUE(findings[0].patch);
@@ -105,7 +110,8 @@ TEST_F(FixPlannerTest, RequireOnTheConsumerAndMnMovedToSubscribe) {
   EXPECT_THAT(findings[0].patch->diff,
               HasSubstr("-    require => File['/etc/app.conf'],\n"
                         "+    require => [File['/etc/app.conf'], File['/var/log/app.log']],\n"));
-  EXPECT_THAT(findings[0].patch->diff, HasSubstr("--- a/manifests/init.pp\n+++ b/manifests/init.pp\n"));
+  EXPECT_THAT(findings[0].patch->diff,
+              HasSubstr("--- a/manifests/init.pp\n+++ b/manifests/init.pp\n"));
   EXPECT_EQ(findings[0].patch->root, (dir_ / "app").string());
   ASSERT_TRUE(findings[1].patch);
   EXPECT_THAT(findings[1].patch->diff, HasSubstr("-    ensure  => running,\n"
@@ -146,13 +152,35 @@ TEST_F(FixPlannerTest, NothingOutsideTheCheckedCode) {
   EXPECT_TRUE(findings[1].patch->diff.empty());
   EXPECT_THAT(findings[1].patch->reason, HasSubstr("outside the checked code"));
   EXPECT_FALSE(planner.Planned(1));
-  // A manifest check changes that manifest only.
+  // A manifest check changes that manifest only: a chain there, not the module's code.
   std::vector<checker::Finding> again = {Finding(checker::FaultKind::kMissingOrdering, 1, 2)};
-  FixPlanner manifest_only(*cat_, FixScope{(dir_ / "app").string(),
-                                           (dir_ / "app/manifests/site.pp").string(), nullptr});
+  FixPlanner manifest_only(
+      *cat_, FixScope{(dir_ / "app").string(), (dir_ / "app/manifests/site.pp").string(), nullptr});
   manifest_only.Plan(&again, {0});
-  EXPECT_EQ(again[0].patch->verdict, checker::FixVerdict::kFailed);
-  EXPECT_THAT(again[0].patch->reason, HasSubstr("not in the manifest checked"));
+  EXPECT_EQ(again[0].patch->description,
+            "the chain File['/var/log/app.log'] -> Service['app'] at the end of manifests/site.pp");
+  ASSERT_EQ(again[0].patch->edits.size(), 1u);
+  EXPECT_EQ(again[0].patch->edits[0].file, (dir_ / "app/manifests/site.pp").string());
+}
+
+TEST_F(FixPlannerTest, AManifestChainsResourcesOfOtherModules) {
+  const fs::path manifest = dir_ / "site.pp";
+  std::ofstream(manifest) << "include app\ninclude stdlib";  // no final newline
+  std::vector<checker::Finding> findings = {Finding(checker::FaultKind::kMissingOrdering, 1, 7),
+                                            Finding(checker::FaultKind::kMissingNotifier, 0, 2)};
+  FixPlanner planner(*cat_, FixScope{dir_.string(), manifest.string(), nullptr});
+  planner.Plan(&findings, {0, 1});
+  ASSERT_TRUE(findings[0].patch);
+  EXPECT_EQ(findings[0].patch->verdict, checker::FixVerdict::kNotRun) << findings[0].patch->reason;
+  EXPECT_EQ(findings[0].patch->description,
+            "the chain File['/var/log/app.log'] -> Exec['dep'] at the end of site.pp");
+  auto both = planner.Render({0, 1});
+  ASSERT_TRUE(both.ok()) << both.status();
+  ASSERT_EQ(both->files.size(), 1u);
+  EXPECT_EQ(both->files[0].new_text,
+            "include app\ninclude stdlib\nFile['/var/log/app.log'] -> Exec['dep']\n"
+            "File['/etc/app.conf'] ~> Service['app']\n");
+  EXPECT_THAT(both->diff, HasSubstr("\\ No newline at end of file\n"));
 }
 
 }  // namespace

@@ -61,7 +61,8 @@ TEST(UnifiedDiffTest, HunksSeparateOrMergeByContext) {
   diff = UnifiedDiff("f", text, near);
   EXPECT_THAT(diff, ::testing::HasSubstr("@@ -1,10 +1,12 @@\n"));
   size_t hunks = 0;
-  for (size_t p = diff.find("\n@@ "); p != std::string::npos; p = diff.find("\n@@ ", p + 1)) ++hunks;
+  for (size_t p = diff.find("\n@@ "); p != std::string::npos; p = diff.find("\n@@ ", p + 1))
+    ++hunks;
   EXPECT_EQ(hunks, 1u);
 }
 
@@ -82,8 +83,8 @@ TEST(UnifiedDiffTest, PatchAppliesIt) {
   fs::create_directories(dir / "manifests");
   const std::string text = Lines(1, 40);
   auto at = [&](int n) { return text.find("line " + std::to_string(n) + "\n"); };
-  auto edits = LineEdits("x", text,
-                         {{at(2), at(3), "two\n"}, {at(20), at(20), "new\n"}, {at(40), text.size(), ""}});
+  auto edits = LineEdits(
+      "x", text, {{at(2), at(3), "two\n"}, {at(20), at(20), "new\n"}, {at(40), text.size(), ""}});
   std::ofstream(dir / "manifests/init.pp") << text;
   std::ofstream(dir / "fix.diff") << UnifiedDiff("manifests/init.pp", text, edits);
   const std::string cmd = "cd " + dir.string() + " && patch -s -p1 < fix.diff";

@@ -11,6 +11,7 @@
 #include <functional>
 #include <map>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -72,6 +73,9 @@ class FixPlanner {
     std::string file;  // on this machine
     catalog::ResourceId declaration = 0;
     ReferenceChange change;
+    // Not empty: instead, this relationship chain is appended to `file` (a manifest check
+    // whose two resources are both declared in other modules' classes).
+    std::string chain;
   };
   struct Located {
     std::string file;  // on this machine
@@ -84,8 +88,13 @@ class FixPlanner {
   std::string InScope(const std::string& file) const;  // empty when it may change
   absl::StatusOr<std::string> Reference(catalog::ResourceId r, const Located& edited,
                                         const checker::Finding& f) const;
-  absl::StatusOr<std::vector<Change>> PlanOne(const checker::Finding& f, std::string* description) const;
+  absl::StatusOr<std::vector<Change>> PlanOne(const checker::Finding& f,
+                                              std::string* description) const;
   std::string Relative(const std::string& file) const;
+  absl::StatusOr<Change> ChainInManifest(const checker::Finding& f, std::string* description) const;
+  std::optional<catalog::ResourceId> ContainingClass(catalog::ResourceId r) const;
+  absl::Status AppendChains(const std::vector<size_t>& which,
+                            std::map<std::string, std::vector<TextReplacement>>* by_file) const;
 
   const catalog::Catalog& cat_;
   FixScope scope_;

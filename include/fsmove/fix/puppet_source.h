@@ -51,13 +51,13 @@ struct Attribute {
 
 // One title's body of a resource declaration: `'title': attributes` up to its `;` or `}`.
 struct ResourceBody {
-  size_t type_token = 0;    // `file` in `file { ... }`
-  size_t open_token = 0;    // the declaration's `{`
-  size_t close_token = 0;   // the declaration's `}`
-  size_t title_first = 0;   // the title's first token
-  size_t title_last = 0;    // its last token (before the `:`)
+  size_t type_token = 0;   // `file` in `file { ... }`
+  size_t open_token = 0;   // the declaration's `{`
+  size_t close_token = 0;  // the declaration's `}`
+  size_t title_first = 0;  // the title's first token
+  size_t title_last = 0;   // its last token (before the `:`)
   size_t colon_token = 0;
-  size_t end_token = 0;     // the `;` ending this body, or the declaration's `}`
+  size_t end_token = 0;  // the `;` ending this body, or the declaration's `}`
   std::vector<Attribute> attributes;
   // The titles when the title is a literal string or an array of literal strings.
   std::optional<std::vector<std::string>> literal_titles;

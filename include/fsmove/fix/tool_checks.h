@@ -32,6 +32,7 @@ absl::StatusOr<std::map<std::string, int>> LintCounts(const std::string& file);
 
 // The checks `patched` has more problems of than `original`, as "arrow_alignment (1 more)";
 // empty when none. Unavailable without puppet-lint.
-absl::StatusOr<std::string> LintRegressions(const std::string& original, const std::string& patched);
+absl::StatusOr<std::string> LintRegressions(const std::string& original,
+                                            const std::string& patched);
 
 }  // namespace fsmove::fix

@@ -2,11 +2,14 @@
 #include "fsmove/pipeline/fix_patches.h"
 
 #include <stdlib.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include <filesystem>
 
 #include "absl/strings/str_cat.h"
 #include "fsmove/base/output_file.h"
+#include "fsmove/base/read_file.h"
 #include "fsmove/fix/tool_checks.h"
 #include "fsmove/gating/suppressions.h"
 #include "fsmove/graph/dependency_graph.h"
@@ -71,6 +74,23 @@ absl::Status CheckWithTools(const fix::RenderedFix& fix, const std::string& root
       return absl::FailedPreconditionError(
           absl::StrCat("puppet-lint warns more on the patched ", f.relative, ": ", *worse));
     }
+  }
+  return absl::OkStatus();
+}
+
+// --fix: the file replaced whole (as a report is), still its owner's, and only if nothing
+// changed it since it was read.
+absl::Status WriteInPlace(const fix::ChangedFile& f) {
+  auto now = base::ReadFile(f.path, "manifest");
+  if (!now.ok()) return now.status();
+  if (*now != f.old_text) {
+    return absl::AbortedError(absl::StrCat(f.path, " changed while it was checked: not fixed"));
+  }
+  struct stat st{};
+  const bool known = stat(f.path.c_str(), &st) == 0;
+  if (absl::Status s = base::WriteOutputFile(f.path, f.new_text); !s.ok()) return s;
+  if (known && geteuid() == 0 && chown(f.path.c_str(), st.st_uid, st.st_gid) != 0) {
+    return absl::InternalError(absl::StrCat("cannot give ", f.path, " back to its owner"));
   }
   return absl::OkStatus();
 }
@@ -165,7 +185,7 @@ absl::Status MakeFixes(const FixSettings& settings, const report::FindingsContex
   auto mine = planner.Render(proven);
   if (!mine.ok()) return mine.status();
   for (const fix::ChangedFile& f : mine->files) {
-    if (absl::Status st = base::WriteOutputFile(f.path, f.new_text); !st.ok()) return st;
+    if (absl::Status st = WriteInPlace(f); !st.ok()) return st;
   }
   if (note) {
     note(absl::StrCat("fixed ", proven.size(), " finding", proven.size() == 1 ? "" : "s",

@@ -142,7 +142,7 @@ int RunAnalyze(const AnalyzeOptions& o) {
     ctx.seconds.catalog_and_graph = catalog_seconds;
     ctx.seconds.catalog_load = catalog_seconds;
     ReportOptions report = o.report;
-    if (report.fixes_wanted()) report.fix.scope = AnalyzeFixScope(report.source_root);
+    if (report.fixes_wanted()) report.fix.scope = AnalyzeFixScope(report.source_root, *cat);
     return CheckAndReport(report, project, *cat, ctx, puppet_graph ? &*puppet_graph : nullptr);
   }
 

@@ -103,7 +103,7 @@ pipeline::VerifyFixes FixVerifier(const CheckCliOptions& o, const exec::RunResul
   in.settings = o.report;
   in.project = project;
   for (const report::FailedResource& f : run.summary.failed) in.failed_before.push_back(f.resource);
-  return MakeFixVerifier(std::move(in));
+  return MakeFixVerifier(in);
 }
 
 int RunCheckCommand(CheckCliOptions& o) {

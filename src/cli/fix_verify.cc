@@ -77,7 +77,7 @@ struct Outcome {
 
 class Verifier {
  public:
-  explicit Verifier(FixVerifyInputs in) : in_(std::move(in)) {}
+  explicit Verifier(const FixVerifyInputs& in) : in_(in) {}
 
   void Run(const report::FindingsContext& ctx, checker::CheckResult* result,
            const fix::FixPlanner& planner) {
@@ -271,21 +271,38 @@ class Verifier {
   std::set<std::string> pairs_;
 };
 
-// The longest trailing part of `file` that names a file under `root`; `file` if none does.
-std::string UnderRoot(const std::string& root, const std::string& file) {
-  std::error_code ec;
-  const fs::path p(file);
-  std::vector<fs::path> parts(p.begin(), p.end());
-  for (size_t k = 0; k < parts.size(); ++k) {
-    fs::path tail;
-    for (size_t j = k; j < parts.size(); ++j) {
-      if (parts[j] != "/") tail /= parts[j];
-    }
-    if (tail.empty()) continue;
-    fs::path candidate = fs::path(root) / tail;
-    if (fs::is_regular_file(candidate, ec)) return candidate.lexically_normal().string();
+// The prefix of the catalog's manifest paths that stands for `root` on the machine that
+// compiled it: of the prefixes that map some manifest to a file under `root` (its path
+// minus a trailing part that exists there), the one most manifests agree on. A dependency
+// module beside the checked one (the same `manifests/init.pp` under another prefix) loses the
+// vote, so it is never mapped into the checked code.
+std::string RecordedPrefix(const std::string& root, const catalog::Catalog& cat) {
+  std::set<std::string> files;
+  for (const catalog::Resource& r : cat.resources()) {
+    if (!r.file.empty() && r.file.front() == '/') files.insert(r.file);
   }
-  return file;
+  std::map<std::string, size_t> votes;
+  std::error_code ec;
+  for (const std::string& file : files) {
+    const fs::path path(file);
+    const std::vector<fs::path> parts(path.begin(), path.end());
+    for (size_t k = 1; k < parts.size(); ++k) {
+      fs::path tail, prefix("/");
+      for (size_t j = 1; j < k; ++j) prefix /= parts[j];
+      for (size_t j = k; j < parts.size(); ++j) tail /= parts[j];
+      if (fs::is_regular_file(fs::path(root) / tail, ec)) {
+        ++votes[prefix.lexically_normal().string()];
+        break;
+      }
+    }
+  }
+  std::string best;
+  size_t most = 0;
+  for (const auto& [prefix, n] : votes) {
+    if (n > most || (n == most && prefix.size() > best.size())) best = prefix, most = n;
+  }
+  while (best.size() > 1 && best.back() == '/') best.pop_back();
+  return best;
 }
 
 }  // namespace
@@ -307,23 +324,24 @@ absl::StatusOr<fix::FixScope> CheckFixScope(const exec::ResolvedTarget& target) 
       "--fix-diff and --fix need a module or a manifest: code given with -e has no file to patch");
 }
 
-fix::FixScope AnalyzeFixScope(const std::string& source_root) {
+fix::FixScope AnalyzeFixScope(const std::string& source_root, const catalog::Catalog& cat) {
   fix::FixScope scope;
   std::error_code ec;
   fs::path root = fs::absolute(source_root.empty() ? "." : source_root, ec).lexically_normal();
   scope.root = root.string();
   while (scope.root.size() > 1 && scope.root.back() == '/') scope.root.pop_back();
-  scope.locate = [r = scope.root](const std::string& file) {
-    std::error_code e;
-    const std::string rel = fs::path(file).lexically_normal().lexically_relative(r).string();
-    if (!rel.empty() && !rel.starts_with("..") && fs::exists(file, e)) return file;
-    return UnderRoot(r, file);
+  const std::string prefix = RecordedPrefix(scope.root, cat);
+  scope.locate = [r = scope.root, prefix](const std::string& file) {
+    if (prefix.empty() || prefix == r) return file;
+    const std::string rel = fs::path(file).lexically_normal().lexically_relative(prefix).string();
+    if (rel.empty() || rel == "." || rel.starts_with("..")) return file;
+    return (fs::path(r) / rel).lexically_normal().string();
   };
   return scope;
 }
 
-pipeline::VerifyFixes MakeFixVerifier(FixVerifyInputs inputs) {
-  auto verifier = std::make_shared<Verifier>(std::move(inputs));
+pipeline::VerifyFixes MakeFixVerifier(const FixVerifyInputs& inputs) {
+  auto verifier = std::make_shared<Verifier>(inputs);
   return [verifier](const report::FindingsContext& ctx, checker::CheckResult* result,
                     const fix::FixPlanner& planner) { verifier->Run(ctx, result, planner); };
 }

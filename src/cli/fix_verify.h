@@ -6,6 +6,7 @@
 #include <string>
 
 #include "absl/status/statusor.h"
+#include "fsmove/catalog/catalog.h"
 #include "fsmove/exec/check_request.h"
 #include "fsmove/exec/target.h"
 #include "fsmove/fix/fix_planner.h"
@@ -17,9 +18,10 @@ namespace fsmove::cli {
 // FailedPrecondition for -e code, which has no file to patch.
 absl::StatusOr<fix::FixScope> CheckFixScope(const exec::ResolvedTarget& target);
 
-// Files under `source_root`; a manifest the catalog names by a path of another machine is
-// looked for under the root by its longest trailing part that exists there.
-fix::FixScope AnalyzeFixScope(const std::string& source_root);
+// Files under `source_root`. A catalog compiled on another machine (or checkout) names its
+// manifests by that machine's paths: the prefix most of them share before a part that exists
+// under the root is taken to be the root there.
+fix::FixScope AnalyzeFixScope(const std::string& source_root, const catalog::Catalog& cat);
 
 struct FixVerifyInputs {
   exec::CheckRequest request;  // the check's own (a copy: targets are changed)
@@ -33,6 +35,6 @@ struct FixVerifyInputs {
 
 // Re-checks the patched code: all planned patches together, then (if that fails) each on its
 // own, up to a bound; sets each patch's verdict.
-pipeline::VerifyFixes MakeFixVerifier(FixVerifyInputs inputs);
+pipeline::VerifyFixes MakeFixVerifier(const FixVerifyInputs& inputs);
 
 }  // namespace fsmove::cli

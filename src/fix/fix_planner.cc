@@ -167,6 +167,7 @@ absl::StatusOr<std::vector<FixPlanner::Change>> FixPlanner::PlanOne(
       changes.push_back({where[k]->file, sides[k].declaration, {sides[k].remove, *ref, true}, ""});
     }
     std::vector<ReferenceChange> plain;
+    plain.reserve(changes.size());
     for (const Change& c : changes) plain.push_back(c.change);
     if (auto edit = EditDeclaration(*where[k]->source, where[k]->body, plain); !edit.ok()) {
       why.push_back(absl::StrCat(d.ref, ": ", edit.status().message()));

@@ -52,6 +52,7 @@ std::vector<checker::FixEdit> LineEdits(const std::string& file, std::string_vie
                                         const std::vector<TextReplacement>& replacements) {
   const std::vector<std::string_view> lines = SplitLines(text);
   std::vector<size_t> starts;
+  starts.reserve(lines.size());
   for (std::string_view l : lines) starts.push_back(static_cast<size_t>(l.data() - text.data()));
   const bool nl_end = !text.empty() && text.back() == '\n';
   auto offset = [&](size_t line) { return line <= lines.size() ? starts[line - 1] : text.size(); };

@@ -86,7 +86,7 @@ absl::Status WriteInPlace(const fix::ChangedFile& f) {
   if (*now != f.old_text) {
     return absl::AbortedError(absl::StrCat(f.path, " changed while it was checked: not fixed"));
   }
-  struct stat st{};
+  struct stat st {};
   const bool known = stat(f.path.c_str(), &st) == 0;
   if (absl::Status s = base::WriteOutputFile(f.path, f.new_text); !s.ok()) return s;
   if (known && geteuid() == 0 && chown(f.path.c_str(), st.st_uid, st.st_gid) != 0) {

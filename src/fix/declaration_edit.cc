@@ -268,12 +268,17 @@ void AddNew(const PuppetSource& s, const ResourceBody& body,
     const size_t v = tok[last_kept->value_last].end;
     out->push_back({v, v, ","});
   }
-  const int line = tok[last.comma_token ? *last.comma_token : last.value_last].line;
+  const size_t after_last = tok[last.comma_token ? *last.comma_token : last.value_last].end;
+  const int line = s.LineOf(after_last - 1);
   const size_t e = s.LineEnd(line);
   for (const AttributeState* a : fresh) {
     absl::StrAppend(&lines, AttributeLine(*a, l), l.newline);
   }
-  if (e < s.text().size()) {
+  if (s.LineOf(tok[body.end_token].begin) == line) {
+    // `  ensure => file }`: the new lines, then the closing brace on a line of its own.
+    absl::StrAppend(&lines, std::string(s.Indentation(tok[body.type_token].line)));
+    out->push_back({after_last, tok[body.end_token].begin, absl::StrCat(l.newline, lines)});
+  } else if (e < s.text().size()) {
     out->push_back({e + 1, e + 1, lines});
   } else {
     lines.resize(lines.size() - l.newline.size());

@@ -171,6 +171,12 @@ TEST(DeclarationEditTest, EmptyAndOneLineBodies) {
             "  exec { 'b': command => 'true', require => User['x'] }\n");
 }
 
+TEST(DeclarationEditTest, ClosingBraceOnTheLastAttributesLine) {
+  EXPECT_EQ(Edit("  file { '/etc/a':\n    ensure => file }\n", "File", "/etc/a", 1,
+                 {{"require", "User['x']"}}),
+            "  file { '/etc/a':\n    ensure  => file,\n    require => User['x'],\n  }\n");
+}
+
 TEST(DeclarationEditTest, DefinedTypesAndExpressionTitles) {
   const std::string in =
       "define app::conf (String $dir) {\n"

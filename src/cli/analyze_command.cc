@@ -44,9 +44,7 @@ double SecondsSince(std::chrono::steady_clock::time_point t) {
 bool OutputsClobberInputs(const AnalyzeOptions& o) {
   const std::string* inputs[] = {&o.trace, &o.catalog, &o.puppet_graph, &o.report.config,
                                  &o.report.baseline};
-  const std::string* outputs[] = {&o.report.output, &o.report.json_output, &o.report.sarif_output,
-                                  &o.report.junit_output, &o.report.write_baseline};
-  for (const std::string* out : outputs) {
+  for (const std::string* out : o.report.OutputFiles()) {
     if (out->empty()) continue;
     for (const std::string* in : inputs) {
       std::error_code ec;
@@ -64,9 +62,8 @@ int RunAnalyze(const AnalyzeOptions& o) {
   double catalog_seconds = 0;
   if (OutputsClobberInputs(o)) return kExitError;
   const ReportOptions& r = o.report;
-  if (!CheckOutputs({&r.output, &r.json_output, &r.sarif_output, &r.junit_output, &r.write_baseline,
-                     &r.fix.diff_file})) {
-    return kExitError;
+  for (const std::string* out : r.OutputFiles()) {
+    if (!CheckOutputs({out})) return kExitError;
   }
   strace::LineReaderOptions reader_options;
   reader_options.on_fifo_wait = [](const std::string& path) {

@@ -170,9 +170,10 @@ int RunCheckCommand(CheckCliOptions& o) {
   req.reapplies = o.idempotence ? 2 : 0;
   // Every output, before Puppet runs: an unwritable -o found after a long run loses the run.
   const ReportOptions& r = o.report;
-  if (!CheckOutputs({&r.output, &r.json_output, &r.sarif_output, &r.junit_output, &r.write_baseline,
-                     &req.save_catalog, &req.save_graph, &req.puppet_log, &req.save_trace,
-                     &r.fix.diff_file})) {
+  for (const std::string* out : r.OutputFiles()) {
+    if (!CheckOutputs({out})) return kExitError;
+  }
+  if (!CheckOutputs({&req.save_catalog, &req.save_graph, &req.puppet_log, &req.save_trace})) {
     return kExitError;
   }
   o.report.fix.apply = o.fix;

@@ -6,6 +6,7 @@
 #include <chrono>
 #include <filesystem>
 #include <iostream>
+#include <map>
 #include <mutex>
 #include <thread>
 
@@ -21,10 +22,13 @@ constexpr size_t kMaxPathsPerFinding = 32;
 constexpr size_t kMaxPaths = 512;
 
 struct Replay {
-  std::string name;                  // "reference", the finding's number, or "notifiers"
-  std::string catalog;               // what to apply
-  std::vector<std::string> restore;  // the missing notifiers' replay: paths put back
-  std::string kept;                  // --keep-replays: "DIR/NN.catalog.json, DIR/NN.puppet.log"
+  std::string name;                // "reference", the finding's number, or "notifiers-NN"
+  std::string catalog;             // what to apply
+  std::vector<std::string> probe;  // the missing notifiers' replay: their paths
+  std::string refresh;             // and the catalog that refreshes their service
+  std::string not_made;            // why that replay could not be made
+  std::vector<size_t> notifiers;   // the MN findings (of one service) it confirms
+  std::string kept;                // --keep-replays: "DIR/NN.catalog.json, DIR/NN.puppet.log"
   absl::StatusOr<exec::RunResult> result =
       absl::CancelledError("not started: the replays were interrupted");
   double seconds = 0;
@@ -55,15 +59,19 @@ void AddPaths(const checker::Finding& f, std::vector<std::string>* list) {
 int ConfirmFindings(const exec::CheckRequest& base, const exec::RunResult& run,
                     const catalog::Catalog& cat, const report::FindingsContext& ctx,
                     const ConfirmOptions& o, checker::CheckResult* result) {
-  std::vector<size_t> chosen;     // MOR
-  std::vector<size_t> notifiers;  // MN
-  std::vector<std::string> paths, restore;
+  std::vector<size_t> chosen;  // MOR
+  // MN, by service: one replay each, since refreshing a service is what shows its daemon.
+  std::map<catalog::ResourceId, std::vector<size_t>> notifiers;
+  std::vector<std::string> paths;
   for (size_t i = 0; i < result->findings.size(); ++i) {
     const checker::Finding& f = result->findings[i];
     if (ctx.IsSuppressed(i) || ctx.IsHidden(i)) continue;
-    const bool mn = f.kind == checker::FaultKind::kMissingNotifier;
-    (mn ? notifiers : chosen).push_back(i);
-    AddPaths(f, mn ? &restore : &paths);
+    if (f.kind == checker::FaultKind::kMissingNotifier) {
+      notifiers[f.target].push_back(i);
+    } else {
+      chosen.push_back(i);
+      AddPaths(f, &paths);
+    }
   }
   if (chosen.empty() && notifiers.empty()) return 0;
 
@@ -91,13 +99,30 @@ int ConfirmFindings(const exec::CheckRequest& base, const exec::RunResult& run,
     replays[k + 1].name = fmt::format("{:02}", k + 1);
     replays[k + 1].catalog = std::move(*forced);
   }
-  // The missing notifiers, all in one replay: the catalog applied, their paths put back as
-  // the OS root had them, applied again; then, is the service's daemon older than the files?
-  if (!notifiers.empty()) {
+  // The missing notifiers of each service, in one replay: the catalog applied with their
+  // sources held back (noop), so that the service starts with the paths as they were before
+  // them; applied as it is, which changes them and (the fault) does not refresh the service;
+  // then the service refreshed: is its daemon older than the change, and does the restart
+  // change what it does?
+  for (const auto& [service, findings] : notifiers) {
     Replay mn;
-    mn.name = "notifiers";
-    mn.catalog = run.catalog_text;
-    mn.restore = restore;
+    mn.name = fmt::format("notifiers-{:02}", replays.size());
+    mn.notifiers = findings;
+    std::vector<std::string> sources;
+    for (size_t i : findings) {
+      const checker::Finding& f = result->findings[i];
+      AddPaths(f, &mn.probe);
+      sources.push_back(cat.resource(f.source).ref);
+    }
+    absl::StatusOr<std::string> held = exec::HoldBack(run.catalog_text, sources);
+    absl::StatusOr<std::string> refresh =
+        exec::RefreshCatalog(run.catalog_text, cat.resource(service).ref);
+    if (held.ok() && refresh.ok()) {
+      mn.catalog = std::move(*held);
+      mn.refresh = std::move(*refresh);
+    } else {
+      mn.not_made = std::string((held.ok() ? refresh : held).status().message());
+    }
     replays.push_back(std::move(mn));
   }
   if (chosen.empty()) replays[0].catalog.clear();  // no reference needed
@@ -125,9 +150,10 @@ int ConfirmFindings(const exec::CheckRequest& base, const exec::RunResult& run,
       req.timeout_seconds = static_cast<int>(left.count());
       req.untraced = true;
       req.apply_catalog = r.catalog;
-      req.probe_paths = r.restore.empty() ? paths : r.restore;
-      req.restore_paths = r.restore;
-      req.reapplies = r.restore.empty() ? 0 : 1;
+      req.probe_paths = r.notifiers.empty() ? paths : r.probe;
+      req.refresh_catalog = r.refresh;
+      if (!r.notifiers.empty()) req.second_catalog = run.catalog_text;
+      req.reapplies = r.notifiers.empty() ? 0 : 1;
       req.progress = false;
       req.save_trace.clear();
       req.save_graph.clear();
@@ -139,7 +165,10 @@ int ConfirmFindings(const exec::CheckRequest& base, const exec::RunResult& run,
         req.save_catalog = stem + ".catalog.json";
         req.puppet_log = stem + ".puppet.log";
         r.kept = req.save_catalog + ", " + req.puppet_log;
-        if (!r.restore.empty()) r.kept += ", " + exec::ReapplyLogCopy(req.puppet_log, 2);
+        if (!r.notifiers.empty()) {
+          r.kept += ", " + exec::ReapplyLogCopy(req.puppet_log, 2) + ", " +
+                    exec::RefreshLogCopy(req.puppet_log);
+        }
       }
       const auto t0 = std::chrono::steady_clock::now();
       r.result = exec::RunCheck(req, nullptr);  // untraced: no trace to read
@@ -161,31 +190,33 @@ int ConfirmFindings(const exec::CheckRequest& base, const exec::RunResult& run,
   for (std::thread& t : threads) t.join();
   progress.Clear();
 
-  if (!notifiers.empty()) {
-    const Replay& r = replays.back();
+  for (const Replay& r : replays) {
+    if (r.notifiers.empty()) continue;
     std::string ran_why;
     const bool ran = Ran(r, &ran_why);
-    for (size_t i : notifiers) {
+    for (size_t i : r.notifiers) {
       checker::Finding& f = result->findings[i];
       checker::Confirmation& c = f.confirmation;
       c.attempted = true;
       c.kept = r.kept;
       c.seconds = r.seconds;
       if (r.result.ok()) c.apply_seconds = r.result->summary.apply_seconds;
-      std::string shown;
-      for (size_t k = 0; k < f.paths.size() && k < 3; ++k) shown += (k ? ", " : "") + f.paths[k];
-      if (f.paths.size() > 3) shown += ", ...";
-      c.forced = fmt::format("a second apply after putting back {} as the OS root had it", shown);
+      c.forced = fmt::format(
+          "{} held back (noop) in a first apply and applied in a second, then {} refreshed",
+          cat.resource(f.source).ref, cat.resource(f.target).ref);
+      if (!r.not_made.empty()) {
+        c.inconclusive = true;
+        c.reason = "the replay could not be made: " + r.not_made;
+        continue;
+      }
       if (!ran) {
         c.inconclusive = true;
         c.reason = "the replay did not run to its end: " + ran_why;
         continue;
       }
-      const catalog::Resource& service = cat.resource(f.target);
-      std::vector<std::string> names = {service.title};
-      if (auto name = service.StringParameter("name")) names.push_back(*name);
-      c.confirmed = exec::StaleDaemon(*r.result, cat.resource(f.source).ref, service.ref, names,
-                                      f.paths, &c.differences, &c.reason);
+      c.confirmed =
+          exec::StaleDaemon(*r.result, cat.resource(f.source).ref, cat.resource(f.target).ref,
+                            f.paths, &c.differences, &c.reason);
     }
   }
   if (chosen.empty()) return interrupted.load();

@@ -9,8 +9,11 @@
 namespace fsmove::cli {
 
 void AddReportOptions(CLI::App* cmd, ReportOptions* o) {
-  cmd->add_option("--format", o->format, "report format (default text)")
-      ->check(CLI::IsMember({"text", "json", "sarif", "junit"}));
+  cmd->add_option("--format", o->format,
+                  "report format (default text): text, json, sarif, junit, rdjson (reviewdog), "
+                  "codequality (GitLab Code Quality) or markdown (a pull-request comment)")
+      ->check(
+          CLI::IsMember({"text", "json", "sarif", "junit", "rdjson", "codequality", "markdown"}));
   cmd->add_option("-o,--output", o->output, "write the report to this file");
   cmd->add_option("--json-output", o->json_output, "also write the JSON report to FILE")
       ->type_name("FILE");
@@ -20,9 +23,20 @@ void AddReportOptions(CLI::App* cmd, ReportOptions* o) {
   cmd->add_option("--junit-output", o->junit_output,
                   "also write a JUnit XML report to FILE (GitLab, Jenkins)")
       ->type_name("FILE");
+  cmd->add_option("--rdjson-output", o->rdjson_output,
+                  "also write reviewdog's diagnostic format (rdjson) to FILE: review comments "
+                  "with suggested changes")
+      ->type_name("FILE");
+  cmd->add_option("--codequality-output", o->codequality_output,
+                  "also write a GitLab Code Quality report to FILE (artifacts:reports:codequality)")
+      ->type_name("FILE");
+  cmd->add_option("--markdown-output", o->markdown_output,
+                  "also write the findings as a Markdown pull-request comment to FILE (Mermaid "
+                  "pictures, suggested diffs)")
+      ->type_name("FILE");
   cmd->add_option("--source-root", o->source_root,
-                  "repository root: SARIF and JUnit name manifests relative to it (default: the "
-                  "current directory)")
+                  "repository root: SARIF, JUnit, rdjson, Code Quality and markdown name "
+                  "manifests relative to it (default: the current directory)")
       ->type_name("DIR");
   cmd->add_option("--max-evidence", o->max_evidence, "evidence paths listed per finding");
   cmd->add_flag("--strict", o->strict, "treat unparsed lines and missing markers as errors");

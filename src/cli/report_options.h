@@ -23,7 +23,8 @@ struct ReportOptions : pipeline::ReportSettings {
   std::string baseline;  // --baseline FILE
 };
 
-// --format, -o, --json-output, --sarif-output, --junit-output, --source-root, --max-evidence,
+// --format, -o, --json-output, --sarif-output, --junit-output, --rdjson-output,
+// --codequality-output, --markdown-output, --source-root, --max-evidence,
 // --strict, --package-notify, --ignore-path, --no-default-ignores, --ignore-resource,
 // --config, --baseline, --write-baseline, --show-suppressed, --allow-failed, --fix-diff.
 void AddReportOptions(CLI::App* cmd, ReportOptions* o);

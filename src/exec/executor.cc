@@ -86,7 +86,6 @@ absl::StatusOr<SandboxSpec> PrepareSandbox(const CheckRequest& request,
   spec.init = request.init;
   spec.reapplies = request.reapplies;
   spec.probe_paths = request.probe_paths;
-  spec.restore_paths = request.restore_paths;
   // In the sandbox Puppet runs as its root, whoever runs fsmove: root's environment, nothing
   // else (PuppetEnvironment names the user running fsmove).
   spec.env = spec.mode == SandboxMode::kOverlay
@@ -154,6 +153,13 @@ absl::StatusOr<SandboxSpec> PrepareSandbox(const CheckRequest& request,
                  base::WriteOutputFile(in + "/" + kCatalogFile, request.apply_catalog);
              !st.ok()) {
     return st;
+  }
+  if (!request.refresh_catalog.empty()) {
+    for (const auto& [name, text] : {std::pair{kRefreshCatalogFile, &request.refresh_catalog},
+                                     std::pair{kSecondCatalogFile, &request.second_catalog}}) {
+      if (absl::Status st = base::WriteOutputFile(in + "/" + name, *text); !st.ok()) return st;
+    }
+    spec.refresh = true;
   }
   if (!request.untraced) {
     spec.strace_argv = StraceArguments(request.root.host() ? StraceExecutable() : kRootStrace,
@@ -241,8 +247,17 @@ void RecordRun(const CheckRequest& request, const std::string& work, int work_fd
                                           copy, std::string(st.message())));
     }
   }
+  if (!request.refresh_catalog.empty() && !request.puppet_log.empty()) {
+    absl::StatusOr<std::string> text =
+        base::ReadUntrustedFile(work_fd, kRefreshLog, "Puppet's log", kMaxPuppetLogBytes);
+    const std::string copy = RefreshLogCopy(request.puppet_log);
+    if (text.ok() && !WriteWholeFile(copy, *text).ok()) {
+      result->notes.push_back(fmt::format("cannot copy the refresh's log to {}", copy));
+    }
+  }
   result->probes = std::move(report.probes);
   result->daemons = std::move(report.daemons);
+  result->observed = std::move(report.observed);
   // Whether the trace reached Puppet's exit is the consumer's to say (it read the trace).
   s.trace_complete = !std::string_view(report.strace_end).starts_with("died");
   if (s.strace_end.empty()) s.strace_end = "unknown";
@@ -305,6 +320,13 @@ void UnpackKept(const std::string& work, const std::string& keep_dir, RunResult*
 }
 
 }  // namespace
+
+std::string RefreshLogCopy(const std::string& puppet_log) {
+  if (puppet_log.ends_with(".log")) {
+    return fmt::format("{}-refresh.log", puppet_log.substr(0, puppet_log.size() - 4));
+  }
+  return puppet_log + ".refresh";
+}
 
 std::string ReapplyLogCopy(const std::string& puppet_log, int k) {
   if (puppet_log.ends_with(".log")) {

@@ -98,9 +98,9 @@ struct OwnCgroups {
   }
 };
 
-OwnCgroups ReadOwnCgroups() {
+OwnCgroups ParseOwnCgroups(std::string_view text) {
   OwnCgroups own;
-  std::istringstream lines(ReadText("/proc/self/cgroup"));
+  std::istringstream lines{std::string(text)};
   for (std::string line; std::getline(lines, line);) {
     size_t a = line.find(':'), b = line.find(':', a + 1);
     if (a == std::string::npos || b == std::string::npos) continue;
@@ -120,6 +120,8 @@ OwnCgroups ReadOwnCgroups() {
   }
   return own;
 }
+
+OwnCgroups ReadOwnCgroups() { return ParseOwnCgroups(ReadText("/proc/self/cgroup")); }
 
 // Writes `text` to `name` under `dir_fd` (a cgroup's control file).
 bool WriteAt(int dir_fd, const std::string& name, const std::string& text) {
@@ -393,6 +395,52 @@ bool SystemdCgroup::Delegate(uid_t uid, gid_t gid) const {
       return false;
   }
   return true;
+}
+
+absl::StatusOr<SystemdCgroup> SystemdCgroup::MakeInDelegated(const std::string& name,
+                                                             std::string_view mountinfo,
+                                                             std::string_view own_cgroup) {
+  if (!ValidCgroupName(name)) {
+    return absl::InvalidArgumentError(fmt::format("not a cgroup name: '{}'", name));
+  }
+  const std::string mount_point = Cgroup2MountPoint(mountinfo);
+  const OwnCgroups own = ParseOwnCgroups(own_cgroup);
+  if (mount_point.empty() || !own.has_v2) {
+    return absl::FailedPreconditionError(
+        "this machine has no cgroup2 hierarchy (cgroup v1 only): a rootless sandbox cannot "
+        "give systemd a cgroup tree (use --init none, or run fsmove as root)");
+  }
+  const std::string dir = mount_point + (own.v2 == "/" ? std::string() : own.v2);
+  if (access(dir.c_str(), W_OK) != 0 || access((dir + "/cgroup.procs").c_str(), W_OK) != 0) {
+    return absl::FailedPreconditionError(fmt::format(
+        "this process's cgroup {} is not delegated to uid {}: systemd in a rootless sandbox "
+        "needs a cgroup2 tree of the user's own (run it as `systemd-run --user --scope -p "
+        "Delegate=yes fsmove check ...` on a cgroup v2 machine, or use --init none)",
+        dir, getuid()));
+  }
+  SystemdCgroup c;
+  c.parent_fd_ = open(dir.c_str(), O_PATH | O_DIRECTORY | O_CLOEXEC);
+  if (c.parent_fd_ < 0 || (mkdirat(c.parent_fd_, name.c_str(), 0755) != 0 && errno != EEXIST)) {
+    return base::ErrnoStatus(fmt::format("cannot make the cgroup {}/{}", dir, name));
+  }
+  c.name_ = name;
+  return c;
+}
+
+std::string Cgroup2MountPoint(std::string_view mountinfo) {
+  // "36 25 0:31 / /sys/fs/cgroup/unified rw,... shared:9 - cgroup2 cgroup2 rw,..."
+  std::istringstream lines{std::string(mountinfo)};
+  for (std::string line; std::getline(lines, line);) {
+    const size_t dash = line.find(" - ");
+    if (dash == std::string::npos || line.compare(dash + 3, 8, "cgroup2 ") != 0) continue;
+    std::istringstream fields(line.substr(0, dash));
+    std::string id, parent, device, root, mount_point;
+    if (!(fields >> id >> parent >> device >> root >> mount_point) || root != "/") continue;
+    // mountinfo escapes space, tab, newline and backslash as octal: none in a usable path.
+    if (mount_point.find('\\') != std::string::npos) continue;
+    return mount_point;
+  }
+  return "";
 }
 
 void SystemdCgroup::Remove() {

@@ -7,6 +7,7 @@
 #include <set>
 
 #include "fmt/format.h"
+#include "fsmove/exec/service_observation.h"
 #include "nlohmann/json.hpp"
 
 namespace fsmove::exec {
@@ -74,8 +75,78 @@ bool NamesService(std::string comm, const std::vector<std::string>& names) {
 
 }  // namespace
 
+absl::StatusOr<std::string> HoldBack(std::string_view catalog_json,
+                                     const std::vector<std::string>& refs) {
+  nlohmann::json j = nlohmann::json::parse(catalog_json, nullptr, /*allow_exceptions=*/false);
+  if (!j.is_object() || !j.contains("resources") || !j["resources"].is_array()) {
+    return absl::InvalidArgumentError("the catalog to replay has no \"resources\" array");
+  }
+  size_t held = 0;
+  for (nlohmann::json& r : j["resources"]) {
+    if (!r.is_object()) continue;
+    const std::string ref = fmt::format("{}[{}]", r.value("type", ""), r.value("title", ""));
+    if (std::find(refs.begin(), refs.end(), ref) == refs.end()) continue;
+    nlohmann::json& params = r["parameters"];
+    if (params.is_null()) params = nlohmann::json::object();
+    if (!params.is_object()) {
+      return absl::InvalidArgumentError(
+          fmt::format("{} has parameters that are not an object", ref));
+    }
+    params["noop"] = true;
+    ++held;
+  }
+  if (held < refs.size()) {
+    return absl::InvalidArgumentError("the catalog to replay lacks a resource to hold back");
+  }
+  return j.dump();
+}
+
+absl::StatusOr<std::string> RefreshCatalog(std::string_view catalog_json,
+                                           const std::string& service_ref) {
+  nlohmann::json j = nlohmann::json::parse(catalog_json, nullptr, /*allow_exceptions=*/false);
+  if (!j.is_object() || !j.contains("resources") || !j["resources"].is_array()) {
+    return absl::InvalidArgumentError("the catalog to replay has no \"resources\" array");
+  }
+  nlohmann::json service;
+  for (const nlohmann::json& r : j["resources"]) {
+    if (!r.is_object() || r.value("type", "") != "Service") continue;
+    if (fmt::format("Service[{}]", r.value("title", "")) == service_ref) service = r;
+  }
+  if (service.is_null()) {
+    return absl::InvalidArgumentError(fmt::format("the catalog to replay has no {}", service_ref));
+  }
+  if (service.contains("parameters") && service["parameters"].is_object()) {
+    for (const char* relationship : {"require", "before", "notify", "subscribe"}) {
+      service["parameters"].erase(relationship);
+    }
+  }
+  nlohmann::json refresh = {
+      {"type", "Exec"},
+      {"title", "fsmove refresh"},
+      {"tags", {"exec"}},
+      {"exported", false},
+      // Without it, Puppet takes the resource for a class or define (and fails on it).
+      {"kind", "compilable_type"},
+      {"parameters", {{"command", "/bin/true"}, {"notify", service_ref}}}};
+  j["resources"] = nlohmann::json::array({std::move(refresh), std::move(service)});
+  j["edges"] = nlohmann::json::array();
+  j["classes"] = nlohmann::json::array();
+  return j.dump();
+}
+
+namespace {
+
+// "/usr/bin/memcached -m 64 -p 11211" -> "memcached"; "[kworker]" stays.
+std::string ProgramName(const std::string& command_line) {
+  std::string first = command_line.substr(0, command_line.find(' '));
+  if (size_t slash = first.rfind('/'); slash != std::string::npos) first = first.substr(slash + 1);
+  if (first.ends_with(":")) first.pop_back();  // "sshd: /usr/sbin/sshd -D [listener]"
+  return first;
+}
+
+}  // namespace
+
 bool StaleDaemon(const RunResult& replay, const std::string& source, const std::string& service,
-                 const std::vector<std::string>& service_names,
                  const std::vector<std::string>& paths, std::vector<std::string>* differences,
                  std::string* reason) {
   if (replay.reapplies.empty()) {
@@ -85,11 +156,8 @@ bool StaleDaemon(const RunResult& replay, const std::string& source, const std::
   const ApplyOutcomes& second = replay.reapplies.front().outcomes;
   auto a = second.resources.find(source);
   if (a == second.resources.end() || a->second.changes.empty()) {
-    *reason = fmt::format(
-        "{} did not change the path{} again once {} put back as the OS root had "
-        "{} (a package already installed does not reinstall its files)",
-        source, paths.size() == 1 ? "" : "s", paths.size() == 1 ? "it was" : "they were",
-        paths.size() == 1 ? "it" : "them");
+    *reason = fmt::format("{} changed nothing in the second apply, after a first that held it back",
+                          source);
     return false;
   }
   if (auto s = second.resources.find(service); s != second.resources.end() && s->second.refreshed) {
@@ -105,26 +173,48 @@ bool StaleDaemon(const RunResult& replay, const std::string& source, const std::
     *reason = "none of the paths exists after the second apply";
     return false;
   }
-  std::vector<const Daemon*> stale;
-  bool running = false;
-  for (const Daemon& d : replay.daemons) {
-    if (!NamesService(d.comm, service_names)) continue;
-    running = true;
-    if (d.start < newest->mtime) stale.push_back(&d);
-  }
-  if (stale.empty()) {
+  if (replay.observed.empty()) {
     *reason =
-        running ? fmt::format("every process of {} started after {} changed", service, newest->path)
-                : fmt::format("no process of {} is running after the second apply", service);
+        fmt::format("{} was not refreshed after the second apply: nothing to compare", service);
     return false;
   }
-  const Daemon& d = *stale.front();
+  const RestartComparison restart = CompareRestart(replay.observed);
+  if (restart.stopped.empty()) {
+    *reason = fmt::format(
+        "refreshing {} stopped no process: either nothing of it ran, or its restart does not "
+        "reach its daemon here (an init script that looks for another pid file)",
+        service);
+    return false;
+  }
+  if (restart.started.empty()) {
+    *reason = fmt::format("refreshing {} stopped its processes and started none", service);
+    return false;
+  }
+  const Observation* stale = nullptr;
+  for (const Observation& o : restart.stopped) {
+    if (o.start < newest->mtime && (stale == nullptr || o.start < stale->start)) stale = &o;
+  }
+  if (stale == nullptr) {
+    *reason = fmt::format("every process a refresh of {} stopped started after {} changed", service,
+                          newest->path);
+    return false;
+  }
+  if (restart.differences.empty()) {
+    *reason = fmt::format(
+        "restarting {} with the changed {} changed neither the command lines of its processes "
+        "nor the sockets they listen on: nothing shows that it acts on what changed",
+        service, newest->path);
+    return false;
+  }
   differences->push_back(
-      fmt::format("{} changed {} again in a second apply ({}) and {} was not refreshed", source,
+      fmt::format("{} changed {} in the second apply ({}) and {} was not refreshed", source,
                   newest->path, a->second.changes.front(), service));
-  differences->push_back(
-      fmt::format("{} (pid {}) still runs, started {:.1f} s before that change: it uses the old {}",
-                  d.comm, d.pid, newest->mtime - d.start, newest->path));
+  differences->push_back(fmt::format(
+      "{} (pid {}) still runs, started {:.1f} s before that change: it uses the old {}",
+      ProgramName(stale->text), stale->pid, newest->mtime - stale->start, newest->path));
+  for (const std::string& d : restart.differences) {
+    differences->push_back(fmt::format("{} {}", service, d));
+  }
   return true;
 }
 

@@ -231,10 +231,13 @@ int RunSandbox(const SandboxSpec& spec, SupervisorPhase phase, const IdMapping& 
   std::optional<SystemdCgroup> systemd_cgroup;
   const bool boots = spec.init == "systemd" && phase == SupervisorPhase::kApply;
   if (boots) {
+    const std::string name = spec.cgroup_name.empty() ? fmt::format("fsmove-{}-init", getpid())
+                                                      : spec.cgroup_name + "-init";
     absl::StatusOr<SystemdCgroup> made =
-        SystemdCgroup::Make(spec.work_dir + "/cgroup2",
-                            spec.cgroup_name.empty() ? fmt::format("fsmove-{}-init", getpid())
-                                                     : spec.cgroup_name + "-init");
+        ids.rootless ? SystemdCgroup::MakeInDelegated(
+                           name, base::ReadFile("/proc/self/mountinfo").value_or(""),
+                           base::ReadFile("/proc/self/cgroup").value_or(""))
+                     : SystemdCgroup::Make(spec.work_dir + "/cgroup2", name);
     if (!made.ok()) {
       status.Send(
           status::Error{fmt::format("--init systemd: {}", std::string(made.status().message()))});
@@ -350,8 +353,10 @@ int RunSandbox(const SandboxSpec& spec, SupervisorPhase phase, const IdMapping& 
       if (pids && !pids->EnterPid(first)) {
         status.Send(status::Note{"could not move the sandbox into its pids limit's cgroup"});
       }
-      if (systemd_cgroup && !(systemd_cgroup->EnterPid(first) &&
-                              systemd_cgroup->Delegate(ids.uid_first, ids.gid_first))) {
+      // Rootless, the cgroup is the user's already (MakeInDelegated).
+      if (systemd_cgroup &&
+          !(systemd_cgroup->EnterPid(first) &&
+            (ids.rootless || systemd_cgroup->Delegate(ids.uid_first, ids.gid_first)))) {
         status.Send(status::Error{"--init systemd: could not hand the sandbox its cgroup2 cgroup"});
         entered = false;
       }
@@ -391,7 +396,16 @@ int RunSandbox(const SandboxSpec& spec, SupervisorPhase phase, const IdMapping& 
     }
     pids->Remove();
   }
-  if (systemd_cgroup) systemd_cgroup->Remove();
+  if (systemd_cgroup) {
+    // Rootless, the cgroups systemd made below ours are the sandbox root's: removed as it.
+    if (ids.rootless) {
+      if (absl::Status st = RunInUserNamespace(ids, [&] { systemd_cgroup->Remove(); }); !st.ok()) {
+        status.Send(status::Note{
+            fmt::format("systemd's cgroups could not be removed: {}", std::string(st.message()))});
+      }
+    }
+    systemd_cgroup->Remove();
+  }
   if (!set_up) return 2;
   return WIFEXITED(st) ? WEXITSTATUS(st) : ShellExitCode(st);
 }
@@ -501,11 +515,6 @@ int SandboxMain(const std::string& spec_file, int status_fd) {
           fmt::format("cannot create the keeper's mount namespace: {}", std::strerror(errno))});
       return 2;
     }
-  } else if (spec->init == "systemd") {
-    status.Send(status::Error{
-        "--init systemd needs root: a rootless sandbox cannot be given a cgroup2 tree of its "
-        "own here (use --init none)"});
-    return 2;
   }
   if (spec->overlay_mount == OverlayMountName(OverlayMount::kKeeper) && ids->rootless) {
     status.Send(status::Error{"the keeper can mount the sandbox's overlay only when run as root"});

@@ -31,7 +31,7 @@ nlohmann::json SandboxSpecToJson(const SandboxSpec& s) {
           {"apply_argv", s.apply_argv},
           {"reapplies", s.reapplies},
           {"probe_paths", s.probe_paths},
-          {"restore_paths", s.restore_paths},
+          {"refresh", s.refresh},
           {"pids_limit", s.pids_limit},
           {"lower_id_base", s.lower_id_base},
           {"overlay_mount", s.overlay_mount}};
@@ -62,7 +62,7 @@ absl::StatusOr<SandboxSpec> SandboxSpecFromJson(const nlohmann::json& j) {
     s.reapplies = j.value("reapplies", 0);
     if (s.reapplies < 0 || s.reapplies > 9) return absl::InvalidArgumentError("bad reapplies");
     s.probe_paths = j.value("probe_paths", std::vector<std::string>());
-    s.restore_paths = j.value("restore_paths", std::vector<std::string>());
+    s.refresh = j.value("refresh", false);
     s.pids_limit = j.value("pids_limit", uint32_t{0});
     s.lower_id_base = j.value("lower_id_base", uint32_t{0});
     s.overlay_mount = j.value("overlay_mount", std::string("auto"));

@@ -104,9 +104,9 @@ constexpr SeccompDenial kDenied[] = {
 #ifdef __NR_uselib
     FSMOVE_DENY(uselib, EPERM),
 #endif
-    // io_uring: file calls that worker threads of the kernel make on a process's behalf,
-    // past seccomp and past ptrace, so past strace: a module would write and read files
-    // the trace never shows (and a large attack surface; Docker and podman refuse it too).
+// io_uring: file calls that worker threads of the kernel make on a process's behalf,
+// past seccomp and past ptrace, so past strace: a module would write and read files
+// the trace never shows (and a large attack surface; Docker and podman refuse it too).
 #ifdef __NR_io_uring_setup
     FSMOVE_DENY(io_uring_setup, EPERM),
     FSMOVE_DENY(io_uring_enter, EPERM),

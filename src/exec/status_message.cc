@@ -69,6 +69,10 @@ struct Encoder {
   std::string operator()(const status::LeftRunning& m) const {
     return fmt::format("daemon {} {:.2f} {}", m.daemon.pid, m.daemon.start, m.daemon.comm);
   }
+  std::string operator()(const status::Observed& m) const {
+    const Observation& o = m.observation;
+    return fmt::format("observed {} {} {} {:.2f} {}", o.stage, o.kind, o.pid, o.start, o.text);
+  }
   std::string operator()(const status::Note& m) const { return "note " + m.text; }
   std::string operator()(const status::Limit& m) const { return "limit " + m.text; }
   std::string operator()(const status::Error& m) const { return "error " + m.text; }
@@ -163,6 +167,18 @@ absl::StatusOr<StatusMessage> DecodeStatusMessage(std::string_view line) {
       return Malformed(line, "daemon PID START COMM");
     }
     m.daemon.comm = std::string(f[2]);
+    return m;
+  }
+  if (kind == "observed") {
+    status::Observed m;
+    Observation& o = m.observation;
+    auto f = fields(5, true);
+    if (f.empty() || !ParseInt(f[0], &o.stage) || f[1].empty() || !ParseInt(f[2], &o.pid) ||
+        !ParseDouble(f[3], &o.start)) {
+      return Malformed(line, "observed STAGE KIND PID START TEXT");
+    }
+    o.kind = std::string(f[1]);
+    o.text = std::string(f[4]);
     return m;
   }
   if (kind == "note") return status::Note{std::string(rest)};

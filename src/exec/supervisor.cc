@@ -40,6 +40,7 @@
 #include "fsmove/exec/puppet_log.h"
 #include "fsmove/exec/sandbox_layout.h"
 #include "fsmove/exec/seccomp_filter.h"
+#include "fsmove/exec/service_observation.h"
 #include "fsmove/exec/systemd_boot.h"
 
 namespace fsmove::exec {
@@ -51,16 +52,6 @@ using Clock = std::chrono::steady_clock;
 
 double SecondsSince(Clock::time_point t) {
   return std::chrono::duration<double>(Clock::now() - t).count();
-}
-
-bool UnderFreshMount(const std::string& p) {
-  for (std::string_view prefix : {"/tmp", "/run", "/dev", "/proc", "/sys"}) {
-    if (p == prefix || (std::string_view(p).starts_with(prefix) && p.size() > prefix.size() &&
-                        p[prefix.size()] == '/')) {
-      return true;
-    }
-  }
-  return false;
 }
 
 // Copies what `in` has left into `out`, `max` bytes at most (a read stops at the chunk that
@@ -132,14 +123,19 @@ class Supervisor {
     if (!(compiles ? Compile() : LoadGivenCatalog())) return 0;
     if (spec_.mode == SandboxMode::kOverlay && spec_.prep) PrepareAfterCompile();
     Apply();
-    if (!spec_.restore_paths.empty()) RestorePaths();
     for (int k = 2; k <= 1 + spec_.reapplies && Reapply(k); ++k) {
+    }
+    // A replay of missing notifiers: the services as the second apply left them, refreshed.
+    if (spec_.refresh) {
+      Observe(1);
+      Refresh();
+      Observe(2);
     }
     for (const std::string& path : spec_.probe_paths) {
       status_.Send(status::Probe{ProbePath(path)});
     }
     // Replays (they probe paths) report what they leave running: which services run.
-    if (!spec_.probe_paths.empty() || !spec_.restore_paths.empty()) ReportDaemons();
+    if (!spec_.probe_paths.empty()) ReportDaemons();
     if (spec_.mode == SandboxMode::kOverlay) {
       ReportLeftovers();
       ReportFullFileSystems();
@@ -459,8 +455,9 @@ class Supervisor {
       // util-linux's setpriv (in every Debian root) lowers the bounding set of Puppet and all
       // it starts below strace's own (see kTracerOnlyCapabilities).
       if (access("/usr/bin/setpriv", X_OK) == 0) {
-        argv.insert(argv.end(), {"/usr/bin/setpriv",
-                                 fmt::format("--bounding-set={}", PuppetBoundingSetChange()), "--"});
+        argv.insert(argv.end(),
+                    {"/usr/bin/setpriv",
+                     fmt::format("--bounding-set={}", PuppetBoundingSetChange()), "--"});
       } else {
         status_.Send(
             status::Note{"the root has no /usr/bin/setpriv: root processes of the module can "
@@ -539,8 +536,18 @@ class Supervisor {
     if (applied_argv_.empty()) return false;
     status_.Send(status::Phase{status::ReapplyPhase(k)});
     const std::string log_name = ReapplyLogName(k);
-    // A replay (no compile_argv) applies the catalog it was given again.
-    if (!spec_.compile_argv.empty()) {
+    // A replay (no compile_argv) applies the catalog it was given again; one of missing
+    // notifiers, the second catalog it was given (the first held their sources back).
+    if (spec_.refresh) {
+      absl::StatusOr<std::string> second = base::ReadUntrustedFile(
+          fds_.in_dir, kSecondCatalogFile, "the second catalog", catalog::kMaxCatalogBytes);
+      if (!second.ok()) {
+        status_.Send(status::Note{fmt::format("apply {}: no second catalog", k)});
+        return false;
+      }
+      catalog_text_ = std::move(*second);
+      close(OpenForWriting(Inside(log_name)));
+    } else if (!spec_.compile_argv.empty()) {
       Compiled c = RunCompile(log_name, /*append=*/false);
       if (c.code != 0) {
         status_.Send(
@@ -553,18 +560,7 @@ class Supervisor {
     } else {
       close(OpenForWriting(Inside(log_name)));
     }
-    std::vector<std::string> argv = spec_.apply_argv;
-    // The graph the check reads is the traced apply's: a later apply writes none.
-    for (size_t i = 0; i < argv.size();) {
-      if (argv[i] == "--graph") {
-        argv.erase(argv.begin() + static_cast<std::ptrdiff_t>(i));
-      } else if (argv[i] == "--graphdir" && i + 1 < argv.size()) {
-        argv.erase(argv.begin() + static_cast<std::ptrdiff_t>(i),
-                   argv.begin() + static_cast<std::ptrdiff_t>(i) + 2);
-      } else {
-        ++i;
-      }
-    }
+    std::vector<std::string> argv = LaterApplyArgv();
     WriteApplyCatalog(&argv);
     // Read back through the descriptor Puppet wrote to: the module's code may have replaced
     // the name (with a FIFO, a symlink) meanwhile.
@@ -596,61 +592,66 @@ class Supervisor {
     return false;
   }
 
-  // --confirm of a missing notifier: each path is put back as the OS root had it before the
-  // first apply (copied from the overlay's lower layer, or removed when it had none), so
-  // that the next apply changes it again. The lower layer is reached through a descriptor
-  // opened before pivot_root, and paths resolve inside it (RESOLVE_IN_ROOT).
-  void RestorePaths() {
-    for (const std::string& path : spec_.restore_paths) {
-      std::string what = RestorePath(path);
-      status_.Send(status::Note{fmt::format("restored {}: {}", path, what)});
+  // The apply's arguments for an apply after the traced one: the graph the check reads is
+  // the traced apply's, a later apply writes none.
+  std::vector<std::string> LaterApplyArgv() const {
+    std::vector<std::string> argv = spec_.apply_argv;
+    for (size_t i = 0; i < argv.size();) {
+      if (argv[i] == "--graph") {
+        argv.erase(argv.begin() + static_cast<std::ptrdiff_t>(i));
+      } else if (argv[i] == "--graphdir" && i + 1 < argv.size()) {
+        argv.erase(argv.begin() + static_cast<std::ptrdiff_t>(i),
+                   argv.begin() + static_cast<std::ptrdiff_t>(i) + 2);
+      } else {
+        ++i;
+      }
+    }
+    return argv;
+  }
+
+  // A replay of missing notifiers: applies the refresh catalog (kRefreshCatalogFile), whose
+  // one change refreshes their service, as their notify would; untraced, its log copied out.
+  void Refresh() {
+    absl::StatusOr<std::string> text = base::ReadUntrustedFile(
+        fds_.in_dir, kRefreshCatalogFile, "the refresh catalog", catalog::kMaxCatalogBytes);
+    if (!text.ok() || !WriteFileWithMode(Inside(kRefreshCatalogFile), *text, 0644).ok()) {
+      status_.Send(status::Note{"refresh: no refresh catalog"});
+      return;
+    }
+    std::vector<std::string> argv = LaterApplyArgv();
+    for (size_t i = 1; i < argv.size(); ++i) {
+      if (argv[i - 1] == "--catalog") argv[i] = Inside(kRefreshCatalogFile);
+    }
+    const std::string log_name = kRefreshLog;
+    int log = OpenForWriting(Inside(log_name));
+    auto pid = Spawn(argv, InSandbox(log, log));
+    if (log >= 0) close(log);
+    if (!pid.ok()) {
+      status_.Send(status::Note{
+          fmt::format("refresh could not start: {}", std::string(pid.status().message()))});
+      return;
+    }
+    const int code = ShellExitCode(WaitReaping(*pid));
+    CopyOut(log_name);
+    if (code != 0) {
+      status_.Send(status::Note{fmt::format("refresh: Puppet exited {} (see {})", code, log_name)});
     }
   }
 
-  std::string RestorePath(const std::string& path) {
-    struct stat now;
-    if (lstat(path.c_str(), &now) == 0 && S_ISDIR(now.st_mode)) return "a directory: left as it is";
-    // /tmp, /run, /dev, ... are the sandbox's own, empty before the apply (the lower layer's
-    // are not what Puppet saw, and may be the host's): as it was is absent. The work
-    // directory (under /run) is fsmove's, never the module's.
-    if (UnderFreshMount(path)) {
-      if (std::string_view(path).starts_with(kSandboxWorkDir))
-        return "fsmove's work directory: left as it is";
-      if (unlink(path.c_str()) == 0) return "removed (a fresh file system of the sandbox)";
-      return errno == ENOENT ? "absent" : fmt::format("cannot remove: {}", std::strerror(errno));
+  // The sandbox's processes and listening sockets, once they hold still (a daemon forks and
+  // binds after its start returns): at most 3 s.
+  void Observe(int stage) {
+    std::vector<pid_t> skip = {self_};
+    if (systemd()) skip.push_back(1);
+    std::vector<Observation> seen = ObserveSandbox(proc_dir_, stage, skip);
+    for (int i = 0; i < 12; ++i) {
+      std::this_thread::sleep_for(std::chrono::milliseconds(250));
+      std::vector<Observation> again = ObserveSandbox(proc_dir_, stage, skip);
+      const bool same = SameObservations(seen, again);
+      seen = std::move(again);
+      if (same) break;
     }
-    if (fds_.lower < 0) return "the OS root is out of reach: left as it is";
-    open_how how{};
-    how.flags = O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC;
-    how.resolve = RESOLVE_IN_ROOT | RESOLVE_NO_MAGICLINKS;
-    const std::string rel = path.substr(path.find_first_not_of('/'));
-    int fd = static_cast<int>(syscall(SYS_openat2, fds_.lower, rel.c_str(), &how, sizeof how));
-    if (fd < 0 && (errno == ENOENT || errno == ENOTDIR)) {
-      if (unlink(path.c_str()) == 0) return "removed (the OS root has none)";
-      return errno == ENOENT ? "absent, as in the OS root"
-                             : fmt::format("cannot remove: {}", std::strerror(errno));
-    }
-    if (fd < 0) return fmt::format("not readable in the OS root: {}", std::strerror(errno));
-    struct stat st;
-    if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
-      close(fd);
-      return "not a regular file in the OS root: left as it is";
-    }
-    const std::string tmp = path + ".fsmove-restore";
-    int out = open(tmp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC, 0600);
-    if (out < 0) {
-      close(fd);
-      return fmt::format("cannot write: {}", std::strerror(errno));
-    }
-    bool ok = CopyBounded(fd, out, SIZE_MAX);
-    close(fd);
-    ok = ok && fchown(out, st.st_uid, st.st_gid) == 0 && fchmod(out, st.st_mode & 07777) == 0;
-    close(out);
-    if (!ok || rename(tmp.c_str(), path.c_str()) != 0) {
-      unlink(tmp.c_str());
-      return "cannot put the OS root's copy in place";
-    }
-    return fmt::format("the OS root's copy ({} bytes)", st.st_size);
+    for (Observation& o : seen) status_.Send(status::Observed{std::move(o)});
   }
 
   // The processes left running (the daemons the applies started), with their start time

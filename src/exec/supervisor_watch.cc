@@ -109,6 +109,8 @@ void SupervisorReport::Take(const StatusMessage& message, base::ProgressLine& pr
     probes.push_back(m->state);
   } else if (const auto* m = std::get_if<status::LeftRunning>(&message)) {
     daemons.push_back(m->daemon);
+  } else if (const auto* m = std::get_if<status::Observed>(&message)) {
+    observed.push_back(m->observation);
   } else if (const auto* m = std::get_if<status::Note>(&message)) {
     notes.push_back(m->text);
   } else if (const auto* m = std::get_if<status::Limit>(&message)) {

@@ -150,6 +150,47 @@ absl::Status WriteIdMaps(pid_t pid, const IdMapping& mapping) {
   return absl::OkStatus();
 }
 
+absl::Status RunInUserNamespace(const IdMapping& mapping, const std::function<void()>& work) {
+  int ready[2], go[2];
+  if (pipe2(ready, O_CLOEXEC) != 0) return base::ErrnoStatus("pipe");
+  if (pipe2(go, O_CLOEXEC) != 0) {
+    const int e = errno;
+    close(ready[0]);
+    close(ready[1]);
+    return base::ErrnoStatus("pipe", e);
+  }
+  pid_t child = fork();
+  if (child == 0) {
+    close(ready[0]);
+    close(go[1]);
+    char c = unshare(CLONE_NEWUSER) == 0 ? 'u' : 'x';
+    if (write(ready[1], &c, 1) != 1 || c != 'u') _exit(1);
+    if (read(go[0], &c, 1) != 1 || c != 'g') _exit(1);
+    work();
+    _exit(0);
+  }
+  close(ready[1]);
+  close(go[0]);
+  absl::Status st = child < 0 ? base::ErrnoStatus("fork") : absl::OkStatus();
+  char c = 0;
+  if (st.ok() && (read(ready[0], &c, 1) != 1 || c != 'u')) {
+    st = absl::FailedPreconditionError("the child could not make a user namespace");
+  }
+  if (st.ok()) st = WriteIdMaps(child, mapping);
+  c = st.ok() ? 'g' : 'x';
+  if (child > 0 && write(go[1], &c, 1) != 1 && st.ok())
+    st = absl::InternalError("the child is gone");
+  close(ready[0]);
+  close(go[1]);
+  int status = 0;
+  while (child > 0 && waitpid(child, &status, 0) < 0 && errno == EINTR) {
+  }
+  if (st.ok() && !(WIFEXITED(status) && WEXITSTATUS(status) == 0)) {
+    st = absl::InternalError(fmt::format("the child {}", DescribeWaitStatus(status)));
+  }
+  return st;
+}
+
 absl::Status ProbeUserNamespace() {
   pid_t child = fork();
   if (child < 0) return base::ErrnoStatus("fork");

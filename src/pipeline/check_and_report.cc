@@ -12,8 +12,11 @@
 #include "fsmove/gating/suppressions.h"
 #include "fsmove/graph/dependency_graph.h"
 #include "fsmove/graph/puppet_graph.h"
+#include "fsmove/report/code_quality.h"
 #include "fsmove/report/json_output.h"
 #include "fsmove/report/junit.h"
+#include "fsmove/report/markdown_report.h"
+#include "fsmove/report/rdjson.h"
 #include "fsmove/report/sarif.h"
 #include "fsmove/report/source_root.h"
 #include "fsmove/report/terminal_text.h"
@@ -35,6 +38,14 @@ void WriteReport(std::string_view format, std::ostream& out, const report::Findi
     out << report::DumpJson(report::FindingsToSarif(ctx, {root})) << "\n";
   } else if (format == "junit") {
     report::WriteFindingsJunit(out, ctx, {root});
+  } else if (format == "rdjson") {
+    out << report::DumpJson(report::FindingsToRdjson(ctx, root)) << "\n";
+  } else if (format == "codequality") {
+    out << report::DumpJson(report::FindingsToCodeQuality(ctx, root)) << "\n";
+  } else if (format == "markdown") {
+    report::MarkdownOptions markdown;
+    markdown.source_root = root;
+    report::WriteFindingsMarkdown(out, ctx, markdown);
   } else {
     report::WriteFindingsText(out, ctx);
   }
@@ -213,7 +224,10 @@ absl::StatusOr<Verdict> CheckAndReport(const ReportSettings& o, const ProjectInp
   Report reports[] = {{o.format, o.output, true, {}},
                       {"json", o.json_output, !o.json_output.empty(), {}},
                       {"sarif", o.sarif_output, !o.sarif_output.empty(), {}},
-                      {"junit", o.junit_output, !o.junit_output.empty(), {}}};
+                      {"junit", o.junit_output, !o.junit_output.empty(), {}},
+                      {"rdjson", o.rdjson_output, !o.rdjson_output.empty(), {}},
+                      {"codequality", o.codequality_output, !o.codequality_output.empty(), {}},
+                      {"markdown", o.markdown_output, !o.markdown_output.empty(), {}}};
   for (Report& r : reports) {
     if (!r.wanted) continue;
     if (absl::Status st = r.out.Open(r.path, io.stdout_stream); !st.ok()) return st;

@@ -95,18 +95,20 @@ Json RuleJson(const RuleText& r) {
             {"problem.severity", r.level == std::string_view("error") ? "error" : "warning"}}}};
 }
 
+// An artifactLocation for a manifest: relative to %SRCROOT% inside the source root, else an
+// absolute file URI.
+Json ArtifactLocation(const std::string& file, const SourceRoot& root) {
+  if (auto rel = root.Relative(file)) {
+    return {{"uri", PercentEncodePath(*rel)}, {"uriBaseId", std::string(kSourceRootBaseId)}};
+  }
+  if (!file.empty() && file.front() == '/') return {{"uri", FileUri(file)}};
+  return {{"uri", PercentEncodePath(file)}};
+}
+
 // A physical location for a resource's declaration, or null when the catalog has no file.
 Json PhysicalLocation(const catalog::Resource& r, const SourceRoot& root) {
   if (r.file.empty()) return nullptr;
-  Json artifact;
-  if (auto rel = root.Relative(r.file)) {
-    artifact = {{"uri", PercentEncodePath(*rel)}, {"uriBaseId", std::string(kSourceRootBaseId)}};
-  } else if (!r.file.empty() && r.file.front() == '/') {
-    artifact = {{"uri", FileUri(r.file)}};
-  } else {
-    artifact = {{"uri", PercentEncodePath(r.file)}};
-  }
-  Json physical = {{"artifactLocation", artifact}};
+  Json physical = {{"artifactLocation", ArtifactLocation(r.file, root)}};
   if (r.line && *r.line >= 1) physical["region"] = {{"startLine", *r.line}};
   return physical;
 }
@@ -206,12 +208,30 @@ Json NotIdempotentResult(const NotIdempotent& n, const catalog::Catalog& cat,
             {"thirdApply", n.third}}}};
 }
 
-// Low confidence: note. With --confirm: error when a replay confirmed it, warning when not.
-// Otherwise the rule's level.
-std::string Level(const checker::Finding& f) {
-  if (f.confidence == checker::Confidence::kLow) return "note";
-  if (f.confirmation.attempted) return f.confirmation.confirmed ? "error" : "warning";
-  return Rule(f.kind).level;
+// The fix as SARIF 3.55 fixes: one fix, an artifactChange per file (edits are sorted by
+// file), a replacement per edit. Lines [line, end_line) run from column 1 of `line` to column
+// 1 of `end_line`, so that the replaced text includes its newlines as insertedContent does.
+Json Fixes(const checker::FixPatch& patch, const SourceRoot& root) {
+  Json changes = Json::array();
+  const std::string* file = nullptr;
+  for (const checker::FixEdit& e : patch.edits) {
+    if (file == nullptr || *file != e.file) {
+      changes.push_back(
+          {{"artifactLocation", ArtifactLocation(e.file, root)}, {"replacements", Json::array()}});
+      file = &e.file;
+    }
+    Json region = {{"startLine", e.line}, {"startColumn", 1}, {"endColumn", 1}};
+    if (e.end_line > e.line) region["endLine"] = e.end_line;
+    changes.back()["replacements"].push_back(
+        {{"deletedRegion", region}, {"insertedContent", {{"text", e.text}}}});
+  }
+  return Json::array({{{"description", {{"text", SarifMessageEscape(patch.description)}}},
+                       {"artifactChanges", changes}}});
+}
+
+// Whether a patch is offered: it has edits and did not fail its verification.
+bool Offered(const std::optional<checker::FixPatch>& patch) {
+  return patch && !patch->edits.empty() && patch->verdict != checker::FixVerdict::kFailed;
 }
 
 Json ResultProperties(const checker::Finding& f, const catalog::Catalog& cat) {
@@ -240,6 +260,21 @@ Json Notification(std::string text, const char* level) {
 }
 
 }  // namespace
+
+std::string_view FindingLevel(const checker::Finding& f) {
+  if (f.confidence == checker::Confidence::kLow) return "note";
+  if (f.confirmation.attempted) return f.confirmation.confirmed ? "error" : "warning";
+  return Rule(f.kind).level;
+}
+
+const catalog::Resource& PrimaryDeclaration(const checker::Finding& f,
+                                            const catalog::Catalog& cat) {
+  const catalog::Resource& src = cat.resource(f.source_declaration);
+  const catalog::Resource& dst = cat.resource(f.target_declaration);
+  return dst.file.empty() && !src.file.empty() ? src : dst;
+}
+
+std::string_view ToolInformationUri() { return FSMOVE_INFORMATION_URI; }
 
 std::string SarifMessageEscape(std::string_view text) {
   std::string out;
@@ -273,10 +308,9 @@ nlohmann::json FindingsToSarif(const FindingsContext& c, const SarifOptions& o) 
     if (suppressed && !c.show_suppressed) continue;
     // The declarations the fix names (the user's own, for resources inside defined types).
     const catalog::Resource& src = cat.resource(f.source_declaration);
-    const catalog::Resource& dst = cat.resource(f.target_declaration);
     // The annotation goes where the fix goes: the target. Without a manifest for it, the
     // source's declaration (the other edit the fix offers) is the next best place.
-    const catalog::Resource& primary = dst.file.empty() && !src.file.empty() ? src : dst;
+    const catalog::Resource& primary = PrimaryDeclaration(f, cat);
     Json related = Location(src, o.source_root);
     related["id"] = 1;
     related["message"] = {
@@ -287,7 +321,7 @@ nlohmann::json FindingsToSarif(const FindingsContext& c, const SarifOptions& o) 
     Json result = {
         {"ruleId", std::string(checker::FaultRuleId(f.kind))},
         {"ruleIndex", RuleIndex(f.kind)},
-        {"level", Level(f)},
+        {"level", std::string(FindingLevel(f))},
         {"message", {{"text", MessageText(f, cat)}}},
         {"locations", Json::array({Location(primary, o.source_root)})},
         {"relatedLocations", Json::array({related})},
@@ -298,6 +332,7 @@ nlohmann::json FindingsToSarif(const FindingsContext& c, const SarifOptions& o) 
           {"primaryLocationLineHash", f.fingerprint}}},
         {"suppressions", Json::array()},
         {"properties", ResultProperties(f, cat)}};
+    if (Offered(f.patch)) result["fixes"] = Fixes(*f.patch, o.source_root);
     if (suppressed) {
       result["suppressions"].push_back({{"kind", "external"},
                                         {"status", "accepted"},

@@ -2,8 +2,9 @@
 """The CI recipes stay consistent with the script they drive: action.yml and
 tools/ci/gitlab-ci.yml parse as YAML, every `inputs.X` the action uses is declared and every
 declared input is used, every run-check option they pass exists in tools/ci/run-check, the
-action uploads SARIF with github/codeql-action/upload-sarif and JUnit as an artifact, and the
-GitLab job hands GitLab the JUnit file the script writes.
+action uploads SARIF with github/codeql-action/upload-sarif and JUnit as an artifact, feeds
+reviewdog the rdjson file run-check wrote and the job summary its Markdown, and the GitLab job
+hands GitLab the JUnit and Code Quality files the script writes.
 
 Usage: ci_config_test.py SOURCE_DIR
 """
@@ -32,7 +33,8 @@ def main():
     src = Path(sys.argv[1])
     accepted = run_check_options((src / "tools/ci/run-check").read_text())
     if not {"--module", "--trace", "--catalog", "--sarif", "--junit", "--baseline",
-            "--fail-on-findings", "--fsmove", "--source-root"} <= accepted:
+            "--fail-on-findings", "--fsmove", "--source-root", "--rdjson", "--codequality",
+            "--markdown"} <= accepted:
         fail(f"run-check options not found: {sorted(accepted)}")
 
     action = yaml.safe_load((src / "action.yml").read_text())
@@ -57,6 +59,18 @@ def main():
         fail("action.yml does not upload SARIF with github/codeql-action/upload-sarif")
     if not any(u.startswith("actions/upload-artifact@") for u in uses):
         fail("action.yml does not upload the JUnit report as an artifact")
+    for option in ("--rdjson", "--markdown"):
+        if option not in run_step["run"]:
+            fail(f"action.yml does not ask run-check for {option}")
+    reviewdog = next((s for s in steps if "reviewdog " in s.get("run", "")), None)
+    if reviewdog is None or "-f=rdjson" not in reviewdog["run"] or \
+            "steps.check.outputs.rdjson-file" not in reviewdog.get("if", "") + \
+            str(reviewdog.get("env", {})):
+        fail("action.yml does not run reviewdog -f=rdjson on the rdjson file run-check wrote")
+    if not any(u.startswith("reviewdog/action-setup@") for u in uses):
+        fail("action.yml does not install reviewdog (reviewdog/action-setup)")
+    if not any("GITHUB_STEP_SUMMARY" in s.get("run", "") for s in steps):
+        fail("action.yml does not write the Markdown report to the job summary")
     outputs = set(re.findall(r"steps\.check\.outputs\.([a-z-]+)", text))
     script = (src / "tools/ci/run-check").read_text()
     for name in outputs:
@@ -73,6 +87,12 @@ def main():
     junit = re.search(r"--junit\s+(\S+)", script_text)
     if not junit or job["artifacts"]["reports"]["junit"] != junit.group(1):
         fail("gitlab-ci.yml: artifacts:reports:junit is not the file run-check writes")
+    codequality = re.search(r"--codequality\s+(\S+)", script_text)
+    if not codequality or job["artifacts"]["reports"].get("codequality") != codequality.group(1):
+        fail("gitlab-ci.yml: artifacts:reports:codequality is not the file run-check writes")
+    markdown = re.search(r"--markdown\s+(\S+)", script_text)
+    if not markdown or markdown.group(1) not in job["artifacts"]["paths"]:
+        fail("gitlab-ci.yml: the Markdown report is not kept as an artifact")
     if job["artifacts"].get("when") != "always":
         fail("gitlab-ci.yml: reports must be kept when the job fails (artifacts:when: always)")
     print("ok: tools/ci/gitlab-ci.yml")

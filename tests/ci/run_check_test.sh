@@ -51,6 +51,23 @@ grep -qx "sarif-file=out/r.sarif" "$GITHUB_OUTPUT" || fail "findings: no sarif-f
 grep -qx "junit-file=out/r.xml" "$GITHUB_OUTPUT" || fail "findings: no junit-file output"
 grep -q "Missing ordering relationship (MOR)" "$tmp/findings.out" || fail "findings: no text report"
 
+# The review formats, when asked: written from the same run and recorded for the next steps.
+: >"$GITHUB_OUTPUT"
+expect 1 review -- "${run[@]}" --sarif "" --junit "" --rdjson out/r.rdjson \
+  --codequality out/r.codequality.json --markdown out/r.md
+"${PYTHON:-python3}" - "$tmp/out/r.rdjson" "$tmp/out/r.codequality.json" <<'PY' || fail "review: rdjson or Code Quality unreadable or wrong"
+import json, sys
+rd = json.load(open(sys.argv[1]))
+assert [d["code"]["value"] for d in rd["diagnostics"]] == ["missing-ordering"], rd
+cq = json.load(open(sys.argv[2]))
+assert [i["check_name"] for i in cq] == ["missing-ordering"], cq
+PY
+grep -q "^## fsmove: 1 finding" out/r.md || fail "review: no markdown heading"
+grep -qx "rdjson-file=out/r.rdjson" "$GITHUB_OUTPUT" || fail "review: no rdjson-file output"
+grep -qx "codequality-file=out/r.codequality.json" "$GITHUB_OUTPUT" || fail "review: no codequality-file output"
+grep -qx "markdown-file=out/r.md" "$GITHUB_OUTPUT" || fail "review: no markdown-file output"
+grep -q "sarif-file=" "$GITHUB_OUTPUT" && fail "review: sarif-file output without a SARIF report"
+
 # The same with --fail-on-findings false: exit 0, reports still written.
 rm -f out/r.sarif out/r.xml
 : >"$GITHUB_OUTPUT"

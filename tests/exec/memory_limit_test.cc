@@ -2,6 +2,11 @@
 #include "fsmove/exec/memory_limit.h"
 
 #include <gtest/gtest.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cstdlib>
+#include <string>
 
 namespace fsmove::exec {
 namespace {
@@ -18,6 +23,55 @@ TEST(MemoryLimitTest, Sizes) {
   EXPECT_FALSE(ParseMemorySize("4T").has_value());
   EXPECT_FALSE(ParseMemorySize("-1").has_value());
   EXPECT_FALSE(ParseMemorySize("99999999999999999999G").has_value());
+}
+
+constexpr const char* kHybridMountinfo =
+    "25 30 0:23 / /sys rw,nosuid,nodev,noexec,relatime shared:7 - sysfs sysfs rw\n"
+    "26 25 0:24 / /sys/fs/cgroup ro,nosuid,nodev,noexec shared:8 - tmpfs tmpfs ro,mode=755\n"
+    "27 26 0:25 / /sys/fs/cgroup/unified rw,nosuid,nodev,noexec,relatime shared:9 - cgroup2 "
+    "cgroup2 rw,nsdelegate\n"
+    "28 26 0:26 / /sys/fs/cgroup/pids rw,nosuid,nodev,noexec,relatime shared:10 - cgroup "
+    "cgroup rw,pids\n";
+
+TEST(SystemdCgroupTest, Cgroup2MountPoint) {
+  EXPECT_EQ(Cgroup2MountPoint(kHybridMountinfo), "/sys/fs/cgroup/unified");
+  EXPECT_EQ(Cgroup2MountPoint("30 1 0:27 / /sys/fs/cgroup rw,nosuid shared:4 - cgroup2 cgroup2 "
+                              "rw,nsdelegate,memory_recursiveprot\n"),
+            "/sys/fs/cgroup");
+  // v1 only; a cgroup2 bind of a subtree is not the hierarchy's root.
+  EXPECT_EQ(Cgroup2MountPoint("28 26 0:26 / /sys/fs/cgroup/pids rw - cgroup cgroup rw,pids\n"), "");
+  EXPECT_EQ(Cgroup2MountPoint("40 1 0:27 /user.slice /mnt/c rw - cgroup2 cgroup2 rw\n"), "");
+  EXPECT_EQ(Cgroup2MountPoint(""), "");
+}
+
+TEST(SystemdCgroupTest, RootlessWithoutCgroup2IsRefusedWithTheWayOut) {
+  absl::StatusOr<SystemdCgroup> made = SystemdCgroup::MakeInDelegated(
+      "fsmove-1-init", "28 26 0:26 / /sys/fs/cgroup/pids rw - cgroup cgroup rw,pids\n",
+      "8:pids:/\n");
+  ASSERT_FALSE(made.ok());
+  EXPECT_NE(made.status().message().find("--init none"), std::string::npos)
+      << made.status().message();
+  EXPECT_FALSE(SystemdCgroup::MakeInDelegated("../x", kHybridMountinfo, "0::/\n").ok());
+}
+
+// The cgroup goes below this process's own cgroup (the delegated one), not beside it: a
+// directory stands in for the hierarchy.
+TEST(SystemdCgroupTest, RootlessCgroupIsMadeBelowTheOwnCgroup) {
+  char dir[] = "/tmp/fsmove-cgroup-test-XXXXXX";
+  ASSERT_NE(mkdtemp(dir), nullptr);
+  const std::string own = std::string(dir) + "/user.slice/app.scope";
+  ASSERT_EQ(system(("mkdir -p " + own + " && touch " + own + "/cgroup.procs").c_str()), 0);
+  const std::string mountinfo =
+      std::string("27 26 0:25 / ") + dir + " rw,relatime shared:9 - cgroup2 cgroup2 rw\n";
+  absl::StatusOr<SystemdCgroup> made =
+      SystemdCgroup::MakeInDelegated("fsmove-7-init", mountinfo, "0::/user.slice/app.scope\n");
+  ASSERT_TRUE(made.ok()) << made.status();
+  struct stat st;
+  EXPECT_EQ(stat((own + "/fsmove-7-init").c_str(), &st), 0);
+  EXPECT_TRUE(S_ISDIR(st.st_mode));
+  made->Remove();
+  EXPECT_NE(stat((own + "/fsmove-7-init").c_str(), &st), 0);
+  ASSERT_EQ(system((std::string("rm -rf ") + dir).c_str()), 0);
 }
 
 }  // namespace

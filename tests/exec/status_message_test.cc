@@ -38,6 +38,8 @@ TEST(StatusMessage, EveryKindSurvivesARoundTrip) {
       status::Probe{file},
       status::Probe{unreadable},
       status::LeftRunning{daemon},
+      status::Observed{{1, "process", 51, 1700000001.5, "/usr/bin/memcached -m 32 -p 11211"}},
+      status::Observed{{2, "listen", 0, 0, "unix /run/slapd/ldapi"}},
       status::Note{"bound /srv read-only into the sandbox"},
       status::Note{""},
       status::Limit{"the sandbox hit its memory limit (100 MiB)"},
@@ -51,6 +53,8 @@ TEST(StatusMessage, KeepsTheLineFormat) {
   EXPECT_EQ(EncodeStatusMessage(status::Compiled{0, 1.23456}), "compiled 0 1.235");
   EXPECT_EQ(EncodeStatusMessage(status::Applied{2, 4, "SIGINT"}), "applied 2 4.000 SIGINT");
   EXPECT_EQ(EncodeStatusMessage(status::LeftRunning{{7, 1.5, "sshd"}}), "daemon 7 1.50 sshd");
+  EXPECT_EQ(EncodeStatusMessage(status::Observed{{2, "process", 9, 3.5, "/usr/sbin/sshd -D"}}),
+            "observed 2 process 9 3.50 /usr/sbin/sshd -D");
   // A message never spans lines.
   EXPECT_EQ(EncodeStatusMessage(status::Note{"two\nlines"}), "note two lines");
 }

@@ -85,6 +85,40 @@ TEST(WriteIdMapsTest, ChildBecomesRootOfItsNamespace) {
   EXPECT_EQ(WEXITSTATUS(status), 0);
 }
 
+// What the sandbox's root owns on the host (a file of host uid kRootModeIdBase), the host's
+// uid alone may not change without privilege; RunInUserNamespace's work may, as that root.
+TEST(RunInUserNamespaceTest, WorkRunsAsTheSandboxesRoot) {
+  if (geteuid() != 0) GTEST_SKIP() << "writing maps directly needs root";
+  if (!ProbeUserNamespace().ok()) GTEST_SKIP() << "no user namespaces here";
+  char dir[] = "/tmp/fsmove-userns-test-XXXXXX";
+  ASSERT_NE(mkdtemp(dir), nullptr);
+  const std::string owned = std::string(dir) + "/sandbox-root-owns";
+  const std::string inner = owned + "/inner";
+  ASSERT_EQ(mkdir(owned.c_str(), 0700), 0);
+  ASSERT_EQ(mkdir(inner.c_str(), 0700), 0);
+  // Removing `inner` needs write access to `owned`: its owner's, or capabilities that count
+  // for files whose owner the namespace maps.
+  ASSERT_EQ(chown(inner.c_str(), kRootModeIdBase, kRootModeIdBase), 0);
+  ASSERT_EQ(chown(owned.c_str(), kRootModeIdBase, kRootModeIdBase), 0);
+  IdMapping m;
+  m.uid_first = m.gid_first = kRootModeIdBase;
+  bool inside_root = false;  // set in the child only: the parent's copy stays false
+  EXPECT_TRUE(RunInUserNamespace(m, [&] {
+                inside_root = true;
+                // The child's own uid is unmapped; its capabilities over the namespace's
+                // files (the mapped ones) remain.
+                if (rmdir(inner.c_str()) != 0 || rmdir(owned.c_str()) != 0) _exit(20);
+              }).ok());
+  EXPECT_FALSE(inside_root);
+  struct stat st;
+  EXPECT_NE(stat(owned.c_str(), &st), 0) << "the work did not run";
+  rmdir(inner.c_str());
+  rmdir(owned.c_str());
+  // A failing work is an error.
+  EXPECT_FALSE(RunInUserNamespace(m, [] { _exit(3); }).ok());
+  rmdir(dir);
+}
+
 TEST(SandboxSpecTest, RoundTripKeepsTheLimitsAndTheLowerLayersOwner) {
   SandboxSpec s;
   s.work_dir = "/tmp/w";

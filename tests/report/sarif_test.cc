@@ -7,6 +7,7 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include "hand_made_patch.h"
 #include "recorded_check.h"
 
 namespace fsmove::testing {
@@ -142,6 +143,62 @@ TEST(SarifTest, SuppressedFindingsAndBaselineState) {
 TEST(SarifTest, MessageEscaping) {
   EXPECT_EQ(report::SarifMessageEscape("File['/a'] {x} \\ y"), "File\\['/a'\\] {{x}} \\\\ y");
   EXPECT_EQ(report::SarifMessageEscape("plain"), "plain");
+}
+
+}  // namespace
+}  // namespace fsmove::testing
+
+namespace fsmove::testing {
+namespace {
+
+TEST(SarifTest, FixesFromThePatch) {
+  RecordedCheck run = CheckRecorded("faults-configure-use-bad");
+  ASSERT_TRUE(run.catalog);
+  ASSERT_EQ(run.result.findings.size(), 1u);
+  checker::Finding& f = run.result.findings[0];
+  f.patch = RequirePatch(run, f);
+  // A second edit in the same file: a replacement of two lines.
+  checker::FixEdit e2 = f.patch->edits[0];
+  e2.line = 10;
+  e2.end_line = 12;
+  e2.text = "file { '/etc/app/app.conf':\n  ensure => file,\n";
+  e2.old_text = "file { '/etc/app/app.conf':\n  ensure  => file,\n";
+  f.patch->edits.insert(f.patch->edits.begin(), e2);
+  std::string root = RecordedRoot(*run.catalog, "fixtures/faults/configure-use/bad.pp");
+  report::SarifOptions o{report::SourceRoot::FromDirectory(root)};
+  nlohmann::json result = report::FindingsToSarif(run.Context(), o)["runs"][0]["results"][0];
+  ASSERT_EQ(result["fixes"].size(), 1u);
+  const nlohmann::json& fix = result["fixes"][0];
+  EXPECT_EQ(fix["description"]["text"],
+            "require => File\\['/etc/app/app.conf'\\] on Exec\\['use config'\\] (bad.pp:15)");
+  ASSERT_EQ(fix["artifactChanges"].size(), 1u);  // one file
+  const nlohmann::json& change = fix["artifactChanges"][0];
+  EXPECT_EQ(change["artifactLocation"]["uri"], "fixtures/faults/configure-use/bad.pp");
+  EXPECT_EQ(change["artifactLocation"]["uriBaseId"], "%SRCROOT%");
+  ASSERT_EQ(change["replacements"].size(), 2u);
+  EXPECT_EQ(
+      change["replacements"][0]["deletedRegion"],
+      nlohmann::json({{"startLine", 10}, {"startColumn", 1}, {"endLine", 12}, {"endColumn", 1}}));
+  EXPECT_EQ(change["replacements"][0]["insertedContent"]["text"], e2.text);
+  // The insertion: an empty region at the start of line 16.
+  EXPECT_EQ(change["replacements"][1]["deletedRegion"],
+            nlohmann::json({{"startLine", 16}, {"startColumn", 1}, {"endColumn", 1}}));
+  EXPECT_EQ(change["replacements"][1]["insertedContent"]["text"],
+            "  require => File['/etc/app/app.conf'],\n");
+
+  // Outside the source root: an absolute file URI.
+  nlohmann::json outside = report::FindingsToSarif(run.Context(), {})["runs"][0]["results"][0];
+  EXPECT_THAT(
+      outside["fixes"][0]["artifactChanges"][0]["artifactLocation"]["uri"].get<std::string>(),
+      StartsWith("file:///"));
+
+  // A patch that failed its verification is not offered; nor is a finding without one.
+  f.patch->verdict = checker::FixVerdict::kFailed;
+  EXPECT_FALSE(
+      report::FindingsToSarif(run.Context(), o)["runs"][0]["results"][0].contains("fixes"));
+  f.patch.reset();
+  EXPECT_FALSE(
+      report::FindingsToSarif(run.Context(), o)["runs"][0]["results"][0].contains("fixes"));
 }
 
 }  // namespace

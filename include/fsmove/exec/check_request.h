@@ -52,10 +52,12 @@ struct CheckRequest {
   std::string apply_catalog;
   // Paths whose final state the run reports (RunResult::probes).
   std::vector<std::string> probe_paths;
-  // A replay confirming missing notifiers: these paths are put back as the OS root had them
-  // after the first apply, then the catalog is applied again (reapplies 1); the processes
-  // left running are reported (RunResult::daemons).
-  std::vector<std::string> restore_paths;
+  // A replay confirming missing notifiers of one service: apply_catalog holds their sources
+  // back (noop), `second_catalog` (applied next, reapplies 1) makes their changes, and this
+  // catalog (RefreshCatalog) then refreshes the service, with the processes and listening
+  // sockets observed before and after (RunResult::observed).
+  std::string refresh_catalog;
+  std::string second_catalog;
 };
 
 }  // namespace fsmove::exec

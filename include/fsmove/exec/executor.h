@@ -22,6 +22,8 @@ namespace fsmove::exec {
 // Where --puppet-log FILE's copy of the k-th apply's log goes: puppet-apply-2.log for
 // puppet.log (FILE.apply-2 when FILE does not end in .log).
 std::string ReapplyLogCopy(const std::string& puppet_log, int k);
+// And the refresh's (CheckRequest::refresh_catalog): puppet-refresh.log.
+std::string RefreshLogCopy(const std::string& puppet_log);
 
 // "absent", "file 0644 0:0, 12 bytes, sha256 1f2e3d4c5b6a", "symlink -> /x", ...
 std::string DescribePathState(const PathState& p);
@@ -67,10 +69,11 @@ struct RunResult {
   // What the (first) apply did to each resource, from Puppet's log (with reapplies or an
   // apply_catalog: the runs that compare them).
   ApplyOutcomes outcomes;
-  std::vector<Reapply> reapplies;    // --idempotence
-  bool reapplies_cut_short = false;  // --timeout stopped one
-  std::vector<PathState> probes;     // CheckRequest::probe_paths, in that order
-  std::vector<Daemon> daemons;       // with restore_paths
+  std::vector<Reapply> reapplies;     // --idempotence
+  bool reapplies_cut_short = false;   // --timeout stopped one
+  std::vector<PathState> probes;      // CheckRequest::probe_paths, in that order
+  std::vector<Daemon> daemons;        // with probe_paths
+  std::vector<Observation> observed;  // with refresh_catalog
   // Manifest paths as Puppet saw them inside the sandbox -> as they are on the host (prefixes).
   std::vector<std::pair<std::string, std::string>> manifest_paths;
 };

@@ -9,6 +9,7 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "absl/status/statusor.h"
@@ -64,6 +65,15 @@ class MemoryLimit {
 class SystemdCgroup {
  public:
   static absl::StatusOr<SystemdCgroup> Make(const std::string& mount_dir, const std::string& name);
+  // Rootless: no cgroup2 of its own can be mounted, and nothing beside this process's cgroup
+  // is the user's. The cgroup is made below this process's own cgroup on the host's cgroup2
+  // mount, which must have been delegated to the user (systemd's user@.service, or
+  // `systemd-run --user --scope -p Delegate=yes`): its files are then the user's, whom the
+  // sandbox maps (uid 65536 inside), so its root may write them; no Delegate() is needed.
+  // `mountinfo` and `own_cgroup` are /proc/self/mountinfo's and /proc/self/cgroup's text.
+  static absl::StatusOr<SystemdCgroup> MakeInDelegated(const std::string& name,
+                                                       std::string_view mountinfo,
+                                                       std::string_view own_cgroup);
   SystemdCgroup(SystemdCgroup&& other) noexcept;
   SystemdCgroup& operator=(SystemdCgroup&&) = delete;
   ~SystemdCgroup();
@@ -84,6 +94,10 @@ class SystemdCgroup {
   int parent_fd_ = -1;
   std::string name_;
 };
+
+// The mount point of the host's cgroup2 hierarchy in /proc/self/mountinfo's text
+// (/sys/fs/cgroup, or /sys/fs/cgroup/unified on a hybrid host), or "" without one.
+std::string Cgroup2MountPoint(std::string_view mountinfo);
 
 // A limit on the processes (and threads) of the sandbox, all users together: a cgroup of the
 // pids controller (v1's hierarchy, or under cgroup v2 the memory limit's cgroup), next to the

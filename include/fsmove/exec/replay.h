@@ -36,14 +36,30 @@ struct ServiceNames {
 std::vector<std::string> ReplayDifferences(const RunResult& reference, const RunResult& forced,
                                            const std::vector<ServiceNames>& services = {});
 
-// A missing notifier `source` ~> `service`, replayed: the catalog applied, `paths` put back as
-// the OS root had them, the catalog applied again (RunResult::reapplies[0]). Stale when the
-// second apply changed them again through `source`, did not refresh `service`, and a process
-// of the service (its comm matches one of `service_names`) that started before the newest of
-// their new modification times still runs. Confirmed: `differences` says so; else `reason`
-// says which condition failed.
+// The catalog with `noop => true` on each resource of `refs`: the first apply of a replay of
+// missing notifiers, which holds their sources' changes back. An error if the text is not a
+// catalog or lacks one of them.
+absl::StatusOr<std::string> HoldBack(std::string_view catalog_json,
+                                     const std::vector<std::string>& refs);
+
+// The catalog applied to refresh `service_ref` (a Service of `catalog_json`) as a notify
+// would: that Service alone, with its own parameters (provider, restart command, ...) but no
+// relationships, and an Exec that always runs and notifies it. An error if the text is not a
+// catalog or has no such Service.
+absl::StatusOr<std::string> RefreshCatalog(std::string_view catalog_json,
+                                           const std::string& service_ref);
+
+// A missing notifier `source` ~> `service`, replayed (CheckRequest::refresh_catalog): the
+// catalog applied with `source` held back (HoldBack: the service starts with the paths as
+// they were before it), the catalog applied (RunResult::reapplies[0]), then the service
+// refreshed, the sandbox observed before and after (RunResult::observed).
+// Confirmed only when all of these hold, each said in `differences`: the second apply changed
+// the paths again through `source` and did not refresh `service`; a process that the last
+// refresh stopped (the service's daemon, whatever its name) started before the newest of their
+// new modification times; and the restart changed what the daemon does: a command line or a
+// listening socket (CompareRestart). A daemon that reads a file whose content it does not act
+// on is not confirmed. Else `reason` says which condition failed.
 bool StaleDaemon(const RunResult& replay, const std::string& source, const std::string& service,
-                 const std::vector<std::string>& service_names,
                  const std::vector<std::string>& paths, std::vector<std::string>* differences,
                  std::string* reason);
 

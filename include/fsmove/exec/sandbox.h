@@ -70,7 +70,9 @@ struct SandboxSpec {
   // --confirm of missing notifiers: after the first apply, these paths are put back as the
   // OS root had them (or removed), before the next apply. With these or probe_paths, the
   // processes left running are reported at the end ("daemon" lines).
-  std::vector<std::string> restore_paths;
+  // A replay of missing notifiers: the second and the refresh catalog are in the work
+  // directory (kSecondCatalogFile, kRefreshCatalogFile): see CheckRequest::refresh_catalog.
+  bool refresh = false;
   // Processes (and threads) in the sandbox at once: a cgroup's pids.max where there is a pids
   // controller, and RLIMIT_NPROC for each user inside in any case; 0: no limit.
   uint32_t pids_limit = 0;
@@ -118,6 +120,10 @@ inline constexpr const char* kCompiledForApplyFile = "catalog-for-apply.json";
 // The copy of the compiled catalog Puppet applies (with puppet:/// sources served from the
 // modulepath); the compiled one is taken by the executor before the apply.
 inline constexpr const char* kApplyCatalogFile = "catalog-apply.json";
+// A replay of missing notifiers: the catalog that refreshes their services.
+inline constexpr const char* kRefreshCatalogFile = "catalog-refresh.json";
+inline constexpr const char* kSecondCatalogFile = "catalog-second.json";
+inline constexpr const char* kRefreshLog = "refresh.log";
 inline constexpr const char* kCompileLog = "compile.log";
 inline constexpr const char* kPuppetLog = "puppet.log";
 inline constexpr const char* kManifestFile = "site.pp";

@@ -40,6 +40,20 @@ struct Daemon {
   std::string comm;
 };
 
+// What a replay of missing notifiers saw of the sandbox before (stage 1) and after (stage 2)
+// refreshing the services: a process ("process", its pid, start and command line) or a
+// listening socket ("listen", pid 0, "tcp 127.0.0.1:11211", "unix /run/x.sock").
+struct Observation {
+  int stage = 0;
+  std::string kind;
+  int pid = 0;
+  double start = 0;
+  std::string text;
+  bool operator==(const Observation& o) const {
+    return stage == o.stage && kind == o.kind && pid == o.pid && text == o.text;
+  }
+};
+
 namespace status {
 
 // The run entered a phase: "sandbox", "boot", "prep", "compile", "apply", or "reapplyK" for
@@ -73,13 +87,18 @@ struct Probe {
   PathState state;
   bool operator==(const Probe& o) const { return state == o.state && state.mtime == o.state.mtime; }
 };
-// With restore_paths: a process left running.
+// With probe_paths: a process left running.
 struct LeftRunning {
   Daemon daemon;
   bool operator==(const LeftRunning& o) const {
     return daemon.pid == o.daemon.pid && daemon.start == o.daemon.start &&
            daemon.comm == o.daemon.comm;
   }
+};
+// With a refresh catalog: one thing observed.
+struct Observed {
+  Observation observation;
+  bool operator==(const Observed&) const = default;
 };
 // A fact about the sandbox (bound inputs, prep, leftovers).
 struct Note {
@@ -103,7 +122,7 @@ std::string ReapplyPhase(int k);
 
 using StatusMessage =
     std::variant<status::Phase, status::Compiled, status::Applied, status::Reapplied, status::Probe,
-                 status::LeftRunning, status::Note, status::Limit, status::Error>;
+                 status::LeftRunning, status::Observed, status::Note, status::Limit, status::Error>;
 
 // One line, without its newline: "KIND FIELDS..." (newlines in text become spaces; seconds
 // with three decimals, a daemon's start with two, as the reader needs no more).

@@ -32,6 +32,7 @@ struct SupervisorReport {
   std::vector<status::Reapplied> reapplies;
   std::vector<PathState> probes;
   std::vector<Daemon> daemons;
+  std::vector<Observation> observed;
 
   bool timed_out = false;
   int interrupted_by = 0;  // the signal that ended the run

@@ -12,6 +12,7 @@
 #include <sys/types.h>
 
 #include <cstdint>
+#include <functional>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -60,6 +61,12 @@ absl::StatusOr<IdMapping> SandboxIdMapping();
 // Writes `mapping` for `pid` (which has unshared CLONE_NEWUSER and waits): directly when
 // root, else through newuidmap and newgidmap. setgroups stays allowed (Puppet and apt call it).
 absl::Status WriteIdMaps(pid_t pid, const IdMapping& mapping);
+
+// Runs `work` in a forked child made root of a fresh user namespace with `mapping`, so that
+// it may change what the sandbox's users own (rootless, the host user cannot: e.g. remove the
+// cgroups systemd made in the sandbox). The child makes no system call of its own after
+// `work`: it exits. Errors: the namespace or its maps could not be made, or the child failed.
+absl::Status RunInUserNamespace(const IdMapping& mapping, const std::function<void()>& work);
 
 // Whether this kernel lets this process make a user namespace (unshare in a child); why not.
 absl::Status ProbeUserNamespace();

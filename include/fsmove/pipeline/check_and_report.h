@@ -9,6 +9,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
@@ -27,7 +28,7 @@ namespace fsmove::pipeline {
 // How the findings are reported (the command line's report options, without the files that
 // configure the project: those are ProjectInputs).
 struct ReportSettings {
-  std::string format = "text";  // text, json, sarif, junit
+  std::string format = "text";  // text, json, sarif, junit, rdjson, codequality, markdown
   std::string output;           // empty: `stdout` below
   size_t max_evidence = 16;
   bool strict = false;
@@ -37,7 +38,11 @@ struct ReportSettings {
   std::string json_output;
   std::string sarif_output;
   std::string junit_output;
-  // SARIF and JUnit paths are relative to it (default: the current directory).
+  std::string rdjson_output;       // reviewdog's diagnostic format
+  std::string codequality_output;  // GitLab Code Quality
+  std::string markdown_output;     // a pull-request comment
+  // Report paths (SARIF, JUnit, rdjson, Code Quality, markdown) are relative to it (default:
+  // the current directory).
   std::string source_root = ".";
   std::string write_baseline;  // write the accepted findings here as a baseline
   bool show_suppressed = false;
@@ -52,6 +57,14 @@ struct ReportSettings {
   // nothing is planned unless one of them is given.
   FixSettings fix;
   bool fixes_wanted() const { return !fix.diff_file.empty() || fix.apply; }
+
+  // Every file a report goes to (-o, the --*-output files, --write-baseline, --fix-diff), empty
+  // or not: the commands check them before a long run and against their inputs.
+  std::vector<const std::string*> OutputFiles() const {
+    return {&output,        &json_output,        &sarif_output,    &junit_output,
+            &rdjson_output, &codequality_output, &markdown_output, &write_baseline,
+            &fix.diff_file};
+  }
 };
 
 // The project's configuration and baseline, loaded once (before a long run, so that a bad file

@@ -33,8 +33,24 @@ struct SarifOptions {
 // "new" or "unchanged".
 nlohmann::json FindingsToSarif(const FindingsContext& c, const SarifOptions& o);
 
+// Each result whose finding has a patch that did not fail verification carries `fixes`
+// (SARIF 3.55): one fix with the patch's description and an artifactChange per file, each edit
+// a replacement whose deletedRegion runs from column 1 of its first line to column 1 of the
+// line after the last (empty for an insertion: SARIF 3.30's insertion point) and whose
+// insertedContent is the new lines.
+
 // Message text per SARIF 3.11.5 and 3.11.6: '\', '[' and ']' escaped with a backslash (they
 // would start embedded links), '{' and '}' doubled (they would start placeholders).
 std::string SarifMessageEscape(std::string_view text);
+
+// Shared by the review formats (SARIF, rdjson, Code Quality, markdown):
+// "error" for a finding of its rule's default level or confirmed by a replay, "warning" for a
+// missing notifier or one a replay did not confirm, "note" for low confidence.
+std::string_view FindingLevel(const checker::Finding& f);
+// Where a finding is shown: the target's declaration (where the fix goes), or the source's
+// when the target has no manifest.
+const catalog::Resource& PrimaryDeclaration(const checker::Finding& f, const catalog::Catalog& cat);
+// The tool's page (tool.driver.informationUri; the CMake cache variable FSMOVE_INFORMATION_URI).
+std::string_view ToolInformationUri();
 
 }  // namespace fsmove::report

@@ -1,0 +1,47 @@
+// What a replay of missing notifiers observes of the services in the sandbox, before and after
+// it refreshes them: each process (its command line) and each listening socket. A restart
+// that changes neither shows nothing of the files the restart re-read; one that changes
+// something shows what the daemon that was not refreshed still did the old way.
+#pragma once
+
+#include <sys/types.h>
+
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "fsmove/exec/status_message.h"
+
+namespace fsmove::exec {
+
+// The listening sockets in /proc/net's tables (the text of tcp, tcp6, udp, udp6 and unix),
+// one "tcp 127.0.0.1:11211", "tcp6 [::1]:22", "udp 0.0.0.0:161" or "unix /run/x.sock" each,
+// sorted and unique. TCP sockets in LISTEN; UDP sockets bound to a port; Unix sockets that
+// accept connections and have a path (abstract names start with '@').
+std::vector<std::string> ListeningSockets(std::string_view tcp, std::string_view tcp6,
+                                          std::string_view udp, std::string_view udp6,
+                                          std::string_view unix_sockets);
+
+// /proc/PID/cmdline's bytes as one line: NULs become spaces, trailing ones dropped.
+std::string CommandLine(std::string_view cmdline);
+
+// One observation of the sandbox under `proc_dir`: every process but `skip` (the supervisor,
+// PID 1 under systemd), and the listening sockets, all of `stage`.
+std::vector<Observation> ObserveSandbox(const std::string& proc_dir, int stage,
+                                        const std::vector<pid_t>& skip);
+
+// Observations of the same stage that differ only in their order are the same.
+bool SameObservations(std::vector<Observation> a, std::vector<Observation> b);
+
+// What a refresh changed: the processes it stopped (`stopped`, from stage 1) and started
+// (`started`, stage 2), and the differences that show a behaviour, each as a sentence:
+// command lines of the stopped processes that no started one has (and the other way), and
+// listening sockets that went or came. Empty `differences`: the restart changed nothing seen.
+struct RestartComparison {
+  std::vector<Observation> stopped;
+  std::vector<Observation> started;
+  std::vector<std::string> differences;
+};
+RestartComparison CompareRestart(const std::vector<Observation>& observed);
+
+}  // namespace fsmove::exec

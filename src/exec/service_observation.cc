@@ -1,0 +1,181 @@
+// Processes and listening sockets of the sandbox, before and after a refresh; see
+// service_observation.h.
+#include "fsmove/exec/service_observation.h"
+
+#include <arpa/inet.h>
+
+#include <algorithm>
+#include <array>
+#include <charconv>
+#include <cstdint>
+#include <set>
+#include <sstream>
+#include <tuple>
+
+#include "fmt/format.h"
+#include "fsmove/base/read_file.h"
+#include "fsmove/exec/process_tree.h"
+
+namespace fsmove::exec {
+namespace {
+
+constexpr size_t kMaxCommandLine = 4096;
+
+bool HexValue(std::string_view hex, uint32_t* out) {
+  auto [end, ec] = std::from_chars(hex.data(), hex.data() + hex.size(), *out, 16);
+  return ec == std::errc() && end == hex.data() + hex.size() && !hex.empty();
+}
+
+// "0100007F:2BCB" (IPv4) or 32 hex digits and a port (IPv6): the kernel prints each 32-bit
+// word of the address in host order.
+std::string Endpoint(std::string_view field, bool v6) {
+  const size_t colon = field.find(':');
+  if (colon == std::string_view::npos) return "";
+  const std::string_view addr = field.substr(0, colon);
+  uint32_t port = 0;
+  if (!HexValue(field.substr(colon + 1), &port) || port == 0) return "";
+  const size_t words = v6 ? 4 : 1;
+  if (addr.size() != words * 8) return "";
+  std::array<uint32_t, 4> raw{};
+  for (size_t w = 0; w < words; ++w) {
+    if (!HexValue(addr.substr(w * 8, 8), &raw[w])) return "";
+  }
+  char text[INET6_ADDRSTRLEN] = {};
+  if (inet_ntop(v6 ? AF_INET6 : AF_INET, raw.data(), text, sizeof text) == nullptr) return "";
+  return v6 ? fmt::format("[{}]:{}", text, port) : fmt::format("{}:{}", text, port);
+}
+
+// The rows of one of /proc/net/{tcp,tcp6,udp,udp6}: the local endpoint of each socket in
+// state `state` (hex, as printed: "0A" listening TCP, "07" an unconnected UDP socket).
+void InetRows(std::string_view table, std::string_view name, std::string_view state, bool v6,
+              std::set<std::string>* out) {
+  std::istringstream lines{std::string(table)};
+  std::string line;
+  std::getline(lines, line);  // the header
+  while (std::getline(lines, line)) {
+    std::istringstream fields(line);
+    std::string slot, local, remote, st;
+    if (!(fields >> slot >> local >> remote >> st) || st != state) continue;
+    if (std::string e = Endpoint(local, v6); !e.empty()) out->insert(fmt::format("{} {}", name, e));
+  }
+}
+
+}  // namespace
+
+std::vector<std::string> ListeningSockets(std::string_view tcp, std::string_view tcp6,
+                                          std::string_view udp, std::string_view udp6,
+                                          std::string_view unix_sockets) {
+  std::set<std::string> out;
+  InetRows(tcp, "tcp", "0A", false, &out);
+  InetRows(tcp6, "tcp6", "0A", true, &out);
+  InetRows(udp, "udp", "07", false, &out);
+  InetRows(udp6, "udp6", "07", true, &out);
+  // "Num RefCount Protocol Flags Type St Inode Path": __SO_ACCEPTCON (0x10000) in Flags.
+  std::istringstream lines{std::string(unix_sockets)};
+  std::string line;
+  std::getline(lines, line);
+  while (std::getline(lines, line)) {
+    std::istringstream fields(line);
+    std::string num, refs, protocol, flags, type, state, inode, path;
+    if (!(fields >> num >> refs >> protocol >> flags >> type >> state >> inode >> path)) continue;
+    uint32_t f = 0;
+    if (HexValue(flags, &f) && (f & 0x10000) != 0) out.insert("unix " + path);
+  }
+  return {out.begin(), out.end()};
+}
+
+std::string CommandLine(std::string_view cmdline) {
+  std::string line(cmdline.substr(0, kMaxCommandLine));
+  for (char& c : line) {
+    if (c == '\0' || c == '\n') c = ' ';
+  }
+  while (!line.empty() && line.back() == ' ') line.pop_back();
+  return line;
+}
+
+std::vector<Observation> ObserveSandbox(const std::string& proc_dir, int stage,
+                                        const std::vector<pid_t>& skip) {
+  std::vector<Observation> out;
+  double boot = 0;
+  std::istringstream stat(base::ReadFile(proc_dir + "/stat").value_or(""));
+  for (std::string line; std::getline(stat, line);) {
+    if (line.starts_with("btime ")) boot = std::atof(line.c_str() + 6);
+  }
+  const long ticks = sysconf(_SC_CLK_TCK);
+  for (const ProcEntry& p : ListProcesses(proc_dir)) {
+    if (std::find(skip.begin(), skip.end(), p.pid) != skip.end()) continue;
+    std::string cmd =
+        CommandLine(base::ReadFile(fmt::format("{}/{}/cmdline", proc_dir, p.pid)).value_or(""));
+    if (cmd.empty()) cmd = "[" + p.comm + "]";
+    const double start = ticks > 0 ? boot + static_cast<double>(p.start_ticks) / ticks : 0;
+    out.push_back(Observation{stage, "process", p.pid, start, std::move(cmd)});
+  }
+  auto table = [&](const char* name) {
+    return base::ReadFile(fmt::format("{}/net/{}", proc_dir, name)).value_or("");
+  };
+  for (std::string& s :
+       ListeningSockets(table("tcp"), table("tcp6"), table("udp"), table("udp6"), table("unix"))) {
+    out.push_back(Observation{stage, "listen", 0, 0, std::move(s)});
+  }
+  return out;
+}
+
+bool SameObservations(std::vector<Observation> a, std::vector<Observation> b) {
+  auto key = [](const Observation& o) { return std::tie(o.stage, o.kind, o.pid, o.text); };
+  auto less = [&](const Observation& x, const Observation& y) { return key(x) < key(y); };
+  std::sort(a.begin(), a.end(), less);
+  std::sort(b.begin(), b.end(), less);
+  return a == b;
+}
+
+RestartComparison CompareRestart(const std::vector<Observation>& observed) {
+  RestartComparison r;
+  std::set<int> pids[3];
+  std::set<std::string> sockets[3];
+  for (const Observation& o : observed) {
+    if (o.stage != 1 && o.stage != 2) continue;
+    if (o.kind == "process") pids[o.stage].insert(o.pid);
+    if (o.kind == "listen") sockets[o.stage].insert(o.text);
+  }
+  std::set<std::string> old_lines, new_lines;
+  for (const Observation& o : observed) {
+    if (o.kind != "process") continue;
+    if (o.stage == 1 && !pids[2].contains(o.pid)) {
+      r.stopped.push_back(o);
+      old_lines.insert(o.text);
+    } else if (o.stage == 2 && !pids[1].contains(o.pid)) {
+      r.started.push_back(o);
+      new_lines.insert(o.text);
+    }
+  }
+  // Command lines, as sets: how many workers a daemon forks by the time it is seen is timing.
+  std::vector<std::string> gone, came;
+  std::set_difference(old_lines.begin(), old_lines.end(), new_lines.begin(), new_lines.end(),
+                      std::back_inserter(gone));
+  std::set_difference(new_lines.begin(), new_lines.end(), old_lines.begin(), old_lines.end(),
+                      std::back_inserter(came));
+  if (gone.size() == 1 && came.size() == 1) {
+    r.differences.push_back(
+        fmt::format("restarted, its command line `{}` became `{}`", gone[0], came[0]));
+  } else if (!r.stopped.empty() && !r.started.empty()) {
+    for (const std::string& c : gone) {
+      r.differences.push_back(fmt::format("restarted, `{}` runs no more", c));
+    }
+    for (const std::string& c : came) {
+      r.differences.push_back(fmt::format("restarted, `{}` runs where it did not", c));
+    }
+  }
+  for (const std::string& s : sockets[1]) {
+    if (!sockets[2].contains(s)) {
+      r.differences.push_back(fmt::format("restarted, nothing listens on {} any more", s));
+    }
+  }
+  for (const std::string& s : sockets[2]) {
+    if (!sockets[1].contains(s)) {
+      r.differences.push_back(fmt::format("restarted, something listens on {} that did not", s));
+    }
+  }
+  return r;
+}
+
+}  // namespace fsmove::exec

@@ -1,0 +1,90 @@
+// What a replay of missing notifiers observes: /proc/net's tables read into listening
+// sockets, command lines, and what a restart changed.
+#include "fsmove/exec/service_observation.h"
+
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+namespace fsmove::exec {
+namespace {
+
+using ::testing::ElementsAre;
+using ::testing::HasSubstr;
+using ::testing::IsEmpty;
+
+// Lines as the kernel prints them (6.x), trimmed after the inode.
+constexpr const char* kTcp =
+    "  sl  local_address rem_address   st tx_queue rx_queue tr tm->when retrnsmt   uid  timeout "
+    "inode\n"
+    "   0: 0100007F:2BCB 00000000:0000 0A 00000000:00000000 00:00000000 00000000   100        0 "
+    "31337 1 0000000000000000 100 0 0 10 0\n"
+    "   1: 0100007F:2BCB 0100007F:C350 01 00000000:00000000 00:00000000 00000000   100        0 "
+    "31338 1 0000000000000000 20 4 30 10 -1\n";
+constexpr const char* kTcp6 =
+    "  sl  local_address                         remote_address                        st\n"
+    "   0: 00000000000000000000000000000000:0016 00000000000000000000000000000000:0000 0A "
+    "00000000:00000000 00:00000000 00000000     0        0 2222 1\n"
+    "   1: 00000000000000000000000001000000:0277 00000000000000000000000000000000:0000 0A "
+    "00000000:00000000 00:00000000 00000000     0        0 2223 1\n";
+constexpr const char* kUdp =
+    "   sl  local_address rem_address   st tx_queue rx_queue tr tm->when retrnsmt   uid\n"
+    "  100: 00000000:00A1 00000000:0000 07 00000000:00000000 00:00000000 00000000   110 0 555\n"
+    "  101: 0100007F:0000 00000000:0000 07 00000000:00000000 00:00000000 00000000   110 0 556\n";
+constexpr const char* kUnix =
+    "Num       RefCount Protocol Flags    Type St Inode Path\n"
+    "0000000000000000: 00000002 00000000 00010000 0001 01 20001 /run/slapd/ldapi\n"
+    "0000000000000000: 00000002 00000000 00000000 0001 03 20002 /run/systemd/notify\n"
+    "0000000000000000: 00000002 00000000 00010000 0001 01 20003 @/org/fsmove/abstract\n"
+    "0000000000000000: 00000003 00000000 00000000 0001 03 20004\n";
+
+TEST(ListeningSockets, ListeningTcpBoundUdpAcceptingUnix) {
+  EXPECT_THAT(
+      ListeningSockets(kTcp, kTcp6, kUdp, "", kUnix),
+      ElementsAre("tcp 127.0.0.1:11211", "tcp6 [::1]:631", "tcp6 [::]:22", "udp 0.0.0.0:161",
+                  "unix /run/slapd/ldapi", "unix @/org/fsmove/abstract"));
+  EXPECT_THAT(ListeningSockets("", "", "", "", ""), IsEmpty());
+  // Garbage is skipped, never a crash.
+  EXPECT_THAT(ListeningSockets("x\n0: zz:zz 0 0A\n0: 0100007F 0 0A\n", "h\n0: 12:0016 0 0A\n", "",
+                               "", "h\nshort line\n"),
+              IsEmpty());
+}
+
+TEST(CommandLine, NulsBecomeSpaces) {
+  EXPECT_EQ(CommandLine(std::string_view("/usr/bin/memcached\0-m\0"
+                                         "64\0",
+                                         25)),
+            "/usr/bin/memcached -m 64");
+  EXPECT_EQ(CommandLine(""), "");
+}
+
+Observation Process(int stage, int pid, std::string text) {
+  return Observation{stage, "process", pid, 100.0 + pid, std::move(text)};
+}
+
+TEST(CompareRestart, StoppedStartedAndWhatChanged) {
+  // cron runs throughout; the daemon's two workers come back as one: not a difference.
+  RestartComparison r = CompareRestart(
+      {Process(1, 5, "/usr/sbin/cron -f"), Process(1, 40, "/usr/sbin/appd -c /etc/app.conf"),
+       Process(1, 41, "appd: worker"), Process(1, 42, "appd: worker"),
+       Process(2, 5, "/usr/sbin/cron -f"), Process(2, 60, "/usr/sbin/appd -c /etc/app.conf"),
+       Process(2, 61, "appd: worker")});
+  EXPECT_EQ(r.stopped.size(), 3u);
+  EXPECT_EQ(r.started.size(), 2u);
+  EXPECT_THAT(r.differences, IsEmpty());
+  // A command line that changed, a socket that moved.
+  r = CompareRestart({Process(1, 40, "appd -m 64"),
+                      {1, "listen", 0, 0, "tcp 0.0.0.0:80"},
+                      Process(2, 60, "appd -m 32"),
+                      {2, "listen", 0, 0, "tcp 127.0.0.1:80"}});
+  ASSERT_EQ(r.differences.size(), 3u);
+  EXPECT_THAT(r.differences[0], HasSubstr("`appd -m 64` became `appd -m 32`"));
+  EXPECT_THAT(r.differences[1], HasSubstr("nothing listens on tcp 0.0.0.0:80 any more"));
+  EXPECT_THAT(r.differences[2], HasSubstr("listens on tcp 127.0.0.1:80 that did not"));
+  // Nothing restarted: no process stopped, nothing to compare.
+  r = CompareRestart({Process(1, 40, "appd"), Process(2, 40, "appd")});
+  EXPECT_THAT(r.stopped, IsEmpty());
+  EXPECT_THAT(r.differences, IsEmpty());
+}
+
+}  // namespace
+}  // namespace fsmove::exec

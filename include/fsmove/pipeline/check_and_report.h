@@ -61,9 +61,9 @@ struct ReportSettings {
   // Every file a report goes to (-o, the --*-output files, --write-baseline, --fix-diff), empty
   // or not: the commands check them before a long run and against their inputs.
   std::vector<const std::string*> OutputFiles() const {
-    return {&output,        &json_output,        &sarif_output,    &junit_output,
-            &rdjson_output, &codequality_output, &markdown_output, &write_baseline,
-            &fix.diff_file};
+    return {&output,          &json_output,    &sarif_output,
+            &junit_output,    &rdjson_output,  &codequality_output,
+            &markdown_output, &write_baseline, &fix.diff_file};
   }
 };
 

@@ -10,6 +10,7 @@
 
 #include "catalog_warnings.h"
 #include "commands.h"
+#include "fix_verify.h"
 #include "fsmove/analysis/analyzer.h"
 #include "fsmove/catalog/catalog.h"
 #include "fsmove/graph/puppet_graph.h"
@@ -137,7 +138,9 @@ int RunAnalyze(const AnalyzeOptions& o) {
     ctx.seconds.parse_interpret = seconds.analysis;
     ctx.seconds.catalog_and_graph = catalog_seconds;
     ctx.seconds.catalog_load = catalog_seconds;
-    return CheckAndReport(o.report, project, *cat, ctx, puppet_graph ? &*puppet_graph : nullptr);
+    ReportOptions report = o.report;
+    if (report.fixes_wanted()) report.fix.scope = AnalyzeFixScope(report.source_root, *cat);
+    return CheckAndReport(report, project, *cat, ctx, puppet_graph ? &*puppet_graph : nullptr);
   }
 
   ReportOutput file;

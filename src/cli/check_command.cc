@@ -13,6 +13,7 @@
 #include "catalog_warnings.h"
 #include "commands.h"
 #include "confirm.h"
+#include "fix_verify.h"
 #include "fmt/format.h"
 #include "fsmove/analysis/analyzer.h"
 #include "fsmove/catalog/catalog.h"
@@ -67,6 +68,7 @@ struct CheckCliOptions {
   bool confirm = false;
   bool idempotence = false;
   bool full_trace = false;  // strace records every call, not only the modelled ones
+  bool fix = false;         // --fix: make the verified patches in place
   std::string keep_replays;
   int jobs = 0;  // replays at once; 0: the CPUs this process may use
   exec::CheckRequest request;
@@ -76,6 +78,32 @@ struct CheckCliOptions {
 void PrintNotes(const exec::RunResult& r, bool verbose) {
   if (!verbose) return;
   for (const auto& n : r.notes) std::cerr << "fsmove: note: " << n << "\n";
+}
+
+// --fix-diff, --fix: the patches re-checked on a patched copy with this check's options (no
+// --confirm); a run that did not finish proves nothing, and no patch is offered then.
+pipeline::VerifyFixes FixVerifier(const CheckCliOptions& o, const exec::RunResult& run,
+                                  const exec::ResolvedTarget& target,
+                                  const pipeline::ProjectInputs& project) {
+  if (run.end != exec::RunEnd::kApplied || !run.summary.ApplyFinished()) {
+    return [](const report::FindingsContext&, checker::CheckResult* result,
+              const fix::FixPlanner& planner) {
+      for (size_t i = 0; i < result->findings.size(); ++i) {
+        checker::Finding& f = result->findings[i];
+        if (!planner.Planned(i) || !f.patch) continue;
+        f.patch->verdict = checker::FixVerdict::kFailed;
+        f.patch->reason = "not verified: the check's own apply did not finish";
+      }
+    };
+  }
+  FixVerifyInputs in;
+  in.request = o.request;
+  in.target = target;
+  in.full_trace = o.full_trace;
+  in.settings = o.report;
+  in.project = project;
+  for (const report::FailedResource& f : run.summary.failed) in.failed_before.push_back(f.resource);
+  return MakeFixVerifier(in);
 }
 
 int RunCheckCommand(CheckCliOptions& o) {
@@ -147,6 +175,16 @@ int RunCheckCommand(CheckCliOptions& o) {
   }
   if (!CheckOutputs({&req.save_catalog, &req.save_graph, &req.puppet_log, &req.save_trace})) {
     return kExitError;
+  }
+  o.report.fix.apply = o.fix;
+  std::optional<exec::ResolvedTarget> fix_target;
+  if (o.report.fixes_wanted()) {
+    auto resolved = exec::ResolveTarget(req.target);
+    if (!resolved.ok()) return Fail(resolved.status());
+    auto scope = CheckFixScope(*resolved);
+    if (!scope.ok()) return Fail(scope.status());
+    o.report.fix.scope = std::move(*scope);
+    fix_target = std::move(*resolved);
   }
   // The root: built on first use, and held (a shared lock) until the run is over so that no
   // `fsmove root build --rebuild` replaces it meanwhile.
@@ -320,8 +358,12 @@ int RunCheckCommand(CheckCliOptions& o) {
           std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
     };
   }
+  pipeline::VerifyFixes verify_fixes;
+  if (fix_target) {
+    verify_fixes = FixVerifier(o, *run, *fix_target, *project);
+  }
   status = CheckAndReport(o.report, *project, *cat, ctx, puppet_graph ? &*puppet_graph : nullptr,
-                          confirm);
+                          confirm, verify_fixes);
   if (confirm_signal != 0) {
     std::cerr << "fsmove: interrupted (" << sigabbrev_np(confirm_signal)
               << ") while replaying: the report says which findings were not replayed\n";
@@ -444,6 +486,9 @@ std::function<int()> RegisterCheck(CLI::App& app) {
                 "replay each missing ordering relationship with the opposite order forced, and "
                 "each missing notifier with its file put back and applied again (untraced, in "
                 "fresh sandboxes); mark the findings a replay proves CONFIRMED");
+  cmd->add_flag("--fix", o->fix,
+                "make each finding's fix in the checked code's own manifests, once a re-check of "
+                "the patched code in a fresh sandbox proved it (see --fix-diff)");
   cmd->add_flag("--idempotence", o->idempotence,
                 "apply the catalog a second time (and a third) in the same sandbox, untraced, "
                 "and report each resource that changes again or fails then (NI)");

@@ -74,6 +74,11 @@ void AddReportOptions(CLI::App* cmd, ReportOptions* o) {
   cmd->add_flag("--allow-failed", o->allow_failed,
                 "judge a check in which Puppet failed, skipped or never evaluated resources on its "
                 "findings alone (exit 0 or 1) instead of exit 3 (incomplete)");
+  cmd->add_option("--fix-diff", o->fix.diff_file,
+                  "write the findings' fixes as one unified diff of the checked code's manifests "
+                  "to FILE (git apply or patch -p1 from the module's directory, the manifest's, "
+                  "or analyze's --source-root); check verifies each by a re-check first")
+      ->type_name("FILE");
   cmd->add_flag("--show-suppressed", o->show_suppressed,
                 "show suppressed findings in full in text and as SARIF results with "
                 "`suppressions` (GitHub ignores those and would open alerts for them)");
@@ -99,10 +104,11 @@ int TraceWarnings(const ReportOptions& o, const analysis::Analyzer& analyzer,
 int CheckAndReport(const ReportOptions& o, const pipeline::ProjectInputs& project,
                    const catalog::Catalog& cat, report::FindingsContext ctx,
                    const pipeline::PuppetGraphInput* puppet_graph,
-                   const pipeline::BeforeReport& before_report) {
+                   const pipeline::BeforeReport& before_report,
+                   const pipeline::VerifyFixes& verify_fixes) {
   pipeline::PipelineIo io{&std::cout, PrintWarning, PrintNote};
-  auto verdict =
-      pipeline::CheckAndReport(o, project, cat, std::move(ctx), io, puppet_graph, before_report);
+  auto verdict = pipeline::CheckAndReport(o, project, cat, std::move(ctx), io, puppet_graph,
+                                          before_report, verify_fixes);
   if (!verdict.ok()) return Fail(verdict.status());
   switch (*verdict) {
     case pipeline::Verdict::kClean:

@@ -26,7 +26,7 @@ struct ReportOptions : pipeline::ReportSettings {
 // --format, -o, --json-output, --sarif-output, --junit-output, --rdjson-output,
 // --codequality-output, --markdown-output, --source-root, --max-evidence,
 // --strict, --package-notify, --ignore-path, --no-default-ignores, --ignore-resource,
-// --config, --baseline, --write-baseline, --show-suppressed, --allow-failed.
+// --config, --baseline, --write-baseline, --show-suppressed, --allow-failed, --fix-diff.
 void AddReportOptions(CLI::App* cmd, ReportOptions* o);
 
 // The configuration and the baseline the options name. `fsmove check` loads them before running
@@ -42,6 +42,7 @@ int TraceWarnings(const ReportOptions& o, const analysis::Analyzer& analyzer,
 int CheckAndReport(const ReportOptions& o, const pipeline::ProjectInputs& project,
                    const catalog::Catalog& cat, report::FindingsContext ctx,
                    const pipeline::PuppetGraphInput* puppet_graph = nullptr,
-                   const pipeline::BeforeReport& before_report = nullptr);
+                   const pipeline::BeforeReport& before_report = nullptr,
+                   const pipeline::VerifyFixes& verify_fixes = nullptr);
 
 }  // namespace fsmove::cli

@@ -84,6 +84,8 @@ class Destination {
   std::ostream* stream_ = nullptr;
 };
 
+}  // namespace
+
 // The relationships Puppet logged adding (--debug) between resources of this catalog. A
 // resource Puppet generated at apply time (the File a Concat_file writes, a recursive File's
 // children, a Tidy's files) logs its own autorequires too: its parent directory's File, its
@@ -116,6 +118,8 @@ std::vector<graph::ObservedEdge> ObservedAutorelations(const analysis::Analyzer&
   }
   return edges;
 }
+
+namespace {
 
 // The findings a baseline written now accepts: all but those ignore_pairs suppress.
 absl::Status WriteBaseline(const std::string& path, const checker::CheckResult& result,
@@ -204,7 +208,8 @@ absl::Status TraceWarnings(bool strict, const analysis::Analyzer& analyzer, cons
 absl::StatusOr<Verdict> CheckAndReport(const ReportSettings& o, const ProjectInputs& project,
                                        const catalog::Catalog& cat, report::FindingsContext ctx,
                                        const PipelineIo& io, const PuppetGraphInput* puppet_graph,
-                                       const BeforeReport& before_report) {
+                                       const BeforeReport& before_report,
+                                       const VerifyFixes& verify_fixes) {
   auto warn = [&](std::string_view text) {
     if (io.warn) io.warn(text);
   };
@@ -270,6 +275,10 @@ absl::StatusOr<Verdict> CheckAndReport(const ReportSettings& o, const ProjectInp
   ctx.show_suppressed = o.show_suppressed;
   ctx.show_low = o.show_low;
   if (before_report) before_report(ctx, &*result);
+  if (o.fixes_wanted()) {
+    absl::Status st = MakeFixes(o.fix, ctx, &*result, verify_fixes, io.note);
+    if (!st.ok()) return st;
+  }
 
   report::SourceRoot root = report::SourceRoot::FromDirectory(o.source_root);
   absl::Status written = absl::OkStatus();

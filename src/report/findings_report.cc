@@ -298,6 +298,21 @@ std::string_view SuppressionKindName(gating::SuppressionKind k) {
   return k == gating::SuppressionKind::kBaseline ? "baseline" : "ignore_pair";
 }
 
+// --fix-diff: the patch under the fix sentence, or why there is none.
+void WritePatchText(std::ostream& out, const checker::Finding& f) {
+  if (!f.patch) return;
+  const checker::FixPatch& p = *f.patch;
+  if (p.diff.empty() || p.verdict == checker::FixVerdict::kFailed) {
+    out << "  patch: none (" << TerminalSafe(p.reason) << ")\n";
+    return;
+  }
+  out << "  patch (" << checker::FixVerdictName(p.verdict) << ", from " << TerminalSafe(p.root)
+      << "): " << TerminalSafe(p.description) << "\n";
+  std::string_view diff = p.diff;
+  while (!diff.empty() && diff.back() == '\n') diff.remove_suffix(1);
+  out << "    " << Indented(diff, "    ") << "\n";
+}
+
 void WriteFindingText(std::ostream& out, const checker::Finding& f, const catalog::Catalog& cat,
                       const gating::FindingSuppression* suppression) {
   const catalog::Resource& src = cat.resource(f.source);
@@ -371,6 +386,7 @@ void WriteFindingText(std::ostream& out, const checker::Finding& f, const catalo
       out << "    (its catalog and Puppet's log: " << TerminalSafe(conf.kept) << ")\n";
   }
   out << "  fix: " << TerminalSafe(f.fix) << "\n";
+  WritePatchText(out, f);
   if (suppression != nullptr) {
     out << "  suppressed (" << SuppressionKindName(suppression->kind)
         << "): " << suppression->justification << "\n";
@@ -531,6 +547,25 @@ nlohmann::json ConfirmationJson(const checker::Confirmation& c) {
   return j;
 }
 
+// --fix-diff: {diff, root, description, verdict, reason, edits[]}; null without a patch.
+nlohmann::json PatchJson(const std::optional<checker::FixPatch>& patch) {
+  if (!patch) return nullptr;
+  nlohmann::json edits = nlohmann::json::array();
+  for (const checker::FixEdit& e : patch->edits) {
+    edits.push_back({{"file", e.file},
+                     {"line", e.line},
+                     {"end_line", e.end_line},
+                     {"text", e.text},
+                     {"old_text", e.old_text}});
+  }
+  return {{"diff", patch->diff},
+          {"root", patch->root},
+          {"description", patch->description},
+          {"verdict", std::string(checker::FixVerdictName(patch->verdict))},
+          {"reason", patch->reason},
+          {"edits", edits}};
+}
+
 nlohmann::json FaultJson(const checker::Finding& f, const catalog::Catalog& cat) {
   nlohmann::json paths = nlohmann::json::array();
   for (const checker::PathEvidence& e : f.evidence) {
@@ -554,6 +589,7 @@ nlohmann::json FaultJson(const checker::Finding& f, const catalog::Catalog& cat)
           {"paths", paths},
           {"paths_total", f.evidence_total},
           {"fix", f.fix},
+          {"patch", PatchJson(f.patch)},
           {"confirmed", f.confirmation.attempted ? nlohmann::json(f.confirmation.confirmed)
                                                  : nlohmann::json(nullptr)},
           {"confirmation", ConfirmationJson(f.confirmation)}};

@@ -8,6 +8,8 @@ Each CTest test runs one case:  check_e2e.py --fsmove BIN --source DIR CASE [ARG
                    (unfiltered) traces, so this also proves that the kernel-filtered trace
                    `fsmove check` records gives the same findings as a full trace.
   example          the bundled example module gives fixtures/example/EXPECTED.txt
+  fix-fixtures [N] --fix-diff on every fault fixture (or traces/N, or `example`): verified
+                   patches that apply, parse, pass puppet-lint and leave a clean re-check
   <failure case>   see the functions named case_* below
 Exit 77 (CTest's skip code) when not root: the sandbox needs namespaces and overlayfs.
 """
@@ -205,6 +207,111 @@ def case_confirm(name):
     check(report["summary"]["confirmed"] == sum(1 for f in mor + mn if f["confirmed"]),
           f"summary {report['summary']}")
     check(report["run"]["confirm"] is True, "run.confirm not set")
+
+
+# ---- --fix-diff -------------------------------------------------------------------------
+
+def patched_files(diff):
+    return sorted({l[6:].rstrip("\n") for l in diff.splitlines(True) if l.startswith("+++ b/")})
+
+
+def lint_counts(path):
+    """puppet-lint's problems in `path`, counted per check (None without puppet-lint)."""
+    if shutil.which("puppet-lint") is None:
+        return None
+    p = subprocess.run(["puppet-lint", "--json", path], capture_output=True, text=True)
+    counts = {}
+    for per_file in json.loads(p.stdout[p.stdout.index("["):]):
+        for problem in per_file:
+            counts[problem["check"]] = counts.get(problem["check"], 0) + 1
+    return counts
+
+
+def fix_diff_run(args, tmp, tag):
+    """fsmove check --fix-diff on ARGS (target last): (report, diff text)."""
+    out, diff = os.path.join(tmp, tag + ".json"), os.path.join(tmp, tag + ".diff")
+    p = fsmove("check", "-q", "--format", "json", "-o", out, "--allow-failed",
+               "--fix-diff", diff, *args)
+    check(p.returncode in (0, 1), f"exit code {p.returncode}, expected 0 or 1")
+    with open(out, encoding="utf-8") as fh:
+        report = json.load(fh)
+    with open(diff, encoding="utf-8") as fh:
+        return report, fh.read()
+
+
+def check_fix(args, expected, module=False):
+    """--fix-diff on one target: each finding gets a verified patch (or none, saying the code
+    to change is not the checked code's); the diff applies with git apply in a copy, parses,
+    adds no puppet-lint warning; the patched copy has none of the findings and an empty diff."""
+    target = args[-1]
+    root = target if module else os.path.dirname(target)
+    with tempfile.TemporaryDirectory() as tmp:
+        report, diff = fix_diff_run(args, tmp, "first")
+        check(findings_of(report) == expected, f"findings {findings_of(report)} != {expected}")
+        fixed = []
+        for f in report["faults"]:
+            p = f.get("patch")
+            check(p is not None, f"no patch object: {f['fix']}")
+            if p["verdict"] == "failed":
+                check(not p["diff"] and "no fix in the checked code" in p["reason"],
+                      f"patch failed: {p['reason']}")
+                continue
+            check(p["verdict"] == "verified", f"patch {p['verdict']}: {p['reason']}")
+            check(p["root"] == os.path.realpath(root) or p["root"] == os.path.abspath(root),
+                  f"patch root {p['root']}")
+            # Its own diff applies alone; in the whole diff it may be merged with another
+            # finding's change of the same declaration.
+            check(p["diff"] and set(patched_files(p["diff"])) <= set(patched_files(diff)),
+                  "the finding's file is not in the diff")
+            check(p["edits"] and all(e["file"].endswith("/" + f) for e, f in
+                                     zip(p["edits"], patched_files(p["diff"]))), f"edits {p['edits']}")
+            fixed.append(f"{f['kind']}\t{f['source']['resource']}\t{f['target']['resource']}")
+        if not fixed:
+            check(diff == "", "a diff without verified patches")
+            return
+        copy = os.path.join(tmp, "copy", os.path.basename(root))
+        shutil.copytree(root, copy, symlinks=True)
+        with open(os.path.join(tmp, "fix.diff"), "w", encoding="utf-8") as fh:
+            fh.write(diff)
+        for cmd in (["git", "apply", "--check", "-v", os.path.join(tmp, "fix.diff")],
+                    ["git", "apply", os.path.join(tmp, "fix.diff")]):
+            p = subprocess.run(cmd, cwd=copy, capture_output=True, text=True)
+            check(p.returncode == 0, f"{' '.join(cmd)}: {p.stderr}")
+        for rel in patched_files(diff):
+            p = subprocess.run(["puppet", "parser", "validate", os.path.join(copy, rel)],
+                               capture_output=True, text=True)
+            check(p.returncode == 0, f"puppet parser validate {rel}: {p.stdout}{p.stderr}")
+            before, after = lint_counts(os.path.join(root, rel)), lint_counts(os.path.join(copy, rel))
+            worse = {k: v for k, v in (after or {}).items() if v > (before or {}).get(k, 0)}
+            check(not worse, f"puppet-lint warns more on the patched {rel}: {worse}")
+        patched_target = copy if module else os.path.join(copy, os.path.basename(target))
+        again, again_diff = fix_diff_run(args[:-1] + [patched_target], tmp, "again")
+        left = [x for x in findings_of(again) if x in fixed]
+        check(not left, f"the patched code still has {left}")
+        check(again_diff == "", "--fix-diff on the patched code is not empty:\n" + again_diff)
+        print(f"ok: {len(fixed)} finding(s) fixed by a verified patch", file=sys.stderr)
+
+
+def case_fix_fixtures(only=None):
+    """--fix-diff on every recorded fault fixture (check_fix), the fixed twins (an empty
+    diff), and the bundled example module (the diff applies from the module's directory)."""
+    traces = os.path.join(ARGS.source, "traces")
+    names = sorted(n for n in os.listdir(traces) if n.startswith("faults-")
+                   and os.path.exists(os.path.join(traces, n, "expected-findings.txt")))
+    if only:
+        names = [n for n in names if n == only]
+    for name in names:
+        expected = read_expected(os.path.join(traces, name, "expected-findings.txt"))
+        if expected:
+            check_fix(fixture_args(name), expected)
+        else:
+            with tempfile.TemporaryDirectory() as tmp:
+                report, diff = fix_diff_run(fixture_args(name), tmp, "fixed")
+                check(not report["faults"] and diff == "", f"{name}: findings or a diff")
+    if only in (None, "example"):
+        target = os.path.join(ARGS.source, "fixtures", "example", "cachedemo")
+        expected = read_expected(os.path.join(ARGS.source, "fixtures", "example", "EXPECTED.txt"))
+        check_fix([target], expected, module=True)
 
 
 def case_confirm_example():

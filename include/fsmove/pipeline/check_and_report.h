@@ -19,6 +19,8 @@
 #include "fsmove/checker/completeness.h"
 #include "fsmove/gating/baseline.h"
 #include "fsmove/gating/project_config.h"
+#include "fsmove/graph/dependency_graph.h"
+#include "fsmove/pipeline/fix_patches.h"
 #include "fsmove/report/findings_report.h"
 
 namespace fsmove::pipeline {
@@ -51,12 +53,17 @@ struct ReportSettings {
   // --allow-failed: a check that saw only part of the apply (resources failed, skipped or never
   // evaluated, Puppet's apply failed) is judged on its findings alone, as a complete one.
   bool allow_failed = false;
+  // --fix-diff FILE and --fix: the findings as patches of the checked code (fix_patches.h);
+  // nothing is planned unless one of them is given.
+  FixSettings fix;
+  bool fixes_wanted() const { return !fix.diff_file.empty() || fix.apply; }
 
-  // Every file a report goes to (-o, the --*-output files, --write-baseline), empty or not:
-  // the commands check them before a long run and against their inputs.
+  // Every file a report goes to (-o, the --*-output files, --write-baseline, --fix-diff), empty
+  // or not: the commands check them before a long run and against their inputs.
   std::vector<const std::string*> OutputFiles() const {
-    return {&output,        &json_output,        &sarif_output,    &junit_output,
-            &rdjson_output, &codequality_output, &markdown_output, &write_baseline};
+    return {&output,          &json_output,    &sarif_output,
+            &junit_output,    &rdjson_output,  &codequality_output,
+            &markdown_output, &write_baseline, &fix.diff_file};
   }
 };
 
@@ -113,6 +120,11 @@ struct PipelineIo {
   Warn note;  // what was done besides the reports ("wrote 3 findings to baseline FILE")
 };
 
+// The relationships Puppet logged adding (--debug) between resources of this catalog, as
+// edges of the dependency graph.
+std::vector<graph::ObservedEdge> ObservedAutorelations(const analysis::Analyzer& analyzer,
+                                                       const catalog::Catalog& cat);
+
 // `ctx` carries the trace name, the analyzer, parse and catalog seconds and, for `fsmove check`,
 // the run summary; the graph, result and suppressions are filled here. Errors: a report or
 // baseline that cannot be written, a required Puppet graph that does not load.
@@ -120,6 +132,7 @@ absl::StatusOr<Verdict> CheckAndReport(const ReportSettings& settings, const Pro
                                        const catalog::Catalog& cat, report::FindingsContext ctx,
                                        const PipelineIo& io,
                                        const PuppetGraphInput* puppet_graph = nullptr,
-                                       const BeforeReport& before_report = nullptr);
+                                       const BeforeReport& before_report = nullptr,
+                                       const VerifyFixes& verify_fixes = nullptr);
 
 }  // namespace fsmove::pipeline

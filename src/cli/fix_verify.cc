@@ -1,0 +1,349 @@
+// The checked code's scope and the re-check of patched copies; see fix_verify.h.
+#include "fix_verify.h"
+
+#include <stdlib.h>
+
+#include <algorithm>
+#include <filesystem>
+#include <map>
+#include <memory>
+#include <set>
+
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
+#include "fsmove/base/output_file.h"
+#include "fsmove/exec/executor.h"
+#include "fsmove/exec/os_root.h"
+#include "fsmove/exec/puppet_log.h"
+#include "traced_check.h"
+
+namespace fsmove::cli {
+namespace fs = std::filesystem;
+namespace {
+
+// Re-checks of single patches after a failed re-check of all of them together.
+constexpr size_t kMaxSingleRechecks = 8;
+
+// Copies the module tree (without its .git) from `from` to `to`.
+absl::Status CopyTree(const fs::path& from, const fs::path& to) {
+  std::error_code ec;
+  fs::create_directories(to, ec);
+  if (ec) return absl::InternalError(absl::StrCat("cannot make ", to.string(), ": ", ec.message()));
+  for (const fs::directory_entry& e : fs::directory_iterator(from, ec)) {
+    if (e.path().filename() == ".git") continue;
+    fs::copy(e.path(), to / e.path().filename(),
+             fs::copy_options::recursive | fs::copy_options::copy_symlinks, ec);
+    if (ec) {
+      return absl::InternalError(
+          absl::StrCat("cannot copy ", e.path().string(), ": ", ec.message()));
+    }
+  }
+  if (ec)
+    return absl::InternalError(absl::StrCat("cannot read ", from.string(), ": ", ec.message()));
+  return absl::OkStatus();
+}
+
+class ScratchCopy {
+ public:
+  ScratchCopy() {
+    const char* tmp = getenv("TMPDIR");
+    std::string tmpl =
+        absl::StrCat(tmp != nullptr && *tmp ? tmp : "/tmp", "/fsmove-fixcheck-XXXXXX");
+    if (mkdtemp(tmpl.data()) != nullptr) path_ = tmpl;
+  }
+  ~ScratchCopy() {
+    std::error_code ec;
+    if (!path_.empty()) fs::remove_all(path_, ec);
+  }
+  ScratchCopy(const ScratchCopy&) = delete;
+  ScratchCopy& operator=(const ScratchCopy&) = delete;
+  const std::string& path() const { return path_; }
+
+ private:
+  std::string path_;
+};
+
+std::string PairKey(const checker::Finding& f, const catalog::Catalog& cat) {
+  return absl::StrCat(std::string(checker::FaultKindName(f.kind)), " ", cat.resource(f.source).ref,
+                      " -> ", cat.resource(f.target).ref);
+}
+
+// What a re-check of some patches showed.
+struct Outcome {
+  std::string failure;                    // the run itself went wrong: nothing is proven
+  std::map<size_t, std::string> still;    // findings the re-check still has
+  std::vector<std::string> new_findings;  // findings the original check did not have
+};
+
+class Verifier {
+ public:
+  explicit Verifier(const FixVerifyInputs& in) : in_(in) {}
+
+  void Run(const report::FindingsContext& ctx, checker::CheckResult* result,
+           const fix::FixPlanner& planner) {
+    std::vector<size_t> candidates;
+    for (size_t i = 0; i < result->findings.size(); ++i) {
+      const checker::Finding& f = result->findings[i];
+      if (planner.Planned(i) && f.patch && f.patch->verdict != checker::FixVerdict::kFailed) {
+        candidates.push_back(i);
+      }
+      fingerprints_.insert(f.fingerprint);
+      pairs_.insert(PairKey(f, *ctx.catalog));
+    }
+    Outcome all = Recheck(*ctx.catalog, *result, planner, candidates);
+    if (all.failure.empty() && all.new_findings.empty()) {
+      for (size_t i : candidates) Judge(result->findings[i], all, i);
+      return;
+    }
+    if (candidates.size() == 1) {
+      Judge(result->findings[candidates[0]], all, candidates[0]);
+      return;
+    }
+    for (size_t k = 0; k < candidates.size(); ++k) {
+      checker::Finding& f = result->findings[candidates[k]];
+      if (k >= kMaxSingleRechecks) {
+        Fail(f, absl::StrCat("not verified: the patches failed together (", Why(all),
+                             ") and only the first ", kMaxSingleRechecks,
+                             " were re-checked on their own"));
+        continue;
+      }
+      Judge(f, Recheck(*ctx.catalog, *result, planner, {candidates[k]}), candidates[k]);
+    }
+  }
+
+ private:
+  static std::string Why(const Outcome& o) {
+    if (!o.failure.empty()) return o.failure;
+    return absl::StrCat("new finding", o.new_findings.size() == 1 ? "" : "s",
+                        " on the re-check: ", absl::StrJoin(o.new_findings, "; "));
+  }
+
+  static void Fail(checker::Finding& f, std::string reason) {
+    f.patch->verdict = checker::FixVerdict::kFailed;
+    f.patch->reason = std::move(reason);
+  }
+
+  static void Judge(checker::Finding& f, const Outcome& o, size_t i) {
+    if (!o.failure.empty() || !o.new_findings.empty()) return Fail(f, Why(o));
+    if (auto it = o.still.find(i); it != o.still.end()) return Fail(f, it->second);
+    f.patch->verdict = checker::FixVerdict::kVerified;
+    const std::string proof =
+        "verified: the patched code compiled and applied in a fresh "
+        "sandbox, and its re-check found neither this nor anything new";
+    f.patch->reason = f.patch->reason.empty() ? proof : absl::StrCat(proof, "; ", f.patch->reason);
+  }
+
+  // The check's request on a copy of the code in `dir` with `fix` made.
+  absl::StatusOr<exec::CheckRequest> PatchedRequest(const fix::RenderedFix& fix,
+                                                    const std::string& root,
+                                                    const std::string& dir) const {
+    exec::CheckRequest req = in_.request;
+    const fs::path copy = fs::path(dir) / fs::path(root).filename();
+    if (in_.target.kind == exec::ResolvedTarget::Kind::kModule) {
+      if (absl::Status st = CopyTree(root, copy); !st.ok()) return st;
+      req.target.path = copy.string();
+      // Its sibling modules stay where they are (after the copy's own directory).
+      if (!in_.target.link_module) {
+        req.target.modulepath.push_back(fs::path(in_.target.module_dir).parent_path().string());
+      }
+    } else {
+      std::error_code ec;
+      fs::create_directories(copy, ec);
+      const fs::path manifest = copy / fs::path(in_.target.manifest_path).filename();
+      fs::copy_file(in_.target.manifest_path, manifest, ec);
+      if (ec) return absl::InternalError(absl::StrCat("cannot copy the manifest: ", ec.message()));
+      req.target.path = manifest.string();
+      if (req.target.with_module.empty()) req.target.with_module = in_.target.module_dir;
+    }
+    for (const fix::ChangedFile& f : fix.files) {
+      if (absl::Status st = base::WriteOutputFile((copy / f.relative).string(), f.new_text);
+          !st.ok()) {
+        return st;
+      }
+    }
+    req.progress = false;
+    req.save_trace.clear();
+    req.save_catalog.clear();
+    req.save_graph.clear();
+    req.puppet_log.clear();
+    req.keep_sandbox.clear();
+    req.reapplies = 0;
+    return req;
+  }
+
+  // Why the re-check's run proves nothing; empty when it ran as the check's own did.
+  std::string RunProblem(const exec::RunResult& run) const {
+    if (run.end == exec::RunEnd::kCompileFailed) {
+      std::string log = exec::DeduplicateErrors(exec::StripAnsi(run.compile_log));
+      if (log.size() > 600) log = log.substr(0, 600) + "...";
+      return absl::StrCat("the patched code does not compile: ", log);
+    }
+    if (run.end != exec::RunEnd::kApplied || !run.summary.ApplyFinished()) {
+      return "the re-check's apply did not finish" + (run.error.empty() ? "" : ": " + run.error);
+    }
+    for (const std::string& e : run.summary.errors) {
+      if (e.find("cycle") != std::string::npos || e.find("elationship") != std::string::npos) {
+        return "Puppet refused the patched catalog: " + e;
+      }
+    }
+    for (const report::FailedResource& f : run.summary.failed) {
+      if (std::find(in_.failed_before.begin(), in_.failed_before.end(), f.resource) ==
+          in_.failed_before.end()) {
+        return absl::StrCat("the patched code fails ", f.resource, ": ", f.message);
+      }
+    }
+    return "";
+  }
+
+  Outcome Recheck(const catalog::Catalog& cat, const checker::CheckResult& original,
+                  const fix::FixPlanner& planner, const std::vector<size_t>& which) {
+    Outcome o;
+    auto fix = planner.Render(which);
+    ScratchCopy scratch;
+    if (!fix.ok() || scratch.path().empty()) {
+      o.failure =
+          fix.ok() ? "cannot make a scratch directory" : std::string(fix.status().message());
+      return o;
+    }
+    auto req = PatchedRequest(*fix, planner.scope().root, scratch.path());
+    if (!req.ok()) {
+      o.failure = std::string(req.status().message());
+      return o;
+    }
+    analysis::AnalyzerOptions analyzer_options;
+    analyzer_options.interpreter.root_symlinks = exec::TopLevelSymlinks(req->root.dir);
+    analysis::Analyzer analyzer(analyzer_options);
+    auto run = RunTracedCheck(*req, in_.full_trace, analyzer);
+    if (!run.ok()) {
+      o.failure = absl::StrCat("the re-check could not run: ", run.status().message());
+      return o;
+    }
+    struct RemoveWork {
+      std::string dir;
+      ~RemoveWork() {
+        std::error_code ec;
+        fs::remove_all(dir, ec);
+      }
+    } remove_work{run->work_dir};
+    if (o.failure = RunProblem(*run); !o.failure.empty()) return o;
+    auto recat = exec::LoadRunCatalog(*run);
+    if (!recat.ok()) {
+      o.failure = absl::StrCat("the re-check's catalog: ", recat.status().message());
+      return o;
+    }
+    std::optional<pipeline::PuppetGraphInput> graph;
+    if (!run->puppet_graph.empty())
+      graph.emplace(pipeline::PuppetGraphInput{"Puppet's graph", run->puppet_graph, false});
+    auto found = pipeline::CheckFindings(in_.settings, in_.project, *recat, analyzer,
+                                         graph ? &*graph : nullptr);
+    if (!found.ok()) {
+      o.failure = absl::StrCat("the re-check failed: ", found.status().message());
+      return o;
+    }
+    Compare(cat, original, *recat, *found, which, &o);
+    return o;
+  }
+
+  void Compare(const catalog::Catalog& cat, const checker::CheckResult& original,
+               const catalog::Catalog& recat, const pipeline::RecheckFindings& found,
+               const std::vector<size_t>& which, Outcome* o) const {
+    std::set<std::string> again_fp, again_pairs;
+    for (size_t k = 0; k < found.result.findings.size(); ++k) {
+      const checker::Finding& g = found.result.findings[k];
+      const std::string pair = PairKey(g, recat);
+      again_fp.insert(g.fingerprint);
+      again_pairs.insert(pair);
+      if (found.counted[k] && !fingerprints_.contains(g.fingerprint) && !pairs_.contains(pair)) {
+        o->new_findings.push_back(pair);
+      }
+    }
+    for (size_t i : which) {
+      const checker::Finding& f = original.findings[i];
+      const std::string pair = PairKey(f, cat);
+      if (again_fp.contains(f.fingerprint) || again_pairs.contains(pair)) {
+        o->still[i] = absl::StrCat("the re-check of the patched code still finds ", pair);
+      }
+    }
+  }
+
+  FixVerifyInputs in_;
+  std::set<std::string> fingerprints_;
+  std::set<std::string> pairs_;
+};
+
+// The prefix of the catalog's manifest paths that stands for `root` on the machine that
+// compiled it: of the prefixes that map some manifest to a file under `root` (its path
+// minus a trailing part that exists there), the one most manifests agree on. A dependency
+// module beside the checked one (the same `manifests/init.pp` under another prefix) loses the
+// vote, so it is never mapped into the checked code.
+std::string RecordedPrefix(const std::string& root, const catalog::Catalog& cat) {
+  std::set<std::string> files;
+  for (const catalog::Resource& r : cat.resources()) {
+    if (!r.file.empty() && r.file.front() == '/') files.insert(r.file);
+  }
+  std::map<std::string, size_t> votes;
+  std::error_code ec;
+  for (const std::string& file : files) {
+    const fs::path path(file);
+    const std::vector<fs::path> parts(path.begin(), path.end());
+    for (size_t k = 1; k < parts.size(); ++k) {
+      fs::path tail, prefix("/");
+      for (size_t j = 1; j < k; ++j) prefix /= parts[j];
+      for (size_t j = k; j < parts.size(); ++j) tail /= parts[j];
+      if (fs::is_regular_file(fs::path(root) / tail, ec)) {
+        ++votes[prefix.lexically_normal().string()];
+        break;
+      }
+    }
+  }
+  std::string best;
+  size_t most = 0;
+  for (const auto& [prefix, n] : votes) {
+    if (n > most || (n == most && prefix.size() > best.size())) best = prefix, most = n;
+  }
+  while (best.size() > 1 && best.back() == '/') best.pop_back();
+  return best;
+}
+
+}  // namespace
+
+absl::StatusOr<fix::FixScope> CheckFixScope(const exec::ResolvedTarget& target) {
+  fix::FixScope scope;
+  switch (target.kind) {
+    case exec::ResolvedTarget::Kind::kModule:
+      scope.root = target.module_dir;
+      return scope;
+    case exec::ResolvedTarget::Kind::kManifest:
+      scope.only_file = target.manifest_path;
+      scope.root = fs::path(target.manifest_path).parent_path().string();
+      return scope;
+    case exec::ResolvedTarget::Kind::kCode:
+      break;
+  }
+  return absl::FailedPreconditionError(
+      "--fix-diff and --fix need a module or a manifest: code given with -e has no file to patch");
+}
+
+fix::FixScope AnalyzeFixScope(const std::string& source_root, const catalog::Catalog& cat) {
+  fix::FixScope scope;
+  std::error_code ec;
+  fs::path root = fs::absolute(source_root.empty() ? "." : source_root, ec).lexically_normal();
+  scope.root = root.string();
+  while (scope.root.size() > 1 && scope.root.back() == '/') scope.root.pop_back();
+  const std::string prefix = RecordedPrefix(scope.root, cat);
+  scope.locate = [r = scope.root, prefix](const std::string& file) {
+    if (prefix.empty() || prefix == r) return file;
+    const std::string rel = fs::path(file).lexically_normal().lexically_relative(prefix).string();
+    if (rel.empty() || rel == "." || rel.starts_with("..")) return file;
+    return (fs::path(r) / rel).lexically_normal().string();
+  };
+  return scope;
+}
+
+pipeline::VerifyFixes MakeFixVerifier(const FixVerifyInputs& inputs) {
+  auto verifier = std::make_shared<Verifier>(inputs);
+  return [verifier](const report::FindingsContext& ctx, checker::CheckResult* result,
+                    const fix::FixPlanner& planner) { verifier->Run(ctx, result, planner); };
+}
+
+}  // namespace fsmove::cli

@@ -16,6 +16,17 @@
 
 namespace fsmove::exec {
 
+ProcessClock::ProcessClock(const std::string& proc_dir) : ticks_(sysconf(_SC_CLK_TCK)) {
+  std::istringstream stat(base::ReadFile(proc_dir + "/stat").value_or(""));
+  for (std::string line; std::getline(stat, line);) {
+    if (line.starts_with("btime ")) boot_ = std::atof(line.c_str() + 6);
+  }
+}
+
+double ProcessClock::Start(const ProcEntry& p) const {
+  return ticks_ > 0 ? boot_ + static_cast<double>(p.start_ticks) / static_cast<double>(ticks_) : 0;
+}
+
 std::vector<ProcEntry> ListProcesses(const std::string& proc_dir) {
   std::vector<ProcEntry> out;
   DIR* d = opendir(proc_dir.c_str());

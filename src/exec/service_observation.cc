@@ -96,19 +96,13 @@ std::string CommandLine(std::string_view cmdline) {
 std::vector<Observation> ObserveSandbox(const std::string& proc_dir, int stage,
                                         const std::vector<pid_t>& skip) {
   std::vector<Observation> out;
-  double boot = 0;
-  std::istringstream stat(base::ReadFile(proc_dir + "/stat").value_or(""));
-  for (std::string line; std::getline(stat, line);) {
-    if (line.starts_with("btime ")) boot = std::atof(line.c_str() + 6);
-  }
-  const long ticks = sysconf(_SC_CLK_TCK);
+  const ProcessClock clock(proc_dir);
   for (const ProcEntry& p : ListProcesses(proc_dir)) {
     if (std::find(skip.begin(), skip.end(), p.pid) != skip.end()) continue;
     std::string cmd =
         CommandLine(base::ReadFile(fmt::format("{}/{}/cmdline", proc_dir, p.pid)).value_or(""));
     if (cmd.empty()) cmd = "[" + p.comm + "]";
-    const double start = ticks > 0 ? boot + static_cast<double>(p.start_ticks) / ticks : 0;
-    out.push_back(Observation{stage, "process", p.pid, start, std::move(cmd)});
+    out.push_back(Observation{stage, "process", p.pid, clock.Start(p), std::move(cmd)});
   }
   auto table = [&](const char* name) {
     return base::ReadFile(fmt::format("{}/net/{}", proc_dir, name)).value_or("");

@@ -657,16 +657,10 @@ class Supervisor {
   // The processes left running (the daemons the applies started), with their start time
   // (seconds since the epoch): "daemon PID START COMM".
   void ReportDaemons() {
-    double boot = 0;
-    std::istringstream stat(base::ReadFile(proc_dir_ + "/stat").value_or(""));
-    for (std::string line; std::getline(stat, line);) {
-      if (line.starts_with("btime ")) boot = std::atof(line.c_str() + 6);
-    }
-    const long ticks = sysconf(_SC_CLK_TCK);
+    const ProcessClock clock(proc_dir_);
     for (const ProcEntry& p : ListProcesses(proc_dir_)) {
-      if (p.pid == self_ || (systemd() && p.pid == 1) || ticks <= 0) continue;
-      status_.Send(
-          status::LeftRunning{{p.pid, boot + static_cast<double>(p.start_ticks) / ticks, p.comm}});
+      if (p.pid == self_ || (systemd() && p.pid == 1)) continue;
+      status_.Send(status::LeftRunning{{p.pid, clock.Start(p), p.comm}});
     }
   }
 

@@ -20,6 +20,17 @@ struct ProcEntry {
   uint64_t start_ticks = 0;  // since boot, in clock ticks (field 22 of /proc/PID/stat)
 };
 std::vector<ProcEntry> ListProcesses(const std::string& proc_dir);
+// When processes started, in seconds since the epoch: /proc/stat's btime plus a process's
+// start in clock ticks. 0 where the clock is unknown.
+class ProcessClock {
+ public:
+  explicit ProcessClock(const std::string& proc_dir);
+  double Start(const ProcEntry& p) const;
+
+ private:
+  double boot_ = 0;
+  long ticks_ = 0;
+};
 // SIGKILL to every descendant of `root`, then `root`.
 void KillDescendants(pid_t root);
 // Names what the run left running (and is being killed): the first 20, then a count.

@@ -6,6 +6,7 @@
 
 #include "absl/strings/ascii.h"
 #include "absl/strings/str_split.h"
+#include "fsmove/catalog/file_path.h"
 
 namespace fsmove::checker {
 namespace {
@@ -137,9 +138,7 @@ bool IsUnitDefinition(std::string_view path) {
 
 bool IsRuntimeState(std::string_view path) {
   for (std::string_view dir : {"/run", "/var/run", "/tmp", "/var/tmp", "/dev/shm"}) {
-    if (path == dir ||
-        (path.starts_with(dir) && path.size() > dir.size() && path[dir.size()] == '/'))
-      return true;
+    if (path == dir || catalog::IsStrictlyUnder(path, dir)) return true;
   }
   return false;
 }

@@ -25,33 +25,53 @@ std::string ChangedProperties(const ResourceOutcome& o) {
 
 std::string FirstLine(const std::string& text) { return text.substr(0, text.find('\n')); }
 
-}  // namespace
-
-absl::StatusOr<std::string> ForceOrder(std::string_view catalog_json, size_t second_index,
-                                       const std::string& first_ref) {
+// A catalog to rewrite for a replay: an object with a "resources" array.
+absl::StatusOr<nlohmann::json> ReplayCatalog(std::string_view catalog_json) {
   nlohmann::json j = nlohmann::json::parse(catalog_json, nullptr, /*allow_exceptions=*/false);
   if (!j.is_object() || !j.contains("resources") || !j["resources"].is_array()) {
     return absl::InvalidArgumentError("the catalog to replay has no \"resources\" array");
   }
-  nlohmann::json& resources = j["resources"];
+  return j;
+}
+
+// A resource's "parameters" object, made when it has none.
+absl::StatusOr<nlohmann::json*> ParametersOf(nlohmann::json& resource, std::string_view what) {
+  nlohmann::json& params = resource["parameters"];
+  if (params.is_null()) params = nlohmann::json::object();
+  if (!params.is_object()) {
+    return absl::InvalidArgumentError(
+        fmt::format("{} has parameters that are not an object", what));
+  }
+  return &params;
+}
+
+// A catalog resource's reference: Service[app].
+std::string RefOf(const nlohmann::json& r) {
+  return fmt::format("{}[{}]", r.value("type", ""), r.value("title", ""));
+}
+
+}  // namespace
+
+absl::StatusOr<std::string> ForceOrder(std::string_view catalog_json, size_t second_index,
+                                       const std::string& first_ref) {
+  absl::StatusOr<nlohmann::json> j = ReplayCatalog(catalog_json);
+  if (!j.ok()) return j.status();
+  nlohmann::json& resources = (*j)["resources"];
   if (second_index >= resources.size() || !resources[second_index].is_object()) {
     return absl::InvalidArgumentError(
         fmt::format("the catalog to replay has no resource at index {}", second_index));
   }
-  nlohmann::json& params = resources[second_index]["parameters"];
-  if (params.is_null()) params = nlohmann::json::object();
-  if (!params.is_object()) {
-    return absl::InvalidArgumentError(
-        "the resource to replay has parameters that are not an object");
-  }
-  nlohmann::json& require = params["require"];
+  absl::StatusOr<nlohmann::json*> params =
+      ParametersOf(resources[second_index], "the resource to replay");
+  if (!params.ok()) return params.status();
+  nlohmann::json& require = (**params)["require"];
   if (require.is_null()) {
     require = first_ref;
   } else {
     if (!require.is_array()) require = nlohmann::json::array({require});
     require.push_back(first_ref);
   }
-  return j.dump();
+  return j->dump();
 }
 
 namespace {
@@ -77,40 +97,31 @@ bool NamesService(std::string comm, const std::vector<std::string>& names) {
 
 absl::StatusOr<std::string> HoldBack(std::string_view catalog_json,
                                      const std::vector<std::string>& refs) {
-  nlohmann::json j = nlohmann::json::parse(catalog_json, nullptr, /*allow_exceptions=*/false);
-  if (!j.is_object() || !j.contains("resources") || !j["resources"].is_array()) {
-    return absl::InvalidArgumentError("the catalog to replay has no \"resources\" array");
-  }
+  absl::StatusOr<nlohmann::json> j = ReplayCatalog(catalog_json);
+  if (!j.ok()) return j.status();
   size_t held = 0;
-  for (nlohmann::json& r : j["resources"]) {
+  for (nlohmann::json& r : (*j)["resources"]) {
     if (!r.is_object()) continue;
-    const std::string ref = fmt::format("{}[{}]", r.value("type", ""), r.value("title", ""));
+    const std::string ref = RefOf(r);
     if (std::find(refs.begin(), refs.end(), ref) == refs.end()) continue;
-    nlohmann::json& params = r["parameters"];
-    if (params.is_null()) params = nlohmann::json::object();
-    if (!params.is_object()) {
-      return absl::InvalidArgumentError(
-          fmt::format("{} has parameters that are not an object", ref));
-    }
-    params["noop"] = true;
+    absl::StatusOr<nlohmann::json*> params = ParametersOf(r, ref);
+    if (!params.ok()) return params.status();
+    (**params)["noop"] = true;
     ++held;
   }
   if (held < refs.size()) {
     return absl::InvalidArgumentError("the catalog to replay lacks a resource to hold back");
   }
-  return j.dump();
+  return j->dump();
 }
 
 absl::StatusOr<std::string> RefreshCatalog(std::string_view catalog_json,
                                            const std::string& service_ref) {
-  nlohmann::json j = nlohmann::json::parse(catalog_json, nullptr, /*allow_exceptions=*/false);
-  if (!j.is_object() || !j.contains("resources") || !j["resources"].is_array()) {
-    return absl::InvalidArgumentError("the catalog to replay has no \"resources\" array");
-  }
+  absl::StatusOr<nlohmann::json> j = ReplayCatalog(catalog_json);
+  if (!j.ok()) return j.status();
   nlohmann::json service;
-  for (const nlohmann::json& r : j["resources"]) {
-    if (!r.is_object() || r.value("type", "") != "Service") continue;
-    if (fmt::format("Service[{}]", r.value("title", "")) == service_ref) service = r;
+  for (const nlohmann::json& r : (*j)["resources"]) {
+    if (r.is_object() && RefOf(r) == service_ref) service = r;
   }
   if (service.is_null()) {
     return absl::InvalidArgumentError(fmt::format("the catalog to replay has no {}", service_ref));
@@ -128,10 +139,10 @@ absl::StatusOr<std::string> RefreshCatalog(std::string_view catalog_json,
       // Without it, Puppet takes the resource for a class or define (and fails on it).
       {"kind", "compilable_type"},
       {"parameters", {{"command", "/bin/true"}, {"notify", service_ref}}}};
-  j["resources"] = nlohmann::json::array({std::move(refresh), std::move(service)});
-  j["edges"] = nlohmann::json::array();
-  j["classes"] = nlohmann::json::array();
-  return j.dump();
+  (*j)["resources"] = nlohmann::json::array({std::move(refresh), std::move(service)});
+  (*j)["edges"] = nlohmann::json::array();
+  (*j)["classes"] = nlohmann::json::array();
+  return j->dump();
 }
 
 namespace {

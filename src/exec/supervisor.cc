@@ -134,8 +134,9 @@ class Supervisor {
     for (const std::string& path : spec_.probe_paths) {
       status_.Send(status::Probe{ProbePath(path)});
     }
-    // Replays (they probe paths) report what they leave running: which services run.
-    if (!spec_.probe_paths.empty()) ReportDaemons();
+    // Forced-order replays (they probe paths) report what they leave running: which services
+    // run. One of missing notifiers has said more already (Observe).
+    if (!spec_.probe_paths.empty() && !spec_.refresh) ReportDaemons();
     if (spec_.mode == SandboxMode::kOverlay) {
       ReportLeftovers();
       ReportFullFileSystems();

@@ -72,7 +72,7 @@ struct RunResult {
   std::vector<Reapply> reapplies;     // --idempotence
   bool reapplies_cut_short = false;   // --timeout stopped one
   std::vector<PathState> probes;      // CheckRequest::probe_paths, in that order
-  std::vector<Daemon> daemons;        // with probe_paths
+  std::vector<Daemon> daemons;        // with probe_paths, without refresh_catalog
   std::vector<Observation> observed;  // with refresh_catalog
   // Manifest paths as Puppet saw them inside the sandbox -> as they are on the host (prefixes).
   std::vector<std::pair<std::string, std::string>> manifest_paths;

@@ -87,7 +87,7 @@ struct Probe {
   PathState state;
   bool operator==(const Probe& o) const { return state == o.state && state.mtime == o.state.mtime; }
 };
-// With probe_paths: a process left running.
+// With probe_paths (without a refresh catalog): a process left running.
 struct LeftRunning {
   Daemon daemon;
   bool operator==(const LeftRunning& o) const {

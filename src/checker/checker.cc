@@ -52,12 +52,17 @@ std::string PuppetReference(const catalog::Resource& r) {
   if (r.type == "Class") {
     for (char& c : title) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
   }
-  std::string quoted;
-  for (char c : title) {
-    if (c == '\'' || c == '\\') quoted.push_back('\\');
-    quoted.push_back(c);
+  return absl::StrCat(r.type, "[", SingleQuote(title), "]");
+}
+
+std::string SingleQuote(std::string_view text) {
+  std::string out = "'";
+  for (char c : text) {
+    if (c == '\'' || c == '\\') out.push_back('\\');
+    out.push_back(c);
   }
-  return absl::StrCat(r.type, "['", quoted, "']");
+  out.push_back('\'');
+  return out;
 }
 
 namespace {

@@ -8,6 +8,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "absl/strings/str_replace.h"
+#include "fsmove/checker/checker.h"
 
 namespace fsmove::fix {
 namespace {
@@ -288,16 +289,6 @@ void AddNew(const PuppetSource& s, const ResourceBody& body,
 
 }  // namespace
 
-std::string SingleQuote(std::string_view text) {
-  std::string out = "'";
-  for (char c : text) {
-    if (c == '\'' || c == '\\') out.push_back('\\');
-    out.push_back(c);
-  }
-  out.push_back('\'');
-  return out;
-}
-
 std::string ReferenceKey(std::string_view reference) {
   auto parsed = PuppetSource::Parse(std::string(reference));
   if (!parsed.ok())
@@ -311,7 +302,7 @@ std::string ReferenceKey(std::string_view reference) {
       if (w.starts_with("::")) w.remove_prefix(2);
       key += absl::AsciiStrToLower(std::string(w));
     } else if (t.kind == TokenKind::kString && t.literal) {
-      key += SingleQuote(t.value);
+      key += checker::SingleQuote(t.value);
     } else {
       key += parsed->TokenText(i);
     }

@@ -7,6 +7,7 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include "fsmove/checker/checker.h"
 #include "fsmove/fix/puppet_source.h"
 
 namespace fsmove::fix {
@@ -238,7 +239,7 @@ TEST(DeclarationEditTest, FindResourceErrors) {
 TEST(DeclarationEditTest, ReferenceKeys) {
   EXPECT_EQ(ReferenceKey("File[ \"/etc/x\" ]"), ReferenceKey("file['/etc/x']"));
   EXPECT_NE(ReferenceKey("File['/etc/x']"), ReferenceKey("File['/etc/y']"));
-  EXPECT_EQ(SingleQuote("it's a\\b"), "'it\\'s a\\\\b'");
+  EXPECT_EQ(checker::SingleQuote("it's a\\b"), "'it\\'s a\\\\b'");
 }
 
 }  // namespace

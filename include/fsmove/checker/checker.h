@@ -165,4 +165,7 @@ absl::StatusOr<CheckResult> Check(const analysis::Analyzer& analyzer,
 // Puppet's reference syntax for a resource in a fix: File['/etc/my.cnf'], Class['app::db'].
 std::string PuppetReference(const catalog::Resource& r);
 
+// Puppet's single-quoted string for `text` ('it\'s').
+std::string SingleQuote(std::string_view text);
+
 }  // namespace fsmove::checker

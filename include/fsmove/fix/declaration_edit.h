@@ -47,7 +47,4 @@ std::string ApplyReplacements(std::string_view text,
 // quoted or spaced: File[ "/etc/x" ] and file['/etc/x'] give the same key.
 std::string ReferenceKey(std::string_view reference);
 
-// Puppet's single-quoted string for `text` ('it\'s').
-std::string SingleQuote(std::string_view text);
-
 }  // namespace fsmove::fix

@@ -146,7 +146,7 @@ int ConfirmFindings(const exec::CheckRequest& base, const exec::RunResult& run,
             "not started: the replays' --timeout (as long as the check's) ran out");
         continue;
       }
-      exec::CheckRequest req = base;
+      exec::CheckRequest req = base.Rerun();
       req.timeout_seconds = static_cast<int>(left.count());
       req.untraced = true;
       req.apply_catalog = r.catalog;
@@ -154,12 +154,6 @@ int ConfirmFindings(const exec::CheckRequest& base, const exec::RunResult& run,
       req.refresh_catalog = r.refresh;
       if (!r.notifiers.empty()) req.second_catalog = run.catalog_text;
       req.reapplies = r.notifiers.empty() ? 0 : 1;
-      req.progress = false;
-      req.save_trace.clear();
-      req.save_graph.clear();
-      req.keep_sandbox.clear();
-      req.save_catalog.clear();
-      req.puppet_log.clear();
       if (!o.keep_dir.empty()) {
         const std::string stem = o.keep_dir + "/" + (k == 0 ? std::string("00-reference") : r.name);
         req.save_catalog = stem + ".catalog.json";

@@ -137,7 +137,7 @@ class Verifier {
   absl::StatusOr<exec::CheckRequest> PatchedRequest(const fix::RenderedFix& fix,
                                                     const std::string& root,
                                                     const std::string& dir) const {
-    exec::CheckRequest req = in_.request;
+    exec::CheckRequest req = in_.request.Rerun();
     const fs::path copy = fs::path(dir) / fs::path(root).filename();
     if (in_.target.kind == exec::ResolvedTarget::Kind::kModule) {
       if (absl::Status st = CopyTree(root, copy); !st.ok()) return st;
@@ -161,13 +161,6 @@ class Verifier {
         return st;
       }
     }
-    req.progress = false;
-    req.save_trace.clear();
-    req.save_catalog.clear();
-    req.save_graph.clear();
-    req.puppet_log.clear();
-    req.keep_sandbox.clear();
-    req.reapplies = 0;
     return req;
   }
 

@@ -58,6 +58,21 @@ struct CheckRequest {
   // sockets observed before and after (RunResult::observed).
   std::string refresh_catalog;
   std::string second_catalog;
+
+  // The same check run again on the user's behalf (a replay, a fix's re-check): no progress
+  // lines, no second idempotence check, and none of the user's copies (trace, catalog,
+  // graph, Puppet's log, the sandbox's changes) overwritten by it.
+  CheckRequest Rerun() const {
+    CheckRequest r = *this;
+    r.progress = false;
+    r.reapplies = 0;
+    r.save_trace.clear();
+    r.save_catalog.clear();
+    r.save_graph.clear();
+    r.puppet_log.clear();
+    r.keep_sandbox.clear();
+    return r;
+  }
 };
 
 }  // namespace fsmove::exec

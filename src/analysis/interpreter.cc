@@ -3,7 +3,11 @@
 // chroot), so the recorded path of an access is the one the kernel used.
 #include "fsmove/analysis/interpreter.h"
 
+#include <algorithm>
+#include <iterator>
+
 #include "fsmove/fstrace/lowering.h"
+#include "fsmove/strace/args.h"
 
 namespace fsmove::analysis {
 
@@ -47,6 +51,70 @@ Interpreter::Interpreter(InterpreterOptions options)
 }
 
 // ---------------------------------------------------------------- processes
+
+namespace {
+
+// The units a systemctl run with this argument vector (as strace prints it) starts or
+// reloads, by their full names ("hello" is hello.service); none unless its verb (the first
+// argument after the program that is not an option) is one that starts or reloads units.
+std::vector<std::string> UnitsStarted(std::string_view argv) {
+  static constexpr std::string_view kStartVerbs[] = {
+      "start",          "restart",          "try-restart",           "reload-or-restart",
+      "reload",         "force-reload",     "try-reload-or-restart", "reload-or-try-restart",
+      "condrestart",    "condreload",
+  };
+  std::vector<std::string> args;
+  for (size_t i = 0; i < argv.size(); ++i) {
+    if (argv[i] != '"') continue;
+    size_t end = i + 1;
+    while (end < argv.size() && argv[end] != '"') end += argv[end] == '\\' ? 2 : 1;
+    std::string arg;
+    if (!strace::DecodeString(argv.substr(i, end + 1 - i), &arg)) return {};
+    i = end;
+    if (!args.empty() && arg.starts_with("-")) continue;  // an option (or "--")
+    args.push_back(std::move(arg));
+  }
+  if (args.size() < 3 || std::find(std::begin(kStartVerbs), std::end(kStartVerbs), args[1]) ==
+                             std::end(kStartVerbs)) {
+    return {};
+  }
+  args.erase(args.begin(), args.begin() + 2);
+  for (std::string& unit : args) {
+    if (unit.find('.') == std::string::npos) unit += ".service";
+  }
+  return args;
+}
+
+// Whether PID 1 read `path` for one of the units a request starts: a file in a unit directory
+// (.../systemd/system/NAME, NAME.d/..., NAME.wants/...) is read for the unit NAME (or, for a
+// template foo@.service, for its instances); a unit's other files (EnvironmentFile=) are
+// anywhere else.
+bool ReadForUnits(std::string_view path, const std::vector<std::string>& units) {
+  constexpr std::string_view kUnitDir = "/systemd/system/";
+  size_t at = path.find(kUnitDir);
+  if (at == std::string_view::npos) return true;
+  std::string_view name = path.substr(at + kUnitDir.size());
+  name = name.substr(0, name.find('/'));
+  for (std::string_view suffix : {".d", ".wants", ".requires", ".upholds"}) {
+    if (name.ends_with(suffix)) {
+      name.remove_suffix(suffix.size());
+      break;
+    }
+  }
+  for (std::string_view unit : units) {
+    if (name == unit) return true;
+    size_t at_sign = unit.find('@');
+    if (at_sign != std::string_view::npos && name.size() > at_sign &&
+        name.substr(0, at_sign + 1) == unit.substr(0, at_sign + 1) &&
+        name.substr(at_sign + 1).starts_with('.') &&
+        name.substr(at_sign + 1) == unit.substr(unit.rfind('.'))) {
+      return true;
+    }
+  }
+  return false;
+}
+
+}  // namespace
 
 Process& Interpreter::ProcessFor(int32_t pid) {
   if (Process* p = procs_.Find(pid)) return *p;
@@ -112,11 +180,8 @@ void Interpreter::CreateChild(int32_t parent_pid, int32_t child, uint64_t flags)
       break;
     case Ownership::kNone:
       // systemd (PID 1) starting a unit that a resource's systemctl asked for.
-      if (parent_pid == kInitPid && !thread && !service_requests_.empty()) {
-        const ServiceRequest* latest = nullptr;
-        for (const auto& [pid, request] : service_requests_) {
-          if (latest == nullptr || request.order > latest->order) latest = &request;
-        }
+      if (const ServiceRequest* latest = LatestServiceRequest();
+          parent_pid == kInitPid && !thread && latest != nullptr) {
         c.ownership = Ownership::kResource;
         c.block = latest->block;
       }
@@ -190,6 +255,14 @@ bool Interpreter::MayBePuppet(int32_t pid) {
   return puppet_tgid_ < 0 || ProcessFor(pid).tgid == puppet_tgid_;
 }
 
+const Interpreter::ServiceRequest* Interpreter::LatestServiceRequest() const {
+  const ServiceRequest* latest = nullptr;
+  for (const auto& [pid, request] : service_requests_) {
+    if (latest == nullptr || request.order > latest->order) latest = &request;
+  }
+  return latest;
+}
+
 BlockId Interpreter::BlockOf(int32_t pid) {
   Process& p = ProcessFor(pid);
   switch (p.ownership) {
@@ -198,6 +271,18 @@ BlockId Interpreter::BlockOf(int32_t pid) {
     case Ownership::kResource:
       return p.block;
     case Ownership::kNone:
+      // systemd itself reads a unit's file, its drop-ins and (before systemd 255) its
+      // EnvironmentFile= when a Service's systemctl asks it to start the unit: those reads
+      // are the Service's (Record keeps only what PID 1 reads). Other requests are left
+      // out: a reload of PID 1 (daemon-reload, enable, unmask...) reads every unit there is,
+      // and a package's or an exec's requests are not a service's start.
+      if (pid == kInitPid) {
+        const ServiceRequest* latest = LatestServiceRequest();
+        if (latest != nullptr && !latest->starts.empty() &&
+            blocks_.info(latest->block).type() == "Service") {
+          return latest->block;
+        }
+      }
       return kNoBlock;
   }
   return kNoBlock;
@@ -297,6 +382,15 @@ void Interpreter::Record(const Resolution& r, Effect e, const CallContext& ctx, 
     scratch_.erase(0, kUnitRoot.size());
     if (scratch_.empty()) scratch_ = "/";
   }
+  // What PID 1 writes (its runtime state, cgroups, generator output) is the init system's,
+  // never a product of the Service whose request it was serving; of what it reads, only the
+  // started units' files are that Service's.
+  if (ctx.pid == kInitPid) {
+    const ServiceRequest* latest = LatestServiceRequest();
+    if (e != Effect::kConsumed || latest == nullptr || !ReadForUnits(scratch_, latest->starts)) {
+      return;
+    }
+  }
   bool shallow = e == Effect::kConsumed   ? probe || fstrace::IsLookupSyscall(ctx.syscall)
                  : e == Effect::kProduced ? fstrace::IsMetadataSyscall(ctx.syscall)
                                           : false;
@@ -393,7 +487,8 @@ void Interpreter::Apply(const Construct& c, const CallContext& ctx) {
       procs_.PrepareExec(p);
       std::string_view program = c.path.substr(c.path.rfind('/') + 1);
       if (p.ownership == Ownership::kResource && program == "systemctl") {
-        service_requests_[ctx.pid] = ServiceRequest{p.block, ++service_request_order_};
+        service_requests_[ctx.pid] =
+            ServiceRequest{p.block, ++service_request_order_, UnitsStarted(c.path2)};
       } else {
         service_requests_.erase(ctx.pid);
       }

@@ -102,7 +102,9 @@ Construct NewProc(int32_t child, uint64_t clone_flags) {
   return {.op = Op::kNewProc, .clone_flags = clone_flags, .child = child};
 }
 
-Construct Exec(std::string_view program) { return {.op = Op::kExec, .path = program}; }
+Construct Exec(std::string_view program, std::string_view argv) {
+  return {.op = Op::kExec, .path = program, .path2 = argv};
+}
 
 Construct Rename(int dirfd, std::string_view from, int dirfd2, std::string_view to, bool exchange) {
   return {.op = Op::kRename,

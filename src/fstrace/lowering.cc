@@ -163,7 +163,7 @@ void Exec(Lowerer& l, int dirfd, size_t path_i, uint64_t at_flags) {
   AtPath(l, dirfd, path_i, Effect::kConsumed, at_flags, true);
   std::string_view program;  // by name (systemctl, ...); empty when it cannot be decoded
   if (!l.Str(path_i, &program)) program = {};
-  l.Emit(make::Exec(program));
+  l.Emit(make::Exec(program, l.args()[path_i + 1]));
 }
 
 // Calls that return a new descriptor for an object without a path.

@@ -390,9 +390,9 @@ TEST(InterpreterTest, LearnedSymlinksCanonicaliseDirectoriesForRelations) {
 }
 
 // --init systemd: `strace -p 1` shows systemd (PID 1) starting the unit a resource's
-// systemctl asked for; the daemon is charged to that resource, PID 1's own calls and what it
-// starts when no systemctl runs are charged to none, and paths under systemd's unit root
-// (a sandboxed unit's view of /) are the real root's.
+// systemctl asked for; the daemon is charged to that resource, what PID 1 starts when no
+// systemctl runs is charged to none, and paths under systemd's unit root (a sandboxed unit's
+// view of /) are the real root's.
 TEST(InterpreterTest, SystemdStartsTheDaemonAResourceAskedFor) {
   const std::string kS = "Service[demo]";
   Harness h({"1 openat(AT_FDCWD, \"/etc/systemd/system/demo.service\", O_RDONLY) = 5",
@@ -402,14 +402,64 @@ TEST(InterpreterTest, SystemdStartsTheDaemonAResourceAskedFor) {
              "1 clone(child_stack=NULL, flags=SIGCHLD) = 300",
              "300 openat(AT_FDCWD, \"/etc/demo.conf\", O_RDONLY) = 3",
              "300 openat(AT_FDCWD, \"/run/systemd/unit-root/etc/demo.env\", O_RDONLY) = 4",
-             "1 openat(AT_FDCWD, \"/etc/demo.unit-read\", O_RDONLY) = 6",
              "200 +++ exited with 0 +++", "1 clone(child_stack=NULL, flags=SIGCHLD) = 400",
              "400 openat(AT_FDCWD, \"/etc/other.conf\", O_RDONLY) = 3", End(100, kS)});
   EXPECT_THAT(h.At("/etc/demo.conf"), UnorderedElementsAre(Pair(kS, "consumed")));
   EXPECT_THAT(h.At("/etc/demo.env"), UnorderedElementsAre(Pair(kS, "consumed")));
   EXPECT_THAT(h.At("/run/systemd/unit-root/etc/demo.env"), IsEmpty());
-  EXPECT_THAT(h.At("/etc/demo.unit-read"), IsEmpty());
   EXPECT_THAT(h.At("/etc/other.conf"), IsEmpty());
+  EXPECT_THAT(h.At("/etc/systemd/system/demo.service"), IsEmpty());  // before the request
+}
+
+// What systemd itself reads while a Service's systemctl starts a unit is read for that unit
+// (class 4 of the precision issue): its unit file, drop-ins and EnvironmentFile=, which
+// systemd before 255 reads in PID 1. Other units' files, PID 1's writes, and its reads for a
+// reload (daemon-reload and the verbs that imply one), a query or a non-Service resource are
+// charged to none.
+TEST(InterpreterTest, WhatPidOneReadsToStartAUnitIsTheService) {
+  const std::string kS = "Service[demo]";
+  const std::string kWeb = "Service[web]";
+  const std::string kE2 = "Exec[reload]";
+  auto systemctl = [](int pid, std::string args) {
+    return std::to_string(pid) + " execve(\"/usr/bin/systemctl\", [\"/usr/bin/systemctl\", " + args +
+           "], 0x7f /* 6 vars */) = 0";
+  };
+  Harness h({Begin(100, kS), "100 clone(child_stack=NULL, flags=SIGCHLD) = 200",
+             systemctl(200, "\"unmask\", \"--\", \"demo\""),
+             "1 openat(AT_FDCWD, \"/etc/systemd/system/all.service\", O_RDONLY) = 5",
+             "200 +++ exited with 0 +++", "100 clone(child_stack=NULL, flags=SIGCHLD) = 201",
+             systemctl(201, "\"is-active\", \"--\", \"demo\""),
+             "1 openat(AT_FDCWD, \"/etc/query.read\", O_RDONLY) = 5",
+             "201 +++ exited with 0 +++", "100 clone(child_stack=NULL, flags=SIGCHLD) = 202",
+             systemctl(202, "\"start\", \"--\", \"demo\""),
+             "1 openat(AT_FDCWD, \"/etc/systemd/system/demo.service\", O_RDONLY) = 5",
+             "1 openat(AT_FDCWD, \"/etc/systemd/system/demo.service.d/limits.conf\", O_RDONLY) = 5",
+             "1 openat(AT_FDCWD, \"/etc/systemd/system/timer-target.service\", O_RDONLY) = 5",
+             "1 openat(AT_FDCWD, \"/etc/default/demo\", O_RDONLY) = 5",
+             "1 openat(AT_FDCWD, \"/run/systemd/units/invocation:demo.service\", "
+             "O_WRONLY|O_CREAT|O_TRUNC, 0644) = 6",
+             "202 +++ exited with 0 +++", End(100, kS), Begin(100, kWeb),
+             "100 clone(child_stack=NULL, flags=SIGCHLD) = 203",
+             systemctl(203, "\"restart\", \"web@blue.service\""),
+             "1 openat(AT_FDCWD, \"/etc/systemd/system/web@.service\", O_RDONLY) = 5",
+             "1 openat(AT_FDCWD, \"/etc/systemd/system/web@.socket\", O_RDONLY) = 5",
+             "203 +++ exited with 0 +++", End(100, kWeb), Begin(100, kE2),
+             "100 clone(child_stack=NULL, flags=SIGCHLD) = 204",
+             systemctl(204, "\"start\", \"demo\""),
+             "1 openat(AT_FDCWD, \"/etc/exec.read\", O_RDONLY) = 5", "204 +++ exited with 0 +++",
+             End(100, kE2)});
+  EXPECT_THAT(h.At("/etc/systemd/system/all.service"), IsEmpty());
+  EXPECT_THAT(h.At("/etc/query.read"), IsEmpty());
+  EXPECT_THAT(h.At("/etc/systemd/system/demo.service"), UnorderedElementsAre(Pair(kS, "consumed")));
+  EXPECT_THAT(h.At("/etc/systemd/system/demo.service.d/limits.conf"),
+              UnorderedElementsAre(Pair(kS, "consumed")));
+  EXPECT_THAT(h.At("/etc/systemd/system/timer-target.service"), IsEmpty());
+  EXPECT_THAT(h.At("/etc/default/demo"), UnorderedElementsAre(Pair(kS, "consumed")));
+  EXPECT_THAT(h.At("/run/systemd/units/invocation:demo.service"), IsEmpty());
+  EXPECT_THAT(h.At("/run/systemd/units"), IsEmpty());
+  EXPECT_THAT(h.At("/etc/systemd/system/web@.service"), UnorderedElementsAre(Pair(kWeb, "consumed")));
+  EXPECT_THAT(h.At("/etc/systemd/system/web@.socket"), IsEmpty());
+  EXPECT_THAT(h.At("/etc/exec.read"), IsEmpty());
 }
 
 // PID 1 first shows up whenever it makes a call: never as the child of a clone in flight.

@@ -1155,6 +1155,7 @@ def case_systemd():
     unit = os.path.join(ARGS.source, "fixtures", "faults", "systemd-unit")
     check_json(["--init", "systemd", os.path.join(unit, "bad.pp")],
                ["MN\tFile[/etc/default/fsmove-demo]\tService[fsmove-demo]",
+                "MN\tFile[/etc/systemd/system/fsmove-demo.service]\tService[fsmove-demo]",
                 "MN\tFile[/usr/local/bin/fsmove-demo]\tService[fsmove-demo]"], booted)
     p = start_check("--format", "json", "--init", "systemd", os.path.join(unit, "fixed.pp"))
     out, _ = finish(p, 600)

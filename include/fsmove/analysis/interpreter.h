@@ -145,12 +145,18 @@ class Interpreter {
   // child of the resource that asked for it: while a resource's `systemctl` runs, what PID 1
   // starts is charged to that resource. systemctl processes by pid, with their block and the
   // order they started in (the latest request wins).
+  // `starts`: the units the request starts or reloads (systemctl start, restart, reload,
+  // ...), so that what PID 1 itself reads meanwhile (their unit files and drop-ins, their
+  // EnvironmentFile=) is read for them; empty for queries, and for daemon-reload and the
+  // verbs that imply one (enable, unmask, ...), which read every unit there is.
   struct ServiceRequest {
     BlockId block;
     uint64_t order;
+    std::vector<std::string> starts;
   };
   absl::flat_hash_map<int32_t, ServiceRequest> service_requests_;
   uint64_t service_request_order_ = 0;
+  const ServiceRequest* LatestServiceRequest() const;
   static constexpr int32_t kInitPid = 1;
 
   std::string scratch_;

@@ -93,7 +93,8 @@ Construct CloseRange(int first, int last, bool cloexec, bool unshare_fds);
 Construct SetCwd(int dirfd, std::string_view path, bool via_fd);
 Construct SetRoot(std::string_view path);
 Construct NewProc(int32_t child, uint64_t clone_flags);
-Construct Exec(std::string_view program);
+// `argv` is the argument vector as strace printed it (`["systemctl", "start", ...]`).
+Construct Exec(std::string_view program, std::string_view argv = {});
 Construct Rename(int dirfd, std::string_view from, int dirfd2, std::string_view to, bool exchange);
 Construct Link(int dirfd, std::string_view from, int dirfd2, std::string_view to, bool empty_path,
                bool follow);

@@ -200,6 +200,7 @@ void Interpreter::ProcessExit(int32_t pid) {
   ErasePendingClone(pid);
   adopted_.erase(pid);
   service_requests_.erase(pid);
+  dpkg_written_.erase(pid);
 }
 
 void Interpreter::RenamePid(int32_t from, int32_t to) {
@@ -216,6 +217,11 @@ void Interpreter::RenamePid(int32_t from, int32_t to) {
     ServiceRequest moved = it->second;
     service_requests_.erase(it);
     service_requests_[to] = moved;
+  }
+  if (auto it = dpkg_written_.find(from); it != dpkg_written_.end()) {
+    std::vector<PathId> moved = std::move(it->second);
+    dpkg_written_.erase(it);
+    dpkg_written_[to] = std::move(moved);
   }
 }
 
@@ -402,7 +408,9 @@ void Interpreter::Record(const Resolution& r, Effect e, const CallContext& ctx, 
            .syscall = ctx.syscall,
            .pid = ctx.pid,
            .line = ctx.line};
-  accesses_.Record(accesses_.Intern(scratch_), a);
+  PathId id = accesses_.Intern(scratch_);
+  accesses_.Record(id, a);
+  if (e == Effect::kProduced && !shallow) NoteDpkgWrite(ctx.pid, id, scratch_);
   if (e != Effect::kConsumed && !r.name.empty() && !shallow) {
     // Creating or removing a name needs the directory that holds it.
     size_t cut = scratch_.rfind('/');
@@ -492,9 +500,11 @@ void Interpreter::Apply(const Construct& c, const CallContext& ctx) {
       } else {
         service_requests_.erase(ctx.pid);
       }
+      dpkg_written_.erase(ctx.pid);
       return;
     }
     case Op::kRename:
+      if (!unpacked_from_.empty()) NoteDpkgRename(p, c);
       ApplyRename(p, c);
       return;
     case Op::kLink: {
@@ -551,6 +561,47 @@ void Interpreter::ApplyRename(Process& p, const Construct& c) {
     }
   }
   inodes_.Unref(moved);
+}
+
+// ---------------------------------------------------------------- dpkg
+
+// dpkg is known by what it writes, not by its name: strace cannot always read execve's
+// arguments (a vfork child's, under the kernel-side filter), and apt runs it by full path.
+void Interpreter::NoteDpkgWrite(int32_t pid, PathId path, std::string_view text) {
+  constexpr std::string_view kInfo = "/var/lib/dpkg/info/";
+  std::string_view name = text;
+  if (!name.starts_with(kInfo) || !name.ends_with(".list") ||
+      name.find('/', kInfo.size()) != std::string_view::npos) {
+    dpkg_written_[pid].push_back(path);
+    return;
+  }
+  auto it = dpkg_written_.find(pid);
+  if (it == dpkg_written_.end()) return;
+  name = name.substr(kInfo.size(), name.size() - kInfo.size() - 5);
+  name = name.substr(0, name.find(':'));  // libfoo1:amd64
+  auto known = std::find(unpacked_packages_.begin(), unpacked_packages_.end(), name);
+  uint32_t index = static_cast<uint32_t>(known - unpacked_packages_.begin());
+  if (known == unpacked_packages_.end()) unpacked_packages_.emplace_back(name);
+  // A path the configure step already gave its package (a conffile) keeps it.
+  for (PathId p : it->second) unpacked_from_.try_emplace(p, index);
+  it->second.clear();
+}
+
+// Configuring a package renames each conffile's NAME.dpkg-new to NAME: the package of the
+// one is the package of the other.
+void Interpreter::NoteDpkgRename(Process& p, const Construct& c) {
+  Resolution from, to;
+  if (!Resolve(p, c.dirfd, c.path, false, false, &from) || !PathOf(from, &scratch_)) return;
+  auto it = unpacked_from_.find(accesses_.Intern(scratch_));
+  if (it == unpacked_from_.end()) return;
+  uint32_t package = it->second;
+  if (!Resolve(p, c.dirfd2, c.path2, false, false, &to) || !PathOf(to, &scratch_)) return;
+  unpacked_from_[accesses_.Intern(scratch_)] = package;
+}
+
+std::string_view Interpreter::UnpackedFrom(PathId path) const {
+  auto it = unpacked_from_.find(path);
+  return it == unpacked_from_.end() ? std::string_view() : unpacked_packages_[it->second];
 }
 
 // ---------------------------------------------------------------- paths

@@ -210,6 +210,9 @@ class CheckRun {
         continue;
       }
       analysis::PathId dst = accesses_.Intern(path);
+      if (std::string_view package = analyzer_.interpreter().UnpackedFrom(p); !package.empty()) {
+        unpacked_from_.insert_or_assign(path, std::string(package));
+      }
       for (const Access& a : list) {
         if (a.block >= block_resource_.size() || !block_resource_[a.block]) continue;
         Access copy = a;
@@ -442,7 +445,31 @@ class CheckRun {
     // service: the reader works in either order and sees one setting differ. Weak.
     if (s == 3 && IsPartialEditor(catalog_.resource(producer)) && !IsService(consumer)) s = 1;
     if (IsAmbientConfiguration(e.path) && !IsService(consumer)) s = std::min(s, 1);
+    if (std::optional<int> d = DependencyPackageStrength(producer, consumer, e.path)) {
+      s = std::min(s, *d);
+    }
     return s;
+  }
+
+  // A file apt unpacked for a Package resource from another Debian package than the one it
+  // names: a dependency it pulled in (the shared library package of a client). Whoever else
+  // installs that package gets the file too: nothing (0) when a Package resource naming it is
+  // ordered before the consumer; weak (1) when another Package resource is, whose package may
+  // depend on it as well (apt knows, the trace does not); not this rule's case otherwise.
+  std::optional<int> DependencyPackageStrength(ResourceId producer, ResourceId consumer,
+                                               const std::string& path) const {
+    if (!IsPackage(producer)) return std::nullopt;
+    auto it = unpacked_from_.find(path);
+    if (it == unpacked_from_.end() || it->second == PackageName(catalog_.resource(producer))) {
+      return std::nullopt;
+    }
+    bool another_before = false;
+    for (ResourceId r = 0; r < catalog_.size(); ++r) {
+      if (r == producer || !IsPackage(r) || !graph_.HappensBefore(r, consumer)) continue;
+      if (PackageName(catalog_.resource(r)) == it->second) return 0;
+      another_before = true;
+    }
+    return another_before ? std::optional<int>(1) : std::nullopt;
   }
 
   // The producer created the path and removed it again (a scratch or temporary file): it
@@ -552,7 +579,12 @@ class CheckRun {
         // one is not) is kept, low; its pid file or socket in runtime state (/run, /tmp) is
         // no configuration.
         if (e.second.parent && IsRuntimeState(e.path)) continue;
-        kept.emplace_back(&e, e.second.parent ? 1 : analysis::AccessStrength(e.second));
+        int strength = e.second.parent ? 1 : analysis::AccessStrength(e.second);
+        if (std::optional<int> d = DependencyPackageStrength(r.first, r.second, e.path)) {
+          if (*d == 0) continue;
+          strength = std::min(strength, *d);
+        }
+        kept.emplace_back(&e, strength);
       }
       if (kept.empty()) {
         ++result_.stats.no_dependency;
@@ -889,6 +921,8 @@ class CheckRun {
   std::vector<std::optional<ResourceId>> block_resource_;
   std::vector<uint64_t> first_line_;  // per resource: its first begin marker
   analysis::AccessMap accesses_;      // keyed by resource id
+  // The Debian package dpkg unpacked each path from, for the paths it wrote (canonical).
+  absl::flat_hash_map<std::string, std::string> unpacked_from_;
   analysis::BlockTable resource_blocks_;
   std::vector<Finding> findings_;
   absl::flat_hash_map<ResourceId, std::vector<ResourceId>> restart_relays_;  // service -> execs

@@ -203,6 +203,11 @@ std::string ServiceName(const catalog::Resource& service) {
   return name ? *name : service.title;
 }
 
+std::string PackageName(const catalog::Resource& package) {
+  std::string name = ServiceName(package);  // the same namevar rule
+  return name.substr(0, name.find(':'));
+}
+
 bool CommandRestartsService(std::string_view command, std::string_view name) {
   if (name.empty()) return false;
   std::string lower = absl::AsciiStrToLower(absl::string_view(command.data(), command.size()));

@@ -462,6 +462,42 @@ TEST(InterpreterTest, WhatPidOneReadsToStartAUnitIsTheService) {
   EXPECT_THAT(h.At("/etc/exec.read"), IsEmpty());
 }
 
+// dpkg unpacks a package's files, then writes its file list: the files written before the
+// list are that package's (apt unpacks dependencies in the same dpkg run). A conffile is
+// NAME.dpkg-new until it is configured, by a later dpkg process. dpkg is known by the list it
+// writes, not by its name (strace may print execve's arguments as bare pointers).
+TEST(InterpreterTest, WhatDpkgUnpackedIsKnownByItsPackage) {
+  const std::string kP = "Package[client]";
+  Harness h({Begin(100, kP), "100 clone(child_stack=NULL, flags=SIGCHLD) = 200",
+             "200 execve(0x5602a80ec880, 0x5602a7f2aaa0, 0x5602a80e21a0) = 0",
+             "200 openat(AT_FDCWD, \"/usr/lib/libfoo.so.1.dpkg-new\", O_WRONLY|O_CREAT, 0644) = 3",
+             "200 rename(\"/usr/lib/libfoo.so.1.dpkg-new\", \"/usr/lib/libfoo.so.1\") = 0",
+             "200 openat(AT_FDCWD, \"/etc/foo.conf.dpkg-new\", O_WRONLY|O_CREAT, 0644) = 3",
+             "200 openat(AT_FDCWD, \"/var/lib/dpkg/info/libfoo1:amd64.list-new\", "
+             "O_WRONLY|O_CREAT|O_TRUNC, 0666) = 4",
+             "200 rename(\"/var/lib/dpkg/info/libfoo1:amd64.list-new\", "
+             "\"/var/lib/dpkg/info/libfoo1:amd64.list\") = 0",
+             "200 openat(AT_FDCWD, \"/usr/bin/client.dpkg-new\", O_WRONLY|O_CREAT, 0755) = 3",
+             "200 rename(\"/usr/bin/client.dpkg-new\", \"/usr/bin/client\") = 0",
+             "200 rename(\"/var/lib/dpkg/info/client.list-new\", \"/var/lib/dpkg/info/client.list\") = 0",
+             "200 +++ exited with 0 +++", "100 clone(child_stack=NULL, flags=SIGCHLD) = 201",
+             "201 rename(\"/etc/foo.conf.dpkg-new\", \"/etc/foo.conf\") = 0",
+             "201 openat(AT_FDCWD, \"/etc/written-after\", O_WRONLY|O_CREAT, 0644) = 3",
+             "201 +++ exited with 0 +++", End(100, kP)});
+  const analysis::Interpreter& in = h.analyzer.interpreter();
+  auto from = [&](std::string_view path) {
+    for (analysis::PathId p = 0; p < in.accesses().path_count(); ++p) {
+      if (in.accesses().path(p) == path) return std::string(in.UnpackedFrom(p));
+    }
+    return std::string("(no such path)");
+  };
+  EXPECT_EQ(from("/usr/lib/libfoo.so.1"), "libfoo1");
+  EXPECT_EQ(from("/etc/foo.conf.dpkg-new"), "libfoo1");
+  EXPECT_EQ(from("/etc/foo.conf"), "libfoo1");
+  EXPECT_EQ(from("/usr/bin/client"), "client");
+  EXPECT_EQ(from("/etc/written-after"), "");
+}
+
 // PID 1 first shows up whenever it makes a call: never as the child of a clone in flight.
 TEST(InterpreterTest, PidOneIsNobodysChild) {
   Harness h({Begin(100, kE), "100 clone(child_stack=NULL, flags=SIGCHLD <unfinished ...>",

@@ -193,6 +193,44 @@ TEST(CheckerTest, PackagesNotifyOnlyWhenAsked) {
   EXPECT_THAT(Findings(res, lines, notify), UnorderedElementsAre("MN Package[app] Service[app]"));
 }
 
+// A file apt unpacked from a dependency (libfoo1, pulled in by the client's package) is not
+// the client package's own: whoever else installs libfoo1 gets it too. Gone when a Package
+// naming libfoo1 comes before the reader; weak when another Package (the server's, which may
+// depend on it as well) does; as before when no other package comes first.
+TEST(CheckerTest, AFileOfADependencyPackageIsNotTheNamedPackagesOwn) {
+  auto lines = Cat(
+      {Block("Package[client]",
+             {"open(\"/usr/lib/libfoo.so.1\", O_WRONLY|O_CREAT, 0644) = 3",
+              "rename(\"/var/lib/dpkg/info/libfoo1:amd64.list-new\", "
+              "\"/var/lib/dpkg/info/libfoo1:amd64.list\") = 0",
+              "open(\"/usr/bin/client\", O_WRONLY|O_CREAT, 0755) = 3",
+              "rename(\"/var/lib/dpkg/info/client.list-new\", \"/var/lib/dpkg/info/client.list\") = 0"}),
+       Block("Package[libfoo1]", {}), Block("Package[server]", {}),
+       Block("Exec[use]", {"open(\"/usr/lib/libfoo.so.1\", O_RDONLY) = 3"})});
+  auto confidence = [&](const std::vector<Res>& res) {
+    catalog::Catalog cat = MakeCatalog(res);
+    graph::DependencyGraph g = graph::DependencyGraph::Build(cat);
+    Harness h(lines);
+    auto result = checker::Check(h.analyzer, cat, g, {});
+    EXPECT_TRUE(result.ok()) << result.status();
+    std::set<std::string> out;
+    for (const auto& f : result->findings) {
+      out.insert(cat.resource(f.source).ref + " " + cat.resource(f.target).ref + " " +
+                 std::string(checker::ConfidenceName(f.confidence)));
+    }
+    return out;
+  };
+  std::vector<Res> alone{{"Package", "client"}, {"Package", "libfoo1"}, {"Package", "server"},
+                         {"Exec", "use"}};
+  EXPECT_THAT(confidence(alone), UnorderedElementsAre("Package[client] Exec[use] high"));
+  std::vector<Res> after_lib = alone;
+  after_lib[3].params = {{"require", "Package[libfoo1]"}};
+  EXPECT_THAT(confidence(after_lib), IsEmpty());
+  std::vector<Res> after_server = alone;
+  after_server[3].params = {{"require", "Package[server]"}};
+  EXPECT_THAT(confidence(after_server), UnorderedElementsAre("Package[client] Exec[use] low"));
+}
+
 TEST(CheckerTest, WriteWriteRacesTakeTheMaintainersDirection) {
   // The package ships a default config, the File manages it: package first.
   auto lines =

@@ -92,6 +92,10 @@ class Interpreter {
   const BlockTable& blocks() const { return blocks_; }
   const InterpreterStats& stats() const { return stats_; }
   const InodeTable& inodes() const { return inodes_; }
+  // The Debian package whose files dpkg was unpacking when it wrote `path` (a path of
+  // accesses()), or empty: apt installs a package's dependencies in the same run, and a file
+  // of a dependency is not the named package's own.
+  std::string_view UnpackedFrom(PathId path) const;
   ProcessTable& processes() { return procs_; }
   // The path with its directory part rewritten through symlinks that existed before the
   // trace (learned from readlink), so that /lib/x and /usr/lib/x meet. Final components are
@@ -158,6 +162,17 @@ class Interpreter {
   uint64_t service_request_order_ = 0;
   const ServiceRequest* LatestServiceRequest() const;
   static constexpr int32_t kInitPid = 1;
+
+  // dpkg's unpacking, read from its calls: it extracts a package's files, then writes the
+  // package's file list (/var/lib/dpkg/info/NAME[:ARCH].list); a conffile stays NAME.dpkg-new
+  // until the package is configured. Per dpkg process, the paths written since its last file
+  // list (any process's: the one that writes a file list is dpkg); per path, the package it
+  // came from (an index into unpacked_packages_).
+  void NoteDpkgWrite(int32_t pid, PathId path, std::string_view text);
+  void NoteDpkgRename(Process& p, const fstrace::Construct& c);
+  absl::flat_hash_map<int32_t, std::vector<PathId>> dpkg_written_;
+  absl::flat_hash_map<PathId, uint32_t> unpacked_from_;
+  std::vector<std::string> unpacked_packages_;
 
   std::string scratch_;
   std::string expand_[2];

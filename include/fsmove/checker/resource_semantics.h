@@ -62,6 +62,10 @@ std::vector<std::string> NamedAccounts(const catalog::Resource& r);
 // The name Puppet's service provider uses (its `name`, else its title).
 std::string ServiceName(const catalog::Resource& service);
 
+// The Debian package a Package resource installs: its `name`, else its title, without an
+// architecture qualifier (`libfoo1:amd64` is libfoo1).
+std::string PackageName(const catalog::Resource& package);
+
 // Whether an Exec's command restarts, reloads or signals the service named `name`
 // (service/invoke-rc.d/systemctl/init script/rc-service, pkill/killall -HUP and friends).
 bool CommandRestartsService(std::string_view command, std::string_view name);

@@ -463,13 +463,17 @@ class CheckRun {
     if (it == unpacked_from_.end() || it->second == PackageName(catalog_.resource(producer))) {
       return std::nullopt;
     }
+    auto [memo, fresh] =
+        dependency_strength_.try_emplace(std::make_tuple(producer, consumer, it->second));
+    if (!fresh) return memo->second;
     bool another_before = false;
     for (ResourceId r = 0; r < catalog_.size(); ++r) {
       if (r == producer || !IsPackage(r) || !graph_.HappensBefore(r, consumer)) continue;
-      if (PackageName(catalog_.resource(r)) == it->second) return 0;
+      if (PackageName(catalog_.resource(r)) == it->second) return memo->second = 0;
       another_before = true;
     }
-    return another_before ? std::optional<int>(1) : std::nullopt;
+    if (another_before) memo->second = 1;
+    return memo->second;
   }
 
   // The producer created the path and removed it again (a scratch or temporary file): it
@@ -923,6 +927,9 @@ class CheckRun {
   analysis::AccessMap accesses_;      // keyed by resource id
   // The Debian package dpkg unpacked each path from, for the paths it wrote (canonical).
   absl::flat_hash_map<std::string, std::string> unpacked_from_;
+  // DependencyPackageStrength by (producer, consumer, dependency package).
+  mutable absl::flat_hash_map<std::tuple<ResourceId, ResourceId, std::string>, std::optional<int>>
+      dependency_strength_;
   analysis::BlockTable resource_blocks_;
   std::vector<Finding> findings_;
   absl::flat_hash_map<ResourceId, std::vector<ResourceId>> restart_relays_;  // service -> execs

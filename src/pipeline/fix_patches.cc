@@ -187,6 +187,7 @@ absl::Status MakeFixes(const FixSettings& settings, const report::FindingsContex
   for (const fix::ChangedFile& f : mine->files) {
     if (absl::Status st = WriteInPlace(f); !st.ok()) return st;
   }
+  for (size_t i : proven) result->findings[i].patch->applied = true;
   if (note) {
     note(absl::StrCat("fixed ", proven.size(), " finding", proven.size() == 1 ? "" : "s",
                       " in place (", mine->files.size(), " file",

@@ -210,6 +210,8 @@ size_t FindingsContext::ReportedCount(bool confirmed_only) const {
   if (result == nullptr) return n;
   for (size_t i = 0; i < result->findings.size(); ++i) {
     if (confirmed_only && !result->findings[i].confirmation.confirmed) continue;
+    const checker::Finding& f = result->findings[i];
+    if (f.patch && f.patch->applied) continue;  // --fix made it: fixed in the code now
     n += IsSuppressed(i) || IsHidden(i) ? 0 : 1;
   }
   return n;
@@ -306,8 +308,8 @@ void WritePatchText(std::ostream& out, const checker::Finding& f) {
     out << "  patch: none (" << TerminalSafe(p.reason) << ")\n";
     return;
   }
-  out << "  patch (" << checker::FixVerdictName(p.verdict) << ", from " << TerminalSafe(p.root)
-      << "): " << TerminalSafe(p.description) << "\n";
+  out << "  patch (" << checker::FixVerdictName(p.verdict) << (p.applied ? ", made in place" : "")
+      << ", from " << TerminalSafe(p.root) << "): " << TerminalSafe(p.description) << "\n";
   std::string_view diff = p.diff;
   while (!diff.empty() && diff.back() == '\n') diff.remove_suffix(1);
   out << "    " << Indented(diff, "    ") << "\n";
@@ -563,6 +565,7 @@ nlohmann::json PatchJson(const std::optional<checker::FixPatch>& patch) {
           {"description", patch->description},
           {"verdict", std::string(checker::FixVerdictName(patch->verdict))},
           {"reason", patch->reason},
+          {"applied", patch->applied},
           {"edits", edits}};
 }
 

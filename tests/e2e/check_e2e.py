@@ -314,6 +314,31 @@ def case_fix_fixtures(only=None):
         target = os.path.join(ARGS.source, "fixtures", "example", "cachedemo")
         expected = read_expected(os.path.join(ARGS.source, "fixtures", "example", "EXPECTED.txt"))
         check_fix([target], expected, module=True)
+        check_fix_in_place(target)
+
+
+def check_fix_in_place(module):
+    """--fix on a copy of a module: the verified patches are made in its files (the same
+    change as git apply of --fix-diff's diff), each marked applied, and the findings they fixed
+    no longer fail the run: exit 0 when every finding was fixed."""
+    with tempfile.TemporaryDirectory() as tmp:
+        copy = os.path.join(tmp, "inplace", os.path.basename(module))
+        shutil.copytree(module, copy, symlinks=True)
+        diffed = os.path.join(tmp, "diffed", os.path.basename(module))
+        shutil.copytree(module, diffed, symlinks=True)
+        out, diff = os.path.join(tmp, "fix.json"), os.path.join(tmp, "fix.diff")
+        p = fsmove("check", "-q", "--format", "json", "-o", out, "--fix", "--fix-diff", diff, copy)
+        with open(out, encoding="utf-8") as fh:
+            report = json.load(fh)
+        patches = [f["patch"] for f in report["faults"]]
+        check(patches and all(x["verdict"] == "verified" and x["applied"] for x in patches),
+              "not every patch verified and made in place: " + repr(patches))
+        check(p.returncode == 0, f"exit code {p.returncode} after --fix fixed every finding")
+        g = subprocess.run(["git", "apply", diff], cwd=diffed, capture_output=True, text=True)
+        check(g.returncode == 0, f"git apply: {g.stderr}")
+        d = subprocess.run(["diff", "-r", diffed, copy], capture_output=True, text=True)
+        check(d.returncode == 0, "--fix made other changes than its diff:\n" + d.stdout)
+        print("ok: --fix made the verified patches in place; exit 0", file=sys.stderr)
 
 
 def case_confirm_example():

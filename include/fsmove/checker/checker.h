@@ -80,7 +80,8 @@ struct FixPatch {
   std::string root;         // the module's directory, or the manifest's for a manifest
   std::string description;  // one line: "require => File['/etc/x'] on Exec['y'] (init.pp:12)"
   FixVerdict verdict = FixVerdict::kNotRun;
-  std::string reason;  // kFailed: why it is not offered
+  std::string reason;    // kFailed: why it is not offered
+  bool applied = false;  // --fix made it in the checked code: the finding is fixed there
 };
 
 struct Finding {

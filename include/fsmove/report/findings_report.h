@@ -61,8 +61,9 @@ struct FindingsContext {
   bool IsSuppressed(size_t finding) const {
     return suppressions != nullptr && suppressions->IsSuppressed(finding);
   }
-  // Findings that fail the run: not suppressed (nor hidden), and the resources that are not
-  // idempotent. `confirmed_only` (--fail-on confirmed): only confirmed findings and those.
+  // Findings that fail the run: not suppressed (nor hidden) nor fixed in place (--fix), and
+  // the resources that are not idempotent. `confirmed_only` (--fail-on confirmed): only
+  // confirmed findings and those.
   size_t ReportedCount(bool confirmed_only = false) const;
   const std::vector<NotIdempotent>& not_idempotent() const;
 };

@@ -31,27 +31,11 @@ from pathlib import Path
 
 import jsonschema
 
-
-def fail(message):
-    print(f"FAIL: {message}", file=sys.stderr)
-    sys.exit(1)
-
-
-def recorded_root(catalog_path):
-    """The checkout the catalog was compiled in: the prefix before /fixtures/ in its files."""
-    for resource in json.loads(catalog_path.read_text()).get("resources", []):
-        file = resource.get("file") or ""
-        if "/fixtures/" in file:
-            return file[: file.index("/fixtures/")]
-    fail(f"{catalog_path}: no manifest under fixtures/")
+from ci_support import fail, recorded_root, run_fsmove
 
 
 def run(fsmove, args, expected_status):
-    proc = subprocess.run([fsmove, *args], capture_output=True, text=True, timeout=300)
-    if proc.returncode != expected_status:
-        fail(f"fsmove {' '.join(map(str, args))} exited {proc.returncode}, expected "
-             f"{expected_status}\n{proc.stderr}")
-    return proc.stdout
+    return run_fsmove(fsmove, args, expected_status).stdout
 
 
 # The Mermaid subset fsmove writes.

@@ -11,35 +11,13 @@ Usage: sarif_schema_test.py FSMOVE SCHEMA SOURCE_DIR
 """
 import copy
 import json
-import subprocess
 import sys
 import tempfile
 from pathlib import Path
 
 import jsonschema
 
-
-def fail(message):
-    print(f"FAIL: {message}", file=sys.stderr)
-    sys.exit(1)
-
-
-def recorded_root(catalog_path):
-    """The checkout the catalog was compiled in: the prefix before /fixtures/ in its files."""
-    catalog = json.loads(catalog_path.read_text())
-    for resource in catalog.get("resources", []):
-        file = resource.get("file") or ""
-        if "/fixtures/" in file:
-            return file[: file.index("/fixtures/")]
-    fail(f"{catalog_path}: no manifest under fixtures/")
-
-
-def run_fsmove(fsmove, args, expected_status):
-    proc = subprocess.run([fsmove, *args], capture_output=True, text=True, timeout=300)
-    if proc.returncode != expected_status:
-        fail(f"fsmove {' '.join(args)} exited {proc.returncode}, expected {expected_status}\n"
-             f"{proc.stderr}")
-    return proc
+from ci_support import fail, recorded_root, run_fsmove
 
 
 def main():

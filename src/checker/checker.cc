@@ -16,6 +16,7 @@
 #include "fsmove/catalog/block_resolver.h"
 #include "fsmove/catalog/managed_paths.h"
 #include "fsmove/checker/fingerprint.h"
+#include "fsmove/checker/fix_placement.h"
 #include "fsmove/checker/path_filter.h"
 #include "fsmove/checker/resource_semantics.h"
 #include "fsmove/fstrace/lowering.h"
@@ -67,21 +68,6 @@ std::string SingleQuote(std::string_view text) {
 
 namespace {
 
-std::string Location(const catalog::Resource& r) {
-  if (r.file.empty()) return "";
-  return r.line ? absl::StrCat(" (", r.file, ":", *r.line, ")") : absl::StrCat(" (", r.file, ")");
-}
-
-std::string FixFor(FaultKind kind, const catalog::Resource& src, const catalog::Resource& dst) {
-  std::string s = PuppetReference(src), d = PuppetReference(dst);
-  if (kind == FaultKind::kMissingOrdering) {
-    return absl::StrCat("add `require => ", s, "` to ", d, Location(dst), ", or `before => ", d,
-                        "` to ", s, Location(src), ", or the chain `", s, " -> ", d, "`");
-  }
-  return absl::StrCat("add `subscribe => ", s, "` to ", d, Location(dst), ", or `notify => ", d,
-                      "` to ", s, Location(src), ", or the chain `", s, " ~> ", d, "`");
-}
-
 class CheckRun {
  public:
   CheckRun(const analysis::Analyzer& analyzer, const catalog::Catalog& catalog,
@@ -112,7 +98,6 @@ class CheckRun {
     analysis::Relations rel = analysis::InferRelations(accesses_, resource_blocks_, ro);
     AddListingRelations(&rel);
     FindRestartRelays();
-    IndexContainers();
     CheckNotifications(rel.notification);
     CheckOrderings(rel.ordering);
     CheckWriteWrites(rel.write_write);
@@ -705,156 +690,6 @@ class CheckRun {
     }
   }
 
-  // ---------------------------------------------------------------- where the fix goes
-
-  void IndexContainers() {
-    parent_.assign(catalog_.size(), {});
-    for (const catalog::ContainmentEdge& e : catalog_.containment()) {
-      parent_[e.member].push_back(e.container);
-    }
-  }
-
-  bool IsDefinedTypeInstance(ResourceId r) const {
-    const catalog::Resource& res = catalog_.resource(r);
-    return res.is_container && res.type != "Class" && res.type != "Stage";
-  }
-
-  bool Contains(ResourceId container, ResourceId r) const {
-    std::vector<ResourceId> stack{r};
-    absl::flat_hash_set<ResourceId> seen;
-    while (!stack.empty()) {
-      ResourceId x = stack.back();
-      stack.pop_back();
-      if (x == container) return true;
-      if (!seen.insert(x).second) continue;
-      for (ResourceId p : parent_[x]) stack.push_back(p);
-    }
-    return false;
-  }
-
-  // The outermost defined-type instance holding `r` but not `other`; `r` itself if none.
-  ResourceId Declaration(ResourceId r, ResourceId other) const {
-    ResourceId best = r;
-    ResourceId x = r;
-    absl::flat_hash_set<ResourceId> seen;
-    while (seen.insert(x).second) {
-      ResourceId next = x;
-      for (ResourceId p : parent_[x]) {
-        if (IsDefinedTypeInstance(p)) {
-          next = p;
-          break;
-        }
-      }
-      if (next == x || Contains(next, other)) break;
-      best = x = next;
-    }
-    return best;
-  }
-
-  void PlaceFix(Finding& f) {
-    ResourceId s = Declaration(f.source, f.target), d = Declaration(f.target, f.source);
-    // The container's edge must not close a cycle the resources' own edge would not.
-    if ((s != f.source || d != f.target) && graph_.HappensBefore(d, s)) {
-      s = f.source;
-      d = f.target;
-    }
-    f.source_declaration = s;
-    f.target_declaration = d;
-    f.fix = FixFor(f.kind, catalog_.resource(s), catalog_.resource(d));
-    if (s != f.source || d != f.target) {
-      absl::StrAppend(&f.fix, " (the declarations that hold ", catalog_.resource(f.source).ref,
-                      " and ", catalog_.resource(f.target).ref, ")");
-    }
-  }
-
-  // Findings whose two resources are declared at the same two manifest lines as another's
-  // are instances of one piece of code (a defined type's body): one finding lists them all.
-  void GroupInstances() {
-    std::map<std::tuple<FaultKind, std::string, int, std::string, int>, size_t> first;
-    std::vector<bool> drop(findings_.size(), false);
-    for (size_t i = 0; i < findings_.size(); ++i) {
-      Finding& f = findings_[i];
-      const catalog::Resource& s = catalog_.resource(f.source);
-      const catalog::Resource& d = catalog_.resource(f.target);
-      if (s.file.empty() || d.file.empty() || !s.line || !d.line) continue;
-      auto key = std::make_tuple(f.kind, s.file, *s.line, d.file, *d.line);
-      auto [it, fresh] = first.try_emplace(key, i);
-      if (fresh) continue;
-      Finding& g = findings_[it->second];
-      g.instances.emplace_back(f.source, f.target);
-      for (const auto& inst : f.instances) g.instances.push_back(inst);
-      g.evidence_total += f.evidence_total;
-      g.confidence = std::min(g.confidence, f.confidence);  // kHigh < kLow: high wins
-      drop[i] = true;
-    }
-    DropFindings(drop);
-    for (Finding& f : findings_) {
-      std::sort(f.instances.begin(), f.instances.end());
-      if (f.instances.empty()) continue;
-      absl::StrAppend(&f.fix, "; the same change at ", catalog_.resource(f.source).file, ":",
-                      *catalog_.resource(f.source).line, " and ", catalog_.resource(f.target).file,
-                      ":", *catalog_.resource(f.target).line, " fixes all ", f.instances.size() + 1,
-                      " instances");
-    }
-  }
-
-  // A missing ordering A -> B that the fix of another one implies (A -> C with C already
-  // before B, or C -> B with A already before C) is listed under that one.
-  void FoldImpliedFixes() {
-    constexpr size_t kMaxCandidates = 256;  // per resource: keeps pathological inputs linear
-    absl::flat_hash_map<ResourceId, std::vector<size_t>> by_source, by_target;
-    for (size_t i = 0; i < findings_.size(); ++i) {
-      if (findings_[i].kind != FaultKind::kMissingOrdering) continue;
-      by_source[findings_[i].source].push_back(i);
-      by_target[findings_[i].target].push_back(i);
-    }
-    auto implier_of = [&](size_t i) -> std::optional<size_t> {
-      const Finding& f = findings_[i];
-      if (f.kind != FaultKind::kMissingOrdering) return std::nullopt;
-      auto usable = [&](size_t j) {
-        const Finding& g = findings_[j];
-        return j != i && g.confidence <= f.confidence;  // kHigh < kLow
-      };
-      const auto& same_source = by_source[f.source];
-      for (size_t k = 0; k < same_source.size() && k < kMaxCandidates; ++k) {
-        size_t j = same_source[k];
-        if (usable(j) && graph_.HappensBefore(findings_[j].target, f.target)) return j;
-      }
-      const auto& same_target = by_target[f.target];
-      for (size_t k = 0; k < same_target.size() && k < kMaxCandidates; ++k) {
-        size_t j = same_target[k];
-        if (usable(j) && graph_.HappensBefore(f.source, findings_[j].source)) return j;
-      }
-      return std::nullopt;
-    };
-    std::vector<std::optional<size_t>> implier(findings_.size());
-    for (size_t i = 0; i < findings_.size(); ++i) implier[i] = implier_of(i);
-    std::vector<bool> drop(findings_.size(), false);
-    for (size_t i = 0; i < findings_.size(); ++i) {
-      if (!implier[i]) continue;
-      // Walk to a finding nothing implies (implications follow the graph: no cycles).
-      size_t root = *implier[i];
-      for (size_t steps = 0; implier[root] && steps < findings_.size(); ++steps)
-        root = *implier[root];
-      if (implier[root] || root == i) continue;
-      Finding& g = findings_[root];
-      g.also_fixes.emplace_back(findings_[i].source, findings_[i].target);
-      for (const auto& inst : findings_[i].instances) g.also_fixes.push_back(inst);
-      drop[i] = true;
-    }
-    DropFindings(drop);
-    for (Finding& f : findings_) std::sort(f.also_fixes.begin(), f.also_fixes.end());
-  }
-
-  // Removes the findings marked in `drop`, keeping the others' order.
-  void DropFindings(const std::vector<bool>& drop) {
-    std::vector<Finding> kept;
-    for (size_t i = 0; i < findings_.size(); ++i) {
-      if (!drop[i]) kept.push_back(std::move(findings_[i]));
-    }
-    findings_ = std::move(kept);
-  }
-
   static int MaxStrength(const Finding& f) {
     int s = 0;
     for (const PathEvidence& e : f.evidence) s = std::max(s, e.strength);
@@ -874,7 +709,8 @@ class CheckRun {
       drop[keep_f ? it->second : i] = true;
       ++result_.stats.reverse_pairs_dropped;
     }
-    DropFindings(drop);
+    DropFindings(drop, &findings_);
+    FixPlacement placement(catalog_, graph_);
     for (Finding& f : findings_) {
       // The strongest evidence first: content read after a write, then a failed open, then
       // a lookup; paths in order within each rank.
@@ -884,7 +720,7 @@ class CheckRun {
                          return x.path < y.path;
                        });
       f.confidence = MaxStrength(f) >= 2 ? Confidence::kHigh : Confidence::kLow;
-      PlaceFix(f);
+      placement.Place(f);
       if (graph_.HappensBefore(f.target_declaration, f.source_declaration)) {
         ++result_.stats.fixes_closing_cycles;
       }
@@ -902,8 +738,8 @@ class CheckRun {
       if (xs != ys) return xs < ys;
       return catalog_.resource(x.target).ref < catalog_.resource(y.target).ref;
     });
-    GroupInstances();
-    FoldImpliedFixes();
+    GroupInstances(catalog_, &findings_);
+    FoldImpliedFixes(graph_, &findings_);
     for (const Finding& f : findings_) {
       if (f.confidence == Confidence::kLow) ++result_.stats.low_confidence;
     }
@@ -919,7 +755,6 @@ class CheckRun {
   catalog::ManagedPaths managed_;
   catalog::BlockResolver resolver_;
   absl::flat_hash_set<ResourceId> ignored_;
-  std::vector<std::vector<ResourceId>> parent_;                 // per resource: its containers
   absl::flat_hash_set<std::string> wrote_into_;                 // "resource:directory"
   std::map<std::string, std::vector<DirectoryEntry>> entries_;  // directory -> entries made
   std::vector<std::optional<ResourceId>> block_resource_;

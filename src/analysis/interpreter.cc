@@ -59,9 +59,9 @@ namespace {
 // argument after the program that is not an option) is one that starts or reloads units.
 std::vector<std::string> UnitsStarted(std::string_view argv) {
   static constexpr std::string_view kStartVerbs[] = {
-      "start",          "restart",          "try-restart",           "reload-or-restart",
-      "reload",         "force-reload",     "try-reload-or-restart", "reload-or-try-restart",
-      "condrestart",    "condreload",
+      "start",       "restart",      "try-restart",           "reload-or-restart",
+      "reload",      "force-reload", "try-reload-or-restart", "reload-or-try-restart",
+      "condrestart", "condreload",
   };
   std::vector<std::string> args;
   for (size_t i = 0; i < argv.size(); ++i) {
@@ -74,8 +74,8 @@ std::vector<std::string> UnitsStarted(std::string_view argv) {
     if (!args.empty() && arg.starts_with("-")) continue;  // an option (or "--")
     args.push_back(std::move(arg));
   }
-  if (args.size() < 3 || std::find(std::begin(kStartVerbs), std::end(kStartVerbs), args[1]) ==
-                             std::end(kStartVerbs)) {
+  if (args.size() < 3 ||
+      std::find(std::begin(kStartVerbs), std::end(kStartVerbs), args[1]) == std::end(kStartVerbs)) {
     return {};
   }
   args.erase(args.begin(), args.begin() + 2);

@@ -420,17 +420,20 @@ TEST(InterpreterTest, WhatPidOneReadsToStartAUnitIsTheService) {
   const std::string kS = "Service[demo]";
   const std::string kWeb = "Service[web]";
   const std::string kE2 = "Exec[reload]";
-  auto systemctl = [](int pid, std::string args) {
-    return std::to_string(pid) + " execve(\"/usr/bin/systemctl\", [\"/usr/bin/systemctl\", " + args +
-           "], 0x7f /* 6 vars */) = 0";
+  auto systemctl = [](int pid, const std::string& args) {
+    return std::to_string(pid) + " execve(\"/usr/bin/systemctl\", [\"/usr/bin/systemctl\", " +
+           args + "], 0x7f /* 6 vars */) = 0";
   };
-  Harness h({Begin(100, kS), "100 clone(child_stack=NULL, flags=SIGCHLD) = 200",
+  Harness h({Begin(100, kS),
+             "100 clone(child_stack=NULL, flags=SIGCHLD) = 200",
              systemctl(200, "\"unmask\", \"--\", \"demo\""),
              "1 openat(AT_FDCWD, \"/etc/systemd/system/all.service\", O_RDONLY) = 5",
-             "200 +++ exited with 0 +++", "100 clone(child_stack=NULL, flags=SIGCHLD) = 201",
+             "200 +++ exited with 0 +++",
+             "100 clone(child_stack=NULL, flags=SIGCHLD) = 201",
              systemctl(201, "\"is-active\", \"--\", \"demo\""),
              "1 openat(AT_FDCWD, \"/etc/query.read\", O_RDONLY) = 5",
-             "201 +++ exited with 0 +++", "100 clone(child_stack=NULL, flags=SIGCHLD) = 202",
+             "201 +++ exited with 0 +++",
+             "100 clone(child_stack=NULL, flags=SIGCHLD) = 202",
              systemctl(202, "\"start\", \"--\", \"demo\""),
              "1 openat(AT_FDCWD, \"/etc/systemd/system/demo.service\", O_RDONLY) = 5",
              "1 openat(AT_FDCWD, \"/etc/systemd/system/demo.service.d/limits.conf\", O_RDONLY) = 5",
@@ -438,15 +441,20 @@ TEST(InterpreterTest, WhatPidOneReadsToStartAUnitIsTheService) {
              "1 openat(AT_FDCWD, \"/etc/default/demo\", O_RDONLY) = 5",
              "1 openat(AT_FDCWD, \"/run/systemd/units/invocation:demo.service\", "
              "O_WRONLY|O_CREAT|O_TRUNC, 0644) = 6",
-             "202 +++ exited with 0 +++", End(100, kS), Begin(100, kWeb),
+             "202 +++ exited with 0 +++",
+             End(100, kS),
+             Begin(100, kWeb),
              "100 clone(child_stack=NULL, flags=SIGCHLD) = 203",
              systemctl(203, "\"restart\", \"web@blue.service\""),
              "1 openat(AT_FDCWD, \"/etc/systemd/system/web@.service\", O_RDONLY) = 5",
              "1 openat(AT_FDCWD, \"/etc/systemd/system/web@.socket\", O_RDONLY) = 5",
-             "203 +++ exited with 0 +++", End(100, kWeb), Begin(100, kE2),
+             "203 +++ exited with 0 +++",
+             End(100, kWeb),
+             Begin(100, kE2),
              "100 clone(child_stack=NULL, flags=SIGCHLD) = 204",
              systemctl(204, "\"start\", \"demo\""),
-             "1 openat(AT_FDCWD, \"/etc/exec.read\", O_RDONLY) = 5", "204 +++ exited with 0 +++",
+             "1 openat(AT_FDCWD, \"/etc/exec.read\", O_RDONLY) = 5",
+             "204 +++ exited with 0 +++",
              End(100, kE2)});
   EXPECT_THAT(h.At("/etc/systemd/system/all.service"), IsEmpty());
   EXPECT_THAT(h.At("/etc/query.read"), IsEmpty());
@@ -457,7 +465,8 @@ TEST(InterpreterTest, WhatPidOneReadsToStartAUnitIsTheService) {
   EXPECT_THAT(h.At("/etc/default/demo"), UnorderedElementsAre(Pair(kS, "consumed")));
   EXPECT_THAT(h.At("/run/systemd/units/invocation:demo.service"), IsEmpty());
   EXPECT_THAT(h.At("/run/systemd/units"), IsEmpty());
-  EXPECT_THAT(h.At("/etc/systemd/system/web@.service"), UnorderedElementsAre(Pair(kWeb, "consumed")));
+  EXPECT_THAT(h.At("/etc/systemd/system/web@.service"),
+              UnorderedElementsAre(Pair(kWeb, "consumed")));
   EXPECT_THAT(h.At("/etc/systemd/system/web@.socket"), IsEmpty());
   EXPECT_THAT(h.At("/etc/exec.read"), IsEmpty());
 }
@@ -468,22 +477,23 @@ TEST(InterpreterTest, WhatPidOneReadsToStartAUnitIsTheService) {
 // writes, not by its name (strace may print execve's arguments as bare pointers).
 TEST(InterpreterTest, WhatDpkgUnpackedIsKnownByItsPackage) {
   const std::string kP = "Package[client]";
-  Harness h({Begin(100, kP), "100 clone(child_stack=NULL, flags=SIGCHLD) = 200",
-             "200 execve(0x5602a80ec880, 0x5602a7f2aaa0, 0x5602a80e21a0) = 0",
-             "200 openat(AT_FDCWD, \"/usr/lib/libfoo.so.1.dpkg-new\", O_WRONLY|O_CREAT, 0644) = 3",
-             "200 rename(\"/usr/lib/libfoo.so.1.dpkg-new\", \"/usr/lib/libfoo.so.1\") = 0",
-             "200 openat(AT_FDCWD, \"/etc/foo.conf.dpkg-new\", O_WRONLY|O_CREAT, 0644) = 3",
-             "200 openat(AT_FDCWD, \"/var/lib/dpkg/info/libfoo1:amd64.list-new\", "
-             "O_WRONLY|O_CREAT|O_TRUNC, 0666) = 4",
-             "200 rename(\"/var/lib/dpkg/info/libfoo1:amd64.list-new\", "
-             "\"/var/lib/dpkg/info/libfoo1:amd64.list\") = 0",
-             "200 openat(AT_FDCWD, \"/usr/bin/client.dpkg-new\", O_WRONLY|O_CREAT, 0755) = 3",
-             "200 rename(\"/usr/bin/client.dpkg-new\", \"/usr/bin/client\") = 0",
-             "200 rename(\"/var/lib/dpkg/info/client.list-new\", \"/var/lib/dpkg/info/client.list\") = 0",
-             "200 +++ exited with 0 +++", "100 clone(child_stack=NULL, flags=SIGCHLD) = 201",
-             "201 rename(\"/etc/foo.conf.dpkg-new\", \"/etc/foo.conf\") = 0",
-             "201 openat(AT_FDCWD, \"/etc/written-after\", O_WRONLY|O_CREAT, 0644) = 3",
-             "201 +++ exited with 0 +++", End(100, kP)});
+  Harness h(
+      {Begin(100, kP), "100 clone(child_stack=NULL, flags=SIGCHLD) = 200",
+       "200 execve(0x5602a80ec880, 0x5602a7f2aaa0, 0x5602a80e21a0) = 0",
+       "200 openat(AT_FDCWD, \"/usr/lib/libfoo.so.1.dpkg-new\", O_WRONLY|O_CREAT, 0644) = 3",
+       "200 rename(\"/usr/lib/libfoo.so.1.dpkg-new\", \"/usr/lib/libfoo.so.1\") = 0",
+       "200 openat(AT_FDCWD, \"/etc/foo.conf.dpkg-new\", O_WRONLY|O_CREAT, 0644) = 3",
+       "200 openat(AT_FDCWD, \"/var/lib/dpkg/info/libfoo1:amd64.list-new\", "
+       "O_WRONLY|O_CREAT|O_TRUNC, 0666) = 4",
+       "200 rename(\"/var/lib/dpkg/info/libfoo1:amd64.list-new\", "
+       "\"/var/lib/dpkg/info/libfoo1:amd64.list\") = 0",
+       "200 openat(AT_FDCWD, \"/usr/bin/client.dpkg-new\", O_WRONLY|O_CREAT, 0755) = 3",
+       "200 rename(\"/usr/bin/client.dpkg-new\", \"/usr/bin/client\") = 0",
+       "200 rename(\"/var/lib/dpkg/info/client.list-new\", \"/var/lib/dpkg/info/client.list\") = 0",
+       "200 +++ exited with 0 +++", "100 clone(child_stack=NULL, flags=SIGCHLD) = 201",
+       "201 rename(\"/etc/foo.conf.dpkg-new\", \"/etc/foo.conf\") = 0",
+       "201 openat(AT_FDCWD, \"/etc/written-after\", O_WRONLY|O_CREAT, 0644) = 3",
+       "201 +++ exited with 0 +++", End(100, kP)});
   const analysis::Interpreter& in = h.analyzer.interpreter();
   auto from = [&](std::string_view path) {
     for (analysis::PathId p = 0; p < in.accesses().path_count(); ++p) {

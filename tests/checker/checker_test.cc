@@ -198,15 +198,15 @@ TEST(CheckerTest, PackagesNotifyOnlyWhenAsked) {
 // naming libfoo1 comes before the reader; weak when another Package (the server's, which may
 // depend on it as well) does; as before when no other package comes first.
 TEST(CheckerTest, AFileOfADependencyPackageIsNotTheNamedPackagesOwn) {
-  auto lines = Cat(
-      {Block("Package[client]",
-             {"open(\"/usr/lib/libfoo.so.1\", O_WRONLY|O_CREAT, 0644) = 3",
-              "rename(\"/var/lib/dpkg/info/libfoo1:amd64.list-new\", "
-              "\"/var/lib/dpkg/info/libfoo1:amd64.list\") = 0",
-              "open(\"/usr/bin/client\", O_WRONLY|O_CREAT, 0755) = 3",
-              "rename(\"/var/lib/dpkg/info/client.list-new\", \"/var/lib/dpkg/info/client.list\") = 0"}),
-       Block("Package[libfoo1]", {}), Block("Package[server]", {}),
-       Block("Exec[use]", {"open(\"/usr/lib/libfoo.so.1\", O_RDONLY) = 3"})});
+  auto lines =
+      Cat({Block("Package[client]", {"open(\"/usr/lib/libfoo.so.1\", O_WRONLY|O_CREAT, 0644) = 3",
+                                     "rename(\"/var/lib/dpkg/info/libfoo1:amd64.list-new\", "
+                                     "\"/var/lib/dpkg/info/libfoo1:amd64.list\") = 0",
+                                     "open(\"/usr/bin/client\", O_WRONLY|O_CREAT, 0755) = 3",
+                                     "rename(\"/var/lib/dpkg/info/client.list-new\", "
+                                     "\"/var/lib/dpkg/info/client.list\") = 0"}),
+           Block("Package[libfoo1]", {}), Block("Package[server]", {}),
+           Block("Exec[use]", {"open(\"/usr/lib/libfoo.so.1\", O_RDONLY) = 3"})});
   auto confidence = [&](const std::vector<Res>& res) {
     catalog::Catalog cat = MakeCatalog(res);
     graph::DependencyGraph g = graph::DependencyGraph::Build(cat);
@@ -220,8 +220,8 @@ TEST(CheckerTest, AFileOfADependencyPackageIsNotTheNamedPackagesOwn) {
     }
     return out;
   };
-  std::vector<Res> alone{{"Package", "client"}, {"Package", "libfoo1"}, {"Package", "server"},
-                         {"Exec", "use"}};
+  std::vector<Res> alone{
+      {"Package", "client"}, {"Package", "libfoo1"}, {"Package", "server"}, {"Exec", "use"}};
   EXPECT_THAT(confidence(alone), UnorderedElementsAre("Package[client] Exec[use] high"));
   std::vector<Res> after_lib = alone;
   after_lib[3].params = {{"require", "Package[libfoo1]"}};

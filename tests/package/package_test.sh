@@ -2,9 +2,10 @@
 # The Debian package, installed as a user would: `apt-get install ./fsmove_*.deb` in a fresh
 # Debian root (a copy of the pinned root fsmove keeps in /var/cache/fsmove/roots, or a plain
 # mmdebstrap one), then, inside it: `fsmove --version`, `fsmove analyze` on a recorded trace
-# (exit 1 and its finding), `man fsmove` when the package has manual pages, and nothing under
-# /usr/local. Needs root (chroot, mounts) and the network (apt); exits 77 (skipped) without
-# root, without mmdebstrap or a cached root, or without the packaging tools.
+# (exit 1 and its finding), `man fsmove` from the gzipped pages, bash completing `fsmove ch`
+# from the installed completions, the changelog's version, and nothing under /usr/local.
+# Needs root (chroot, mounts) and the network (apt); exits 77 (skipped) without root, without
+# mmdebstrap or a cached root, or without the packaging tools.
 # Usage: package_test.sh [--debian 12|13] [--deb FILE | --build-dir DIR] SOURCE_DIR
 #   --deb FILE       install this package
 #   --build-dir DIR  package that (configured) build with cpack, no rebuild (what CTest does)
@@ -68,7 +69,9 @@ if [ -z "$deb" ]; then
 fi
 step "package: $deb"
 dpkg-deb --field "$deb" Package Version Architecture Depends Suggests
-if dpkg-deb --contents "$deb" | grep -q '\./usr/local/'; then
+# Read whole (grep -q would stop dpkg-deb early: SIGPIPE, a failed pipeline under pipefail).
+contents=$(dpkg-deb --contents "$deb") || fail "dpkg-deb --contents $deb"
+if grep -q '\./usr/local/' <<<"$contents"; then
   fail "the package installs under /usr/local"
 fi
 
@@ -108,6 +111,15 @@ done
 [ -x "$rootdir/usr/bin/fsmove" ] || fail "/usr/bin/fsmove is missing"
 [ -f "$rootdir/usr/share/doc/fsmove/copyright" ] || fail "/usr/share/doc/fsmove/copyright is missing"
 [ -f "$rootdir/usr/share/doc/fsmove/examples/action.yml" ] || fail "the CI recipes are missing"
+[ -f "$rootdir/usr/share/zsh/vendor-completions/_fsmove" ] || fail "the zsh completion is missing"
+if grep -E '/usr/share/man/man1/[^ ]*\.1$' <<<"$contents"; then
+  fail "manual pages not gzipped"
+fi
+changelog=$rootdir/usr/share/doc/fsmove/changelog.gz
+[ -f "$changelog" ] || fail "/usr/share/doc/fsmove/changelog.gz is missing"
+top=$(zcat "$changelog" | head -1)
+[ "$top" != "${top#fsmove ($(dpkg-deb --field "$deb" Version)) }" ] \
+  || fail "the changelog's newest entry is '$top', not this package's version"
 
 # 4. It runs.
 step "fsmove --version"
@@ -126,7 +138,13 @@ if ! grep -qF 'File[/etc/app/app.conf]' <<<"$out" || ! grep -qF 'Exec[use config
 fi
 echo "  exit 1, finding: File[/etc/app/app.conf] / Exec[use config]"
 
-if dpkg-deb --contents "$deb" | grep -q '/usr/share/man/man1/fsmove'; then
+step "bash completes fsmove ch"
+out=$(in_root bash --norc -c 'source /usr/share/bash-completion/completions/fsmove &&
+  COMP_WORDS=(fsmove ch) COMP_CWORD=1 && _fsmove && echo "${COMPREPLY[*]}"' 2>&1)
+[ "$out" = check ] || fail "bash completion of 'fsmove ch': '$out', expected check"
+echo "  check"
+
+if grep -q '/usr/share/man/man1/fsmove' <<<"$contents"; then
   step "man fsmove"
   if [ ! -x "$rootdir/usr/bin/man" ]; then
     in_root apt-get "${apt_opts[@]}" install -y -qq --no-install-recommends man-db \
@@ -140,6 +158,6 @@ if dpkg-deb --contents "$deb" | grep -q '/usr/share/man/man1/fsmove'; then
   grep -qi 'fsmove' <<<"$out" || fail "man fsmove printed no page"
   echo "  $(grep -m1 -i 'fsmove' <<<"$out")"
 else
-  step "no manual pages in this package: man fsmove not tested"
+  fail "no manual pages in the package"
 fi
 step "ok: installed and ran on Debian $release ($suite)"

@@ -6,22 +6,26 @@
 # from the installed completions, the changelog's version, and nothing under /usr/local.
 # Needs root (chroot, mounts) and the network (apt); exits 77 (skipped) without root, without
 # mmdebstrap or a cached root, or without the packaging tools.
-# Usage: package_test.sh [--debian 12|13] [--deb FILE | --build-dir DIR] SOURCE_DIR
+# Usage: package_test.sh [--debian 12|13] [--deb FILE | --deb-dir DIR | --build-dir DIR] SOURCE_DIR
 #   --deb FILE       install this package
+#   --deb-dir DIR    install DIR/fsmove_VERSION_*.deb for the source's version (its
+#                    packaging/changelog), skipped (77) if there is none: the Debian 13 test
+#                    takes what tools/build-debian13 --package left in dist/debian-13
 #   --build-dir DIR  package that (configured) build with cpack, no rebuild (what CTest does)
-#   neither          build it with tools/package (a build directory of its own)
+#   none of these    build it with tools/package (a build directory of its own)
 # Env: FSMOVE_MIRROR (default http://deb.debian.org/debian)
 set -uo pipefail
-release=12 deb="" build_dir=""
+release=12 deb="" deb_dir="" build_dir=""
 while [ $# -gt 1 ]; do
   case $1 in
     --debian) release=$2; shift 2 ;;
     --deb) deb=$(realpath "$2"); shift 2 ;;
+    --deb-dir) deb_dir=$2; shift 2 ;;
     --build-dir) build_dir=$2; shift 2 ;;
     *) break ;;
   esac
 done
-src=$(realpath "${1:?usage: package_test.sh [--debian 12|13] [--deb FILE | --build-dir DIR] SOURCE_DIR}")
+src=$(realpath "${1:?usage: package_test.sh [--debian 12|13] [--deb FILE | --deb-dir DIR | --build-dir DIR] SOURCE_DIR}")
 case $release in
   12) suite=bookworm ;;
   13) suite=trixie ;;
@@ -29,6 +33,15 @@ case $release in
 esac
 skip() { echo "SKIP: $*"; exit 77; }
 [ "$(id -u)" -eq 0 ] || skip "needs root (chroot and mounts)"
+if [ -n "$deb_dir" ]; then
+  command -v dpkg-parsechangelog >/dev/null || skip "dpkg-parsechangelog is missing (dpkg-dev)"
+  want=$(dpkg-parsechangelog -l "$src/packaging/changelog" -S Version)
+  debs=("$deb_dir"/fsmove_"$want"_*.deb)
+  [ -f "${debs[0]}" ] || skip "no fsmove $want package in $deb_dir: make one with" \
+    "tools/build-debian$release --package (about 25 min from scratch on 2 cores)"
+  deb=$(realpath "${debs[0]}")
+  echo "package_test: $deb, built $(date -r "$deb" '+%F %T')"
+fi
 cached=/var/cache/fsmove/roots/debian-$release
 if [ ! -d "$cached/usr/bin" ] && ! command -v mmdebstrap >/dev/null; then
   skip "no cached root $cached and no mmdebstrap to make one"

@@ -36,6 +36,9 @@ install(DIRECTORY ${PROJECT_SOURCE_DIR}/docs/ DESTINATION ${FSMOVE_DOC_DIR}/docs
 install(FILES ${PROJECT_SOURCE_DIR}/action.yml ${PROJECT_SOURCE_DIR}/tools/ci/gitlab-ci.yml
         DESTINATION ${FSMOVE_DOC_DIR}/examples)
 install(PROGRAMS ${PROJECT_SOURCE_DIR}/tools/ci/run-check DESTINATION ${FSMOVE_DOC_DIR}/examples)
+# The script both run, where a job finds it once the package is installed (Debian's minimal
+# images leave /usr/share/doc out).
+install(PROGRAMS ${PROJECT_SOURCE_DIR}/tools/ci/run-check DESTINATION libexec/fsmove)
 # What lintian reports and is meant (packaging/lintian-overrides says why).
 install(FILES ${PROJECT_SOURCE_DIR}/packaging/lintian-overrides DESTINATION share/lintian/overrides
         RENAME fsmove)

@@ -125,6 +125,8 @@ done
 [ -f "$rootdir/usr/share/doc/fsmove/copyright" ] || fail "/usr/share/doc/fsmove/copyright is missing"
 [ -f "$rootdir/usr/share/doc/fsmove/examples/action.yml" ] || fail "the CI recipes are missing"
 [ -f "$rootdir/usr/share/zsh/vendor-completions/_fsmove" ] || fail "the zsh completion is missing"
+[ -x "$rootdir/usr/libexec/fsmove/run-check" ] \
+  || fail "/usr/libexec/fsmove/run-check (what the GitLab job runs) is missing"
 if grep -E '/usr/share/man/man1/[^ ]*\.1$' <<<"$contents"; then
   fail "manual pages not gzipped"
 fi

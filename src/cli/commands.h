@@ -97,5 +97,7 @@ std::function<int()> RegisterRoot(CLI::App& app);
 std::function<int()> RegisterDoctor(CLI::App& app);
 // Hidden: `fsmove man DIR` writes the manual pages (man_pages.h); for the build.
 std::function<int()> RegisterMan(CLI::App& app);
+// Hidden: `fsmove completions DIR` writes the bash and zsh completions (completions.h).
+std::function<int()> RegisterCompletions(CLI::App& app);
 
 }  // namespace fsmove::cli

@@ -34,6 +34,7 @@ int Run(int argc, char** argv) {
   auto root = fsmove::cli::RegisterRoot(app);
   auto doctor = fsmove::cli::RegisterDoctor(app);
   auto man = fsmove::cli::RegisterMan(app);
+  auto completions = fsmove::cli::RegisterCompletions(app);
   try {
     app.parse(argc, argv);
   } catch (const CLI::CallForHelp& e) {
@@ -55,6 +56,7 @@ int Run(int argc, char** argv) {
   if (app.got_subcommand("root")) return root();
   if (app.got_subcommand("doctor")) return doctor();
   if (app.got_subcommand("man")) return man();
+  if (app.got_subcommand("completions")) return completions();
   return fsmove::cli::kExitError;
 }
 

@@ -72,6 +72,8 @@ absl::StatusOr<SandboxSpec> PrepareSandbox(const CheckRequest& request,
   spec.work_dir = work;
   spec.scratch_dir = work + "/sandbox";
   spec.input_paths = target.input_paths;
+  spec.input_at = target.input_at;
+  spec.linked_module_dirs = target.linked_module_dirs;
   spec.policy_rc = request.policy_rc;
   spec.prep = request.prep;
   spec.keep_dir = request.keep_sandbox;

@@ -77,7 +77,7 @@ absl::StatusOr<KeeperOverlay> KeeperOverlay::Make(const std::string& dir, const 
     st = base::ErrnoStatus(fmt::format("mount the overlay of {} on {}", lower, made.merged()));
   }
   if (cwd >= 0) {
-    if (fchdir(cwd) != 0) chdir("/");
+    if (fchdir(cwd) != 0) (void)!chdir("/");  // a fortified chdir must be looked at
     close(cwd);
   }
   close(lower_fd);

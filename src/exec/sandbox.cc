@@ -144,7 +144,8 @@ absl::Status IdmappedMount(const std::string& source, const std::string& target,
       fail(fmt::format("cannot open the input {} as the user running fsmove: {}", p,
                        std::strerror(errno)));
     }
-    fds.inputs.emplace_back(p, fd);
+    const bool moved = i < spec.input_at.size() && !spec.input_at[i].empty();
+    fds.inputs.emplace_back(moved ? spec.input_at[i] : p, fd);
   }
   // Root of the sandbox from here on: every id inside is one of its range.
   if (setgroups(0, nullptr) != 0 || setresgid(0, 0, 0) != 0 || setresuid(0, 0, 0) != 0)

@@ -9,6 +9,7 @@
 #include <sys/xattr.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstring>
 #include <filesystem>
@@ -146,6 +147,19 @@ absl::Status SandboxLayout::Build() {
   mkdir((root_ + "/run/lock").c_str(), 01777);
   chmod((root_ + "/run/lock").c_str(), 01777);
   if (absl::Status st = SetUpWorkDir(); !st.ok()) return st;
+  // A modulepath directory of symlinks: a small tmpfs of its own, where only its modules
+  // are bound (below), made read-only once they are.
+  std::vector<std::string> linked = spec_.linked_module_dirs;
+  std::sort(linked.begin(), linked.end());  // a directory before those under it
+  for (const std::string& dir : linked) {
+    std::error_code ec;
+    fs::create_directories(root_ + dir, ec);
+    if (absl::Status st = Mount("fsmove-modules", root_ + dir, "tmpfs", MS_NOSUID | MS_NODEV,
+                                "mode=0755,size=1m," + owner);
+        !st.ok()) {
+      return st;
+    }
+  }
   // The inputs (module directories, manifests), read-only where Puppet finds them.
   for (const auto& [path, fd] : fds_.inputs) {
     struct stat st;
@@ -159,6 +173,13 @@ absl::Status SandboxLayout::Build() {
       close(open(target.c_str(), O_WRONLY | O_CREAT | O_CLOEXEC, 0644));
     }
     if (absl::Status b = BindReadOnly(FdPath(fd), target); !b.ok()) return b;
+  }
+  for (const std::string& dir : linked) {
+    if (absl::Status st = Mount("", root_ + dir, nullptr,
+                                MS_REMOUNT | MS_RDONLY | MS_NOSUID | MS_NODEV, "mode=0755");
+        !st.ok()) {
+      return st;
+    }
   }
   // apt needs DNS; a resolv.conf symlink into the (now empty) /run would dangle.
   std::string resolv = root_ + "/etc/resolv.conf";

@@ -17,6 +17,8 @@ nlohmann::json SandboxSpecToJson(const SandboxSpec& s) {
           {"work_dir", s.work_dir},
           {"scratch_dir", s.scratch_dir},
           {"input_paths", s.input_paths},
+          {"input_at", s.input_at},
+          {"linked_module_dirs", s.linked_module_dirs},
           {"policy_rc", s.policy_rc},
           {"prep", s.prep},
           {"keep_dir", s.keep_dir},
@@ -46,6 +48,10 @@ absl::StatusOr<SandboxSpec> SandboxSpecFromJson(const nlohmann::json& j) {
     s.work_dir = j.at("work_dir").get<std::string>();
     s.scratch_dir = j.at("scratch_dir").get<std::string>();
     s.input_paths = j.at("input_paths").get<std::vector<std::string>>();
+    s.input_at = j.value("input_at", std::vector<std::string>());
+    if (!s.input_at.empty() && s.input_at.size() != s.input_paths.size())
+      return absl::InvalidArgumentError("bad input_at");
+    s.linked_module_dirs = j.value("linked_module_dirs", std::vector<std::string>());
     s.policy_rc = j.at("policy_rc").get<std::string>();
     s.prep = j.at("prep").get<bool>();
     s.keep_dir = j.at("keep_dir").get<std::string>();

@@ -24,6 +24,12 @@ std::string ShortModuleName(std::string_view full) {
   return std::string(cut == std::string_view::npos ? full : full.substr(cut + 1));
 }
 
+// `host`, read by Puppet, shown by a sandbox at `at` ("": at `host` itself).
+void AddInput(std::string host, ResolvedTarget* t, std::string at = "") {
+  t->input_paths.push_back(std::move(host));
+  t->input_at.push_back(std::move(at));
+}
+
 absl::Status ReadMetadata(const fs::path& dir, ResolvedTarget* t) {
   fs::path meta = dir / "metadata.json";
   std::error_code ec;
@@ -75,7 +81,60 @@ absl::Status UseModule(const fs::path& abs, const std::string& display, Resolved
   }
   t->link_module = abs.filename().string() != t->module_name;
   if (!t->link_module) t->modulepath.push_back(abs.parent_path().string());
-  t->input_paths.push_back(t->link_module ? t->module_dir : abs.parent_path().string());
+  AddInput(t->link_module ? t->module_dir : abs.parent_path().string(), t);
+  return absl::OkStatus();
+}
+
+// The modulepath directory `dir` (absolute, canonical; `given` as the user wrote it) as a
+// sandbox must show it. Without symlinks in it, it is bound as it is. With some, each module
+// is shown on its own: a directory as it is, a link as the directory it resolves to, at the
+// link's path; nothing else of the host (not the directories the links go through).
+absl::Status AddModulepathDir(const fs::path& dir, const std::string& given, ResolvedTarget* t) {
+  std::error_code ec;
+  std::vector<fs::directory_entry> entries;
+  bool links = false;
+  for (fs::directory_iterator it(dir, ec), end; !ec && it != end; it.increment(ec)) {
+    entries.push_back(*it);
+    if (it->is_symlink(ec)) links = true;
+  }
+  if (ec)
+    return absl::InvalidArgumentError(fmt::format("--modulepath {}: {}", given, ec.message()));
+  if (!links) {
+    AddInput(dir.string(), t);
+    return absl::OkStatus();
+  }
+  // In name order: the sandbox's view does not depend on the order readdir gives.
+  std::sort(entries.begin(), entries.end(),
+            [](const fs::directory_entry& a, const fs::directory_entry& b) {
+              return a.path().filename() < b.path().filename();
+            });
+  t->linked_module_dirs.push_back(dir.string());
+  for (const fs::directory_entry& e : entries) {
+    const fs::path at = e.path();
+    if (!e.is_symlink(ec)) {
+      // Puppet looks for modules among the directories only; files stay out of sight.
+      if (e.is_directory(ec)) AddInput(at.string(), t);
+      continue;
+    }
+    std::error_code read_ec;
+    const std::string text = fs::read_symlink(at, read_ec).string();
+    const fs::path resolved = fs::canonical(at, ec);
+    if (ec || !fs::is_directory(resolved, ec)) {
+      return absl::InvalidArgumentError(fmt::format(
+          "--modulepath {}: {} is a link to {}, which is not a directory; a module on the "
+          "modulepath must be one (remove the link, or give a modulepath without it)",
+          given, at.string(), text));
+    }
+    // A link to the modulepath directory itself or above it would show the tree around it.
+    const std::string r = resolved.string(), d = dir.string();
+    if (r == "/" || d == r || d.starts_with(r + "/")) {
+      return absl::InvalidArgumentError(fmt::format(
+          "--modulepath {}: {} is a link to {}, which holds the modulepath directory itself; "
+          "a module must be a directory of its own",
+          given, at.string(), text));
+    }
+    AddInput(r, t, at.string());
+  }
   return absl::OkStatus();
 }
 
@@ -195,7 +254,7 @@ absl::StatusOr<ResolvedTarget> ResolveTarget(const TargetRequest& request) {
       t.kind = ResolvedTarget::Kind::kManifest;
       t.display = request.path;
       t.manifest_path = abs.string();
-      t.input_paths.push_back(t.manifest_path);
+      AddInput(t.manifest_path, &t);
       // A manifest of a module's examples/ (tests/ before PDK) uses that module: it is on the
       // modulepath as when the module itself is checked.
       const fs::path dir = abs.parent_path(), module = dir.parent_path();
@@ -225,9 +284,9 @@ absl::StatusOr<ResolvedTarget> ResolveTarget(const TargetRequest& request) {
       return st;
   }
   for (const auto& m : request.modulepath) {
-    std::string abs = fs::canonical(m, ec).string();
-    t.modulepath.push_back(abs);
-    t.input_paths.push_back(abs);
+    const fs::path abs = fs::canonical(m, ec);
+    t.modulepath.push_back(abs.string());
+    if (absl::Status st = AddModulepathDir(abs, m, &t); !st.ok()) return st;
   }
   if (!t.module_dir.empty()) {
     ReadFixtures(fs::path(t.module_dir), &t);

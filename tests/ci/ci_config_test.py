@@ -1,10 +1,13 @@
 #!/usr/bin/env python3
-"""The CI recipes stay consistent with the script they drive: action.yml and
+"""The CI recipes stay consistent with the scripts they drive: action.yml and
 tools/ci/gitlab-ci.yml parse as YAML, every `inputs.X` the action uses is declared and every
 declared input is used, every run-check option they pass exists in tools/ci/run-check, the
 action uploads SARIF with github/codeql-action/upload-sarif and JUnit as an artifact, feeds
 reviewdog the rdjson file run-check wrote and the job summary its Markdown, and the GitLab job
-hands GitLab the JUnit and Code Quality files the script writes.
+hands GitLab the JUnit and Code Quality files the script writes. Both install the package with
+tools/ci/install-fsmove (the action caching it under the key the script prints, the job under
+a path it keeps) and run on the runner's machine: no container, nothing privileged, no build
+but the script's fallback; the GitLab job's run-check is where the package installs it.
 
 Usage: ci_config_test.py SOURCE_DIR
 """
@@ -76,9 +79,25 @@ def main():
     for name in outputs:
         if f'echo "{name}=' not in script:
             fail(f"action.yml reads output {name} that run-check never writes")
+    install = next((s for s in steps if "tools/ci/install-fsmove\" --cache" in s.get("run", "")), None)
+    if install is None or install.get("id") != "install":
+        fail("action.yml does not install fsmove with tools/ci/install-fsmove (step id install)")
+    key_step = next((s for s in steps if "install-fsmove\" --print-key" in s.get("run", "")), {})
+    cache = next((s for s in steps if s.get("uses", "").startswith("actions/cache@")), None)
+    if cache is None or cache["with"]["key"] != "${{ steps.%s.outputs.key }}" % key_step.get("id"):
+        fail("action.yml does not cache the package under install-fsmove --print-key's key")
+    if "--cache \"$RUNNER_TEMP/fsmove-deb\"" not in install["run"] or \
+            cache["with"]["path"] != "${{ runner.temp }}/fsmove-deb":
+        fail("action.yml caches another directory than install-fsmove's --cache")
+    if run_step.get("env", {}).get("FSMOVE_BIN") != "${{ steps.install.outputs.fsmove }}":
+        fail("action.yml does not run the fsmove the install step installed")
+    for word in ("tools/bootstrap", "privileged", "container:"):
+        if word in "\n".join(l for l in text.splitlines() if not l.lstrip().startswith("#")):
+            fail(f"action.yml still says {word!r}: it installs the package and runs on the runner")
     print(f"ok: action.yml ({len(declared)} inputs, {len(steps)} steps)")
 
-    gitlab = yaml.safe_load((src / "tools/ci/gitlab-ci.yml").read_text())
+    gitlab_text = (src / "tools/ci/gitlab-ci.yml").read_text()
+    gitlab = yaml.safe_load(gitlab_text)
     job = gitlab["fsmove"]
     script_text = " ".join(job["script"])
     unknown = options_in(script_text) - accepted
@@ -95,6 +114,23 @@ def main():
         fail("gitlab-ci.yml: the Markdown report is not kept as an artifact")
     if job["artifacts"].get("when") != "always":
         fail("gitlab-ci.yml: reports must be kept when the job fails (artifacts:when: always)")
+    for key in ("image", "services"):
+        if key in job:
+            fail(f"gitlab-ci.yml: the job has {key}: it runs on the runner's machine (shell executor)")
+    before = " ".join(job["before_script"])
+    cached = re.search(r'install-fsmove" --cache "\$CI_PROJECT_DIR/(\S+)"', before)
+    if not cached or cached.group(1) not in [p.rstrip("/") for p in job["cache"]["paths"]]:
+        fail("gitlab-ci.yml: install-fsmove's --cache is not a path the job caches")
+    if "FSMOVE_VERSION" not in job["cache"]["key"]:
+        fail("gitlab-ci.yml: the cache is not keyed by FSMOVE_VERSION")
+    if "privileged" in gitlab_text.replace("not privileged", ""):
+        fail("gitlab-ci.yml still asks for a privileged container")
+    run_check = re.search(r"(/usr/\S*/run-check)", script_text)
+    package = (src / "cmake/package.cmake").read_text()
+    if not run_check or not re.search(
+            r"install\(PROGRAMS \$\{PROJECT_SOURCE_DIR\}/tools/ci/run-check DESTINATION "
+            + re.escape(run_check.group(1)[len("/usr/"):-len("/run-check")]) + r"\)", package):
+        fail("gitlab-ci.yml runs a run-check the package does not install there")
     print("ok: tools/ci/gitlab-ci.yml")
 
 

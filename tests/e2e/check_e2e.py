@@ -714,6 +714,58 @@ def case_forge_module():
         check_json([mod], ["MOR\tFile[/etc/tiny.conf]\tExec[/bin/cat /etc/tiny.conf]"], host_paths)
 
 
+def case_modulepath_links():
+    """A modulepath directory of symlinks, as Debian's /usr/share/puppet/modules is (each
+    module a link through /etc/alternatives): under /tmp, which the sandbox covers with a
+    tmpfs of its own, so the links lead nowhere there unless each module is shown at its
+    link's name. The module compiles and its fault is found, reported at the path Puppet was
+    given; a link to a file is refused before anything runs, by name."""
+    with tempfile.TemporaryDirectory() as tmp:
+        mod = os.path.join(tmp, "available", "acme-tiny")
+        os.makedirs(os.path.join(mod, "manifests"))
+        with open(os.path.join(mod, "manifests", "init.pp"), "w", encoding="utf-8") as fh:
+            fh.write("class tiny {\n  file { '/etc/tiny.conf': ensure => file, content => \"x\\n\" }\n"
+                     "  exec { '/bin/cat /etc/tiny.conf': }\n}\n")
+        alternatives, modules = os.path.join(tmp, "alternatives"), os.path.join(tmp, "modules")
+        os.makedirs(alternatives)
+        os.makedirs(modules)
+        os.symlink(mod, os.path.join(alternatives, "puppet-module-tiny"))
+        os.symlink(os.path.join(alternatives, "puppet-module-tiny"), os.path.join(modules, "tiny"))
+
+        def at_the_link(report):
+            for f in report["faults"]:
+                for side in ("source", "target"):
+                    check(f[side]["file"] == os.path.join(modules, "tiny", "manifests", "init.pp"),
+                          f"manifest path is not the modulepath's: {f[side]['file']}")
+        check_json(["--modulepath", modules, "-e", "include tiny"],
+                   ["MOR\tFile[/etc/tiny.conf]\tExec[/bin/cat /etc/tiny.conf]"], at_the_link)
+
+        notes = os.path.join(tmp, "notes.txt")
+        with open(notes, "w", encoding="utf-8") as fh:
+            fh.write("not a module\n")
+        os.symlink(notes, os.path.join(modules, "notes"))
+        p = fsmove("check", "-q", "--modulepath", modules, "-e", "include tiny")
+        check(p.returncode == 2 and os.path.join(modules, "notes") in p.stderr
+              and "not a directory" in p.stderr,
+              f"a link to a file was not refused by name: exit {p.returncode}")
+
+        # Debian's own: the issue's "Unknown resource type: 'concat'", with no copy made.
+        debian = "/usr/share/puppet/modules"
+        if not os.path.islink(os.path.join(debian, "concat")):
+            print(f"note: {debian}/concat is not a link here (puppet-module-puppetlabs-concat, "
+                  "tools/bootstrap): Debian's own directory not checked", file=sys.stderr)
+            return
+        site = os.path.join(tmp, "concat.pp")
+        with open(site, "w", encoding="utf-8") as fh:
+            fh.write(CONCAT_MANIFEST)
+        # Puppet loads the custom facts of every module there, and some fail in the root (no
+        # ssh): a log with errors is kept, here in the temporary directory.
+        code, report = run_json(["--work-dir", tmp, "--modulepath", debian, site])
+        check(not report["run"]["failed_resources"],
+              f"resources failed: {report['run']['failed_resources']}")
+        check(code == 0 and not report["faults"], f"exit {code}, findings {report['faults']}")
+
+
 def case_ci_module():
     """The CI driver behind action.yml and the GitLab job, on a real `fsmove check` run:
     SARIF with repository-relative locations, JUnit, and the job's exit status."""

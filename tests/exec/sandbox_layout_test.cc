@@ -19,6 +19,8 @@
 #include <functional>
 #include <sstream>
 #include <string>
+#include <utility>
+#include <vector>
 
 #include "fsmove/exec/overlay_mount.h"
 #include "gtest/gtest.h"
@@ -84,7 +86,11 @@ class SandboxLayoutTest : public ::testing::Test {
       fds.in_dir = open((base_ + "/in").c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
       fds.inputs.emplace_back("/opt/mods/mymod",
                               open((base_ + "/input").c_str(), O_PATH | O_CLOEXEC));
+      for (const auto& [at, host] : moved_inputs_) {
+        fds.inputs.emplace_back(at, open(host.c_str(), O_PATH | O_CLOEXEC));
+      }
       SandboxSpec spec;
+      spec.linked_module_dirs = linked_module_dirs_;
       spec.policy_rc = "deny";
       const int null_fd = open("/dev/null", O_WRONLY | O_CLOEXEC);
       StatusWriter status(null_fd);
@@ -134,6 +140,10 @@ class SandboxLayoutTest : public ::testing::Test {
   }
 
   std::string base_, lower_;
+  // A modulepath directory of symlinks: the directories shown as ones of their own, and the
+  // inputs bound into them (sandbox path, host directory).
+  std::vector<std::string> linked_module_dirs_;
+  std::vector<std::pair<std::string, std::string>> moved_inputs_;
 };
 
 TEST_F(SandboxLayoutTest, TheSandboxsOwnOverlay) {
@@ -172,6 +182,48 @@ TEST_F(SandboxLayoutTest, PivotLeavesNothingOfTheHost) {
                       bad += fs::exists("/.fsmove-old-root");
                       bad += fs::exists(base);  // the host's /var/tmp is out of reach
                       bad += Slurp("/run/fsmove/site.pp") != "include mymod\n";
+                      return bad;
+                    }),
+            0);
+}
+
+// Debian's /usr/share/puppet/modules: links through /etc/alternatives, which lead nowhere in
+// the sandbox. It shows the directory as one of its own: each module the directory its link
+// resolved to on the host, at the link's name, read-only; nothing of the OS root's directory.
+TEST_F(SandboxLayoutTest, AModulepathDirectoryOfLinksShowsTheirModules) {
+  const std::string modules = "/usr/share/puppet/modules";
+  fs::create_directories(lower_ + modules + "/stale");
+  fs::create_symlink("/etc/alternatives/puppet-module-concat", lower_ + modules + "/concat");
+  const std::string concat = base_ + "/available/puppetlabs-concat";
+  fs::create_directories(concat + "/manifests");
+  std::ofstream(concat + "/manifests/init.pp") << "class concat {}\n";
+  linked_module_dirs_ = {modules};
+  moved_inputs_ = {{modules + "/concat", concat}};
+  EXPECT_EQ(InChild(false,
+                    [&](SandboxLayout& l) {
+                      const std::string dir = l.root() + modules;
+                      int bad = 0;
+                      auto expect = [&](bool ok, const char* what) {
+                        if (!ok) {
+                          std::fprintf(stderr, "failed: %s\n", what);
+                          ++bad;
+                        }
+                      };
+                      expect(Slurp(dir + "/concat/manifests/init.pp") == "class concat {}\n",
+                             "the module at its link's name");
+                      std::vector<std::string> names;
+                      for (const auto& e : fs::directory_iterator(dir)) {
+                        names.push_back(e.path().filename().string());
+                      }
+                      expect(names == std::vector<std::string>{"concat"},
+                             "only the modules bound (not the OS root's)");
+                      int w =
+                          open((dir + "/concat/manifests/init.pp").c_str(), O_WRONLY | O_CLOEXEC);
+                      expect(w < 0 && errno == EROFS, "the module read-only");
+                      if (w >= 0) close(w);
+                      w = open((dir + "/planted").c_str(), O_WRONLY | O_CREAT | O_CLOEXEC, 0644);
+                      expect(w < 0 && errno == EROFS, "the directory read-only");
+                      if (w >= 0) close(w);
                       return bad;
                     }),
             0);

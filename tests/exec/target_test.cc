@@ -132,5 +132,57 @@ TEST(FixtureModuleNames, ReadsTheThreeSectionsOnly) {
   EXPECT_TRUE(FixtureModuleNames("fixtures: {repositories: {a: b}}\n").empty());
 }
 
+// Debian's /usr/share/puppet/modules: each module a link through /etc/alternatives. The
+// sandbox is told to show each link's directory at the link's path, and nothing else of the
+// host; a plain modulepath directory is shown as it is.
+TEST_F(TargetTest, AModulepathDirectoryOfLinksIsShownModuleByModule) {
+  Write("available/puppetlabs-concat/manifests/init.pp", "class concat {}\n");
+  Write("mods/stdlib/manifests/init.pp", "class stdlib {}\n");
+  Write("mods/README", "not a module\n");
+  fs::create_directories(dir_ / "alternatives");
+  fs::create_symlink(dir_ / "available/puppetlabs-concat", dir_ / "alternatives/concat");
+  fs::create_symlink(dir_ / "alternatives/concat", dir_ / "mods/concat");
+  Write("plain/apt/manifests/init.pp", "class apt {}\n");
+  TargetRequest r;
+  r.code = "include concat";
+  r.modulepath = {(dir_ / "mods").string(), (dir_ / "plain").string()};
+  auto t = ResolveTarget(r);
+  ASSERT_TRUE(t.ok()) << t.status();
+  EXPECT_EQ(t->modulepath, r.modulepath);  // Puppet looks where the user said
+  EXPECT_EQ(t->input_paths,
+            (std::vector<std::string>{(dir_ / "available/puppetlabs-concat").string(),
+                                      (dir_ / "mods/stdlib").string(), (dir_ / "plain").string()}));
+  EXPECT_EQ(t->input_at, (std::vector<std::string>{(dir_ / "mods/concat").string(), "", ""}));
+  EXPECT_EQ(t->linked_module_dirs, std::vector<std::string>{(dir_ / "mods").string()});
+}
+
+TEST_F(TargetTest, AModulepathLinkToNoDirectoryIsRefusedByName) {
+  Write("mods/stdlib/manifests/init.pp", "class stdlib {}\n");
+  TargetRequest r;
+  r.code = "include stdlib";
+  r.modulepath = {(dir_ / "mods").string()};
+  const std::string link = (dir_ / "mods/concat").string();
+  auto refused = [&](const std::string& why) {
+    auto t = ResolveTarget(r);
+    ASSERT_FALSE(t.ok()) << why;
+    EXPECT_NE(t.status().message().find(link), std::string_view::npos) << t.status();
+    EXPECT_NE(t.status().message().find(why), std::string_view::npos) << t.status();
+  };
+  fs::create_symlink(Write("notes.txt", "x\n"), link);  // a file
+  refused("is not a directory");
+  fs::remove(link);
+  fs::create_symlink(dir_ / "gone", link);  // dangling
+  refused("is not a directory");
+  fs::remove(link);
+  fs::create_symlink("/", link);  // the whole host
+  refused("holds the modulepath directory itself");
+  fs::remove(link);
+  fs::create_symlink("..", link);  // the directory around the modulepath
+  refused("holds the modulepath directory itself");
+  fs::remove(link);
+  fs::create_symlink("stdlib", link);  // a sibling: fine
+  EXPECT_TRUE(ResolveTarget(r).ok());
+}
+
 }  // namespace
 }  // namespace fsmove::exec

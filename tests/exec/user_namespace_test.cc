@@ -5,6 +5,9 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <string>
+#include <vector>
+
 #include "fsmove/exec/sandbox.h"
 #include "gtest/gtest.h"
 
@@ -134,6 +137,23 @@ TEST(SandboxSpecTest, RoundTripKeepsTheLimitsAndTheLowerLayersOwner) {
   EXPECT_EQ(InsideWorkDir(*back), kSandboxWorkDir);
   back->mode = SandboxMode::kNone;
   EXPECT_EQ(InsideWorkDir(*back), "/tmp/w/in");
+}
+
+// A modulepath directory of links: where each input is shown and which directories are the
+// sandbox's own survive the trip to the keeper; a target list that does not match the inputs
+// is refused, not half-applied.
+TEST(SandboxSpecTest, RoundTripKeepsWhereModuleLinksAreShown) {
+  SandboxSpec s;
+  s.input_paths = {"/usr/share/puppet/modules.available/puppetlabs-concat", "/srv/site.pp"};
+  s.input_at = {"/usr/share/puppet/modules/concat", ""};
+  s.linked_module_dirs = {"/usr/share/puppet/modules"};
+  absl::StatusOr<SandboxSpec> back = SandboxSpecFromJson(SandboxSpecToJson(s));
+  ASSERT_TRUE(back.ok()) << back.status();
+  EXPECT_EQ(back->input_at, s.input_at);
+  EXPECT_EQ(back->linked_module_dirs, s.linked_module_dirs);
+  nlohmann::json j = SandboxSpecToJson(s);
+  j["input_at"] = std::vector<std::string>{"/usr/share/puppet/modules/concat"};
+  EXPECT_FALSE(SandboxSpecFromJson(j).ok());
 }
 
 }  // namespace

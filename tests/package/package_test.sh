@@ -2,25 +2,30 @@
 # The Debian package, installed as a user would: `apt-get install ./fsmove_*.deb` in a fresh
 # Debian root (a copy of the pinned root fsmove keeps in /var/cache/fsmove/roots, or a plain
 # mmdebstrap one), then, inside it: `fsmove --version`, `fsmove analyze` on a recorded trace
-# (exit 1 and its finding), `man fsmove` when the package has manual pages, and nothing under
-# /usr/local. Needs root (chroot, mounts) and the network (apt); exits 77 (skipped) without
-# root, without mmdebstrap or a cached root, or without the packaging tools.
-# Usage: package_test.sh [--debian 12|13] [--deb FILE | --build-dir DIR] SOURCE_DIR
+# (exit 1 and its finding), `man fsmove` from the gzipped pages, bash completing `fsmove ch`
+# from the installed completions, the changelog's version, and nothing under /usr/local.
+# Needs root (chroot, mounts) and the network (apt); exits 77 (skipped) without root, without
+# mmdebstrap or a cached root, or without the packaging tools.
+# Usage: package_test.sh [--debian 12|13] [--deb FILE | --deb-dir DIR | --build-dir DIR] SOURCE_DIR
 #   --deb FILE       install this package
+#   --deb-dir DIR    install DIR/fsmove_VERSION_*.deb for the source's version (its
+#                    packaging/changelog), skipped (77) if there is none: the Debian 13 test
+#                    takes what tools/build-debian13 --package left in dist/debian-13
 #   --build-dir DIR  package that (configured) build with cpack, no rebuild (what CTest does)
-#   neither          build it with tools/package (a build directory of its own)
+#   none of these    build it with tools/package (a build directory of its own)
 # Env: FSMOVE_MIRROR (default http://deb.debian.org/debian)
 set -uo pipefail
-release=12 deb="" build_dir=""
+release=12 deb="" deb_dir="" build_dir=""
 while [ $# -gt 1 ]; do
   case $1 in
     --debian) release=$2; shift 2 ;;
     --deb) deb=$(realpath "$2"); shift 2 ;;
+    --deb-dir) deb_dir=$2; shift 2 ;;
     --build-dir) build_dir=$2; shift 2 ;;
     *) break ;;
   esac
 done
-src=$(realpath "${1:?usage: package_test.sh [--debian 12|13] [--deb FILE | --build-dir DIR] SOURCE_DIR}")
+src=$(realpath "${1:?usage: package_test.sh [--debian 12|13] [--deb FILE | --deb-dir DIR | --build-dir DIR] SOURCE_DIR}")
 case $release in
   12) suite=bookworm ;;
   13) suite=trixie ;;
@@ -28,6 +33,15 @@ case $release in
 esac
 skip() { echo "SKIP: $*"; exit 77; }
 [ "$(id -u)" -eq 0 ] || skip "needs root (chroot and mounts)"
+if [ -n "$deb_dir" ]; then
+  command -v dpkg-parsechangelog >/dev/null || skip "dpkg-parsechangelog is missing (dpkg-dev)"
+  want=$(dpkg-parsechangelog -l "$src/packaging/changelog" -S Version)
+  debs=("$deb_dir"/fsmove_"$want"_*.deb)
+  [ -f "${debs[0]}" ] || skip "no fsmove $want package in $deb_dir: make one with" \
+    "tools/build-debian$release --package (about 25 min from scratch on 2 cores)"
+  deb=$(realpath "${debs[0]}")
+  echo "package_test: $deb, built $(date -r "$deb" '+%F %T')"
+fi
 cached=/var/cache/fsmove/roots/debian-$release
 if [ ! -d "$cached/usr/bin" ] && ! command -v mmdebstrap >/dev/null; then
   skip "no cached root $cached and no mmdebstrap to make one"
@@ -68,7 +82,9 @@ if [ -z "$deb" ]; then
 fi
 step "package: $deb"
 dpkg-deb --field "$deb" Package Version Architecture Depends Suggests
-if dpkg-deb --contents "$deb" | grep -q '\./usr/local/'; then
+# Read whole (grep -q would stop dpkg-deb early: SIGPIPE, a failed pipeline under pipefail).
+contents=$(dpkg-deb --contents "$deb") || fail "dpkg-deb --contents $deb"
+if grep -q '\./usr/local/' <<<"$contents"; then
   fail "the package installs under /usr/local"
 fi
 
@@ -108,6 +124,17 @@ done
 [ -x "$rootdir/usr/bin/fsmove" ] || fail "/usr/bin/fsmove is missing"
 [ -f "$rootdir/usr/share/doc/fsmove/copyright" ] || fail "/usr/share/doc/fsmove/copyright is missing"
 [ -f "$rootdir/usr/share/doc/fsmove/examples/action.yml" ] || fail "the CI recipes are missing"
+[ -f "$rootdir/usr/share/zsh/vendor-completions/_fsmove" ] || fail "the zsh completion is missing"
+[ -x "$rootdir/usr/libexec/fsmove/run-check" ] \
+  || fail "/usr/libexec/fsmove/run-check (what the GitLab job runs) is missing"
+if grep -E '/usr/share/man/man1/[^ ]*\.1$' <<<"$contents"; then
+  fail "manual pages not gzipped"
+fi
+changelog=$rootdir/usr/share/doc/fsmove/changelog.gz
+[ -f "$changelog" ] || fail "/usr/share/doc/fsmove/changelog.gz is missing"
+top=$(zcat "$changelog" | head -1)
+[ "$top" != "${top#fsmove ($(dpkg-deb --field "$deb" Version)) }" ] \
+  || fail "the changelog's newest entry is '$top', not this package's version"
 
 # 4. It runs.
 step "fsmove --version"
@@ -126,7 +153,13 @@ if ! grep -qF 'File[/etc/app/app.conf]' <<<"$out" || ! grep -qF 'Exec[use config
 fi
 echo "  exit 1, finding: File[/etc/app/app.conf] / Exec[use config]"
 
-if dpkg-deb --contents "$deb" | grep -q '/usr/share/man/man1/fsmove'; then
+step "bash completes fsmove ch"
+out=$(in_root bash --norc -c 'source /usr/share/bash-completion/completions/fsmove &&
+  COMP_WORDS=(fsmove ch) COMP_CWORD=1 && _fsmove && echo "${COMPREPLY[*]}"' 2>&1)
+[ "$out" = check ] || fail "bash completion of 'fsmove ch': '$out', expected check"
+echo "  check"
+
+if grep -q '/usr/share/man/man1/fsmove' <<<"$contents"; then
   step "man fsmove"
   if [ ! -x "$rootdir/usr/bin/man" ]; then
     in_root apt-get "${apt_opts[@]}" install -y -qq --no-install-recommends man-db \
@@ -140,6 +173,6 @@ if dpkg-deb --contents "$deb" | grep -q '/usr/share/man/man1/fsmove'; then
   grep -qi 'fsmove' <<<"$out" || fail "man fsmove printed no page"
   echo "  $(grep -m1 -i 'fsmove' <<<"$out")"
 else
-  step "no manual pages in this package: man fsmove not tested"
+  fail "no manual pages in the package"
 fi
 step "ok: installed and ran on Debian $release ($suite)"

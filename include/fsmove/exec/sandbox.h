@@ -38,6 +38,11 @@ struct SandboxSpec {
   // Host paths Puppet reads (module directories, manifest): those the overlay would not show
   // as they are (another file system, or under the fresh /tmp, /run) are bound read-only.
   std::vector<std::string> input_paths;
+  // Where the sandbox shows input_paths[i] when not at that path ("", or none given: there),
+  // and the directories shown as read-only ones of their own holding only the inputs bound
+  // into them: a modulepath directory of symlinks (target.h's input_at, linked_module_dirs).
+  std::vector<std::string> input_at;
+  std::vector<std::string> linked_module_dirs;
   std::string policy_rc = "allow";  // allow | deny | none (service starts by maintainer scripts)
   bool prep = true;                 // untraced apt/man-db preparation inside the sandbox
   std::string keep_dir;             // copy the overlay's upper layer here at the end

@@ -40,6 +40,14 @@ struct ResolvedTarget {
   // Those found in no directory of the modulepath (by their short name): for hints.
   std::vector<std::string> missing_dependencies;
   std::vector<std::string> input_paths;  // host paths Puppet reads (made visible in a sandbox)
+  // Where a sandbox shows input_paths[i] when not at that path ("": there). A module that is
+  // a symlink in a modulepath directory (Debian's /usr/share/puppet/modules/concat, through
+  // /etc/alternatives) is the directory its link resolves to, shown at the link's path: the
+  // link itself would lead out of what the sandbox shows.
+  std::vector<std::string> input_at;
+  // The modulepath directories holding such links: a sandbox shows each as a read-only
+  // directory of its own with only its modules in it (its directories and resolved links).
+  std::vector<std::string> linked_module_dirs;
 };
 
 // Checks the target and builds the request Puppet gets. Errors name the path and say what

@@ -327,16 +327,4 @@ absl::Status WriteCompletions(const CLI::App& app, const std::string& dir) {
   return base::WriteOutputFile(dir + "/_fsmove", ZshCompletion(app));
 }
 
-std::function<int()> RegisterCompletions(CLI::App& app) {
-  auto dir = std::make_shared<std::string>();
-  CLI::App* cmd = app.add_subcommand("completions",
-                                     "Write the bash and zsh completions (fsmove, _fsmove) to DIR");
-  cmd->add_option("DIR", *dir, "where to write them")->required();
-  cmd->group("");  // for the build, not the user
-  return [&app, dir] {
-    if (absl::Status st = WriteCompletions(app, *dir); !st.ok()) return Fail(st);
-    return kExitOk;
-  };
-}
-
 }  // namespace fsmove::cli

@@ -6,7 +6,9 @@
 #include <vector>
 
 #include "commands.h"
+#include "completions.h"
 #include "fsmove/exec/sandbox.h"
+#include "man_pages.h"
 
 namespace {
 
@@ -33,8 +35,12 @@ int Run(int argc, char** argv) {
   auto merge = fsmove::cli::RegisterMerge(app);
   auto root = fsmove::cli::RegisterRoot(app);
   auto doctor = fsmove::cli::RegisterDoctor(app);
-  auto man = fsmove::cli::RegisterMan(app);
-  auto completions = fsmove::cli::RegisterCompletions(app);
+  auto man = fsmove::cli::RegisterBuildWriter(
+      app, "man", "Write the manual pages (fsmove.1, fsmove-*.1) to DIR",
+      fsmove::cli::WriteManPages);
+  auto completions = fsmove::cli::RegisterBuildWriter(
+      app, "completions", "Write the bash and zsh completions (fsmove, _fsmove) to DIR",
+      fsmove::cli::WriteCompletions);
   try {
     app.parse(argc, argv);
   } catch (const CLI::CallForHelp& e) {

@@ -213,13 +213,16 @@ absl::Status WriteManPages(const CLI::App& app, const std::string& dir) {
   return absl::OkStatus();
 }
 
-std::function<int()> RegisterMan(CLI::App& app) {
+std::function<int()> RegisterBuildWriter(CLI::App& app, const std::string& name,
+                                         const std::string& description,
+                                         absl::Status (*write)(const CLI::App&,
+                                                               const std::string&)) {
   auto dir = std::make_shared<std::string>();
-  CLI::App* cmd = app.add_subcommand("man", "Write the manual pages (fsmove.1, fsmove-*.1) to DIR");
+  CLI::App* cmd = app.add_subcommand(name, description);
   cmd->add_option("DIR", *dir, "where to write them")->required();
   cmd->group("");  // for the build, not the user
-  return [&app, dir] {
-    if (absl::Status st = WriteManPages(app, *dir); !st.ok()) return Fail(st);
+  return [&app, dir, write] {
+    if (absl::Status st = write(app, *dir); !st.ok()) return Fail(st);
     return kExitOk;
   };
 }

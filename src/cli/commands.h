@@ -96,8 +96,8 @@ std::function<int()> RegisterMerge(CLI::App& app);
 std::function<int()> RegisterRoot(CLI::App& app);
 std::function<int()> RegisterDoctor(CLI::App& app);
 // A hidden subcommand for the build: `fsmove NAME DIR` writes files made from the app's own
-// definitions into DIR with `write` (`man`: the manual pages, man_pages.h; `completions`: the
-// bash and zsh completions, completions.h).
+// definitions into DIR (made if needed) with `write` (`man`: the manual pages, man_pages.h;
+// `completions`: the bash and zsh completions, completions.h).
 std::function<int()> RegisterBuildWriter(CLI::App& app, const std::string& name,
                                          const std::string& description,
                                          absl::Status (*write)(const CLI::App&,

@@ -175,7 +175,7 @@ std::string BashCompletion(const CLI::App& app) {
       options.insert(options.end(), o.names.begin(), o.names.end());
       if (o.type.empty()) continue;  // a flag
       for (const std::string& n : o.names) {
-        const std::string key = SingleQuoted(command + " " + n);
+        const std::string key = SingleQuoted(fmt::format("{} {}", command, n));
         switch (o.arg) {
           case Arg::kWord:
             values_cases +=
@@ -318,10 +318,6 @@ std::string ZshCompletion(const CLI::App& app) {
 }
 
 absl::Status WriteCompletions(const CLI::App& app, const std::string& dir) {
-  std::error_code ec;
-  std::filesystem::create_directories(dir, ec);
-  if (ec)
-    return absl::FailedPreconditionError(fmt::format("cannot make {}: {}", dir, ec.message()));
   if (absl::Status st = base::WriteOutputFile(dir + "/fsmove", BashCompletion(app)); !st.ok())
     return st;
   return base::WriteOutputFile(dir + "/_fsmove", ZshCompletion(app));

@@ -17,7 +17,7 @@ std::string BashCompletion(const CLI::App& app);
 std::string ZshCompletion(const CLI::App& app);
 
 // Writes DIR/fsmove (bash, named for the command as bash-completion loads it) and DIR/_fsmove
-// (zsh); DIR is made if needed.
+// (zsh) into DIR, which exists.
 absl::Status WriteCompletions(const CLI::App& app, const std::string& dir);
 
 }  // namespace fsmove::cli

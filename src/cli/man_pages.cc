@@ -197,10 +197,6 @@ std::string SubcommandManPage(const CLI::App& app, const CLI::App& sub) {
 }
 
 absl::Status WriteManPages(const CLI::App& app, const std::string& dir) {
-  std::error_code ec;
-  std::filesystem::create_directories(dir, ec);
-  if (ec)
-    return absl::FailedPreconditionError(fmt::format("cannot make {}: {}", dir, ec.message()));
   auto write = [&](const std::string& name, const std::string& text) {
     return base::WriteOutputFile(dir + "/" + name, text);
   };
@@ -222,6 +218,12 @@ std::function<int()> RegisterBuildWriter(CLI::App& app, const std::string& name,
   cmd->add_option("DIR", *dir, "where to write them")->required();
   cmd->group("");  // for the build, not the user
   return [&app, dir, write] {
+    std::error_code ec;
+    std::filesystem::create_directories(*dir, ec);
+    if (ec) {
+      return Fail(
+          absl::FailedPreconditionError(fmt::format("cannot make {}: {}", *dir, ec.message())));
+    }
     if (absl::Status st = write(app, *dir); !st.ok()) return Fail(st);
     return kExitOk;
   };

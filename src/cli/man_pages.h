@@ -20,7 +20,7 @@ std::string MainManPage(const CLI::App& app);
 // fsmove-NAME(1) for the subcommand `sub` of `app`: its options, its own subcommands, its footer.
 std::string SubcommandManPage(const CLI::App& app, const CLI::App& sub);
 
-// Writes fsmove.1 and fsmove-NAME.1 for each visible subcommand into `dir` (made if needed).
+// Writes fsmove.1 and fsmove-NAME.1 for each visible subcommand into `dir`, which exists.
 absl::Status WriteManPages(const CLI::App& app, const std::string& dir);
 
 }  // namespace fsmove::cli

@@ -122,8 +122,10 @@ IncludeClass ModuleIncludeClass(const std::string& module_dir) {
       text.ok() ? DeclaredClasses(std::move(*text))
                 : absl::StatusOr<std::vector<ClassDeclaration>>(text.status());
   if (!classes.ok()) {
-    out.why_not = fmt::format("module '{}': manifests/init.pp does not read as Puppet code: {}",
-                              name, std::string(classes.status().message()));
+    // Not Puppet code as far as the tokenizer sees: Puppet's compile says best what is wrong
+    // with it, so the include run is made.
+    out.found = true;
+    out.declaration.name = name;
     return out;
   }
   for (ClassDeclaration& c : *classes) {

@@ -74,8 +74,8 @@ TEST(ModuleClasses, TheClassToInclude) {
   EXPECT_THAT(ModuleIncludeClass((d.path() / "none").string()).why_not,
               HasSubstr("module 'none' has no manifests/init.pp"));
   d.Write("f/manifests/init.pp", "class f { \"unterminated\n");
-  EXPECT_THAT(ModuleIncludeClass((d.path() / "f").string()).why_not,
-              HasSubstr("does not read as Puppet code"));
+  // Puppet, not the tokenizer, says what is wrong with it: the include run is made.
+  EXPECT_TRUE(ModuleIncludeClass((d.path() / "f").string()).found);
 }
 
 TEST(ModuleClasses, IncludableClassesArePublicAndNeedNothing) {

@@ -32,7 +32,8 @@ absl::StatusOr<std::vector<ClassDeclaration>> DeclaredClasses(std::string text);
 std::string ModuleName(const std::string& module_dir);
 
 // The class of the module's own name that manifests/init.pp declares, or why there is none
-// to include (no init.pp, a define rather than a class, an init.pp that does not tokenize).
+// to include (no init.pp, a define rather than a class). An init.pp that does not tokenize
+// (an unterminated string) counts as found: its include run lets Puppet say what is wrong.
 struct IncludeClass {
   bool found = false;
   ClassDeclaration declaration;  // when found

@@ -67,8 +67,8 @@ it; custom facts that failed are warnings). report.html shows the whole scan in 
                   seconds after --timeout and was killed
   compile-failed  check exited 2 and said "could not compile", or left no catalog
   missing-dependency  the compile stopped on a class, defined type or function of a module
-                  that metadata.json or .fixtures.yml names and no --modulepath directory
-                  holds (the error names it)
+                  that no --modulepath directory holds (the error names it, and whether
+                  metadata.json or .fixtures.yml does)
   apply-failed    check exited 2 with a report: Puppet killed, trace incomplete, or
                   resources failed
   crashed         check was killed by a signal, left no report, or exited otherwise

@@ -179,6 +179,15 @@ std::string ModuleOfName(std::string_view name) {
   return module;
 }
 
+std::string UnfoundModule(std::string_view error) {
+  const std::string name = UnfoundName(error);
+  if (name.empty()) return {};
+  const bool a_class = error.find("Could not find class ") != std::string_view::npos ||
+                       error.find("Could not find declared class ") != std::string_view::npos;
+  if (!a_class && name.find("::") == std::string::npos) return {};
+  return ModuleOfName(name);
+}
+
 namespace {
 
 // Calls f(text) for the text after "Error: " of each line that starts so (ANSI colours and

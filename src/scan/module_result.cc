@@ -163,16 +163,21 @@ ModuleResult Classify(const std::string& module, const CheckOutcome& o) {
       // compile, not a custom fact's (Puppet compiles on without the fact).
       std::string detail = exec::FatalCompileError(exec::StripAnsi(o.check_log));
       if (detail.empty()) detail = why;
-      // What Puppet did not find belongs to a dependency that is on no modulepath directory:
+      // What Puppet did not find belongs to a module that is on no modulepath directory:
       // that module is the reason, not the code.
-      const std::string unfound = exec::UnfoundName(detail);
-      const std::string module = exec::ModuleOfName(unfound);
+      const std::string module = exec::UnfoundModule(detail);
       for (const std::string& dep : o.missing_dependencies) {
-        if (unfound.empty() || ShortName(dep) != module) continue;
+        if (module.empty() || ShortName(dep) != module) continue;
         return fail(ModuleStatus::kMissingDependency,
                     fmt::format("needs module {} (a dependency in metadata.json or "
                                 ".fixtures.yml), which no --modulepath directory holds: {}",
                                 dep, detail));
+      }
+      if (!module.empty() && module == o.absent_module) {
+        return fail(ModuleStatus::kMissingDependency,
+                    fmt::format("needs module {}, which no --modulepath directory holds (the "
+                                "module does not name it in metadata.json or .fixtures.yml): {}",
+                                module, detail));
       }
       return fail(ModuleStatus::kCompileFailed,
                   detail.empty() ? "the catalog was not compiled" : detail);

@@ -24,6 +24,7 @@
 #include "fsmove/base/progress_line.h"
 #include "fsmove/base/read_file.h"
 #include "fsmove/exec/process.h"
+#include "fsmove/exec/puppet_log.h"
 #include "fsmove/exec/target.h"
 #include "fsmove/scan/acceptance_specs.h"
 #include "fsmove/scan/cpu_placement.h"
@@ -81,18 +82,24 @@ struct Running {
   int lock_fd = -1;       // the module folder's lock, shared with the check
 };
 
-// The run's module's dependencies that no modulepath directory holds, resolved as its check
-// resolves them (exec::ResolveTarget); none for a manifest of no module.
-std::vector<std::string> MissingDependencies(const ScanOptions& o, const std::string& run) {
+// What the run's module lacks, resolved as its check resolves it (exec::ResolveTarget): its
+// dependencies that no modulepath directory holds, and the module the compile error shows
+// Puppet lacked when that one is on none either. Nothing for a manifest of no module.
+void FindMissingModules(const ScanOptions& o, const std::string& run, CheckOutcome* out) {
   const std::string module = RunModule(run);
   std::error_code ec;
-  if (module.empty() || !fs::is_directory(module, ec)) return {};
+  if (module.empty() || !fs::is_directory(module, ec)) return;
   exec::TargetRequest request;
   request.code = "# dependencies only\n";
   request.with_module = module;
   request.modulepath = o.modulepath;
   absl::StatusOr<exec::ResolvedTarget> t = exec::ResolveTarget(request);
-  return t.ok() ? t->missing_dependencies : std::vector<std::string>();
+  if (!t.ok()) return;
+  out->missing_dependencies = t->missing_dependencies;
+  const std::string lacked =
+      exec::UnfoundModule(exec::FatalCompileError(exec::StripAnsi(out->check_log)));
+  if (!lacked.empty() && !exec::MissingModules({lacked}, t->modulepath, t->module_name).empty())
+    out->absent_module = lacked;
 }
 
 CheckOutcome Collect(const ScanOptions& options, const Running& r, int wait_status) {
@@ -109,8 +116,7 @@ CheckOutcome Collect(const ScanOptions& options, const Running& r, int wait_stat
   }
   o.has_catalog = fs::file_size(d / kCatalogFile, ec) > 0 && !ec;
   o.check_log = base::ReadFile((d / kCheckLogFile).string()).value_or("");
-  if (o.exit_code == 2 && !o.has_catalog)
-    o.missing_dependencies = MissingDependencies(options, r.module);
+  if (o.exit_code == 2 && !o.has_catalog) FindMissingModules(options, r.module, &o);
   return o;
 }
 

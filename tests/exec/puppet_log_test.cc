@@ -104,6 +104,13 @@ TEST(PuppetLog, WhatPuppetDidNotFind) {
   EXPECT_EQ(ModuleOfName("Stdlib::Ip_address"), "stdlib");
   EXPECT_EQ(ModuleOfName("::openstack_integration"), "openstack_integration");
   EXPECT_EQ(ModuleOfName("Concat"), "concat");
+  // Only a class or a namespaced name says which module it lives in.
+  EXPECT_EQ(UnfoundModule("Could not find class ::openstack_integration for h"),
+            "openstack_integration");
+  EXPECT_EQ(UnfoundModule("Resource type not found: Stdlib::Ip_address (file: x)"), "stdlib");
+  EXPECT_EQ(UnfoundModule("Unknown resource type: 'ini_setting'"), "");
+  EXPECT_EQ(UnfoundModule("Unknown function: 'pick'."), "");
+  EXPECT_EQ(UnfoundModule("Syntax error at '}'"), "");
 }
 
 }  // namespace

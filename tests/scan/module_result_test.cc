@@ -1,5 +1,6 @@
 #include "fsmove/scan/module_result.h"
 
+#include "gmock/gmock.h"
 #include "gtest/gtest.h"
 
 namespace fsmove::scan {
@@ -132,6 +133,19 @@ TEST(Classify, AMissingDependencyIsTheReasonWhenPuppetLacksItsCode) {
   EXPECT_EQ(Classify("m", type).status, ModuleStatus::kCompileFailed);
   type.missing_dependencies.clear();
   EXPECT_EQ(Classify("m", type).status, ModuleStatus::kCompileFailed);
+  // Not named by the module, and on no modulepath directory either: missing all the same.
+  o.missing_dependencies.clear();
+  o.absent_module = "openstack_integration";
+  r = Classify("m", o);
+  EXPECT_EQ(r.status, ModuleStatus::kMissingDependency);
+  EXPECT_THAT(r.error, ::testing::HasSubstr("does not name it in metadata.json or .fixtures.yml"));
+  // A plain type or function may come from any module: no module is blamed.
+  CheckOutcome plain =
+      Exited(2, std::nullopt, "Error: Evaluation Error: Unknown resource type: 'concat'\n");
+  plain.has_catalog = false;
+  plain.missing_dependencies = {"puppetlabs/concat"};
+  plain.absent_module = "concat";
+  EXPECT_EQ(Classify("m", plain).status, ModuleStatus::kCompileFailed);
   // A missing dependency is not why a compile failed on something else.
   CheckOutcome other =
       Exited(2, std::nullopt, "Error: Evaluation Error: Unsupported Kombu compression.\n");

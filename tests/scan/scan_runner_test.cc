@@ -107,6 +107,14 @@ TEST(ScanRunner, AMissingDependencyIsLookedUpOnTheModulepath) {
   ASSERT_EQ(out->results.size(), 1u);
   EXPECT_EQ(out->results[0].status, ModuleStatus::kMissingDependency);
   EXPECT_THAT(out->results[0].error, ::testing::StartsWith("needs module integration "));
+  // A module that does not name it: missing all the same, and said so.
+  tmp.Write("mods/solo/manifests/init.pp", "class solo { include integration }\n");
+  o.modules = {(tmp.path() / "mods/solo").string()};
+  out = RunScan(o, &stop);
+  ASSERT_TRUE(out.ok()) << out.status();
+  EXPECT_EQ(out->results[0].status, ModuleStatus::kMissingDependency);
+  EXPECT_THAT(out->results[0].error, ::testing::HasSubstr("does not name it"));
+  o.modules = {(tmp.path() / "mods/app").string()};
   // With the module on the modulepath, the same failure is the code's own.
   tmp.Write("more/integration/manifests/init.pp", "class integration {}\n");
   o.modulepath.push_back((tmp.path() / "more").string());

@@ -91,6 +91,12 @@ std::string UnfoundName(std::string_view error);
 // segment, lower-cased ("Stdlib::Ip_address" -> "stdlib"; "concat" -> "concat").
 std::string ModuleOfName(std::string_view name);
 
+// The module whose absence the compile error shows: the module of UnfoundName when
+// autoloading ties the name to one, that is for a class (`foo` lives in module foo) or a
+// namespaced name (`foo::bar`, `Foo::Bar`); empty otherwise (a plain function or type, such as
+// `pick` or `ini_setting`, may come from any module).
+std::string UnfoundModule(std::string_view error);
+
 // The legacy fact ("osfamily") whose variable the compile error says is unknown: Puppet 8
 // (Facter 4 with legacy facts off) no longer sets $::osfamily and its kind, so code written
 // for Puppet 7 or older stops there. Empty when the error is not that.

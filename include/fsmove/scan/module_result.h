@@ -61,6 +61,9 @@ struct CheckOutcome {
   // The run's module's dependencies (metadata.json, .fixtures.yml) that no modulepath
   // directory holds, as exec::MissingModules names them.
   std::vector<std::string> missing_dependencies;
+  // The module the compile error shows Puppet lacked (exec::UnfoundModule), when it is on no
+  // modulepath directory either, whether or not the module names it as a dependency.
+  std::string absent_module;
 };
 
 // The status mapping (also in docs/scan.md and `fsmove scan --help`):
@@ -74,7 +77,7 @@ struct CheckOutcome {
 //   exit 2, "could not compile" in check.log, or no catalog   -> compile-failed (the error
 //     that ended the compile, never a custom fact's: those are warnings), or
 //     missing-dependency when that error is a class, defined type or function not found
-//     whose module is one of `missing_dependencies`
+//     whose module is one of `missing_dependencies` or is `absent_module`
 //   exit 2 with a report: Puppet killed, trace incomplete or
 //     failed resources                                        -> apply-failed
 //   anything else (no report, other exit codes, exit 2 with a

@@ -1,6 +1,7 @@
 #include "fsmove/scan/merge.h"
 
 #include <filesystem>
+#include <fstream>
 
 #include "fsmove/scan/module_list.h"
 #include "fsmove/scan/results_dir.h"
@@ -84,11 +85,13 @@ TEST(Merge, EveryStatusAndSourceCrossesStatusJson) {
     r.error = s == ModuleStatus::kOk ? "" : "why";
     const std::string dir = (tmp.path() / "s1" / ModuleDirName(m)).string();
     std::filesystem::create_directories(dir);
+    std::ofstream(std::filesystem::path(dir) / kCheckLogFile) << "fsmove scan: why\n";
+    if (s == ModuleStatus::kOk) std::ofstream(std::filesystem::path(dir) / kReportFile) << "{}\n";
     ASSERT_TRUE(WriteStatus(dir, r).ok());
   }
   auto contents = ReadResultsDir(shard);
   ASSERT_TRUE(contents.ok()) << contents.status();
-  EXPECT_TRUE(contents->invalid.empty());
+  EXPECT_TRUE(contents->invalid.empty()) << contents->invalid.front();
   MergeInput in;
   in.dir = shard;
   in.contents = *contents;

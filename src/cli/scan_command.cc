@@ -43,9 +43,13 @@ struct ScanCliOptions {
 };
 
 constexpr const char* kStatusHelp = R"(
-A module is checked as its users use it: one run of `include MODULE` when it has
-manifests/init.pp, and one run of each manifest under its examples/ (tests/ when it has no
-examples/; --no-examples: the include run only). A .pp given or listed is one run.
+A module is checked as its users use it: one run of `include MODULE` when its
+manifests/init.pp declares that class, one run of each manifest under its examples/ (tests/
+when it has no examples/), up to 4 literal manifests of its acceptance specs, and, when
+`include MODULE` alone cannot compile (no such class, or parameters without defaults), up
+to 3 runs of `include MODULE::CLASS` of its public classes whose parameters all have
+defaults (MODULE#CLASS); --no-examples: the include run only. A .pp or a MODULE#CLASS given
+or listed is one run.
 Each run gets a folder in the results directory (its base name and a hash of its path):
 report.json, catalog.json, puppet.log, check.log (check's stderr), trace.zst (--save-traces)
 and status.json, written last, which marks it done. summary.json and summary.csv list every
@@ -62,12 +66,17 @@ it; custom facts that failed are warnings). report.html shows the whole scan in 
                   report, --timeout stopped the compile), or check did not end --kill-after
                   seconds after --timeout and was killed
   compile-failed  check exited 2 and said "could not compile", or left no catalog
+  missing-dependency  the compile stopped on a class, defined type or function of a module
+                  that no --modulepath directory holds (the error names it, and whether
+                  metadata.json or .fixtures.yml does)
   apply-failed    check exited 2 with a report: Puppet killed, trace incomplete, or
                   resources failed
   crashed         check was killed by a signal, left no report, or exited otherwise
   missing         the module directory does not exist (no check was run)
+  nothing-to-apply  the module has no class of its name to include and no other run (no
+                  check was run; the error says what was looked for)
 A rerun skips modules whose status.json is valid (its files present, of the sizes recorded)
-and redoes the others, and retries missing ones; --force redoes all.
+and redoes the others, and retries missing and nothing-to-apply ones; --force redoes all.
 Exit status: 0 every module ok; 1 any module has findings or could not be checked (any status
 but ok); 2 usage error or the results directory cannot be written; 128 + the signal when
 interrupted: 130 Ctrl-C, 143 SIGTERM, 129 SIGHUP (finished modules are kept; a rerun continues).)";
@@ -115,10 +124,7 @@ int RunScanCommand(ScanCliOptions& o) {
     shard = *s;
   }
   o.run.modules = scan::SelectShard(all, shard);
-  for (const auto& m : o.modulepath) {
-    o.run.check_options.push_back("--modulepath");
-    o.run.check_options.push_back(m);
-  }
+  o.run.modulepath = o.modulepath;
   if (o.package_notify) o.run.check_options.push_back("--package-notify");
   if (o.confirm) o.run.check_options.push_back("--confirm");
   if (o.confirm) o.run.timeout_periods = 2;
@@ -192,8 +198,9 @@ int RunScanCommand(ScanCliOptions& o) {
     }
   }
   std::string line;
-  for (const char* s : {"ok", "findings", "resources-failed", "compile-failed", "apply-failed",
-                        "timeout", "crashed", "missing"}) {
+  for (const char* s :
+       {"ok", "findings", "resources-failed", "compile-failed", "missing-dependency",
+        "apply-failed", "timeout", "crashed", "missing", "nothing-to-apply"}) {
     if (counts[s] > 0) line += fmt::format("{}{} {}", line.empty() ? "" : ", ", counts[s], s);
   }
   if (o.confirm || o.idempotence) {

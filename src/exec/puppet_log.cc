@@ -139,6 +139,55 @@ bool LacksModules(std::string_view log) {
   return log.find("Unknown variable: '::") != std::string_view::npos && LegacyFactUsed(log).empty();
 }
 
+std::string UnfoundName(std::string_view error) {
+  for (std::string_view sign :
+       {"Could not find class ", "Could not find declared class ", "Unknown resource type: ",
+        "Resource type not found: ", "Unknown function: ", "Unknown variable: "}) {
+    const size_t at = error.find(sign);
+    if (at == std::string_view::npos) continue;
+    std::string_view rest = error.substr(at + sign.size());
+    if (rest.starts_with('\'')) rest.remove_prefix(1);
+    if (rest.starts_with("::")) rest.remove_prefix(2);
+    size_t end = 0;
+    while (end < rest.size()) {
+      const char c = rest[end];
+      const bool word =
+          (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_';
+      if (word) {
+        ++end;
+      } else if (rest.substr(end).starts_with("::") && end + 2 < rest.size()) {
+        end += 2;
+      } else {
+        break;
+      }
+    }
+    // A variable names a module only with its class (`$::apache::params::user`); a plain one
+    // is a fact or a typo.
+    const std::string_view name = rest.substr(0, end);
+    if (sign.starts_with("Unknown variable") && name.find("::") == std::string_view::npos) continue;
+    if (!name.empty()) return std::string(name);
+  }
+  return {};
+}
+
+std::string ModuleOfName(std::string_view name) {
+  if (name.starts_with("::")) name.remove_prefix(2);
+  std::string module(name.substr(0, name.find("::")));
+  for (char& c : module) {
+    if (c >= 'A' && c <= 'Z') c = static_cast<char>(c - 'A' + 'a');
+  }
+  return module;
+}
+
+std::string UnfoundModule(std::string_view error) {
+  const std::string name = UnfoundName(error);
+  if (name.empty()) return {};
+  const bool a_class = error.find("Could not find class ") != std::string_view::npos ||
+                       error.find("Could not find declared class ") != std::string_view::npos;
+  if (!a_class && name.find("::") == std::string::npos) return {};
+  return ModuleOfName(name);
+}
+
 namespace {
 
 // Calls f(text) for the text after "Error: " of each line that starts so (ANSI colours and

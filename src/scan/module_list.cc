@@ -11,6 +11,7 @@
 #include "fsmove/base/read_file.h"
 #include "fsmove/base/sha256.h"
 #include "fsmove/scan/acceptance_specs.h"
+#include "fsmove/scan/module_classes.h"
 
 namespace fsmove::scan {
 
@@ -104,11 +105,34 @@ size_t ExampleDirAt(std::string_view run) {
 
 }  // namespace
 
+bool IsClassRun(std::string_view run) { return !ClassRunClass(run).empty(); }
+
+std::string_view ClassRunClass(std::string_view run) {
+  const size_t hash = run.rfind('#');
+  if (hash == std::string_view::npos || hash == 0 || run.find('/', hash) != std::string_view::npos)
+    return {};
+  const std::string_view name = run.substr(hash + 1);
+  // A class name: segments of [a-z0-9_] starting with a letter, joined by "::".
+  size_t at = 0;
+  while (at < name.size()) {
+    if (name[at] < 'a' || name[at] > 'z') return {};
+    while (at < name.size() && ((name[at] >= 'a' && name[at] <= 'z') ||
+                                (name[at] >= '0' && name[at] <= '9') || name[at] == '_')) {
+      ++at;
+    }
+    if (at == name.size()) return name;
+    if (!name.substr(at).starts_with("::")) return {};
+    at += 2;
+  }
+  return {};
+}
+
 std::vector<std::string> ExpandModuleRuns(const std::string& module) {
-  if (module.ends_with(".pp")) return {module};
+  if (module.ends_with(".pp") || IsClassRun(module)) return {module};
   std::vector<std::string> runs;
   std::error_code ec;
-  if (fs::is_regular_file(fs::path(module) / "manifests" / "init.pp", ec)) runs.push_back(module);
+  const IncludeClass include = ModuleIncludeClass(module);
+  if (include.found) runs.push_back(module);
   const char* dir = fs::is_directory(fs::path(module) / "examples", ec) ? "examples" : "tests";
   std::vector<std::string> examples;
   for (fs::directory_iterator it(fs::path(module) / dir, ec), end; !ec && it != end;
@@ -123,18 +147,39 @@ std::vector<std::string> ExpandModuleRuns(const std::string& module) {
   runs.insert(runs.end(), examples.begin(), examples.end());
   const std::vector<std::string> specs = AcceptanceRuns(module, kMaxAcceptanceRuns);
   runs.insert(runs.end(), specs.begin(), specs.end());
+  // `include MODULE` alone cannot compile: the module's public classes that need nothing.
+  if (!include.found || !include.declaration.required.empty()) {
+    for (const std::string& c : IncludableClasses(module, kMaxClassRuns))
+      runs.push_back(fmt::format("{}#{}", NormalizeModulePath(module), c));
+  }
   if (runs.empty()) runs.push_back(module);
   return runs;
 }
 
+std::string NothingToApply(const std::string& module) {
+  const IncludeClass include = ModuleIncludeClass(module);
+  if (include.found) return {};
+  const std::vector<std::string> runs = ExpandModuleRuns(module);
+  if (runs.size() == 1 && runs.front() == module) {
+    return include.why_not +
+           "; nor a manifest under examples/ or tests/, a literal acceptance-spec manifest or a "
+           "public class whose parameters all have defaults: name a manifest for it in a list "
+           "file";
+  }
+  return fmt::format("{} ({} other run{} left out by --no-examples)", include.why_not, runs.size(),
+                     runs.size() == 1 ? "" : "s");
+}
+
 std::string_view RunSource(std::string_view run) {
   if (IsAcceptanceRun(run)) return "acceptance";
+  if (IsClassRun(run)) return "class";
   if (!run.ends_with(".pp")) return "include";
   return ExampleDirAt(run) != std::string_view::npos ? "example" : "manifest";
 }
 
 std::string RunModule(std::string_view run) {
   if (IsAcceptanceRun(run)) return AcceptanceRunModule(run);
+  if (IsClassRun(run)) return std::string(run.substr(0, run.rfind('#')));
   if (!run.ends_with(".pp")) return std::string(run);
   const size_t at = ExampleDirAt(run);
   return at == std::string_view::npos ? std::string() : std::string(run.substr(0, at));
@@ -144,7 +189,10 @@ std::string ModuleDirName(std::string_view module) {
   std::string norm = NormalizeModulePath(module);
   // An example's folder is named after its module and file: apache_examples_vhost.pp-HASH.
   std::string base = fs::path(norm).filename().string();
-  if (const std::string of = RunModule(norm); !of.empty() && of != norm) {
+  if (IsClassRun(norm)) {
+    base = fs::path(RunModule(norm)).filename().string() + "_class_" +
+           std::string(ClassRunClass(norm));
+  } else if (const std::string of = RunModule(norm); !of.empty() && of != norm) {
     base = fs::path(of).filename().string() + "_" +
            fs::path(norm).parent_path().filename().string() + "_" + base;
   }

@@ -11,15 +11,17 @@ namespace fsmove::scan {
 
 namespace {
 
-constexpr std::array<std::pair<ModuleStatus, std::string_view>, 8> kNames = {{
+constexpr std::array<std::pair<ModuleStatus, std::string_view>, 10> kNames = {{
     {ModuleStatus::kOk, "ok"},
     {ModuleStatus::kFindings, "findings"},
     {ModuleStatus::kResourcesFailed, "resources-failed"},
     {ModuleStatus::kCompileFailed, "compile-failed"},
+    {ModuleStatus::kMissingDependency, "missing-dependency"},
     {ModuleStatus::kApplyFailed, "apply-failed"},
     {ModuleStatus::kTimeout, "timeout"},
     {ModuleStatus::kCrashed, "crashed"},
     {ModuleStatus::kMissing, "missing"},
+    {ModuleStatus::kNothingToApply, "nothing-to-apply"},
 }};
 
 // The report's value at a JSON pointer, or `fallback` when absent or of another type.
@@ -35,6 +37,12 @@ T At(const nlohmann::json& j, const char* pointer, T fallback) {
   } else {
     return v.is_number() ? v.get<T>() : fallback;
   }
+}
+
+// "puppetlabs-stdlib", "puppetlabs/stdlib" -> "stdlib" (as exec's dependency names).
+std::string_view ShortName(std::string_view dependency) {
+  const size_t cut = dependency.find_first_of("-/");
+  return cut == std::string_view::npos ? dependency : dependency.substr(cut + 1);
 }
 
 std::string OneLine(std::string s) {
@@ -77,7 +85,9 @@ std::string ErrorLine(std::string_view log) {
   return OneLine(std::string(last));
 }
 
-bool IsFinal(ModuleStatus s) { return s != ModuleStatus::kMissing; }
+bool IsFinal(ModuleStatus s) {
+  return s != ModuleStatus::kMissing && s != ModuleStatus::kNothingToApply;
+}
 
 ModuleResult Classify(const std::string& module, const CheckOutcome& o) {
   ModuleResult r;
@@ -153,6 +163,22 @@ ModuleResult Classify(const std::string& module, const CheckOutcome& o) {
       // compile, not a custom fact's (Puppet compiles on without the fact).
       std::string detail = exec::FatalCompileError(exec::StripAnsi(o.check_log));
       if (detail.empty()) detail = why;
+      // What Puppet did not find belongs to a module that is on no modulepath directory:
+      // that module is the reason, not the code.
+      const std::string module = exec::UnfoundModule(detail);
+      for (const std::string& dep : o.missing_dependencies) {
+        if (module.empty() || ShortName(dep) != module) continue;
+        return fail(ModuleStatus::kMissingDependency,
+                    fmt::format("needs module {} (a dependency in metadata.json or "
+                                ".fixtures.yml), which no --modulepath directory holds: {}",
+                                dep, detail));
+      }
+      if (!module.empty() && module == o.absent_module) {
+        return fail(ModuleStatus::kMissingDependency,
+                    fmt::format("needs module {}, which no --modulepath directory holds (the "
+                                "module does not name it in metadata.json or .fixtures.yml): {}",
+                                module, detail));
+      }
       return fail(ModuleStatus::kCompileFailed,
                   detail.empty() ? "the catalog was not compiled" : detail);
     }

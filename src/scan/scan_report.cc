@@ -128,6 +128,7 @@ td.num { text-align: right; font-variant-numeric: tabular-nums; }
 .s-ok { background: #d8f5d8; } .s-findings { background: #ffe2b3; }
 .s-resources-failed { background: #fff3b0; } .s-compile-failed, .s-apply-failed,
 .s-crashed { background: #ffd0d0; } .s-timeout { background: #e0d8ff; } .s-missing { background: #ddd; }
+.s-missing-dependency { background: #f5d0f0; } .s-nothing-to-apply { background: #e6eef2; }
 .k-MOR { background: #ffd9a8; } .k-MN { background: #cde4ff; } .k-NI { background: #e8e8e8; }
 .error { color: #8a1f1f; max-width: 40em; overflow-wrap: anywhere; }
 .warning { color: #7a5b00; }

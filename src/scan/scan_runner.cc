@@ -24,6 +24,8 @@
 #include "fsmove/base/progress_line.h"
 #include "fsmove/base/read_file.h"
 #include "fsmove/exec/process.h"
+#include "fsmove/exec/puppet_log.h"
+#include "fsmove/exec/target.h"
 #include "fsmove/scan/acceptance_specs.h"
 #include "fsmove/scan/cpu_placement.h"
 #include "fsmove/scan/module_list.h"
@@ -54,11 +56,13 @@ std::vector<std::string> CheckArguments(const ScanOptions& o, const std::string&
     argv.push_back("--save-trace");
     argv.push_back((d / kTraceFile).string());
   }
+  for (const std::string& dir : o.modulepath) argv.insert(argv.end(), {"--modulepath", dir});
   argv.insert(argv.end(), o.check_options.begin(), o.check_options.end());
-  if (IsAcceptanceRun(module)) {
-    // The spec's manifest, written into the run's folder, with its module on the modulepath.
-    argv.insert(argv.end(), {"--with-module", AcceptanceRunModule(module), "--",
-                             (d / kRunManifestFile).string()});
+  if (IsAcceptanceRun(module) || IsClassRun(module)) {
+    // The spec's manifest or the class's include, written into the run's folder, with its
+    // module on the modulepath.
+    argv.insert(argv.end(),
+                {"--with-module", RunModule(module), "--", (d / kRunManifestFile).string()});
     return argv;
   }
   argv.push_back("--");  // a module path starting with '-' is still a path
@@ -78,7 +82,27 @@ struct Running {
   int lock_fd = -1;       // the module folder's lock, shared with the check
 };
 
-CheckOutcome Collect(const Running& r, int wait_status) {
+// What the run's module lacks, resolved as its check resolves it (exec::ResolveTarget): its
+// dependencies that no modulepath directory holds, and the module the compile error shows
+// Puppet lacked when that one is on none either. Nothing for a manifest of no module.
+void FindMissingModules(const ScanOptions& o, const std::string& run, CheckOutcome* out) {
+  const std::string module = RunModule(run);
+  std::error_code ec;
+  if (module.empty() || !fs::is_directory(module, ec)) return;
+  exec::TargetRequest request;
+  request.code = "# dependencies only\n";
+  request.with_module = module;
+  request.modulepath = o.modulepath;
+  absl::StatusOr<exec::ResolvedTarget> t = exec::ResolveTarget(request);
+  if (!t.ok()) return;
+  out->missing_dependencies = t->missing_dependencies;
+  const std::string lacked =
+      exec::UnfoundModule(exec::FatalCompileError(exec::StripAnsi(out->check_log)));
+  if (!lacked.empty() && !exec::MissingModules({lacked}, t->modulepath, t->module_name).empty())
+    out->absent_module = lacked;
+}
+
+CheckOutcome Collect(const ScanOptions& options, const Running& r, int wait_status) {
   CheckOutcome o;
   o.exit_code = exec::ShellExitCode(wait_status);
   o.killed_by_signal = WIFSIGNALED(wait_status);
@@ -92,6 +116,7 @@ CheckOutcome Collect(const Running& r, int wait_status) {
   }
   o.has_catalog = fs::file_size(d / kCatalogFile, ec) > 0 && !ec;
   o.check_log = base::ReadFile((d / kCheckLogFile).string()).value_or("");
+  if (o.exit_code == 2 && !o.has_catalog) FindMissingModules(options, r.module, &o);
   return o;
 }
 
@@ -103,22 +128,44 @@ std::string Duration(double s) {
 }
 
 // What a run needs before its check starts: its module directory or manifest there, and an
-// acceptance spec's manifest written into its folder. Empty when ready, else why not.
-std::string PrepareRun(const std::string& run, const std::string& dir) {
+// acceptance spec's manifest or a class's include written into its folder. Ready, or the
+// status and reason of a run that needs no check (missing, nothing-to-apply).
+struct Preparation {
+  ModuleStatus status = ModuleStatus::kMissing;
+  std::string why;  // empty: ready
+};
+
+Preparation PrepareRun(const std::string& run, const std::string& dir) {
   std::error_code ec;
+  if (IsClassRun(run)) {
+    if (!fs::is_directory(RunModule(run), ec))
+      return {ModuleStatus::kMissing, fmt::format("no module directory {}", RunModule(run))};
+    if (absl::Status st = WriteFileAtomically((fs::path(dir) / kRunManifestFile).string(),
+                                              fmt::format("include {}\n", ClassRunClass(run)));
+        !st.ok()) {
+      return {ModuleStatus::kMissing, std::string(st.message())};
+    }
+    return {};
+  }
   if (IsAcceptanceRun(run)) {
     absl::StatusOr<std::string> text = AcceptanceManifest(run);
-    if (!text.ok()) return std::string(text.status().message());
+    if (!text.ok()) return {ModuleStatus::kMissing, std::string(text.status().message())};
     if (absl::Status st = WriteFileAtomically((fs::path(dir) / kRunManifestFile).string(), *text);
         !st.ok()) {
-      return std::string(st.message());
+      return {ModuleStatus::kMissing, std::string(st.message())};
     }
     return {};
   }
   if (run.ends_with(".pp")) {
-    return fs::is_regular_file(run, ec) ? std::string() : fmt::format("no manifest {}", run);
+    if (fs::is_regular_file(run, ec)) return {};
+    return {ModuleStatus::kMissing, fmt::format("no manifest {}", run)};
   }
-  return fs::is_directory(run, ec) ? std::string() : fmt::format("no module directory {}", run);
+  if (!fs::is_directory(run, ec))
+    return {ModuleStatus::kMissing, fmt::format("no module directory {}", run)};
+  // An include of a module with no class of its name: its check could only say so.
+  if (std::string why = NothingToApply(run); !why.empty())
+    return {ModuleStatus::kNothingToApply, std::move(why)};
+  return {};
 }
 
 std::vector<std::string> Environment() {
@@ -147,8 +194,11 @@ absl::StatusOr<ScanOutcome> RunScan(const ScanOptions& o, const volatile std::si
       }
       if (rec.ok()) {
         ++out.redone;
-        out.notes.push_back(fmt::format("retrying {}: it was {} last time", m,
-                                        ModuleStatusName(rec->result.status)));
+        // Deciding it again costs no check: nothing to say.
+        if (rec->result.status != ModuleStatus::kNothingToApply) {
+          out.notes.push_back(fmt::format("retrying {}: it was {} last time", m,
+                                          ModuleStatusName(rec->result.status)));
+        }
       } else if (fs::exists(dir, ec)) {
         ++out.redone;
         out.notes.push_back(fmt::format("redoing {}: {}", m, std::string(rec.status().message())));
@@ -209,7 +259,7 @@ absl::StatusOr<ScanOutcome> RunScan(const ScanOptions& o, const volatile std::si
     placer.Release(r.cpus);
     if (r.lock_fd >= 0) close(r.lock_fd);
     fs::remove_all(r.work, ec);
-    ModuleResult res = Classify(r.module, Collect(r, wait_status));
+    ModuleResult res = Classify(r.module, Collect(o, r, wait_status));
     if (auto st = WriteStatus(r.dir, res); !st.ok()) {
       out.notes.push_back(fmt::format("{}: {}", r.module, std::string(st.message())));
     }
@@ -238,13 +288,13 @@ absl::StatusOr<ScanOutcome> RunScan(const ScanOptions& o, const volatile std::si
       }
       fs::remove_all(dir, ec);
       fs::create_directories(dir, ec);
-      if (std::string gone = PrepareRun(module, dir); !gone.empty()) {
-        // Not worth a check (which would call it a compile failure): recorded as missing,
-        // and retried by the next run.
+      if (Preparation prep = PrepareRun(module, dir); !prep.why.empty()) {
+        // Not worth a check (which would call it a compile failure, or print its usage):
+        // recorded as missing or nothing-to-apply, and decided again by the next run.
         ModuleResult res;
         res.module = module;
-        res.status = ModuleStatus::kMissing;
-        res.error = std::move(gone);
+        res.status = prep.status;
+        res.error = std::move(prep.why);
         std::ofstream(fs::path(dir) / kCheckLogFile) << "fsmove scan: " << res.error << "\n";
         if (lock_fd >= 0) close(lock_fd);
         if (auto st = WriteStatus(dir, res); !st.ok()) {

@@ -80,6 +80,39 @@ TEST(PuppetLog, CompileErrorsOnce) {
   EXPECT_EQ(LegacyFactUsed(""), "");
 }
 
+TEST(PuppetLog, WhatPuppetDidNotFind) {
+  EXPECT_EQ(UnfoundName("Evaluation Error: Error while evaluating a Function Call, Could not find "
+                        "class ::openstack_integration for h.example (file: /m.pp, line: 1)"),
+            "openstack_integration");
+  EXPECT_EQ(UnfoundName("Could not find declared class mod::server at /m.pp:3"), "mod::server");
+  EXPECT_EQ(UnfoundName("Evaluation Error: Error while evaluating a Resource Statement, Unknown "
+                        "resource type: 'openstacklib::db::mysql' (file: /m.pp, line: 4)"),
+            "openstacklib::db::mysql");
+  EXPECT_EQ(UnfoundName("Evaluation Error: Resource type not found: Stdlib::Ip_address (file: "
+                        "/m/init.pp, line: 9, column: 3)"),
+            "Stdlib::Ip_address");
+  EXPECT_EQ(UnfoundName("Evaluation Error: Unknown function: 'extlib::cache_data'."),
+            "extlib::cache_data");
+  EXPECT_EQ(UnfoundName("Evaluation Error: Unknown variable: '::apache::params::user'."),
+            "apache::params::user");
+  // A plain variable is a fact or a typo, not a module's; other errors name nothing.
+  EXPECT_EQ(UnfoundName("Evaluation Error: Unknown variable: '::osfamily'."), "");
+  EXPECT_EQ(UnfoundName("Evaluation Error: Error while evaluating a Function Call, Unsupported "
+                        "Kombu compression."),
+            "");
+  EXPECT_EQ(UnfoundName("Could not find class ::"), "");
+  EXPECT_EQ(ModuleOfName("Stdlib::Ip_address"), "stdlib");
+  EXPECT_EQ(ModuleOfName("::openstack_integration"), "openstack_integration");
+  EXPECT_EQ(ModuleOfName("Concat"), "concat");
+  // Only a class or a namespaced name says which module it lives in.
+  EXPECT_EQ(UnfoundModule("Could not find class ::openstack_integration for h"),
+            "openstack_integration");
+  EXPECT_EQ(UnfoundModule("Resource type not found: Stdlib::Ip_address (file: x)"), "stdlib");
+  EXPECT_EQ(UnfoundModule("Unknown resource type: 'ini_setting'"), "");
+  EXPECT_EQ(UnfoundModule("Unknown function: 'pick'."), "");
+  EXPECT_EQ(UnfoundModule("Syntax error at '}'"), "");
+}
+
 }  // namespace
 }  // namespace fsmove::exec
 

@@ -1,7 +1,12 @@
 #include "fsmove/scan/merge.h"
 
+#include <filesystem>
+#include <fstream>
+
 #include "fsmove/scan/module_list.h"
+#include "fsmove/scan/results_dir.h"
 #include "gtest/gtest.h"
+#include "scan_test_dir.h"
 
 namespace fsmove::scan {
 namespace {
@@ -62,6 +67,43 @@ TEST(Merge, MissingRepeatedAndForeignShards) {
   EXPECT_NE(all.find("shard 3/3 is missing"), std::string::npos) << all;
   EXPECT_NE(all.find("different list"), std::string::npos) << all;
   EXPECT_NE(all.find("s1: module d of shard 1/3 has no finished result"), std::string::npos) << all;
+}
+
+TEST(Merge, EveryStatusAndSourceCrossesStatusJson) {
+  // The statuses a scan decides without a check and a class run, as a shard's folder holds
+  // them: read back, merged, summarised.
+  ScanTestDir tmp;
+  const std::string shard = (tmp.path() / "s1").string();
+  std::vector<std::pair<std::string, ModuleStatus>> runs = {
+      {"mods/defs", ModuleStatus::kNothingToApply},
+      {"mods/os/spec/acceptance/a_spec.rb:3", ModuleStatus::kMissingDependency},
+      {"mods/os#os::api", ModuleStatus::kOk}};
+  for (const auto& [m, s] : runs) {
+    ModuleResult r;
+    r.module = m;
+    r.status = s;
+    r.error = s == ModuleStatus::kOk ? "" : "why";
+    const std::string dir = (tmp.path() / "s1" / ModuleDirName(m)).string();
+    std::filesystem::create_directories(dir);
+    std::ofstream(std::filesystem::path(dir) / kCheckLogFile) << "fsmove scan: why\n";
+    if (s == ModuleStatus::kOk) std::ofstream(std::filesystem::path(dir) / kReportFile) << "{}\n";
+    ASSERT_TRUE(WriteStatus(dir, r).ok());
+  }
+  auto contents = ReadResultsDir(shard);
+  ASSERT_TRUE(contents.ok()) << contents.status();
+  EXPECT_TRUE(contents->invalid.empty()) << contents->invalid.front();
+  MergeInput in;
+  in.dir = shard;
+  in.contents = *contents;
+  MergePlan plan = PlanMerge({in});
+  ASSERT_EQ(plan.results.size(), 3u);
+  EXPECT_EQ(plan.results[0].module, "mods/defs");
+  EXPECT_EQ(plan.results[0].status, ModuleStatus::kNothingToApply);
+  EXPECT_EQ(plan.results[1].status, ModuleStatus::kOk);
+  EXPECT_EQ(plan.results[2].status, ModuleStatus::kMissingDependency);
+  const ScanCoverage cov = Coverage(plan.results);
+  EXPECT_EQ(cov.modules, 2u);  // mods/defs and mods/os
+  EXPECT_EQ(cov.modules_applied, 1u);
 }
 
 }  // namespace

@@ -71,7 +71,59 @@ TEST(ModuleList, ExpandsAModuleIntoItsIncludeAndExamples) {
   EXPECT_THAT(ExpandModuleRuns("site/x.pp"), ElementsAre("site/x.pp"));
 }
 
+TEST(ModuleList, ClassRunsWhenIncludeAloneCannotCompile) {
+  ScanTestDir d;
+  // The module's class needs a parameter: its public classes that need nothing are run.
+  const std::string m = (d.path() / "mods/svc").string();
+  d.Write("mods/svc/manifests/init.pp", "class svc (String $password) {}\n");
+  d.Write("mods/svc/manifests/params.pp", "class svc::params { $x = 1 }\n");
+  d.Write("mods/svc/manifests/server.pp", "class svc::server (Integer $port = 80) {}\n");
+  d.Write("mods/svc/manifests/client.pp", "class svc::client {}\n");
+  d.Write("mods/svc/manifests/server/config.pp", "class svc::server::config { }\n");
+  d.Write("mods/svc/manifests/server/tls.pp", "class svc::server::tls { }\n");
+  d.Write("mods/svc/manifests/db.pp", "class svc::db ($name) {}\n");
+  d.Write("mods/svc/manifests/install.pp", "class svc::install { assert_private() }\n");
+  d.Write("mods/svc/manifests/agent.pp",
+          "# @summary internal\n# @api private\nclass svc::agent {}\n");
+  d.Write("mods/svc/manifests/thing.pp", "define svc::thing {}\n");
+  EXPECT_THAT(ExpandModuleRuns(m),
+              ElementsAre(m, m + "#svc::client", m + "#svc::server", m + "#svc::server::config"));
+  // Its include compiles as it is: no class runs.
+  const std::string ok = (d.path() / "mods/ok").string();
+  d.Write("mods/ok/manifests/init.pp", "class ok ($a = 1) {}\n");
+  d.Write("mods/ok/manifests/server.pp", "class ok::server {}\n");
+  EXPECT_THAT(ExpandModuleRuns(ok), ElementsAre(ok));
+  EXPECT_EQ(NothingToApply(ok), "");
+  // Defined types only, in init.pp: no include; its public classes if any, else nothing.
+  const std::string defines = (d.path() / "mods/defs").string();
+  d.Write("mods/defs/manifests/init.pp", "define defs ($target) {}\n");
+  EXPECT_THAT(ExpandModuleRuns(defines), ElementsAre(defines));
+  EXPECT_THAT(NothingToApply(defines),
+              ::testing::AllOf(::testing::HasSubstr("has no class 'defs' to include"),
+                               ::testing::HasSubstr("defined types only"),
+                               ::testing::HasSubstr("name a manifest for it in a list file")));
+  d.Write("mods/defs/manifests/setup.pp", "class defs::setup {}\n");
+  EXPECT_THAT(ExpandModuleRuns(defines), ElementsAre(defines + "#defs::setup"));
+  EXPECT_THAT(NothingToApply(defines),
+              ::testing::HasSubstr("1 other run left out by --no-examples"));
+  // Named by metadata.json: a Forge checkout's directory is not the module's name.
+  const std::string forge = (d.path() / "mods/puppetlabs-web").string();
+  d.Write("mods/puppetlabs-web/metadata.json", R"({"name": "puppetlabs-web"})");
+  d.Write("mods/puppetlabs-web/manifests/init.pp", "class web {}\n");
+  EXPECT_THAT(ExpandModuleRuns(forge), ElementsAre(forge));
+  // A class run given as is stays one run.
+  EXPECT_THAT(ExpandModuleRuns("mods/x#x::y"), ElementsAre("mods/x#x::y"));
+}
+
 TEST(ModuleList, SaysWhereARunComesFrom) {
+  EXPECT_EQ(RunSource("mods/a#a::server"), "class");
+  EXPECT_EQ(RunModule("mods/a#a::server"), "mods/a");
+  EXPECT_EQ(ClassRunClass("mods/a#a::server"), "a::server");
+  EXPECT_FALSE(IsClassRun("mods/a#A::b"));
+  EXPECT_FALSE(IsClassRun("mods/a#a::"));
+  EXPECT_FALSE(IsClassRun("mods/a#b/c"));
+  EXPECT_FALSE(IsClassRun("#a"));
+  EXPECT_TRUE(ModuleDirName("mods/a#a::server").starts_with("a_class_a__server-"));
   EXPECT_EQ(RunSource("mods/a"), "include");
   EXPECT_EQ(RunSource("mods/a/examples/init.pp"), "example");
   EXPECT_EQ(RunSource("mods/a/tests/init.pp"), "example");

@@ -1,5 +1,6 @@
 #include "fsmove/scan/module_result.h"
 
+#include "gmock/gmock.h"
 #include "gtest/gtest.h"
 
 namespace fsmove::scan {
@@ -104,6 +105,55 @@ TEST(Classify, ACustomFactIsAWarningNotTheReason) {
   EXPECT_EQ(Classify("m", wrapped).error, "Could not call 'find' on 'catalog': Syntax error");
 }
 
+TEST(Classify, AMissingDependencyIsTheReasonWhenPuppetLacksItsCode) {
+  const std::string log =
+      "fsmove: error: Puppet could not compile the catalog for m:\n"
+      "Error: Evaluation Error: Error while evaluating a Function Call, Could not find class "
+      "::openstack_integration for h (file: /w/manifest.pp, line: 1, column: 1) on node h\n"
+      "fsmove: note: the module depends on openstack_integration, which no --modulepath "
+      "directory holds; give the directories holding them with --modulepath DIR\n";
+  CheckOutcome o = Exited(2, std::nullopt, log);
+  o.has_catalog = false;
+  o.missing_dependencies = {"puppetlabs/inifile", "openstack_integration"};
+  ModuleResult r = Classify("m", o);
+  EXPECT_EQ(r.status, ModuleStatus::kMissingDependency);
+  EXPECT_THAT(r.error, ::testing::StartsWith("needs module openstack_integration "));
+  EXPECT_THAT(r.error, ::testing::HasSubstr("Could not find class ::openstack_integration"));
+  // A "user/name" dependency is matched by its short name, a data type by its first segment.
+  CheckOutcome type = Exited(
+      2, std::nullopt,
+      "Error: Evaluation Error: Resource type not found: Stdlib::Ip_address (file: /m/init.pp, "
+      "line: 9)\n");
+  type.has_catalog = false;
+  type.missing_dependencies = {"puppetlabs/stdlib"};
+  EXPECT_EQ(Classify("m", type).status, ModuleStatus::kMissingDependency);
+  EXPECT_THAT(Classify("m", type).error, ::testing::StartsWith("needs module puppetlabs/stdlib "));
+  // The module is there (only an older one, say): not missing, an honest compile failure.
+  type.missing_dependencies = {"puppetlabs/concat"};
+  EXPECT_EQ(Classify("m", type).status, ModuleStatus::kCompileFailed);
+  type.missing_dependencies.clear();
+  EXPECT_EQ(Classify("m", type).status, ModuleStatus::kCompileFailed);
+  // Not named by the module, and on no modulepath directory either: missing all the same.
+  o.missing_dependencies.clear();
+  o.absent_module = "openstack_integration";
+  r = Classify("m", o);
+  EXPECT_EQ(r.status, ModuleStatus::kMissingDependency);
+  EXPECT_THAT(r.error, ::testing::HasSubstr("does not name it in metadata.json or .fixtures.yml"));
+  // A plain type or function may come from any module: no module is blamed.
+  CheckOutcome plain =
+      Exited(2, std::nullopt, "Error: Evaluation Error: Unknown resource type: 'concat'\n");
+  plain.has_catalog = false;
+  plain.missing_dependencies = {"puppetlabs/concat"};
+  plain.absent_module = "concat";
+  EXPECT_EQ(Classify("m", plain).status, ModuleStatus::kCompileFailed);
+  // A missing dependency is not why a compile failed on something else.
+  CheckOutcome other =
+      Exited(2, std::nullopt, "Error: Evaluation Error: Unsupported Kombu compression.\n");
+  other.has_catalog = false;
+  other.missing_dependencies = {"openstack_integration"};
+  EXPECT_EQ(Classify("m", other).status, ModuleStatus::kCompileFailed);
+}
+
 TEST(Classify, ApplyFailed) {
   auto killed = Report(0, 0);
   killed["run"]["puppet_exit_code"] = 137;
@@ -142,7 +192,9 @@ TEST(Classify, ResourcesFailed) {
       three.error,
       "Puppet did not apply the whole catalog: 1 resource never evaluated (3 of 4 evaluated)");
   EXPECT_FALSE(IsFinal(ModuleStatus::kMissing));
+  EXPECT_FALSE(IsFinal(ModuleStatus::kNothingToApply));
   EXPECT_TRUE(IsFinal(ModuleStatus::kResourcesFailed));
+  EXPECT_TRUE(IsFinal(ModuleStatus::kMissingDependency));
 }
 
 TEST(Classify, Crashed) {
@@ -184,7 +236,8 @@ TEST(ModuleResultJson, RoundTrips) {
   EXPECT_FALSE(ModuleResultFromJson(nlohmann::json::array()).has_value());
   for (auto s : {ModuleStatus::kOk, ModuleStatus::kFindings, ModuleStatus::kResourcesFailed,
                  ModuleStatus::kCompileFailed, ModuleStatus::kApplyFailed, ModuleStatus::kTimeout,
-                 ModuleStatus::kCrashed, ModuleStatus::kMissing}) {
+                 ModuleStatus::kCrashed, ModuleStatus::kMissing, ModuleStatus::kMissingDependency,
+                 ModuleStatus::kNothingToApply}) {
     EXPECT_EQ(ParseModuleStatus(ModuleStatusName(s)), s);
   }
 }

@@ -79,6 +79,36 @@ TEST(ScanReportData, CountsStatusesCoverageAndFindings) {
   EXPECT_EQ(example["warnings"][0], "custom fact 'x' failed");
 }
 
+TEST(ScanReportData, EveryStatusHasItsCountAndItsColour) {
+  std::vector<ReportRun> runs = {
+      {Result("/mods/concat", ModuleStatus::kNothingToApply), "concat-1", nullptr},
+      {Result("/mods/aodh/spec/acceptance/a_spec.rb:4", ModuleStatus::kMissingDependency),
+       "aodh_acceptance-2", nullptr},
+      {Result("/mods/aodh#aodh::api", ModuleStatus::kOk), "aodh_class-3", nullptr},
+  };
+  nlohmann::json d = ScanReportData(runs, "s", 5);
+  EXPECT_EQ(d["statuses"]["nothing-to-apply"], 1);
+  EXPECT_EQ(d["statuses"]["missing-dependency"], 1);
+  EXPECT_EQ(d["coverage"]["modules"], 2);
+  EXPECT_EQ(d["coverage"]["modules_applied"], 1);
+  EXPECT_EQ(d["runs"][0]["source"], "class");
+  EXPECT_EQ(d["runs"][0]["module_dir"], "/mods/aodh");
+  // The status buttons and badges are coloured by a class per status: none is left plain.
+  const std::string page = ScanReportHtml(d);
+  for (ModuleStatus s : {ModuleStatus::kOk, ModuleStatus::kFindings, ModuleStatus::kResourcesFailed,
+                         ModuleStatus::kCompileFailed, ModuleStatus::kMissingDependency,
+                         ModuleStatus::kApplyFailed, ModuleStatus::kTimeout, ModuleStatus::kCrashed,
+                         ModuleStatus::kMissing, ModuleStatus::kNothingToApply}) {
+    const std::string css = ".s-" + std::string(ModuleStatusName(s));
+    bool styled = false;  // the selector itself, not a longer one it begins
+    for (size_t at = page.find(css); at != std::string::npos; at = page.find(css, at + 1)) {
+      const char next = at + css.size() < page.size() ? page[at + css.size()] : '\0';
+      styled = styled || next == ' ' || next == ',';
+    }
+    EXPECT_TRUE(styled) << css;
+  }
+}
+
 TEST(ScanReportData, MalformedReportsShowNoFindingsAndNeverThrow) {
   for (const nlohmann::json& report :
        {nlohmann::json::parse(R"({"faults": 3})"), nlohmann::json::parse(R"({"faults": [1, "x"]})"),

@@ -14,7 +14,8 @@ TEST(ScanRunner, CheckArgumentsAreTheWholeContract) {
   ScanOptions o;
   o.timeout_seconds = 20;
   o.save_traces = true;
-  o.check_options = {"--modulepath", "/deps", "--package-notify"};
+  o.modulepath = {"/deps"};
+  o.check_options = {"--package-notify"};
   EXPECT_THAT(
       CheckArguments(o, "-odd/mod", "out/mod-12345678", "/tmp/w/mod-12345678"),
       ElementsAre("/proc/self/exe", "check", "-q", "--format", "json", "-o",
@@ -47,6 +48,80 @@ TEST(ScanRunner, MissingModuleIsRecordedAndRetried) {
   ASSERT_EQ(second->results.size(), 1u);
   EXPECT_EQ(second->results[0].status, ModuleStatus::kMissing);
   EXPECT_THAT(second->notes, ElementsAre(::testing::HasSubstr("it was missing last time")));
+}
+
+TEST(ScanRunner, AClassRunIncludesItsClassWithItsModule) {
+  ScanOptions o;
+  o.modulepath = {"/deps", "/more"};
+  const std::vector<std::string> argv = CheckArguments(o, "mods/m#m::server", "out/d", "/w/d");
+  EXPECT_THAT(std::vector<std::string>(argv.end() - 8, argv.end()),
+              ElementsAre("--modulepath", "/deps", "--modulepath", "/more", "--with-module",
+                          "mods/m", "--", "out/d/manifest.pp"));
+}
+
+TEST(ScanRunner, NothingToApplyIsRecordedWithoutACheck) {
+  ScanTestDir tmp;
+  tmp.Write("defs/manifests/init.pp", "define defs ($target) {}\n");
+  ScanOptions o;
+  o.modules = {(tmp.path() / "defs").string()};
+  o.out_dir = (tmp.path() / "out").string();
+  o.work_parent = (tmp.path() / "work").string();
+  o.fsmove_binary = "/bin/false";  // a check would be crashed, never nothing-to-apply
+  const volatile std::sig_atomic_t stop = 0;
+  auto first = RunScan(o, &stop);
+  ASSERT_TRUE(first.ok()) << first.status();
+  ASSERT_EQ(first->results.size(), 1u);
+  EXPECT_EQ(first->results[0].status, ModuleStatus::kNothingToApply);
+  EXPECT_THAT(first->results[0].error, ::testing::HasSubstr("has no class 'defs' to include"));
+  // Decided again by the next run, without a note: the module may have changed.
+  tmp.Write("defs/examples/site.pp", "defs { '/x': target => 'y' }\n");
+  auto second = RunScan(o, &stop);
+  ASSERT_TRUE(second.ok()) << second.status();
+  EXPECT_EQ(second->skipped, 0u);
+  EXPECT_TRUE(second->notes.empty());
+  EXPECT_THAT(second->results[0].error, ::testing::HasSubstr("left out by --no-examples"));
+}
+
+TEST(ScanRunner, AMissingDependencyIsLookedUpOnTheModulepath) {
+  ScanTestDir tmp;
+  tmp.Write("mods/app/metadata.json",
+            R"({"name": "me-app", "dependencies": [{"name": "puppetlabs/stdlib"}]})");
+  tmp.Write("mods/app/.fixtures.yml", "fixtures:\n  repositories:\n    integration: x\n");
+  tmp.Write("mods/app/manifests/init.pp", "class app { include integration }\n");
+  tmp.Write("mods/stdlib/manifests/init.pp", "class stdlib {}\n");
+  // A check that fails the compile as Puppet does, without a catalog.
+  const auto fake = tmp.Write(
+      "fake-check",
+      "#!/bin/sh\necho 'Error: Evaluation Error: Error while evaluating a Function Call, Could "
+      "not find class ::integration for h' >&2\nexit 2\n");
+  std::filesystem::permissions(fake, std::filesystem::perms::owner_all);
+  ScanOptions o;
+  o.modules = {(tmp.path() / "mods/app").string()};
+  o.modulepath = {(tmp.path() / "mods").string()};
+  o.out_dir = (tmp.path() / "out").string();
+  o.work_parent = (tmp.path() / "work").string();
+  o.fsmove_binary = fake.string();
+  const volatile std::sig_atomic_t stop = 0;
+  auto out = RunScan(o, &stop);
+  ASSERT_TRUE(out.ok()) << out.status();
+  ASSERT_EQ(out->results.size(), 1u);
+  EXPECT_EQ(out->results[0].status, ModuleStatus::kMissingDependency);
+  EXPECT_THAT(out->results[0].error, ::testing::StartsWith("needs module integration "));
+  // A module that does not name it: missing all the same, and said so.
+  tmp.Write("mods/solo/manifests/init.pp", "class solo { include integration }\n");
+  o.modules = {(tmp.path() / "mods/solo").string()};
+  out = RunScan(o, &stop);
+  ASSERT_TRUE(out.ok()) << out.status();
+  EXPECT_EQ(out->results[0].status, ModuleStatus::kMissingDependency);
+  EXPECT_THAT(out->results[0].error, ::testing::HasSubstr("does not name it"));
+  o.modules = {(tmp.path() / "mods/app").string()};
+  // With the module on the modulepath, the same failure is the code's own.
+  tmp.Write("more/integration/manifests/init.pp", "class integration {}\n");
+  o.modulepath.push_back((tmp.path() / "more").string());
+  o.force = true;
+  out = RunScan(o, &stop);
+  ASSERT_TRUE(out.ok()) << out.status();
+  EXPECT_EQ(out->results[0].status, ModuleStatus::kCompileFailed);
 }
 
 }  // namespace

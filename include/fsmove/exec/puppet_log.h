@@ -80,6 +80,23 @@ std::string FatalCompileError(std::string_view log);
 // from the modulepath. (An unknown legacy fact is not that: see LegacyFactUsed.)
 bool LacksModules(std::string_view compile_log);
 
+// The class, defined type, data type or function a compile error says Puppet did not find
+// ("Could not find class ::foo", "Unknown resource type: 'foo::bar'", "Resource type not
+// found: Foo::Bar", "Unknown function: 'foo::bar'", or a class's variable: "Unknown variable:
+// '::foo::params::x'"), as written there without a leading "::"; empty when the error is not
+// that.
+std::string UnfoundName(std::string_view error);
+
+// The module a class, type or function name belongs to by Puppet's autoloading: its first
+// segment, lower-cased ("Stdlib::Ip_address" -> "stdlib"; "concat" -> "concat").
+std::string ModuleOfName(std::string_view name);
+
+// The module whose absence the compile error shows: the module of UnfoundName when
+// autoloading ties the name to one, that is for a class (`foo` lives in module foo) or a
+// namespaced name (`foo::bar`, `Foo::Bar`); empty otherwise (a plain function or type, such as
+// `pick` or `ini_setting`, may come from any module).
+std::string UnfoundModule(std::string_view error);
+
 // The legacy fact ("osfamily") whose variable the compile error says is unknown: Puppet 8
 // (Facter 4 with legacy facts off) no longer sets $::osfamily and its kind, so code written
 // for Puppet 7 or older stops there. Empty when the error is not that.

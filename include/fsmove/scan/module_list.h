@@ -32,22 +32,36 @@ std::vector<std::string> CanonicalModuleList(std::vector<std::string> modules);
 std::string ModuleDirName(std::string_view module);
 
 // The runs a scan makes of one module, as its users use it: `include <module>` (the module
-// directory itself) when it has manifests/init.pp, and each manifest under examples/ (the
-// Forge and PDK convention; tests/, its name before PDK, when there is no examples/), each its
-// own run, in name order, then the literal manifests of its acceptance specs (at most
-// kMaxAcceptanceRuns; acceptance_specs.h). A module with none of these gets the include run,
-// whose check says why it cannot run. A .pp path is one run as it is (a list file may name a
-// manifest per module).
+// directory itself) when its manifests/init.pp declares the class of its name, and each
+// manifest under examples/ (the Forge and PDK convention; tests/, its name before PDK, when
+// there is no examples/), each its own run, in name order, then the literal manifests of its
+// acceptance specs (at most kMaxAcceptanceRuns; acceptance_specs.h). When the module has no
+// class of its name, or that class has parameters without defaults (so that `include` alone
+// cannot compile), `include CLASS` of up to kMaxClassRuns of its public classes whose
+// parameters all have defaults (module_classes.h), each named MODULE#CLASS. A module with none
+// of these gets its include run, which the scan records as nothing-to-apply with the reason.
+// A .pp path, or a MODULE#CLASS, is one run as it is (a list file may name a manifest or a
+// class per module).
 inline constexpr size_t kMaxAcceptanceRuns = 4;
+inline constexpr size_t kMaxClassRuns = 3;
 std::vector<std::string> ExpandModuleRuns(const std::string& module);
 
+// Whether `run` is an `include CLASS` of a module's class: MODULE#CLASS.
+bool IsClassRun(std::string_view run);
+// The class of such a run ("" for any other run).
+std::string_view ClassRunClass(std::string_view run);
+
 // Where a run comes from: "include", "example" (MODULE/examples/X.pp, MODULE/tests/X.pp),
-// "acceptance" (MODULE/spec/acceptance/X_spec.rb:LINE) or "manifest" (any other .pp).
+// "acceptance" (MODULE/spec/acceptance/X_spec.rb:LINE), "class" (MODULE#CLASS) or "manifest"
+// (any other .pp).
 std::string_view RunSource(std::string_view run);
 
-// The module directory of a run: the run itself for an include, MODULE for an example or an
-// acceptance spec's manifest, ""
-// for a manifest of no module.
+// The module directory of a run: the run itself for an include, MODULE for an example, an
+// acceptance spec's manifest or a class, "" for a manifest of no module.
 std::string RunModule(std::string_view run);
+
+// Why a module's include run has nothing to apply (no class of the module's name to include),
+// with what else was looked for; empty when it has that class.
+std::string NothingToApply(const std::string& module);
 
 }  // namespace fsmove::scan

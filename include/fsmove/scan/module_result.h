@@ -16,10 +16,16 @@ enum class ModuleStatus {
   kFindings,
   kResourcesFailed,  // the apply ran to its end, but resources failed in it
   kCompileFailed,
+  // The compile stopped on a class, defined type or function of a module the module depends
+  // on (metadata.json or .fixtures.yml) that no modulepath directory holds.
+  kMissingDependency,
   kApplyFailed,
   kTimeout,
   kCrashed,
   kMissing,  // the module directory is not there: never checked, retried on resume
+  // A module with no class of its name to include and no other run (examples, acceptance
+  // specs, public classes): never checked; `error` says what was looked for.
+  kNothingToApply,
 };
 
 std::string_view ModuleStatusName(ModuleStatus s);  // "ok", "findings", "compile-failed", ...
@@ -52,6 +58,12 @@ struct CheckOutcome {
   std::optional<nlohmann::json> report;  // report.json, when complete and parsable
   bool has_catalog = false;              // catalog.json was written
   std::string check_log;                 // check's stderr
+  // The run's module's dependencies (metadata.json, .fixtures.yml) that no modulepath
+  // directory holds, as exec::MissingModules names them.
+  std::vector<std::string> missing_dependencies;
+  // The module the compile error shows Puppet lacked (exec::UnfoundModule), when it is on no
+  // modulepath directory either, whether or not the module names it as a dependency.
+  std::string absent_module;
 };
 
 // The status mapping (also in docs/scan.md and `fsmove scan --help`):
@@ -63,13 +75,15 @@ struct CheckOutcome {
 //   exit 2, report says run.timed_out, or no report and
 //     "(--timeout)" in check.log (stopped while compiling)    -> timeout
 //   exit 2, "could not compile" in check.log, or no catalog   -> compile-failed (the error
-//     that ended the compile, never a custom fact's: those are warnings)
+//     that ended the compile, never a custom fact's: those are warnings), or
+//     missing-dependency when that error is a class, defined type or function not found
+//     whose module is one of `missing_dependencies` or is `absent_module`
 //   exit 2 with a report: Puppet killed, trace incomplete or
 //     failed resources                                        -> apply-failed
 //   anything else (no report, other exit codes, exit 2 with a
 //     report but no sign of a failed run)                     -> crashed
-// Counts and times come from the report whenever there is one. (`missing` is decided by the
-// scan before any check runs.)
+// Counts and times come from the report whenever there is one. (`missing` and
+// `nothing-to-apply` are decided by the scan before any check runs.)
 ModuleResult Classify(const std::string& module, const CheckOutcome& outcome);
 
 // The most telling line of check's stderr: its first "error:" line without the "fsmove: "
@@ -77,7 +91,8 @@ ModuleResult Classify(const std::string& module, const CheckOutcome& outcome);
 std::string ErrorLine(std::string_view check_log);
 
 // A module's outcome was final: a rerun skips it. `missing` is not (the directory may be
-// there next time).
+// there next time), nor `nothing-to-apply` (the module may have gained a class or example;
+// deciding it again runs no check).
 bool IsFinal(ModuleStatus s);
 
 nlohmann::json ToJson(const ModuleResult& r);

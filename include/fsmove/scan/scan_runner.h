@@ -24,7 +24,10 @@ struct ScanOptions {
   int timeout_periods = 1;
   bool force = false;  // redo modules that have a valid status.json
   bool save_traces = false;
-  std::vector<std::string> check_options;  // passed to every check (--modulepath ...)
+  // --modulepath of every check, in order; also where the scan looks for a compile's missing
+  // dependencies (missing-dependency).
+  std::vector<std::string> modulepath;
+  std::vector<std::string> check_options;  // passed to every check (--package-notify ...)
   std::string fsmove_binary = "/proc/self/exe";
   // Each check's --work-dir is made under here and removed when it ends (what is worth
   // keeping is in the module's folder); empty: a fresh fsmove-scan.XXXXXX in $TMPDIR or /tmp.

@@ -14,15 +14,14 @@
 #include "nlohmann/json.hpp"
 
 namespace fsmove::exec {
-namespace {
-
-namespace fs = std::filesystem;
-
-// "puppetlabs-ntp", "puppetlabs/ntp" -> "ntp"; a bare "ntp" stays.
 std::string ShortModuleName(std::string_view full) {
   size_t cut = full.find_first_of("-/");
   return std::string(cut == std::string_view::npos ? full : full.substr(cut + 1));
 }
+
+namespace {
+
+namespace fs = std::filesystem;
 
 // `host`, read by Puppet, shown by a sandbox at `at` ("": at `host` itself).
 void AddInput(std::string host, ResolvedTarget* t, std::string at = "") {

@@ -7,6 +7,7 @@
 
 #include "fmt/format.h"
 #include "fsmove/base/read_file.h"
+#include "fsmove/exec/target.h"
 #include "fsmove/fix/puppet_source.h"
 #include "nlohmann/json.hpp"
 
@@ -90,22 +91,18 @@ absl::StatusOr<std::vector<ClassDeclaration>> DeclaredClasses(std::string text) 
 
 std::string ModuleName(const std::string& module_dir) {
   // As `fsmove check` names it: "author-name" or "author/name" -> "name".
-  auto short_name = [](const std::string& full) {
-    const size_t cut = full.find_first_of("-/");
-    return cut == std::string::npos ? full : full.substr(cut + 1);
-  };
   absl::StatusOr<std::string> text =
       base::ReadFile((fs::path(module_dir) / "metadata.json").string(), "module metadata");
   if (text.ok()) {
     const nlohmann::json j = nlohmann::json::parse(*text, nullptr, /*allow_exceptions=*/false);
     if (j.is_object() && j.contains("name") && j["name"].is_string() &&
         !j["name"].get<std::string>().empty()) {
-      return short_name(j["name"].get<std::string>());
+      return exec::ShortModuleName(j["name"].get<std::string>());
     }
   }
   fs::path dir = fs::path(module_dir).lexically_normal();
   if (dir.filename().empty()) dir = dir.parent_path();
-  return short_name(dir.filename().string());
+  return exec::ShortModuleName(dir.filename().string());
 }
 
 IncludeClass ModuleIncludeClass(const std::string& module_dir) {

@@ -64,6 +64,9 @@ std::vector<std::string> MissingModules(const std::vector<std::string>& dependen
                                         const std::vector<std::string>& modulepath,
                                         std::string_view self);
 
+// A module's short name: "puppetlabs-ntp", "puppetlabs/ntp" -> "ntp"; a bare "ntp" stays.
+std::string ShortModuleName(std::string_view full);
+
 // Puppet's module-name rule: a lower-case letter, then lower-case letters, digits, '_'.
 bool IsValidModuleName(std::string_view name);
 

@@ -5,6 +5,7 @@
 
 #include "absl/container/flat_hash_map.h"
 #include "absl/container/flat_hash_set.h"
+#include "absl/strings/ascii.h"
 #include "fsmove/strace/puppet_markers.h"
 
 namespace fsmove::exec {
@@ -172,11 +173,8 @@ std::string UnfoundName(std::string_view error) {
 
 std::string ModuleOfName(std::string_view name) {
   if (name.starts_with("::")) name.remove_prefix(2);
-  std::string module(name.substr(0, name.find("::")));
-  for (char& c : module) {
-    if (c >= 'A' && c <= 'Z') c = static_cast<char>(c - 'A' + 'a');
-  }
-  return module;
+  const std::string_view module = name.substr(0, name.find("::"));
+  return absl::AsciiStrToLower(absl::string_view(module.data(), module.size()));
 }
 
 std::string UnfoundModule(std::string_view error) {

@@ -31,6 +31,7 @@
 #include "fsmove/exec/sandbox_network.h"
 #include "fsmove/exec/status_message.h"
 #include "fsmove/exec/supervisor.h"
+#include "fsmove/exec/target.h"
 #include "fsmove/exec/user_namespace.h"
 
 namespace fsmove::exec {
@@ -61,17 +62,18 @@ char ReceiveByte(int fd) {
   return got == 1 ? byte : '\0';
 }
 
-// An idmapped view of `source` (the lower layer: files owned by uid 0 on disk) at `target`,
-// in which the sandbox's user namespace `userns_pid` sees them as its own root's: a clone of
-// the one mount (not its submounts), mapped (mount_setattr), and attached in this (the
+// An idmapped view of `source` (open as `source_fd`; the lower layer: files owned by uid 0 on disk)
+// at `target`, in which the sandbox's user namespace `userns_pid` sees them as its own root's: a
+// clone of the one mount (not its submounts), mapped (mount_setattr), and attached in this (the
 // keeper's private) mount namespace.
-absl::Status IdmappedMount(const std::string& source, const std::string& target, pid_t userns_pid) {
+absl::Status IdmappedMount(int source_fd, const std::string& source, const std::string& target,
+                           pid_t userns_pid) {
   int ns = open(fmt::format("/proc/{}/ns/user", userns_pid).c_str(), O_RDONLY | O_CLOEXEC);
   if (ns < 0) return base::ErrnoStatus("open the sandbox's user namespace");
   int tree = static_cast<int>(
-      syscall(SYS_open_tree, AT_FDCWD, source.c_str(), OPEN_TREE_CLONE | OPEN_TREE_CLOEXEC));
+      syscall(SYS_open_tree, source_fd, "", AT_EMPTY_PATH | OPEN_TREE_CLONE | OPEN_TREE_CLOEXEC));
+  const int e = errno;
   if (tree < 0) {
-    const int e = errno;
     close(ns);
     return base::ErrnoStatus(fmt::format("open_tree {}", source), e);
   }
@@ -138,13 +140,25 @@ absl::Status IdmappedMount(const std::string& source, const std::string& target,
   }
   for (size_t i = 0; i < spec.input_paths.size(); ++i) {
     const std::string& p = spec.input_paths[i];
-    int fd = open((staged[i] ? staged_inputs[i] : p).c_str(), O_PATH | O_CLOEXEC);
-    if (fd < 0) {
-      if (errno == ENOENT) continue;
-      fail(fmt::format("cannot open the input {} as the user running fsmove: {}", p,
-                       std::strerror(errno)));
-    }
     const bool moved = i < spec.input_at.size() && !spec.input_at[i].empty();
+    int fd = -1;
+    if (staged[i]) {
+      fd = open(staged_inputs[i].c_str(), O_PATH | O_CLOEXEC);
+      if (fd < 0 && errno == ENOENT) continue;
+      if (fd < 0) fail(fmt::format("cannot open the input {}: {}", p, std::strerror(errno)));
+    } else {
+      absl::StatusOr<int> opened = OpenResolvedInput(p);
+      if (!opened.ok() && absl::IsNotFound(opened.status())) continue;
+      if (!opened.ok()) {
+        fail(fmt::format("cannot open the input {} as the user running fsmove: {}", p,
+                         std::string(opened.status().message())));
+      }
+      fd = *opened;
+    }
+    // A module a modulepath link leads to: still one now (see AddModulepathDir).
+    if (moved && !LooksLikeModule(fd))
+      fail(
+          fmt::format("the input {} is no Puppet module any more: it changed while fsmove ran", p));
     fds.inputs.emplace_back(moved ? spec.input_at[i] : p, fd);
   }
   // Root of the sandbox from here on: every id inside is one of its range.
@@ -300,7 +314,10 @@ int RunSandbox(const SandboxSpec& spec, SupervisorPhase phase, const IdMapping& 
     if (st.ok() && idmap) {
       mkdir(spec.scratch_dir.c_str(), 0700);
       mkdir(idmapped.c_str(), 0755);
-      st = IdmappedMount(spec.lower_dir, idmapped, first);
+      const int lower = open(spec.lower_dir.c_str(), O_PATH | O_DIRECTORY | O_CLOEXEC);
+      st = lower < 0 ? base::ErrnoStatus(fmt::format("open {}", spec.lower_dir))
+                     : IdmappedMount(lower, spec.lower_dir, idmapped, first);
+      if (lower >= 0) close(lower);
     }
     if (st.ok() && keeper_mounts) {
       absl::StatusOr<KeeperOverlay> made =
@@ -330,7 +347,15 @@ int RunSandbox(const SandboxSpec& spec, SupervisorPhase phase, const IdMapping& 
         } else {
           close(open(staged_inputs[i].c_str(), O_WRONLY | O_CREAT | O_CLOEXEC, 0644));
         }
-        absl::Status mapped = IdmappedMount(spec.input_paths[i], staged_inputs[i], first);
+        // The input as fsmove resolved it, with no link followed: not what a link put there
+        // since (a directory swapped for one is refused).
+        absl::StatusOr<int> source = OpenResolvedInput(spec.input_paths[i]);
+        if (!source.ok()) {
+          st = source.status();
+          break;
+        }
+        absl::Status mapped = IdmappedMount(*source, spec.input_paths[i], staged_inputs[i], first);
+        close(*source);
         if (mapped.ok()) {
           staged[i] = 'i';
         } else {

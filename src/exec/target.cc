@@ -1,7 +1,11 @@
 // Resolving `fsmove check TARGET`; see target.h.
 #include "fsmove/exec/target.h"
 
+#include <fcntl.h>
+#include <linux/openat2.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <filesystem>
@@ -10,6 +14,7 @@
 
 #include "absl/status/status.h"
 #include "fmt/format.h"
+#include "fsmove/base/errno_status.h"
 #include "fsmove/base/read_file.h"
 #include "nlohmann/json.hpp"
 
@@ -19,9 +24,85 @@ std::string ShortModuleName(std::string_view full) {
   return std::string(cut == std::string_view::npos ? full : full.substr(cut + 1));
 }
 
+absl::StatusOr<int> OpenResolvedInput(const std::string& path) {
+  open_how how{};
+  how.flags = O_PATH | O_CLOEXEC;
+  how.resolve = RESOLVE_NO_SYMLINKS | RESOLVE_NO_MAGICLINKS;
+  const int fd = static_cast<int>(syscall(SYS_openat2, AT_FDCWD, path.c_str(), &how, sizeof how));
+  if (fd >= 0) return fd;
+  const int e = errno;
+  if (e == ELOOP) {
+    return absl::FailedPreconditionError(fmt::format(
+        "{} has a symbolic link in it now, and had none when fsmove resolved it: it was "
+        "changed while fsmove ran, and is not followed",
+        path));
+  }
+  return base::ErrnoStatus(fmt::format("open {}", path), e);
+}
+
+bool LooksLikeModule(int dir_fd) {
+  struct stat st;
+  auto has = [&](const char* name, mode_t type) {
+    return fstatat(dir_fd, name, &st, AT_SYMLINK_NOFOLLOW) == 0 && (st.st_mode & S_IFMT) == type;
+  };
+  return has("metadata.json", S_IFREG) || has("manifests", S_IFDIR) || has("lib/puppet", S_IFDIR);
+}
+
 namespace {
 
 namespace fs = std::filesystem;
+
+// Where the link `link` (absolute) leads, resolved one component at a time as the kernel
+// does, with every symbolic link met on the way (the link itself, /etc/alternatives' links,
+// links among the directories) owned by root: links that only root could have made. Anybody
+// can make a link to their own files; a modulepath of such links, unpacked from an archive,
+// would show the sandboxed module code whatever the user running fsmove may read.
+absl::StatusOr<fs::path> ResolveRootOwnedLink(const fs::path& link, const std::string& given) {
+  std::vector<fs::path> todo;  // components left, the next one last
+  auto push = [&todo](const fs::path& p) {
+    std::vector<fs::path> parts(p.begin(), p.end());
+    for (auto it = parts.rbegin(); it != parts.rend(); ++it) todo.push_back(*it);
+  };
+  push(link);
+  fs::path done = "/";
+  int links = 0;
+  while (!todo.empty()) {
+    const fs::path part = std::move(todo.back());
+    todo.pop_back();
+    if (part.empty() || part == "." || part == "/") continue;
+    if (part == "..") {
+      done = done.parent_path();
+      continue;
+    }
+    const fs::path next = done / part;
+    struct stat st;
+    if (lstat(next.c_str(), &st) != 0)
+      return base::ErrnoStatus(fmt::format("--modulepath {}: {}", given, next.string()));
+    if (!S_ISLNK(st.st_mode)) {
+      done = next;
+      continue;
+    }
+    if (++links > 40) {
+      return absl::InvalidArgumentError(fmt::format(
+          "--modulepath {}: {} leads through more than 40 symbolic links", given, link.string()));
+    }
+    if (st.st_uid != 0) {
+      return absl::PermissionDeniedError(fmt::format(
+          "--modulepath {}: {} leads through the symbolic link {}, owned by uid {}: fsmove "
+          "follows only links owned by root (as Debian's /usr/share/puppet/modules has), since "
+          "the module code it runs would see where any other link leads; copy the modules "
+          "you trust (cp -rL) or give their own directories as --modulepath",
+          given, link.string(), next.string(), st.st_uid));
+    }
+    std::error_code ec;
+    const fs::path to = fs::read_symlink(next, ec);
+    if (ec)
+      return absl::InvalidArgumentError(fmt::format("--modulepath {}: {}", given, ec.message()));
+    if (to.is_absolute()) done = "/";
+    push(to);
+  }
+  return done;
+}
 
 // `host`, read by Puppet, shown by a sandbox at `at` ("": at `host` itself).
 void AddInput(std::string host, ResolvedTarget* t, std::string at = "") {
@@ -117,8 +198,11 @@ absl::Status AddModulepathDir(const fs::path& dir, const std::string& given, Res
     }
     std::error_code read_ec;
     const std::string text = fs::read_symlink(at, read_ec).string();
-    const fs::path resolved = fs::canonical(at, ec);
-    if (ec || !fs::is_directory(resolved, ec)) {
+    absl::StatusOr<fs::path> followed = ResolveRootOwnedLink(at, given);
+    if (!followed.ok() && followed.status().code() != absl::StatusCode::kNotFound)
+      return followed.status();
+    const fs::path resolved = followed.ok() ? *followed : fs::path();
+    if (!followed.ok() || !fs::is_directory(resolved, ec)) {
       return absl::InvalidArgumentError(fmt::format(
           "--modulepath {}: {} is a link to {}, which is not a directory; a module on the "
           "modulepath must be one (remove the link, or give a modulepath without it)",
@@ -131,6 +215,16 @@ absl::Status AddModulepathDir(const fs::path& dir, const std::string& given, Res
           "--modulepath {}: {} is a link to {}, which holds the modulepath directory itself; "
           "a module must be a directory of its own",
           given, at.string(), text));
+    }
+    // Nor may it lead anywhere else but to a module: not to a home directory, say.
+    absl::StatusOr<int> fd = OpenResolvedInput(r);
+    const bool module = fd.ok() && LooksLikeModule(*fd);
+    if (fd.ok()) close(*fd);
+    if (!module) {
+      return absl::InvalidArgumentError(
+          fmt::format("--modulepath {}: {} is a link to {}, which is not a Puppet module (no "
+                      "metadata.json, manifests/ or lib/puppet/ in it)",
+                      given, at.string(), text));
     }
     AddInput(r, t, at.string());
   }

@@ -766,6 +766,73 @@ def case_modulepath_links():
         check(code == 0 and not report["faults"], f"exit {code}, findings {report['faults']}")
 
 
+def case_modulepath_race():
+    """An attack on the links of a modulepath directory (the way Debian's are followed): a
+    user who owns a directory the modulepath's root-owned link goes through swaps a module
+    directory there for a link of theirs to a directory they may not show (here a root-only
+    one with a canary), over and over, while fsmove checks. fsmove follows only links root
+    owns, and opens what it resolved with no link followed, so no run may compile with the
+    canary: each shows the real module, or refuses and says why."""
+    import ctypes
+    libc = ctypes.CDLL(None, use_errno=True)
+    rename_exchange = 2
+    with tempfile.TemporaryDirectory() as tmp:
+        os.chmod(tmp, 0o755)
+        manifest = "class tiny {\n  fail(\"canary: ${file('tiny/canary')}\")\n}\n"
+
+        def module(path, canary):
+            os.makedirs(os.path.join(path, "manifests"))
+            os.makedirs(os.path.join(path, "files"))
+            with open(os.path.join(path, "manifests", "init.pp"), "w", encoding="utf-8") as fh:
+                fh.write(manifest)
+            with open(os.path.join(path, "files", "canary"), "w", encoding="utf-8") as fh:
+                fh.write(canary)
+        secret = os.path.join(tmp, "secret")
+        module(secret, "SECRET-CANARY")
+        shared, modules = os.path.join(tmp, "shared"), os.path.join(tmp, "modules")
+        module(os.path.join(shared, "tiny"), "public")
+        for root, dirs, files in os.walk(shared):
+            for name in dirs + files + ["."]:
+                os.lchown(os.path.join(root, name), 65534, 65534)
+        os.makedirs(modules)
+        os.symlink(os.path.join(shared, "tiny"), os.path.join(modules, "tiny"))
+
+        def racer():  # as nobody: a link of theirs, exchanged with the directory in a loop
+            os.setgid(65534)
+            os.setuid(65534)
+            swap = os.path.join(shared, "tiny.swap").encode()
+            os.symlink(secret, swap)
+            here = os.path.join(shared, "tiny").encode()
+            while True:
+                libc.renameat2(-100, here, -100, swap, rename_exchange)
+                time.sleep(0.0002)
+        pid = os.fork()
+        if pid == 0:
+            try:
+                racer()
+            finally:
+                os._exit(1)
+        seen = {"public": 0, "refused": 0}
+        try:
+            for _ in range(6):
+                p = fsmove("check", "-q", "--modulepath", modules, "-e", "include tiny",
+                           timeout=300)
+                out = p.stdout + p.stderr
+                check("SECRET-CANARY" not in out, "the swapped-in link's canary was compiled")
+                if "canary: public" in out:
+                    seen["public"] += 1
+                else:
+                    check(p.returncode == 2 and any(why in out for why in (
+                        "owned by uid 65534", "changed while fsmove ran",
+                        "no Puppet module any more", "not a directory")),
+                        f"neither the module nor a refusal that says why: exit {p.returncode}")
+                    seen["refused"] += 1
+        finally:
+            os.kill(pid, signal.SIGKILL)
+            os.waitpid(pid, 0)
+        print(f"  runs: {seen}", file=sys.stderr)
+
+
 def case_ci_module():
     """The CI driver behind action.yml and the GitLab job, on a real `fsmove check` run:
     SARIF with repository-relative locations, JUnit, and the job's exit status."""

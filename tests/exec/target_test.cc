@@ -182,6 +182,59 @@ TEST_F(TargetTest, AModulepathLinkToNoDirectoryIsRefusedByName) {
   fs::remove(link);
   fs::create_symlink("stdlib", link);  // a sibling: fine
   EXPECT_TRUE(ResolveTarget(r).ok());
+  fs::remove(link);
+  Write("home/.ssh/id_ed25519", "secret\n");
+  fs::create_symlink(dir_ / "home", link);  // somebody's files, not a module
+  refused("is not a Puppet module");
+  fs::remove(link);
+  fs::create_symlink(dir_ / "home/.ssh", link);
+  refused("is not a Puppet module");
+}
+
+// Anybody can make a link to their own files, and a modulepath of links unpacked from an
+// archive would show the sandboxed code what they lead to: only links owned by root (as
+// Debian's, through /etc/alternatives) are followed, at every hop.
+TEST_F(TargetTest, AModulepathLinkNotOwnedByRootIsRefusedAtEveryHop) {
+  if (geteuid() != 0) GTEST_SKIP() << "needs root to give a link to another user";
+  Write("available/puppetlabs-concat/manifests/init.pp", "class concat {}\n");
+  fs::create_directories(dir_ / "alternatives");
+  fs::create_directories(dir_ / "mods");
+  const fs::path hop = dir_ / "alternatives/concat", link = dir_ / "mods/concat";
+  fs::create_symlink(dir_ / "available/puppetlabs-concat", hop);
+  fs::create_symlink(hop, link);
+  TargetRequest r;
+  r.code = "include concat";
+  r.modulepath = {(dir_ / "mods").string()};
+  ASSERT_TRUE(ResolveTarget(r).ok());
+  for (const fs::path& owned : {link, hop}) {
+    ASSERT_EQ(lchown(owned.c_str(), 65534, 65534), 0);
+    auto t = ResolveTarget(r);
+    ASSERT_FALSE(t.ok()) << owned;
+    EXPECT_NE(t.status().message().find(owned.string() + ", owned by uid 65534"),
+              std::string_view::npos)
+        << t.status();
+    ASSERT_EQ(lchown(owned.c_str(), 0, 0), 0);
+  }
+  EXPECT_TRUE(ResolveTarget(r).ok());
+}
+
+// What a sandbox opens is what fsmove resolved: a directory of it swapped for a link since
+// (a race on a shared modulepath) is refused, not followed.
+TEST_F(TargetTest, AnInputSwappedForALinkAfterItWasResolvedIsNotOpened) {
+  Write("available/concat/manifests/init.pp", "class concat {}\n");
+  const std::string resolved = (dir_ / "available/concat").string();
+  absl::StatusOr<int> fd = OpenResolvedInput(resolved);
+  ASSERT_TRUE(fd.ok()) << fd.status();
+  EXPECT_TRUE(LooksLikeModule(*fd));
+  close(*fd);
+  fs::rename(dir_ / "available", dir_ / "moved");
+  Write("home/.ssh/id_ed25519", "secret\n");
+  fs::create_symlink(dir_ / "home", dir_ / "available");
+  fs::create_directories(dir_ / "home/concat");
+  fd = OpenResolvedInput(resolved);
+  ASSERT_FALSE(fd.ok());
+  EXPECT_NE(fd.status().message().find("changed while fsmove ran"), std::string_view::npos)
+      << fd.status();
 }
 
 }  // namespace

@@ -64,6 +64,15 @@ std::vector<std::string> MissingModules(const std::vector<std::string>& dependen
                                         const std::vector<std::string>& modulepath,
                                         std::string_view self);
 
+// Opens `path`, an input fsmove resolved (absolute, canonical), O_PATH with no symbolic link
+// followed anywhere in it: a directory swapped for a link after it was resolved is refused,
+// not followed (the caller owns the descriptor).
+absl::StatusOr<int> OpenResolvedInput(const std::string& path);
+
+// Whether the directory `dir_fd` (O_PATH will do) looks like a Puppet module: metadata.json,
+// manifests/ or lib/puppet/ in it.
+bool LooksLikeModule(int dir_fd);
+
 // A module's short name: "puppetlabs-ntp", "puppetlabs/ntp" -> "ntp"; a bare "ntp" stays.
 std::string ShortModuleName(std::string_view full);
 

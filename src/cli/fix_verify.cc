@@ -139,12 +139,30 @@ class Verifier {
                                                     const std::string& dir) const {
     exec::CheckRequest req = in_.request.Rerun();
     const fs::path copy = fs::path(dir) / fs::path(root).filename();
-    if (in_.target.kind == exec::ResolvedTarget::Kind::kModule) {
+    const bool module = !in_.target.module_dir.empty() && root == in_.target.module_dir;
+    if (module) {
       if (absl::Status st = CopyTree(root, copy); !st.ok()) return st;
-      req.target.path = copy.string();
       // Its sibling modules stay where they are (after the copy's own directory).
       if (!in_.target.link_module) {
         req.target.modulepath.push_back(fs::path(in_.target.module_dir).parent_path().string());
+      }
+    }
+    if (in_.target.kind == exec::ResolvedTarget::Kind::kModule) {
+      req.target.path = copy.string();
+    } else if (module) {
+      // A manifest of the module (examples/) is the copy's; one beside it is copied too.
+      const std::string rel =
+          fs::path(in_.target.manifest_path).lexically_relative(in_.target.module_dir).string();
+      if (!rel.empty() && !rel.starts_with("..")) {
+        req.target.path = (copy / rel).string();
+      } else {
+        std::error_code ec;
+        const fs::path manifest = fs::path(dir) / fs::path(in_.target.manifest_path).filename();
+        fs::copy_file(in_.target.manifest_path, manifest, ec);
+        if (ec)
+          return absl::InternalError(absl::StrCat("cannot copy the manifest: ", ec.message()));
+        req.target.path = manifest.string();
+        req.target.with_module = copy.string();
       }
     } else {
       std::error_code ec;
@@ -307,7 +325,17 @@ absl::StatusOr<fix::FixScope> CheckFixScope(const exec::ResolvedTarget& target) 
       scope.root = target.module_dir;
       return scope;
     case exec::ResolvedTarget::Kind::kManifest:
-      scope.only_file = target.manifest_path;
+      if (!target.module_dir.empty()) {
+        // A manifest of the module's examples/, or one given --with-module: the module is the
+        // code being checked, and its fixes go where they would for the module itself. The
+        // manifest takes a chain only when it is the module's own file.
+        scope.root = target.module_dir;
+        const std::string rel =
+            fs::path(target.manifest_path).lexically_relative(target.module_dir).string();
+        if (!rel.empty() && !rel.starts_with("..")) scope.manifest = target.manifest_path;
+        return scope;
+      }
+      scope.only_file = scope.manifest = target.manifest_path;
       scope.root = fs::path(target.manifest_path).parent_path().string();
       return scope;
     case exec::ResolvedTarget::Kind::kCode:

@@ -39,6 +39,7 @@ FixPlanner::FixPlanner(const catalog::Catalog& cat, FixScope scope)
     : cat_(cat), scope_(std::move(scope)) {
   scope_.root = Normal(scope_.root);
   if (!scope_.only_file.empty()) scope_.only_file = Normal(scope_.only_file);
+  if (!scope_.manifest.empty()) scope_.manifest = Normal(scope_.manifest);
 }
 
 FixPlanner::~FixPlanner() = default;
@@ -201,7 +202,7 @@ std::optional<catalog::ResourceId> FixPlanner::ContainingClass(catalog::Resource
 // whole class).
 absl::StatusOr<FixPlanner::Change> FixPlanner::ChainInManifest(const checker::Finding& f,
                                                                std::string* description) const {
-  if (scope_.only_file.empty()) return absl::NotFoundError("not a manifest check");
+  if (scope_.manifest.empty()) return absl::NotFoundError("not a manifest check");
   const bool mor = f.kind == checker::FaultKind::kMissingOrdering;
   std::string from = checker::PuppetReference(cat_.resource(f.source_declaration));
   std::string to = checker::PuppetReference(cat_.resource(f.target_declaration));
@@ -218,7 +219,7 @@ absl::StatusOr<FixPlanner::Change> FixPlanner::ChainInManifest(const checker::Fi
     }
   }
   Change c;
-  c.file = scope_.only_file;
+  c.file = scope_.manifest;
   c.chain = absl::StrCat(from, mor ? " -> " : " ~> ", to);
   auto source = Source(c.file);
   if (!source.ok()) return source.status();

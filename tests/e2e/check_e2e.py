@@ -239,12 +239,13 @@ def fix_diff_run(args, tmp, tag):
         return report, fh.read()
 
 
-def check_fix(args, expected, module=False):
+def check_fix(args, expected, module=False, root=None):
     """--fix-diff on one target: each finding gets a verified patch (or none, saying the code
     to change is not the checked code's); the diff applies with git apply in a copy, parses,
-    adds no puppet-lint warning; the patched copy has none of the findings and an empty diff."""
+    adds no puppet-lint warning; the patched copy has none of the findings and an empty diff.
+    `root`: where the diff applies, when not the module or the manifest's directory."""
     target = args[-1]
-    root = target if module else os.path.dirname(target)
+    root = root or (target if module else os.path.dirname(target))
     with tempfile.TemporaryDirectory() as tmp:
         report, diff = fix_diff_run(args, tmp, "first")
         check(findings_of(report) == expected, f"findings {findings_of(report)} != {expected}")
@@ -284,7 +285,7 @@ def check_fix(args, expected, module=False):
             before, after = lint_counts(os.path.join(root, rel)), lint_counts(os.path.join(copy, rel))
             worse = {k: v for k, v in (after or {}).items() if v > (before or {}).get(k, 0)}
             check(not worse, f"puppet-lint warns more on the patched {rel}: {worse}")
-        patched_target = copy if module else os.path.join(copy, os.path.basename(target))
+        patched_target = copy if module else os.path.join(copy, os.path.relpath(target, root))
         again, again_diff = fix_diff_run(args[:-1] + [patched_target], tmp, "again")
         left = [x for x in findings_of(again) if x in fixed]
         check(not left, f"the patched code still has {left}")
@@ -315,6 +316,16 @@ def case_fix_fixtures(only=None):
         expected = read_expected(os.path.join(ARGS.source, "fixtures", "example", "EXPECTED.txt"))
         check_fix([target], expected, module=True)
         check_fix_in_place(target)
+        # A manifest of the module's examples/ checks the module: its fixes go into the
+        # module's own manifests, and the diff applies from the module's directory.
+        with tempfile.TemporaryDirectory() as tmp:
+            module = os.path.join(tmp, "cachedemo")
+            shutil.copytree(target, module, symlinks=True)
+            os.makedirs(os.path.join(module, "examples"), exist_ok=True)
+            example = os.path.join(module, "examples", "fsmove.pp")
+            with open(example, "w", encoding="utf-8") as fh:
+                fh.write("include cachedemo\n")
+            check_fix([example], expected, root=module)
 
 
 def check_fix_in_place(module):

@@ -92,7 +92,12 @@ class FixPlannerTest : public ::testing::Test {
     f.target = f.target_declaration = t;
     return f;
   }
-  FixScope Scope() const { return FixScope{(dir_ / "app").string(), "", nullptr}; }
+  FixScope Scope(const std::string& manifest = "") const {
+    FixScope scope;
+    scope.root = (dir_ / "app").string();
+    scope.only_file = scope.manifest = manifest;  // a manifest check, when given
+    return scope;
+  }
 
   fs::path dir_;
   std::optional<catalog::Catalog> cat_;
@@ -154,8 +159,7 @@ TEST_F(FixPlannerTest, NothingOutsideTheCheckedCode) {
   EXPECT_FALSE(planner.Planned(1));
   // A manifest check changes that manifest only: a chain there, not the module's code.
   std::vector<checker::Finding> again = {Finding(checker::FaultKind::kMissingOrdering, 1, 2)};
-  FixPlanner manifest_only(
-      *cat_, FixScope{(dir_ / "app").string(), (dir_ / "app/manifests/site.pp").string(), nullptr});
+  FixPlanner manifest_only(*cat_, Scope((dir_ / "app/manifests/site.pp").string()));
   manifest_only.Plan(&again, {0});
   EXPECT_EQ(again[0].patch->description,
             "the chain File['/var/log/app.log'] -> Service['app'] at the end of manifests/site.pp");
@@ -168,7 +172,9 @@ TEST_F(FixPlannerTest, AManifestChainsResourcesOfOtherModules) {
   std::ofstream(manifest) << "include app\ninclude stdlib";  // no final newline
   std::vector<checker::Finding> findings = {Finding(checker::FaultKind::kMissingOrdering, 1, 7),
                                             Finding(checker::FaultKind::kMissingNotifier, 0, 2)};
-  FixPlanner planner(*cat_, FixScope{dir_.string(), manifest.string(), nullptr});
+  FixScope scope = Scope(manifest.string());
+  scope.root = dir_.string();
+  FixPlanner planner(*cat_, scope);
   planner.Plan(&findings, {0, 1});
   ASSERT_TRUE(findings[0].patch);
   EXPECT_EQ(findings[0].patch->verdict, checker::FixVerdict::kNotRun) << findings[0].patch->reason;

@@ -33,6 +33,9 @@ struct FixScope {
   // Where a manifest the catalog names is on this machine (a run recorded in another
   // checkout); null: where the catalog says.
   std::function<std::string(const std::string&)> locate;
+  // A manifest check: the manifest (absolute), where a chain goes between resources that other
+  // code declares. A manifest of the checked module (its examples/) is one, under `root`.
+  std::string manifest;
 };
 
 // One file the fixes change.

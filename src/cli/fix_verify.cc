@@ -15,6 +15,7 @@
 #include "fsmove/exec/executor.h"
 #include "fsmove/exec/os_root.h"
 #include "fsmove/exec/puppet_log.h"
+#include "fsmove/exec/replay.h"
 #include "traced_check.h"
 
 namespace fsmove::cli {
@@ -73,6 +74,8 @@ struct Outcome {
   std::string failure;                    // the run itself went wrong: nothing is proven
   std::map<size_t, std::string> still;    // findings the re-check still has
   std::vector<std::string> new_findings;  // findings the original check did not have
+  // Confirmed findings (--confirm) whose replay on the patched code no longer breaks: how.
+  std::map<size_t, std::string> replayed;
 };
 
 class Verifier {
@@ -127,9 +130,11 @@ class Verifier {
     if (!o.failure.empty() || !o.new_findings.empty()) return Fail(f, Why(o));
     if (auto it = o.still.find(i); it != o.still.end()) return Fail(f, it->second);
     f.patch->verdict = checker::FixVerdict::kVerified;
-    const std::string proof =
+    std::string proof =
         "verified: the patched code compiled and applied in a fresh "
         "sandbox, and its re-check found neither this nor anything new";
+    if (auto it = o.replayed.find(i); it != o.replayed.end())
+      absl::StrAppend(&proof, "; ", it->second);
     f.patch->reason = f.patch->reason.empty() ? proof : absl::StrCat(proof, "; ", f.patch->reason);
   }
 
@@ -252,7 +257,105 @@ class Verifier {
       return o;
     }
     Compare(cat, original, *recat, *found, which, &o);
+    if (o.new_findings.empty()) ReplayConfirmed(cat, original, *recat, *run, *req, which, &o);
     return o;
+  }
+
+  // A finding a replay confirmed (--confirm) is fixed only when what broke in that replay can
+  // no longer happen on the patched code, replayed there the same way: the order it forced
+  // is now a dependency cycle Puppet refuses (an ordering), or the service's daemon no longer
+  // runs stale after the change (a notifier). Else it stays in `still`, saying why.
+  void ReplayConfirmed(const catalog::Catalog& cat, const checker::CheckResult& original,
+                       const catalog::Catalog& recat, const exec::RunResult& patched,
+                       const exec::CheckRequest& patched_request, const std::vector<size_t>& which,
+                       Outcome* o) const {
+    for (size_t i : which) {
+      const checker::Finding& f = original.findings[i];
+      if (!f.confirmation.confirmed || o->still.contains(i)) continue;
+      const catalog::Resource& source = cat.resource(f.source);
+      const catalog::Resource& target = cat.resource(f.target);
+      const auto s = recat.Find(source.type, source.title);
+      const auto t = recat.Find(target.type, target.title);
+      if (!s || !t) {
+        o->still[i] = absl::StrCat("the patched catalog lacks ", s ? target.ref : source.ref,
+                                   ", so the confirming replay cannot be made again");
+        continue;
+      }
+      exec::CheckRequest req = patched_request;
+      req.untraced = true;
+      req.probe_paths.assign(f.paths.begin(),
+                             f.paths.begin() + std::min<size_t>(f.paths.size(), 32));
+      std::string proof;
+      if (f.kind == checker::FaultKind::kMissingOrdering) {
+        const catalog::Resource& first = f.applied_in_reverse ? source : target;
+        const catalog::Resource& second = recat.resource(f.applied_in_reverse ? *t : *s);
+        auto forced = exec::ForceOrder(patched.catalog_text, second.json_index, first.ref);
+        if (!forced.ok()) {
+          o->still[i] = absl::StrCat(
+              "the confirming order cannot be forced on the patched "
+              "catalog: ",
+              forced.status().message());
+          continue;
+        }
+        req.apply_catalog = std::move(*forced);
+        proof = absl::StrCat("the order the confirming replay forced (", first.ref, " before ",
+                             second.ref,
+                             ") is a dependency cycle Puppet refuses on the "
+                             "patched code");
+      } else {
+        auto held = exec::HoldBack(patched.catalog_text, {source.ref});
+        auto refresh = exec::RefreshCatalog(patched.catalog_text, target.ref);
+        if (!held.ok() || !refresh.ok()) {
+          o->still[i] = absl::StrCat(
+              "the confirming replay cannot be made on the patched "
+              "catalog: ",
+              (held.ok() ? refresh : held).status().message());
+          continue;
+        }
+        req.apply_catalog = std::move(*held);
+        req.refresh_catalog = std::move(*refresh);
+        req.second_catalog = patched.catalog_text;
+        req.reapplies = 1;
+      }
+      auto replay = exec::RunCheck(req, nullptr);  // untraced: no trace to read
+      if (replay.ok()) {
+        std::error_code ec;
+        fs::remove_all(replay->work_dir, ec);
+      }
+      if (!replay.ok()) {
+        o->still[i] = absl::StrCat("the confirming replay on the patched code could not run: ",
+                                   replay.status().message());
+      } else if (f.kind == checker::FaultKind::kMissingOrdering) {
+        const bool refused = std::any_of(
+            replay->summary.errors.begin(), replay->summary.errors.end(),
+            [](const std::string& e) { return e.find("dependency cycle") != std::string::npos; });
+        if (refused) {
+          o->replayed[i] = std::move(proof);
+        } else {
+          o->still[i] = absl::StrCat(
+              "the order the confirming replay forced still applies on "
+              "the patched code (Puppet found no cycle)");
+        }
+      } else {
+        std::string why, reason;
+        std::vector<std::string> differences;
+        if (!exec::ReplayRan(*replay, &why)) {
+          o->still[i] = absl::StrCat(
+              "the confirming replay on the patched code did not run to "
+              "its end: ",
+              why);
+        } else if (exec::StaleDaemon(*replay, source.ref, target.ref, req.probe_paths, &differences,
+                                     &reason)) {
+          o->still[i] = absl::StrCat("replayed on the patched code, ", target.ref,
+                                     " still runs stale after ", source.ref, "'s change");
+        } else {
+          o->replayed[i] = absl::StrCat(
+              "the confirming replay, made again on the patched code, "
+              "no longer shows a stale daemon: ",
+              reason);
+        }
+      }
+    }
   }
 
   void Compare(const catalog::Catalog& cat, const checker::CheckResult& original,

@@ -365,7 +365,11 @@ def case_confirm_example():
     check(kinds == [("MN", False), ("MOR", True)], f"confirmations {kinds}")
     mn = [f for f in report["faults"] if f["kind"] == "MN"][0]
     check("stopped no process" in mn["confirmation"]["reason"], f"MN: {mn['confirmation']}")
-    code, report = run_json(["--confirm", "--init", "systemd", target])
+    # With --fix-diff as well: each confirmed finding's patch is verified only when its
+    # confirming replay, made again on the patched code, no longer breaks.
+    with tempfile.TemporaryDirectory() as tmp:
+        diff = os.path.join(tmp, "fix.diff")
+        code, report = run_json(["--confirm", "--init", "systemd", "--fix-diff", diff, target])
     check(code == 1, f"exit code {code}")
     mn = [f for f in report["faults"] if f["kind"] == "MN"]
     check(len(mn) == 1 and mn[0]["confirmed"] is True, f"MN under systemd: {mn}")
@@ -374,6 +378,12 @@ def case_confirm_example():
           f"no stale daemon shown: {differences}")
     check(any("-m 64" in d and "became" in d and "-m 32" in d for d in differences),
           f"no restart difference shown: {differences}")
+    proofs = {"MOR": "is a dependency cycle Puppet refuses on the patched code",
+              "MN": "made again on the patched code, no longer shows a stale daemon"}
+    for f in report["faults"]:
+        p = f["patch"]
+        check(f["confirmed"] and p["verdict"] == "verified" and proofs[f["kind"]] in p["reason"],
+              f"{f['kind']}: the patch's proof lacks its replay: {p['verdict']}: {p['reason']}")
 
 
 CONCAT_MANIFEST = """\

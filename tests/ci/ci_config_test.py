@@ -133,6 +133,22 @@ def main():
         fail("gitlab-ci.yml runs a run-check the package does not install there")
     print("ok: tools/ci/gitlab-ci.yml")
 
+    # The scan's matrix recipe installs the package and runs on the runner, as the action does.
+    matrix_text = (src / "tools/scan/github-matrix.yml").read_text()
+    matrix = yaml.safe_load(matrix_text)
+    for name, job in matrix["jobs"].items():
+        if "container" in job:
+            fail(f"tools/scan/github-matrix.yml: job {name} runs in a container")
+        steps = " ".join(str(step.get("run", "")) for step in job["steps"])
+        if "tools/ci/install-fsmove" not in steps or "tools/bootstrap" in steps:
+            fail(f"tools/scan/github-matrix.yml: job {name} does not install the package with "
+                 "tools/ci/install-fsmove")
+    if "privileged" in matrix_text.replace("nothing privileged", ""):
+        fail("tools/scan/github-matrix.yml still asks for a privileged container")
+    if "sudo -n fsmove scan" not in matrix_text:
+        fail("tools/scan/github-matrix.yml does not run the scan as root through sudo -n")
+    print("ok: tools/scan/github-matrix.yml")
+
 
 if __name__ == "__main__":
     main()

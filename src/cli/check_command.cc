@@ -106,7 +106,61 @@ pipeline::VerifyFixes FixVerifier(const CheckCliOptions& o, const exec::RunResul
   return MakeFixVerifier(in);
 }
 
-int RunCheckCommand(CheckCliOptions& o) {
+// The options that need one another, and every output, checked before Puppet runs (an
+// unwritable -o found after a long run loses the run); false after saying what is wrong.
+bool OptionsAgree(CheckCliOptions& o) {
+  exec::CheckRequest& req = o.request;
+  if (!o.keep_replays.empty()) {
+    if (!o.confirm) {
+      std::cerr << "fsmove: error: --keep-replays needs --confirm\n";
+      return false;
+    }
+    std::error_code ec;
+    std::filesystem::create_directories(o.keep_replays, ec);
+    if (ec || !std::filesystem::is_directory(o.keep_replays)) {
+      std::cerr << "fsmove: error: --keep-replays " << o.keep_replays << ": "
+                << (ec ? ec.message() : "not a directory") << "\n";
+      return false;
+    }
+  }
+  if (o.report.fail_on == "confirmed" && !o.confirm && !o.idempotence) {
+    std::cerr << "fsmove: error: --fail-on confirmed needs --confirm or --idempotence (nothing "
+                 "else is confirmed)\n";
+    return false;
+  }
+  req.reapplies = o.idempotence ? 2 : 0;
+  // Every output, before Puppet runs: an unwritable -o found after a long run loses the run.
+  const ReportOptions& r = o.report;
+  for (const std::string* out : r.OutputFiles()) {
+    if (!CheckOutputs({out})) return false;
+  }
+  if (!CheckOutputs({&req.save_catalog, &req.save_graph, &req.puppet_log, &req.save_trace})) {
+    return false;
+  }
+  return true;
+}
+
+// --root, by default the pinned root in the sandbox and the host without one; false after
+// saying why it cannot be used.
+bool RootNameAgrees(CheckCliOptions& o) {
+  const exec::CheckRequest& req = o.request;
+  // The root: built on first use, and held (a shared lock) until the run is over so that no
+  // `fsmove root build --rebuild` replaces it meanwhile.
+  if (o.root.empty()) {
+    o.root =
+        std::string(req.sandbox == exec::SandboxMode::kOverlay ? kDefaultRoot : exec::kHostRoot);
+  }
+  if (req.sandbox == exec::SandboxMode::kNone && o.root != exec::kHostRoot) {
+    std::cerr << "fsmove: error: --root " << o.root
+              << " needs the overlay sandbox (it is the sandbox's lower layer); --sandbox none "
+                 "applies to this machine itself\n";
+    return false;
+  }
+  return true;
+}
+
+// The request the flags make (target, sandbox, memory limit): an exit code when they cannot.
+std::optional<int> RequestFromFlags(CheckCliOptions& o) {
   exec::CheckRequest& req = o.request;
   req.target.path = o.target;
   req.target.code = o.code;
@@ -120,24 +174,101 @@ int RunCheckCommand(CheckCliOptions& o) {
   } else if (std::optional<uint64_t> bytes = exec::ParseMemorySize(o.memory_limit)) {
     req.memory_limit = *bytes;
   } else {
-    std::cerr << "fsmove: error: --memory-limit " << o.memory_limit
-              << ": expected a size such as 512M or 4G, auto, or none\n";
-    return kExitError;
+    return Fail(absl::InvalidArgumentError(absl::StrCat(
+        "--memory-limit ", o.memory_limit, ": expected a size such as 512M or 4G, auto, or none")));
   }
   if (req.sandbox == exec::SandboxMode::kNone && o.confirm) {
-    std::cerr << "fsmove: error: --confirm needs the overlay sandbox: each replay must start "
-                 "from a fresh copy of the OS, not from this machine as the check left it\n";
-    return kExitError;
+    return Fail(absl::InvalidArgumentError(
+        "--confirm needs the overlay sandbox: each replay must start from a fresh copy of the "
+        "OS, not from this machine as the check left it"));
   }
   if (req.sandbox == exec::SandboxMode::kNone && !req.keep_sandbox.empty()) {
-    std::cerr << "fsmove: error: --keep-sandbox needs --sandbox overlay\n";
-    return kExitError;
+    return Fail(absl::InvalidArgumentError("--keep-sandbox needs --sandbox overlay"));
   }
   if (req.sandbox == exec::SandboxMode::kNone && !o.sandbox.empty()) {
-    std::cerr << "fsmove: note: --sandbox none: Puppet applies to this machine itself; what it "
-                 "leaves running is killed when the check ends\n";
+    Say(
+        {run::Note("--sandbox none: Puppet applies to this machine itself; what it leaves "
+                   "running is killed when the check ends")});
   }
   req.progress = !o.quiet && isatty(STDERR_FILENO);
+  return std::nullopt;
+}
+
+// The findings of a run Puppet applied (all or part of): the catalog, Puppet's graph, the
+// replays (--confirm) and the patches (--fix-diff) they are checked and reported with, and how
+// the check then ends.
+int ReportCheck(CheckCliOptions& o, exec::RunResult& run, analysis::Analyzer& analyzer,
+                bool work_kept, const std::optional<exec::ResolvedTarget>& fix_target,
+                const pipeline::ProjectInputs& project) {
+  const exec::CheckRequest& req = o.request;
+  auto t = std::chrono::steady_clock::now();
+  auto cat = exec::LoadRunCatalog(run);
+  if (!cat.ok()) {
+    return Fail(cat.status());
+  }
+  PrintCatalogWarnings(*cat);
+  report::FindingsContext ctx;
+  ctx.trace_name = "strace output of puppet apply";
+  if (!req.save_trace.empty()) ctx.trace_name = req.save_trace;
+  ctx.trace_kept = !req.save_trace.empty();
+  ctx.analyzer = &analyzer;
+  ctx.seconds.parse_interpret = run.analysis_seconds;
+  ctx.seconds.catalog_and_graph =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - t).count();
+  ctx.seconds.catalog_load = ctx.seconds.catalog_and_graph;
+  ctx.run = &run.summary;
+  int status = TraceWarnings(o.report, analyzer, ctx.trace_name, run.summary.ApplyFinished());
+  if (status != kExitOk) return status;
+  // Puppet's own graph of this apply, when it wrote one.
+  std::optional<pipeline::PuppetGraphInput> puppet_graph;
+  if (!run.puppet_graph.empty()) {
+    std::string name = req.save_graph;
+    if (name.empty()) {
+      name = work_kept ? run.puppet_graph_path
+                       : "Puppet's graph (not kept: --save-graph FILE keeps it)";
+    }
+    puppet_graph.emplace(pipeline::PuppetGraphInput{name, run.puppet_graph, /*required=*/false});
+  } else {
+    std::cerr << "fsmove: warning: no graph from Puppet ("
+              << (run.puppet_graph_note.empty() ? "none written" : run.puppet_graph_note)
+              << "); checking against fsmove's model of the catalog\n";
+  }
+  pipeline::BeforeReport confirm;
+  ConfirmOptions co;
+  int confirm_signal = 0;
+  if (o.confirm) {
+    co.jobs =
+        o.jobs > 0 ? o.jobs : static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+    co.keep_dir = o.keep_replays;
+    co.progress = req.progress;
+    confirm = [&](const report::FindingsContext& c, checker::CheckResult* result) {
+      if (run.end != exec::RunEnd::kApplied) return;  // a run that did not finish: no replays
+      const auto t0 = std::chrono::steady_clock::now();
+      confirm_signal = ConfirmFindings(req, run, *cat, c, co, result);
+      run.summary.confirm_seconds =
+          std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    };
+  }
+  pipeline::VerifyFixes verify_fixes;
+  if (fix_target) {
+    verify_fixes = FixVerifier(o, run, *fix_target, project);
+  }
+  status = CheckAndReport(o.report, project, *cat, ctx, puppet_graph ? &*puppet_graph : nullptr,
+                          confirm, verify_fixes);
+  if (confirm_signal != 0) {
+    std::cerr << "fsmove: interrupted (" << sigabbrev_np(confirm_signal)
+              << ") while replaying: the report says which findings were not replayed\n";
+    return ExitForSignal(confirm_signal);
+  }
+
+  const run::End end = run::EndAfterReport(run, status, req.timeout_seconds);
+  Say(end.say);
+  return end.exit_code;
+}
+
+int RunCheckCommand(CheckCliOptions& o) {
+  exec::CheckRequest& req = o.request;
+  if (auto exit = RequestFromFlags(o)) return *exit;
   // The module's (or the manifest's directory's) .fsmove.json applies unless --config is given;
   // a bad one, or a bad baseline, is reported before Puppet runs.
   if (!o.target.empty()) {
@@ -149,33 +280,7 @@ int RunCheckCommand(CheckCliOptions& o) {
   }
   auto project = LoadProjectInputs(o.report);
   if (!project.ok()) return Fail(project.status());
-  if (!o.keep_replays.empty()) {
-    if (!o.confirm) {
-      std::cerr << "fsmove: error: --keep-replays needs --confirm\n";
-      return kExitError;
-    }
-    std::error_code ec;
-    std::filesystem::create_directories(o.keep_replays, ec);
-    if (ec || !std::filesystem::is_directory(o.keep_replays)) {
-      std::cerr << "fsmove: error: --keep-replays " << o.keep_replays << ": "
-                << (ec ? ec.message() : "not a directory") << "\n";
-      return kExitError;
-    }
-  }
-  if (o.report.fail_on == "confirmed" && !o.confirm && !o.idempotence) {
-    std::cerr << "fsmove: error: --fail-on confirmed needs --confirm or --idempotence (nothing "
-                 "else is confirmed)\n";
-    return kExitError;
-  }
-  req.reapplies = o.idempotence ? 2 : 0;
-  // Every output, before Puppet runs: an unwritable -o found after a long run loses the run.
-  const ReportOptions& r = o.report;
-  for (const std::string* out : r.OutputFiles()) {
-    if (!CheckOutputs({out})) return kExitError;
-  }
-  if (!CheckOutputs({&req.save_catalog, &req.save_graph, &req.puppet_log, &req.save_trace})) {
-    return kExitError;
-  }
+  if (!OptionsAgree(o)) return kExitError;
   o.report.fix.apply = o.fix;
   std::optional<exec::ResolvedTarget> fix_target;
   if (o.report.fixes_wanted()) {
@@ -186,18 +291,7 @@ int RunCheckCommand(CheckCliOptions& o) {
     o.report.fix.scope = std::move(*scope);
     fix_target = std::move(*resolved);
   }
-  // The root: built on first use, and held (a shared lock) until the run is over so that no
-  // `fsmove root build --rebuild` replaces it meanwhile.
-  if (o.root.empty()) {
-    o.root =
-        std::string(req.sandbox == exec::SandboxMode::kOverlay ? kDefaultRoot : exec::kHostRoot);
-  }
-  if (req.sandbox == exec::SandboxMode::kNone && o.root != exec::kHostRoot) {
-    std::cerr << "fsmove: error: --root " << o.root
-              << " needs the overlay sandbox (it is the sandbox's lower layer); --sandbox none "
-                 "applies to this machine itself\n";
-    return kExitError;
-  }
+  if (!RootNameAgrees(o)) return kExitError;
   absl::StatusOr<exec::OsRoot> root = exec::ResolveRoot(o.root, /*build_missing=*/true);
   if (!root.ok()) {
     return Fail(root.status());
@@ -222,87 +316,17 @@ int RunCheckCommand(CheckCliOptions& o) {
     return Fail(run.status());
   }
   PrintNotes(*run, o.verbose || run->end != exec::RunEnd::kApplied);
-  if (o.idempotence) {
-    report::IdempotenceSummary& idem = run->summary.idempotence;
-    idem.cut_short = run->reapplies_cut_short;
-    for (const exec::Reapply& a : run->reapplies) idem.exit_codes.push_back(a.exit_code);
-    if (!run->reapplies.empty()) {
-      idem.checked = true;
-      idem.resources = exec::FindNotIdempotent(
-          run->outcomes, run->reapplies[0].outcomes,
-          run->reapplies.size() > 1 ? &run->reapplies[1].outcomes : nullptr);
-    } else if (run->end == exec::RunEnd::kApplied) {
-      std::cerr << "fsmove: warning: --idempotence: Puppet's apply did not run a second time\n";
-    }
-  }
+  if (o.idempotence) Say(run::SummarizeIdempotence(&*run));
   run->summary.confirm = o.confirm;
   // A run that went wrong keeps its work directory: Puppet's log and the sandbox's files are
   // what a user looks at next. A clean one leaves nothing behind unless --keep-work.
-  const report::RunSummary& summary = run->summary;
-  const bool went_wrong =
-      run->end == exec::RunEnd::kInterrupted || run->end == exec::RunEnd::kSetupFailed ||
-      run->end == exec::RunEnd::kTimedOut ||
-      (run->end == exec::RunEnd::kApplied &&
-       (!summary.ApplyFinished() || !summary.failed.empty() || !summary.errors.empty()));
-  const bool keep = o.keep_work || (went_wrong && !o.discard_work);
-  const bool named =
-      keep && (run->end == exec::RunEnd::kInterrupted || run->end == exec::RunEnd::kSetupFailed);
-  WorkDirectory work(run->work_dir, keep, named);
-  if (!keep && req.puppet_log.empty()) run->summary.puppet_log.clear();
-  const std::string logs_in = keep ? "; logs in " + run->work_dir : "";
-  switch (run->end) {
-    case exec::RunEnd::kInterrupted:
-      std::cerr << "fsmove: interrupted (" << sigabbrev_np(run->signal)
-                << "): Puppet, strace and the sandbox were stopped" << logs_in << "\n";
-      return ExitForSignal(run->signal);
-    case exec::RunEnd::kSetupFailed:
-      std::cerr << "fsmove: error: " << run->error
-                << (keep ? " (logs in " + run->work_dir + ")" : "") << "\n";
-      return kExitError;
-    case exec::RunEnd::kCompileFailed: {
-      std::cerr << "fsmove: error: Puppet could not compile the catalog for " << run->summary.target
-                << ":\n";
-      std::string log = exec::DeduplicateErrors(exec::StripAnsi(run->compile_log));
-      while (!log.empty() && log.back() == '\n') log.pop_back();
-      std::cerr << (log.empty() ? "(Puppet printed nothing)" : log) << "\n";
-      if (const std::string fact = exec::LegacyFactUsed(log); !fact.empty()) {
-        std::cerr << "fsmove: note: the code uses the legacy fact $::" << fact
-                  << ", which Puppet 8 no longer sets"
-                  << (req.root.puppet_version.empty()
-                          ? std::string()
-                          : " (this root's Puppet: " + req.root.puppet_version + ")")
-                  << "; check it on a Puppet 7 root (--root debian-12), or use $facts[...] "
-                     "in the code\n";
-      }
-      if (!run->missing_dependencies.empty()) {
-        // Only what is on no directory of the modulepath: a dependency that is there is not
-        // why the compile failed.
-        std::cerr << "fsmove: note: the module depends on";
-        for (const auto& d : run->missing_dependencies) std::cerr << " " << d;
-        std::cerr << ", which no --modulepath directory holds; give the directories holding "
-                     "them with --modulepath DIR\n";
-      } else if (exec::LacksModules(log)) {
-        // A manifest (or -e code) has no metadata.json to name what it needs.
-        std::cerr << "fsmove: note: Puppet did not find a class, defined type or function the "
-                     "code uses; give the directories of the modules holding them with "
-                     "--modulepath DIR\n";
-      }
-      return kExitError;
-    }
-    case exec::RunEnd::kTimedOut:
-      if (run->summary.timed_out_phase != "apply") {
-        // Nothing was applied: there is no run to report on.
-        const std::string& phase = run->summary.timed_out_phase;
-        std::cerr << "fsmove: error: Puppet "
-                  << (phase == "compile" ? std::string("was still compiling the catalog")
-                                         : "had not started the apply (phase " + phase + ")")
-                  << " after " << req.timeout_seconds
-                  << " s (--timeout); everything was killed and nothing was applied\n";
-        return kExitError;
-      }
-      break;
-    case exec::RunEnd::kApplied:
-      break;
+  const run::WorkPolicy policy = run::DecideWorkDirectory(*run, o.keep_work, o.discard_work);
+  WorkDirectory work(run->work_dir, policy.keep, policy.named);
+  if (!policy.keep && req.puppet_log.empty()) run->summary.puppet_log.clear();
+  if (auto end =
+          run::EndBeforeReport(*run, policy.keep, req.timeout_seconds, req.root.puppet_version)) {
+    Say(end->say);
+    return end->exit_code;
   }
   if (req.untraced) {
     std::cout << "untraced apply: " << run->summary.apply_seconds << " s, puppet exit code "
@@ -310,94 +334,7 @@ int RunCheckCommand(CheckCliOptions& o) {
     return run->end == exec::RunEnd::kApplied ? kExitOk : kExitError;
   }
 
-  auto t = std::chrono::steady_clock::now();
-  auto cat = exec::LoadRunCatalog(*run);
-  if (!cat.ok()) {
-    return Fail(cat.status());
-  }
-  PrintCatalogWarnings(*cat);
-  report::FindingsContext ctx;
-  ctx.trace_name = "strace output of puppet apply";
-  if (!req.save_trace.empty()) ctx.trace_name = req.save_trace;
-  ctx.trace_kept = !req.save_trace.empty();
-  ctx.analyzer = &analyzer;
-  ctx.seconds.parse_interpret = run->analysis_seconds;
-  ctx.seconds.catalog_and_graph =
-      std::chrono::duration<double>(std::chrono::steady_clock::now() - t).count();
-  ctx.seconds.catalog_load = ctx.seconds.catalog_and_graph;
-  ctx.run = &run->summary;
-  int status = TraceWarnings(o.report, analyzer, ctx.trace_name, run->summary.ApplyFinished());
-  if (status != kExitOk) return status;
-  // Puppet's own graph of this apply, when it wrote one.
-  std::optional<pipeline::PuppetGraphInput> puppet_graph;
-  if (!run->puppet_graph.empty()) {
-    std::string name = req.save_graph;
-    if (name.empty()) {
-      name = work.kept() ? run->puppet_graph_path
-                         : "Puppet's graph (not kept: --save-graph FILE keeps it)";
-    }
-    puppet_graph.emplace(pipeline::PuppetGraphInput{name, run->puppet_graph, /*required=*/false});
-  } else {
-    std::cerr << "fsmove: warning: no graph from Puppet ("
-              << (run->puppet_graph_note.empty() ? "none written" : run->puppet_graph_note)
-              << "); checking against fsmove's model of the catalog\n";
-  }
-  pipeline::BeforeReport confirm;
-  ConfirmOptions co;
-  int confirm_signal = 0;
-  if (o.confirm) {
-    co.jobs =
-        o.jobs > 0 ? o.jobs : static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
-    co.keep_dir = o.keep_replays;
-    co.progress = req.progress;
-    confirm = [&](const report::FindingsContext& c, checker::CheckResult* result) {
-      if (run->end != exec::RunEnd::kApplied) return;  // a run that did not finish: no replays
-      const auto t0 = std::chrono::steady_clock::now();
-      confirm_signal = ConfirmFindings(req, *run, *cat, c, co, result);
-      run->summary.confirm_seconds =
-          std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-    };
-  }
-  pipeline::VerifyFixes verify_fixes;
-  if (fix_target) {
-    verify_fixes = FixVerifier(o, *run, *fix_target, *project);
-  }
-  status = CheckAndReport(o.report, *project, *cat, ctx, puppet_graph ? &*puppet_graph : nullptr,
-                          confirm, verify_fixes);
-  if (confirm_signal != 0) {
-    std::cerr << "fsmove: interrupted (" << sigabbrev_np(confirm_signal)
-              << ") while replaying: the report says which findings were not replayed\n";
-    return ExitForSignal(confirm_signal);
-  }
-
-  // A run that did not finish gives a report of what ran, and an error status.
-  const report::RunSummary& s = run->summary;
-  if (run->end == exec::RunEnd::kTimedOut) {
-    std::cerr << "fsmove: error: puppet apply did not finish within " << req.timeout_seconds
-              << " s (--timeout); everything was killed and the report covers what ran\n";
-    return kExitError;
-  }
-  if (!s.trace_complete) {
-    std::cerr << "fsmove: error: the trace ends before Puppet did (strace: " << s.strace_end
-              << "); the report covers only what was traced\n";
-    return kExitError;
-  }
-  if (s.puppet_exit_code > 128) {
-    std::cerr << "fsmove: error: puppet apply was killed by signal " << (s.puppet_exit_code - 128)
-              << "; the report covers the resources applied before\n";
-    return kExitError;
-  }
-  if (status != kExitError && !s.failed.empty()) {
-    std::cerr << "fsmove: note: " << s.failed.size() << " resource"
-              << (s.failed.size() == 1 ? "" : "s") << " failed in Puppet's run (see the report; "
-              << "Puppet's log: " << s.puppet_log << ")\n";
-  }
-  if (status == kExitIncomplete) {
-    std::cerr << "fsmove: Puppet did not apply the whole catalog, so the check is incomplete "
-                 "(exit 3; the report says what was not seen; --allow-failed judges it on its "
-                 "findings alone)\n";
-  }
-  return status;
+  return ReportCheck(o, *run, analyzer, work.kept(), fix_target, *project);
 }
 
 }  // namespace

@@ -9,29 +9,30 @@
 #include <memory>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "CLI/CLI.hpp"
 #include "absl/status/status.h"
 #include "fsmove/base/output_file.h"
+#include "fsmove/run/check_end.h"
 
 namespace fsmove::cli {
 
-// How a command ends, and its exit code (docs/check.md: "Exit codes"). The one table: every command
-// returns one of these.
-inline constexpr int kExitOk = 0;        // nothing found (or only suppressed findings)
-inline constexpr int kExitFindings = 1;  // findings (scan, merge: some module not ok)
-inline constexpr int kExitError = 2;     // usage or input error, a run that failed
-// check, analyze: Puppet did not apply the whole catalog (resources failed, were skipped or
-// never evaluated; its apply failed), so the check saw only part of it, with or without
-// findings (the report says both). --allow-failed: 0 or 1 on the findings alone.
-inline constexpr int kExitIncomplete = 3;
-// Stopped by SIGINT, SIGTERM or SIGHUP (check, scan): 128 + the signal, as a shell reports a
-// process the signal killed (130 for Ctrl-C).
-inline constexpr int ExitForSignal(int signal) { return 128 + signal; }
+// How a command ends, and its exit code: the one table is run/check_end.h.
+using run::ExitForSignal;
+using run::kExitError;
+using run::kExitFindings;
+using run::kExitIncomplete;
+using run::kExitOk;
+
+// Prints each diagnostic on standard error, a line each ("fsmove: error: ...").
+inline void Say(const std::vector<run::Diagnostic>& diagnostics) {
+  for (const run::Diagnostic& d : diagnostics) std::cerr << run::Format(d) << "\n";
+}
 
 // Prints "fsmove: error: MESSAGE" and returns kExitError.
 inline int Fail(const absl::Status& status) {
-  std::cerr << "fsmove: error: " << status.message() << "\n";
+  Say({run::Error(std::string(status.message()))});
   return kExitError;
 }
 

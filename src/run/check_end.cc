@@ -1,0 +1,164 @@
+// What a check's run means once Puppet is done; see check_end.h.
+#include "fsmove/run/check_end.h"
+
+#include <string.h>
+
+#include <utility>
+
+#include "absl/strings/str_cat.h"
+#include "fsmove/exec/puppet_log.h"
+
+namespace fsmove::run {
+
+Diagnostic Error(std::string text) { return {Diagnostic::Severity::kError, std::move(text)}; }
+Diagnostic Warning(std::string text) { return {Diagnostic::Severity::kWarning, std::move(text)}; }
+Diagnostic Note(std::string text) { return {Diagnostic::Severity::kNote, std::move(text)}; }
+
+std::string Format(const Diagnostic& d) {
+  switch (d.severity) {
+    case Diagnostic::Severity::kError:
+      return "fsmove: error: " + d.text;
+    case Diagnostic::Severity::kWarning:
+      return "fsmove: warning: " + d.text;
+    case Diagnostic::Severity::kNote:
+      return "fsmove: note: " + d.text;
+    case Diagnostic::Severity::kPlain:
+      break;
+  }
+  return d.text;
+}
+
+WorkPolicy DecideWorkDirectory(const exec::RunResult& run, bool keep_work, bool discard_work) {
+  const exec::RunSummary& s = run.summary;
+  const bool went_wrong =
+      run.end == exec::RunEnd::kInterrupted || run.end == exec::RunEnd::kSetupFailed ||
+      run.end == exec::RunEnd::kTimedOut ||
+      (run.end == exec::RunEnd::kApplied &&
+       (!s.ApplyFinished() || !s.failed.empty() || !s.errors.empty()));
+  WorkPolicy p;
+  p.keep = keep_work || (went_wrong && !discard_work);
+  p.named = p.keep && (run.end == exec::RunEnd::kInterrupted ||
+                       run.end == exec::RunEnd::kSetupFailed);
+  return p;
+}
+
+std::vector<Diagnostic> SummarizeIdempotence(exec::RunResult* run) {
+  exec::IdempotenceSummary& idem = run->summary.idempotence;
+  idem.cut_short = run->reapplies_cut_short;
+  for (const exec::Reapply& a : run->reapplies) idem.exit_codes.push_back(a.exit_code);
+  if (!run->reapplies.empty()) {
+    idem.checked = true;
+    idem.resources = exec::FindNotIdempotent(
+        run->outcomes, run->reapplies[0].outcomes,
+        run->reapplies.size() > 1 ? &run->reapplies[1].outcomes : nullptr);
+    return {};
+  }
+  if (run->end == exec::RunEnd::kApplied)
+    return {Warning("--idempotence: Puppet's apply did not run a second time")};
+  return {};
+}
+
+namespace {
+
+// Puppet could not compile: its log, deduplicated, and what may help.
+End CompileFailed(const exec::RunResult& run, const std::string& puppet_version) {
+  End end{kExitError, {Error(absl::StrCat("Puppet could not compile the catalog for ",
+                                          run.summary.target, ":"))}};
+  std::string log = exec::DeduplicateErrors(exec::StripAnsi(run.compile_log));
+  while (!log.empty() && log.back() == '\n') log.pop_back();
+  end.say.push_back({Diagnostic::Severity::kPlain, log.empty() ? "(Puppet printed nothing)" : log});
+  if (const std::string fact = exec::LegacyFactUsed(log); !fact.empty()) {
+    end.say.push_back(Note(absl::StrCat(
+        "the code uses the legacy fact $::", fact, ", which Puppet 8 no longer sets",
+        puppet_version.empty() ? "" : absl::StrCat(" (this root's Puppet: ", puppet_version, ")"),
+        "; check it on a Puppet 7 root (--root debian-12), or use $facts[...] in the code")));
+  }
+  if (!run.missing_dependencies.empty()) {
+    // Only what is on no directory of the modulepath: a dependency that is there is not why
+    // the compile failed.
+    std::string deps;
+    for (const auto& d : run.missing_dependencies) absl::StrAppend(&deps, " ", d);
+    end.say.push_back(Note(absl::StrCat("the module depends on", deps,
+                                        ", which no --modulepath directory holds; give the "
+                                        "directories holding them with --modulepath DIR")));
+  } else if (exec::LacksModules(log)) {
+    // A manifest (or -e code) has no metadata.json to name what it needs.
+    end.say.push_back(Note(
+        "Puppet did not find a class, defined type or function the code uses; give the "
+        "directories of the modules holding them with --modulepath DIR"));
+  }
+  return end;
+}
+
+}  // namespace
+
+std::optional<End> EndBeforeReport(const exec::RunResult& run, bool work_dir_kept,
+                                   int timeout_seconds, const std::string& puppet_version) {
+  switch (run.end) {
+    case exec::RunEnd::kInterrupted:
+      return End{ExitForSignal(run.signal),
+                 {{Diagnostic::Severity::kPlain,
+                   absl::StrCat("fsmove: interrupted (", sigabbrev_np(run.signal),
+                                "): Puppet, strace and the sandbox were stopped",
+                                work_dir_kept ? "; logs in " + run.work_dir : "")}}};
+    case exec::RunEnd::kSetupFailed:
+      return End{kExitError,
+                 {Error(absl::StrCat(run.error, work_dir_kept
+                                                    ? " (logs in " + run.work_dir + ")"
+                                                    : ""))}};
+    case exec::RunEnd::kCompileFailed:
+      return CompileFailed(run, puppet_version);
+    case exec::RunEnd::kTimedOut: {
+      const std::string& phase = run.summary.timed_out_phase;
+      if (phase == "apply") return std::nullopt;  // a report of what ran
+      // Nothing was applied: there is no run to report on.
+      return End{kExitError,
+                 {Error(absl::StrCat(
+                     "Puppet ",
+                     phase == "compile" ? std::string("was still compiling the catalog")
+                                        : "had not started the apply (phase " + phase + ")",
+                     " after ", timeout_seconds,
+                     " s (--timeout); everything was killed and nothing was applied"))}};
+    }
+    case exec::RunEnd::kApplied:
+      break;
+  }
+  return std::nullopt;
+}
+
+End EndAfterReport(const exec::RunResult& run, int report_status, int timeout_seconds) {
+  // A run that did not finish gives a report of what ran, and an error status.
+  const exec::RunSummary& s = run.summary;
+  if (run.end == exec::RunEnd::kTimedOut) {
+    return End{kExitError, {Error(absl::StrCat("puppet apply did not finish within ",
+                                               timeout_seconds,
+                                               " s (--timeout); everything was killed and the "
+                                               "report covers what ran"))}};
+  }
+  if (!s.trace_complete) {
+    return End{kExitError,
+               {Error(absl::StrCat("the trace ends before Puppet did (strace: ", s.strace_end,
+                                   "); the report covers only what was traced"))}};
+  }
+  if (s.puppet_exit_code > 128) {
+    return End{kExitError,
+               {Error(absl::StrCat("puppet apply was killed by signal ", s.puppet_exit_code - 128,
+                                   "; the report covers the resources applied before"))}};
+  }
+  End end{report_status, {}};
+  if (report_status != kExitError && !s.failed.empty()) {
+    end.say.push_back(Note(absl::StrCat(s.failed.size(), " resource",
+                                        s.failed.size() == 1 ? "" : "s",
+                                        " failed in Puppet's run (see the report; Puppet's log: ",
+                                        s.puppet_log, ")")));
+  }
+  if (report_status == kExitIncomplete) {
+    end.say.push_back({Diagnostic::Severity::kPlain,
+                       "fsmove: Puppet did not apply the whole catalog, so the check is "
+                       "incomplete (exit 3; the report says what was not seen; --allow-failed "
+                       "judges it on its findings alone)"});
+  }
+  return end;
+}
+
+}  // namespace fsmove::run

@@ -6,6 +6,7 @@
 #include <utility>
 
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
 #include "fsmove/exec/puppet_log.h"
 
 namespace fsmove::run {
@@ -30,15 +31,15 @@ std::string Format(const Diagnostic& d) {
 
 WorkPolicy DecideWorkDirectory(const exec::RunResult& run, bool keep_work, bool discard_work) {
   const exec::RunSummary& s = run.summary;
-  const bool went_wrong =
-      run.end == exec::RunEnd::kInterrupted || run.end == exec::RunEnd::kSetupFailed ||
-      run.end == exec::RunEnd::kTimedOut ||
-      (run.end == exec::RunEnd::kApplied &&
-       (!s.ApplyFinished() || !s.failed.empty() || !s.errors.empty()));
+  const bool went_wrong = run.end == exec::RunEnd::kInterrupted ||
+                          run.end == exec::RunEnd::kSetupFailed ||
+                          run.end == exec::RunEnd::kTimedOut ||
+                          (run.end == exec::RunEnd::kApplied &&
+                           (!s.ApplyFinished() || !s.failed.empty() || !s.errors.empty()));
   WorkPolicy p;
   p.keep = keep_work || (went_wrong && !discard_work);
-  p.named = p.keep && (run.end == exec::RunEnd::kInterrupted ||
-                       run.end == exec::RunEnd::kSetupFailed);
+  p.named =
+      p.keep && (run.end == exec::RunEnd::kInterrupted || run.end == exec::RunEnd::kSetupFailed);
   return p;
 }
 
@@ -48,9 +49,9 @@ std::vector<Diagnostic> SummarizeIdempotence(exec::RunResult* run) {
   for (const exec::Reapply& a : run->reapplies) idem.exit_codes.push_back(a.exit_code);
   if (!run->reapplies.empty()) {
     idem.checked = true;
-    idem.resources = exec::FindNotIdempotent(
-        run->outcomes, run->reapplies[0].outcomes,
-        run->reapplies.size() > 1 ? &run->reapplies[1].outcomes : nullptr);
+    idem.resources =
+        exec::FindNotIdempotent(run->outcomes, run->reapplies[0].outcomes,
+                                run->reapplies.size() > 1 ? &run->reapplies[1].outcomes : nullptr);
     return {};
   }
   if (run->end == exec::RunEnd::kApplied)
@@ -62,8 +63,9 @@ namespace {
 
 // Puppet could not compile: its log, deduplicated, and what may help.
 End CompileFailed(const exec::RunResult& run, const std::string& puppet_version) {
-  End end{kExitError, {Error(absl::StrCat("Puppet could not compile the catalog for ",
-                                          run.summary.target, ":"))}};
+  End end{
+      kExitError,
+      {Error(absl::StrCat("Puppet could not compile the catalog for ", run.summary.target, ":"))}};
   std::string log = exec::DeduplicateErrors(exec::StripAnsi(run.compile_log));
   while (!log.empty() && log.back() == '\n') log.pop_back();
   end.say.push_back({Diagnostic::Severity::kPlain, log.empty() ? "(Puppet printed nothing)" : log});
@@ -83,9 +85,9 @@ End CompileFailed(const exec::RunResult& run, const std::string& puppet_version)
                                         "directories holding them with --modulepath DIR")));
   } else if (exec::LacksModules(log)) {
     // A manifest (or -e code) has no metadata.json to name what it needs.
-    end.say.push_back(Note(
-        "Puppet did not find a class, defined type or function the code uses; give the "
-        "directories of the modules holding them with --modulepath DIR"));
+    end.say.push_back(
+        Note("Puppet did not find a class, defined type or function the code uses; give the "
+             "directories of the modules holding them with --modulepath DIR"));
   }
   return end;
 }
@@ -102,10 +104,9 @@ std::optional<End> EndBeforeReport(const exec::RunResult& run, bool work_dir_kep
                                 "): Puppet, strace and the sandbox were stopped",
                                 work_dir_kept ? "; logs in " + run.work_dir : "")}}};
     case exec::RunEnd::kSetupFailed:
-      return End{kExitError,
-                 {Error(absl::StrCat(run.error, work_dir_kept
-                                                    ? " (logs in " + run.work_dir + ")"
-                                                    : ""))}};
+      return End{
+          kExitError,
+          {Error(absl::StrCat(run.error, work_dir_kept ? " (logs in " + run.work_dir + ")" : ""))}};
     case exec::RunEnd::kCompileFailed:
       return CompileFailed(run, puppet_version);
     case exec::RunEnd::kTimedOut: {
@@ -126,14 +127,26 @@ std::optional<End> EndBeforeReport(const exec::RunResult& run, bool work_dir_kep
   return std::nullopt;
 }
 
+std::vector<std::string> ServicesWantingSystemd(const exec::RunSummary& summary) {
+  std::vector<std::string> out;
+  if (summary.init == "systemd") return out;
+  for (const exec::FailedResource& f : summary.failed) {
+    if (f.resource.starts_with("Service[") &&
+        f.message.find("Could not find init script") != std::string::npos) {
+      out.push_back(f.resource);
+    }
+  }
+  return out;
+}
+
 End EndAfterReport(const exec::RunResult& run, int report_status, int timeout_seconds) {
   // A run that did not finish gives a report of what ran, and an error status.
   const exec::RunSummary& s = run.summary;
   if (run.end == exec::RunEnd::kTimedOut) {
-    return End{kExitError, {Error(absl::StrCat("puppet apply did not finish within ",
-                                               timeout_seconds,
-                                               " s (--timeout); everything was killed and the "
-                                               "report covers what ran"))}};
+    return End{kExitError,
+               {Error(absl::StrCat("puppet apply did not finish within ", timeout_seconds,
+                                   " s (--timeout); everything was killed and the "
+                                   "report covers what ran"))}};
   }
   if (!s.trace_complete) {
     return End{kExitError,
@@ -147,10 +160,15 @@ End EndAfterReport(const exec::RunResult& run, int report_status, int timeout_se
   }
   End end{report_status, {}};
   if (report_status != kExitError && !s.failed.empty()) {
-    end.say.push_back(Note(absl::StrCat(s.failed.size(), " resource",
-                                        s.failed.size() == 1 ? "" : "s",
-                                        " failed in Puppet's run (see the report; Puppet's log: ",
-                                        s.puppet_log, ")")));
+    end.say.push_back(Note(absl::StrCat(
+        s.failed.size(), " resource", s.failed.size() == 1 ? "" : "s",
+        " failed in Puppet's run (see the report; Puppet's log: ", s.puppet_log, ")")));
+    if (const std::vector<std::string> services = ServicesWantingSystemd(s); !services.empty()) {
+      end.say.push_back(Note(absl::StrCat(
+          absl::StrJoin(services, ", "), services.size() == 1 ? " has" : " have",
+          " no init script in this root, whose PID 1 is not systemd (the package ships a "
+          "systemd unit only); check again with --init systemd")));
+    }
   }
   if (report_status == kExitIncomplete) {
     end.say.push_back({Diagnostic::Severity::kPlain,

@@ -20,6 +20,7 @@
 #include <sstream>
 #include <thread>
 
+#include "absl/strings/str_join.h"
 #include "fmt/format.h"
 #include "fsmove/base/progress_line.h"
 #include "fsmove/base/read_file.h"
@@ -38,8 +39,33 @@ namespace fsmove::scan {
 namespace fs = std::filesystem;
 using Clock = std::chrono::steady_clock;
 
+std::vector<std::string> RedoUnderSystemd(const ScanOptions& o, const CheckOutcome& outcome) {
+  for (const std::string& opt : o.check_options) {
+    if (opt == "--init" || opt.starts_with("--init=")) return {};  // the user chose
+  }
+  if (!outcome.report || outcome.exit_code != 3) return {};
+  const nlohmann::json* run = nullptr;
+  if (auto it = outcome.report->find("run"); it != outcome.report->end() && it->is_object())
+    run = &*it;
+  if (run == nullptr || run->value("init", "") == "systemd") return {};
+  auto failed = run->find("failed_resources");
+  if (failed == run->end() || !failed->is_array() || failed->empty()) return {};
+  std::vector<std::string> services;
+  for (const nlohmann::json& f : *failed) {
+    if (!f.is_object()) return {};
+    const std::string resource = f.value("resource", ""), message = f.value("message", "");
+    if (!resource.starts_with("Service[") ||
+        message.find("Could not find init script") == std::string::npos) {
+      return {};  // another failure: systemd would not make the apply clean
+    }
+    services.push_back(resource);
+  }
+  return services;
+}
+
 std::vector<std::string> CheckArguments(const ScanOptions& o, const std::string& module,
-                                        const std::string& dir, const std::string& work_dir) {
+                                        const std::string& dir, const std::string& work_dir,
+                                        bool systemd) {
   const fs::path d(dir);
   // Option and value side by side.
   // clang-format off
@@ -58,6 +84,7 @@ std::vector<std::string> CheckArguments(const ScanOptions& o, const std::string&
   }
   for (const std::string& dir : o.modulepath) argv.insert(argv.end(), {"--modulepath", dir});
   argv.insert(argv.end(), o.check_options.begin(), o.check_options.end());
+  if (systemd) argv.insert(argv.end(), {"--init", "systemd"});
   if (IsAcceptanceRun(module) || IsClassRun(module)) {
     // The spec's manifest or the class's include, written into the run's folder, with its
     // module on the modulepath.
@@ -80,6 +107,15 @@ struct Running {
   bool hard_killed = false;
   std::vector<int> cpus;  // where it runs (scan -j N: its own)
   int lock_fd = -1;       // the module folder's lock, shared with the check
+  // Its second run, under --init systemd (RedoUnderSystemd): the Services the first lacked.
+  std::vector<std::string> systemd_for;
+};
+
+// A run to make: the module (or manifest, spec, class) into its folder.
+struct Queued {
+  std::string module;
+  std::string dir;
+  std::vector<std::string> systemd_for;  // RedoUnderSystemd's Services: under --init systemd
 };
 
 // What the run's module lacks, resolved as its check resolves it (exec::ResolveTarget): its
@@ -182,7 +218,7 @@ absl::StatusOr<ScanOutcome> RunScan(const ScanOptions& o, const volatile std::si
   fs::create_directories(o.out_dir, ec);
   if (ec) return absl::InternalError(fmt::format("cannot create {}: {}", o.out_dir, ec.message()));
 
-  std::vector<std::pair<std::string, std::string>> queue;  // module, folder
+  std::vector<Queued> queue;
   for (const std::string& m : o.modules) {
     const std::string dir = (fs::path(o.out_dir) / ModuleDirName(m)).string();
     if (!o.force) {
@@ -204,7 +240,7 @@ absl::StatusOr<ScanOutcome> RunScan(const ScanOptions& o, const volatile std::si
         out.notes.push_back(fmt::format("redoing {}: {}", m, std::string(rec.status().message())));
       }
     }
-    queue.emplace_back(m, dir);
+    queue.push_back({m, dir, {}});
   }
 
   std::string work_parent = o.work_parent;
@@ -259,7 +295,22 @@ absl::StatusOr<ScanOutcome> RunScan(const ScanOptions& o, const volatile std::si
     placer.Release(r.cpus);
     if (r.lock_fd >= 0) close(r.lock_fd);
     fs::remove_all(r.work, ec);
-    ModuleResult res = Classify(r.module, Collect(o, r, wait_status));
+    const CheckOutcome outcome = Collect(o, r, wait_status);
+    if (r.systemd_for.empty() && *stop == 0) {
+      if (std::vector<std::string> services = RedoUnderSystemd(o, outcome); !services.empty()) {
+        // Its folder is written again by the second run; no status until then.
+        queue.push_back({r.module, r.dir, std::move(services)});
+        ran_seconds += std::chrono::duration<double>(Clock::now() - r.start).count();
+        ++ran;
+        return;
+      }
+    }
+    ModuleResult res = Classify(r.module, outcome);
+    if (!r.systemd_for.empty()) {
+      res.warnings.push_back(fmt::format(
+          "applied with --init systemd: without it, {} had no init script (a systemd unit only)",
+          absl::StrJoin(r.systemd_for, ", ")));
+    }
     if (auto st = WriteStatus(r.dir, res); !st.ok()) {
       out.notes.push_back(fmt::format("{}: {}", r.module, std::string(st.message())));
     }
@@ -273,7 +324,9 @@ absl::StatusOr<ScanOutcome> RunScan(const ScanOptions& o, const volatile std::si
   draw(true);
   while ((next < queue.size() && *stop == 0) || !running.empty()) {
     while (*stop == 0 && next < queue.size() && static_cast<int>(running.size()) < jobs) {
-      const auto& [module, dir] = queue[next++];
+      const Queued q = queue[next++];
+      const std::string& module = q.module;
+      const std::string& dir = q.dir;
       // One check per module folder at a time, across scans: the lock is the scan's and its
       // check's (a check outliving a killed scan keeps it until it has stopped).
       const fs::path locks = fs::path(o.out_dir) / ".locks";
@@ -307,9 +360,10 @@ absl::StatusOr<ScanOutcome> RunScan(const ScanOptions& o, const volatile std::si
       }
       const std::string log = (fs::path(dir) / kCheckLogFile).string();
       int fd = open(log.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-      Running r{module,       dir,   (fs::path(work_parent) / fs::path(dir).filename()).string(),
-                Clock::now(), false, {},
-                lock_fd};
+      Running r{
+          module,       dir,          (fs::path(work_parent) / fs::path(dir).filename()).string(),
+          Clock::now(), false,        {},
+          lock_fd,      q.systemd_for};
       fs::remove_all(r.work, ec);
       fs::create_directories(r.work, ec);
       if (fd < 0) {
@@ -331,7 +385,7 @@ absl::StatusOr<ScanOutcome> RunScan(const ScanOptions& o, const volatile std::si
       // strace and sandbox on SIGTERM, as for an interrupted scan.
       so.death_signal = SIGTERM;
       so.inherit_fd = lock_fd;
-      auto pid = exec::Spawn(CheckArguments(o, module, dir, r.work), so);
+      auto pid = exec::Spawn(CheckArguments(o, module, dir, r.work, !q.systemd_for.empty()), so);
       if (!pid.ok()) {
         std::string msg =
             fmt::format("cannot start fsmove check: {}\n", std::string(pid.status().message()));

@@ -58,6 +58,26 @@ TEST(CheckEndTest, FailedResourcesAreSaidAndAnIncompleteCheckExplainsExit3) {
   EXPECT_FALSE(DecideWorkDirectory(r, false, /*discard_work=*/true).keep);
 }
 
+// A package that ships a systemd unit only has no init script for Puppet's service provider
+// without systemd as PID 1: the check says which option makes it start.
+TEST(CheckEndTest, ServicesWithoutAnInitScriptPointToInitSystemd) {
+  exec::RunResult r = Applied();
+  r.summary.init = "none";
+  r.summary.failed.push_back(
+      {"Service[pdns]",
+       "change from 'stopped' to 'running' failed: Could not find init script for 'pdns'"});
+  r.summary.failed.push_back({"Exec[x]", "returned 1 instead of one of [0]"});
+  EXPECT_EQ(ServicesWantingSystemd(r.summary), std::vector<std::string>{"Service[pdns]"});
+  const std::string said = Said(EndAfterReport(r, kExitIncomplete, 1800).say);
+  EXPECT_NE(said.find("fsmove: note: Service[pdns] has no init script in this root, whose PID 1 "
+                      "is not systemd (the package ships a systemd unit only); check again with "
+                      "--init systemd\n"),
+            std::string::npos)
+      << said;
+  r.summary.init = "systemd";  // then it is another failure
+  EXPECT_TRUE(ServicesWantingSystemd(r.summary).empty());
+}
+
 TEST(CheckEndTest, ARunThatDidNotFinishIsAnErrorWhateverTheReportFound) {
   exec::RunResult r = Applied();
   r.summary.trace_complete = false;

@@ -50,6 +50,32 @@ TEST(ScanRunner, MissingModuleIsRecordedAndRetried) {
   EXPECT_THAT(second->notes, ElementsAre(::testing::HasSubstr("it was missing last time")));
 }
 
+// Debian's packages ship more and more a systemd unit only: a run whose only failures are
+// Services with no init script, without systemd as PID 1, is made again under --init systemd;
+// any other failure, a run under systemd, or an init system the user chose, is not.
+TEST(ScanRunner, ServicesWithoutAnInitScriptAreRetriedUnderSystemd) {
+  ScanOptions o;
+  CheckOutcome outcome;
+  outcome.exit_code = 3;
+  outcome.report = nlohmann::json::parse(R"({"run": {"init": "none", "failed_resources": [
+      {"resource": "Service[pdns]", "message":
+       "change from 'stopped' to 'running' failed: Could not find init script for 'pdns'"}]}})");
+  EXPECT_THAT(RedoUnderSystemd(o, outcome), ElementsAre("Service[pdns]"));
+  const std::vector<std::string> argv = CheckArguments(o, "mods/pdns", "out/d", "/w/d", true);
+  EXPECT_THAT(std::vector<std::string>(argv.end() - 4, argv.end()),
+              ElementsAre("--init", "systemd", "--", "mods/pdns"));
+
+  CheckOutcome other = outcome;
+  (*other.report)["run"]["failed_resources"].push_back(
+      {{"resource", "Exec[x]"}, {"message", "returned 1 instead of one of [0]"}});
+  EXPECT_TRUE(RedoUnderSystemd(o, other).empty());
+  other = outcome;
+  (*other.report)["run"]["init"] = "systemd";
+  EXPECT_TRUE(RedoUnderSystemd(o, other).empty());
+  o.check_options = {"--init", "none"};
+  EXPECT_TRUE(RedoUnderSystemd(o, outcome).empty());
+}
+
 TEST(ScanRunner, AClassRunIncludesItsClassWithItsModule) {
   ScanOptions o;
   o.modulepath = {"/deps", "/more"};

@@ -44,9 +44,16 @@ struct ScanOutcome {
 };
 
 // The argv of the check of `module` writing into `dir` (tested: this is the whole contract
-// between scan and check).
+// between scan and check); `systemd`: with systemd as the sandbox's PID 1 (RedoUnderSystemd).
 std::vector<std::string> CheckArguments(const ScanOptions& options, const std::string& module,
-                                        const std::string& dir, const std::string& work_dir);
+                                        const std::string& dir, const std::string& work_dir,
+                                        bool systemd = false);
+
+// A check whose only failures were Services with no init script, in a sandbox whose PID 1 is
+// not systemd (a package that ships a systemd unit only), applies cleanly under `--init
+// systemd`: the scan runs it again so, once, when the scan's options choose no init system.
+// Returns those Services (empty: no second run).
+std::vector<std::string> RedoUnderSystemd(const ScanOptions& options, const CheckOutcome& outcome);
 
 // `stop` is polled: when it becomes non-zero (a signal number) the running checks get SIGTERM,
 // are waited for, and left unfinished (no status.json) for the next run.

@@ -156,9 +156,9 @@ TEST(CheckEndTest, ACompileFailureShowsPuppetsErrorsAndWhatMayHelp) {
 
 TEST(CheckEndTest, IdempotenceSummaryComesFromTheApplyAfterTheFirst) {
   exec::RunResult r = Applied();
-  EXPECT_EQ(SummarizeIdempotence(&r),
-            std::vector<Diagnostic>{
-                Warning("--idempotence: Puppet's apply did not run a second time")});
+  EXPECT_EQ(
+      SummarizeIdempotence(&r),
+      std::vector<Diagnostic>{Warning("--idempotence: Puppet's apply did not run a second time")});
   EXPECT_FALSE(r.summary.idempotence.checked);
   r = Applied();
   r.reapplies.resize(2);

@@ -40,6 +40,20 @@ std::optional<std::string> Resource::StringParameter(std::string_view name) cons
   return value->get<std::string>();
 }
 
+std::optional<std::string> Resource::CommandLine(std::string_view name) const {
+  const nlohmann::json* value = FindParameter(name);
+  if (value == nullptr) return std::nullopt;
+  if (value->is_string()) return value->get<std::string>();
+  if (!value->is_array() || value->empty()) return std::nullopt;
+  std::string line;
+  for (const nlohmann::json& word : *value) {
+    if (!word.is_string()) return std::nullopt;
+    if (!line.empty()) line += ' ';
+    line += word.get_ref<const std::string&>();
+  }
+  return line;
+}
+
 std::vector<std::string> Resource::StringListParameter(std::string_view name) const {
   std::vector<std::string> values;
   if (const nlohmann::json* value = FindParameter(name)) AppendStrings(*value, values);

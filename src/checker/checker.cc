@@ -506,7 +506,7 @@ class CheckRun {
         if (fstrace::SyscallName(a.syscall) == "execve") ran_script.insert(a.block);
       }
       for (ResourceId e : catalog_.ResourcesOfType("Exec")) {
-        std::optional<std::string> command = catalog_.resource(e).StringParameter("command");
+        std::optional<std::string> command = catalog_.resource(e).CommandLine();
         if (ran_script.contains(e) || (command && CommandRestartsService(*command, name))) {
           restart_relays_[s].push_back(e);
         }

@@ -145,7 +145,7 @@ bool IsRuntimeState(std::string_view path) {
 
 bool IsUnitReload(const catalog::Resource& r) {
   if (r.type != "Exec") return false;
-  std::optional<std::string> command = r.StringParameter("command");
+  std::optional<std::string> command = r.CommandLine();
   if (!command) return false;
   const size_t systemctl = command->find("systemctl");
   if (systemctl == std::string::npos) return false;

@@ -92,6 +92,10 @@ TEST(ResourceSemanticsTest, UnitReloadsAndUnitDefinitions) {
       Res("Exec", "systemctl-daemon-reload", {{"command", "systemctl daemon-reload"}})));
   EXPECT_TRUE(
       IsUnitReload(Res("Exec", "reload", {{"command", "/bin/systemctl --system daemon-reload"}})));
+  // voxpupuli-systemd's systemd::daemon_reload: an argv, which Puppet runs without a shell.
+  EXPECT_TRUE(
+      IsUnitReload(Res("Exec", "systemd-snmpd.service-systemctl-daemon-reload",
+                       {{"command", nlohmann::json::array({"systemctl", "daemon-reload"})}})));
   EXPECT_FALSE(IsUnitReload(Res("Exec", "x", {{"command", "systemctl restart cron"}})));
   EXPECT_FALSE(IsUnitReload(Res("Exec", "x", {{"command", "echo daemon-reload"}})));
   EXPECT_FALSE(IsUnitReload(Res("Exec", "x", {{"command", "systemctl daemon-reloaded"}})));

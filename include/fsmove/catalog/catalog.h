@@ -45,6 +45,9 @@ struct Resource {
   // A string parameter, or the strings of an array parameter (nested arrays flattened,
   // other elements skipped): the shapes Puppet accepts for list-valued attributes.
   std::vector<std::string> StringListParameter(std::string_view name) const;
+  // An Exec's command as one line: the string, or an argv array's strings joined by spaces
+  // (`['systemctl', 'daemon-reload']`, which Puppet runs without a shell); nullopt if none.
+  std::optional<std::string> CommandLine(std::string_view name = "command") const;
 };
 
 enum class RelationshipKind : std::uint8_t {

@@ -179,9 +179,12 @@ void Interpreter::CreateChild(int32_t parent_pid, int32_t child, uint64_t flags)
       c.block = parent.block;
       break;
     case Ownership::kNone:
-      // systemd (PID 1) starting a unit that a resource's systemctl asked for.
+      // systemd (PID 1) starting a unit that a resource's systemctl asked for. Not what it
+      // runs for a request that starts no unit: a reload's generators (the sysv generator
+      // lists /etc/init.d, others read every unit file and /etc/fstab) are PID 1 reloading
+      // everything there is, as its own reads then are (BlockOf), not the requester's needs.
       if (const ServiceRequest* latest = LatestServiceRequest();
-          parent_pid == kInitPid && !thread && latest != nullptr) {
+          parent_pid == kInitPid && !thread && latest != nullptr && !latest->starts.empty()) {
         c.ownership = Ownership::kResource;
         c.block = latest->block;
       }

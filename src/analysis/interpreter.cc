@@ -165,6 +165,7 @@ void Interpreter::CreateChild(int32_t parent_pid, int32_t child, uint64_t flags)
   bool thread = flags & fstrace::kCloneThread;
   Process& c = procs_.CreateChild(parent, child, flags & fstrace::kCloneFiles,
                                   flags & fstrace::kCloneFs, thread);
+  if (flags & fstrace::kCloneNewns) c.own_mounts = true;
   switch (parent.ownership) {
     case Ownership::kPuppet:
       if (thread) {
@@ -391,6 +392,13 @@ void Interpreter::Record(const Resolution& r, Effect e, const CallContext& ctx, 
     scratch_.erase(0, kUnitRoot.size());
     if (scratch_.empty()) scratch_ = "/";
   }
+  // A mount or unmount in a mount namespace of the process's own (systemd setting up a unit's
+  // sandbox at /run/systemd/mount-rootfs, a generator's private /tmp) changes nobody else's
+  // files.
+  if (e != Effect::kConsumed && fstrace::ChangesMountTable(ctx.syscall) &&
+      ProcessFor(ctx.pid).own_mounts) {
+    return;
+  }
   // What PID 1 writes (its runtime state, cgroups, generator output) is the init system's,
   // never a product of the Service whose request it was serving; of what it reads, only the
   // started units' files are that Service's.
@@ -538,6 +546,7 @@ void Interpreter::Apply(const Construct& c, const CallContext& ctx) {
       return;
     }
     case Op::kUnshare:
+      if (c.clone_flags & fstrace::kCloneNewns) p.own_mounts = true;
       if (c.clone_flags & fstrace::kCloneFiles) procs_.UnshareFds(p);
       if (c.clone_flags & fstrace::kCloneFs) procs_.UnshareFs(p);
       return;

@@ -112,6 +112,7 @@ Process& ProcessTable::CreateChild(const Process& parent_ref, int32_t pid, bool 
   Process& p = procs_[pid];
   p.pid = pid;
   p.tgid = thread ? parent.tgid : pid;
+  p.own_mounts = parent.own_mounts;
   if (share_fds) {
     p.fds = parent.fds;
     ++fd_tables_[p.fds].users;

@@ -40,6 +40,7 @@ const FlagName kCloneFlagNames[] = {
     {"CLONE_VFORK", 0x4000},
     {"CLONE_PARENT", 0x8000},
     {"CLONE_THREAD", kCloneThread},
+    {"CLONE_NEWNS", kCloneNewns},
 };
 constexpr uint64_t kCloseRangeUnshare = 2, kCloseRangeCloexec = 4;
 const FlagName kCloseRangeFlagNames[] = {{"CLOSE_RANGE_UNSHARE", kCloseRangeUnshare},
@@ -327,8 +328,8 @@ const SyscallSpec kTable[] = {
     {"linkat", L(LinkLike(l, l.Fd(0), 1, l.Fd(2), 3, AtFlags(l, 4))), 0},
     {"symlink", L(SymlinkLike(l, 0, kAtFdcwd, 1)), 0},
     {"symlinkat", L(SymlinkLike(l, 0, l.Fd(1), 2)), 0},
-    {"mount", Mount, 0},
-    {"umount2", L(PathArg(l, 0, Effect::kProduced, true)), 0},
+    {"mount", Mount, kMountTable},
+    {"umount2", L(PathArg(l, 0, Effect::kProduced, true)), kMountTable},
     // ---- working and root directory ----
     {"chdir", Chdir, 0},
     {"fchdir", Fchdir, 0},
@@ -713,6 +714,11 @@ uint16_t SyscallIndex(const SyscallSpec* spec) {
 std::string_view SyscallName(uint16_t index) {
   const Registry& r = GetRegistry();
   return index < r.specs.size() ? r.specs[index].name : "?";
+}
+
+bool ChangesMountTable(uint16_t index) {
+  const SyscallSpec* spec = SyscallSpecAt(index);
+  return spec != nullptr && (spec->flags & kMountTable) != 0;
 }
 
 bool IsLookupSyscall(uint16_t index) {

@@ -411,6 +411,48 @@ TEST(InterpreterTest, SystemdStartsTheDaemonAResourceAskedFor) {
   EXPECT_THAT(h.At("/etc/systemd/system/demo.service"), IsEmpty());  // before the request
 }
 
+// A daemon-reload makes PID 1 run its generators (the sysv generator lists /etc/init.d, others
+// read every unit): PID 1 reloading everything there is, as its own reads then are, never the
+// needs of the Exec that asked. What it runs for a start is the Service's, as above.
+TEST(InterpreterTest, AReloadsGeneratorsAreChargedToNone) {
+  const std::string kR = "Exec[daemon-reload]";
+  const std::string kS = "Service[demo]";
+  auto systemctl = [](int pid, const std::string& args) {
+    return std::to_string(pid) + " execve(\"/usr/bin/systemctl\", [\"systemctl\", " + args +
+           "], 0x7f /* 6 vars */) = 0";
+  };
+  Harness h(
+      {Begin(100, kR), "100 clone(child_stack=NULL, flags=SIGCHLD) = 200",
+       systemctl(200, "\"daemon-reload\""),
+       "1 clone(child_stack=NULL, flags=CLONE_NEWNS|SIGCHLD) = 300",
+       "300 execve(\"/usr/lib/systemd/system-generators/systemd-sysv-generator\", "
+       "[\"systemd-sysv-generator\"], 0x7f /* 9 vars */) = 0",
+       "300 openat(AT_FDCWD, \"/etc/init.d/demo\", O_RDONLY) = 3", "200 +++ exited with 0 +++",
+       End(100, kR), Begin(100, kS), "100 clone(child_stack=NULL, flags=SIGCHLD) = 201",
+       systemctl(201, "\"start\", \"demo\""), "1 clone(child_stack=NULL, flags=SIGCHLD) = 301",
+       "301 openat(AT_FDCWD, \"/etc/demo.conf\", O_RDONLY) = 3", "201 +++ exited with 0 +++",
+       End(100, kS)});
+  EXPECT_THAT(h.At("/etc/init.d/demo"), IsEmpty());
+  EXPECT_THAT(h.At("/etc/demo.conf"), UnorderedElementsAre(Pair(kS, "consumed")));
+}
+
+// Mounts and unmounts change a mount namespace, not files: in one of the process's own
+// (systemd building a unit's sandbox at /run/systemd/mount-rootfs), nobody else sees them.
+// In the namespace everybody shares they still change what a path holds.
+TEST(InterpreterTest, MountsInAMountNamespaceOfItsOwnChangeNothingShared) {
+  Harness h({Begin(100, kE), "100 clone(child_stack=NULL, flags=SIGCHLD) = 200",
+             "200 unshare(CLONE_NEWNS) = 0",
+             "200 umount2(\"/run/systemd/mount-rootfs/dev\", MNT_DETACH) = 0",
+             "200 mount(\"tmpfs\", \"/tmp/private\", \"tmpfs\", MS_NOSUID, NULL) = 0",
+             "200 clone(child_stack=NULL, flags=SIGCHLD) = 201",
+             "201 umount2(\"/run/inherited\", 0) = 0",
+             "100 mount(\"/dev/sdb1\", \"/srv/data\", \"ext4\", 0, NULL) = 0", End(100, kE)});
+  EXPECT_THAT(h.At("/run/systemd/mount-rootfs/dev"), IsEmpty());
+  EXPECT_THAT(h.At("/tmp/private"), IsEmpty());
+  EXPECT_THAT(h.At("/run/inherited"), IsEmpty());  // the child is in its parent's namespace
+  EXPECT_THAT(h.At("/srv/data"), UnorderedElementsAre(Pair(kE, "produced")));
+}
+
 // What systemd itself reads while a Service's systemctl starts a unit is read for that unit
 // (class 4 of the precision issue): its unit file, drop-ins and EnvironmentFile=, which
 // systemd before 255 reads in PID 1. Other units' files, PID 1's writes, and its reads for a

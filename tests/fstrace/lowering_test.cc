@@ -325,7 +325,7 @@ const LoweringCase kLoweringCases[] = {
     {R"(execveat(AT_FDCWD, "/bin/sh", ["sh"], 0x7ffd /* 20 vars */, 0) = 0)",
      {"hpath consumed path=/bin/sh", "exec path=/bin/sh path2=[\"sh\"]"}},
     {R"(unshare(CLONE_FILES|CLONE_FS) = 0)", {"unshare clone_flags=0x600"}},
-    {R"(unshare(CLONE_NEWNS) = 0)", {"unshare"}},
+    {R"(unshare(CLONE_NEWNS) = 0)", {"unshare clone_flags=0x20000"}},
     {R"(write(1, "\33[0;32mInfo: /Stage[main]/Main/File[/x]: Evaluated in 0.01 seconds\33[0m\n", 73) = 73)",
      {}},
     {R"(writev(1, [{iov_base="Info: a", iov_len=7}, {iov_base="\n", iov_len=1}], 2) = 8)", {}},

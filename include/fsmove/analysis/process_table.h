@@ -31,6 +31,9 @@ struct Process {
   uint32_t fs = 0;   // fs context slot
   Ownership ownership = Ownership::kNone;
   BlockId block = kNoBlock;  // for kResource
+  // In a mount namespace of its own (it or an ancestor unshared or cloned with CLONE_NEWNS):
+  // its mounts and unmounts change no other process's view.
+  bool own_mounts = false;
 };
 
 class ProcessTable {

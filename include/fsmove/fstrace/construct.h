@@ -75,6 +75,7 @@ struct Construct {
 inline constexpr uint64_t kCloneFs = 0x00000200;
 inline constexpr uint64_t kCloneFiles = 0x00000400;
 inline constexpr uint64_t kCloneThread = 0x00010000;
+inline constexpr uint64_t kCloneNewns = 0x00020000;  // a mount namespace of its own
 
 // One factory per kind of construct: the fields each kind uses, and nothing else set.
 namespace make {

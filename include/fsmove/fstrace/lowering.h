@@ -32,6 +32,9 @@ enum SyscallFlags : uint8_t {
   kCreatesProcess = 1 << 4,
   // With kMayCarryMarker: the written bytes are an iovec array (writev), not a buffer (write).
   kMarkerInIovecs = 1 << 5,
+  // Changes the mount table, not a file (mount, umount2): in a mount namespace of the calling
+  // process's own, nobody else sees it.
+  kMountTable = 1 << 6,
 };
 
 struct SyscallSpec {
@@ -58,6 +61,8 @@ std::string_view SyscallName(uint16_t index);
 // readlink, getxattr), or a change of metadata only (chmod, chown, utimes, setxattr).
 bool IsLookupSyscall(uint16_t index);
 bool IsMetadataSyscall(uint16_t index);
+// The table's kMountTable flag, by index.
+bool ChangesMountTable(uint16_t index);
 
 // Collects the constructs of one call. Failed calls (negative or unknown return) keep only
 // their path effects, as consumption: the resource needed the path even if the call failed.

@@ -55,9 +55,7 @@ absl::Status Analyzer::Run(strace::LineReader& reader) {
 void Analyzer::FeedLine(std::string_view line, uint64_t number) {
   stats_.lines = number;
   stats_.bytes += line.size() + 1;
-  strace::LineHead head = strace::ParseLineHead(line);
-  if (strace::NamesSyscall(head.kind)) head.syscall = syscall_names_(head.name);
-  assembler_.Feed(head, line, number);
+  assembler_.Feed(strace::ParseLineHead(line, &syscall_names_), line, number);
 }
 
 int32_t Analyzer::TableIndexOf(std::string_view name) {

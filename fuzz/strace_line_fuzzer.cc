@@ -115,6 +115,18 @@ void CheckHead(std::string_view line) {
   if (end != std::string_view::npos) {
     FSMOVE_FUZZ_CHECK(end < head.rest.size() && head.rest[end] == ')');
   }
+  // With the names the analyzer remembers (kept from input to input), a line reads the same
+  // and its name has the table's index.
+  static strace::NameIndex names(
+      [](std::string_view name) { return static_cast<int32_t>(fstrace::FindSyscallIndex(name)); });
+  const strace::LineHead named = strace::ParseLineHead(line, &names);
+  FSMOVE_FUZZ_CHECK(named.kind == head.kind && named.pid == head.pid && named.name == head.name &&
+                    named.name.data() == head.name.data() && named.rest == head.rest &&
+                    named.rest.data() == head.rest.data());
+  FSMOVE_FUZZ_CHECK(named.syscall ==
+                    (strace::NamesSyscall(head.kind)
+                         ? static_cast<int32_t>(fstrace::FindSyscallIndex(head.name))
+                         : -1));
 }
 
 // strace prints a non-printable byte as \n, \t, ... or as an octal escape, short when the

@@ -55,9 +55,38 @@ absl::Status Analyzer::Run(strace::LineReader& reader) {
 void Analyzer::FeedLine(std::string_view line, uint64_t number) {
   stats_.lines = number;
   stats_.bytes += line.size() + 1;
-  strace::LineHead head = strace::ParseLineHead(line);
-  if (strace::NamesSyscall(head.kind)) head.syscall = syscall_names_(head.name);
+  strace::LineHead head = strace::ParseLineHead(line, &syscall_names_);
+  if (head.kind == strace::LineKind::kCall && head.has_pid && head.syscall > 0 &&
+      !head.rest.empty() && head.rest.back() != 'd') {  // 'd': maybe a spliced notice
+    // Found once here, for CountedOnly or for the assembler.
+    head.no_spliced_notice = true;
+    head.return_at = strace::ReturnValueStart(head.rest);
+    if (head.return_at != std::string_view::npos) {
+      head.returned_negative =
+          head.return_at < head.rest.size() && head.rest[head.return_at] == '-' ? 1 : 0;
+      if (CountedOnly(head.pid, head.syscall, head.returned_negative)) return;
+    }
+  }
   assembler_.Feed(head, line, number);
+}
+
+bool Analyzer::CountedOnly(int32_t pid, int32_t syscall, int8_t returned_negative) {
+  if (!assembler_.TakesWholeCall()) return false;
+  const SyscallSpec* spec = fstrace::SyscallSpecAt(static_cast<uint16_t>(syscall));
+  if (spec == nullptr || (spec->flags & (fstrace::kMayCarryMarker | fstrace::kCreatesProcess))) {
+    return false;
+  }
+  // As OnCall decides (BlockOf, asked first here, is asked the same there).
+  if (!(spec->flags & fstrace::kNoEffect)) {
+    if (!(spec->flags & fstrace::kConsumeOnly)) return false;
+    if ((spec->flags & fstrace::kTeachesSymlink) && returned_negative != 1) return false;
+    if (interp_.BlockOf(pid) != kNoBlock) return false;
+    ++stats_.skipped_outside_blocks;
+  }
+  assembler_.CountWholeCall(pid);
+  if (stats_.first_pid == 0) stats_.first_pid = pid;
+  ++stats_.modelled_calls;
+  return true;
 }
 
 int32_t Analyzer::TableIndexOf(std::string_view name) {

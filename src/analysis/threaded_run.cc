@@ -21,7 +21,11 @@ void Analyzer::FeedBatch(const strace::LineBatch& batch, size_t max_line_bytes) 
                  absl::StrCat("line longer than ", max_line_bytes, " bytes: cut, not analysed"));
     } else {
       stats_.lines = number;
-      assembler_.Feed(batch.Head(l), batch.Text(l), number);
+      if (l.kind != strace::LineKind::kCall || !l.has_pid || l.syscall <= 0 ||
+          !l.no_spliced_notice || l.return_at == strace::kNoReturn ||
+          !CountedOnly(l.pid, l.syscall, l.returned_negative)) {
+        assembler_.Feed(batch.Head(l), batch.Text(l), number);
+      }
     }
     ++number;
   }

@@ -416,6 +416,12 @@ std::function<int()> RegisterCheck(CLI::App& app) {
       "do not run the traced apply on one CPU (pinning makes ptrace stops cheap)");
   cmd->add_flag("--full-trace", o->full_trace,
                 "trace every system call, not only those the model uses (much slower)");
+  cmd->add_option("--strace-string-limit", o->request.strace_string_limit,
+                  "bytes of each string strace prints (its -s); below the default, a long "
+                  "evaltrace marker can be cut (300 records traces as the FSMoVe paper did)")
+      ->check(CLI::Range(32, 1 << 20))
+      ->default_val(exec::kStraceStringLimit)
+      ->type_name("BYTES");
   cmd->add_flag("--untraced", o->request.untraced,
                 "apply without strace and report nothing (for measuring the tracing overhead)")
       ->group("");

@@ -26,16 +26,6 @@ LineHead LineBatch::Head(const BatchedLine& l) const {
   return head;
 }
 
-int32_t NameIndex::operator()(std::string_view name) {
-  if (last_size_ == 0 || name.size() != last_size_ ||
-      memcmp(name.data(), last_, name.size()) != 0) {
-    last_index_ = lookup_(name);
-    last_size_ = name.size() < sizeof last_ ? name.size() : 0;
-    if (last_size_ != 0) memcpy(last_, name.data(), last_size_);
-  }
-  return last_index_;
-}
-
 namespace {
 
 uint32_t OffsetIn(std::string_view line, std::string_view part) {
@@ -43,7 +33,7 @@ uint32_t OffsetIn(std::string_view line, std::string_view part) {
 }
 
 void ParseHeadInto(std::string_view line, NameIndex* name_index, BatchedLine* l) {
-  const LineHead head = ParseLineHead(line);
+  const LineHead head = ParseLineHead(line, name_index);
   l->kind = head.kind;
   l->has_pid = head.has_pid;
   l->pid = head.pid;
@@ -62,9 +52,7 @@ void ParseHeadInto(std::string_view line, NameIndex* name_index, BatchedLine* l)
     // The assembler looks for a spliced "Process N attached" only in lines ending in 'd'.
     l->no_spliced_notice = head.rest.empty() || head.rest.back() != 'd';
   }
-  if (NamesSyscall(head.kind) && name_index != nullptr) {
-    l->syscall = (*name_index)(head.name);
-  }
+  l->syscall = head.syscall;
 }
 
 // The rare batch whose lines sit in a buffer grown for a very long line: its lines are copied

@@ -2,6 +2,7 @@
 // Hand-written scanning: this runs on every line of multi-gigabyte traces.
 #include "fsmove/strace/strace_line.h"
 
+#include <bit>
 #include <cstring>
 
 #include "byte_scan.h"
@@ -121,10 +122,32 @@ namespace {
 
 inline bool IsLower(char c) { return c >= 'a' && c <= 'z'; }
 
+// Little-endian word loads: the first byte of the text is the word's low byte.
+static_assert(std::endian::native == std::endian::little, "word-at-a-time scans assume it");
+
+inline uint64_t Load8(const char* p) {
+  uint64_t w;
+  memcpy(&w, p, 8);
+  return w;
+}
+
+// Skips the spaces at p, eight at a time (the -o pid column is padded: `7     readlink(`).
+inline const char* SkipSpaces(const char* p, const char* end) {
+  constexpr uint64_t kSpaces = 0x2020202020202020ull;
+  while (end - p >= 8) {
+    const uint64_t other = Load8(p) ^ kSpaces;  // zero bytes are spaces
+    if (other != 0) return p + std::countr_zero(other) / 8;
+    p += 8;
+  }
+  while (p < end && *p == ' ') ++p;
+  return p;
+}
+
 // The shape of nearly every line of an `strace -f -o` trace, `PID  name(args) = ret`, read in
 // one pass of pointer steps; false (nothing written) for any other shape, left to the general
-// parse. What it accepts, it reads exactly as the general parse would.
-bool ParseCommonHead(std::string_view line, LineHead* head) {
+// parse. What it accepts, it reads exactly as the general parse would. With `names`, a name
+// it remembers is recognised without a scan, and the name is looked up.
+bool ParseCommonHead(std::string_view line, NameIndex* names, LineHead* head) {
   const char* p = line.data();
   const char* const end = p + line.size();
   // A pid of at most 9 digits (it fits in an int32), then spaces: the -o pid column.
@@ -135,12 +158,20 @@ bool ParseCommonHead(std::string_view line, LineHead* head) {
     ++p;
   }
   if (p == digits || p - digits > 9 || p == end || *p != ' ') return false;
-  while (p < end && *p == ' ') ++p;
+  p = SkipSpaces(p, end);
   // A name that starts with a lowercase letter (not a timestamp, a notice or a resumption)...
   if (p == end || !IsLower(*p)) return false;
   const char* name = p;
-  while (p < end && IsNameChar(*p)) ++p;
-  if (p == end || *p != '(') return false;
+  size_t name_size = 0;
+  int32_t syscall = -1;
+  const bool known = names != nullptr && names->Match(p, end, &name_size, &syscall);
+  if (known) {
+    p += name_size;  // at its '('
+  } else {
+    while (p < end && IsNameChar(*p)) ++p;
+    if (p == end || *p != '(') return false;
+    name_size = static_cast<size_t>(p - name);
+  }
   // ...and a line that does not end in '>' (unfinished, detached, pid changed) after its
   // trailing blanks.
   const char* rest = p + 1;
@@ -152,22 +183,51 @@ bool ParseCommonHead(std::string_view line, LineHead* head) {
   head->kind = LineKind::kCall;
   head->has_pid = true;
   head->pid = pid;
-  head->name = std::string_view(name, p - name);
+  head->name = std::string_view(name, name_size);
   head->rest = std::string_view(rest, rest_end - rest);
+  if (names != nullptr) head->syscall = known ? syscall : (*names)(head->name);
   return true;
 }
 
 }  // namespace
 
-LineHead ParseLineHead(std::string_view line) {
-  LineHead head;
-  if (ParseCommonHead(line, &head)) return head;
+int32_t NameIndex::operator()(std::string_view name) {
+  for (size_t k = 0; k < kWays; ++k) {
+    const Entry& e = ways_[(hit_ + k) % kWays];
+    if (e.size == name.size() && memcmp(e.text, name.data(), name.size()) == 0) {
+      hit_ = (hit_ + k) % kWays;
+      return e.index;
+    }
+  }
+  const int32_t index = lookup_(name);
+  if (name.empty() || name.size() + 1 > sizeof(Entry::text) || !IsLower(name[0])) return index;
+  Entry& e = ways_[next_];
+  hit_ = next_;
+  next_ = (next_ + 1) % kWays;
+  e = Entry{};
+  memcpy(e.text, name.data(), name.size());
+  e.text[name.size()] = '(';
+  const size_t n = name.size() + 1;
+  e.size = static_cast<uint32_t>(name.size());
+  e.index = index;
+  memcpy(&e.first, e.text, 8);  // text is zero-padded to 24 bytes
+  e.mask = n >= 8 ? ~uint64_t{0} : (uint64_t{1} << (8 * n)) - 1;
+  e.first &= e.mask;
+  if (n > 8) e.last = Load8(e.text + n - 8);
+  return index;
+}
+
+namespace {
+
+// Every other shape: [pid N] prefixes, timestamps, notices, resumed and unfinished halves.
+void ParseGeneralHead(std::string_view line, LineHead* out) {
+  LineHead& head = *out;
   size_t i = 0;
   const size_t n = line.size();
   while (i < n && (line[i] == ' ' || line[i] == '\t')) ++i;
   if (i == n || TrimRight(line).empty()) {
     head.kind = LineKind::kBlank;
-    return head;
+    return;
   }
   // Pid prefix: "[pid  123] " or "123 ".
   if (line[i] == '[' && line.compare(i, 5, "[pid ") == 0) {
@@ -176,11 +236,11 @@ LineHead ParseLineHead(std::string_view line) {
     int64_t pid = 0;
     if (!ParseDecimal(line, &j, &pid) || j >= n || line[j] != ']') {
       head.garbage_reason = "malformed [pid N] prefix";
-      return head;
+      return;
     }
     if (!FitsPid(pid)) {
       head.garbage_reason = "pid out of range";
-      return head;
+      return;
     }
     head.has_pid = true;
     head.pid = static_cast<int32_t>(pid);
@@ -192,7 +252,7 @@ LineHead ParseLineHead(std::string_view line) {
     if (j < n && line[j] == ' ') {  // a bare integer then a space: the pid column
       if (!FitsPid(pid)) {
         head.garbage_reason = "pid out of range";
-        return head;
+        return;
       }
       head.has_pid = true;
       head.pid = static_cast<int32_t>(pid);
@@ -217,7 +277,7 @@ LineHead ParseLineHead(std::string_view line) {
   if (p.empty()) {
     head.kind = LineKind::kGarbage;
     head.garbage_reason = "prefix without a call";
-    return head;
+    return;
   }
   // Lifecycle and notice lines start with punctuation; system calls with a letter.
   const char first = p[0];
@@ -239,11 +299,11 @@ LineHead ParseLineHead(std::string_view line) {
       } else {
         head.garbage_reason = "unknown +++ notice";
       }
-      return head;
+      return;
     }
     if (p.starts_with("--- ")) {
       head.kind = LineKind::kSignal;
-      return head;
+      return;
     }
     if (p.starts_with("<... ")) {
       size_t j = 5;
@@ -252,23 +312,23 @@ LineHead ParseLineHead(std::string_view line) {
       constexpr std::string_view kResumed = " resumed>";
       if (j == name_start || p.compare(j, kResumed.size(), kResumed) != 0) {
         head.garbage_reason = "malformed resumed line";
-        return head;
+        return;
       }
       head.kind = LineKind::kResumed;
       head.name = p.substr(name_start, j - name_start);
       head.rest = p.substr(j + kResumed.size());
-      return head;
+      return;
     }
     if (p.starts_with("strace: ") || p.starts_with("[ Process ") || p.starts_with("<detached")) {
       head.kind = LineKind::kNotice;
-      return head;
+      return;
     }
   }
   size_t j = 0;
   while (j < p.size() && IsNameChar(p[j])) ++j;
   if (j == 0 || j >= p.size() || p[j] != '(') {
     head.garbage_reason = "not a system call line";
-    return head;
+    return;
   }
   head.name = p.substr(0, j);
   std::string_view rest = p.substr(j + 1);
@@ -276,12 +336,12 @@ LineHead ParseLineHead(std::string_view line) {
     if (rest.ends_with(kUnfinished)) {
       head.kind = LineKind::kUnfinished;
       head.rest = TrimRight(rest.substr(0, rest.size() - kUnfinished.size()));
-      return head;
+      return;
     }
     if (rest.ends_with(kDetached)) {  // strace detached during the call: it never returns
       head.kind = LineKind::kUnfinished;
       head.rest = TrimRight(rest.substr(0, rest.size() - kDetached.size()));
-      return head;
+      return;
     }
     if (rest.ends_with("...>")) {
       size_t at = rest.rfind(kPidChanged);
@@ -292,13 +352,24 @@ LineHead ParseLineHead(std::string_view line) {
           head.kind = LineKind::kUnfinished;
           head.other_pid = static_cast<int32_t>(other);
           head.rest = TrimRight(rest.substr(0, at));
-          return head;
+          return;
         }
       }
     }
   }
   head.kind = LineKind::kCall;
   head.rest = rest;
+}
+
+}  // namespace
+
+LineHead ParseLineHead(std::string_view line) { return ParseLineHead(line, nullptr); }
+
+LineHead ParseLineHead(std::string_view line, NameIndex* names) {
+  LineHead head;
+  if (ParseCommonHead(line, names, &head)) return head;
+  ParseGeneralHead(line, &head);
+  if (names != nullptr && NamesSyscall(head.kind)) head.syscall = (*names)(head.name);
   return head;
 }
 

@@ -19,6 +19,11 @@ TEST(StraceArguments, NoListTracesEveryCall) {
               ElementsAre("/usr/bin/strace", "-D", "-f", "-s", "65535", "-I2", "-o", "out", "--"));
 }
 
+TEST(StraceArguments, TheStringLimitIsStracesDashS) {
+  EXPECT_THAT(StraceArguments("strace", "out", {}, 300),
+              ElementsAre("strace", "-D", "-f", "-s", "300", "-I2", "-o", "out", "--"));
+}
+
 TEST(CertName, IsLowerCase) {
   const std::string name = CertName();
   EXPECT_FALSE(name.empty());

@@ -4,6 +4,7 @@
 #include "fsmove/strace/strace_line.h"
 
 #include <string>
+#include <vector>
 
 #include "gtest/gtest.h"
 
@@ -732,6 +733,58 @@ TEST(StraceLineHeadTest, CommonShapeAndItsNeighboursReadAlike) {
   EXPECT_EQ(ParseLineHead("12 <... wait4 resumed>) = 13").kind, LineKind::kResumed);
   // Upper-case and digits inside a name, as the general parse allows.
   EXPECT_EQ(ParseLineHead("12 clone3({flags=CLONE_VM}, 88) = 13").name, "clone3");
+}
+
+// NameIndex remembers a few names and recognises them at a line's start with word compares;
+// a line must read the same with it as without, and name the index the table gives.
+int32_t FakeLookup(std::string_view name) {
+  return name.empty() ? -1 : static_cast<int32_t>(name.size() * 100 + name[0]);
+}
+
+TEST(NameIndexTest, ALineReadsAsWithoutIt) {
+  NameIndex names(&FakeLookup);
+  const std::vector<std::string> lines = {
+      "7     readlink(\"/usr\", 0x7ffd, 1023) = -1 EINVAL (Invalid argument)",
+      "7     readlinkat(AT_FDCWD, \"/usr\", 0x7ffd, 1023) = -1 EINVAL (Invalid argument)",
+      "7     readlink(\"/usr/lib\", 0x7ffd, 1023) = -1 EINVAL (Invalid argument)",
+      "7     newfstatat(AT_FDCWD, \"/x\", {st_mode=S_IFREG|0644, ...}, 0) = 0",
+      "7     read(3, \"\", 4096) = 0",
+      "7     readv(3, [], 0) = 0",
+      "7     re(1)",
+      "7     close(3) = 0",
+      "7     close(4)",
+      "7     clos(4) = 0",
+      "7     closer(4) = 0",
+      "7     sched_get_priority_max(SCHED_FIFO) = 99",
+      "7     sched_get_priority_min(SCHED_FIFO) = 1",
+      "7     sched_get_priority_max(",
+      "7     sched_get_priority_ma",
+      "7     rt_sigprocmask(SIG_SETMASK, [], NULL, 8) = 0",
+      "7     rt_sigprocmask",
+      "7     wait4(-1,  <unfinished ...>",
+      "7     <... wait4 resumed>) = 13",
+      "[pid 8] readlink(\"/usr\", 0x7ffd, 1023) = -1 EINVAL (Invalid argument)",
+      "7     Close(3) = 0",
+      "7     _exit(0) = ?",
+      "7     a(",
+      "7     ab(",
+      "7     abcdefg(",
+      "7     abcdefgh(",
+      "7     abcdefghijklmno(",
+      "7     abcdefghijklmnop(",
+      "7     abcdefghijklmnopq(",
+  };
+  for (int round = 0; round < 3; ++round) {  // remembered from the first round on
+    for (const std::string& line : lines) {
+      const LineHead plain = ParseLineHead(line);
+      const LineHead h = ParseLineHead(line, &names);
+      EXPECT_EQ(h.kind, plain.kind) << line;
+      EXPECT_EQ(h.pid, plain.pid) << line;
+      EXPECT_EQ(h.name, plain.name) << line;
+      EXPECT_EQ(h.rest, plain.rest) << line;
+      EXPECT_EQ(h.syscall, NamesSyscall(plain.kind) ? FakeLookup(plain.name) : -1) << line;
+    }
+  }
 }
 
 }  // namespace

@@ -114,6 +114,11 @@ class Analyzer : private strace::CallSink {
 
   // Stage 2 of RunThreaded for one batch.
   void FeedBatch(const strace::LineBatch& batch, size_t max_line_bytes);
+  // Most lines of an unfiltered trace: a whole call (see CallAssembler::TakesWholeCall) that
+  // the model only counts, a no-effect call or a lookup outside every block (a readlink only
+  // when it failed). Counts it as Feed() and OnCall() would and returns true; false (nothing
+  // done) for any other.
+  bool CountedOnly(int32_t pid, int32_t syscall, int8_t returned_negative);
   // Applies a Puppet evaltrace marker, if the write carried one, to the interpreter.
   void DetectMarker(int32_t pid, const fstrace::SyscallSpec& spec, std::string_view args_text,
                     uint64_t line);

@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "fsmove/exec/os_root.h"
+#include "fsmove/exec/puppet_command.h"
 #include "fsmove/exec/sandbox.h"
 #include "fsmove/exec/target.h"
 
@@ -26,6 +27,9 @@ struct CheckRequest {
   // The system calls strace records (a kernel-side filter; readlink is left out, see
   // StraceArguments): the calls the analysis models. Empty: every call (slow).
   std::vector<std::string> traced_syscalls;
+  // strace's -s: the bytes of each string it prints (kStraceStringLimit; the paper's protocol
+  // used 300, for traces of that shape: see bench/full_trace_throughput).
+  int strace_string_limit = kStraceStringLimit;
   bool untraced = false;  // apply without strace (to measure the tracing overhead)
   // Pin strace and the traced processes to one CPU (default in the overlay sandbox, where the
   // daemons Puppet starts die with the run; not with --sandbox none, where they stay).

@@ -7,11 +7,15 @@
 
 namespace fsmove::exec {
 
+// The string limit (strace's -s) fsmove traces with: long enough for any marker's title.
+inline constexpr int kStraceStringLimit = 65535;
+
 // The strace command line (without the traced command): -f, the kernel-side filter of
-// `traced_syscalls` (--seccomp-bpf; readlink is always left out; empty: every call), a string
-// limit long enough for any marker.
+// `traced_syscalls` (--seccomp-bpf; readlink is always left out; empty: every call), and the
+// string limit (-s; the paper's protocol recorded with 300, which can cut a marker's title).
 std::vector<std::string> StraceArguments(const std::string& strace, const std::string& output,
-                                         const std::vector<std::string>& traced_syscalls);
+                                         const std::vector<std::string>& traced_syscalls,
+                                         int string_limit = kStraceStringLimit);
 
 // Puppet's node name for compiling: the lower-cased fully qualified host name.
 std::string CertName();

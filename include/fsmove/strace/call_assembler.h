@@ -82,6 +82,15 @@ class CallAssembler {
 
   void Feed(std::string_view line, uint64_t line_number);
   void Feed(const LineHead& head, std::string_view line, uint64_t line_number);
+  // The common line, a whole call (kCall, with its return value and no spliced notice) of a
+  // process named by its pid, can be taken without Feed() while no interrupted start waits and
+  // the first process is bound: TakesWholeCall(), then CountWholeCall() does what Feed() would
+  // but tell the sink, which the caller then stands for.
+  bool TakesWholeCall() const { return !spliced_.active && !AwaitingBinding(); }
+  void CountWholeCall(int32_t pid) {
+    NoteLive(pid);
+    ++stats_.calls;
+  }
   // Call at end of input.
   void Finish();
 

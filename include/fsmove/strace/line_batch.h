@@ -60,27 +60,6 @@ struct BatchOptions {
   int32_t (*syscall_index)(std::string_view name) = nullptr;
 };
 
-// Looks syscall names up through `lookup` (the caller's syscall table), keeping the last
-// answer: most lines repeat the name of the line before (Ruby's start-up is runs of readlink
-// and stat). The name is kept as a copy, so the line it came from may go.
-class NameIndex {
- public:
-  explicit NameIndex(int32_t (*lookup)(std::string_view name)) : lookup_(lookup) {}
-  int32_t operator()(std::string_view name);
-
- private:
-  int32_t (*lookup_)(std::string_view);
-  char last_[24] = {};
-  size_t last_size_ = 0;  // 0: none kept (none yet, or a name too long to keep)
-  int32_t last_index_ = -1;
-};
-
-// Whether a line of this kind names a syscall that NameIndex looks up: a call, either half of
-// a split one.
-inline bool NamesSyscall(LineKind kind) {
-  return kind == LineKind::kCall || kind == LineKind::kResumed || kind == LineKind::kUnfinished;
-}
-
 // Fills `batch` with the reader's next lines, left where the reader read them (it reads only
 // when no whole line is buffered). Sets batch->last when the input has no more lines (end of input
 // or a read error: the reader's status() says which). A batch whose reader's buffer grew past 4x

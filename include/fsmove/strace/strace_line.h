@@ -8,6 +8,7 @@
 #pragma once
 
 #include <cstdint>
+#include <cstring>
 #include <string_view>
 
 namespace fsmove::strace {
@@ -53,9 +54,72 @@ struct LineHead {
   int32_t syscall = -1;
 };
 
+// Looks syscall names up through `lookup` (the caller's syscall table), remembering the last
+// few names: nearly every line repeats one of them (Ruby's start-up alternates readlink and
+// newfstatat). A remembered name is also recognised at the start of a line with a few word
+// compares, instead of a scan of its bytes. Names are kept as copies: the lines may go.
+class NameIndex {
+ public:
+  explicit NameIndex(int32_t (*lookup)(std::string_view name)) : lookup_(lookup) {}
+  int32_t operator()(std::string_view name);
+  // Whether [p, end) starts with a remembered name and '(': sets its length and index. Only
+  // names that start with a lowercase letter are remembered, as a call's name in the common
+  // line shape does.
+  // Inline: it runs on nearly every line.
+  bool Match(const char* p, const char* end, size_t* size, int32_t* index) {
+    const size_t avail = static_cast<size_t>(end - p);
+    if (avail < 8) return false;  // a line this short is left to the scan
+    const uint64_t first = Load8(p);
+    for (size_t k = 0; k < kWays; ++k) {
+      const size_t way = (hit_ + k) % kWays;
+      const Entry& e = ways_[way];
+      if (e.size == 0 || (first & e.mask) != e.first) continue;
+      const size_t n = e.size + 1;  // with its '('
+      if (n > avail) continue;
+      if (n > 16 ? memcmp(p + 8, e.text + 8, n - 8) != 0 : n > 8 && Load8(p + n - 8) != e.last) {
+        continue;
+      }
+      hit_ = way;
+      *size = e.size;
+      *index = e.index;
+      return true;
+    }
+    return false;
+  }
+
+ private:
+  static constexpr size_t kWays = 4;
+  struct Entry {
+    uint64_t first = 0;  // the first 8 bytes of "NAME(", zero-padded
+    uint64_t mask = 0;   // of `first`'s bytes that belong to "NAME("
+    uint64_t last = 0;   // "NAME("'s last 8 bytes, when it is 9 to 16 bytes long
+    uint32_t size = 0;   // of NAME; 0: an empty way
+    int32_t index = -1;
+    char text[24] = {};  // "NAME("
+  };
+  static uint64_t Load8(const char* p) {  // little-endian: p[0] is the low byte
+    uint64_t w;
+    memcpy(&w, p, 8);
+    return w;
+  }
+
+  int32_t (*lookup_)(std::string_view);
+  Entry ways_[kWays];
+  size_t hit_ = 0;   // the way that matched last: tried first
+  size_t next_ = 0;  // the way a new name replaces
+};
+
+// Whether a line of this kind names a syscall that NameIndex looks up: a call, either half of
+// a split one.
+inline bool NamesSyscall(LineKind kind) {
+  return kind == LineKind::kCall || kind == LineKind::kResumed || kind == LineKind::kUnfinished;
+}
+
 // Parses the prefix, kind and name. Never fails hard: unknown shapes become kGarbage with a
-// reason. Cost: a short scan of the line's start and its end.
+// reason. Cost: a short scan of the line's start and its end. With `names`, also looks the
+// name up (LineHead::syscall) for the kinds that name a call.
 LineHead ParseLineHead(std::string_view line);
+LineHead ParseLineHead(std::string_view line, NameIndex* names);
 
 struct CallTail {
   std::string_view args;  // the argument text, without the outer parentheses

@@ -411,25 +411,27 @@ TEST(InterpreterTest, SystemdStartsTheDaemonAResourceAskedFor) {
   EXPECT_THAT(h.At("/etc/systemd/system/demo.service"), IsEmpty());  // before the request
 }
 
+// The strace line of process `pid` exec'ing systemctl with `args` (its quoted arguments).
+std::string Systemctl(int pid, const std::string& args) {
+  return std::to_string(pid) + " execve(\"/usr/bin/systemctl\", [\"/usr/bin/systemctl\", " + args +
+         "], 0x7f /* 6 vars */) = 0";
+}
+
 // A daemon-reload makes PID 1 run its generators (the sysv generator lists /etc/init.d, others
 // read every unit): PID 1 reloading everything there is, as its own reads then are, never the
 // needs of the Exec that asked. What it runs for a start is the Service's, as above.
 TEST(InterpreterTest, AReloadsGeneratorsAreChargedToNone) {
   const std::string kR = "Exec[daemon-reload]";
   const std::string kS = "Service[demo]";
-  auto systemctl = [](int pid, const std::string& args) {
-    return std::to_string(pid) + " execve(\"/usr/bin/systemctl\", [\"systemctl\", " + args +
-           "], 0x7f /* 6 vars */) = 0";
-  };
   Harness h(
       {Begin(100, kR), "100 clone(child_stack=NULL, flags=SIGCHLD) = 200",
-       systemctl(200, "\"daemon-reload\""),
+       Systemctl(200, "\"daemon-reload\""),
        "1 clone(child_stack=NULL, flags=CLONE_NEWNS|SIGCHLD) = 300",
        "300 execve(\"/usr/lib/systemd/system-generators/systemd-sysv-generator\", "
        "[\"systemd-sysv-generator\"], 0x7f /* 9 vars */) = 0",
        "300 openat(AT_FDCWD, \"/etc/init.d/demo\", O_RDONLY) = 3", "200 +++ exited with 0 +++",
        End(100, kR), Begin(100, kS), "100 clone(child_stack=NULL, flags=SIGCHLD) = 201",
-       systemctl(201, "\"start\", \"demo\""), "1 clone(child_stack=NULL, flags=SIGCHLD) = 301",
+       Systemctl(201, "\"start\", \"demo\""), "1 clone(child_stack=NULL, flags=SIGCHLD) = 301",
        "301 openat(AT_FDCWD, \"/etc/demo.conf\", O_RDONLY) = 3", "201 +++ exited with 0 +++",
        End(100, kS)});
   EXPECT_THAT(h.At("/etc/init.d/demo"), IsEmpty());
@@ -462,21 +464,17 @@ TEST(InterpreterTest, WhatPidOneReadsToStartAUnitIsTheService) {
   const std::string kS = "Service[demo]";
   const std::string kWeb = "Service[web]";
   const std::string kE2 = "Exec[reload]";
-  auto systemctl = [](int pid, const std::string& args) {
-    return std::to_string(pid) + " execve(\"/usr/bin/systemctl\", [\"/usr/bin/systemctl\", " +
-           args + "], 0x7f /* 6 vars */) = 0";
-  };
   Harness h({Begin(100, kS),
              "100 clone(child_stack=NULL, flags=SIGCHLD) = 200",
-             systemctl(200, "\"unmask\", \"--\", \"demo\""),
+             Systemctl(200, "\"unmask\", \"--\", \"demo\""),
              "1 openat(AT_FDCWD, \"/etc/systemd/system/all.service\", O_RDONLY) = 5",
              "200 +++ exited with 0 +++",
              "100 clone(child_stack=NULL, flags=SIGCHLD) = 201",
-             systemctl(201, "\"is-active\", \"--\", \"demo\""),
+             Systemctl(201, "\"is-active\", \"--\", \"demo\""),
              "1 openat(AT_FDCWD, \"/etc/query.read\", O_RDONLY) = 5",
              "201 +++ exited with 0 +++",
              "100 clone(child_stack=NULL, flags=SIGCHLD) = 202",
-             systemctl(202, "\"start\", \"--\", \"demo\""),
+             Systemctl(202, "\"start\", \"--\", \"demo\""),
              "1 openat(AT_FDCWD, \"/etc/systemd/system/demo.service\", O_RDONLY) = 5",
              "1 openat(AT_FDCWD, \"/etc/systemd/system/demo.service.d/limits.conf\", O_RDONLY) = 5",
              "1 openat(AT_FDCWD, \"/etc/systemd/system/timer-target.service\", O_RDONLY) = 5",
@@ -487,14 +485,14 @@ TEST(InterpreterTest, WhatPidOneReadsToStartAUnitIsTheService) {
              End(100, kS),
              Begin(100, kWeb),
              "100 clone(child_stack=NULL, flags=SIGCHLD) = 203",
-             systemctl(203, "\"restart\", \"web@blue.service\""),
+             Systemctl(203, "\"restart\", \"web@blue.service\""),
              "1 openat(AT_FDCWD, \"/etc/systemd/system/web@.service\", O_RDONLY) = 5",
              "1 openat(AT_FDCWD, \"/etc/systemd/system/web@.socket\", O_RDONLY) = 5",
              "203 +++ exited with 0 +++",
              End(100, kWeb),
              Begin(100, kE2),
              "100 clone(child_stack=NULL, flags=SIGCHLD) = 204",
-             systemctl(204, "\"start\", \"demo\""),
+             Systemctl(204, "\"start\", \"demo\""),
              "1 openat(AT_FDCWD, \"/etc/exec.read\", O_RDONLY) = 5",
              "204 +++ exited with 0 +++",
              End(100, kE2)});

@@ -308,7 +308,7 @@ absl::StatusOr<ScanOutcome> RunScan(const ScanOptions& o, const volatile std::si
     ModuleResult res = Classify(r.module, outcome);
     if (!r.systemd_for.empty()) {
       res.warnings.push_back(fmt::format(
-          "applied with --init systemd: without it, {} had no init script (a systemd unit only)",
+          "checked with --init systemd: without it, {} had no init script (a systemd unit only)",
           absl::StrJoin(r.systemd_for, ", ")));
     }
     if (auto st = WriteStatus(r.dir, res); !st.ok()) {

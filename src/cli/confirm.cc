@@ -17,8 +17,7 @@
 namespace fsmove::cli {
 namespace {
 
-// Conflicting paths probed at the end of each replay: per finding, and in all.
-constexpr size_t kMaxPathsPerFinding = 32;
+// Conflicting paths probed at the end of each replay, in all (kMaxPathsPerFinding: per finding).
 constexpr size_t kMaxPaths = 512;
 
 struct Replay {
@@ -56,6 +55,12 @@ void AddPaths(const checker::Finding& f, std::vector<std::string>* list) {
 
 }  // namespace
 
+ForcedOrder OrderToForce(const checker::Finding& f, const catalog::Catalog& cat) {
+  const catalog::Resource& source = cat.resource(f.source);
+  const catalog::Resource& target = cat.resource(f.target);
+  return f.applied_in_reverse ? ForcedOrder{source, target} : ForcedOrder{target, source};
+}
+
 int ConfirmFindings(const exec::CheckRequest& base, const exec::RunResult& run,
                     const catalog::Catalog& cat, const report::FindingsContext& ctx,
                     const ConfirmOptions& o, checker::CheckResult* result) {
@@ -76,17 +81,13 @@ int ConfirmFindings(const exec::CheckRequest& base, const exec::RunResult& run,
   if (chosen.empty() && notifiers.empty()) return 0;
 
   // Replay 0 applies the catalog as compiled; replay k forces finding chosen[k-1]'s order
-  // the other way round from this run's: the target before the source, or (a run that
-  // applied them in reverse) the source before the target.
+  // the other way round from this run's (OrderToForce).
   std::vector<Replay> replays(chosen.size() + 1);
   replays[0].name = "reference";
   replays[0].catalog = run.catalog_text;
   for (size_t k = 0; k < chosen.size(); ++k) {
     checker::Finding& f = result->findings[chosen[k]];
-    const catalog::Resource& source = cat.resource(f.source);
-    const catalog::Resource& target = cat.resource(f.target);
-    const catalog::Resource& first = f.applied_in_reverse ? source : target;
-    const catalog::Resource& second = f.applied_in_reverse ? target : source;
+    const auto [first, second] = OrderToForce(f, cat);
     f.confirmation.attempted = true;
     f.confirmation.forced = fmt::format("{} before {}", first.ref, second.ref);
     absl::StatusOr<std::string> forced =

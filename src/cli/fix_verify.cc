@@ -11,6 +11,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
+#include "confirm.h"
 #include "fsmove/base/output_file.h"
 #include "fsmove/exec/executor.h"
 #include "fsmove/exec/os_root.h"
@@ -284,11 +285,11 @@ class Verifier {
       exec::CheckRequest req = patched_request;
       req.untraced = true;
       req.probe_paths.assign(f.paths.begin(),
-                             f.paths.begin() + std::min<size_t>(f.paths.size(), 32));
+                             f.paths.begin() + std::min(f.paths.size(), kMaxPathsPerFinding));
       std::string proof;
       if (f.kind == checker::FaultKind::kMissingOrdering) {
-        const catalog::Resource& first = f.applied_in_reverse ? source : target;
-        const catalog::Resource& second = recat.resource(f.applied_in_reverse ? *t : *s);
+        const auto [first, original_second] = OrderToForce(f, cat);
+        const catalog::Resource& second = recat.resource(&original_second == &source ? *s : *t);
         auto forced = exec::ForceOrder(patched.catalog_text, second.json_index, first.ref);
         if (!forced.ok()) {
           o->still[i] = absl::StrCat(

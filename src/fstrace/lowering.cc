@@ -2,10 +2,9 @@
 // Reading it top to bottom shows every call fsmove understands and what it does with it.
 #include "fsmove/fstrace/lowering.h"
 
-#include <cstring>
 #include <vector>
 
-#include "absl/container/flat_hash_map.h"
+#include "name_dispatch.h"
 
 namespace fsmove::fstrace {
 
@@ -273,46 +272,46 @@ const SyscallSpec kTable[] = {
     {"openat2", Openat2, 0},
     {"creat", L(OpenLike(l, kAtFdcwd, 0, kOWronly | kOCreat | kOTrunc)), 0},
     // ---- looking at paths (consume) ----
-    {"stat", L(PathArg(l, 0, Effect::kConsumed, true)), kC},
-    {"stat64", L(PathArg(l, 0, Effect::kConsumed, true)), kC},
-    {"lstat", L(PathArg(l, 0, Effect::kConsumed, false)), kC},
-    {"lstat64", L(PathArg(l, 0, Effect::kConsumed, false)), kC},
-    {"newfstatat", L(AtPath(l, l.Fd(0), 1, Effect::kConsumed, AtFlags(l, 3), true)), kC},
-    {"fstatat64", L(AtPath(l, l.Fd(0), 1, Effect::kConsumed, AtFlags(l, 3), true)), kC},
-    {"statx", L(AtPath(l, l.Fd(0), 1, Effect::kConsumed, AtFlags(l, 2), true)), kC},
-    {"access", L(PathArg(l, 0, Effect::kConsumed, true)), kC},
-    {"faccessat", L(AtPath(l, l.Fd(0), 1, Effect::kConsumed, 0, true)), kC},
-    {"faccessat2", L(AtPath(l, l.Fd(0), 1, Effect::kConsumed, AtFlags(l, 3), true)), kC},
-    {"statfs", L(PathArg(l, 0, Effect::kConsumed, true)), kC},
-    {"statfs64", L(PathArg(l, 0, Effect::kConsumed, true)), kC},
-    {"getxattr", L(PathArg(l, 0, Effect::kConsumed, true)), kC},
-    {"lgetxattr", L(PathArg(l, 0, Effect::kConsumed, false)), kC},
-    {"listxattr", L(PathArg(l, 0, Effect::kConsumed, true)), kC},
-    {"llistxattr", L(PathArg(l, 0, Effect::kConsumed, false)), kC},
-    {"readlink", L(ReadlinkLike(l, kAtFdcwd, 0, 1)), kC | kTeachesSymlink},
-    {"readlinkat", L(ReadlinkLike(l, l.Fd(0), 1, 2)), kC | kTeachesSymlink},
+    {"stat", L(PathArg(l, 0, Effect::kConsumed, true)), kC | kLookup},
+    {"stat64", L(PathArg(l, 0, Effect::kConsumed, true)), kC | kLookup},
+    {"lstat", L(PathArg(l, 0, Effect::kConsumed, false)), kC | kLookup},
+    {"lstat64", L(PathArg(l, 0, Effect::kConsumed, false)), kC | kLookup},
+    {"newfstatat", L(AtPath(l, l.Fd(0), 1, Effect::kConsumed, AtFlags(l, 3), true)), kC | kLookup},
+    {"fstatat64", L(AtPath(l, l.Fd(0), 1, Effect::kConsumed, AtFlags(l, 3), true)), kC | kLookup},
+    {"statx", L(AtPath(l, l.Fd(0), 1, Effect::kConsumed, AtFlags(l, 2), true)), kC | kLookup},
+    {"access", L(PathArg(l, 0, Effect::kConsumed, true)), kC | kLookup},
+    {"faccessat", L(AtPath(l, l.Fd(0), 1, Effect::kConsumed, 0, true)), kC | kLookup},
+    {"faccessat2", L(AtPath(l, l.Fd(0), 1, Effect::kConsumed, AtFlags(l, 3), true)), kC | kLookup},
+    {"statfs", L(PathArg(l, 0, Effect::kConsumed, true)), kC | kLookup},
+    {"statfs64", L(PathArg(l, 0, Effect::kConsumed, true)), kC | kLookup},
+    {"getxattr", L(PathArg(l, 0, Effect::kConsumed, true)), kC | kLookup},
+    {"lgetxattr", L(PathArg(l, 0, Effect::kConsumed, false)), kC | kLookup},
+    {"listxattr", L(PathArg(l, 0, Effect::kConsumed, true)), kC | kLookup},
+    {"llistxattr", L(PathArg(l, 0, Effect::kConsumed, false)), kC | kLookup},
+    {"readlink", L(ReadlinkLike(l, kAtFdcwd, 0, 1)), kC | kTeachesSymlink | kLookup},
+    {"readlinkat", L(ReadlinkLike(l, l.Fd(0), 1, 2)), kC | kTeachesSymlink | kLookup},
     // ---- changing a file's attributes or content in place (produce) ----
-    {"chmod", L(PathArg(l, 0, Effect::kProduced, true)), 0},
-    {"fchmod", L(FdObject(l, 0, Effect::kProduced)), 0},
-    {"fchmodat", L(AtPath(l, l.Fd(0), 1, Effect::kProduced, 0, true)), 0},
-    {"fchmodat2", L(AtPath(l, l.Fd(0), 1, Effect::kProduced, AtFlags(l, 3), true)), 0},
-    {"chown", L(PathArg(l, 0, Effect::kProduced, true)), 0},
-    {"lchown", L(PathArg(l, 0, Effect::kProduced, false)), 0},
-    {"fchown", L(FdObject(l, 0, Effect::kProduced)), 0},
-    {"fchownat", L(AtPath(l, l.Fd(0), 1, Effect::kProduced, AtFlags(l, 4), true)), 0},
+    {"chmod", L(PathArg(l, 0, Effect::kProduced, true)), kMetadata},
+    {"fchmod", L(FdObject(l, 0, Effect::kProduced)), kMetadata},
+    {"fchmodat", L(AtPath(l, l.Fd(0), 1, Effect::kProduced, 0, true)), kMetadata},
+    {"fchmodat2", L(AtPath(l, l.Fd(0), 1, Effect::kProduced, AtFlags(l, 3), true)), kMetadata},
+    {"chown", L(PathArg(l, 0, Effect::kProduced, true)), kMetadata},
+    {"lchown", L(PathArg(l, 0, Effect::kProduced, false)), kMetadata},
+    {"fchown", L(FdObject(l, 0, Effect::kProduced)), kMetadata},
+    {"fchownat", L(AtPath(l, l.Fd(0), 1, Effect::kProduced, AtFlags(l, 4), true)), kMetadata},
     {"truncate", L(PathArg(l, 0, Effect::kProduced, true)), 0},
     {"ftruncate", L(FdObject(l, 0, Effect::kProduced)), 0},
     {"fallocate", L(FdObject(l, 0, Effect::kProduced)), 0},
-    {"utime", L(PathArg(l, 0, Effect::kProduced, true)), 0},
-    {"utimes", L(PathArg(l, 0, Effect::kProduced, true)), 0},
-    {"futimesat", L(AtPath(l, l.Fd(0), 1, Effect::kProduced, 0, true)), 0},
-    {"utimensat", Utimensat, 0},
-    {"setxattr", L(PathArg(l, 0, Effect::kProduced, true)), 0},
-    {"lsetxattr", L(PathArg(l, 0, Effect::kProduced, false)), 0},
-    {"fsetxattr", L(FdObject(l, 0, Effect::kProduced)), 0},
-    {"removexattr", L(PathArg(l, 0, Effect::kProduced, true)), 0},
-    {"lremovexattr", L(PathArg(l, 0, Effect::kProduced, false)), 0},
-    {"fremovexattr", L(FdObject(l, 0, Effect::kProduced)), 0},
+    {"utime", L(PathArg(l, 0, Effect::kProduced, true)), kMetadata},
+    {"utimes", L(PathArg(l, 0, Effect::kProduced, true)), kMetadata},
+    {"futimesat", L(AtPath(l, l.Fd(0), 1, Effect::kProduced, 0, true)), kMetadata},
+    {"utimensat", Utimensat, kMetadata},
+    {"setxattr", L(PathArg(l, 0, Effect::kProduced, true)), kMetadata},
+    {"lsetxattr", L(PathArg(l, 0, Effect::kProduced, false)), kMetadata},
+    {"fsetxattr", L(FdObject(l, 0, Effect::kProduced)), kMetadata},
+    {"removexattr", L(PathArg(l, 0, Effect::kProduced, true)), kMetadata},
+    {"lremovexattr", L(PathArg(l, 0, Effect::kProduced, false)), kMetadata},
+    {"fremovexattr", L(FdObject(l, 0, Effect::kProduced)), kMetadata},
     // ---- creating and removing names ----
     {"mkdir", L(PathArg(l, 0, Effect::kProduced, false)), 0},
     {"mkdirat", L(AtPath(l, l.Fd(0), 1, Effect::kProduced, 0, false)), 0},
@@ -375,295 +374,183 @@ const SyscallSpec kTable[] = {
     // ---- stdout writes: Puppet's markers are taken out before lowering ----
     {"write", Nop, kNoEffect | kMayCarryMarker},
     {"writev", Nop, kNoEffect | kMayCarryMarker | kMarkerInIovecs},
+    // ---- reviewed: no effect on names, descriptors, working directories or processes ----
+    {"read", Nop, kNoEffect},
+    {"readv", Nop, kNoEffect},
+    {"pread64", Nop, kNoEffect},
+    {"preadv", Nop, kNoEffect},
+    {"preadv2", Nop, kNoEffect},
+    {"pwrite64", Nop, kNoEffect},
+    {"pwritev", Nop, kNoEffect},
+    {"pwritev2", Nop, kNoEffect},
+    {"lseek", Nop, kNoEffect},
+    {"_llseek", Nop, kNoEffect},
+    {"mmap", Nop, kNoEffect},
+    {"mmap2", Nop, kNoEffect},
+    {"munmap", Nop, kNoEffect},
+    {"mprotect", Nop, kNoEffect},
+    {"mremap", Nop, kNoEffect},
+    {"madvise", Nop, kNoEffect},
+    {"mlock", Nop, kNoEffect},
+    {"munlock", Nop, kNoEffect},
+    {"mlockall", Nop, kNoEffect},
+    {"munlockall", Nop, kNoEffect},
+    {"mincore", Nop, kNoEffect},
+    {"msync", Nop, kNoEffect},
+    {"brk", Nop, kNoEffect},
+    {"rt_sigaction", Nop, kNoEffect},
+    {"rt_sigprocmask", Nop, kNoEffect},
+    {"rt_sigreturn", Nop, kNoEffect},
+    {"rt_sigsuspend", Nop, kNoEffect},
+    {"rt_sigtimedwait", Nop, kNoEffect},
+    {"rt_sigqueueinfo", Nop, kNoEffect},
+    {"sigaltstack", Nop, kNoEffect},
+    {"ioctl", Nop, kNoEffect},
+    {"getpid", Nop, kNoEffect},
+    {"getppid", Nop, kNoEffect},
+    {"gettid", Nop, kNoEffect},
+    {"getuid", Nop, kNoEffect},
+    {"geteuid", Nop, kNoEffect},
+    {"getgid", Nop, kNoEffect},
+    {"getegid", Nop, kNoEffect},
+    {"getresuid", Nop, kNoEffect},
+    {"getresgid", Nop, kNoEffect},
+    {"getgroups", Nop, kNoEffect},
+    {"setuid", Nop, kNoEffect},
+    {"setgid", Nop, kNoEffect},
+    {"setreuid", Nop, kNoEffect},
+    {"setregid", Nop, kNoEffect},
+    {"setresuid", Nop, kNoEffect},
+    {"setresgid", Nop, kNoEffect},
+    {"setgroups", Nop, kNoEffect},
+    {"setfsuid", Nop, kNoEffect},
+    {"setfsgid", Nop, kNoEffect},
+    {"setsid", Nop, kNoEffect},
+    {"setpgid", Nop, kNoEffect},
+    {"getpgrp", Nop, kNoEffect},
+    {"getpgid", Nop, kNoEffect},
+    {"getsid", Nop, kNoEffect},
+    {"uname", Nop, kNoEffect},
+    {"sysinfo", Nop, kNoEffect},
+    {"getrlimit", Nop, kNoEffect},
+    {"setrlimit", Nop, kNoEffect},
+    {"prlimit64", Nop, kNoEffect},
+    {"getrusage", Nop, kNoEffect},
+    {"times", Nop, kNoEffect},
+    {"arch_prctl", Nop, kNoEffect},
+    {"set_tid_address", Nop, kNoEffect},
+    {"set_robust_list", Nop, kNoEffect},
+    {"get_robust_list", Nop, kNoEffect},
+    {"rseq", Nop, kNoEffect},
+    {"futex", Nop, kNoEffect},
+    {"futex_waitv", Nop, kNoEffect},
+    {"nanosleep", Nop, kNoEffect},
+    {"clock_nanosleep", Nop, kNoEffect},
+    {"clock_gettime", Nop, kNoEffect},
+    {"clock_getres", Nop, kNoEffect},
+    {"gettimeofday", Nop, kNoEffect},
+    {"time", Nop, kNoEffect},
+    {"sched_yield", Nop, kNoEffect},
+    {"sched_getaffinity", Nop, kNoEffect},
+    {"sched_setaffinity", Nop, kNoEffect},
+    {"sched_getparam", Nop, kNoEffect},
+    {"sched_getscheduler", Nop, kNoEffect},
+    {"sched_setscheduler", Nop, kNoEffect},
+    {"sched_get_priority_min", Nop, kNoEffect},
+    {"sched_get_priority_max", Nop, kNoEffect},
+    {"getrandom", Nop, kNoEffect},
+    {"poll", Nop, kNoEffect},
+    {"ppoll", Nop, kNoEffect},
+    {"select", Nop, kNoEffect},
+    {"pselect6", Nop, kNoEffect},
+    {"epoll_wait", Nop, kNoEffect},
+    {"epoll_pwait", Nop, kNoEffect},
+    {"epoll_pwait2", Nop, kNoEffect},
+    {"epoll_ctl", Nop, kNoEffect},
+    {"wait4", Nop, kNoEffect},
+    {"waitid", Nop, kNoEffect},
+    {"kill", Nop, kNoEffect},
+    {"tkill", Nop, kNoEffect},
+    {"tgkill", Nop, kNoEffect},
+    {"exit", Nop, kNoEffect},
+    {"exit_group", Nop, kNoEffect},
+    {"restart_syscall", Nop, kNoEffect},
+    {"umask", Nop, kNoEffect},
+    {"fstat", Nop, kNoEffect},
+    {"fstat64", Nop, kNoEffect},
+    {"fstatfs", Nop, kNoEffect},
+    {"fstatfs64", Nop, kNoEffect},
+    {"getdents", Nop, kNoEffect},
+    {"getdents64", Nop, kNoEffect},
+    {"fsync", Nop, kNoEffect},
+    {"fdatasync", Nop, kNoEffect},
+    {"sync", Nop, kNoEffect},
+    {"syncfs", Nop, kNoEffect},
+    {"fadvise64", Nop, kNoEffect},
+    {"flock", Nop, kNoEffect},
+    {"connect", Nop, kNoEffect},
+    {"bind", Nop, kNoEffect},
+    {"listen", Nop, kNoEffect},
+    {"sendto", Nop, kNoEffect},
+    {"recvfrom", Nop, kNoEffect},
+    {"sendmsg", Nop, kNoEffect},
+    {"recvmsg", Nop, kNoEffect},
+    {"sendmmsg", Nop, kNoEffect},
+    {"recvmmsg", Nop, kNoEffect},
+    {"shutdown", Nop, kNoEffect},
+    {"getsockname", Nop, kNoEffect},
+    {"getpeername", Nop, kNoEffect},
+    {"setsockopt", Nop, kNoEffect},
+    {"getsockopt", Nop, kNoEffect},
+    {"alarm", Nop, kNoEffect},
+    {"pause", Nop, kNoEffect},
+    {"capget", Nop, kNoEffect},
+    {"capset", Nop, kNoEffect},
+    {"prctl", Nop, kNoEffect},
+    {"personality", Nop, kNoEffect},
+    {"membarrier", Nop, kNoEffect},
+    {"getpriority", Nop, kNoEffect},
+    {"setpriority", Nop, kNoEffect},
+    {"getcpu", Nop, kNoEffect},
+    {"timer_create", Nop, kNoEffect},
+    {"timer_settime", Nop, kNoEffect},
+    {"timer_gettime", Nop, kNoEffect},
+    {"timer_delete", Nop, kNoEffect},
+    {"timer_getoverrun", Nop, kNoEffect},
+    {"timerfd_settime", Nop, kNoEffect},
+    {"timerfd_gettime", Nop, kNoEffect},
+    {"setitimer", Nop, kNoEffect},
+    {"getitimer", Nop, kNoEffect},
+    {"sendfile", Nop, kNoEffect},
+    {"splice", Nop, kNoEffect},
+    {"tee", Nop, kNoEffect},
+    {"copy_file_range", Nop, kNoEffect},
+    {"sync_file_range", Nop, kNoEffect},
+    {"inotify_add_watch", Nop, kNoEffect},
+    {"inotify_rm_watch", Nop, kNoEffect},
+    {"ioprio_get", Nop, kNoEffect},
+    {"ioprio_set", Nop, kNoEffect},
+    {"fgetxattr", Nop, kNoEffect},
+    {"flistxattr", Nop, kNoEffect},
+    {"pidfd_send_signal", Nop, kNoEffect},
+    {"mbind", Nop, kNoEffect},
+    {"get_mempolicy", Nop, kNoEffect},
+    {"set_mempolicy", Nop, kNoEffect},
+    {"io_uring_enter", Nop, kNoEffect},
+    {"io_uring_register", Nop, kNoEffect},
 };
 #undef L
 
-// Calls reviewed to have no effect on names, descriptors, working directories or processes.
-constexpr std::string_view kNoEffectCalls[] = {
-    "read",
-    "readv",
-    "pread64",
-    "preadv",
-    "preadv2",
-    "pwrite64",
-    "pwritev",
-    "pwritev2",
-    "lseek",
-    "_llseek",
-    "mmap",
-    "mmap2",
-    "munmap",
-    "mprotect",
-    "mremap",
-    "madvise",
-    "mlock",
-    "munlock",
-    "mlockall",
-    "munlockall",
-    "mincore",
-    "msync",
-    "brk",
-    "rt_sigaction",
-    "rt_sigprocmask",
-    "rt_sigreturn",
-    "rt_sigsuspend",
-    "rt_sigtimedwait",
-    "rt_sigqueueinfo",
-    "sigaltstack",
-    "ioctl",
-    "getpid",
-    "getppid",
-    "gettid",
-    "getuid",
-    "geteuid",
-    "getgid",
-    "getegid",
-    "getresuid",
-    "getresgid",
-    "getgroups",
-    "setuid",
-    "setgid",
-    "setreuid",
-    "setregid",
-    "setresuid",
-    "setresgid",
-    "setgroups",
-    "setfsuid",
-    "setfsgid",
-    "setsid",
-    "setpgid",
-    "getpgrp",
-    "getpgid",
-    "getsid",
-    "uname",
-    "sysinfo",
-    "getrlimit",
-    "setrlimit",
-    "prlimit64",
-    "getrusage",
-    "times",
-    "arch_prctl",
-    "set_tid_address",
-    "set_robust_list",
-    "get_robust_list",
-    "rseq",
-    "futex",
-    "futex_waitv",
-    "nanosleep",
-    "clock_nanosleep",
-    "clock_gettime",
-    "clock_getres",
-    "gettimeofday",
-    "time",
-    "sched_yield",
-    "sched_getaffinity",
-    "sched_setaffinity",
-    "sched_getparam",
-    "sched_getscheduler",
-    "sched_setscheduler",
-    "sched_get_priority_min",
-    "sched_get_priority_max",
-    "getrandom",
-    "poll",
-    "ppoll",
-    "select",
-    "pselect6",
-    "epoll_wait",
-    "epoll_pwait",
-    "epoll_pwait2",
-    "epoll_ctl",
-    "wait4",
-    "waitid",
-    "kill",
-    "tkill",
-    "tgkill",
-    "exit",
-    "exit_group",
-    "restart_syscall",
-    "umask",
-    "fstat",
-    "fstat64",
-    "fstatfs",
-    "fstatfs64",
-    "getdents",
-    "getdents64",
-    "fsync",
-    "fdatasync",
-    "sync",
-    "syncfs",
-    "fadvise64",
-    "flock",
-    "connect",
-    "bind",
-    "listen",
-    "sendto",
-    "recvfrom",
-    "sendmsg",
-    "recvmsg",
-    "sendmmsg",
-    "recvmmsg",
-    "shutdown",
-    "getsockname",
-    "getpeername",
-    "setsockopt",
-    "getsockopt",
-    "alarm",
-    "pause",
-    "capget",
-    "capset",
-    "prctl",
-    "personality",
-    "membarrier",
-    "getpriority",
-    "setpriority",
-    "getcpu",
-    "timer_create",
-    "timer_settime",
-    "timer_gettime",
-    "timer_delete",
-    "timer_getoverrun",
-    "timerfd_settime",
-    "timerfd_gettime",
-    "setitimer",
-    "getitimer",
-    "sendfile",
-    "splice",
-    "tee",
-    "copy_file_range",
-    "sync_file_range",
-    "inotify_add_watch",
-    "inotify_rm_watch",
-    "ioprio_get",
-    "ioprio_set",
-    "fgetxattr",
-    "flistxattr",
-    "pidfd_send_signal",
-    "mbind",
-    "get_mempolicy",
-    "set_mempolicy",
-    "io_uring_enter",
-    "io_uring_register",
-};
-
-// Calls whose path effect is a lookup (no content read) or a metadata change.
-constexpr std::string_view kLookupCalls[] = {
-    "stat",     "stat64",    "lstat",     "lstat64",    "newfstatat", "fstatat64",
-    "statx",    "access",    "faccessat", "faccessat2", "statfs",     "statfs64",
-    "getxattr", "lgetxattr", "listxattr", "llistxattr", "readlink",   "readlinkat"};
-constexpr std::string_view kMetadataCalls[] = {
-    "chmod",    "fchmod",    "fchmodat",  "fchmodat2",   "chown",        "lchown",
-    "fchown",   "fchownat",  "utime",     "utimes",      "futimesat",    "utimensat",
-    "setxattr", "lsetxattr", "fsetxattr", "removexattr", "lremovexattr", "fremovexattr"};
-
-// Name -> spec index on every line of a trace: a perfect hash. The seed of a short
-// multiplicative hash of the name is chosen at start-up so that no two names of the table
-// share a slot; a lookup is then one hash, one probe and one compare (an unknown name
-// probes on to an empty slot, almost always the next: the table is 3% full). A general-purpose
-// string hash here cost a quarter of the analysis of an unfiltered trace (perf).
-class NameDispatch {
- public:
-  void Build(const std::vector<SyscallSpec>& specs) {
-    specs_ = &specs;
-    for (seed_ = 1; seed_ < 20000; ++seed_) {
-      if (TryFill(/*give_up_on_collision=*/true)) return;
-    }
-    seed_ = 1;
-    TryFill(false);  // none perfect (not seen): probing still finds every name
-  }
-
-  uint16_t Find(std::string_view name) const {
-    for (size_t slot = Slot(name);; slot = (slot + 1) & kMask) {
-      const uint16_t i = slots_[slot];
-      if (i == 0) return 0;
-      if (Equal((*specs_)[i].name, name)) return i;
-    }
-  }
-
- private:
-  static constexpr size_t kBits = 13;
-  static constexpr size_t kMask = (size_t{1} << kBits) - 1;
-
-  static bool Equal(std::string_view a, std::string_view b) {
-    if (a.size() != b.size()) return false;
-    for (size_t i = 0; i < a.size(); ++i) {  // names are short: no call to memcmp
-      if (a[i] != b[i]) return false;
-    }
-    return true;
-  }
-
-  // No loop over the name: its length and its first and last eight bytes (four for names
-  // shorter than eight), which tell every name of the table apart.
-  size_t Slot(std::string_view name) const {
-    const size_t n = name.size();
-    uint64_t first = 0;
-    uint64_t last = 0;
-    if (n >= 8) {
-      memcpy(&first, name.data(), 8);
-      memcpy(&last, name.data() + n - 8, 8);
-    } else if (n >= 4) {
-      uint32_t f = 0;
-      uint32_t l = 0;
-      memcpy(&f, name.data(), 4);
-      memcpy(&l, name.data() + n - 4, 4);
-      first = f;
-      last = l;
-    } else {
-      for (size_t i = 0; i < n; ++i)
-        first |= uint64_t{static_cast<unsigned char>(name[i])} << (8 * i);
-    }
-    const uint64_t h = (first ^ seed_) * 0x9E3779B97F4A7C15ull + (last ^ n) * 0xC2B2AE3D27D4EB4Full;
-    return static_cast<size_t>(h >> (64 - kBits));  // the well-mixed high bits
-  }
-
-  // Fills the table from index 1 on (0 is "?"); true when every name got its own slot.
-  bool TryFill(bool give_up_on_collision) {
-    slots_.assign(size_t{1} << kBits, 0);
-    perfect_ = true;
-    for (size_t i = 1; i < specs_->size(); ++i) {
-      size_t slot = Slot((*specs_)[i].name);
-      while (slots_[slot] != 0) {
-        if (Equal((*specs_)[slots_[slot]].name, (*specs_)[i].name)) break;  // a repeated name
-        perfect_ = false;
-        slot = (slot + 1) & kMask;
-      }
-      if (slots_[slot] == 0) slots_[slot] = static_cast<uint16_t>(i);
-      if (!perfect_ && give_up_on_collision) return false;
-    }
-    return perfect_;
-  }
-
-  const std::vector<SyscallSpec>* specs_ = nullptr;
-  uint64_t seed_ = 1;
-  bool perfect_ = false;
-  std::vector<uint16_t> slots_;
-};
-
+// The table as rows 1.. (row 0 stands for a call not in it), and its name dispatch.
 struct Registry {
   std::vector<SyscallSpec> specs;
-  absl::flat_hash_map<absl::string_view, uint16_t> index;
+  std::vector<std::string_view> names;  // specs[i].name
   NameDispatch dispatch;
-  std::vector<bool> lookup, metadata;  // per index
   Registry() {
-    specs.push_back({"?", Nop, kNoEffect});  // index 0: unknown
+    specs.push_back({"?", Nop, kNoEffect});
     for (const SyscallSpec& s : kTable) specs.push_back(s);
-    for (std::string_view n : kNoEffectCalls) specs.push_back({n, Nop, kNoEffect});
-    for (size_t i = 0; i < specs.size(); ++i) {
-      index.emplace(absl::string_view(specs[i].name.data(), specs[i].name.size()),
-                    static_cast<uint16_t>(i));
-    }
-    dispatch.Build(specs);
-    lookup.assign(specs.size(), false);
-    metadata.assign(specs.size(), false);
-    for (std::string_view n : kLookupCalls) {
-      if (auto it = index.find(absl::string_view(n.data(), n.size())); it != index.end()) {
-        lookup[it->second] = true;
-      }
-    }
-    for (std::string_view n : kMetadataCalls) {
-      if (auto it = index.find(absl::string_view(n.data(), n.size())); it != index.end()) {
-        metadata[it->second] = true;
-      }
-    }
+    for (const SyscallSpec& s : specs) names.push_back(s.name);
+    dispatch.Build(names);
   }
 };
 
@@ -684,7 +571,9 @@ uint64_t CloneFlags(std::string_view syscall, const strace::ArgList& args) {
 
 std::vector<std::string_view> ModelledSyscalls() {
   std::vector<std::string_view> names;
-  for (const SyscallSpec& s : kTable) names.push_back(s.name);
+  for (const SyscallSpec& s : kTable) {
+    if (!(s.flags & kNoEffect) || (s.flags & kMayCarryMarker)) names.push_back(s.name);
+  }
   return names;
 }
 
@@ -722,13 +611,13 @@ bool ChangesMountTable(uint16_t index) {
 }
 
 bool IsLookupSyscall(uint16_t index) {
-  const Registry& r = GetRegistry();
-  return index < r.lookup.size() && r.lookup[index];
+  const SyscallSpec* spec = SyscallSpecAt(index);
+  return spec != nullptr && (spec->flags & kLookup) != 0;
 }
 
 bool IsMetadataSyscall(uint16_t index) {
-  const Registry& r = GetRegistry();
-  return index < r.metadata.size() && r.metadata[index];
+  const SyscallSpec* spec = SyscallSpecAt(index);
+  return spec != nullptr && (spec->flags & kMetadata) != 0;
 }
 
 // ---- Lowerer ----

@@ -79,7 +79,7 @@ TEST(SyscallTableTest, EveryNameFindsItsOwnRow) {
 }
 
 // The names whose row carries `flag`.
-std::set<std::string_view> NamesWithFlag(uint8_t flag) {
+std::set<std::string_view> NamesWithFlag(uint16_t flag) {
   std::set<std::string_view> names;
   for (uint16_t i = 1; SyscallSpecAt(i) != nullptr; ++i) {
     if (SyscallSpecAt(i)->flags & flag) names.insert(SyscallName(i));
@@ -107,6 +107,31 @@ TEST(SyscallTableTest, ConsumeOnlyRowsAreLookups) {
   for (std::string_view name : NamesWithFlag(kConsumeOnly)) {
     EXPECT_TRUE(IsLookupSyscall(FindSyscallIndex(name))) << name;
   }
+}
+
+// The columns of one row agree: a call has one kind of path effect, and a reviewed no-effect
+// row says nothing else of itself but where Puppet's markers are.
+TEST(SyscallTableTest, FlagColumnsAgree) {
+  EXPECT_THAT(NamesWithFlag(kLookup), ::testing::SizeIs(18));
+  EXPECT_THAT(NamesWithFlag(kMetadata), ::testing::SizeIs(18));
+  for (uint16_t i = 1; SyscallSpecAt(i) != nullptr; ++i) {
+    const uint16_t flags = SyscallSpecAt(i)->flags;
+    EXPECT_FALSE((flags & kLookup) && (flags & kMetadata)) << SyscallName(i);
+    if (flags & kNoEffect) {
+      EXPECT_EQ(flags & ~(kNoEffect | kMayCarryMarker | kMarkerInIovecs), 0) << SyscallName(i);
+    }
+  }
+  EXPECT_TRUE(IsLookupSyscall(FindSyscallIndex("newfstatat")));
+  EXPECT_TRUE(IsMetadataSyscall(FindSyscallIndex("fchownat")));
+  EXPECT_FALSE(IsLookupSyscall(FindSyscallIndex("openat")));
+  EXPECT_FALSE(IsMetadataSyscall(FindSyscallIndex("read")));
+  // What a tracer records: the rows with an effect and the writes, never a reviewed no-effect
+  // call such as read.
+  std::vector<std::string_view> modelled = ModelledSyscalls();
+  EXPECT_THAT(modelled, ::testing::Contains("writev"));
+  EXPECT_THAT(modelled, ::testing::Contains("openat"));
+  EXPECT_THAT(modelled, ::testing::Not(::testing::Contains("read")));
+  EXPECT_THAT(modelled, ::testing::Not(::testing::Contains("fstat")));
 }
 
 struct LoweringCase {

@@ -1,6 +1,6 @@
-// Lowers a decoded system call to FStrace constructs through one table, syscall name ->
-// lowering function (like strace's syscallent.h). Calls not in the table are not guessed:
-// the caller counts them by name.
+// Lowers a decoded system call to FStrace constructs through one table, like strace's
+// syscallent.h: one row per call, its name, its lowering function and what else is known of
+// it as flag columns. Calls not in the table are not guessed: the caller counts them by name.
 #pragma once
 
 #include <array>
@@ -18,7 +18,7 @@ namespace fsmove::fstrace {
 class Lowerer;
 using LowerFn = void (*)(Lowerer&);
 
-enum SyscallFlags : uint8_t {
+enum SyscallFlags : uint16_t {
   // Emits nothing but consuming effects and changes no state: outside any resource block the
   // call can be skipped without decoding its arguments.
   kConsumeOnly = 1 << 0,
@@ -35,12 +35,16 @@ enum SyscallFlags : uint8_t {
   // Changes the mount table, not a file (mount, umount2): in a mount namespace of the calling
   // process's own, nobody else sees it.
   kMountTable = 1 << 6,
+  // Its path effect is a lookup that reads no content (stat, access, readlink, getxattr).
+  kLookup = 1 << 7,
+  // Its path effect changes metadata only (chmod, chown, utimes, setxattr).
+  kMetadata = 1 << 8,
 };
 
 struct SyscallSpec {
   std::string_view name;
   LowerFn lower;
-  uint8_t flags;
+  uint16_t flags;
 };
 
 // The spec for a syscall name, or nullptr if the call is not modelled.
@@ -48,8 +52,8 @@ const SyscallSpec* FindSyscall(std::string_view name);
 // The table's kCreatesProcess flag, by name: what strace::CallAssembler is given to know the
 // calls that return a child's pid (trace/ sits below this table).
 bool CreatesProcess(std::string_view name);
-// The calls the model interprets (the table, not the reviewed no-effect calls), in table
-// order: what a tracer must record for the model to be exact.
+// The calls the model interprets (the rows with an effect, and the writes that may carry
+// Puppet's markers), in table order: what a tracer must record for the model to be exact.
 std::vector<std::string_view> ModelledSyscalls();
 // The same as an index (0: not modelled), and back to the spec (nullptr for 0).
 uint16_t FindSyscallIndex(std::string_view name);
@@ -57,8 +61,7 @@ const SyscallSpec* SyscallSpecAt(uint16_t index);
 // Stable small index of a spec (for compact access records) and back.
 uint16_t SyscallIndex(const SyscallSpec* spec);
 std::string_view SyscallName(uint16_t index);
-// What a call's path effect says of the path: a lookup that reads no content (stat, access,
-// readlink, getxattr), or a change of metadata only (chmod, chown, utimes, setxattr).
+// The table's kLookup and kMetadata flags, by index.
 bool IsLookupSyscall(uint16_t index);
 bool IsMetadataSyscall(uint16_t index);
 // The table's kMountTable flag, by index.

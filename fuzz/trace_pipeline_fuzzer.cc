@@ -114,7 +114,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
 
   checker::CheckOptions options;
   options.max_evidence = 4;
-  auto result = checker::Check(analyzer, *checked.catalog, *checked.graph, options);
+  auto result = checker::Check(analyzer.result(), *checked.catalog, *checked.graph, options);
   if (!result.ok()) return 0;
   for (const checker::Finding& f : result->findings) {
     FSMOVE_FUZZ_CHECK(f.source < checked.catalog->size() && f.target < checked.catalog->size());

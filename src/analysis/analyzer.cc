@@ -93,7 +93,18 @@ int32_t Analyzer::TableIndexOf(std::string_view name) {
   return static_cast<int32_t>(fstrace::FindSyscallIndex(name));
 }
 
-void Analyzer::Finish() {
+AnalysisResult Analyzer::result() const {
+  AnalysisResult r;
+  r.blocks = &interp_.blocks();
+  r.accesses = &interp_.accesses();
+  r.canonical_path = [this](std::string_view path) { return interp_.CanonicalPath(path); };
+  r.unpacked_from = [this](PathId path) { return interp_.UnpackedFrom(path); };
+  r.puppet_problems = &problems_;
+  r.trace = &stats_;
+  return r;
+}
+
+AnalysisResult Analyzer::Finish() {
   assembler_.Finish();
   const strace::AssemblerStats& a = assembler_.stats();
   stats_.calls = a.calls;
@@ -104,6 +115,7 @@ void Analyzer::Finish() {
   stats_.abandoned_unfinished = a.abandoned_unfinished;
   stats_.unmodelled_syscalls.clear();
   for (const auto& [name, count] : unmodelled_) stats_.unmodelled_syscalls[name] = count;
+  return result();
 }
 
 void Analyzer::CountUnmodelled(std::string_view name) {

@@ -70,10 +70,10 @@ namespace {
 
 class CheckRun {
  public:
-  CheckRun(const analysis::Analyzer& analyzer, const catalog::Catalog& catalog,
+  CheckRun(const analysis::AnalysisResult& analysis, const catalog::Catalog& catalog,
            const graph::DependencyGraph& graph, const CheckOptions& options,
            const PathFilter& filter)
-      : analyzer_(analyzer),
+      : analysis_(analysis),
         catalog_(catalog),
         graph_(graph),
         options_(options),
@@ -145,7 +145,7 @@ class CheckRun {
   }
 
   void MapBlocks() {
-    const analysis::BlockTable& blocks = analyzer_.interpreter().blocks();
+    const analysis::BlockTable& blocks = *analysis_.blocks;
     block_resource_.assign(blocks.size(), std::nullopt);
     first_line_.assign(catalog_.size(), UINT64_MAX);
     std::vector<bool> evaluated(catalog_.size(), false);
@@ -185,17 +185,17 @@ class CheckRun {
   }
 
   void BuildResourceAccesses() {
-    const analysis::AccessMap& src = analyzer_.interpreter().accesses();
+    const analysis::AccessMap& src = *analysis_.accesses;
     for (analysis::PathId p = 0; p < src.path_count(); ++p) {
       const auto& list = src.accesses(p);
       if (list.empty()) continue;
-      std::string path = analyzer_.interpreter().CanonicalPath(src.path(p));
+      std::string path = analysis_.CanonicalPath(src.path(p));
       if (filter_.Ignored(path)) {
         result_.stats.ignored_accesses += list.size();
         continue;
       }
       analysis::PathId dst = accesses_.Intern(path);
-      if (std::string_view package = analyzer_.interpreter().UnpackedFrom(p); !package.empty()) {
+      if (std::string_view package = analysis_.UnpackedFrom(p); !package.empty()) {
         unpacked_from_.insert_or_assign(path, std::string(package));
       }
       for (const Access& a : list) {
@@ -746,7 +746,7 @@ class CheckRun {
     result_.findings = std::move(findings_);
   }
 
-  const analysis::Analyzer& analyzer_;
+  const analysis::AnalysisResult& analysis_;
   const catalog::Catalog& catalog_;
   const graph::DependencyGraph& graph_;
   const CheckOptions& options_;
@@ -775,13 +775,13 @@ class CheckRun {
 
 }  // namespace
 
-absl::StatusOr<CheckResult> Check(const analysis::Analyzer& analyzer,
+absl::StatusOr<CheckResult> Check(const analysis::AnalysisResult& analysis,
                                   const catalog::Catalog& catalog,
                                   const graph::DependencyGraph& graph,
                                   const CheckOptions& options) {
   auto filter = PathFilter::Create(options.ignore_paths, options.default_ignores);
   if (!filter.ok()) return filter.status();
-  CheckRun run(analyzer, catalog, graph, options, *filter);
+  CheckRun run(analysis, catalog, graph, options, *filter);
   return run.Run();
 }
 

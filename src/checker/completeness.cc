@@ -66,8 +66,9 @@ std::string Completeness::Summary() const {
   return out;
 }
 
-Completeness AssessCompleteness(const analysis::Analyzer& analyzer, const catalog::Catalog& catalog,
-                                const CheckResult& result, const ApplyFacts* run) {
+Completeness AssessCompleteness(const analysis::AnalysisResult& analysis,
+                                const catalog::Catalog& catalog, const CheckResult& result,
+                                const ApplyFacts* run) {
   Completeness c;
   c.catalog_resources = catalog.size();
   c.evaluated = catalog.size() - std::min(catalog.size(), result.stats.not_evaluated.size());
@@ -94,7 +95,7 @@ Completeness AssessCompleteness(const analysis::Analyzer& analyzer, const catalo
   if (run != nullptr) {
     for (const ApplyFacts::Failed& f : run->failed) add(GapKind::kFailed, f.ref, f.message);
   }
-  for (const strace::PuppetProblem& p : analyzer.puppet_problems()) {
+  for (const strace::PuppetProblem& p : analysis.problems()) {
     switch (p.kind) {
       case strace::ProblemKind::kResourceFailed:
         add(GapKind::kFailed, p.ref, p.message);

@@ -256,13 +256,13 @@ absl::StatusOr<Verdict> CheckAndReport(const ReportSettings& o, const ProjectInp
   options.default_ignores = !o.no_default_ignores;
   options.max_evidence = o.max_evidence;
   std::vector<std::string> warnings = gating::ApplyProjectConfig(project.config, cat, &options);
-  auto result = checker::Check(*ctx.analyzer, cat, graph, options);
+  auto result = checker::Check(ctx.analyzer->result(), cat, graph, options);
   if (!result.ok()) return result.status();
   ctx.seconds.check = SecondsSince(t);
   std::optional<checker::ApplyFacts> facts;
   if (ctx.run != nullptr) facts = FactsOf(*ctx.run);
   const checker::Completeness completeness =
-      checker::AssessCompleteness(*ctx.analyzer, cat, *result, facts ? &*facts : nullptr);
+      checker::AssessCompleteness(ctx.analyzer->result(), cat, *result, facts ? &*facts : nullptr);
   ctx.completeness = &completeness;
   ctx.allow_failed = o.allow_failed;
   gating::Suppressions suppressions = gating::Suppress(

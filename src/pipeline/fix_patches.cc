@@ -215,7 +215,7 @@ absl::StatusOr<RecheckFindings> CheckFindings(const ReportSettings& settings,
   options.default_ignores = !settings.no_default_ignores;
   options.max_evidence = settings.max_evidence;
   gating::ApplyProjectConfig(project.config, cat, &options);
-  auto result = checker::Check(analyzer, cat, graph, options);
+  auto result = checker::Check(analyzer.result(), cat, graph, options);
   if (!result.ok()) return result.status();
   gating::Suppressions suppressions = gating::Suppress(
       *result, cat, project.config, project.baseline ? &*project.baseline : nullptr);

@@ -58,7 +58,7 @@ std::string Outcome(const analysis::Analyzer& analyzer, const catalog::Catalog* 
   }
   if (cat != nullptr) {
     graph::DependencyGraph graph = graph::DependencyGraph::Build(*cat, {});
-    auto result = checker::Check(analyzer, *cat, graph, {});
+    auto result = checker::Check(analyzer.result(), *cat, graph, {});
     EXPECT_TRUE(result.ok()) << result.status();
     if (result.ok()) {
       for (const checker::Finding& f : result->findings) {

@@ -48,7 +48,7 @@ std::set<std::string> Findings(const std::vector<Res>& resources,
   catalog::Catalog cat = MakeCatalog(resources);
   graph::DependencyGraph g = graph::DependencyGraph::Build(cat);
   Harness h(lines);
-  auto result = checker::Check(h.analyzer, cat, g, options);
+  auto result = checker::Check(h.analyzer.result(), cat, g, options);
   EXPECT_TRUE(result.ok()) << result.status();
   std::set<std::string> out;
   for (const auto& f : result->findings) {
@@ -211,7 +211,7 @@ TEST(CheckerTest, AFileOfADependencyPackageIsNotTheNamedPackagesOwn) {
     catalog::Catalog cat = MakeCatalog(res);
     graph::DependencyGraph g = graph::DependencyGraph::Build(cat);
     Harness h(lines);
-    auto result = checker::Check(h.analyzer, cat, g, {});
+    auto result = checker::Check(h.analyzer.result(), cat, g, {});
     EXPECT_TRUE(result.ok()) << result.status();
     std::set<std::string> out;
     for (const auto& f : result->findings) {
@@ -296,14 +296,14 @@ TEST(CheckerTest, UnknownResourcesAreReportedNotFatal) {
   catalog::Catalog cat = MakeCatalog({{"Exec", "a"}});
   graph::DependencyGraph g = graph::DependencyGraph::Build(cat);
   Harness h(Cat({Block("Exec[a]", {kWriteConf}), Block("Exec[not-in-catalog]", {kReadConf})}));
-  auto result = checker::Check(h.analyzer, cat, g, {});
+  auto result = checker::Check(h.analyzer.result(), cat, g, {});
   ASSERT_TRUE(result.ok());
   EXPECT_THAT(result->findings, IsEmpty());
   ASSERT_EQ(result->stats.unknown_blocks.size(), 1u);
   EXPECT_EQ(result->stats.unknown_blocks[0].ref, "Exec[not-in-catalog]");
   checker::CheckOptions bad;
   bad.ignore_resources = {"Exec[nope]"};
-  EXPECT_FALSE(checker::Check(h.analyzer, cat, g, bad).ok());
+  EXPECT_FALSE(checker::Check(h.analyzer.result(), cat, g, bad).ok());
 }
 
 TEST(CheckerTest, FixNamesBothResourcesWithFileAndLine) {
@@ -312,7 +312,7 @@ TEST(CheckerTest, FixNamesBothResourcesWithFileAndLine) {
   Harness h(
       Cat({Block("File[/etc/it's.conf]", {"open(\"/etc/it's.conf\", O_WRONLY|O_CREAT, 0644) = 3"}),
            Block("Exec[use]", {"open(\"/etc/it's.conf\", O_RDONLY) = 3"})}));
-  auto result = checker::Check(h.analyzer, cat, g, {});
+  auto result = checker::Check(h.analyzer.result(), cat, g, {});
   ASSERT_TRUE(result.ok());
   ASSERT_EQ(result->findings.size(), 1u);
   EXPECT_EQ(
@@ -446,7 +446,7 @@ TEST(CheckerTest, FixesGoToTheDefinedTypeInstanceAndInstancesAreGrouped) {
   Harness h(Cat({Block("Ini_setting[a]", write), Block("Ini_setting[b]", write),
                  Block("Exec[use]", {"open(\"/var/lib/app.db\", O_RDONLY) = 3"}),
                  Block("Service[x]", {}), Block("Exec[use]", {kReadConf})}));
-  auto result = checker::Check(h.analyzer, *loaded, g, {});
+  auto result = checker::Check(h.analyzer.result(), *loaded, g, {});
   ASSERT_TRUE(result.ok()) << result.status();
   ASSERT_EQ(result->findings.size(), 1u);
   const checker::Finding& f = result->findings[0];
@@ -463,7 +463,7 @@ TEST(CheckerTest, PuppetsOwnSchedulesAndFilebucketAreNotWarnedAbout) {
   graph::DependencyGraph g = graph::DependencyGraph::Build(cat);
   Harness h(Cat({Block("Schedule[daily]", {}), Block("Filebucket[puppet]", {}),
                  Block("Exec[not in the catalog]", {})}));
-  auto result = checker::Check(h.analyzer, cat, g, {});
+  auto result = checker::Check(h.analyzer.result(), cat, g, {});
   ASSERT_TRUE(result.ok()) << result.status();
   ASSERT_EQ(result->stats.unknown_blocks.size(), 1u);
   EXPECT_EQ(result->stats.unknown_blocks[0].ref, "Exec[not in the catalog]");

@@ -45,10 +45,10 @@ Assessed Assess(const std::vector<std::string>& lines, const checker::ApplyFacts
   catalog::Catalog cat = ThreeResources();
   graph::DependencyGraph g = graph::DependencyGraph::Build(cat);
   Harness h(lines);
-  auto result = checker::Check(h.analyzer, cat, g, {});
+  auto result = checker::Check(h.analyzer.result(), cat, g, {});
   EXPECT_TRUE(result.ok()) << result.status();
   Assessed a;
-  a.completeness = checker::AssessCompleteness(h.analyzer, cat, *result, run);
+  a.completeness = checker::AssessCompleteness(h.analyzer.result(), cat, *result, run);
   for (const checker::ResourceGap& gap : a.completeness.gaps) {
     a.gaps.push_back(std::string(checker::GapKindName(gap.kind)) + " " + gap.ref);
   }

@@ -87,7 +87,7 @@ void FindingsGoldenTest::CheckFindings(bool puppet_graph) {
     ASSERT_EQ(opt, "--package-notify") << "unknown option in check-options";
     options.package_notify = true;
   }
-  auto result = checker::Check(analyzer, *cat, graph, options);
+  auto result = checker::Check(analyzer.result(), *cat, graph, options);
   ASSERT_TRUE(result.ok()) << result.status();
   std::set<std::string> got;
   for (const checker::Finding& f : result->findings) {

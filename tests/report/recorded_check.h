@@ -57,7 +57,7 @@ inline RecordedCheck CheckRecorded(const std::string& name, checker::CheckOption
   }
   auto catalog = std::make_unique<catalog::Catalog>(std::move(*cat));
   auto graph = std::make_unique<graph::DependencyGraph>(graph::DependencyGraph::Build(*catalog));
-  auto result = checker::Check(*analyzer, *catalog, *graph, options);
+  auto result = checker::Check(analyzer->result(), *catalog, *graph, options);
   if (!result.ok()) {
     ADD_FAILURE() << result.status();
     return r;

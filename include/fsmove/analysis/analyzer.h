@@ -13,6 +13,7 @@
 #include "absl/container/flat_hash_map.h"
 #include "absl/container/flat_hash_set.h"
 #include "absl/status/status.h"
+#include "fsmove/analysis/analysis_result.h"
 #include "fsmove/analysis/interpreter.h"
 #include "fsmove/analysis/relations.h"
 #include "fsmove/fstrace/lowering.h"
@@ -85,7 +86,10 @@ class Analyzer : private strace::CallSink {
   absl::Status RunThreaded(strace::LineReader& reader, const PipelineOptions& options = {});
   // Streaming interface (the executor feeds lines as strace writes them).
   void FeedLine(std::string_view line, uint64_t number);
-  void Finish();
+  // Ends the stream (Run and RunThreaded end it themselves) and returns result().
+  AnalysisResult Finish();
+  // What the checker reads (see analysis_result.h): a view into this analyzer.
+  AnalysisResult result() const;
 
   void set_construct_observer(ConstructObserver observer) { observer_ = std::move(observer); }
   void set_marker_observer(MarkerObserver observer) { marker_observer_ = std::move(observer); }

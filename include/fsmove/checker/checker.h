@@ -11,7 +11,7 @@
 #include <vector>
 
 #include "absl/status/statusor.h"
-#include "fsmove/analysis/analyzer.h"
+#include "fsmove/analysis/analysis_result.h"
 #include "fsmove/catalog/catalog.h"
 #include "fsmove/graph/dependency_graph.h"
 
@@ -159,7 +159,7 @@ struct CheckResult {
   CheckStats stats;
 };
 
-absl::StatusOr<CheckResult> Check(const analysis::Analyzer& analyzer,
+absl::StatusOr<CheckResult> Check(const analysis::AnalysisResult& analysis,
                                   const catalog::Catalog& catalog,
                                   const graph::DependencyGraph& graph, const CheckOptions& options);
 

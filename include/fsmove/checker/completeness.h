@@ -12,7 +12,7 @@
 #include <string_view>
 #include <vector>
 
-#include "fsmove/analysis/analyzer.h"
+#include "fsmove/analysis/analysis_result.h"
 #include "fsmove/catalog/catalog.h"
 #include "fsmove/checker/checker.h"
 
@@ -64,7 +64,8 @@ struct Completeness {
 };
 
 // `result` is the checker's (its not_evaluated list); `run` is null for `fsmove analyze`.
-Completeness AssessCompleteness(const analysis::Analyzer& analyzer, const catalog::Catalog& catalog,
-                                const CheckResult& result, const ApplyFacts* run);
+Completeness AssessCompleteness(const analysis::AnalysisResult& analysis,
+                                const catalog::Catalog& catalog, const CheckResult& result,
+                                const ApplyFacts* run);
 
 }  // namespace fsmove::checker

@@ -36,6 +36,79 @@ bool IsMarker(const std::string& line) {
           line.find(": Evaluated in ") != std::string::npos);
 }
 
+// The trace's lines, and its block region: from the first resource marker to the last
+// (start-up before it, the tail after it).
+struct SplitTrace {
+  std::vector<std::string> lines;
+  size_t first_marker = SIZE_MAX, last_marker = 0;
+};
+
+bool ReadSplitTrace(const char* path, SplitTrace* split) {
+  auto reader = fsmove::strace::LineReader::Open(path);
+  if (!reader.ok()) {
+    std::cerr << reader.status().message() << "\n";
+    return false;
+  }
+  std::vector<std::string>& lines = split->lines;
+  std::string_view l;
+  size_t& first_marker = split->first_marker;
+  size_t& last_marker = split->last_marker;
+  while ((*reader)->Next(&l)) {
+    lines.emplace_back(l);
+    if (IsMarker(lines.back())) {
+      first_marker = std::min(first_marker, lines.size() - 1);
+      last_marker = lines.size() - 1;
+    }
+  }
+  if (first_marker == SIZE_MAX) {
+    std::cerr << "catalog_scale_tool: no markers in " << path << "\n";
+    return false;
+  }
+  // A marker written on an unfinished line resumes on a later one: keep the pair together.
+  while (last_marker + 1 < lines.size() &&
+         lines[last_marker + 1].find(" resumed>") != std::string::npos) {
+    ++last_marker;
+  }
+  return true;
+}
+
+// A block line of the copy `suffix`: its paths under the prefix and the titles of the
+// templates not named after a path renamed.
+std::string RenamedLine(const std::string& line, const std::string& prefix,
+                        const std::string& suffix, const std::vector<nlohmann::json>& templates) {
+  std::string s = ReplaceAll(line, prefix, prefix + suffix);
+  for (const auto& t : templates) {
+    std::string title = t["title"];
+    if (title.find(prefix) == std::string::npos) {
+      s = ReplaceAll(s, absl::StrCat("[", title, "]"), absl::StrCat("[", title, suffix, "]"));
+    }
+  }
+  return s;
+}
+
+// The copy's resources, renamed as its lines are, each contained in Class[main]; every other
+// copy has the fix.
+void AddCopyResources(const std::vector<nlohmann::json>& templates, const std::string& prefix,
+                      const std::string& suffix, size_t copy, nlohmann::json* resources,
+                      nlohmann::json* edges) {
+  for (const auto& t : templates) {
+    nlohmann::json r = t;
+    std::string title = t["title"];
+    r["title"] = title.find(prefix) == std::string::npos
+                     ? title + suffix
+                     : ReplaceAll(title, prefix, prefix + suffix);
+    std::string dumped = ReplaceAll(r["parameters"].dump(), prefix, prefix + suffix);
+    r["parameters"] = nlohmann::json::parse(dumped);
+    if (copy % 2 == 1 && r["type"] == "Exec") {  // every other copy has the fix
+      r["parameters"]["require"] =
+          "File[" + ReplaceAll(prefix + "/app.conf", prefix, prefix + suffix) + "]";
+    }
+    resources->push_back(r);
+    edges->push_back({{"source", "Class[main]"},
+                      {"target", std::string(r["type"]) + "[" + std::string(r["title"]) + "]"}});
+  }
+}
+
 int Run(int argc, char** argv) {
   if (argc != 8) {
     std::cerr << "usage: catalog_scale_tool TRACE CATALOG PATH_PREFIX OUT_TRACE OUT_CATALOG BYTES "
@@ -46,31 +119,10 @@ int Run(int argc, char** argv) {
   const uint64_t target = std::stoull(argv[6]);
   const size_t resources = std::stoul(argv[7]);
 
-  // Split the trace: start-up (before the first marker), the block region, the tail.
-  auto reader = fsmove::strace::LineReader::Open(argv[1]);
-  if (!reader.ok()) {
-    std::cerr << reader.status().message() << "\n";
-    return 2;
-  }
-  std::vector<std::string> lines;
-  std::string_view l;
-  size_t first_marker = SIZE_MAX, last_marker = 0;
-  while ((*reader)->Next(&l)) {
-    lines.emplace_back(l);
-    if (IsMarker(lines.back())) {
-      first_marker = std::min(first_marker, lines.size() - 1);
-      last_marker = lines.size() - 1;
-    }
-  }
-  if (first_marker == SIZE_MAX) {
-    std::cerr << "catalog_scale_tool: no markers in " << argv[1] << "\n";
-    return 2;
-  }
-  // A marker written on an unfinished line resumes on a later one: keep the pair together.
-  while (last_marker + 1 < lines.size() &&
-         lines[last_marker + 1].find(" resumed>") != std::string::npos) {
-    ++last_marker;
-  }
+  SplitTrace split;
+  if (!ReadSplitTrace(argv[1], &split)) return 2;
+  const std::vector<std::string>& lines = split.lines;
+  const size_t first_marker = split.first_marker, last_marker = split.last_marker;
   uint64_t block_bytes = 0, startup_bytes = 0;
   for (size_t i = first_marker; i <= last_marker; ++i) block_bytes += lines[i].size() + 1;
   for (size_t i = 0; i < first_marker; ++i) startup_bytes += lines[i].size() + 1;
@@ -117,32 +169,9 @@ int Run(int argc, char** argv) {
     }
     std::string suffix = "-" + std::to_string(copies);
     for (size_t i = first_marker; i <= last_marker; ++i) {
-      std::string s = ReplaceAll(lines[i], prefix, prefix + suffix);
-      for (const auto& t : templates) {
-        std::string title = t["title"];
-        if (title.find(prefix) == std::string::npos) {
-          s = ReplaceAll(s, absl::StrCat("[", title, "]"), absl::StrCat("[", title, suffix, "]"));
-        }
-      }
-      emit(s);
+      emit(RenamedLine(lines[i], prefix, suffix, templates));
     }
-    for (const auto& t : templates) {
-      nlohmann::json r = t;
-      std::string title = t["title"];
-      r["title"] = title.find(prefix) == std::string::npos
-                       ? title + suffix
-                       : ReplaceAll(title, prefix, prefix + suffix);
-      std::string dumped = ReplaceAll(r["parameters"].dump(), prefix, prefix + suffix);
-      r["parameters"] = nlohmann::json::parse(dumped);
-      if (copies % 2 == 1 && r["type"] == "Exec") {  // every other copy has the fix
-        r["parameters"]["require"] =
-            "File[" + ReplaceAll(prefix + "/app.conf", prefix, prefix + suffix) + "]";
-      }
-      out_resources.push_back(r);
-      out_edges.push_back(
-          {{"source", "Class[main]"},
-           {"target", std::string(r["type"]) + "[" + std::string(r["title"]) + "]"}});
-    }
+    AddCopyResources(templates, prefix, suffix, copies, &out_resources, &out_edges);
     ++copies;
   }
   for (size_t i = last_marker + 1; i < lines.size(); ++i) emit(lines[i]);

@@ -337,14 +337,8 @@ int RunCheckCommand(CheckCliOptions& o) {
   return ReportCheck(o, *run, analyzer, work.kept(), fix_target, *project);
 }
 
-}  // namespace
-
-std::function<int()> RegisterCheck(CLI::App& app) {
-  auto o = std::make_shared<CheckCliOptions>();
-  CLI::App* cmd = app.add_subcommand(
-      "check",
-      "Compile a module or manifest, apply it under strace in a throw-away sandbox, and report "
-      "missing ordering relationships and notifiers");
+// What to check: a module, a manifest or code, and the modules it needs.
+void AddTargetOptions(CLI::App* cmd, const std::shared_ptr<CheckCliOptions>& o) {
   cmd->add_option("TARGET", o->target,
                   "a module directory (applies `include <module>`) or a .pp manifest");
   cmd->add_option("-e,--execute", o->code, "Puppet code to check instead of TARGET");
@@ -358,6 +352,10 @@ std::function<int()> RegisterCheck(CLI::App& app) {
                   "examples/ or tests/ has its module so without this")
       ->type_name("DIR")
       ->allow_extra_args(false);
+}
+
+// The sandbox: the OS root Puppet runs on, its init and its limits.
+void AddSandboxOptions(CLI::App* cmd, const std::shared_ptr<CheckCliOptions>& o) {
   cmd->add_option("--sandbox", o->sandbox,
                   "overlay (the default, as root or rootless): a copy-on-write overlay of the OS "
                   "root (--root) in private namespaces; none: apply to this machine itself")
@@ -387,6 +385,10 @@ std::function<int()> RegisterCheck(CLI::App& app) {
   cmd->add_option("--keep-sandbox", o->request.keep_sandbox,
                   "copy what the run changed (the overlay's upper layer) to DIR")
       ->type_name("DIR");
+}
+
+// The files a run keeps: its trace, catalog, graph and Puppet's log.
+void AddSaveOptions(CLI::App* cmd, const std::shared_ptr<CheckCliOptions>& o) {
   cmd->add_option("--save-trace", o->request.save_trace,
                   "keep strace's output in FILE (zstd-compressed if FILE ends in .zst)")
       ->type_name("FILE");
@@ -399,6 +401,10 @@ std::function<int()> RegisterCheck(CLI::App& app) {
                   "keep Puppet's output in FILE (with --idempotence, the next applies' in "
                   "FILE-apply-2.log and FILE-apply-3.log when FILE ends in .log)")
       ->type_name("FILE");
+}
+
+// How Puppet's apply runs and is traced.
+void AddApplyOptions(CLI::App* cmd, const std::shared_ptr<CheckCliOptions>& o) {
   cmd->add_option("--timeout", o->request.timeout_seconds,
                   "stop Puppet and report what ran after this many seconds")
       ->check(CLI::PositiveNumber)
@@ -425,6 +431,10 @@ std::function<int()> RegisterCheck(CLI::App& app) {
   cmd->add_flag("--untraced", o->request.untraced,
                 "apply without strace and report nothing (for measuring the tracing overhead)")
       ->group("");
+}
+
+// What more the check does to prove or fix its findings: replays, fixes, more applies.
+void AddProofOptions(CLI::App* cmd, const std::shared_ptr<CheckCliOptions>& o) {
   cmd->add_flag("--confirm", o->confirm,
                 "replay each missing ordering relationship with the opposite order forced, and "
                 "each missing notifier with its file put back and applied again (untraced, in "
@@ -446,6 +456,10 @@ std::function<int()> RegisterCheck(CLI::App& app) {
       ->type_name("DIR");
   cmd->add_option("-j,--jobs", o->jobs, "replays run at once (default: the number of CPUs)")
       ->check(CLI::Range(1, 64));
+}
+
+// The run's work directory, and what the check shows while it runs.
+void AddWorkOptions(CLI::App* cmd, const std::shared_ptr<CheckCliOptions>& o) {
   cmd->add_option("--work-dir", o->request.work_parent,
                   "make the run's work directory (private: Puppet's logs) under DIR (default "
                   "$TMPDIR or /tmp)")
@@ -460,6 +474,22 @@ std::function<int()> RegisterCheck(CLI::App& app) {
   cmd->add_flag("-q,--quiet", o->quiet, "no progress display");
   cmd->add_flag("-v,--verbose", o->verbose,
                 "show what the sandbox did (inputs bound, preparation, processes killed)");
+}
+
+}  // namespace
+
+std::function<int()> RegisterCheck(CLI::App& app) {
+  auto o = std::make_shared<CheckCliOptions>();
+  CLI::App* cmd = app.add_subcommand(
+      "check",
+      "Compile a module or manifest, apply it under strace in a throw-away sandbox, and report "
+      "missing ordering relationships and notifiers");
+  AddTargetOptions(cmd, o);
+  AddSandboxOptions(cmd, o);
+  AddSaveOptions(cmd, o);
+  AddApplyOptions(cmd, o);
+  AddProofOptions(cmd, o);
+  AddWorkOptions(cmd, o);
   AddReportOptions(cmd, &o->report);
   return [o] { return RunCheckCommand(*o); };
 }

@@ -53,35 +53,34 @@ void AddPaths(const checker::Finding& f, std::vector<std::string>* list) {
   }
 }
 
-}  // namespace
-
-ForcedOrder OrderToForce(const checker::Finding& f, const catalog::Catalog& cat) {
-  const catalog::Resource& source = cat.resource(f.source);
-  const catalog::Resource& target = cat.resource(f.target);
-  return f.applied_in_reverse ? ForcedOrder{source, target} : ForcedOrder{target, source};
-}
-
-int ConfirmFindings(const exec::CheckRequest& base, const exec::RunResult& run,
-                    const catalog::Catalog& cat, const report::FindingsContext& ctx,
-                    const ConfirmOptions& o, checker::CheckResult* result) {
+// The findings a check replays: MOR, one replay each, and MN, by service: one replay each,
+// since refreshing a service is what shows its daemon.
+struct ToConfirm {
   std::vector<size_t> chosen;  // MOR
-  // MN, by service: one replay each, since refreshing a service is what shows its daemon.
   std::map<catalog::ResourceId, std::vector<size_t>> notifiers;
-  std::vector<std::string> paths;
-  for (size_t i = 0; i < result->findings.size(); ++i) {
-    const checker::Finding& f = result->findings[i];
+  std::vector<std::string> paths;  // the MOR replays' probes
+};
+
+ToConfirm ChooseFindings(const checker::CheckResult& result, const report::FindingsContext& ctx) {
+  ToConfirm to;
+  for (size_t i = 0; i < result.findings.size(); ++i) {
+    const checker::Finding& f = result.findings[i];
     if (ctx.IsSuppressed(i) || ctx.IsHidden(i)) continue;
     if (f.kind == checker::FaultKind::kMissingNotifier) {
-      notifiers[f.target].push_back(i);
+      to.notifiers[f.target].push_back(i);
     } else {
-      chosen.push_back(i);
-      AddPaths(f, &paths);
+      to.chosen.push_back(i);
+      AddPaths(f, &to.paths);
     }
   }
-  if (chosen.empty() && notifiers.empty()) return 0;
+  return to;
+}
 
-  // Replay 0 applies the catalog as compiled; replay k forces finding chosen[k-1]'s order
-  // the other way round from this run's (OrderToForce).
+// Replay 0 applies the catalog as compiled; replay k forces finding chosen[k-1]'s order
+// the other way round from this run's (OrderToForce). A finding whose order cannot be forced
+// is inconclusive, and its replay has no catalog.
+std::vector<Replay> OrderReplays(const exec::RunResult& run, const catalog::Catalog& cat,
+                                 const std::vector<size_t>& chosen, checker::CheckResult* result) {
   std::vector<Replay> replays(chosen.size() + 1);
   replays[0].name = "reference";
   replays[0].catalog = run.catalog_text;
@@ -100,18 +99,24 @@ int ConfirmFindings(const exec::CheckRequest& base, const exec::RunResult& run,
     replays[k + 1].name = fmt::format("{:02}", k + 1);
     replays[k + 1].catalog = std::move(*forced);
   }
-  // The missing notifiers of each service, in one replay: the catalog applied with their
-  // sources held back (noop), so that the service starts with the paths as they were before
-  // them; applied as it is, which changes them and (the fault) does not refresh the service;
-  // then the service refreshed: is its daemon older than the change, and does the restart
-  // change what it does?
+  return replays;
+}
+
+// The missing notifiers of each service, in one replay: the catalog applied with their
+// sources held back (noop), so that the service starts with the paths as they were before
+// them; applied as it is, which changes them and (the fault) does not refresh the service;
+// then the service refreshed: is its daemon older than the change, and does the restart
+// change what it does?
+void AddNotifierReplays(const exec::RunResult& run, const catalog::Catalog& cat,
+                        const std::map<catalog::ResourceId, std::vector<size_t>>& notifiers,
+                        const checker::CheckResult& result, std::vector<Replay>* replays) {
   for (const auto& [service, findings] : notifiers) {
     Replay mn;
-    mn.name = fmt::format("notifiers-{:02}", replays.size());
+    mn.name = fmt::format("notifiers-{:02}", replays->size());
     mn.notifiers = findings;
     std::vector<std::string> sources;
     for (size_t i : findings) {
-      const checker::Finding& f = result->findings[i];
+      const checker::Finding& f = result.findings[i];
       AddPaths(f, &mn.probe);
       sources.push_back(cat.resource(f.source).ref);
     }
@@ -124,10 +129,41 @@ int ConfirmFindings(const exec::CheckRequest& base, const exec::RunResult& run,
     } else {
       mn.not_made = std::string((held.ok() ? refresh : held).status().message());
     }
-    replays.push_back(std::move(mn));
+    replays->push_back(std::move(mn));
   }
-  if (chosen.empty()) replays[0].catalog.clear();  // no reference needed
+}
 
+// The check request of replay k (`r`), untraced, with `left` of the replays' --timeout; with
+// --keep-replays, r->kept says where its catalog and logs are kept.
+exec::CheckRequest ReplayRequest(const exec::CheckRequest& base, const exec::RunResult& run,
+                                 const ConfirmOptions& o, const std::vector<std::string>& paths,
+                                 size_t k, std::chrono::seconds left, Replay* r) {
+  exec::CheckRequest req = base.Rerun();
+  req.timeout_seconds = static_cast<int>(left.count());
+  req.untraced = true;
+  req.apply_catalog = r->catalog;
+  req.probe_paths = r->notifiers.empty() ? paths : r->probe;
+  req.refresh_catalog = r->refresh;
+  if (!r->notifiers.empty()) req.second_catalog = run.catalog_text;
+  req.reapplies = r->notifiers.empty() ? 0 : 1;
+  if (!o.keep_dir.empty()) {
+    const std::string stem = o.keep_dir + "/" + (k == 0 ? std::string("00-reference") : r->name);
+    req.save_catalog = stem + ".catalog.json";
+    req.puppet_log = stem + ".puppet.log";
+    r->kept = req.save_catalog + ", " + req.puppet_log;
+    if (!r->notifiers.empty()) {
+      r->kept += ", " + exec::ReapplyLogCopy(req.puppet_log, 2) + ", " +
+                 exec::RefreshLogCopy(req.puppet_log);
+    }
+  }
+  return req;
+}
+
+// Runs the replays that have a catalog, o.jobs at a time. Returns 0, or the signal that
+// interrupted one (no more are started).
+int RunReplays(const exec::CheckRequest& base, const exec::RunResult& run, const ConfirmOptions& o,
+               const std::vector<std::string>& paths, std::vector<Replay>* replays_out) {
+  std::vector<Replay>& replays = *replays_out;
   // The replays share one more --timeout: each gets what is left of it.
   const auto deadline =
       std::chrono::steady_clock::now() + std::chrono::seconds(base.timeout_seconds);
@@ -147,24 +183,7 @@ int ConfirmFindings(const exec::CheckRequest& base, const exec::RunResult& run,
             "not started: the replays' --timeout (as long as the check's) ran out");
         continue;
       }
-      exec::CheckRequest req = base.Rerun();
-      req.timeout_seconds = static_cast<int>(left.count());
-      req.untraced = true;
-      req.apply_catalog = r.catalog;
-      req.probe_paths = r.notifiers.empty() ? paths : r.probe;
-      req.refresh_catalog = r.refresh;
-      if (!r.notifiers.empty()) req.second_catalog = run.catalog_text;
-      req.reapplies = r.notifiers.empty() ? 0 : 1;
-      if (!o.keep_dir.empty()) {
-        const std::string stem = o.keep_dir + "/" + (k == 0 ? std::string("00-reference") : r.name);
-        req.save_catalog = stem + ".catalog.json";
-        req.puppet_log = stem + ".puppet.log";
-        r.kept = req.save_catalog + ", " + req.puppet_log;
-        if (!r.notifiers.empty()) {
-          r.kept += ", " + exec::ReapplyLogCopy(req.puppet_log, 2) + ", " +
-                    exec::RefreshLogCopy(req.puppet_log);
-        }
-      }
+      exec::CheckRequest req = ReplayRequest(base, run, o, paths, k, left, &r);
       const auto t0 = std::chrono::steady_clock::now();
       r.result = exec::RunCheck(req, nullptr);  // untraced: no trace to read
       r.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
@@ -184,7 +203,13 @@ int ConfirmFindings(const exec::CheckRequest& base, const exec::RunResult& run,
   for (int t = 0; t < std::max(1, o.jobs); ++t) threads.emplace_back(worker);
   for (std::thread& t : threads) t.join();
   progress.Clear();
+  return interrupted.load();
+}
 
+// Each MN finding's confirmation, from its service's replay: confirmed when the daemon is
+// stale (exec::StaleDaemon).
+void JudgeNotifierReplays(const std::vector<Replay>& replays, const catalog::Catalog& cat,
+                          checker::CheckResult* result) {
   for (const Replay& r : replays) {
     if (r.notifiers.empty()) continue;
     std::string ran_why;
@@ -214,8 +239,10 @@ int ConfirmFindings(const exec::CheckRequest& base, const exec::RunResult& run,
                             f.paths, &c.differences, &c.reason);
     }
   }
-  if (chosen.empty()) return interrupted.load();
+}
 
+// The catalog's services, by each name they go by (their title and their name parameter).
+std::vector<exec::ServiceNames> ServicesOf(const catalog::Catalog& cat) {
   std::vector<exec::ServiceNames> services;
   for (catalog::ResourceId id = 0; id < cat.size(); ++id) {
     const catalog::Resource& r = cat.resource(id);
@@ -224,7 +251,14 @@ int ConfirmFindings(const exec::CheckRequest& base, const exec::RunResult& run,
     if (auto name = r.StringParameter("name")) s.names.push_back(*name);
     services.push_back(std::move(s));
   }
+  return services;
+}
 
+// Each MOR finding's confirmation, from its replay against the reference: confirmed when
+// they differ.
+void JudgeOrderReplays(const std::vector<Replay>& replays, const std::vector<size_t>& chosen,
+                       const catalog::Catalog& cat, checker::CheckResult* result) {
+  const std::vector<exec::ServiceNames> services = ServicesOf(cat);
   std::string why;
   const Replay& reference = replays[0];
   const bool reference_ran = Ran(reference, &why);
@@ -263,7 +297,29 @@ int ConfirmFindings(const exec::CheckRequest& base, const exec::RunResult& run,
           "paths ended the same: here the order makes no visible difference";
     }
   }
-  return interrupted.load();
+}
+
+}  // namespace
+
+ForcedOrder OrderToForce(const checker::Finding& f, const catalog::Catalog& cat) {
+  const catalog::Resource& source = cat.resource(f.source);
+  const catalog::Resource& target = cat.resource(f.target);
+  return f.applied_in_reverse ? ForcedOrder{source, target} : ForcedOrder{target, source};
+}
+
+int ConfirmFindings(const exec::CheckRequest& base, const exec::RunResult& run,
+                    const catalog::Catalog& cat, const report::FindingsContext& ctx,
+                    const ConfirmOptions& o, checker::CheckResult* result) {
+  const ToConfirm to = ChooseFindings(*result, ctx);
+  if (to.chosen.empty() && to.notifiers.empty()) return 0;
+  std::vector<Replay> replays = OrderReplays(run, cat, to.chosen, result);
+  AddNotifierReplays(run, cat, to.notifiers, *result, &replays);
+  if (to.chosen.empty()) replays[0].catalog.clear();  // no reference needed
+  const int interrupted = RunReplays(base, run, o, to.paths, &replays);
+  JudgeNotifierReplays(replays, cat, result);
+  if (to.chosen.empty()) return interrupted;
+  JudgeOrderReplays(replays, to.chosen, cat, result);
+  return interrupted;
 }
 
 }  // namespace fsmove::cli

@@ -81,19 +81,21 @@ Exit status: 0 every module ok; 1 any module has findings or could not be checke
 but ok); 2 usage error or the results directory cannot be written; 128 + the signal when
 interrupted: 130 Ctrl-C, 143 SIGTERM, 129 SIGHUP (finished modules are kept; a rerun continues).)";
 
-int RunScanCommand(ScanCliOptions& o) {
+// The runs of the scan, before sharding: MODULE..., --list and --modules-dir, each module
+// expanded into its runs unless --no-examples, in canonical order.
+absl::StatusOr<std::vector<std::string>> RunsToScan(const ScanCliOptions& o) {
   std::vector<std::string> all = o.modules;
   for (const auto& list : o.lists) {
     auto m = scan::ReadModuleList(list);
     if (!m.ok()) {
-      return Fail(m.status());
+      return m.status();
     }
     all.insert(all.end(), m->begin(), m->end());
   }
   for (const auto& dir : o.modules_dirs) {
     auto m = scan::DiscoverModules(dir);
     if (!m.ok()) {
-      return Fail(m.status());
+      return m.status();
     }
     if (m->empty())
       std::cerr << "fsmove: warning: no module (NAME/manifests/ or NAME/metadata.json) in " << dir
@@ -110,76 +112,46 @@ int RunScanCommand(ScanCliOptions& o) {
     }
     all = scan::CanonicalModuleList(std::move(runs));
   }
-  if (all.empty()) {
-    std::cerr << "fsmove: error: no modules to scan (give MODULE..., --list FILE or "
-                 "--modules-dir DIR)\n";
-    return kExitError;
-  }
-  scan::Shard shard;
-  if (!o.shard.empty()) {
-    auto s = scan::ParseShard(o.shard);
-    if (!s.ok()) {
-      return Fail(s.status());
-    }
-    shard = *s;
-  }
-  o.run.modules = scan::SelectShard(all, shard);
-  o.run.modulepath = o.modulepath;
-  if (o.package_notify) o.run.check_options.push_back("--package-notify");
-  if (o.confirm) o.run.check_options.push_back("--confirm");
-  if (o.confirm) o.run.timeout_periods = 2;
-  if (o.idempotence) o.run.check_options.push_back("--idempotence");
-  if (!o.policy_rc.empty())
-    o.run.check_options.insert(o.run.check_options.end(), {"--policy-rc", o.policy_rc});
-  if (!o.sandbox.empty())
-    o.run.check_options.insert(o.run.check_options.end(), {"--sandbox", o.sandbox});
+  return all;
+}
+
+// The options each check is given (o->run.check_options and the like), from the scan's; the
+// root built first if it needs to be.
+absl::Status PassCheckOptions(ScanCliOptions* o) {
+  o->run.modulepath = o->modulepath;
+  if (o->package_notify) o->run.check_options.push_back("--package-notify");
+  if (o->confirm) o->run.check_options.push_back("--confirm");
+  if (o->confirm) o->run.timeout_periods = 2;
+  if (o->idempotence) o->run.check_options.push_back("--idempotence");
+  if (!o->policy_rc.empty())
+    o->run.check_options.insert(o->run.check_options.end(), {"--policy-rc", o->policy_rc});
+  if (!o->sandbox.empty())
+    o->run.check_options.insert(o->run.check_options.end(), {"--sandbox", o->sandbox});
   // The root is built (if need be) once, before the checks start.
-  if (o.root.empty() && o.sandbox != "none" && geteuid() == 0) o.root = std::string(kDefaultRoot);
-  if (!o.root.empty() && o.root != exec::kHostRoot) {
-    absl::StatusOr<exec::OsRoot> root = exec::ResolveRoot(o.root, /*build_missing=*/true);
+  if (o->root.empty() && o->sandbox != "none" && geteuid() == 0) {
+    o->root = std::string(kDefaultRoot);
+  }
+  if (!o->root.empty() && o->root != exec::kHostRoot) {
+    absl::StatusOr<exec::OsRoot> root = exec::ResolveRoot(o->root, /*build_missing=*/true);
     if (!root.ok()) {
-      return Fail(root.status());
+      return root.status();
     }
   }
-  if (!o.root.empty()) o.run.check_options.insert(o.run.check_options.end(), {"--root", o.root});
-  if (!o.init.empty()) o.run.check_options.insert(o.run.check_options.end(), {"--init", o.init});
-  o.run.progress = !o.quiet && isatty(STDERR_FILENO);
+  if (!o->root.empty())
+    o->run.check_options.insert(o->run.check_options.end(), {"--root", o->root});
+  if (!o->init.empty())
+    o->run.check_options.insert(o->run.check_options.end(), {"--init", o->init});
+  o->run.progress = !o->quiet && isatty(STDERR_FILENO);
+  return absl::OkStatus();
+}
 
-  std::error_code ec;
-  std::filesystem::create_directories(o.run.out_dir, ec);
-  scan::ScanManifest manifest{shard, scan::ModuleListDigest(all), all.size(), o.run.modules};
-  if (auto st = scan::WriteScanManifest(o.run.out_dir, manifest); !st.ok()) {
-    return Fail(st);
-  }
-  if (!o.quiet) {
-    std::cerr << fmt::format(
-        "fsmove: scanning {} module{}{} into {} ({} at a time)\n", o.run.modules.size(),
-        o.run.modules.size() == 1 ? "" : "s",
-        o.shard.empty() ? "" : fmt::format(" (shard {} of {})", shard.ToString(), all.size()),
-        o.run.out_dir, o.run.jobs);
-  }
-
-  struct sigaction sa {};
-  sa.sa_handler = OnStopSignal;
-  sigemptyset(&sa.sa_mask);
-  sigaction(SIGINT, &sa, nullptr);
-  sigaction(SIGTERM, &sa, nullptr);
-  auto outcome = scan::RunScan(o.run, &g_stop);
-  if (!outcome.ok()) {
-    return Fail(outcome.status());
-  }
-  for (const auto& n : outcome->notes) std::cerr << "fsmove: note: " << n << "\n";
-  if (auto st = scan::WriteSummary(o.run.out_dir, outcome->results); !st.ok()) {
-    return Fail(st);
-  }
-  if (auto st = scan::WriteScanReport(o.run.out_dir, outcome->results); !st.ok()) {
-    return Fail(st);
-  }
-
+// The scan's result on stdout: each run not ok, the counts by status, the coverage. Returns
+// the exit status.
+int PrintScanResult(const ScanCliOptions& o, const scan::ScanOutcome& outcome) {
   std::map<std::string, int> counts;
   bool all_ok = true;
   std::vector<const scan::ModuleResult*> sorted;
-  for (const auto& r : outcome->results) sorted.push_back(&r);
+  for (const auto& r : outcome.results) sorted.push_back(&r);
   std::sort(sorted.begin(), sorted.end(), [](auto* a, auto* b) { return a->module < b->module; });
   for (const auto* r : sorted) {
     ++counts[std::string(scan::ModuleStatusName(r->status))];
@@ -215,21 +187,78 @@ int RunScanCommand(ScanCliOptions& o) {
     if (o.idempotence)
       std::cout << fmt::format("not idempotent: {} resource{}\n", ni, ni == 1 ? "" : "s");
   }
-  const scan::ScanCoverage cov = scan::Coverage(outcome->results);
+  const scan::ScanCoverage cov = scan::Coverage(outcome.results);
   std::cout << fmt::format(
       "{} of {} module{} had a run that compiled and applied (ok or findings)\n",
       cov.modules_applied, cov.modules, cov.modules == 1 ? "" : "s");
   std::cout << fmt::format("{} of {} run{} done ({} skipped as already done): {}; summary in {}\n",
-                           outcome->results.size(), o.run.modules.size(),
-                           o.run.modules.size() == 1 ? "" : "s", outcome->skipped,
+                           outcome.results.size(), o.run.modules.size(),
+                           o.run.modules.size() == 1 ? "" : "s", outcome.skipped,
                            line.empty() ? "nothing" : line,
                            (std::filesystem::path(o.run.out_dir) / scan::kReportHtml).string());
-  if (outcome->signal != 0) {
-    std::cerr << "fsmove: interrupted (" << sigabbrev_np(outcome->signal)
+  if (outcome.signal != 0) {
+    std::cerr << "fsmove: interrupted (" << sigabbrev_np(outcome.signal)
               << "): unfinished modules were stopped; run the same command again to continue\n";
-    return ExitForSignal(outcome->signal);
+    return ExitForSignal(outcome.signal);
   }
   return all_ok ? kExitOk : kExitFindings;
+}
+
+int RunScanCommand(ScanCliOptions& o) {
+  absl::StatusOr<std::vector<std::string>> runs = RunsToScan(o);
+  if (!runs.ok()) {
+    return Fail(runs.status());
+  }
+  const std::vector<std::string>& all = *runs;
+  if (all.empty()) {
+    std::cerr << "fsmove: error: no modules to scan (give MODULE..., --list FILE or "
+                 "--modules-dir DIR)\n";
+    return kExitError;
+  }
+  scan::Shard shard;
+  if (!o.shard.empty()) {
+    auto s = scan::ParseShard(o.shard);
+    if (!s.ok()) {
+      return Fail(s.status());
+    }
+    shard = *s;
+  }
+  o.run.modules = scan::SelectShard(all, shard);
+  if (absl::Status st = PassCheckOptions(&o); !st.ok()) {
+    return Fail(st);
+  }
+
+  std::error_code ec;
+  std::filesystem::create_directories(o.run.out_dir, ec);
+  scan::ScanManifest manifest{shard, scan::ModuleListDigest(all), all.size(), o.run.modules};
+  if (auto st = scan::WriteScanManifest(o.run.out_dir, manifest); !st.ok()) {
+    return Fail(st);
+  }
+  if (!o.quiet) {
+    std::cerr << fmt::format(
+        "fsmove: scanning {} module{}{} into {} ({} at a time)\n", o.run.modules.size(),
+        o.run.modules.size() == 1 ? "" : "s",
+        o.shard.empty() ? "" : fmt::format(" (shard {} of {})", shard.ToString(), all.size()),
+        o.run.out_dir, o.run.jobs);
+  }
+
+  struct sigaction sa {};
+  sa.sa_handler = OnStopSignal;
+  sigemptyset(&sa.sa_mask);
+  sigaction(SIGINT, &sa, nullptr);
+  sigaction(SIGTERM, &sa, nullptr);
+  auto outcome = scan::RunScan(o.run, &g_stop);
+  if (!outcome.ok()) {
+    return Fail(outcome.status());
+  }
+  for (const auto& n : outcome->notes) std::cerr << "fsmove: note: " << n << "\n";
+  if (auto st = scan::WriteSummary(o.run.out_dir, outcome->results); !st.ok()) {
+    return Fail(st);
+  }
+  if (auto st = scan::WriteScanReport(o.run.out_dir, outcome->results); !st.ok()) {
+    return Fail(st);
+  }
+  return PrintScanResult(o, *outcome);
 }
 
 }  // namespace

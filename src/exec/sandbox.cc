@@ -212,29 +212,35 @@ absl::Status IdmappedMount(int source_fd, const std::string& source, const std::
   _exit(code >= 0 ? code : ShellExitCode(st));
 }
 
-// One sandbox, start to end: its cgroups, its first process, its id maps and network.
-int RunSandbox(const SandboxSpec& spec, SupervisorPhase phase, const IdMapping& ids, int status_fd,
-               int round) {
-  StatusWriter status(status_fd);
-  // A memory limit for everything in the sandbox (its tmpfs pages included).
+// The cgroups one sandbox runs in, those asked for, made before its first process.
+struct SandboxCgroups {
   std::optional<MemoryLimit> memory;
+  std::optional<PidsLimit> pids;
+  std::optional<SystemdCgroup> systemd;
+};
+
+// Makes the sandbox's cgroups. A memory or pids limit the host cannot give is a note; a
+// systemd cgroup it cannot give is an error, and false: the sandbox cannot run.
+bool MakeSandboxCgroups(const SandboxSpec& spec, SupervisorPhase phase, const IdMapping& ids,
+                        StatusWriter& status, SandboxCgroups* cgroups) {
+  // A memory limit for everything in the sandbox (its tmpfs pages included).
   if (spec.memory_limit > 0) {
     absl::StatusOr<MemoryLimit> made = MemoryLimit::Make(spec.memory_limit, spec.cgroup_name);
     if (made.ok()) {
-      memory.emplace(std::move(*made));
+      cgroups->memory.emplace(std::move(*made));
     } else {
       status.Send(
           status::Note{fmt::format("no memory limit: {}", std::string(made.status().message()))});
     }
   }
-  // A limit on all its processes together (RLIMIT_NPROC, below, counts per user).
-  std::optional<PidsLimit> pids;
+  // A limit on all its processes together (RLIMIT_NPROC, in the first process, counts per
+  // user).
   if (spec.pids_limit > 0) {
     absl::StatusOr<PidsLimit> made = PidsLimit::Make(
         spec.pids_limit,
         spec.cgroup_name.empty() ? fmt::format("fsmove-{}-pids", getpid()) : spec.cgroup_name);
     if (made.ok()) {
-      pids.emplace(std::move(*made));
+      cgroups->pids.emplace(std::move(*made));
     } else {
       status.Send(
           status::Note{fmt::format("no cgroup pids limit ({}): processes are limited per "
@@ -243,7 +249,6 @@ int RunSandbox(const SandboxSpec& spec, SupervisorPhase phase, const IdMapping& 
     }
   }
   // --init systemd: systemd needs a cgroup2 tree of its own, delegated to the sandbox's root.
-  std::optional<SystemdCgroup> systemd_cgroup;
   const bool boots = spec.init == "systemd" && phase == SupervisorPhase::kApply;
   if (boots) {
     const std::string name = spec.cgroup_name.empty() ? fmt::format("fsmove-{}-init", getpid())
@@ -256,29 +261,208 @@ int RunSandbox(const SandboxSpec& spec, SupervisorPhase phase, const IdMapping& 
     if (!made.ok()) {
       status.Send(
           status::Error{fmt::format("--init systemd: {}", std::string(made.status().message()))});
-      return 2;
+      return false;
     }
-    systemd_cgroup.emplace(std::move(*made));
+    cgroups->systemd.emplace(std::move(*made));
   }
+  return true;
+}
+
+// Where one sandbox's mounts go (round: which sandbox of the check), and who mounts its
+// overlay.
+struct SandboxLayout {
   // The lower layer: the root itself when its files are owned by the sandbox's range (a
   // rootless root), else an idmapped view of it made after the user namespace exists.
-  const bool idmap = spec.lower_id_base != ids.uid_first;
-  const std::string idmapped = fmt::format("{}/lower-{}", spec.scratch_dir, round);
-  const std::string lower_path = idmap ? idmapped : spec.lower_dir;
+  bool idmap = false;
+  std::string idmapped;
+  std::string lower_path;
   // The inputs (module directories, manifests), idmapped too when run as root: files of the
   // host's users, a private directory of root's, are then readable by the sandbox's root.
-  const std::string inputs_dir = fmt::format("{}/inputs-{}", spec.scratch_dir, round);
+  std::string inputs_dir;
   std::vector<std::string> staged_inputs;
-  for (size_t i = 0; i < spec.input_paths.size(); ++i) {
-    staged_inputs.push_back(fmt::format("{}/{}", inputs_dir, i));
-  }
   // Run as root, the overlay is mounted here (overlay_mount.h); if that fails and nobody
   // asked for it, the sandbox mounts its own.
+  std::string overlay_dir;
+  OverlayMount wanted = OverlayMount::kAuto;
+  bool keeper_mounts = false;
+};
+
+SandboxLayout LayoutSandbox(const SandboxSpec& spec, const IdMapping& ids, int round) {
+  SandboxLayout layout;
+  layout.idmap = spec.lower_id_base != ids.uid_first;
+  layout.idmapped = fmt::format("{}/lower-{}", spec.scratch_dir, round);
+  layout.lower_path = layout.idmap ? layout.idmapped : spec.lower_dir;
+  layout.inputs_dir = fmt::format("{}/inputs-{}", spec.scratch_dir, round);
+  for (size_t i = 0; i < spec.input_paths.size(); ++i) {
+    layout.staged_inputs.push_back(fmt::format("{}/{}", layout.inputs_dir, i));
+  }
+  layout.overlay_dir = fmt::format("{}/overlay-{}", spec.scratch_dir, round);
+  layout.wanted = ParseOverlayMount(spec.overlay_mount).value_or(OverlayMount::kAuto);
+  layout.keeper_mounts = layout.wanted == OverlayMount::kKeeper ||
+                         (layout.wanted == OverlayMount::kAuto && !ids.rootless);
+  return layout;
+}
+
+// The idmapped view of the lower layer, at layout.idmapped.
+absl::Status MountIdmappedLower(const SandboxSpec& spec, const SandboxLayout& layout, pid_t first) {
+  mkdir(spec.scratch_dir.c_str(), 0700);
+  mkdir(layout.idmapped.c_str(), 0755);
+  const int lower = open(spec.lower_dir.c_str(), O_PATH | O_DIRECTORY | O_CLOEXEC);
+  absl::Status st = lower < 0 ? base::ErrnoStatus(fmt::format("open {}", spec.lower_dir))
+                              : IdmappedMount(lower, spec.lower_dir, layout.idmapped, first);
+  if (lower >= 0) close(lower);
+  return st;
+}
+
+// The keeper's overlay, into *overlay. When it cannot be mounted and nobody asked for it, the
+// sandbox mounts its own (a note, once per check): no error then, and no overlay.
+absl::Status MountKeeperOverlay(const SandboxSpec& spec, const IdMapping& ids, int round,
+                                const SandboxLayout& layout, StatusWriter& status,
+                                std::optional<KeeperOverlay>* overlay) {
+  absl::StatusOr<KeeperOverlay> made =
+      KeeperOverlay::Make(layout.overlay_dir, layout.lower_path, ids.uid_first, ids.gid_first);
+  if (made.ok()) {
+    overlay->emplace(std::move(*made));
+  } else if (layout.wanted == OverlayMount::kKeeper) {
+    return made.status();
+  } else if (round == 1 || spec.compile_argv.empty()) {
+    status.Send(status::Note{fmt::format(
+        "the sandbox mounts its overlay itself ({}): directories of the OS root cannot be "
+        "renamed in it",
+        std::string(made.status().message()))});
+  }
+  return absl::OkStatus();
+}
+
+// Idmapped views of the inputs under layout.inputs_dir: (*staged)[i] becomes 'i' for each
+// input mapped; one that cannot be is bound as it is (a note). An error: an input that cannot
+// be opened as fsmove resolved it.
+absl::Status StageIdmappedInputs(const SandboxSpec& spec, const SandboxLayout& layout, pid_t first,
+                                 StatusWriter& status, std::vector<char>* staged) {
+  mkdir(layout.inputs_dir.c_str(), 0700);
+  for (size_t i = 0; i < spec.input_paths.size(); ++i) {
+    struct stat in;
+    if (stat(spec.input_paths[i].c_str(), &in) != 0) continue;
+    if (S_ISDIR(in.st_mode)) {
+      mkdir(layout.staged_inputs[i].c_str(), 0755);
+    } else {
+      close(open(layout.staged_inputs[i].c_str(), O_WRONLY | O_CREAT | O_CLOEXEC, 0644));
+    }
+    // The input as fsmove resolved it, with no link followed: not what a link put there
+    // since (a directory swapped for one is refused).
+    absl::StatusOr<int> source = OpenResolvedInput(spec.input_paths[i]);
+    if (!source.ok()) return source.status();
+    absl::Status mapped =
+        IdmappedMount(*source, spec.input_paths[i], layout.staged_inputs[i], first);
+    close(*source);
+    if (mapped.ok()) {
+      (*staged)[i] = 'i';
+    } else {
+      status.Send(status::Note{fmt::format("{} is bound as it is: {}", spec.input_paths[i],
+                                           std::string(mapped.message()))});
+    }
+  }
+  return absl::OkStatus();
+}
+
+// The keeper's part once the first process has made its user namespace: its id maps, the
+// idmapped lower layer, the keeper's overlay and the idmapped inputs, each step only if the
+// ones before went well, and what the first process must know of them sent over `to_sandbox`
+// ('k' or 's' for the overlay, then 'i' or 'p' for each input).
+absl::Status PrepareUserNamespace(const SandboxSpec& spec, const IdMapping& ids, int round,
+                                  const SandboxLayout& layout, pid_t first, int to_sandbox,
+                                  StatusWriter& status, std::optional<KeeperOverlay>* overlay) {
+  absl::Status st = WriteIdMaps(first, ids);
+  if (st.ok() && layout.idmap) st = MountIdmappedLower(spec, layout, first);
+  if (st.ok() && layout.keeper_mounts) {
+    st = MountKeeperOverlay(spec, ids, round, layout, status, overlay);
+  }
+  if (st.ok() && !SendByte(to_sandbox, *overlay ? 'k' : 's')) {
+    st = absl::InternalError("the sandbox is gone");
+  }
+  std::vector<char> staged(spec.input_paths.size(), 'p');
+  if (st.ok() && !ids.rootless) st = StageIdmappedInputs(spec, layout, first, status, &staged);
+  for (char c : staged) {
+    if (st.ok() && !SendByte(to_sandbox, c)) st = absl::InternalError("the sandbox is gone");
+  }
+  return st;
+}
+
+// The keeper's part once the first process is the sandbox's root: the sandbox's network
+// (*slirp: its process) and cgroups. True when they are in place and the first process was
+// told to go on ('g').
+bool ConnectSandbox(const IdMapping& ids, const SandboxCgroups& cgroups, pid_t first,
+                    int to_sandbox, StatusWriter& status, pid_t* slirp) {
+  *slirp = StartUserModeNetwork(status, first);
+  bool entered = true;
+  if (cgroups.memory && !cgroups.memory->EnterPid(first)) {
+    status.Send(status::Note{"could not move the sandbox into its memory limit's cgroup"});
+  }
+  if (cgroups.pids && !cgroups.pids->EnterPid(first)) {
+    status.Send(status::Note{"could not move the sandbox into its pids limit's cgroup"});
+  }
+  // Rootless, the cgroup is the user's already (MakeInDelegated).
+  if (cgroups.systemd &&
+      !(cgroups.systemd->EnterPid(first) &&
+        (ids.rootless || cgroups.systemd->Delegate(ids.uid_first, ids.gid_first)))) {
+    status.Send(status::Error{"--init systemd: could not hand the sandbox its cgroup2 cgroup"});
+    entered = false;
+  }
+  return entered && SendByte(to_sandbox, 'g');
+}
+
+// After the sandbox: the keeper's overlay, the idmapped lower layer and the staged inputs
+// are unmounted and removed.
+void RemoveSandboxMounts(const SandboxLayout& layout, std::optional<KeeperOverlay>* overlay) {
+  if (*overlay) (*overlay)->Remove();
+  if (layout.idmap) {
+    umount2(layout.idmapped.c_str(), MNT_DETACH);
+    rmdir(layout.idmapped.c_str());
+  }
+  for (const std::string& staged : layout.staged_inputs) {
+    umount2(staged.c_str(), MNT_DETACH);
+    if (rmdir(staged.c_str()) != 0) unlink(staged.c_str());
+  }
+  rmdir(layout.inputs_dir.c_str());
+}
+
+// After the sandbox: what is left in its cgroups is killed, the limits it hit are said, and
+// the cgroups are removed.
+void RemoveSandboxCgroups(const IdMapping& ids, StatusWriter& status, SandboxCgroups* cgroups) {
+  if (cgroups->memory) {
+    cgroups->memory->KillAll();
+    ReportMemoryLimitHits(status, *cgroups->memory, "the sandbox");
+    cgroups->memory->Remove();
+  }
+  if (cgroups->pids) {
+    if (uint64_t hits = cgroups->pids->TimesHit(); hits > 0) {
+      status.Send(status::Limit{fmt::format(
+          "the sandbox hit its process limit ({} processes): the kernel refused {} fork{}",
+          cgroups->pids->max(), hits, hits == 1 ? "" : "s")});
+    }
+    cgroups->pids->Remove();
+  }
+  if (cgroups->systemd) {
+    // Rootless, the cgroups systemd made below ours are the sandbox root's: removed as it.
+    if (ids.rootless) {
+      if (absl::Status st = RunInUserNamespace(ids, [&] { cgroups->systemd->Remove(); });
+          !st.ok()) {
+        status.Send(status::Note{
+            fmt::format("systemd's cgroups could not be removed: {}", std::string(st.message()))});
+      }
+    }
+    cgroups->systemd->Remove();
+  }
+}
+
+// One sandbox, start to end: its cgroups, its first process, its id maps and network.
+int RunSandbox(const SandboxSpec& spec, SupervisorPhase phase, const IdMapping& ids, int status_fd,
+               int round) {
+  StatusWriter status(status_fd);
+  SandboxCgroups cgroups;
+  if (!MakeSandboxCgroups(spec, phase, ids, status, &cgroups)) return 2;
+  const SandboxLayout layout = LayoutSandbox(spec, ids, round);
   std::optional<KeeperOverlay> overlay;
-  const std::string overlay_dir = fmt::format("{}/overlay-{}", spec.scratch_dir, round);
-  const OverlayMount wanted = ParseOverlayMount(spec.overlay_mount).value_or(OverlayMount::kAuto);
-  const bool keeper_mounts =
-      wanted == OverlayMount::kKeeper || (wanted == OverlayMount::kAuto && !ids.rootless);
   int to_keeper[2], from_keeper[2];
   if (pipe2(to_keeper, O_CLOEXEC) != 0 || pipe2(from_keeper, O_CLOEXEC) != 0) {
     status.Send(status::Error{fmt::format("pipe: {}", std::strerror(errno))});
@@ -298,95 +482,25 @@ int RunSandbox(const SandboxSpec& spec, SupervisorPhase phase, const IdMapping& 
     // With the pids cgroup (all users together) in place, this only backs it up, above it:
     // the cgroup says when its limit was hit.
     if (spec.pids_limit > 0) {
-      const rlim_t per_user = pids ? rlim_t{spec.pids_limit} + 64 : rlim_t{spec.pids_limit};
+      const rlim_t per_user = cgroups.pids ? rlim_t{spec.pids_limit} + 64 : rlim_t{spec.pids_limit};
       rlimit limit{per_user, per_user};
       setrlimit(RLIMIT_NPROC, &limit);
     }
-    SandboxFirstProcess(spec, phase, status_fd, to_keeper[1], from_keeper[0], lower_path,
-                        staged_inputs, overlay_dir);
+    SandboxFirstProcess(spec, phase, status_fd, to_keeper[1], from_keeper[0], layout.lower_path,
+                        layout.staged_inputs, layout.overlay_dir);
   }
   close(to_keeper[1]);
   close(from_keeper[0]);
   pid_t slirp = -1;
   bool set_up = false;
   if (ReceiveByte(to_keeper[0]) == 'u') {
-    absl::Status st = WriteIdMaps(first, ids);
-    if (st.ok() && idmap) {
-      mkdir(spec.scratch_dir.c_str(), 0700);
-      mkdir(idmapped.c_str(), 0755);
-      const int lower = open(spec.lower_dir.c_str(), O_PATH | O_DIRECTORY | O_CLOEXEC);
-      st = lower < 0 ? base::ErrnoStatus(fmt::format("open {}", spec.lower_dir))
-                     : IdmappedMount(lower, spec.lower_dir, idmapped, first);
-      if (lower >= 0) close(lower);
-    }
-    if (st.ok() && keeper_mounts) {
-      absl::StatusOr<KeeperOverlay> made =
-          KeeperOverlay::Make(overlay_dir, lower_path, ids.uid_first, ids.gid_first);
-      if (made.ok()) {
-        overlay.emplace(std::move(*made));
-      } else if (wanted == OverlayMount::kKeeper) {
-        st = made.status();
-      } else if (round == 1 || spec.compile_argv.empty()) {
-        status.Send(status::Note{fmt::format(
-            "the sandbox mounts its overlay itself ({}): directories of the OS root cannot be "
-            "renamed in it",
-            std::string(made.status().message()))});
-      }
-    }
-    if (st.ok() && !SendByte(from_keeper[1], overlay ? 'k' : 's')) {
-      st = absl::InternalError("the sandbox is gone");
-    }
-    std::vector<char> staged(spec.input_paths.size(), 'p');
-    if (st.ok() && !ids.rootless) {
-      mkdir(inputs_dir.c_str(), 0700);
-      for (size_t i = 0; i < spec.input_paths.size(); ++i) {
-        struct stat in;
-        if (stat(spec.input_paths[i].c_str(), &in) != 0) continue;
-        if (S_ISDIR(in.st_mode)) {
-          mkdir(staged_inputs[i].c_str(), 0755);
-        } else {
-          close(open(staged_inputs[i].c_str(), O_WRONLY | O_CREAT | O_CLOEXEC, 0644));
-        }
-        // The input as fsmove resolved it, with no link followed: not what a link put there
-        // since (a directory swapped for one is refused).
-        absl::StatusOr<int> source = OpenResolvedInput(spec.input_paths[i]);
-        if (!source.ok()) {
-          st = source.status();
-          break;
-        }
-        absl::Status mapped = IdmappedMount(*source, spec.input_paths[i], staged_inputs[i], first);
-        close(*source);
-        if (mapped.ok()) {
-          staged[i] = 'i';
-        } else {
-          status.Send(status::Note{fmt::format("{} is bound as it is: {}", spec.input_paths[i],
-                                               std::string(mapped.message()))});
-        }
-      }
-    }
-    for (char c : staged) {
-      if (st.ok() && !SendByte(from_keeper[1], c)) st = absl::InternalError("the sandbox is gone");
-    }
+    absl::Status st =
+        PrepareUserNamespace(spec, ids, round, layout, first, from_keeper[1], status, &overlay);
     if (!st.ok()) {
       status.Send(status::Error{
           fmt::format("setting up the sandbox's user namespace: {}", std::string(st.message()))});
     } else if (SendByte(from_keeper[1], 'm') && ReceiveByte(to_keeper[0]) == 'n') {
-      slirp = StartUserModeNetwork(status, first);
-      bool entered = true;
-      if (memory && !memory->EnterPid(first)) {
-        status.Send(status::Note{"could not move the sandbox into its memory limit's cgroup"});
-      }
-      if (pids && !pids->EnterPid(first)) {
-        status.Send(status::Note{"could not move the sandbox into its pids limit's cgroup"});
-      }
-      // Rootless, the cgroup is the user's already (MakeInDelegated).
-      if (systemd_cgroup &&
-          !(systemd_cgroup->EnterPid(first) &&
-            (ids.rootless || systemd_cgroup->Delegate(ids.uid_first, ids.gid_first)))) {
-        status.Send(status::Error{"--init systemd: could not hand the sandbox its cgroup2 cgroup"});
-        entered = false;
-      }
-      set_up = entered && SendByte(from_keeper[1], 'g');
+      set_up = ConnectSandbox(ids, cgroups, first, from_keeper[1], status, &slirp);
     }
   }
   close(to_keeper[0]);
@@ -399,39 +513,8 @@ int RunSandbox(const SandboxSpec& spec, SupervisorPhase phase, const IdMapping& 
     kill(slirp, SIGTERM);
     waitpid(slirp, nullptr, 0);
   }
-  if (overlay) overlay->Remove();
-  if (idmap) {
-    umount2(idmapped.c_str(), MNT_DETACH);
-    rmdir(idmapped.c_str());
-  }
-  for (const std::string& staged : staged_inputs) {
-    umount2(staged.c_str(), MNT_DETACH);
-    if (rmdir(staged.c_str()) != 0) unlink(staged.c_str());
-  }
-  rmdir(inputs_dir.c_str());
-  if (memory) {
-    memory->KillAll();
-    ReportMemoryLimitHits(status, *memory, "the sandbox");
-    memory->Remove();
-  }
-  if (pids) {
-    if (uint64_t hits = pids->TimesHit(); hits > 0) {
-      status.Send(status::Limit{fmt::format(
-          "the sandbox hit its process limit ({} processes): the kernel refused {} fork{}",
-          pids->max(), hits, hits == 1 ? "" : "s")});
-    }
-    pids->Remove();
-  }
-  if (systemd_cgroup) {
-    // Rootless, the cgroups systemd made below ours are the sandbox root's: removed as it.
-    if (ids.rootless) {
-      if (absl::Status st = RunInUserNamespace(ids, [&] { systemd_cgroup->Remove(); }); !st.ok()) {
-        status.Send(status::Note{
-            fmt::format("systemd's cgroups could not be removed: {}", std::string(st.message()))});
-      }
-    }
-    systemd_cgroup->Remove();
-  }
+  RemoveSandboxMounts(layout, &overlay);
+  RemoveSandboxCgroups(ids, status, &cgroups);
   if (!set_up) return 2;
   return WIFEXITED(st) ? WEXITSTATUS(st) : ShellExitCode(st);
 }

@@ -16,7 +16,32 @@ Reachability::Reachability(const Digraph& graph, const std::vector<bool>& is_sou
 Reachability::Reachability(const Digraph& graph, const std::vector<bool>& is_source,
                            const std::vector<bool>& is_target, std::size_t closure_budget_bytes) {
   const std::size_t vertex_count = boost::num_vertices(graph);
+  CopySuccessors(graph);
+  const std::size_t component_count = FindComponents(graph);
+  std::vector<std::uint32_t> pending_predecessors = Condense(component_count);
 
+  target_column_.assign(vertex_count, -1);
+  std::int64_t target_count = 0;
+  for (VertexIndex v = 0; v < vertex_count; ++v) {
+    if (v < is_target.size() && is_target[v]) target_column_[v] = target_count++;
+  }
+  const std::size_t words = static_cast<std::size_t>((target_count + 63) / 64);
+  std::vector<bool> keep(component_count, false);
+  for (VertexIndex v = 0; v < vertex_count; ++v) {
+    if (v < is_source.size() && is_source[v]) keep[component_of_[v]] = true;
+  }
+
+  const std::vector<std::uint32_t> order = TopologicalOrder(pending_predecessors);
+  rank_.assign(component_count, 0);
+  for (std::uint32_t i = 0; i < order.size(); ++i) rank_[order[i]] = i;
+  std::size_t kept = static_cast<std::size_t>(std::count(keep.begin(), keep.end(), true));
+  has_closure_ = kept * words * 8 <= closure_budget_bytes;
+  if (!has_closure_) return;
+  BuildClosure(order, keep, words, &pending_predecessors);
+}
+
+void Reachability::CopySuccessors(const Digraph& graph) {
+  const std::size_t vertex_count = boost::num_vertices(graph);
   successor_offsets_.assign(vertex_count + 1, 0);
   successors_.reserve(boost::num_edges(graph));
   for (VertexIndex v = 0; v < vertex_count; ++v) {
@@ -26,7 +51,10 @@ Reachability::Reachability(const Digraph& graph, const std::vector<bool>& is_sou
       successors_.push_back(static_cast<VertexIndex>(boost::target(edge, graph)));
     }
   }
+}
 
+std::size_t Reachability::FindComponents(const Digraph& graph) {
+  const std::size_t vertex_count = boost::num_vertices(graph);
   component_of_.assign(vertex_count, 0);
   const std::size_t component_count =
       vertex_count == 0
@@ -46,7 +74,11 @@ Reachability::Reachability(const Digraph& graph, const std::vector<bool>& is_sou
                                     component_member_offsets_.end() - 1);
     for (VertexIndex v = 0; v < vertex_count; ++v) component_members_[next[component_of_[v]]++] = v;
   }
+  return component_count;
+}
 
+std::vector<std::uint32_t> Reachability::Condense(std::size_t component_count) {
+  const std::size_t vertex_count = component_of_.size();
   // Condensation: distinct successor components, in compressed rows; an edge inside a
   // component makes it cyclic.
   cyclic_.assign(component_count, false);
@@ -77,48 +109,36 @@ Reachability::Reachability(const Digraph& graph, const std::vector<bool>& is_sou
   for (std::size_t c = 0; c < component_count; ++c) {
     component_successor_offsets_[c + 1] += component_successor_offsets_[c];
   }
-  auto successors_of = [this](std::uint32_t c) {
-    return std::span<const std::uint32_t>(component_successors_)
-        .subspan(component_successor_offsets_[c],
-                 component_successor_offsets_[c + 1] - component_successor_offsets_[c]);
-  };
+  return pending_predecessors;
+}
 
-  target_column_.assign(vertex_count, -1);
-  std::int64_t target_count = 0;
-  for (VertexIndex v = 0; v < vertex_count; ++v) {
-    if (v < is_target.size() && is_target[v]) target_column_[v] = target_count++;
-  }
-  const std::size_t words = static_cast<std::size_t>((target_count + 63) / 64);
-  std::vector<bool> keep(component_count, false);
-  for (VertexIndex v = 0; v < vertex_count; ++v) {
-    if (v < is_source.size() && is_source[v]) keep[component_of_[v]] = true;
-  }
-
-  // Kahn's order on the condensation, then closures from the sinks backwards:
-  // closure(c) = columns of c's own targets  ∪  closure(s) for every successor s.
+// Kahn's order on the condensation.
+std::vector<std::uint32_t> Reachability::TopologicalOrder(
+    const std::vector<std::uint32_t>& predecessors) const {
   std::vector<std::uint32_t> order;
-  order.reserve(component_count);
-  {
-    std::vector<std::uint32_t> in_degree = pending_predecessors;
-    std::deque<std::uint32_t> ready;
-    for (std::uint32_t c = 0; c < component_count; ++c) {
-      if (in_degree[c] == 0) ready.push_back(c);
-    }
-    while (!ready.empty()) {
-      const std::uint32_t c = ready.front();
-      ready.pop_front();
-      order.push_back(c);
-      for (const std::uint32_t s : successors_of(c)) {
-        if (--in_degree[s] == 0) ready.push_back(s);
-      }
+  order.reserve(component_count());
+  std::vector<std::uint32_t> in_degree = predecessors;
+  std::deque<std::uint32_t> ready;
+  for (std::uint32_t c = 0; c < component_count(); ++c) {
+    if (in_degree[c] == 0) ready.push_back(c);
+  }
+  while (!ready.empty()) {
+    const std::uint32_t c = ready.front();
+    ready.pop_front();
+    order.push_back(c);
+    for (const std::uint32_t s : ComponentSuccessors(c)) {
+      if (--in_degree[s] == 0) ready.push_back(s);
     }
   }
-  rank_.assign(component_count, 0);
-  for (std::uint32_t i = 0; i < order.size(); ++i) rank_[order[i]] = i;
-  std::size_t kept = static_cast<std::size_t>(std::count(keep.begin(), keep.end(), true));
-  has_closure_ = kept * words * 8 <= closure_budget_bytes;
-  if (!has_closure_) return;
-  closure_.assign(component_count, {});
+  return order;
+}
+
+// Closures from the sinks backwards (`order` reversed):
+// closure(c) = columns of c's own targets  ∪  closure(s) for every successor s.
+void Reachability::BuildClosure(const std::vector<std::uint32_t>& order,
+                                const std::vector<bool>& keep, std::size_t words,
+                                std::vector<std::uint32_t>* pending_predecessors) {
+  closure_.assign(component_count(), {});
   for (auto it = order.rbegin(); it != order.rend(); ++it) {
     const std::uint32_t c = *it;
     std::vector<std::uint64_t>& bits = closure_[c];
@@ -128,16 +148,18 @@ Reachability::Reachability(const Digraph& graph, const std::vector<bool>& is_sou
         bits[static_cast<std::size_t>(column) / 64] |= std::uint64_t{1} << (column % 64);
       }
     }
-    for (const std::uint32_t s : successors_of(c)) {
+    for (const std::uint32_t s : ComponentSuccessors(c)) {
       const std::vector<std::uint64_t>& successor_bits = closure_[s];
       for (std::size_t w = 0; w < words; ++w) bits[w] |= successor_bits[w];
     }
     // Successors whose predecessors are all done are no longer needed unless queried.
-    for (const std::uint32_t s : successors_of(c)) {
-      if (--pending_predecessors[s] == 0 && !keep[s])
+    for (const std::uint32_t s : ComponentSuccessors(c)) {
+      if (--(*pending_predecessors)[s] == 0 && !keep[s])
         std::vector<std::uint64_t>().swap(closure_[s]);
     }
-    if (pending_predecessors[c] == 0 && !keep[c]) std::vector<std::uint64_t>().swap(closure_[c]);
+    if ((*pending_predecessors)[c] == 0 && !keep[c]) {
+      std::vector<std::uint64_t>().swap(closure_[c]);
+    }
   }
 }
 

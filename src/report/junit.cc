@@ -127,12 +127,20 @@ std::string XmlEscape(std::string_view text) {
   return out;
 }
 
-void WriteFindingsJunit(std::ostream& out, const FindingsContext& c, const JunitOptions& o) {
+namespace {
+
+// The report's test cases: one per resource checked or in a finding (its target's), one per
+// generated resource that is not idempotent; `order` sorts them by file, line and name.
+struct CaseList {
+  std::map<catalog::ResourceId, Case> of_resource;
+  std::map<std::string, Case> generated;
+  std::vector<const Case*> order;  // into the maps above
+};
+
+void CollectCases(const FindingsContext& c, const SourceRoot& root, CaseList* all) {
   const catalog::Catalog& cat = *c.catalog;
   const checker::CheckResult& r = *c.result;
-  const SourceRoot& root = o.source_root;
-
-  std::map<catalog::ResourceId, Case> cases;
+  std::map<catalog::ResourceId, Case>& cases = all->of_resource;
   auto case_for = [&](catalog::ResourceId id) -> Case& {
     auto [it, added] = cases.try_emplace(id);
     if (added) {
@@ -149,7 +157,7 @@ void WriteFindingsJunit(std::ostream& out, const FindingsContext& c, const Junit
     (c.IsSuppressed(i) ? k.suppressed : k.failing).push_back(i);
   }
   // A resource that is not idempotent and not in the catalog (generated): a case of its own.
-  std::map<std::string, Case> generated;
+  std::map<std::string, Case>& generated = all->generated;
   for (const NotIdempotent& n : c.not_idempotent()) {
     if (std::optional<catalog::ResourceId> id = cat.ResolveRef(n.resource)) {
       case_for(*id).not_idempotent.push_back(&n);
@@ -160,13 +168,86 @@ void WriteFindingsJunit(std::ostream& out, const FindingsContext& c, const Junit
       k.not_idempotent.push_back(&n);
     }
   }
-  std::vector<const Case*> order;
+  std::vector<const Case*>& order = all->order;
   order.reserve(cases.size() + generated.size());
   for (const auto& [id, k] : cases) order.push_back(&k);
   for (const auto& [ref, k] : generated) order.push_back(&k);
   std::sort(order.begin(), order.end(), [](const Case* a, const Case* b) {
     return std::tie(a->classname, a->line, a->name) < std::tie(b->classname, b->line, b->name);
   });
+}
+
+void WriteProperties(std::ostream& out, const FindingsContext& c) {
+  out << "    <properties>\n";
+  auto property = [&](std::string_view name, std::string_view value) {
+    out << "      <property name=\"" << XmlEscape(name) << "\" value=\"" << XmlEscape(value)
+        << "\"/>\n";
+  };
+  property("fsmove.version", FSMOVE_VERSION);
+  property("trace", c.trace_name);
+  property("catalog", c.catalog->source_name());
+  if (c.suppressions != nullptr) {
+    property("suppressed", std::to_string(c.suppressions->suppressed()));
+    if (c.suppressions->has_baseline()) property("baseline", c.suppressions->baseline_name);
+  }
+  if (c.completeness != nullptr && !c.completeness->complete()) {
+    property("incomplete", c.completeness->Summary());
+  }
+  out << "    </properties>\n";
+}
+
+// One <testcase>: passing, or failing with its findings (else its first non-idempotence), or
+// skipped with its suppressed findings.
+void WriteCase(std::ostream& out, const Case& k, const FindingsContext& c, const SourceRoot& root) {
+  const catalog::Catalog& cat = *c.catalog;
+  const checker::CheckResult& r = *c.result;
+  out << "    <testcase classname=\"" << XmlEscape(k.classname) << "\" name=\"" << XmlEscape(k.name)
+      << "\" time=\"0\"";
+  if (k.failing.empty() && k.suppressed.empty() && k.not_idempotent.empty()) {
+    out << "/>\n";
+    return;
+  }
+  out << ">\n";
+  if (k.failing.empty() && !k.not_idempotent.empty()) {
+    const NotIdempotent& n = *k.not_idempotent.front();
+    std::string text;
+    for (const std::string& m : n.second) text += "  second apply: " + m + "\n";
+    for (const std::string& m : n.third) text += "  third apply: " + m + "\n";
+    text += "  fix: " + NotIdempotentFix(n, cat) + "\n";
+    out << "      <failure type=\"not-idempotent\" message=\""
+        << XmlEscape(n.resource + " is not idempotent: it " + NotIdempotentBehaviour(n)) << "\">"
+        << XmlEscape(text) << "</failure>\n";
+  } else if (!k.failing.empty()) {
+    const checker::Finding& first = r.findings[k.failing.front()];
+    std::string message = FindingHeadline(first, cat);
+    if (k.failing.size() > 1) message += fmt::format(" (and {} more)", k.failing.size() - 1);
+    std::string text;
+    for (size_t i : k.failing) text += FindingBlock(r.findings[i], cat, root);
+    for (const NotIdempotent* n : k.not_idempotent) {
+      text += fmt::format("Not idempotent (not-idempotent): {} {}\n", n->resource,
+                          NotIdempotentBehaviour(*n));
+    }
+    out << "      <failure type=\"" << checker::FaultRuleId(first.kind) << "\" message=\""
+        << XmlEscape(message) << "\">" << XmlEscape(text) << "</failure>\n";
+  } else {
+    std::string message;
+    for (size_t i : k.suppressed) {
+      if (!message.empty()) message += "; ";
+      message += fmt::format("{} suppressed: {}", FindingHeadline(r.findings[i], cat),
+                             c.suppressions->findings[i].justification);
+    }
+    out << "      <skipped message=\"" << XmlEscape(message) << "\"/>\n";
+  }
+  out << "    </testcase>\n";
+}
+
+}  // namespace
+
+void WriteFindingsJunit(std::ostream& out, const FindingsContext& c, const JunitOptions& o) {
+  const SourceRoot& root = o.source_root;
+  CaseList cases;
+  CollectCases(c, root, &cases);
+  const std::vector<const Case*>& order = cases.order;
 
   size_t failures = 0, skipped = 0;
   for (const Case* k : order) {
@@ -189,67 +270,13 @@ void WriteFindingsJunit(std::ostream& out, const FindingsContext& c, const Junit
       "  <testsuite name=\"{}\" tests=\"{}\" failures=\"{}\" errors=\"0\" skipped=\"{}\" "
       "time=\"{:.3f}\">\n",
       XmlEscape(suite), tests, failures, skipped, seconds);
-  out << "    <properties>\n";
-  auto property = [&](std::string_view name, std::string_view value) {
-    out << "      <property name=\"" << XmlEscape(name) << "\" value=\"" << XmlEscape(value)
-        << "\"/>\n";
-  };
-  property("fsmove.version", FSMOVE_VERSION);
-  property("trace", c.trace_name);
-  property("catalog", cat.source_name());
-  if (c.suppressions != nullptr) {
-    property("suppressed", std::to_string(c.suppressions->suppressed()));
-    if (c.suppressions->has_baseline()) property("baseline", c.suppressions->baseline_name);
-  }
-  if (c.completeness != nullptr && !c.completeness->complete()) {
-    property("incomplete", c.completeness->Summary());
-  }
-  out << "    </properties>\n";
+  WriteProperties(out, c);
   if (order.empty()) {
     // No resource ran: one passing case, so the totals are not empty and say why.
     out << "    <testcase classname=\"fsmove\" name=\""
         << XmlEscape("no resource blocks in " + c.trace_name) << "\" time=\"0\"/>\n";
   }
-  for (const Case* k : order) {
-    out << "    <testcase classname=\"" << XmlEscape(k->classname) << "\" name=\""
-        << XmlEscape(k->name) << "\" time=\"0\"";
-    if (k->failing.empty() && k->suppressed.empty() && k->not_idempotent.empty()) {
-      out << "/>\n";
-      continue;
-    }
-    out << ">\n";
-    if (k->failing.empty() && !k->not_idempotent.empty()) {
-      const NotIdempotent& n = *k->not_idempotent.front();
-      std::string text;
-      for (const std::string& m : n.second) text += "  second apply: " + m + "\n";
-      for (const std::string& m : n.third) text += "  third apply: " + m + "\n";
-      text += "  fix: " + NotIdempotentFix(n, cat) + "\n";
-      out << "      <failure type=\"not-idempotent\" message=\""
-          << XmlEscape(n.resource + " is not idempotent: it " + NotIdempotentBehaviour(n)) << "\">"
-          << XmlEscape(text) << "</failure>\n";
-    } else if (!k->failing.empty()) {
-      const checker::Finding& first = r.findings[k->failing.front()];
-      std::string message = FindingHeadline(first, cat);
-      if (k->failing.size() > 1) message += fmt::format(" (and {} more)", k->failing.size() - 1);
-      std::string text;
-      for (size_t i : k->failing) text += FindingBlock(r.findings[i], cat, root);
-      for (const NotIdempotent* n : k->not_idempotent) {
-        text += fmt::format("Not idempotent (not-idempotent): {} {}\n", n->resource,
-                            NotIdempotentBehaviour(*n));
-      }
-      out << "      <failure type=\"" << checker::FaultRuleId(first.kind) << "\" message=\""
-          << XmlEscape(message) << "\">" << XmlEscape(text) << "</failure>\n";
-    } else {
-      std::string message;
-      for (size_t i : k->suppressed) {
-        if (!message.empty()) message += "; ";
-        message += fmt::format("{} suppressed: {}", FindingHeadline(r.findings[i], cat),
-                               c.suppressions->findings[i].justification);
-      }
-      out << "      <skipped message=\"" << XmlEscape(message) << "\"/>\n";
-    }
-    out << "    </testcase>\n";
-  }
+  for (const Case* k : order) WriteCase(out, *k, c, root);
   if (c.run != nullptr) {
     std::ostringstream run;
     WriteRunText(run, *c.run);

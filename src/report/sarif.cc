@@ -293,66 +293,73 @@ std::string SarifMessageEscape(std::string_view text) {
   return out;
 }
 
-nlohmann::json FindingsToSarif(const FindingsContext& c, const SarifOptions& o) {
+namespace {
+
+// The result of finding i (`suppressed`: by a suppression or the baseline, shown anyway).
+Json FindingResult(const FindingsContext& c, const SarifOptions& o, size_t i, bool suppressed) {
   const catalog::Catalog& cat = *c.catalog;
-  const checker::CheckResult& r = *c.result;
+  const checker::Finding& f = c.result->findings[i];
   const gating::Suppressions* sup = c.suppressions;
   bool baseline = sup != nullptr && sup->has_baseline();
+  // The declarations the fix names (the user's own, for resources inside defined types).
+  const catalog::Resource& src = cat.resource(f.source_declaration);
+  // The annotation goes where the fix goes: the target. Without a manifest for it, the
+  // source's declaration (the other edit the fix offers) is the next best place.
+  const catalog::Resource& primary = PrimaryDeclaration(f, cat);
+  Json related = Location(src, o.source_root);
+  related["id"] = 1;
+  related["message"] = {
+      {"text", SarifMessageEscape(fmt::format("{} ({})", src.ref,
+                                              f.kind == checker::FaultKind::kMissingOrdering
+                                                  ? "must be applied first"
+                                                  : "must notify"))}};
+  Json result = {{"ruleId", std::string(checker::FaultRuleId(f.kind))},
+                 {"ruleIndex", RuleIndex(f.kind)},
+                 {"level", std::string(FindingLevel(f))},
+                 {"message", {{"text", MessageText(f, cat)}}},
+                 {"locations", Json::array({Location(primary, o.source_root)})},
+                 {"relatedLocations", Json::array({related})},
+                 {"partialFingerprints",
+                  {{std::string(kFingerprintKey), f.fingerprint},
+                   // GitHub combines this key with the file and rule to match alerts across runs;
+                   // it computes one from the line's text when absent, which moves with every edit.
+                   {"primaryLocationLineHash", f.fingerprint}}},
+                 {"suppressions", Json::array()},
+                 {"properties", ResultProperties(f, cat)}};
+  if (Offered(f.patch)) result["fixes"] = Fixes(*f.patch, o.source_root);
+  if (suppressed) {
+    result["suppressions"].push_back({{"kind", "external"},
+                                      {"status", "accepted"},
+                                      {"justification", sup->findings[i].justification}});
+  }
+  if (baseline) result["baselineState"] = sup->findings[i].in_baseline ? "unchanged" : "new";
+  return result;
+}
 
+// The run's results: the findings shown, then the resources that are not idempotent. *mor
+// and *mn count the findings not suppressed.
+Json Results(const FindingsContext& c, const SarifOptions& o, size_t* mor, size_t* mn) {
+  const checker::CheckResult& r = *c.result;
   Json results = Json::array();
-  size_t mor = 0, mn = 0;
   for (size_t i = 0; i < r.findings.size(); ++i) {
     const checker::Finding& f = r.findings[i];
     bool suppressed = c.IsSuppressed(i);
-    if (!suppressed) (f.kind == checker::FaultKind::kMissingOrdering ? mor : mn)++;
+    if (!suppressed) (f.kind == checker::FaultKind::kMissingOrdering ? *mor : *mn)++;
     if (suppressed && !c.show_suppressed) continue;
-    // The declarations the fix names (the user's own, for resources inside defined types).
-    const catalog::Resource& src = cat.resource(f.source_declaration);
-    // The annotation goes where the fix goes: the target. Without a manifest for it, the
-    // source's declaration (the other edit the fix offers) is the next best place.
-    const catalog::Resource& primary = PrimaryDeclaration(f, cat);
-    Json related = Location(src, o.source_root);
-    related["id"] = 1;
-    related["message"] = {
-        {"text", SarifMessageEscape(fmt::format("{} ({})", src.ref,
-                                                f.kind == checker::FaultKind::kMissingOrdering
-                                                    ? "must be applied first"
-                                                    : "must notify"))}};
-    Json result = {
-        {"ruleId", std::string(checker::FaultRuleId(f.kind))},
-        {"ruleIndex", RuleIndex(f.kind)},
-        {"level", std::string(FindingLevel(f))},
-        {"message", {{"text", MessageText(f, cat)}}},
-        {"locations", Json::array({Location(primary, o.source_root)})},
-        {"relatedLocations", Json::array({related})},
-        {"partialFingerprints",
-         {{std::string(kFingerprintKey), f.fingerprint},
-          // GitHub combines this key with the file and rule to match alerts across runs; it
-          // computes one from the line's text when absent, which moves with every edit.
-          {"primaryLocationLineHash", f.fingerprint}}},
-        {"suppressions", Json::array()},
-        {"properties", ResultProperties(f, cat)}};
-    if (Offered(f.patch)) result["fixes"] = Fixes(*f.patch, o.source_root);
-    if (suppressed) {
-      result["suppressions"].push_back({{"kind", "external"},
-                                        {"status", "accepted"},
-                                        {"justification", sup->findings[i].justification}});
-    }
-    if (baseline) result["baselineState"] = sup->findings[i].in_baseline ? "unchanged" : "new";
-    results.push_back(std::move(result));
+    results.push_back(FindingResult(c, o, i, suppressed));
   }
   for (const NotIdempotent& n : c.not_idempotent()) {
-    results.push_back(NotIdempotentResult(n, cat, o.source_root));
+    results.push_back(NotIdempotentResult(n, *c.catalog, o.source_root));
   }
+  return results;
+}
 
-  Json rules = Json::array();
-  for (const RuleText& rule : kRules) rules.push_back(RuleJson(rule));
-  Json driver = {{"name", "fsmove"},
-                 {"version", FSMOVE_VERSION},
-                 {"semanticVersion", FSMOVE_VERSION},
-                 {"informationUri", FSMOVE_INFORMATION_URI},
-                 {"rules", rules}};
-
+// What the check did not see whole: the catalog's warnings and cycles, blocks of no
+// resource, the suppressions' warnings, an incomplete apply or trace.
+Json Notifications(const FindingsContext& c) {
+  const catalog::Catalog& cat = *c.catalog;
+  const checker::CheckResult& r = *c.result;
+  const gating::Suppressions* sup = c.suppressions;
   Json notifications = Json::array();
   for (const auto& w : cat.warnings()) {
     notifications.push_back(Notification(
@@ -407,9 +414,16 @@ nlohmann::json FindingsToSarif(const FindingsContext& c, const SarifOptions& o) 
           "warning"));
     }
   }
+  return notifications;
+}
 
+// The run's properties: what was checked, the counts, completeness and baseline.
+Json RunProperties(const FindingsContext& c, size_t mor, size_t mn) {
+  const gating::Suppressions* sup = c.suppressions;
+  bool baseline = sup != nullptr && sup->has_baseline();
+  const bool incomplete = c.completeness != nullptr && !c.completeness->complete();
   Json properties = {{"trace", c.trace_name},
-                     {"catalog", cat.source_name()},
+                     {"catalog", c.catalog->source_name()},
                      {"summary",
                       {{"MOR", mor},
                        {"MN", mn},
@@ -424,12 +438,28 @@ nlohmann::json FindingsToSarif(const FindingsContext& c, const SarifOptions& o) 
                               {"suppressed", sup->by_baseline},
                               {"absent", sup->absent.size()}};
   }
+  return properties;
+}
+
+}  // namespace
+
+nlohmann::json FindingsToSarif(const FindingsContext& c, const SarifOptions& o) {
+  size_t mor = 0, mn = 0;
+  Json results = Results(c, o, &mor, &mn);
+
+  Json rules = Json::array();
+  for (const RuleText& rule : kRules) rules.push_back(RuleJson(rule));
+  Json driver = {{"name", "fsmove"},
+                 {"version", FSMOVE_VERSION},
+                 {"semanticVersion", FSMOVE_VERSION},
+                 {"informationUri", FSMOVE_INFORMATION_URI},
+                 {"rules", rules}};
 
   Json run = {{"tool", {{"driver", driver}}},
               {"invocations", Json::array({{{"executionSuccessful", true},
-                                            {"toolExecutionNotifications", notifications}}})},
+                                            {"toolExecutionNotifications", Notifications(c)}}})},
               {"results", results},
-              {"properties", properties}};
+              {"properties", RunProperties(c, mor, mn)}};
   if (!o.source_root.empty()) {
     std::string root = o.source_root.path();
     if (root.back() != '/') root += '/';

@@ -219,48 +219,50 @@ int32_t NameIndex::operator()(std::string_view name) {
 
 namespace {
 
-// Every other shape: [pid N] prefixes, timestamps, notices, resumed and unfinished halves.
-void ParseGeneralHead(std::string_view line, LineHead* out) {
-  LineHead& head = *out;
-  size_t i = 0;
+// The pid before a general line: "[pid  123] " or the -o column's bare "123 ". Sets head's pid
+// and returns where the line goes on after it: i itself when there is none (an integer without
+// a space after it is not a pid), npos with the garbage reason for a prefix that is there but
+// cannot be a pid.
+inline size_t ParsePidPrefix(std::string_view line, size_t i, LineHead* head) {
   const size_t n = line.size();
-  while (i < n && (line[i] == ' ' || line[i] == '\t')) ++i;
-  if (i == n || TrimRight(line).empty()) {
-    head.kind = LineKind::kBlank;
-    return;
-  }
-  // Pid prefix: "[pid  123] " or "123 ".
   if (line[i] == '[' && line.compare(i, 5, "[pid ") == 0) {
     size_t j = i + 5;
     while (j < n && line[j] == ' ') ++j;
     int64_t pid = 0;
     if (!ParseDecimal(line, &j, &pid) || j >= n || line[j] != ']') {
-      head.garbage_reason = "malformed [pid N] prefix";
-      return;
+      head->garbage_reason = "malformed [pid N] prefix";
+      return std::string_view::npos;
     }
     if (!FitsPid(pid)) {
-      head.garbage_reason = "pid out of range";
-      return;
+      head->garbage_reason = "pid out of range";
+      return std::string_view::npos;
     }
-    head.has_pid = true;
-    head.pid = static_cast<int32_t>(pid);
-    i = j + 1;
-  } else if (IsDigit(line[i])) {
+    head->has_pid = true;
+    head->pid = static_cast<int32_t>(pid);
+    return j + 1;
+  }
+  if (IsDigit(line[i])) {
     size_t j = i;
     int64_t pid = 0;
     ParseDecimal(line, &j, &pid);
     if (j < n && line[j] == ' ') {  // a bare integer then a space: the pid column
       if (!FitsPid(pid)) {
-        head.garbage_reason = "pid out of range";
-        return;
+        head->garbage_reason = "pid out of range";
+        return std::string_view::npos;
       }
-      head.has_pid = true;
-      head.pid = static_cast<int32_t>(pid);
-      i = j;
+      head->has_pid = true;
+      head->pid = static_cast<int32_t>(pid);
+      return j;
     }
   }
-  while (i < n && line[i] == ' ') ++i;
-  // Timestamp (-t, -tt, -ttt, -r): digits with ':' or '.', then a space.
+  return i;
+}
+
+// Timestamp (-t, -tt, -ttt, -r): digits with ':' or '.', then a space. Returns where the line
+// goes on after it and its spaces; i itself when there is none. Bare digits count only after a
+// pid: without one, they were the pid column.
+inline size_t SkipTimestamp(std::string_view line, size_t i, bool has_pid) {
+  const size_t n = line.size();
   if (i < n && IsDigit(line[i])) {
     size_t j = i;
     bool punct = false;
@@ -268,97 +270,139 @@ void ParseGeneralHead(std::string_view line, LineHead* out) {
       punct |= !IsDigit(line[j]);
       ++j;
     }
-    if (j < n && line[j] == ' ' && (punct || head.has_pid)) {
+    if (j < n && line[j] == ' ' && (punct || has_pid)) {
       i = j;
       while (i < n && line[i] == ' ') ++i;
     }
   }
-  std::string_view p = TrimRight(line.substr(i));
-  if (p.empty()) {
-    head.kind = LineKind::kGarbage;
-    head.garbage_reason = "prefix without a call";
+  return i;
+}
+
+// "+++ exited ...", "+++ killed ...", "+++ superseded by execve in pid N +++".
+inline void ParseLifecycleNotice(std::string_view p, LineHead* head) {
+  if (p.starts_with("+++ exited")) {
+    head->kind = LineKind::kExited;
+  } else if (p.starts_with("+++ killed")) {
+    head->kind = LineKind::kKilled;
+  } else if (p.starts_with("+++ superseded by execve in pid ")) {
+    size_t j = std::strlen("+++ superseded by execve in pid ");
+    int64_t other = 0;
+    if (ParseDecimal(p, &j, &other) && FitsPid(other)) {
+      head->kind = LineKind::kSuperseded;
+      head->other_pid = static_cast<int32_t>(other);
+    } else {
+      head->garbage_reason = "malformed superseded notice";
+    }
+  } else {
+    head->garbage_reason = "unknown +++ notice";
+  }
+}
+
+// "<... name resumed>rest": the second half of an unfinished call.
+inline void ParseResumed(std::string_view p, LineHead* head) {
+  size_t j = 5;
+  size_t name_start = j;
+  while (j < p.size() && IsNameChar(p[j])) ++j;
+  constexpr std::string_view kResumed = " resumed>";
+  if (j == name_start || p.compare(j, kResumed.size(), kResumed) != 0) {
+    head->garbage_reason = "malformed resumed line";
     return;
   }
-  // Lifecycle and notice lines start with punctuation; system calls with a letter.
+  head->kind = LineKind::kResumed;
+  head->name = p.substr(name_start, j - name_start);
+  head->rest = p.substr(j + kResumed.size());
+}
+
+// Lifecycle and notice lines start with punctuation; system calls with a letter. True when p
+// (the line after its prefix) is one of them, read into head; false for a system call line.
+inline bool ParseNonCallLine(std::string_view p, LineHead* head) {
   const char first = p[0];
-  if (first == '+' || first == '-' || first == '<' || first == '[' || first == 's') {
-    if (p.starts_with("+++ ")) {
-      if (p.starts_with("+++ exited")) {
-        head.kind = LineKind::kExited;
-      } else if (p.starts_with("+++ killed")) {
-        head.kind = LineKind::kKilled;
-      } else if (p.starts_with("+++ superseded by execve in pid ")) {
-        size_t j = std::strlen("+++ superseded by execve in pid ");
-        int64_t other = 0;
-        if (ParseDecimal(p, &j, &other) && FitsPid(other)) {
-          head.kind = LineKind::kSuperseded;
-          head.other_pid = static_cast<int32_t>(other);
-        } else {
-          head.garbage_reason = "malformed superseded notice";
-        }
-      } else {
-        head.garbage_reason = "unknown +++ notice";
+  if (first != '+' && first != '-' && first != '<' && first != '[' && first != 's') return false;
+  if (p.starts_with("+++ ")) {
+    ParseLifecycleNotice(p, head);
+    return true;
+  }
+  if (p.starts_with("--- ")) {
+    head->kind = LineKind::kSignal;
+    return true;
+  }
+  if (p.starts_with("<... ")) {
+    ParseResumed(p, head);
+    return true;
+  }
+  if (p.starts_with("strace: ") || p.starts_with("[ Process ") || p.starts_with("<detached")) {
+    head->kind = LineKind::kNotice;
+    return true;
+  }
+  return false;
+}
+
+// The first half of a call strace left to finish later: rest ends in "<unfinished ...>",
+// "<detached ...>" or "<pid changed to N ...>". True when it does (head written).
+inline bool ParseUnfinishedEnd(std::string_view rest, LineHead* head) {
+  if (rest.ends_with(kUnfinished)) {
+    head->kind = LineKind::kUnfinished;
+    head->rest = TrimRight(rest.substr(0, rest.size() - kUnfinished.size()));
+    return true;
+  }
+  if (rest.ends_with(kDetached)) {  // strace detached during the call: it never returns
+    head->kind = LineKind::kUnfinished;
+    head->rest = TrimRight(rest.substr(0, rest.size() - kDetached.size()));
+    return true;
+  }
+  if (rest.ends_with("...>")) {
+    size_t at = rest.rfind(kPidChanged);
+    if (at != std::string_view::npos) {
+      size_t k = at + kPidChanged.size();
+      int64_t other = 0;
+      if (ParseDecimal(rest, &k, &other) && FitsPid(other)) {
+        head->kind = LineKind::kUnfinished;
+        head->other_pid = static_cast<int32_t>(other);
+        head->rest = TrimRight(rest.substr(0, at));
+        return true;
       }
-      return;
-    }
-    if (p.starts_with("--- ")) {
-      head.kind = LineKind::kSignal;
-      return;
-    }
-    if (p.starts_with("<... ")) {
-      size_t j = 5;
-      size_t name_start = j;
-      while (j < p.size() && IsNameChar(p[j])) ++j;
-      constexpr std::string_view kResumed = " resumed>";
-      if (j == name_start || p.compare(j, kResumed.size(), kResumed) != 0) {
-        head.garbage_reason = "malformed resumed line";
-        return;
-      }
-      head.kind = LineKind::kResumed;
-      head.name = p.substr(name_start, j - name_start);
-      head.rest = p.substr(j + kResumed.size());
-      return;
-    }
-    if (p.starts_with("strace: ") || p.starts_with("[ Process ") || p.starts_with("<detached")) {
-      head.kind = LineKind::kNotice;
-      return;
     }
   }
+  return false;
+}
+
+// "name(rest": a whole call, or the first half of one.
+inline void ParseCallLine(std::string_view p, LineHead* head) {
   size_t j = 0;
   while (j < p.size() && IsNameChar(p[j])) ++j;
   if (j == 0 || j >= p.size() || p[j] != '(') {
-    head.garbage_reason = "not a system call line";
+    head->garbage_reason = "not a system call line";
     return;
   }
-  head.name = p.substr(0, j);
+  head->name = p.substr(0, j);
   std::string_view rest = p.substr(j + 1);
-  if (!rest.empty() && rest.back() == '>') {  // most complete calls end in a digit or ')'
-    if (rest.ends_with(kUnfinished)) {
-      head.kind = LineKind::kUnfinished;
-      head.rest = TrimRight(rest.substr(0, rest.size() - kUnfinished.size()));
-      return;
-    }
-    if (rest.ends_with(kDetached)) {  // strace detached during the call: it never returns
-      head.kind = LineKind::kUnfinished;
-      head.rest = TrimRight(rest.substr(0, rest.size() - kDetached.size()));
-      return;
-    }
-    if (rest.ends_with("...>")) {
-      size_t at = rest.rfind(kPidChanged);
-      if (at != std::string_view::npos) {
-        size_t k = at + kPidChanged.size();
-        int64_t other = 0;
-        if (ParseDecimal(rest, &k, &other) && FitsPid(other)) {
-          head.kind = LineKind::kUnfinished;
-          head.other_pid = static_cast<int32_t>(other);
-          head.rest = TrimRight(rest.substr(0, at));
-          return;
-        }
-      }
-    }
+  // Most complete calls end in a digit or ')'.
+  if (!rest.empty() && rest.back() == '>' && ParseUnfinishedEnd(rest, head)) return;
+  head->kind = LineKind::kCall;
+  head->rest = rest;
+}
+
+// Every other shape: [pid N] prefixes, timestamps, notices, resumed and unfinished halves.
+void ParseGeneralHead(std::string_view line, LineHead* head) {
+  size_t i = 0;
+  const size_t n = line.size();
+  while (i < n && (line[i] == ' ' || line[i] == '\t')) ++i;
+  if (i == n || TrimRight(line).empty()) {
+    head->kind = LineKind::kBlank;
+    return;
   }
-  head.kind = LineKind::kCall;
-  head.rest = rest;
+  i = ParsePidPrefix(line, i, head);
+  if (i == std::string_view::npos) return;
+  while (i < n && line[i] == ' ') ++i;
+  i = SkipTimestamp(line, i, head->has_pid);
+  std::string_view p = TrimRight(line.substr(i));
+  if (p.empty()) {
+    head->kind = LineKind::kGarbage;
+    head->garbage_reason = "prefix without a call";
+    return;
+  }
+  if (ParseNonCallLine(p, head)) return;
+  ParseCallLine(p, head);
 }
 
 }  // namespace

@@ -163,9 +163,11 @@ void GarbageLinesInARealTrace(const fs::path& d) {
 }
 
 // Each case writes its inputs into an empty directory; the command in the table runs there.
-const std::map<std::string, std::function<void(const fs::path&)>>& Cases() {
-  static const auto* cases = new std::map<std::string, std::function<void(const fs::path&)>>{
-      // ---- traces
+using CaseTable = std::map<std::string, std::function<void(const fs::path&)>>;
+
+// Traces: empty, missing, damaged, cut short, garbage, huge lines, pathological processes.
+void AddTraceCases(CaseTable* cases) {
+  cases->insert({
       {"empty-trace", [](const fs::path& d) { WriteFile(d / "empty.trace", ""); }},
       {"missing-trace", [](const fs::path&) {}},
       {"directory-as-trace", [](const fs::path& d) { fs::create_directory(d / "traces"); }},
@@ -274,15 +276,13 @@ const std::map<std::string, std::function<void(const fs::path&)>>& Cases() {
          WriteFile(d / "crlf.trace", Join(RealTraceLines(), "\r\n"));
          fs::copy_file(kTraceDir / "catalog.json", d / "catalog.json");
        }},
-      // ---- catalogs (with the real trace)
-      {"markers-but-no-catalog-resources",
-       [](const fs::path& d) {
-         WriteRealTrace(d);
-         nlohmann::json c = RealCatalog();
-         c["resources"] = nlohmann::json::array();
-         c["edges"] = nlohmann::json::array();
-         WriteFile(d / "empty.json", c.dump());
-       }},
+  });
+}
+
+// Catalogs (with the real trace) and outputs that are missing, or not the regular files they
+// should be.
+void AddCatalogFileCases(CaseTable* cases) {
+  cases->insert({
       {"catalog-missing", [](const fs::path& d) { WriteRealTrace(d); }},
       {"catalog-directory",
        [](const fs::path& d) {
@@ -318,6 +318,20 @@ const std::map<std::string, std::function<void(const fs::path&)>>& Cases() {
        [](const fs::path& d) {
          WriteRealTrace(d);
          ASSERT_EQ(mkfifo((d / "catalog.fifo").c_str(), 0600), 0);
+       }},
+  });
+}
+
+// Catalogs (with the real trace) whose contents are not a catalog fsmove can check.
+void AddCatalogContentCases(CaseTable* cases) {
+  cases->insert({
+      {"markers-but-no-catalog-resources",
+       [](const fs::path& d) {
+         WriteRealTrace(d);
+         nlohmann::json c = RealCatalog();
+         c["resources"] = nlohmann::json::array();
+         c["edges"] = nlohmann::json::array();
+         WriteFile(d / "empty.json", c.dump());
        }},
       {"catalog-empty-file",
        [](const fs::path& d) {
@@ -415,6 +429,12 @@ const std::map<std::string, std::function<void(const fs::path&)>>& Cases() {
          ResourceOf(c, "File", "/etc/app")["parameters"]["before"] = "Exec[use config]";
          WriteFile(d / "catalog.json", c.dump());
        }},
+  });
+}
+
+// The inputs of `fsmove scan` (its module list) and `fsmove merge` (a shard's status.json).
+void AddScanAndMergeCases(CaseTable* cases) {
+  cases->insert({
       {"scan-list-endless-device", [](const fs::path&) {}},
       {"scan-list-fifo",
        [](const fs::path& d) { ASSERT_EQ(mkfifo((d / "modules.fifo").c_str(), 0600), 0); }},
@@ -429,7 +449,18 @@ const std::map<std::string, std::function<void(const fs::path&)>>& Cases() {
          WriteFile(d / "victim.json", "{}\n");
          fs::create_symlink("../../victim.json", d / "shard" / "app-0123456789" / "status.json");
        }},
-  };
+  });
+}
+
+const CaseTable& Cases() {
+  static const CaseTable* cases = [] {
+    auto* all = new CaseTable;
+    AddTraceCases(all);
+    AddCatalogFileCases(all);
+    AddCatalogContentCases(all);
+    AddScanAndMergeCases(all);
+    return all;
+  }();
   return *cases;
 }
 

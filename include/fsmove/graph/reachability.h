@@ -56,6 +56,23 @@ class Reachability {
                const std::vector<bool>& is_target, std::size_t closure_budget_bytes);
 
  private:
+  // The construction's steps, in order. The graph's successors, into successor_offsets_ and
+  // successors_.
+  void CopySuccessors(const Digraph& graph);
+  // The strongly connected components (component_of_) and their members; returns how many.
+  std::size_t FindComponents(const Digraph& graph);
+  // cyclic_ and the condensation's rows; returns each component's number of predecessors.
+  std::vector<std::uint32_t> Condense(std::size_t component_count);
+  std::vector<std::uint32_t> TopologicalOrder(const std::vector<std::uint32_t>& predecessors) const;
+  // closure_, for the components `keep` marks (the others are freed once done with).
+  void BuildClosure(const std::vector<std::uint32_t>& order, const std::vector<bool>& keep,
+                    std::size_t words, std::vector<std::uint32_t>* pending_predecessors);
+  std::span<const std::uint32_t> ComponentSuccessors(std::uint32_t c) const {
+    return std::span<const std::uint32_t>(component_successors_)
+        .subspan(component_successor_offsets_[c],
+                 component_successor_offsets_[c + 1] - component_successor_offsets_[c]);
+  }
+
   bool SearchReaches(VertexIndex from, VertexIndex to) const;
   bool SearchComponents(std::uint32_t from, std::uint32_t to) const;
 

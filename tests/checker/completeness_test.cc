@@ -1,4 +1,5 @@
-// Whether a check saw the whole apply, on hand-written catalogs and strace lines: resources
+// Whether a check saw the whole apply, on hand-written catalogs and analyses (no strace text;
+// how Puppet's messages are read is the strace layer's tests' job): resources
 // that failed, were skipped or were never evaluated, and the run's own facts; and the verdict
 // (exit code) the pipeline draws from it.
 #include "fsmove/checker/completeness.h"
@@ -6,7 +7,7 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
-#include "../analysis/trace_harness.h"
+#include "analysis_builder.h"
 #include "fsmove/graph/dependency_graph.h"
 #include "fsmove/pipeline/check_and_report.h"
 #include "nlohmann/json.hpp"
@@ -30,36 +31,34 @@ catalog::Catalog ThreeResources() {
   return std::move(*loaded);
 }
 
-// Puppet's log line on its stderr, as strace shows it.
-std::string Stderr(const std::string& text) {
-  return "100 writev(2, [{iov_base=\"\\33[1;31m" + text +
-         "\\33[0m\", iov_len=99}, {iov_base=\"\\n\", iov_len=1}], 2) = 100";
-}
-
 struct Assessed {
   checker::Completeness completeness;
   std::vector<std::string> gaps;  // "kind ref"
 };
 
-Assessed Assess(const std::vector<std::string>& lines, const checker::ApplyFacts* run = nullptr) {
+Assessed Assess(const AnalysisBuilder& analysis, const checker::ApplyFacts* run = nullptr) {
   catalog::Catalog cat = ThreeResources();
   graph::DependencyGraph g = graph::DependencyGraph::Build(cat);
-  Harness h(lines);
-  auto result = checker::Check(h.analyzer.result(), cat, g, {});
+  auto result = checker::Check(analysis.Result(), cat, g, {});
   EXPECT_TRUE(result.ok()) << result.status();
   Assessed a;
-  a.completeness = checker::AssessCompleteness(h.analyzer.result(), cat, *result, run);
+  a.completeness = checker::AssessCompleteness(analysis.Result(), cat, *result, run);
   for (const checker::ResourceGap& gap : a.completeness.gaps) {
     a.gaps.push_back(std::string(checker::GapKindName(gap.kind)) + " " + gap.ref);
   }
   return a;
 }
 
-const std::vector<std::string> kMain = {Begin(100, "Class[Main]"), End(100, "Class[Main]")};
+// An apply that evaluated Class[Main] and then `refs`, each with an empty block.
+AnalysisBuilder Evaluated(std::initializer_list<std::string_view> refs) {
+  AnalysisBuilder run;
+  run.Block("Class[Main]");
+  for (std::string_view ref : refs) run.Block(ref);
+  return run;
+}
 
 TEST(CompletenessTest, EveryResourceEvaluatedIsComplete) {
-  Assessed a = Assess(Cat({kMain, Block("Exec[fails]", {}), Block("File[/etc/after]", {}),
-                           Block("File[/etc/other]", {})}));
+  Assessed a = Assess(Evaluated({"Exec[fails]", "File[/etc/after]", "File[/etc/other]"}));
   EXPECT_TRUE(a.completeness.complete());
   EXPECT_THAT(a.gaps, IsEmpty());
   EXPECT_EQ(a.completeness.evaluated, 4u);
@@ -68,15 +67,13 @@ TEST(CompletenessTest, EveryResourceEvaluatedIsComplete) {
 
 TEST(CompletenessTest, FailedSkippedAndNeverEvaluatedFromTheTrace) {
   // Exec[fails] fails, File[/etc/after] is skipped, and the apply stops before File[/etc/other].
-  Assessed a = Assess(
-      Cat({kMain,
-           Block("Exec[fails]",
-                 {Stderr("Error: /Stage[main]/Main/Exec[fails]/returns: change from 'notrun' to "
-                         "['0'] failed: '/bin/false' returned 1 instead of one of [0]")
-                      .substr(4)}),
-           Block("File[/etc/after]",
-                 {"writev(2, [{iov_base=\"\\33[mWarning: /Stage[main]/Main/File[/etc/after]: "
-                  "Skipping because of failed dependencies\\33[0m\", iov_len=80}], 1) = 80"})}));
+  AnalysisBuilder run = Evaluated({"Exec[fails]", "File[/etc/after]"});
+  run.Problem(strace::ProblemKind::kResourceFailed, "Exec[fails]",
+              "change from 'notrun' to ['0'] failed: '/bin/false' returned 1 instead of one of "
+              "[0]");
+  run.Problem(strace::ProblemKind::kResourceSkipped, "File[/etc/after]",
+              "Skipping because of failed dependencies");
+  Assessed a = Assess(run);
   EXPECT_FALSE(a.completeness.complete());
   EXPECT_THAT(a.gaps, ElementsAre("failed Exec[fails]", "skipped File[/etc/after]",
                                   "not-evaluated File[/etc/other]"));
@@ -93,22 +90,22 @@ TEST(CompletenessTest, TheRunsFactsAddToTheTrace) {
   checker::ApplyFacts run;
   run.exit_code = 1;
   run.failed.push_back({"File[/etc/other]", "Provider x is not functional on this host"});
-  Assessed a = Assess(Cat({kMain, Block("Exec[fails]", {}), Block("File[/etc/after]", {})}), &run);
+  Assessed a = Assess(Evaluated({"Exec[fails]", "File[/etc/after]"}), &run);
   EXPECT_THAT(a.gaps, ElementsAre("failed File[/etc/other]"));
   EXPECT_THAT(a.completeness.apply_problems, ElementsAre("puppet apply exited with code 1"));
   run.failed.clear();
   run.exit_code = 0;
   run.unfinished = "timed out (--timeout) while applying the catalog";
-  a = Assess(Cat({kMain, Block("Exec[fails]", {}), Block("File[/etc/after]", {}),
-                  Block("File[/etc/other]", {})}),
-             &run);
+  a = Assess(Evaluated({"Exec[fails]", "File[/etc/after]", "File[/etc/other]"}), &run);
   EXPECT_THAT(a.completeness.apply_problems,
               ElementsAre("the apply did not finish (timed out (--timeout) while applying the "
                           "catalog)"));
 }
 
 TEST(CompletenessTest, ACycleFoundAtApplyTime) {
-  Assessed a = Assess({Stderr("Error: Found 1 dependency cycle:")});
+  AnalysisBuilder nothing_evaluated;
+  nothing_evaluated.Problem(strace::ProblemKind::kApplyFailed, "", "Found 1 dependency cycle:");
+  Assessed a = Assess(nothing_evaluated);
   EXPECT_THAT(a.completeness.apply_problems, ElementsAre("Puppet: Found 1 dependency cycle:"));
   EXPECT_EQ(a.completeness.Count(checker::GapKind::kNotEvaluated), 4u);
 }

@@ -1,8 +1,7 @@
 // The fault checker; see checker.h.
-// Trace blocks are first mapped to catalog resources (generated resources to their
-// generator), accesses re-keyed by resource, and the catalog's view added: a resource that
-// manages a path produces it whenever its block touches it. Relations are then inferred per
-// resource pair and checked against the dependency graph.
+// The trace's accesses are first re-keyed by catalog resource (resource_accesses.h). Relations
+// are then inferred per resource pair and checked against the dependency graph by the three
+// rules here; fix_placement.h says where each finding's fix goes.
 #include "fsmove/checker/checker.h"
 
 #include <algorithm>
@@ -13,11 +12,11 @@
 #include "absl/container/flat_hash_set.h"
 #include "absl/strings/str_cat.h"
 #include "fsmove/analysis/relations.h"
-#include "fsmove/catalog/block_resolver.h"
 #include "fsmove/catalog/managed_paths.h"
 #include "fsmove/checker/fingerprint.h"
 #include "fsmove/checker/fix_placement.h"
 #include "fsmove/checker/path_filter.h"
+#include "fsmove/checker/resource_accesses.h"
 #include "fsmove/checker/resource_semantics.h"
 #include "fsmove/fstrace/lowering.h"
 
@@ -78,8 +77,7 @@ class CheckRun {
         graph_(graph),
         options_(options),
         filter_(filter),
-        managed_(catalog),
-        resolver_(catalog, managed_) {}
+        managed_(catalog) {}
 
   absl::StatusOr<CheckResult> Run() {
     for (const std::string& ref : options_.ignore_resources) {
@@ -90,13 +88,13 @@ class CheckRun {
       }
       ignored_.insert(*id);
     }
-    MapBlocks();
-    BuildResourceAccesses();
+    resources_.emplace(analysis_, catalog_, managed_, filter_, ignored_, &result_.stats);
     analysis::RelationOptions ro;
     ro.max_evidence = 1u << 20;  // filtered below, then capped per finding
     ro.is_service = [this](analysis::BlockId b) { return catalog_.resource(b).type == "Service"; };
-    analysis::Relations rel = analysis::InferRelations(accesses_, resource_blocks_, ro);
-    AddListingRelations(&rel);
+    analysis::Relations rel =
+        analysis::InferRelations(resources_->accesses(), resources_->resource_blocks(), ro);
+    resources_->AddListingRelations(&rel);
     FindRestartRelays();
     CheckNotifications(rel.notification);
     CheckOrderings(rel.ordering);
@@ -106,12 +104,13 @@ class CheckRun {
   }
 
  private:
-  bool IsPackage(ResourceId r) const { return catalog_.resource(r).type == "Package"; }
-  // Puppet's built-in schedules and its default filebucket: applied by Puppet for itself,
-  // whether or not the catalog lists them.
-  static bool IsPuppetInternal(std::string_view ref) {
-    return ref.starts_with("Schedule[") || ref == "Filebucket[puppet]";
+  // The accesses of `path`, by resource.
+  const absl::InlinedVector<Access, 1>& Accesses(std::string_view path) {
+    analysis::AccessMap& map = resources_->accesses();
+    return map.accesses(map.Intern(path));
   }
+
+  bool IsPackage(ResourceId r) const { return catalog_.resource(r).type == "Package"; }
   bool IsService(ResourceId r) const { return catalog_.resource(r).type == "Service"; }
 
   // The Execs that make PID 1 reload its units (`systemctl daemon-reload`), once.
@@ -137,182 +136,6 @@ class CheckRun {
     return false;
   }
 
-  bool Manages(ResourceId r, std::string_view path) const {
-    for (ResourceId m : managed_.ManagersOf(path)) {
-      if (m == r) return true;
-    }
-    return false;
-  }
-
-  void MapBlocks() {
-    const analysis::BlockTable& blocks = *analysis_.blocks;
-    block_resource_.assign(blocks.size(), std::nullopt);
-    first_line_.assign(catalog_.size(), UINT64_MAX);
-    std::vector<bool> evaluated(catalog_.size(), false);
-    for (analysis::BlockId b = 0; b < blocks.size(); ++b) {
-      const analysis::BlockInfo& info = blocks.info(b);
-      ++result_.stats.blocks;
-      catalog::BlockResolution res = resolver_.Resolve(info.ref, info.source);
-      if (res.how == catalog::BlockMatch::kUnknown || !res.resource) {
-        if (!IsPuppetInternal(info.ref)) {
-          result_.stats.unknown_blocks.push_back({info.ref, info.source});
-        }
-        continue;
-      }
-      if (res.how == catalog::BlockMatch::kGenerated) {
-        ++result_.stats.blocks_generated;
-      } else {
-        ++result_.stats.blocks_in_catalog;
-        if (blocks.info(b).begins > 0) evaluated[*res.resource] = true;
-      }
-      ResourceId r = *res.resource;
-      if (catalog_.resource(r).is_container || ignored_.contains(r) ||
-          IsPuppetInternal(catalog_.resource(r).ref)) {
-        continue;
-      }
-      block_resource_[b] = r;
-      first_line_[r] = std::min(first_line_[r], info.first_line);
-    }
-    for (ResourceId r = 0; r < catalog_.size(); ++r) {
-      if (first_line_[r] != UINT64_MAX) result_.stats.checked_resources.push_back(r);
-      if (!evaluated[r] && !IsPuppetInternal(catalog_.resource(r).ref)) {
-        result_.stats.not_evaluated.push_back(r);
-      }
-    }
-    for (ResourceId r = 0; r < catalog_.size(); ++r) {
-      resource_blocks_.Intern(catalog_.resource(r).ref, catalog_.resource(r).ref);
-    }
-  }
-
-  void BuildResourceAccesses() {
-    const analysis::AccessMap& src = *analysis_.accesses;
-    for (analysis::PathId p = 0; p < src.path_count(); ++p) {
-      const auto& list = src.accesses(p);
-      if (list.empty()) continue;
-      std::string path = analysis_.CanonicalPath(src.path(p));
-      if (filter_.Ignored(path)) {
-        result_.stats.ignored_accesses += list.size();
-        continue;
-      }
-      analysis::PathId dst = accesses_.Intern(path);
-      if (std::string_view package = analysis_.UnpackedFrom(p); !package.empty()) {
-        unpacked_from_.insert_or_assign(path, std::string(package));
-      }
-      for (const Access& a : list) {
-        if (a.block >= block_resource_.size() || !block_resource_[a.block]) continue;
-        Access copy = a;
-        copy.block = *block_resource_[a.block];
-        accesses_.Record(dst, copy);
-        const std::string_view dir = DirectoryOf(path);
-        if (a.effect == Effect::kConsumed || dir.empty()) continue;
-        NoteWroteInto(copy.block, dir);
-        // An entry made or removed (not a metadata change), for the listings of `dir`.
-        bool entry = (a.effect == Effect::kProduced && !a.shallow) || a.effect == Effect::kExpunged;
-        if (entry && path != "/") NoteEntry(copy, path, dir);
-      }
-      PromoteManagers(dst, path);
-    }
-  }
-
-  // The directory holding `path` ("/" for a top-level name); empty for a relative path.
-  static std::string_view DirectoryOf(std::string_view path) {
-    size_t slash = path.rfind('/');
-    if (slash == std::string_view::npos) return {};
-    return slash == 0 ? std::string_view("/") : path.substr(0, slash);
-  }
-
-  // An entry made or removed in directory `dir`, for the listings of that directory.
-  struct DirectoryEntry {
-    std::string path;
-    Access access;
-  };
-  void NoteEntry(const Access& a, const std::string& path, std::string_view dir) {
-    std::vector<DirectoryEntry>& list = entries_[std::string(dir)];
-    if (list.size() < kMaxEntriesPerDirectory) list.push_back({path, a});
-  }
-  static constexpr size_t kMaxEntriesPerDirectory = 4096;
-
-  // A directory listing (opendir) depends on every other resource that made or removed an
-  // entry there, whether the listing saw the entry (it ran after) or missed it (before):
-  // apt reading sources.list.d, a daemon loading conf.d/*.conf, a purge of unmanaged files.
-  void AddListingRelations(analysis::Relations* rel) {
-    std::map<std::pair<ResourceId, ResourceId>, size_t> ordering_index, notification_index;
-    auto add = [&](std::vector<analysis::Relation>& list, auto& index, analysis::RelationKind kind,
-                   ResourceId p, ResourceId c, const DirectoryEntry& e, const Access& listing) {
-      auto [it, fresh] = index.try_emplace(std::make_pair(p, c), list.size());
-      if (fresh) {
-        analysis::Relation& r = list.emplace_back();
-        r.kind = kind;
-        r.first = p;
-        r.second = c;
-      }
-      analysis::Relation& r = list[it->second];
-      ++r.evidence_total;
-      r.evidence.push_back(analysis::Evidence{e.path, e.access, listing});
-    };
-    for (const auto& [dir, entries] : entries_) {
-      if (!IsDropInDirectory(dir)) continue;
-      const auto& list = accesses_.accesses(accesses_.Intern(dir));
-      for (const Access& l : list) {
-        if (!l.listing) continue;
-        for (const DirectoryEntry& e : entries) {
-          if (e.access.block == l.block) continue;
-          add(rel->ordering, ordering_index, analysis::RelationKind::kOrdering, e.access.block,
-              l.block, e, l);
-          if (IsService(l.block) && e.access.effect == Effect::kProduced) {
-            add(rel->notification, notification_index, analysis::RelationKind::kNotification,
-                e.access.block, l.block, e, l);
-          }
-        }
-      }
-    }
-  }
-
-  // `r` created, replaced or removed an entry of directory `dir`.
-  void NoteWroteInto(ResourceId r, std::string_view dir) {
-    std::string key = std::to_string(r) + ":";
-    key.append(dir);
-    wrote_into_.insert(std::move(key));
-  }
-  bool WroteInto(ResourceId r, std::string_view dir) const {
-    std::string key = std::to_string(r) + ":";
-    key.append(dir);
-    return wrote_into_.contains(key);
-  }
-
-  // The catalog's view: a resource that manages `path` on every machine produces it (or
-  // removes it, for ensure => absent) whenever its block touches it, even if this run found
-  // it already right. Its real producing call, when there is one, stays the evidence.
-  void PromoteManagers(analysis::PathId dst, const std::string& path) {
-    std::vector<Access> promoted;
-    const auto& list = accesses_.accesses(dst);
-    for (const Access& a : list) {
-      // What a manager looked at, or whose owner or mode it set.
-      bool looked = (a.effect == Effect::kConsumed && !a.parent) ||
-                    (a.effect == Effect::kProduced && a.shallow);
-      if (!looked || !Manages(a.block, path)) continue;
-      const catalog::Resource& manager = catalog_.resource(a.block);
-      auto ensure = manager.StringParameter("ensure");
-      bool absent = ensure && *ensure == "absent";
-      // Only what the resource establishes: content it manages, a file it makes exist, a
-      // path it removes. A directory that was already there, or a File managing only owner
-      // or mode, produces nothing for what is created inside or read from it.
-      if (!absent && manager.type == "File" && !EstablishesContent(manager)) continue;
-      Effect e = absent ? Effect::kExpunged : Effect::kProduced;
-      bool has_real = std::any_of(list.begin(), list.end(), [&](const Access& o) {
-        return o.block == a.block && o.effect == e && !o.shallow;
-      });
-      if (has_real) continue;
-      Access copy = a;
-      copy.effect = e;
-      copy.managed = true;
-      copy.failed = false;
-      copy.shallow = false;
-      promoted.push_back(copy);
-    }
-    for (const Access& a : promoted) accesses_.Record(dst, a);
-  }
-
   Finding& FindingFor(FaultKind kind, ResourceId src, ResourceId dst) {
     auto key = std::make_tuple(kind, src, dst);
     auto it = index_.find(key);
@@ -322,7 +145,7 @@ class CheckRun {
     f.kind = kind;
     f.source = src;
     f.target = dst;
-    f.applied_in_reverse = first_line_[dst] < first_line_[src];
+    f.applied_in_reverse = resources_->first_line(dst) < resources_->first_line(src);
     f.source_declaration = src;
     f.target_declaration = dst;
     return f;
@@ -367,7 +190,7 @@ class CheckRun {
   // a real producer of its content or existence, or a package whose install used the path
   // (it ships it, or ships files inside it).
   bool ProvidedByAnotherBefore(std::string_view path, ResourceId except, ResourceId consumer) {
-    const auto& list = accesses_.accesses(accesses_.Intern(path));
+    const auto& list = Accesses(path);
     for (const Access& a : list) {
       if (a.block == except || a.block == consumer) continue;
       bool provides = (a.effect == Effect::kProduced && !a.shallow) ||
@@ -380,7 +203,7 @@ class CheckRun {
   // Another whole-content writer of `path` that always runs after `producer` and before
   // `consumer`: the consumer never reads `producer`'s version.
   bool OverwrittenBeforeRead(std::string_view path, ResourceId producer, ResourceId consumer) {
-    const auto& list = accesses_.accesses(accesses_.Intern(path));
+    const auto& list = Accesses(path);
     for (const Access& a : list) {
       if (a.block == producer || a.block == consumer || a.effect != Effect::kProduced ||
           a.shallow || IsPartialEditor(catalog_.resource(a.block))) {
@@ -444,17 +267,17 @@ class CheckRun {
   std::optional<int> DependencyPackageStrength(ResourceId producer, ResourceId consumer,
                                                const std::string& path) const {
     if (!IsPackage(producer)) return std::nullopt;
-    auto it = unpacked_from_.find(path);
-    if (it == unpacked_from_.end() || it->second == PackageName(catalog_.resource(producer))) {
+    const std::string* package = resources_->UnpackedFrom(path);
+    if (package == nullptr || *package == PackageName(catalog_.resource(producer))) {
       return std::nullopt;
     }
     auto [memo, fresh] =
-        dependency_strength_.try_emplace(std::make_tuple(producer, consumer, it->second));
+        dependency_strength_.try_emplace(std::make_tuple(producer, consumer, *package));
     if (!fresh) return memo->second;
     bool another_before = false;
     for (ResourceId r = 0; r < catalog_.size(); ++r) {
       if (r == producer || !IsPackage(r) || !graph_.HappensBefore(r, consumer)) continue;
-      if (PackageName(catalog_.resource(r)) == it->second) return memo->second = 0;
+      if (PackageName(catalog_.resource(r)) == *package) return memo->second = 0;
       another_before = true;
     }
     if (another_before) memo->second = 1;
@@ -464,7 +287,7 @@ class CheckRun {
   // The producer created the path and removed it again (a scratch or temporary file): it
   // leaves nothing behind for anyone.
   bool Transient(ResourceId producer, std::string_view path) {
-    const auto& list = accesses_.accesses(accesses_.Intern(path));
+    const auto& list = Accesses(path);
     uint64_t produced = 0, expunged = 0;
     for (const Access& a : list) {
       if (a.block != producer) continue;
@@ -502,7 +325,7 @@ class CheckRun {
     for (ResourceId s : catalog_.ResourcesOfType("Service")) {
       std::string name = ServiceName(catalog_.resource(s));
       absl::flat_hash_set<ResourceId> ran_script;
-      for (const Access& a : accesses_.accesses(accesses_.Intern("/etc/init.d/" + name))) {
+      for (const Access& a : Accesses("/etc/init.d/" + name)) {
         if (fstrace::SyscallName(a.syscall) == "execve") ran_script.insert(a.block);
       }
       for (ResourceId e : catalog_.ResourcesOfType("Exec")) {
@@ -601,8 +424,9 @@ class CheckRun {
       // (because this run applied it first) is meant to come first.
       bool swap =
           !IsPackage(r.first) && IsPackage(r.second) &&
-          std::all_of(r.evidence.begin(), r.evidence.end(),
-                      [&](const analysis::Evidence& e) { return WroteInto(r.second, e.path); });
+          std::all_of(r.evidence.begin(), r.evidence.end(), [&](const analysis::Evidence& e) {
+            return resources_->WroteInto(r.second, e.path);
+          });
       if (swap) std::swap(src, dst);
       if (HasFinding(FaultKind::kMissingNotifier, src, dst)) continue;  // its fix orders too
       // The service is refreshed after every change of src (see CheckNotifications).
@@ -674,8 +498,8 @@ class CheckRun {
         swap = IsService(a);
       } else if (IsPartialEditor(catalog_.resource(a)) != IsPartialEditor(catalog_.resource(b))) {
         swap = IsPartialEditor(catalog_.resource(a));  // an edit of one key goes on top
-      } else if (Manages(a, e0.path) != Manages(b, e0.path)) {
-        swap = Manages(a, e0.path);
+      } else if (resources_->Manages(a, e0.path) != resources_->Manages(b, e0.path)) {
+        swap = resources_->Manages(a, e0.path);
       } else {
         swap = e0.second.line < e0.first.line;
       }
@@ -753,19 +577,11 @@ class CheckRun {
   const PathFilter& filter_;
   std::optional<std::vector<ResourceId>> unit_reloads_;
   catalog::ManagedPaths managed_;
-  catalog::BlockResolver resolver_;
   absl::flat_hash_set<ResourceId> ignored_;
-  absl::flat_hash_set<std::string> wrote_into_;                 // "resource:directory"
-  std::map<std::string, std::vector<DirectoryEntry>> entries_;  // directory -> entries made
-  std::vector<std::optional<ResourceId>> block_resource_;
-  std::vector<uint64_t> first_line_;  // per resource: its first begin marker
-  analysis::AccessMap accesses_;      // keyed by resource id
-  // The Debian package dpkg unpacked each path from, for the paths it wrote (canonical).
-  absl::flat_hash_map<std::string, std::string> unpacked_from_;
+  std::optional<ResourceAccesses> resources_;  // made by Run()
   // DependencyPackageStrength by (producer, consumer, dependency package).
   mutable absl::flat_hash_map<std::tuple<ResourceId, ResourceId, std::string>, std::optional<int>>
       dependency_strength_;
-  analysis::BlockTable resource_blocks_;
   std::vector<Finding> findings_;
   absl::flat_hash_map<ResourceId, std::vector<ResourceId>> restart_relays_;  // service -> execs
   absl::flat_hash_set<std::pair<ResourceId, ResourceId>> refreshed_;         // (changer, service)

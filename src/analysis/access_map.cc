@@ -10,7 +10,8 @@ PathId AccessMap::Intern(std::string_view path) {
   auto it = index_.find(absl::string_view(path.data(), path.size()));
   if (it != index_.end()) return it->second;
   PathId id = static_cast<PathId>(paths_.size());
-  if (chunk_size_ - chunk_used_ < path.size()) {
+  // The first path needs a chunk even when it is empty (no chunk to point into yet).
+  if (chunks_.empty() || chunk_size_ - chunk_used_ < path.size()) {
     chunk_size_ = std::max<size_t>(size_t{1} << 20, path.size());
     chunks_.push_back(std::make_unique_for_overwrite<char[]>(chunk_size_));
     chunk_used_ = 0;

@@ -6,6 +6,7 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include "../test_catalog.h"
 #include "analysis_builder.h"
 #include "nlohmann/json.hpp"
 
@@ -15,32 +16,10 @@ namespace {
 using ::testing::IsEmpty;
 using ::testing::UnorderedElementsAre;
 
-struct Res {
-  std::string type, title;
-  nlohmann::json params = nlohmann::json::object();
-};
+using Res = TestResource;
 
 catalog::Catalog MakeCatalog(const std::vector<Res>& resources) {
-  nlohmann::json cat = {{"catalog_format", 2},
-                        {"resources", nlohmann::json::array()},
-                        {"edges", nlohmann::json::array()}};
-  int line = 1;
-  cat["resources"].push_back({{"type", "Class"},
-                              {"title", "main"},
-                              {"exported", false},
-                              {"parameters", nlohmann::json::object()}});
-  for (const Res& r : resources) {
-    cat["resources"].push_back({{"type", r.type},
-                                {"title", r.title},
-                                {"file", "/m/init.pp"},
-                                {"line", line++},
-                                {"exported", false},
-                                {"parameters", r.params}});
-    cat["edges"].push_back({{"source", "Class[main]"}, {"target", r.type + "[" + r.title + "]"}});
-  }
-  auto loaded = catalog::Catalog::LoadString(cat.dump(), "test.json");
-  EXPECT_TRUE(loaded.ok()) << loaded.status();
-  return std::move(*loaded);
+  return MakeTestCatalog(resources);
 }
 
 std::set<std::string> Findings(const std::vector<Res>& resources, const AnalysisBuilder& run,

@@ -7,6 +7,7 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include "../test_catalog.h"
 #include "nlohmann/json.hpp"
 
 namespace fsmove::gating {
@@ -17,18 +18,7 @@ using ::testing::ElementsAre;
 using ::testing::IsEmpty;
 
 catalog::Catalog MakeCatalog() {
-  nlohmann::json cat = {{"catalog_format", 2},
-                        {"resources", nlohmann::json::array()},
-                        {"edges", nlohmann::json::array()}};
-  for (const char* title : {"/etc/a", "/etc/b", "/etc/c"}) {
-    cat["resources"].push_back({{"type", "File"},
-                                {"title", title},
-                                {"exported", false},
-                                {"parameters", nlohmann::json::object()}});
-  }
-  auto loaded = catalog::Catalog::LoadString(cat.dump(), "cat.json");
-  EXPECT_TRUE(loaded.ok()) << loaded.status();
-  return std::move(*loaded);
+  return testing::MakeTestCatalog({{"File", "/etc/a"}, {"File", "/etc/b"}, {"File", "/etc/c"}});
 }
 
 class SuppressTest : public ::testing::Test {
@@ -154,8 +144,8 @@ TEST_F(SuppressTest, PairsNamingUnknownResourcesAreSkippedWithAWarning) {
   Suppressions s = Suppress(result, cat, config, nullptr);
   // Each warning names the file, the pair's pointer, the missing side and the catalog.
   EXPECT_THAT(s.warnings,
-              ElementsAre("p.json: /ignore_pairs/0: File[/gone] is not in cat.json; pair skipped",
-                          "p.json: /ignore_pairs/1: Exec[missing] is not in cat.json; pair "
+              ElementsAre("p.json: /ignore_pairs/0: File[/gone] is not in test.json; pair skipped",
+                          "p.json: /ignore_pairs/1: Exec[missing] is not in test.json; pair "
                           "skipped"));
   // The valid pair after them still applies.
   EXPECT_EQ(s.findings[0].justification, "valid");

@@ -10,6 +10,7 @@
 
 #include <sstream>
 
+#include "../test_catalog.h"
 #include "fsmove/base/sha256.h"
 #include "fsmove/fstrace/lowering.h"
 #include "nlohmann/json.hpp"
@@ -22,22 +23,8 @@ using ::testing::HasSubstr;
 using ::testing::Not;
 
 catalog::Catalog MakeCatalog() {
-  nlohmann::json cat = {{"catalog_format", 2},
-                        {"resources", nlohmann::json::array()},
-                        {"edges", nlohmann::json::array()}};
-  int line = 1;
-  for (auto [type, title] : {std::pair{"File", "/etc/app.conf"}, std::pair{"Exec", "use config"},
-                             std::pair{"Service", "app"}}) {
-    cat["resources"].push_back({{"type", type},
-                                {"title", title},
-                                {"file", "/m/init.pp"},
-                                {"line", line++},
-                                {"exported", false},
-                                {"parameters", nlohmann::json::object()}});
-  }
-  auto loaded = catalog::Catalog::LoadString(cat.dump(), "cat.json");
-  EXPECT_TRUE(loaded.ok()) << loaded.status();
-  return std::move(*loaded);
+  return testing::MakeTestCatalog(
+      {{"File", "/etc/app.conf"}, {"Exec", "use config"}, {"Service", "app"}});
 }
 
 class FindingsReportTest : public ::testing::Test {
@@ -251,7 +238,7 @@ TEST_F(FindingsReportTest, NoFindingsSayNothingWasFound) {
   nlohmann::json j = FindingsToJson(Context());
   EXPECT_EQ(j["faults"].size(), 0u);
   EXPECT_EQ(j["summary"], nlohmann::json({{"MOR", 0}, {"MN", 0}, {"suppressed", 0}}));
-  EXPECT_EQ(j["catalog"], "cat.json");
+  EXPECT_EQ(j["catalog"], "test.json");
   EXPECT_FALSE(j.contains("baseline"));
 }
 

@@ -30,7 +30,7 @@ std::string Format(const Diagnostic& d) {
 }
 
 WorkPolicy DecideWorkDirectory(const exec::RunResult& run, bool keep_work, bool discard_work) {
-  const exec::RunSummary& s = run.summary;
+  const summary::RunSummary& s = run.summary;
   const bool went_wrong = run.end == exec::RunEnd::kInterrupted ||
                           run.end == exec::RunEnd::kSetupFailed ||
                           run.end == exec::RunEnd::kTimedOut ||
@@ -44,7 +44,7 @@ WorkPolicy DecideWorkDirectory(const exec::RunResult& run, bool keep_work, bool 
 }
 
 std::vector<Diagnostic> SummarizeIdempotence(exec::RunResult* run) {
-  exec::IdempotenceSummary& idem = run->summary.idempotence;
+  summary::IdempotenceSummary& idem = run->summary.idempotence;
   idem.cut_short = run->reapplies_cut_short;
   for (const exec::Reapply& a : run->reapplies) idem.exit_codes.push_back(a.exit_code);
   if (!run->reapplies.empty()) {
@@ -127,10 +127,10 @@ std::optional<End> EndBeforeReport(const exec::RunResult& run, bool work_dir_kep
   return std::nullopt;
 }
 
-std::vector<std::string> ServicesWantingSystemd(const exec::RunSummary& summary) {
+std::vector<std::string> ServicesWantingSystemd(const summary::RunSummary& summary) {
   std::vector<std::string> out;
   if (summary.init == "systemd") return out;
-  for (const exec::FailedResource& f : summary.failed) {
+  for (const summary::FailedResource& f : summary.failed) {
     if (f.resource.starts_with("Service[") &&
         f.message.find("Could not find init script") != std::string::npos) {
       out.push_back(f.resource);
@@ -141,7 +141,7 @@ std::vector<std::string> ServicesWantingSystemd(const exec::RunSummary& summary)
 
 End EndAfterReport(const exec::RunResult& run, int report_status, int timeout_seconds) {
   // A run that did not finish gives a report of what ran, and an error status.
-  const exec::RunSummary& s = run.summary;
+  const summary::RunSummary& s = run.summary;
   if (run.end == exec::RunEnd::kTimedOut) {
     return End{kExitError,
                {Error(absl::StrCat("puppet apply did not finish within ", timeout_seconds,

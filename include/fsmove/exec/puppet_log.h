@@ -8,9 +8,15 @@
 #include <string_view>
 #include <vector>
 
-#include "fsmove/exec/run_summary.h"
+#include "fsmove/summary/run_summary.h"
 
 namespace fsmove::exec {
+
+// The summary this layer fills (summary/run_summary.h).
+using summary::FailedResource;
+using summary::IdempotenceSummary;
+using summary::NotIdempotent;
+using summary::RunSummary;
 
 struct PuppetLogSummary {
   // One per resource, in the order they first failed, with Puppet's whole error: every

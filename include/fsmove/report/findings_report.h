@@ -10,10 +10,10 @@
 #include "fsmove/catalog/catalog.h"
 #include "fsmove/checker/checker.h"
 #include "fsmove/checker/completeness.h"
-#include "fsmove/exec/run_summary.h"
 #include "fsmove/gating/suppressions.h"
 #include "fsmove/graph/dependency_graph.h"
 #include "fsmove/report/analysis_report.h"
+#include "fsmove/summary/run_summary.h"
 #include "nlohmann/json.hpp"
 
 namespace fsmove::report {
@@ -26,10 +26,10 @@ struct CheckSeconds {
 };
 
 // The Puppet run's summary is the executor's (exec/run_summary.h); reports print it.
-using exec::FailedResource;
-using exec::IdempotenceSummary;
-using exec::NotIdempotent;
-using exec::RunSummary;
+using summary::FailedResource;
+using summary::IdempotenceSummary;
+using summary::NotIdempotent;
+using summary::RunSummary;
 
 struct FindingsContext {
   std::string trace_name;

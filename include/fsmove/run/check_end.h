@@ -68,7 +68,7 @@ std::optional<End> EndBeforeReport(const exec::RunResult& run, bool work_dir_kep
 // The failed Services of a run without systemd as PID 1 that Puppet found no init script for
 // (Debian packages more and more ship a systemd unit only): with `--init systemd` they would
 // start. Empty when the run booted systemd, or no Service failed so.
-std::vector<std::string> ServicesWantingSystemd(const exec::RunSummary& summary);
+std::vector<std::string> ServicesWantingSystemd(const summary::RunSummary& summary);
 
 // How a run ends after its report, whose own status is `report_status` (0, 1, 3 or an error):
 // a run that did not finish (timed out, trace cut short, Puppet killed) is an error whatever

@@ -1,11 +1,12 @@
-// How `fsmove check` ran Puppet: the run summary the executor fills and reports print (the
-// failed resources, the idempotence check's results, the times, how the trace ended).
+// How `fsmove check` ran Puppet: the run summary the executor (exec) fills and the reports
+// (report) print, in a layer of its own below both (the failed resources, the idempotence
+// check's results, the times, how the trace ended).
 #pragma once
 
 #include <string>
 #include <vector>
 
-namespace fsmove::exec {
+namespace fsmove::summary {
 
 // A resource Puppet reported as failed ("Error: /Stage[main]/Foo/File[/x]/ensure: ...").
 struct FailedResource {
@@ -68,4 +69,4 @@ struct RunSummary {
   std::string WhyUnfinished() const;
 };
 
-}  // namespace fsmove::exec
+}  // namespace fsmove::summary

@@ -8,6 +8,7 @@
 #include <optional>
 #include <thread>
 
+#include "absl/strings/str_cat.h"
 #include "catalog_warnings.h"
 #include "commands.h"
 #include "fix_verify.h"
@@ -49,8 +50,8 @@ bool OutputsClobberInputs(const AnalyzeOptions& o) {
     for (const std::string* in : inputs) {
       std::error_code ec;
       if (!in->empty() && in != out && *in != "-" && std::filesystem::equivalent(*out, *in, ec)) {
-        std::cerr << "fsmove: error: " << *out << " is also an input (" << *in
-                  << "): writing the report there would replace it\n";
+        Say({run::Error(absl::StrCat(*out, " is also an input (", *in,
+                                     "): writing the report there would replace it"))});
         return true;
       }
     }
@@ -67,12 +68,12 @@ int RunAnalyze(const AnalyzeOptions& o) {
   }
   strace::LineReaderOptions reader_options;
   reader_options.on_fifo_wait = [](const std::string& path) {
-    std::cerr << "fsmove: note: " << path << " is a FIFO: waiting for a writer\n";
+    Say({run::Note(absl::StrCat(path, " is a FIFO: waiting for a writer"))});
   };
   reader_options.decompress_thread = o.threads >= 2;
   auto reader = strace::LineReader::Open(o.trace, reader_options);
   if (!reader.ok()) {
-    std::cerr << "fsmove: error: cannot read trace " << reader.status().message() << "\n";
+    Say({run::Error(absl::StrCat("cannot read trace ", reader.status().message()))});
     return kExitError;
   }
   // The catalog is read first: a bad one is reported before a long trace is analysed.
@@ -98,7 +99,7 @@ int RunAnalyze(const AnalyzeOptions& o) {
   std::optional<pipeline::PuppetGraphInput> puppet_graph;
   if (!o.puppet_graph.empty()) {
     if (!cat) {
-      std::cerr << "fsmove: error: --puppet-graph needs --catalog (the catalog Puppet applied)\n";
+      Say({run::Error("--puppet-graph needs --catalog (the catalog Puppet applied)")});
       return kExitError;
     }
     // The user named this file: a symlink to it is fine (not so for the graph `fsmove check`
@@ -121,10 +122,9 @@ int RunAnalyze(const AnalyzeOptions& o) {
   seconds.analysis = SecondsSince(t0);
   if (!st.ok()) {
     const uint64_t read = (*reader)->line_number();
-    std::cerr << "fsmove: error: " << st.message()
-              << (read == 0 ? std::string(" (before its first line)")
-                            : " (after line " + std::to_string(read) + ")")
-              << "\n";
+    Say({run::Error(
+        absl::StrCat(st.message(), (read == 0 ? std::string(" (before its first line)")
+                                              : " (after line " + std::to_string(read) + ")")))});
     return kExitError;
   }
   const std::string name = (*reader)->name();

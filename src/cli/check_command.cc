@@ -10,6 +10,7 @@
 #include <optional>
 #include <thread>
 
+#include "absl/strings/str_cat.h"
 #include "catalog_warnings.h"
 #include "commands.h"
 #include "confirm.h"
@@ -36,14 +37,13 @@ class WorkDirectory {
   ~WorkDirectory() {
     if (keep_) {
       if (!named_) {
-        std::cerr << "fsmove: note: the run's work directory (Puppet's log) is kept: " << path_
-                  << "\n";
+        Say({run::Note(absl::StrCat("the run's work directory (Puppet's log) is kept: ", path_))});
       }
       return;
     }
     std::error_code ec;
     std::filesystem::remove_all(path_, ec);
-    if (ec) std::cerr << "fsmove: warning: cannot remove " << path_ << ": " << ec.message() << "\n";
+    if (ec) Say({run::Warning(absl::StrCat("cannot remove ", path_, ": ", ec.message()))});
   }
   WorkDirectory(const WorkDirectory&) = delete;
   WorkDirectory& operator=(const WorkDirectory&) = delete;
@@ -77,7 +77,7 @@ struct CheckCliOptions {
 
 void PrintNotes(const exec::RunResult& r, bool verbose) {
   if (!verbose) return;
-  for (const auto& n : r.notes) std::cerr << "fsmove: note: " << n << "\n";
+  for (const auto& n : r.notes) Say({run::Note(std::string(n))});
 }
 
 // --fix-diff, --fix: the patches re-checked on a patched copy with this check's options (no
@@ -112,20 +112,21 @@ bool OptionsAgree(CheckCliOptions& o) {
   exec::CheckRequest& req = o.request;
   if (!o.keep_replays.empty()) {
     if (!o.confirm) {
-      std::cerr << "fsmove: error: --keep-replays needs --confirm\n";
+      Say({run::Error("--keep-replays needs --confirm")});
       return false;
     }
     std::error_code ec;
     std::filesystem::create_directories(o.keep_replays, ec);
     if (ec || !std::filesystem::is_directory(o.keep_replays)) {
-      std::cerr << "fsmove: error: --keep-replays " << o.keep_replays << ": "
-                << (ec ? ec.message() : "not a directory") << "\n";
+      Say({run::Error(absl::StrCat("--keep-replays ", o.keep_replays, ": ",
+                                   (ec ? ec.message() : "not a directory")))});
       return false;
     }
   }
   if (o.report.fail_on == "confirmed" && !o.confirm && !o.idempotence) {
-    std::cerr << "fsmove: error: --fail-on confirmed needs --confirm or --idempotence (nothing "
-                 "else is confirmed)\n";
+    Say(
+        {run::Error("--fail-on confirmed needs --confirm or --idempotence (nothing "
+                    "else is confirmed)")});
     return false;
   }
   req.reapplies = o.idempotence ? 2 : 0;
@@ -151,9 +152,10 @@ bool RootNameAgrees(CheckCliOptions& o) {
         std::string(req.sandbox == exec::SandboxMode::kOverlay ? kDefaultRoot : exec::kHostRoot);
   }
   if (req.sandbox == exec::SandboxMode::kNone && o.root != exec::kHostRoot) {
-    std::cerr << "fsmove: error: --root " << o.root
-              << " needs the overlay sandbox (it is the sandbox's lower layer); --sandbox none "
-                 "applies to this machine itself\n";
+    Say({run::Error(
+        absl::StrCat("--root ", o.root,
+                     " needs the overlay sandbox (it is the sandbox's lower layer); --sandbox none "
+                     "applies to this machine itself"))});
     return false;
   }
   return true;
@@ -229,9 +231,10 @@ int ReportCheck(CheckCliOptions& o, exec::RunResult& run, analysis::Analyzer& an
     }
     puppet_graph.emplace(pipeline::PuppetGraphInput{name, run.puppet_graph, /*required=*/false});
   } else {
-    std::cerr << "fsmove: warning: no graph from Puppet ("
-              << (run.puppet_graph_note.empty() ? "none written" : run.puppet_graph_note)
-              << "); checking against fsmove's model of the catalog\n";
+    Say({run::Warning(
+        absl::StrCat("no graph from Puppet (",
+                     (run.puppet_graph_note.empty() ? "none written" : run.puppet_graph_note),
+                     "); checking against fsmove's model of the catalog"))});
   }
   pipeline::BeforeReport confirm;
   ConfirmOptions co;

@@ -52,7 +52,7 @@ class ReportOutput {
     if (path.empty()) return &std::cout;
     auto file = base::OutputFile::Open(path);
     if (!file.ok()) {
-      std::cerr << "fsmove: error: " << file.status().message() << "\n";
+      Say({run::Error(std::string(file.status().message()))});
       return nullptr;
     }
     file_ = std::move(*file);
@@ -66,7 +66,7 @@ class ReportOutput {
     }
     absl::Status st = file_->Commit();
     file_.reset();
-    if (!st.ok()) std::cerr << "fsmove: error: " << st.message() << "\n";
+    if (!st.ok()) Say({run::Error(std::string(st.message()))});
     return st.ok();
   }
 
@@ -80,7 +80,7 @@ inline bool CheckOutputs(std::initializer_list<const std::string*> paths) {
   for (const std::string* p : paths) {
     if (p->empty()) continue;
     if (absl::Status st = base::CheckWritable(*p); !st.ok()) {
-      std::cerr << "fsmove: error: " << st.message() << "\n";
+      Say({run::Error(std::string(st.message()))});
       return false;
     }
   }

@@ -11,6 +11,7 @@
 #include <optional>
 #include <vector>
 
+#include "absl/strings/str_cat.h"
 #include "catalog_warnings.h"
 #include "commands.h"
 #include "fsmove/catalog/catalog.h"
@@ -42,8 +43,8 @@ int WriteNeighbourhood(const GraphOptions& o, const catalog::Catalog& cat,
     if (ref->empty()) continue;
     std::optional<catalog::ResourceId> id = cat.ResolveRef(*ref);
     if (!id) {
-      std::cerr << "fsmove: error: " << report::TerminalSafe(*ref) << " is not a resource of "
-                << report::TerminalSafe(o.catalog) << "\n";
+      Say({run::Error(absl::StrCat(report::TerminalSafe(*ref), " is not a resource of ",
+                                   report::TerminalSafe(o.catalog)))});
       return kExitError;
     }
     focus.push_back(*id);
@@ -79,7 +80,7 @@ int ComparePuppet(const GraphOptions& o, const catalog::Catalog& cat,
     return Fail(puppet.status());
   }
   for (const std::string& w : puppet->warnings) {
-    std::cerr << "fsmove: warning: " << report::TerminalSafe(w) << "\n";
+    Say({run::Warning(std::string(report::TerminalSafe(w)))});
   }
   ReportOutput file;
   std::ostream* out = file.Open(o.output);
@@ -99,17 +100,19 @@ int ComparePuppet(const GraphOptions& o, const catalog::Catalog& cat,
 int RunGraph(const GraphOptions& o) {
   // Usage errors first, before the catalog loads.
   if (!o.and_ref.empty() && o.around.empty()) {
-    std::cerr << "fsmove: error: --and needs --around\n";
+    Say({run::Error("--and needs --around")});
     return kExitError;
   }
   if (!o.around.empty() && (o.format == "json" || !o.compare_puppet.empty())) {
-    std::cerr << "fsmove: error: --around draws a neighbourhood as dot or mermaid; it does not go "
-                 "with --format json or --compare-puppet\n";
+    Say(
+        {run::Error("--around draws a neighbourhood as dot or mermaid; it does not go "
+                    "with --format json or --compare-puppet")});
     return kExitError;
   }
   if (o.around.empty() && o.format == "mermaid") {
-    std::cerr << "fsmove: error: --format mermaid draws a neighbourhood, never the whole catalog: "
-                 "give --around REF\n";
+    Say(
+        {run::Error("--format mermaid draws a neighbourhood, never the whole catalog: "
+                    "give --around REF")});
     return kExitError;
   }
   auto cat = catalog::Catalog::LoadFile(o.catalog);

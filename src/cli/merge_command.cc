@@ -6,6 +6,7 @@
 #include <memory>
 #include <set>
 
+#include "absl/strings/str_cat.h"
 #include "commands.h"
 #include "fmt/format.h"
 #include "fsmove/scan/merge.h"
@@ -42,7 +43,7 @@ int RunMergeCommand(const MergeCliOptions& o) {
   std::vector<scan::MergeInput> inputs;
   for (const auto& dir : o.inputs) {
     if (fs::exists(o.out, ec) && fs::equivalent(dir, o.out, ec)) {
-      std::cerr << "fsmove: error: the output " << o.out << " is also an input\n";
+      Say({run::Error(absl::StrCat("the output ", o.out, " is also an input"))});
       return kExitError;
     }
     auto contents = scan::ReadResultsDir(dir);
@@ -56,13 +57,12 @@ int RunMergeCommand(const MergeCliOptions& o) {
   scan::MergePlan plan = scan::PlanMerge(inputs);
   fs::create_directories(o.out, ec);
   if (ec) {
-    std::cerr << "fsmove: error: cannot create " << o.out << ": " << ec.message() << "\n";
+    Say({run::Error(absl::StrCat("cannot create ", o.out, ": ", ec.message()))});
     return kExitError;
   }
   for (const auto& s : plan.sources) {
     if (!CopyFolder(fs::path(s.input_dir) / s.folder, fs::path(o.out) / s.folder)) {
-      std::cerr << "fsmove: error: cannot copy " << s.input_dir << "/" << s.folder << " to "
-                << o.out << "\n";
+      Say({run::Error(absl::StrCat("cannot copy ", s.input_dir, "/", s.folder, " to ", o.out))});
       return kExitError;
     }
   }
@@ -88,10 +88,10 @@ int RunMergeCommand(const MergeCliOptions& o) {
   } else {
     fs::remove(fs::path(o.out) / scan::kScanJson, ec);
   }
-  for (const auto& d : plan.duplicates) std::cerr << "fsmove: warning: duplicate: " << d << "\n";
-  for (const auto& u : plan.unfinished) std::cerr << "fsmove: warning: " << u << "\n";
-  for (const auto& c : plan.conflicts) std::cerr << "fsmove: error: conflict: " << c << "\n";
-  for (const auto& p : plan.problems) std::cerr << "fsmove: error: " << p << "\n";
+  for (const auto& d : plan.duplicates) Say({run::Warning(absl::StrCat("duplicate: ", d))});
+  for (const auto& u : plan.unfinished) Say({run::Warning(std::string(u))});
+  for (const auto& c : plan.conflicts) Say({run::Error(absl::StrCat("conflict: ", c))});
+  for (const auto& p : plan.problems) Say({run::Error(std::string(p))});
   bool all_ok = true;
   for (const auto& r : plan.results) all_ok = all_ok && r.status == scan::ModuleStatus::kOk;
   std::cout << fmt::format("merged {} module{} from {} folder{} into {}\n", plan.results.size(),

@@ -90,7 +90,7 @@ absl::StatusOr<pipeline::ProjectInputs> LoadProjectInputs(const ReportOptions& o
 
 namespace {
 
-void PrintWarning(std::string_view text) { std::cerr << "fsmove: warning: " << text << "\n"; }
+void PrintWarning(std::string_view text) { Say({run::Warning(std::string(text))}); }
 void PrintNote(std::string_view text) { std::cerr << "fsmove: " << text << "\n"; }
 
 }  // namespace

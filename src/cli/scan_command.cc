@@ -9,6 +9,7 @@
 #include <map>
 #include <memory>
 
+#include "absl/strings/str_cat.h"
 #include "commands.h"
 #include "fmt/format.h"
 #include "fsmove/exec/os_root.h"
@@ -98,8 +99,8 @@ absl::StatusOr<std::vector<std::string>> RunsToScan(const ScanCliOptions& o) {
       return m.status();
     }
     if (m->empty())
-      std::cerr << "fsmove: warning: no module (NAME/manifests/ or NAME/metadata.json) in " << dir
-                << "\n";
+      Say({run::Warning(
+          absl::StrCat("no module (NAME/manifests/ or NAME/metadata.json) in ", dir))});
     all.insert(all.end(), m->begin(), m->end());
   }
   all = scan::CanonicalModuleList(std::move(all));
@@ -211,8 +212,9 @@ int RunScanCommand(ScanCliOptions& o) {
   }
   const std::vector<std::string>& all = *runs;
   if (all.empty()) {
-    std::cerr << "fsmove: error: no modules to scan (give MODULE..., --list FILE or "
-                 "--modules-dir DIR)\n";
+    Say(
+        {run::Error("no modules to scan (give MODULE..., --list FILE or "
+                    "--modules-dir DIR)")});
     return kExitError;
   }
   scan::Shard shard;
@@ -251,7 +253,7 @@ int RunScanCommand(ScanCliOptions& o) {
   if (!outcome.ok()) {
     return Fail(outcome.status());
   }
-  for (const auto& n : outcome->notes) std::cerr << "fsmove: note: " << n << "\n";
+  for (const auto& n : outcome->notes) Say({run::Note(std::string(n))});
   if (auto st = scan::WriteSummary(o.run.out_dir, outcome->results); !st.ok()) {
     return Fail(st);
   }

@@ -4,6 +4,7 @@
 #include <iostream>
 #include <memory>
 
+#include "absl/strings/str_cat.h"
 #include "commands.h"
 #include "fsmove/analysis/analyzer.h"
 #include "fsmove/fstrace/lowering.h"
@@ -26,7 +27,7 @@ struct DumpOptions {
 int RunDump(const DumpOptions& o) {
   auto reader = strace::LineReader::Open(o.trace);
   if (!reader.ok()) {
-    std::cerr << "fsmove: error: cannot read trace " << reader.status().message() << "\n";
+    Say({run::Error(absl::StrCat("cannot read trace ", reader.status().message()))});
     return kExitError;
   }
   ReportOutput file;
@@ -60,7 +61,7 @@ int RunDump(const DumpOptions& o) {
     if (!write("expected-blocks.txt", report::BlocksText(blocks)) ||
         !write("expected-accesses.txt", report::AccessMapText(analyzer)) ||
         !write("expected-relations.txt", report::RelationsText(relations, blocks))) {
-      std::cerr << "fsmove: error: cannot write golden files to " << o.golden_dir << "\n";
+      Say({run::Error(absl::StrCat("cannot write golden files to ", o.golden_dir))});
       return kExitError;
     }
   }
@@ -103,7 +104,7 @@ std::function<int()> RegisterTrace(CLI::App& app) {
                    "directory");
   return [o] {
     if (!o->fstrace && !o->accesses && o->golden_dir.empty()) {
-      std::cerr << "fsmove: error: trace dump needs --fstrace, --accesses or --golden DIR\n";
+      Say({run::Error("trace dump needs --fstrace, --accesses or --golden DIR")});
       return kExitError;
     }
     return RunDump(*o);

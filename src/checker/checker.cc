@@ -91,7 +91,7 @@ class CheckRun {
     resources_.emplace(analysis_, catalog_, managed_, filter_, ignored_, &result_.stats);
     analysis::RelationOptions ro;
     ro.max_evidence = 1u << 20;  // filtered below, then capped per finding
-    ro.is_service = [this](analysis::BlockId b) { return catalog_.resource(b).type == "Service"; };
+    ro.is_service = [this](analysis::BlockId b) { return IsService(b); };
     analysis::Relations rel =
         analysis::InferRelations(resources_->accesses(), resources_->resource_blocks(), ro);
     resources_->AddListingRelations(&rel);
@@ -111,7 +111,7 @@ class CheckRun {
   }
 
   bool IsPackage(ResourceId r) const { return catalog_.resource(r).type == "Package"; }
-  bool IsService(ResourceId r) const { return catalog_.resource(r).type == "Service"; }
+  bool IsService(ResourceId r) const { return checker::IsService(catalog_.resource(r)); }
 
   // The Execs that make PID 1 reload its units (`systemctl daemon-reload`), once.
   const std::vector<ResourceId>& UnitReloads() {

@@ -151,7 +151,7 @@ void ResourceAccesses::AddListingRelations(analysis::Relations* rel) {
         if (e.access.block == l.block) continue;
         add(rel->ordering, ordering_index, analysis::RelationKind::kOrdering, e.access.block,
             l.block, e, l);
-        if (IsService(l.block) && e.access.effect == Effect::kProduced) {
+        if (IsService(catalog_.resource(l.block)) && e.access.effect == Effect::kProduced) {
           add(rel->notification, notification_index, analysis::RelationKind::kNotification,
               e.access.block, l.block, e, l);
         }

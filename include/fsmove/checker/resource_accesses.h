@@ -64,7 +64,6 @@ class ResourceAccesses {
   void NoteEntry(const analysis::Access& a, const std::string& path, std::string_view dir);
   void NoteWroteInto(catalog::ResourceId r, std::string_view dir);
   void PromoteManagers(analysis::PathId dst, const std::string& path);
-  bool IsService(catalog::ResourceId r) const { return catalog_.resource(r).type == "Service"; }
 
   const analysis::AnalysisResult& analysis_;
   const catalog::Catalog& catalog_;

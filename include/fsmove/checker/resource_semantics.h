@@ -18,6 +18,9 @@ namespace fsmove::checker {
 // *_config, Mailalias, Host, Cron, ...). Two such edits give the same file in either order.
 bool IsPartialEditor(const catalog::Resource& r);
 
+// A Service resource: what the notifier rule (MN) is about.
+inline bool IsService(const catalog::Resource& r) { return r.type == "Service"; }
+
 // A File that sets a path's content (content, source, a link target) or makes it exist as
 // a file: its state matters to readers whether or not this run changed it. A directory, a
 // File that only manages owner or mode, and `replace => false` establish no content.

@@ -237,6 +237,9 @@ class CheckRun {
     if (Transient(producer, e.path)) return 0;
     if (IsRestartRelay(producer, consumer) || IsRestartRelay(consumer, producer)) return 0;
     if (ReloadedByAnother(producer, consumer, e.path)) return 0;
+    // A stop acts on the daemon the last start made: the configuration it reads now is not
+    // what that daemon runs with. Only the programs it runs are its needs.
+    if (stopped_by_.contains(consumer) && fstrace::SyscallName(c.syscall) != "execve") return 0;
     if (p.shallow) {  // only metadata changed: only a lookup of it can depend on that
       return c.effect == Effect::kConsumed && c.shallow && !c.failed ? 1 : 0;
     }
@@ -301,12 +304,7 @@ class CheckRun {
   // refreshes `service`, the service is refreshed whenever the exec changes anything.
   bool TriggersRefreshService(ResourceId exec, ResourceId service) const {
     const catalog::Resource& r = catalog_.resource(exec);
-    if (r.type != "Exec") return false;
-    const nlohmann::json* refreshonly = r.FindParameter("refreshonly");
-    if (refreshonly == nullptr || !((refreshonly->is_boolean() && refreshonly->get<bool>()) ||
-                                    (refreshonly->is_string() && *refreshonly == "true"))) {
-      return false;
-    }
+    if (r.type != "Exec" || !IsRefreshOnly(r)) return false;
     size_t triggers = 0;
     for (const catalog::Relationship& rel : catalog_.relationships()) {
       if (rel.target != exec || rel.kind != catalog::RelationshipKind::kNotify) continue;
@@ -330,7 +328,10 @@ class CheckRun {
       }
       for (ResourceId e : catalog_.ResourcesOfType("Exec")) {
         std::optional<std::string> command = catalog_.resource(e).CommandLine();
-        if (ran_script.contains(e) || (command && CommandRestartsService(*command, name))) {
+        if (command && CommandStopsService(*command, name)) {  // ran the script to stop
+          stop_execs_[s].push_back(e);
+          stopped_by_.insert(e);
+        } else if (ran_script.contains(e) || (command && CommandRestartsService(*command, name))) {
           restart_relays_[s].push_back(e);
         }
       }
@@ -341,6 +342,17 @@ class CheckRun {
     auto it = restart_relays_.find(service);
     return it != restart_relays_.end() &&
            std::find(it->second.begin(), it->second.end(), exec) != it->second.end();
+  }
+
+  // The stop-edit-start idiom: an exec that runs on every apply stops service `s` before
+  // `producer` changes anything, and `s` is applied after it. The daemon never runs with
+  // the old content while the new is in place, so no refresh is missing.
+  bool StoppedAround(ResourceId producer, ResourceId s) const {
+    auto it = stop_execs_.find(s);
+    if (it == stop_execs_.end() || !graph_.HappensBefore(producer, s)) return false;
+    return std::any_of(it->second.begin(), it->second.end(), [&](ResourceId e) {
+      return RunsEveryApply(catalog_.resource(e)) && graph_.HappensBefore(e, producer);
+    });
   }
 
   // `a` refreshes service `s`: through the graph, or through an exec that restarts it.
@@ -370,6 +382,10 @@ class CheckRun {
         refreshed_.insert(std::make_pair(r.first, r.second));
         continue;
       }
+      if (StoppedAround(r.first, r.second)) {
+        ++result_.stats.guaranteed;
+        continue;
+      }
       // The service is applied before the producer on purpose: a notify would close a cycle.
       if (graph_.HappensBefore(r.second, r.first)) {
         ++result_.stats.against_declared_order;
@@ -392,6 +408,9 @@ class CheckRun {
         // no configuration.
         if (e.second.parent && IsRuntimeState(e.path)) continue;
         int strength = e.second.parent ? 1 : analysis::AccessStrength(e.second);
+        // A File with no content, source or target makes at most an empty file: the
+        // daemon reads no setting from it. Kept, weak: a flag file's existence may matter.
+        if (MakesOnlyAnEmptyFile(catalog_.resource(r.first))) strength = std::min(strength, 1);
         if (std::optional<int> d = DependencyPackageStrength(r.first, r.second, e.path)) {
           if (*d == 0) continue;
           strength = std::min(strength, *d);
@@ -584,7 +603,9 @@ class CheckRun {
       dependency_strength_;
   std::vector<Finding> findings_;
   absl::flat_hash_map<ResourceId, std::vector<ResourceId>> restart_relays_;  // service -> execs
-  absl::flat_hash_set<std::pair<ResourceId, ResourceId>> refreshed_;         // (changer, service)
+  absl::flat_hash_map<ResourceId, std::vector<ResourceId>> stop_execs_;      // service -> execs
+  absl::flat_hash_set<ResourceId> stopped_by_;                        // execs that stop a service
+  absl::flat_hash_set<std::pair<ResourceId, ResourceId>> refreshed_;  // (changer, service)
   std::map<std::tuple<FaultKind, ResourceId, ResourceId>, size_t> index_;
   CheckResult result_;
 };

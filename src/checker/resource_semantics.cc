@@ -116,6 +116,11 @@ bool OnlyEnsuresExistence(const catalog::Resource& r) {
   return !ensure || *ensure == "file" || *ensure == "present";
 }
 
+bool MakesOnlyAnEmptyFile(const catalog::Resource& r) {
+  return OnlyEnsuresExistence(r) && r.FindParameter("content") == nullptr &&
+         r.FindParameter("source") == nullptr;
+}
+
 bool IsAmbientConfiguration(std::string_view path) {
   static constexpr std::string_view kFiles[] = {
       "/etc/localtime",       "/etc/timezone",   "/etc/locale.conf", "/etc/default/locale",
@@ -206,6 +211,47 @@ std::string ServiceName(const catalog::Resource& service) {
 std::string PackageName(const catalog::Resource& package) {
   std::string name = ServiceName(package);  // the same namevar rule
   return name.substr(0, name.find(':'));
+}
+
+namespace {
+
+bool HasWord(std::string_view text, std::string_view word) {
+  for (size_t at = text.find(word); at != std::string_view::npos; at = text.find(word, at + 1)) {
+    if (IsWordAt(text, at, word.size())) return true;
+  }
+  return false;
+}
+
+}  // namespace
+
+bool IsRefreshOnly(const catalog::Resource& exec) {
+  const nlohmann::json* r = exec.FindParameter("refreshonly");
+  return r != nullptr && ((r->is_boolean() && r->get<bool>()) || (r->is_string() && *r == "true"));
+}
+
+bool RunsEveryApply(const catalog::Resource& exec) {
+  if (exec.type != "Exec" || IsRefreshOnly(exec)) return false;
+  return exec.FindParameter("onlyif") == nullptr && exec.FindParameter("unless") == nullptr &&
+         exec.FindParameter("creates") == nullptr;
+}
+
+bool CommandStopsService(std::string_view command, std::string_view name) {
+  if (name.empty()) return false;
+  std::string lower = absl::AsciiStrToLower(absl::string_view(command.data(), command.size()));
+  static constexpr std::string_view kTools[] = {"service ", "systemctl ", "invoke-rc.d ",
+                                                "/etc/init.d/", "rc-service "};
+  bool has_tool = std::any_of(std::begin(kTools), std::end(kTools), [&](std::string_view t) {
+    return lower.find(t) != std::string::npos;
+  });
+  // A command that starts the daemon again (stop; start, or any restart) leaves it running.
+  static constexpr std::string_view kStarts[] = {
+      "start", "restart", "reload", "try-restart", "force-reload", "reload-or-restart"};
+  if (!has_tool || !HasWord(lower, "stop") ||
+      std::any_of(std::begin(kStarts), std::end(kStarts),
+                  [&](std::string_view v) { return HasWord(lower, v); })) {
+    return false;
+  }
+  return HasWord(lower, absl::AsciiStrToLower(absl::string_view(name.data(), name.size())));
 }
 
 bool CommandRestartsService(std::string_view command, std::string_view name) {

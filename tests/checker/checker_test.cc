@@ -383,6 +383,71 @@ TEST(CheckerTest, AnExecThatRestartsTheServiceRelaysRefresh) {
       UnorderedElementsAre("MN File[/etc/app.conf] Service[app]"));
 }
 
+// The stop-edit-start idiom (puppet-snmp's snmpv3_user): an exec that stops the daemon on
+// every apply, the edit after it, the service (ensure running) after the edit. The daemon never
+// runs stale, and what the stop reads of its configuration is no need of the stop.
+TEST(CheckerTest, AStopBeforeTheEditAndTheServiceAfterNeedNoNotifier) {
+  AnalysisBuilder run;
+  run.Block("Exec[stop app]")
+      .Runs("/etc/init.d/app")
+      .Reads("/etc/default/app")
+      .Block("File[/etc/default/app]")
+      .Writes("/etc/default/app")
+      .Block("File_line[user]")
+      .Writes(kConf)
+      .Block("Service[app]")
+      .Reads(kConf);
+  auto resources = [](const std::string& command, bool refreshonly) {
+    nlohmann::json exec = {{"command", command}};
+    if (refreshonly) exec["refreshonly"] = true;
+    return std::vector<Res>{
+        {"Exec", "stop app", exec},
+        {"File", "/etc/default/app", {{"content", "OPTS=-q"}}},
+        {"File_line",
+         "user",
+         {{"path", kConf}, {"subscribe", "Exec[stop app]"}, {"before", "Service[app]"}}},
+        {"Service", "app"}};
+  };
+  EXPECT_THAT(Findings(resources("service app stop ; sleep 5", false), run), IsEmpty());
+  EXPECT_THAT(Findings(resources("systemctl stop app.service", false), run), IsEmpty());
+  // A stop that runs only when notified may not run when the edit does.
+  EXPECT_THAT(Findings(resources("service app stop", true), run),
+              UnorderedElementsAre("MN File_line[user] Service[app]"));
+  // A stop that starts the daemon again leaves it running with the old content.
+  EXPECT_THAT(Findings(resources("service app stop && service app start", false), run),
+              UnorderedElementsAre("MN File_line[user] Service[app]",
+                                   "MOR File[/etc/default/app] Exec[stop app]"));
+}
+
+// A stop still needs the programs it runs.
+TEST(CheckerTest, AStopNeedsTheProgramItRuns) {
+  AnalysisBuilder run;
+  run.Block("File[/usr/local/bin/app-stop]")
+      .Writes("/usr/local/bin/app-stop")
+      .Block("Exec[stop app]")
+      .Runs("/usr/local/bin/app-stop");
+  EXPECT_THAT(
+      Findings({{"File", "/usr/local/bin/app-stop", {{"content", "#!/bin/sh"}}},
+                {"Exec", "stop app", {{"command", "/usr/local/bin/app-stop; service app stop"}}},
+                {"Service", "app"}},
+               run),
+      UnorderedElementsAre("MOR File[/usr/local/bin/app-stop] Exec[stop app]"));
+}
+
+// A File with no content makes at most an empty file: a weak notifier, hidden by default.
+TEST(CheckerTest, AnEmptyFileIsAWeakNotifier) {
+  AnalysisBuilder run = WriteThenRead("File[/etc/app.conf]", "Service[app]");
+  catalog::Catalog cat = MakeCatalog({{"File", kConf, {{"ensure", "file"}}}, {"Service", "app"}});
+  graph::DependencyGraph g = graph::DependencyGraph::Build(cat);
+  auto result = checker::Check(run.Result(), cat, g, {});
+  ASSERT_TRUE(result.ok()) << result.status();
+  ASSERT_EQ(result->findings.size(), 1u);
+  EXPECT_EQ(result->findings[0].confidence, checker::Confidence::kLow);
+  EXPECT_THAT(
+      Findings({{"File", kConf, {{"ensure", "file"}, {"content", "x"}}}, {"Service", "app"}}, run),
+      UnorderedElementsAre("MN File[/etc/app.conf] Service[app]"));
+}
+
 TEST(CheckerTest, ADropInDirectoryListingNeedsTheEntriesMadeThere) {
   // apt listed sources.list.d before the repository's file existed (this run's wrong order).
   const std::string list = "/etc/apt/sources.list.d/app.list";

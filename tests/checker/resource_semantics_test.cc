@@ -87,6 +87,21 @@ TEST(ResourceSemanticsTest, RestartCommands) {
   EXPECT_FALSE(CommandRestartsService("systemctl restart nginx", ""));
 }
 
+TEST(ResourceSemanticsTest, StopCommands) {
+  EXPECT_TRUE(CommandStopsService("service snmpd stop ; sleep 5", "snmpd"));
+  EXPECT_TRUE(CommandStopsService("systemctl stop snmpd; sleep 5", "snmpd"));
+  EXPECT_TRUE(CommandStopsService("/etc/init.d/slapd stop", "slapd"));
+  EXPECT_FALSE(CommandStopsService("service snmpd stop && service snmpd start", "snmpd"));
+  EXPECT_FALSE(CommandStopsService("service snmpd restart", "snmpd"));
+  EXPECT_FALSE(CommandStopsService("service snmptrapd stop", "snmpd"));
+  EXPECT_FALSE(CommandStopsService("stop-snmpd", "snmpd"));
+  EXPECT_FALSE(CommandStopsService("service snmpd stop", ""));
+  EXPECT_TRUE(RunsEveryApply(Res("Exec", "x", {{"command", "true"}})));
+  EXPECT_FALSE(RunsEveryApply(Res("Exec", "x", {{"command", "true"}, {"refreshonly", true}})));
+  EXPECT_FALSE(RunsEveryApply(Res("Exec", "x", {{"command", "true"}, {"unless", "false"}})));
+  EXPECT_FALSE(RunsEveryApply(Res("File", "x")));
+}
+
 TEST(ResourceSemanticsTest, UnitReloadsAndUnitDefinitions) {
   EXPECT_TRUE(IsUnitReload(
       Res("Exec", "systemctl-daemon-reload", {{"command", "systemctl daemon-reload"}})));

@@ -30,6 +30,10 @@ bool EstablishesContent(const catalog::Resource& r);
 // with the partial editors of that file.
 bool OnlyEnsuresExistence(const catalog::Resource& r);
 
+// A File that makes the file exist and sets nothing else of its content: no content,
+// source or target (an empty file where there was none, else owner and mode only).
+bool MakesOnlyAnEmptyFile(const catalog::Resource& r);
+
 // Settings every program reads in passing (time zone, locale, resolver, hosts, OpenSSL's
 // defaults), and apt's configuration, which every apt, apt-get and apt-key call reads whatever
 // it does: a program that is not a service reading them shows no dependency worth more than
@@ -72,5 +76,16 @@ std::string PackageName(const catalog::Resource& package);
 // Whether an Exec's command restarts, reloads or signals the service named `name`
 // (service/invoke-rc.d/systemctl/init script/rc-service, pkill/killall -HUP and friends).
 bool CommandRestartsService(std::string_view command, std::string_view name);
+
+// An Exec with `refreshonly => true`: it runs only when something notifies it.
+bool IsRefreshOnly(const catalog::Resource& exec);
+
+// An Exec that runs whenever the catalog is applied: not refreshonly, no onlyif, unless or
+// creates.
+bool RunsEveryApply(const catalog::Resource& exec);
+
+// Whether an Exec's command stops the service named `name` and does not start it again
+// (`service snmpd stop; sleep 5`, `systemctl stop app`; not `stop && start`, not restart).
+bool CommandStopsService(std::string_view command, std::string_view name);
 
 }  // namespace fsmove::checker

@@ -288,14 +288,18 @@ class CheckRun {
   }
 
   // The producer created the path and removed it again (a scratch or temporary file): it
-  // leaves nothing behind for anyone.
+  // leaves nothing behind for anyone. A Ruby Tempfile the producer made is its scratch file
+  // whoever's block its finalizer ran in.
   bool Transient(ResourceId producer, std::string_view path) {
     const auto& list = Accesses(path);
+    const bool tempfile = IsRubyTempfile(path);
     uint64_t produced = 0, expunged = 0;
     for (const Access& a : list) {
+      if (a.effect == Effect::kExpunged && (a.block == producer || tempfile)) {
+        expunged = std::max(expunged, a.line);
+      }
       if (a.block != producer) continue;
       if (a.effect == Effect::kProduced && !a.shallow) produced = std::max(produced, a.line);
-      if (a.effect == Effect::kExpunged) expunged = std::max(expunged, a.line);
     }
     return produced != 0 && expunged > produced;
   }

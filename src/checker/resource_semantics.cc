@@ -121,6 +121,30 @@ bool MakesOnlyAnEmptyFile(const catalog::Resource& r) {
          r.FindParameter("source") == nullptr;
 }
 
+bool IsRubyTempfile(std::string_view path) {
+  if (!path.starts_with("/tmp/") && !path.starts_with("/var/tmp/")) return false;
+  std::string_view name = path.substr(path.rfind('/') + 1);
+  auto digits = [&](size_t at) {
+    size_t end = at;
+    while (end < name.size() && absl::ascii_isdigit(static_cast<unsigned char>(name[end]))) ++end;
+    return end - at;
+  };
+  // Dir::Tmpname: PREFIX + YYYYMMDD + "-" + pid + "-" + rand(2**32) in base 36 + SUFFIX.
+  for (size_t at = 0; at + 12 <= name.size(); ++at) {
+    if (digits(at) < 8 || name[at + 8] != '-') continue;
+    size_t pid = digits(at + 9);
+    size_t after = at + 9 + pid;
+    if (pid == 0 || after >= name.size() || name[after] != '-') continue;
+    size_t end = after + 1;
+    while (end < name.size() && (absl::ascii_isdigit(static_cast<unsigned char>(name[end])) ||
+                                 absl::ascii_islower(static_cast<unsigned char>(name[end])))) {
+      ++end;
+    }
+    if (end > after + 1 && (end == name.size() || name[end] == '.')) return true;
+  }
+  return false;
+}
+
 bool IsAmbientConfiguration(std::string_view path) {
   static constexpr std::string_view kFiles[] = {
       "/etc/localtime",       "/etc/timezone",   "/etc/locale.conf", "/etc/default/locale",

@@ -419,6 +419,25 @@ TEST(CheckerTest, AStopBeforeTheEditAndTheServiceAfterNeedNoNotifier) {
                                    "MOR File[/etc/default/app] Exec[stop app]"));
 }
 
+// A Ruby Tempfile one provider made and the garbage collector unlinked during the next
+// resource (puppet-openldap's dbindex and access) is no dependency; a file the next resource
+// really removes is.
+TEST(CheckerTest, ARubyTempfileReclaimedLaterIsTheMakersScratch) {
+  for (const auto& [path, expected] :
+       {std::pair{std::string("/tmp/dbindex20261124-76-93q0su"), false},
+        {std::string("/tmp/app.lock"), true}}) {
+    AnalysisBuilder run;
+    run.Block("Exec[a]").Writes(path).Block("Exec[b]").Removes(path);
+    std::set<std::string> got =
+        Findings({{"Exec", "a", {{"command", "a"}}}, {"Exec", "b", {{"command", "b"}}}}, run);
+    if (expected) {
+      EXPECT_THAT(got, UnorderedElementsAre("MOR Exec[a] Exec[b]")) << path;
+    } else {
+      EXPECT_THAT(got, IsEmpty()) << path;
+    }
+  }
+}
+
 // A stop still needs the programs it runs.
 TEST(CheckerTest, AStopNeedsTheProgramItRuns) {
   AnalysisBuilder run;

@@ -87,6 +87,17 @@ TEST(ResourceSemanticsTest, RestartCommands) {
   EXPECT_FALSE(CommandRestartsService("systemctl restart nginx", ""));
 }
 
+TEST(ResourceSemanticsTest, RubyTempfiles) {
+  EXPECT_TRUE(IsRubyTempfile("/tmp/openldap_dbindex20261124-76-93q0su"));
+  EXPECT_TRUE(IsRubyTempfile("/tmp/augeas20250101-1234-1abcxyz.conf"));
+  EXPECT_TRUE(IsRubyTempfile("/var/tmp/20261124-9-z"));
+  EXPECT_FALSE(IsRubyTempfile("/etc/openldap_dbindex20261124-76-93q0su"));
+  EXPECT_FALSE(IsRubyTempfile("/tmp/backup-20261124"));
+  EXPECT_FALSE(IsRubyTempfile("/tmp/x20261124-76-"));
+  EXPECT_FALSE(IsRubyTempfile("/tmp/x20261124-76-ABC"));
+  EXPECT_FALSE(IsRubyTempfile("/tmp/app.sock"));
+}
+
 TEST(ResourceSemanticsTest, StopCommands) {
   EXPECT_TRUE(CommandStopsService("service snmpd stop ; sleep 5", "snmpd"));
   EXPECT_TRUE(CommandStopsService("systemctl stop snmpd; sleep 5", "snmpd"));

@@ -34,6 +34,12 @@ bool OnlyEnsuresExistence(const catalog::Resource& r);
 // source or target (an empty file where there was none, else owner and mode only).
 bool MakesOnlyAnEmptyFile(const catalog::Resource& r);
 
+// A file Ruby's Tempfile made in /tmp or /var/tmp (Dir::Tmpname: PREFIX, the date, "-", the
+// pid, "-", a base-36 random, optional suffix: openldap_dbindex20261124-76-93q0su). Its
+// finalizer unlinks it when the garbage collector runs, during whatever resource Puppet is
+// applying then.
+bool IsRubyTempfile(std::string_view path);
+
 // Settings every program reads in passing (time zone, locale, resolver, hosts, OpenSSL's
 // defaults), and apt's configuration, which every apt, apt-get and apt-key call reads whatever
 // it does: a program that is not a service reading them shows no dependency worth more than

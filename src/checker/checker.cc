@@ -225,6 +225,26 @@ class CheckRun {
     return (ex && ey) || (ex && OnlyEnsuresExistence(y)) || (ey && OnlyEnsuresExistence(x));
   }
 
+  // Two resources of one type that is not File, Exec, Package, Service, User or Group, the
+  // producer looking at or reading the file before it writes it: edits of the entries their distinct titles
+  // name (an ini_setting subtype whatever its name: openstacklib's
+  // Neutron_agent_ovs['DEFAULT/x']). What the other reads of the file is its own entry.
+  bool EntryEditsOfOneType(ResourceId producer, ResourceId other, std::string_view path) {
+    const catalog::Resource& x = catalog_.resource(producer);
+    if (x.type != catalog_.resource(other).type) return false;
+    for (std::string_view t : {"File", "Exec", "Package", "Service", "User", "Group"}) {
+      if (x.type == t) return false;
+    }
+    uint64_t read = 0;
+    for (const Access& a : Accesses(path)) {
+      if (a.block != producer) continue;
+      // A read of it, or the look that found none (the first edit creates the file).
+      if (a.effect == Effect::kConsumed && !a.parent && read == 0) read = a.line;
+      if (a.effect == Effect::kProduced && !a.shallow && read != 0 && a.line > read) return true;
+    }
+    return false;
+  }
+
   // How strongly one piece of ordering evidence shows that `consumer` needs `producer`
   // first: 0 when it does not (see the rules inside), else AccessStrength-like ranks:
   // 3 content read after a write or an entry made in a directory the producer created,
@@ -236,6 +256,7 @@ class CheckRun {
     if (NamesNoAccountMadeHere(producer, consumer, e.path)) return 0;
     if (Transient(producer, e.path)) return 0;
     if (IsRestartRelay(producer, consumer) || IsRestartRelay(consumer, producer)) return 0;
+    if (EntryEditsOfOneType(producer, consumer, e.path)) return 0;
     if (ReloadedByAnother(producer, consumer, e.path)) return 0;
     // A stop acts on the daemon the last start made: the configuration it reads now is not
     // what that daemon runs with. Only the programs it runs are its needs.
@@ -503,6 +524,7 @@ class CheckRun {
         if (PathFilter::IsPackageManagerState(e.path) || IsNameServiceDatabase(e.path)) continue;
         if (e.first.shallow || e.second.shallow) continue;
         if (Transient(a, e.path) || Transient(b, e.path)) continue;  // scratch files
+        if (EntryEditsOfOneType(a, b, e.path) && EntryEditsOfOneType(b, a, e.path)) continue;
         kept.push_back(&e);
       }
       if (kept.empty()) {

@@ -438,6 +438,34 @@ TEST(CheckerTest, ARubyTempfileReclaimedLaterIsTheMakersScratch) {
   }
 }
 
+// Resources of one type that read a file and write it back edit the entries their titles
+// name, whatever the type is called (openstacklib's Neutron_agent_ovs['DEFAULT/x']); two
+// Execs doing the same are not known to commute.
+TEST(CheckerTest, InPlaceEditsByOneTypeCommute) {
+  const std::string ini = "/etc/neutron/agent.ini";
+  for (const std::string type : {"Neutron_agent_ovs", "Exec"}) {
+    AnalysisBuilder run;
+    run.Block(type + "[DEFAULT/a]")
+        .Reads(ini)
+        .Writes(ini)
+        .Block(type + "[DEFAULT/b]")
+        .Reads(ini)
+        .Writes(ini);
+    std::set<std::string> got = Findings(
+        {{type, "DEFAULT/a", {{"command", "a"}}}, {type, "DEFAULT/b", {{"command", "b"}}}}, run);
+    if (type == "Exec") {
+      EXPECT_THAT(got, UnorderedElementsAre("MOR Exec[DEFAULT/a] Exec[DEFAULT/b]"));
+    } else {
+      EXPECT_THAT(got, IsEmpty());
+    }
+  }
+  // A whole-file writer of a type of its own is still ordered before a reader of that type.
+  AnalysisBuilder run;
+  run.Block("Thing[a]").Writes(ini).Block("Thing[b]").Reads(ini);
+  EXPECT_THAT(Findings({{"Thing", "a"}, {"Thing", "b"}}, run),
+              UnorderedElementsAre("MOR Thing[a] Thing[b]"));
+}
+
 // A stop still needs the programs it runs.
 TEST(CheckerTest, AStopNeedsTheProgramItRuns) {
   AnalysisBuilder run;

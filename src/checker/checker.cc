@@ -165,6 +165,9 @@ class CheckRun {
 
   // A path every resource may consume but whose producers the pair does not depend on.
   bool PackageManagerNoise(ResourceId producer, std::string_view path) const {
+    // Another service's enablement link, whoever made it (a Package's maintainer scripts, a
+    // Service's `enable`, an Exec running systemctl enable).
+    if (PathFilter::IsEnablementLink(path)) return true;
     // dpkg's and apt's databases and caches as a package install rewrites them: apt and
     // dpkg order their own work. An apt update (an Exec) that rewrites apt's lists stays.
     return IsPackage(producer) && PathFilter::IsPackageManagerState(path) &&
@@ -226,8 +229,8 @@ class CheckRun {
   }
 
   // Two resources of one type that is not File, Exec, Package, Service, User or Group, the
-  // producer looking at or reading the file before it writes it: edits of the entries their distinct titles
-  // name (an ini_setting subtype whatever its name: openstacklib's
+  // producer looking at or reading the file before it writes it: edits of the entries their
+  // distinct titles name (an ini_setting subtype whatever its name: openstacklib's
   // Neutron_agent_ovs['DEFAULT/x']). What the other reads of the file is its own entry.
   bool EntryEditsOfOneType(ResourceId producer, ResourceId other, std::string_view path) {
     const catalog::Resource& x = catalog_.resource(producer);

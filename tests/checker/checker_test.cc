@@ -466,6 +466,17 @@ TEST(CheckerTest, InPlaceEditsByOneTypeCommute) {
               UnorderedElementsAre("MOR Thing[a] Thing[b]"));
 }
 
+// A service's enablement link (update-rc.d's, systemctl enable's), listed by another
+// service's provider or package scripts, is the init system's bookkeeping.
+TEST(CheckerTest, EnablementLinksAreNoNeeds) {
+  for (const std::string link :
+       {"/etc/rc2.d/S01a", "/etc/systemd/system/timers.target.wants/a.timer"}) {
+    AnalysisBuilder run;
+    run.Block("Service[a]").Writes(link).Block("Service[b]").Lists(link.substr(0, link.rfind('/')));
+    EXPECT_THAT(Findings({{"Service", "a"}, {"Service", "b"}}, run), IsEmpty()) << link;
+  }
+}
+
 // A stop still needs the programs it runs.
 TEST(CheckerTest, AStopNeedsTheProgramItRuns) {
   AnalysisBuilder run;

@@ -57,6 +57,15 @@ TEST(PathFilterTest, PackageManagerState) {
   EXPECT_TRUE(PathFilter::IsPackageManagerState("/etc/passwd"));
   EXPECT_FALSE(PathFilter::IsPackageManagerState("/var/lib/dpkgx"));
   EXPECT_FALSE(PathFilter::IsPackageManagerState("/etc/apt/sources.list.d/x.list"));
+  EXPECT_TRUE(PathFilter::IsPackageManagerState("/etc/rc2.d/S01tftpd-hpa"));
+  EXPECT_TRUE(PathFilter::IsEnablementLink("/etc/rcS.d/S01udev"));
+  EXPECT_TRUE(PathFilter::IsEnablementLink("/etc/systemd/system/timers.target.wants/a.timer"));
+  EXPECT_TRUE(PathFilter::IsEnablementLink("/etc/systemd/system/a.service.requires/b.service"));
+  EXPECT_FALSE(PathFilter::IsEnablementLink("/etc/rc.local"));
+  EXPECT_FALSE(PathFilter::IsEnablementLink("/etc/rc2.d"));
+  EXPECT_FALSE(PathFilter::IsEnablementLink("/etc/rc7.d/S01x"));
+  EXPECT_FALSE(PathFilter::IsEnablementLink("/etc/systemd/system/a.service"));
+  EXPECT_FALSE(PathFilter::IsEnablementLink("/etc/systemd/system/a.service.d/x.conf"));
 }
 
 }  // namespace

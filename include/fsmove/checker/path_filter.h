@@ -29,8 +29,14 @@ class PathFilter {
   static absl::StatusOr<PathFilter> Create(const std::vector<std::string>& globs,
                                            bool with_defaults);
   bool Ignored(std::string_view path) const;
-  // dpkg/apt databases, caches and logs, and the user databases package scripts rewrite.
+  // dpkg/apt databases, caches and logs, the user databases package scripts rewrite, and
+  // the enablement links.
   static bool IsPackageManagerState(std::string_view path);
+  // The init system's enablement links: /etc/rc[0-6S].d/[SK]NNname (update-rc.d, Puppet's
+  // debian service provider) and /etc/systemd/system/UNIT.wants|.requires/ (systemctl enable,
+  // deb-systemd-helper). Each is the boot order of its own service; what lists them (insserv,
+  // update-rc.d, a provider's `enabled?`, the sysv generator) is the init system's bookkeeping.
+  static bool IsEnablementLink(std::string_view path);
 
  private:
   std::unique_ptr<RE2> ignored_;  // one alternation of every glob; null when none

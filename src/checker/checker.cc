@@ -260,6 +260,13 @@ class CheckRun {
     if (Transient(producer, e.path)) return 0;
     if (IsRestartRelay(producer, consumer) || IsRestartRelay(consumer, producer)) return 0;
     if (EntryEditsOfOneType(producer, consumer, e.path)) return 0;
+    // deb-systemd-helper (purge, update-state) and systemctl walk every unit directory from
+    // a package's maintainer scripts, looking at each entry: what a unit's start reads of its
+    // definition is content, and stays.
+    if (IsPackage(consumer) && IsUnitDefinition(e.path) && c.effect == Effect::kConsumed &&
+        (c.listing || c.shallow || c.parent)) {
+      return 0;
+    }
     if (ReloadedByAnother(producer, consumer, e.path)) return 0;
     // A stop acts on the daemon the last start made: the configuration it reads now is not
     // what that daemon runs with. Only the programs it runs are its needs.

@@ -46,7 +46,8 @@ class AnalysisBuilder {
   }
   // stat or access: looked at, no content read; `failed`: it was not there (ENOENT).
   AnalysisBuilder& LooksUp(std::string_view path, bool failed = false) {
-    return Record(path, analysis::Effect::kConsumed, "newfstatat", {.failed = failed});
+    return Record(path, analysis::Effect::kConsumed, "newfstatat",
+                  {.failed = failed, .shallow = true});
   }
   // A call that would have made `path` and failed (mkdir: EEXIST): the path was still needed.
   AnalysisBuilder& FailsToMake(std::string_view path) {

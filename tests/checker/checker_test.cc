@@ -477,6 +477,21 @@ TEST(CheckerTest, EnablementLinksAreNoNeeds) {
   }
 }
 
+// A package's maintainer scripts walk every unit directory (deb-systemd-helper purge): a
+// look at another unit's drop-in is no need; a unit start reading an override is.
+TEST(CheckerTest, APackageLookingAtUnitDirectoriesNeedsNoDropIn) {
+  const std::string dropin = "/etc/systemd/system/puppet.service.d/ca.conf";
+  std::vector<Res> resources = {{"File", dropin, {{"content", "[Service]"}}}, {"Package", "ceph"}};
+  AnalysisBuilder looks;
+  looks.Block("File[" + dropin + "]").Writes(dropin).Block("Package[ceph]").LooksUp(dropin);
+  looks.Lists("/etc/systemd/system/puppet.service.d");
+  EXPECT_THAT(Findings(resources, looks), IsEmpty());
+  AnalysisBuilder reads;
+  reads.Block("File[" + dropin + "]").Writes(dropin).Block("Package[ceph]").Reads(dropin);
+  EXPECT_THAT(Findings(resources, reads),
+              UnorderedElementsAre("MOR File[" + dropin + "] Package[ceph]"));
+}
+
 // A stop still needs the programs it runs.
 TEST(CheckerTest, AStopNeedsTheProgramItRuns) {
   AnalysisBuilder run;

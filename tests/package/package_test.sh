@@ -38,7 +38,7 @@ if [ -n "$deb_dir" ]; then
   want=$(dpkg-parsechangelog -l "$src/packaging/changelog" -S Version)
   debs=("$deb_dir"/fsmove_"$want"_*.deb)
   [ -f "${debs[0]}" ] || skip "no fsmove $want package in $deb_dir: make one with" \
-    "tools/build-debian$release --package (about 25 min from scratch on 2 cores)"
+    "tools/build-debian$release --package (12 to 25 min from scratch on 2 cores)"
   deb=$(realpath "${debs[0]}")
   echo "package_test: $deb, built $(date -r "$deb" '+%F %T')"
 fi

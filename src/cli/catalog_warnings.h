@@ -3,8 +3,10 @@
 // each, naming the catalog file and the JSON pointer, so that none goes unseen.
 #pragma once
 
-#include <iostream>
+#include <string>
 
+#include "absl/strings/str_cat.h"
+#include "commands.h"
 #include "fsmove/catalog/catalog.h"
 #include "fsmove/report/terminal_text.h"
 
@@ -12,9 +14,8 @@ namespace fsmove::cli {
 
 inline void PrintCatalogWarnings(const catalog::Catalog& cat) {
   for (const catalog::CatalogWarning& w : cat.warnings()) {
-    std::cerr << "fsmove: warning: " << cat.source_name() << ": "
-              << report::TerminalSafe(w.json_pointer) << ": " << report::TerminalSafe(w.message)
-              << "\n";
+    Say({run::Warning(absl::StrCat(cat.source_name(), ": ", report::TerminalSafe(w.json_pointer),
+                                   ": ", report::TerminalSafe(w.message)))});
   }
 }
 

@@ -259,8 +259,9 @@ int ReportCheck(CheckCliOptions& o, exec::RunResult& run, analysis::Analyzer& an
   status = CheckAndReport(o.report, project, *cat, ctx, puppet_graph ? &*puppet_graph : nullptr,
                           confirm, verify_fixes);
   if (confirm_signal != 0) {
-    std::cerr << "fsmove: interrupted (" << sigabbrev_np(confirm_signal)
-              << ") while replaying: the report says which findings were not replayed\n";
+    Say({run::Info(absl::StrCat("interrupted (", sigabbrev_np(confirm_signal),
+                                ") while replaying: the report says which findings were not "
+                                "replayed"))});
     return ExitForSignal(confirm_signal);
   }
 
@@ -295,7 +296,9 @@ int RunCheckCommand(CheckCliOptions& o) {
     fix_target = std::move(*resolved);
   }
   if (!RootNameAgrees(o)) return kExitError;
-  absl::StatusOr<exec::OsRoot> root = exec::ResolveRoot(o.root, /*build_missing=*/true);
+  exec::RootBuildOptions build;
+  build.say = SayRootBuild;
+  absl::StatusOr<exec::OsRoot> root = exec::ResolveRoot(o.root, /*build_missing=*/true, build);
   if (!root.ok()) {
     return Fail(root.status());
   }

@@ -14,6 +14,7 @@
 #include "CLI/CLI.hpp"
 #include "absl/status/status.h"
 #include "fsmove/base/output_file.h"
+#include "fsmove/exec/os_root.h"
 #include "fsmove/run/check_end.h"
 
 namespace fsmove::cli {
@@ -28,6 +29,12 @@ using run::kExitOk;
 // Prints each diagnostic on standard error, a line each ("fsmove: error: ...").
 inline void Say(const std::vector<run::Diagnostic>& diagnostics) {
   for (const run::Diagnostic& d : diagnostics) std::cerr << run::Format(d) << "\n";
+}
+
+// Prints what building an OS root says (exec::RootBuildOptions::say) the same way.
+inline void SayRootBuild(const exec::RootBuildMessage& m) {
+  Say({m.kind == exec::RootBuildMessage::Kind::kWarning ? run::Warning(m.text)
+                                                        : run::Note(m.text)});
 }
 
 // Prints "fsmove: error: MESSAGE" and returns kExitError.

@@ -62,8 +62,8 @@ int WriteNeighbourhood(const GraphOptions& o, const catalog::Catalog& cat,
   }
   if (!file.Close()) return kExitError;
   if (n.left_out > 0) {
-    std::cerr << "fsmove: " << n.left_out << " more related resource"
-              << (n.left_out == 1 ? "" : "s") << " not drawn (--max-nodes)\n";
+    Say({run::Info(absl::StrCat(n.left_out, " more related resource", n.left_out == 1 ? "" : "s",
+                                " not drawn (--max-nodes)"))});
   }
   return kExitOk;
 }
@@ -90,9 +90,9 @@ int ComparePuppet(const GraphOptions& o, const catalog::Catalog& cat,
     *out << cat.resource(d.first).ref << " before " << cat.resource(d.second).ref << ": "
          << (d.ours ? "fsmove only" : "Puppet only") << "\n";
   }
-  std::cerr << "fsmove: " << differences.size() << " ordered pair"
-            << (differences.size() == 1 ? " differs" : "s differ") << " between fsmove's graph and "
-            << o.compare_puppet << "\n";
+  Say({run::Info(absl::StrCat(differences.size(), " ordered pair",
+                              differences.size() == 1 ? " differs" : "s differ",
+                              " between fsmove's graph and ", o.compare_puppet))});
   if (!file.Close()) return kExitError;
   return differences.empty() ? kExitOk : kExitFindings;
 }
@@ -133,9 +133,9 @@ int RunGraph(const GraphOptions& o) {
   }
   if (!file.Close()) return kExitError;
   for (const auto& cycle : g.cycles()) {
-    std::cerr << "fsmove: warning: dependency cycle:";
-    for (const auto& ref : cycle.path) std::cerr << " " << ref;
-    std::cerr << "\n";
+    std::string text = "dependency cycle:";
+    for (const auto& ref : cycle.path) absl::StrAppend(&text, " ", ref);
+    Say({run::Warning(std::move(text))});
   }
   return kExitOk;
 }

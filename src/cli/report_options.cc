@@ -91,7 +91,7 @@ absl::StatusOr<pipeline::ProjectInputs> LoadProjectInputs(const ReportOptions& o
 namespace {
 
 void PrintWarning(std::string_view text) { Say({run::Warning(std::string(text))}); }
-void PrintNote(std::string_view text) { std::cerr << "fsmove: " << text << "\n"; }
+void PrintNote(std::string_view text) { Say({run::Info(std::string(text))}); }
 
 }  // namespace
 

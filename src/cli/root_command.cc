@@ -35,6 +35,7 @@ int Build(const RootCliOptions& o) {
   exec::RootBuildOptions options;
   options.mirror = o.mirror;
   options.rebuild = o.rebuild;
+  options.say = SayRootBuild;
   absl::StatusOr<exec::OsRoot> root = exec::BuildRoot(o.name, options);
   if (!root.ok()) {
     return Fail(root.status());

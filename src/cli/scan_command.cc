@@ -133,7 +133,9 @@ absl::Status PassCheckOptions(ScanCliOptions* o) {
     o->root = std::string(kDefaultRoot);
   }
   if (!o->root.empty() && o->root != exec::kHostRoot) {
-    absl::StatusOr<exec::OsRoot> root = exec::ResolveRoot(o->root, /*build_missing=*/true);
+    exec::RootBuildOptions build;
+    build.say = SayRootBuild;
+    absl::StatusOr<exec::OsRoot> root = exec::ResolveRoot(o->root, /*build_missing=*/true, build);
     if (!root.ok()) {
       return root.status();
     }
@@ -198,8 +200,9 @@ int PrintScanResult(const ScanCliOptions& o, const scan::ScanOutcome& outcome) {
                            line.empty() ? "nothing" : line,
                            (std::filesystem::path(o.run.out_dir) / scan::kReportHtml).string());
   if (outcome.signal != 0) {
-    std::cerr << "fsmove: interrupted (" << sigabbrev_np(outcome.signal)
-              << "): unfinished modules were stopped; run the same command again to continue\n";
+    Say({run::Info(fmt::format(
+        "interrupted ({}): unfinished modules were stopped; run the same command again to continue",
+        sigabbrev_np(outcome.signal)))});
     return ExitForSignal(outcome.signal);
   }
   return all_ok ? kExitOk : kExitFindings;
@@ -237,11 +240,11 @@ int RunScanCommand(ScanCliOptions& o) {
     return Fail(st);
   }
   if (!o.quiet) {
-    std::cerr << fmt::format(
-        "fsmove: scanning {} module{}{} into {} ({} at a time)\n", o.run.modules.size(),
+    Say({run::Info(fmt::format(
+        "scanning {} module{}{} into {} ({} at a time)", o.run.modules.size(),
         o.run.modules.size() == 1 ? "" : "s",
         o.shard.empty() ? "" : fmt::format(" (shard {} of {})", shard.ToString(), all.size()),
-        o.run.out_dir, o.run.jobs);
+        o.run.out_dir, o.run.jobs))});
   }
 
   struct sigaction sa {};

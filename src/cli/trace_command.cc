@@ -82,7 +82,7 @@ int RunDump(const DumpOptions& o) {
     }
   }
   if (!file.Close()) return kExitError;
-  std::cerr << report::SummaryLine(reader.value()->name(), analyzer) << "\n";
+  Say({{run::Diagnostic::Severity::kPlain, report::SummaryLine(reader.value()->name(), analyzer)}});
   return kExitOk;
 }
 

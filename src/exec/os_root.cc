@@ -17,7 +17,6 @@
 #include <filesystem>
 #include <fstream>
 #include <functional>
-#include <iostream>
 #include <sstream>
 
 #include "fmt/format.h"
@@ -293,6 +292,11 @@ std::string UtcNow() {
   return buf;
 }
 
+// Passes one of BuildRoot's messages to its caller, when it listens.
+void Say(const RootBuildOptions& options, RootBuildMessage::Kind kind, std::string text) {
+  if (options.say) options.say({kind, std::move(text)});
+}
+
 }  // namespace
 
 std::vector<std::pair<std::string, std::string>> TopLevelSymlinks(const std::string& root_dir) {
@@ -337,7 +341,7 @@ std::string UpstreamVersion(std::string_view v) {
 }
 
 absl::StatusOr<OsRoot> ResolveRoot(const std::string& spec, bool build_missing,
-                                   std::string_view mirror) {
+                                   const RootBuildOptions& build) {
   if (spec.empty() || spec == kHostRoot) return Describe(std::string(kHostRoot), "/");
   if (spec.find('/') != std::string::npos) {
     std::error_code ec;
@@ -365,8 +369,8 @@ absl::StatusOr<OsRoot> ResolveRoot(const std::string& spec, bool build_missing,
     return absl::FailedPreconditionError(
         fmt::format("the root {} is not built: build it with `fsmove root build {}`", spec, spec));
   }
-  RootBuildOptions options;
-  options.mirror = std::string(mirror);
+  RootBuildOptions options = build;
+  options.rebuild = false;
   return BuildRoot(spec, options);
 }
 
@@ -402,17 +406,17 @@ absl::StatusOr<OsRoot> BuildRoot(const std::string& name, const RootBuildOptions
   if (!options.rebuild && CheckRootDir(dir).ok()) {
     OsRoot built = Describe(name, dir);
     if (!built.outdated) return built;
-    std::cerr << fmt::format(
-        "fsmove: note: the root {} was built by an older fsmove (minbase, no package list): "
-        "rebuilding it\n",
-        name);
+    Say(options, RootBuildMessage::Kind::kNote,
+        fmt::format("the root {} was built by an older fsmove (minbase, no package list): "
+                    "rebuilding it",
+                    name));
   }
 
   const char* mode = unshare ? "unshare" : "root";
-  std::cerr << fmt::format(
-      "fsmove: note: building the root {} with mmdebstrap --mode={} (Debian {} from {}; once: "
-      "it is kept in {})\n",
-      name, mode, recipe->suite, options.mirror, cache);
+  Say(options, RootBuildMessage::Kind::kNote,
+      fmt::format("building the root {} with mmdebstrap --mode={} (Debian {} from {}; once: "
+                  "it is kept in {})",
+                  name, mode, recipe->suite, options.mirror, cache));
   const std::string building = fmt::format("{}/.{}.build-{}", cache, name, getpid());
   if (absl::Status st = RemoveTree(building); !st.ok()) return st;
   std::string packages;
@@ -485,8 +489,8 @@ absl::StatusOr<OsRoot> BuildRoot(const std::string& name, const RootBuildOptions
     return base::ErrnoStatus(fmt::format("cannot rename into {}", dir));
   }
   if (absl::Status st = RemoveTree(old); !st.ok()) {
-    std::cerr << fmt::format("fsmove: warning: the old root is left in {}: {}\n", old,
-                             std::string(st.message()));
+    Say(options, RootBuildMessage::Kind::kWarning,
+        fmt::format("the old root is left in {}: {}", old, std::string(st.message())));
   }
   return Describe(name, dir);
 }

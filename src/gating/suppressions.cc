@@ -10,6 +10,8 @@ namespace fsmove::gating {
 
 using checker::CheckResult;
 using checker::Finding;
+using checker::IgnoredPair;
+using checker::ProjectConfig;
 namespace {
 
 struct ResolvedPair {

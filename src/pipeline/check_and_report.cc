@@ -164,11 +164,11 @@ absl::StatusOr<ProjectInputs> LoadProjectInputs(const std::string& config_file,
                                                 const std::string& baseline_file) {
   ProjectInputs inputs;
   if (!config_file.empty()) {
-    auto config = gating::LoadProjectConfigFile(config_file);
+    auto config = checker::LoadProjectConfigFile(config_file);
     if (!config.ok()) return config.status();
     inputs.config = std::move(*config);
   } else if (!project_dir.empty()) {
-    auto config = gating::LoadProjectConfig(project_dir);
+    auto config = checker::LoadProjectConfig(project_dir);
     if (!config.ok()) return config.status();
     inputs.config = std::move(*config);
   }
@@ -255,7 +255,7 @@ absl::StatusOr<Verdict> CheckAndReport(const ReportSettings& o, const ProjectInp
   checker::CheckOptions options = o.check;
   options.default_ignores = !o.no_default_ignores;
   options.max_evidence = o.max_evidence;
-  std::vector<std::string> warnings = gating::ApplyProjectConfig(project.config, cat, &options);
+  std::vector<std::string> warnings = checker::ApplyProjectConfig(project.config, cat, &options);
   auto result = checker::Check(ctx.analyzer->result(), cat, graph, options);
   if (!result.ok()) return result.status();
   ctx.seconds.check = SecondsSince(t);

@@ -214,7 +214,7 @@ absl::StatusOr<RecheckFindings> CheckFindings(const ReportSettings& settings,
   checker::CheckOptions options = settings.check;
   options.default_ignores = !settings.no_default_ignores;
   options.max_evidence = settings.max_evidence;
-  gating::ApplyProjectConfig(project.config, cat, &options);
+  checker::ApplyProjectConfig(project.config, cat, &options);
   auto result = checker::Check(analyzer.result(), cat, graph, options);
   if (!result.ok()) return result.status();
   gating::Suppressions suppressions = gating::Suppress(

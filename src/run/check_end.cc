@@ -14,6 +14,7 @@ namespace fsmove::run {
 Diagnostic Error(std::string text) { return {Diagnostic::Severity::kError, std::move(text)}; }
 Diagnostic Warning(std::string text) { return {Diagnostic::Severity::kWarning, std::move(text)}; }
 Diagnostic Note(std::string text) { return {Diagnostic::Severity::kNote, std::move(text)}; }
+Diagnostic Info(std::string text) { return {Diagnostic::Severity::kInfo, std::move(text)}; }
 
 std::string Format(const Diagnostic& d) {
   switch (d.severity) {
@@ -23,6 +24,8 @@ std::string Format(const Diagnostic& d) {
       return "fsmove: warning: " + d.text;
     case Diagnostic::Severity::kNote:
       return "fsmove: note: " + d.text;
+    case Diagnostic::Severity::kInfo:
+      return "fsmove: " + d.text;
     case Diagnostic::Severity::kPlain:
       break;
   }
@@ -99,10 +102,9 @@ std::optional<End> EndBeforeReport(const exec::RunResult& run, bool work_dir_kep
   switch (run.end) {
     case exec::RunEnd::kInterrupted:
       return End{ExitForSignal(run.signal),
-                 {{Diagnostic::Severity::kPlain,
-                   absl::StrCat("fsmove: interrupted (", sigabbrev_np(run.signal),
-                                "): Puppet, strace and the sandbox were stopped",
-                                work_dir_kept ? "; logs in " + run.work_dir : "")}}};
+                 {Info(absl::StrCat("interrupted (", sigabbrev_np(run.signal),
+                                    "): Puppet, strace and the sandbox were stopped",
+                                    work_dir_kept ? "; logs in " + run.work_dir : ""))}};
     case exec::RunEnd::kSetupFailed:
       return End{
           kExitError,
@@ -171,10 +173,9 @@ End EndAfterReport(const exec::RunResult& run, int report_status, int timeout_se
     }
   }
   if (report_status == kExitIncomplete) {
-    end.say.push_back({Diagnostic::Severity::kPlain,
-                       "fsmove: Puppet did not apply the whole catalog, so the check is "
-                       "incomplete (exit 3; the report says what was not seen; --allow-failed "
-                       "judges it on its findings alone)"});
+    end.say.push_back(
+        Info("Puppet did not apply the whole catalog, so the check is incomplete (exit 3; the "
+             "report says what was not seen; --allow-failed judges it on its findings alone)"));
   }
   return end;
 }

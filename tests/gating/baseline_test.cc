@@ -77,7 +77,7 @@ TEST(BaselineTest, IgnoredPairsMatchEitherDirectionAndTheirRule) {
   ASSERT_TRUE(run.catalog);
   ASSERT_EQ(run.result.findings.size(), 1u);
   auto config = [](const std::string& json) {
-    auto c = gating::ParseProjectConfig(json, "p.json");
+    auto c = checker::ParseProjectConfig(json, "p.json");
     EXPECT_TRUE(c.ok()) << c.status();
     return *c;
   };
@@ -113,7 +113,7 @@ TEST(BaselineTest, PairWinsOverBaselineButBaselineStateIsKept) {
   auto baseline = gating::Baseline::Parse(
       gating::BaselineToJson(All(run.result), *run.catalog).dump(), "b.json");
   ASSERT_TRUE(baseline.ok());
-  auto config = gating::ParseProjectConfig(
+  auto config = checker::ParseProjectConfig(
       R"({"ignore_pairs": [{"source": "File[/etc/app/app.conf]", "target": "Exec[use config]",
           "reason": "accepted"}]})",
       "p.json");

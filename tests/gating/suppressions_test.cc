@@ -14,6 +14,8 @@ namespace fsmove::gating {
 namespace {
 
 using checker::FaultKind;
+using checker::IgnoredPair;
+using checker::ProjectConfig;
 using ::testing::ElementsAre;
 using ::testing::IsEmpty;
 

@@ -55,7 +55,7 @@ TEST(JunitTest, OneCasePerCheckedResourceFailureOnTheTarget) {
 TEST(JunitTest, SuppressedOnlyCasesAreSkipped) {
   RecordedCheck run = CheckRecorded("faults-configure-use-bad");
   ASSERT_TRUE(run.catalog);
-  auto config = gating::ParseProjectConfig(
+  auto config = checker::ParseProjectConfig(
       R"({"ignore_pairs": [{"source": "File[/etc/app/app.conf]", "target": "Exec[use config]",
           "reason": "the exec <tolerates> a missing file"}]})",
       "p.json");

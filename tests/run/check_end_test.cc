@@ -27,6 +27,14 @@ std::string Said(const std::vector<Diagnostic>& say) {
   return out;
 }
 
+TEST(CheckEndTest, EachSeverityIsSaidWithItsPrefix) {
+  EXPECT_EQ(Format(Error("e")), "fsmove: error: e");
+  EXPECT_EQ(Format(Warning("w")), "fsmove: warning: w");
+  EXPECT_EQ(Format(Note("n")), "fsmove: note: n");
+  EXPECT_EQ(Format(Info("scanning 2 modules")), "fsmove: scanning 2 modules");
+  EXPECT_EQ(Format({Diagnostic::Severity::kPlain, "as it is"}), "as it is");
+}
+
 TEST(CheckEndTest, AFinishedApplyIsReportedAndEndsWithTheReportsStatus) {
   exec::RunResult r = Applied();
   EXPECT_FALSE(EndBeforeReport(r, false, 1800, "7.23.0"));

@@ -14,6 +14,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <functional>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -95,17 +96,30 @@ std::string PuppetPackageVersion(const std::string& root_dir);
 // The version part of `puppet-agent`'s Debian version: "8.10.0-6" -> "8.10.0".
 std::string UpstreamVersion(std::string_view debian_version);
 
-// "host", a known root's name, or a directory holding a root (it must hold /usr/bin/puppet
-// and /usr/bin/strace). A known root that is not built yet is an error that says how to build
-// it, unless `build_missing`: then it is built first (its progress on stderr), and an outdated
-// one is rebuilt (without `build_missing` it is used as it is).
-absl::StatusOr<OsRoot> ResolveRoot(const std::string& spec, bool build_missing,
-                                   std::string_view mirror = kDefaultMirror);
+// What building a root tells its user on the way: notes (the build starts, an outdated root
+// is rebuilt) and a warning (the old root could not be removed). A sentence each, without
+// "fsmove: "; the caller prints them (the CLI: through its one Say).
+struct RootBuildMessage {
+  enum class Kind { kNote, kWarning };
+  Kind kind = Kind::kNote;
+  std::string text;
+};
 
 struct RootBuildOptions {
   std::string mirror = std::string(kDefaultMirror);
   bool rebuild = false;  // build again even if the root is there
+  // Where the build's messages go (mmdebstrap's own output goes to stderr); unset: nowhere.
+  std::function<void(const RootBuildMessage&)> say;
 };
+
+// "host", a known root's name, or a directory holding a root (it must hold /usr/bin/puppet
+// and /usr/bin/strace). A known root that is not built yet is an error that says how to build
+// it, unless `build_missing`: then it is built first with `build` (its mirror; its messages
+// to build.say, mmdebstrap's progress on stderr), and an outdated one is rebuilt (without
+// `build_missing` it is used as it is). build.rebuild is not read: a root that is there and
+// up to date is used.
+absl::StatusOr<OsRoot> ResolveRoot(const std::string& spec, bool build_missing,
+                                   const RootBuildOptions& build = {});
 
 // Builds (or, unless options.rebuild or it is outdated, reuses) the known root `name` with
 // mmdebstrap, into RootCacheDir()/NAME, and writes its metadata (RootCacheDir()/NAME.json:

@@ -8,8 +8,8 @@
 
 #include "fsmove/catalog/catalog.h"
 #include "fsmove/checker/checker.h"
+#include "fsmove/checker/project_config.h"
 #include "fsmove/gating/baseline.h"
-#include "fsmove/gating/project_config.h"
 
 namespace fsmove::gating {
 
@@ -47,6 +47,6 @@ struct Suppressions {
 // the direction from what the run shows, and that can change), of its rule or of both.
 // A pair suppresses before the baseline does: its reason says more.
 Suppressions Suppress(const checker::CheckResult& result, const catalog::Catalog& catalog,
-                      const ProjectConfig& config, const Baseline* baseline);
+                      const checker::ProjectConfig& config, const Baseline* baseline);
 
 }  // namespace fsmove::gating

@@ -17,8 +17,8 @@
 #include "fsmove/catalog/catalog.h"
 #include "fsmove/checker/checker.h"
 #include "fsmove/checker/completeness.h"
+#include "fsmove/checker/project_config.h"
 #include "fsmove/gating/baseline.h"
-#include "fsmove/gating/project_config.h"
 #include "fsmove/graph/dependency_graph.h"
 #include "fsmove/pipeline/fix_patches.h"
 #include "fsmove/report/findings_report.h"
@@ -70,7 +70,7 @@ struct ReportSettings {
 // The project's configuration and baseline, loaded once (before a long run, so that a bad file
 // fails in a second).
 struct ProjectInputs {
-  gating::ProjectConfig config;
+  checker::ProjectConfig config;
   std::optional<gating::Baseline> baseline;
 };
 

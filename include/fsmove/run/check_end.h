@@ -26,10 +26,11 @@ inline constexpr int kExitIncomplete = 3;
 // process the signal killed (130 for Ctrl-C).
 inline constexpr int ExitForSignal(int signal) { return 128 + signal; }
 
-// One thing to tell the user: "fsmove: error: TEXT" (kPlain: TEXT as it is, e.g. Puppet's
+// One thing to tell the user: "fsmove: error: TEXT" (kInfo: "fsmove: TEXT", what a command
+// did or is doing, e.g. "fsmove: scanning 3 modules ..."; kPlain: TEXT as it is, e.g. Puppet's
 // log after the line that introduces it).
 struct Diagnostic {
-  enum class Severity { kError, kWarning, kNote, kPlain };
+  enum class Severity { kError, kWarning, kNote, kInfo, kPlain };
   Severity severity = Severity::kNote;
   std::string text;
   bool operator==(const Diagnostic&) const = default;
@@ -37,7 +38,9 @@ struct Diagnostic {
 Diagnostic Error(std::string text);
 Diagnostic Warning(std::string text);
 Diagnostic Note(std::string text);
-// "fsmove: error: TEXT", "fsmove: warning: TEXT", "fsmove: note: TEXT", "TEXT"; no newline.
+Diagnostic Info(std::string text);
+// "fsmove: error: TEXT", "fsmove: warning: TEXT", "fsmove: note: TEXT", "fsmove: TEXT",
+// "TEXT"; no newline.
 std::string Format(const Diagnostic& d);
 
 // The work directory: kept when asked (--keep-work) or when the run went wrong (Puppet's log

@@ -1,6 +1,6 @@
 // `.fsmove.json`: loading, validation and merging into the check options; see
 // project_config.h.
-#include "fsmove/gating/project_config.h"
+#include "fsmove/checker/project_config.h"
 
 #include <filesystem>
 
@@ -11,12 +11,7 @@
 #include "fsmove/catalog/resource_ref.h"
 #include "fsmove/checker/path_filter.h"
 
-namespace fsmove::gating {
-
-using checker::CheckOptions;
-using checker::FaultKind;
-using checker::FaultRuleId;
-using checker::GlobToRegex;
+namespace fsmove::checker {
 namespace {
 
 using Json = nlohmann::json;
@@ -199,4 +194,4 @@ std::vector<std::string> ApplyProjectConfig(const ProjectConfig& config,
   return warnings;
 }
 
-}  // namespace fsmove::gating
+}  // namespace fsmove::checker

@@ -1,6 +1,6 @@
 // .fsmove.json: what a valid file gives, and for each mistake an error naming the file and the
 // JSON pointer; loading from a project directory; merging into the check options.
-#include "fsmove/gating/project_config.h"
+#include "fsmove/checker/project_config.h"
 
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
@@ -17,7 +17,7 @@ using ::testing::ElementsAre;
 using ::testing::HasSubstr;
 
 TEST(ProjectConfigTest, ValidFile) {
-  auto c = gating::ParseProjectConfig(R"({
+  auto c = checker::ParseProjectConfig(R"({
     "$schema": "https://example.invalid/fsmove-config.json",
     "ignore_paths": ["/var/cache/app/**", "/tmp/*.lock"],
     "ignore_resources": ["Exec[apt-update]"],
@@ -27,7 +27,7 @@ TEST(ProjectConfigTest, ValidFile) {
     ],
     "package_notify": true
   })",
-                                      "proj/.fsmove.json");
+                                       "proj/.fsmove.json");
   ASSERT_TRUE(c.ok()) << c.status();
   EXPECT_EQ(c->source_name, "proj/.fsmove.json");
   EXPECT_THAT(c->ignore_paths, ElementsAre("/var/cache/app/**", "/tmp/*.lock"));
@@ -41,7 +41,7 @@ TEST(ProjectConfigTest, ValidFile) {
   EXPECT_EQ(c->ignore_pairs[1].json_pointer, "/ignore_pairs/1");
   EXPECT_TRUE(c->package_notify);
 
-  auto empty = gating::ParseProjectConfig("{}", "e.json");
+  auto empty = checker::ParseProjectConfig("{}", "e.json");
   ASSERT_TRUE(empty.ok());
   EXPECT_TRUE(empty->ignore_paths.empty());
   EXPECT_FALSE(empty->package_notify);
@@ -78,7 +78,7 @@ TEST(ProjectConfigTest, ErrorsNameTheFileAndThePointer) {
       {"{\n  \"ignore_paths\": [\n    \"/a\",\n  ]\n}", "c.json:4:3: not valid JSON"},
   };
   for (const auto& [text, message] : cases) {
-    auto c = gating::ParseProjectConfig(text, "c.json");
+    auto c = checker::ParseProjectConfig(text, "c.json");
     ASSERT_FALSE(c.ok()) << text;
     EXPECT_THAT(std::string(c.status().message()), HasSubstr(message)) << text;
   }
@@ -89,24 +89,24 @@ TEST(ProjectConfigTest, LoadsFromTheProjectDirectoryWhenThere) {
   fs::path dir = fs::path(::testing::TempDir()) / "fsmove-project-config-test";
   fs::remove_all(dir);
   fs::create_directories(dir);
-  auto none = gating::LoadProjectConfig(dir.string());
+  auto none = checker::LoadProjectConfig(dir.string());
   ASSERT_TRUE(none.ok()) << none.status();
   EXPECT_TRUE(none->source_name.empty());
 
   std::ofstream(dir / ".fsmove.json") << R"({"package_notify": true})";
-  auto some = gating::LoadProjectConfig(dir.string());
+  auto some = checker::LoadProjectConfig(dir.string());
   ASSERT_TRUE(some.ok()) << some.status();
   EXPECT_EQ(some->source_name, (dir / ".fsmove.json").string());
   EXPECT_TRUE(some->package_notify);
 
   std::ofstream(dir / ".fsmove.json") << R"({"package_notify": 1})";
-  auto bad = gating::LoadProjectConfig(dir.string());
+  auto bad = checker::LoadProjectConfig(dir.string());
   ASSERT_FALSE(bad.ok());
   EXPECT_THAT(
       std::string(bad.status().message()),
       HasSubstr((dir / ".fsmove.json").string() + ": /package_notify: expected true or false"));
 
-  auto missing = gating::LoadProjectConfigFile((dir / "nope.json").string());
+  auto missing = checker::LoadProjectConfigFile((dir / "nope.json").string());
   ASSERT_FALSE(missing.ok());
   EXPECT_THAT(std::string(missing.status().message()), HasSubstr("cannot read configuration"));
   fs::remove_all(dir);
@@ -115,7 +115,7 @@ TEST(ProjectConfigTest, LoadsFromTheProjectDirectoryWhenThere) {
 // On a real run: the config's package_notify turns the package-service MN on, its ignored
 // resource drops it, and a resource this catalog lacks is a warning, not an error.
 TEST(ProjectConfigTest, AppliesToARealCheck) {
-  auto config = gating::ParseProjectConfig(
+  auto config = checker::ParseProjectConfig(
       R"({"package_notify": true, "ignore_resources": ["Exec[not in this catalog]"]})", "p.json");
   ASSERT_TRUE(config.ok());
   RecordedCheck plain = CheckRecorded("faults-package-service-bad");
@@ -123,7 +123,7 @@ TEST(ProjectConfigTest, AppliesToARealCheck) {
   EXPECT_TRUE(plain.result.findings.empty());
 
   checker::CheckOptions options;
-  auto warnings = gating::ApplyProjectConfig(*config, *plain.catalog, &options);
+  auto warnings = checker::ApplyProjectConfig(*config, *plain.catalog, &options);
   EXPECT_TRUE(options.package_notify);
   EXPECT_TRUE(options.ignore_resources.empty());
   ASSERT_EQ(warnings.size(), 1u);
@@ -134,9 +134,9 @@ TEST(ProjectConfigTest, AppliesToARealCheck) {
   EXPECT_EQ(notified.result.findings.size(), 1u);
 
   auto ignoring =
-      gating::ParseProjectConfig(R"({"ignore_resources": ["Service[memcached]"]})", "p.json");
+      checker::ParseProjectConfig(R"({"ignore_resources": ["Service[memcached]"]})", "p.json");
   ASSERT_TRUE(ignoring.ok());
-  EXPECT_TRUE(gating::ApplyProjectConfig(*ignoring, *plain.catalog, &options).empty());
+  EXPECT_TRUE(checker::ApplyProjectConfig(*ignoring, *plain.catalog, &options).empty());
   EXPECT_THAT(options.ignore_resources, ElementsAre("Service[memcached]"));
   RecordedCheck ignored = CheckRecorded("faults-package-service-bad", options);
   ASSERT_TRUE(ignored.catalog);

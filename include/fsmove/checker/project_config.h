@@ -13,6 +13,10 @@
 //
 // Every key is optional; unknown keys are errors (a misspelt "ignore_path" must not be
 // silently ignored). Command-line options add to the file's.
+//
+// The checker's input: its ignores and package_notify go into the CheckOptions
+// (ApplyProjectConfig) before the check; its ignore_pairs act on the findings after it
+// (gating/suppressions.h).
 #pragma once
 
 #include <optional>
@@ -24,7 +28,7 @@
 #include "fsmove/catalog/catalog.h"
 #include "fsmove/checker/checker.h"
 
-namespace fsmove::gating {
+namespace fsmove::checker {
 
 inline constexpr std::string_view kProjectConfigName = ".fsmove.json";
 
@@ -64,4 +68,4 @@ std::vector<std::string> ApplyProjectConfig(const ProjectConfig& config,
                                             const catalog::Catalog& catalog,
                                             checker::CheckOptions* options);
 
-}  // namespace fsmove::gating
+}  // namespace fsmove::checker

@@ -1,0 +1,249 @@
+"""Cases of check_e2e.py: --confirm (replays that force the other order) and --fix-diff/--fix
+(verified patches that apply, parse, lint and re-check clean)."""
+import json
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+
+from check_lib import findings_of, fixture_args, read_expected, run_json
+from e2e_lib import ARGS, check, fsmove
+
+
+def case_confirm(name):
+    """--confirm on a recorded fault fixture: every MOR it has is confirmed by a replay forcing
+    the other order, with the differences named; MN findings are not replayed."""
+    code, report = run_json(["--confirm", "-j", "2"] + fixture_args(name))
+    expected = read_expected(os.path.join(ARGS.source, "traces", name, "expected-findings.txt"))
+    check(findings_of(report) == expected, f"findings {findings_of(report)} != {expected}")
+    mor = [f for f in report["faults"] if f["kind"] == "MOR"]
+    for f in mor:
+        c = f["confirmation"]
+        check(f["confirmed"] is True, f"not confirmed: {f['source']['resource']} -> "
+              f"{f['target']['resource']}: {c}")
+        check(c["differences"], "confirmed without differences")
+        check(" before " in c["forced"], f"forced {c['forced']!r}")
+    # A missing notifier is confirmed only when the daemon kept running with the file as it
+    # was before its source changed it, and restarting it changes what it does (a command
+    # line, a socket). These fixtures run memcached through Debian 12's init script, whose
+    # restart looks for another pid file than its daemon writes: the refresh stops nothing,
+    # and the MN stays unconfirmed with that reason (case_confirm_example confirms it under
+    # systemd). A package held back makes its service start in the second apply: not stale.
+    mn = [f for f in report["faults"] if f["kind"] == "MN"]
+    for f in mn:
+        c = f["confirmation"]
+        check(f["confirmed"] is False and c["reason"], f"MN confirmed through an init script: {c}")
+        if not f["source"]["resource"].startswith("Package["):
+            check("stopped no process" in c["reason"], f"MN: {c}")
+    check(mor or mn, "nothing to confirm")
+    check(report["summary"]["confirmed"] == sum(1 for f in mor + mn if f["confirmed"]),
+          f"summary {report['summary']}")
+    check(report["run"]["confirm"] is True, "run.confirm not set")
+
+
+def patched_files(diff):
+    return sorted({l[6:].rstrip("\n") for l in diff.splitlines(True) if l.startswith("+++ b/")})
+
+
+def lint_counts(path):
+    """puppet-lint's problems in `path`, counted per check (None without puppet-lint)."""
+    if shutil.which("puppet-lint") is None:
+        return None
+    p = subprocess.run(["puppet-lint", "--json", path], capture_output=True, text=True)
+    counts = {}
+    for per_file in json.loads(p.stdout[p.stdout.index("["):]):
+        for problem in per_file:
+            counts[problem["check"]] = counts.get(problem["check"], 0) + 1
+    return counts
+
+
+def fix_diff_run(args, tmp, tag):
+    """fsmove check --fix-diff on ARGS (target last): (report, diff text)."""
+    out, diff = os.path.join(tmp, tag + ".json"), os.path.join(tmp, tag + ".diff")
+    p = fsmove("check", "-q", "--format", "json", "-o", out, "--allow-failed",
+               "--fix-diff", diff, *args)
+    check(p.returncode in (0, 1), f"exit code {p.returncode}, expected 0 or 1")
+    with open(out, encoding="utf-8") as fh:
+        report = json.load(fh)
+    with open(diff, encoding="utf-8") as fh:
+        return report, fh.read()
+
+
+def check_fix(args, expected, module=False, root=None):
+    """--fix-diff on one target: each finding gets a verified patch (or none, saying the code
+    to change is not the checked code's); the diff applies with git apply in a copy, parses,
+    adds no puppet-lint warning; the patched copy has none of the findings and an empty diff.
+    `root`: where the diff applies, when not the module or the manifest's directory."""
+    target = args[-1]
+    root = root or (target if module else os.path.dirname(target))
+    with tempfile.TemporaryDirectory() as tmp:
+        report, diff = fix_diff_run(args, tmp, "first")
+        check(findings_of(report) == expected, f"findings {findings_of(report)} != {expected}")
+        fixed = []
+        for f in report["faults"]:
+            p = f.get("patch")
+            check(p is not None, f"no patch object: {f['fix']}")
+            if p["verdict"] == "failed":
+                check(not p["diff"] and "no fix in the checked code" in p["reason"],
+                      f"patch failed: {p['reason']}")
+                continue
+            check(p["verdict"] == "verified", f"patch {p['verdict']}: {p['reason']}")
+            check(p["root"] == os.path.realpath(root) or p["root"] == os.path.abspath(root),
+                  f"patch root {p['root']}")
+            # Its own diff applies alone; in the whole diff it may be merged with another
+            # finding's change of the same declaration.
+            check(p["diff"] and set(patched_files(p["diff"])) <= set(patched_files(diff)),
+                  "the finding's file is not in the diff")
+            check(p["edits"] and all(e["file"].endswith("/" + f) for e, f in
+                                     zip(p["edits"], patched_files(p["diff"]))), f"edits {p['edits']}")
+            fixed.append(f"{f['kind']}\t{f['source']['resource']}\t{f['target']['resource']}")
+        if not fixed:
+            check(diff == "", "a diff without verified patches")
+            return
+        copy = os.path.join(tmp, "copy", os.path.basename(root))
+        shutil.copytree(root, copy, symlinks=True)
+        with open(os.path.join(tmp, "fix.diff"), "w", encoding="utf-8") as fh:
+            fh.write(diff)
+        for cmd in (["git", "apply", "--check", "-v", os.path.join(tmp, "fix.diff")],
+                    ["git", "apply", os.path.join(tmp, "fix.diff")]):
+            p = subprocess.run(cmd, cwd=copy, capture_output=True, text=True)
+            check(p.returncode == 0, f"{' '.join(cmd)}: {p.stderr}")
+        for rel in patched_files(diff):
+            p = subprocess.run(["puppet", "parser", "validate", os.path.join(copy, rel)],
+                               capture_output=True, text=True)
+            check(p.returncode == 0, f"puppet parser validate {rel}: {p.stdout}{p.stderr}")
+            before, after = lint_counts(os.path.join(root, rel)), lint_counts(os.path.join(copy, rel))
+            worse = {k: v for k, v in (after or {}).items() if v > (before or {}).get(k, 0)}
+            check(not worse, f"puppet-lint warns more on the patched {rel}: {worse}")
+        patched_target = copy if module else os.path.join(copy, os.path.relpath(target, root))
+        again, again_diff = fix_diff_run(args[:-1] + [patched_target], tmp, "again")
+        left = [x for x in findings_of(again) if x in fixed]
+        check(not left, f"the patched code still has {left}")
+        check(again_diff == "", "--fix-diff on the patched code is not empty:\n" + again_diff)
+        print(f"ok: {len(fixed)} finding(s) fixed by a verified patch", file=sys.stderr)
+
+
+def case_fix_fixtures(only=None):
+    """--fix-diff on every recorded fault fixture (check_fix), the fixed twins (an empty
+    diff), and the bundled example module (the diff applies from the module's directory)."""
+    traces = os.path.join(ARGS.source, "traces")
+    names = sorted(n for n in os.listdir(traces) if n.startswith("faults-")
+                   and os.path.exists(os.path.join(traces, n, "expected-findings.txt")))
+    if only:
+        names = [n for n in names if n == only]
+    if only == "example":
+        names = []
+    for name in names:
+        expected = read_expected(os.path.join(traces, name, "expected-findings.txt"))
+        if expected:
+            check_fix(fixture_args(name), expected)
+        else:
+            with tempfile.TemporaryDirectory() as tmp:
+                report, diff = fix_diff_run(fixture_args(name), tmp, "fixed")
+                check(not report["faults"] and diff == "", f"{name}: findings or a diff")
+    if only in (None, "example"):
+        target = os.path.join(ARGS.source, "fixtures", "example", "cachedemo")
+        expected = read_expected(os.path.join(ARGS.source, "fixtures", "example", "EXPECTED.txt"))
+        check_fix([target], expected, module=True)
+        check_fix_in_place(target)
+        # A manifest of the module's examples/ checks the module: its fixes go into the
+        # module's own manifests, and the diff applies from the module's directory.
+        with tempfile.TemporaryDirectory() as tmp:
+            module = os.path.join(tmp, "cachedemo")
+            shutil.copytree(target, module, symlinks=True)
+            os.makedirs(os.path.join(module, "examples"), exist_ok=True)
+            example = os.path.join(module, "examples", "fsmove.pp")
+            with open(example, "w", encoding="utf-8") as fh:
+                fh.write("include cachedemo\n")
+            check_fix([example], expected, root=module)
+
+
+def check_fix_in_place(module):
+    """--fix on a copy of a module: the verified patches are made in its files (the same
+    change as git apply of --fix-diff's diff), each marked applied, and the findings they fixed
+    no longer fail the run: exit 0 when every finding was fixed."""
+    with tempfile.TemporaryDirectory() as tmp:
+        copy = os.path.join(tmp, "inplace", os.path.basename(module))
+        shutil.copytree(module, copy, symlinks=True)
+        diffed = os.path.join(tmp, "diffed", os.path.basename(module))
+        shutil.copytree(module, diffed, symlinks=True)
+        out, diff = os.path.join(tmp, "fix.json"), os.path.join(tmp, "fix.diff")
+        p = fsmove("check", "-q", "--format", "json", "-o", out, "--fix", "--fix-diff", diff, copy)
+        with open(out, encoding="utf-8") as fh:
+            report = json.load(fh)
+        patches = [f["patch"] for f in report["faults"]]
+        check(patches and all(x["verdict"] == "verified" and x["applied"] for x in patches),
+              "not every patch verified and made in place: " + repr(patches))
+        check(p.returncode == 0, f"exit code {p.returncode} after --fix fixed every finding")
+        g = subprocess.run(["git", "apply", diff], cwd=diffed, capture_output=True, text=True)
+        check(g.returncode == 0, f"git apply: {g.stderr}")
+        d = subprocess.run(["diff", "-r", diffed, copy], capture_output=True, text=True)
+        check(d.returncode == 0, "--fix made other changes than its diff:\n" + d.stdout)
+        print("ok: --fix made the verified patches in place; exit 0", file=sys.stderr)
+
+
+def case_confirm_example():
+    """The bundled example with --confirm: its MOR (a write-write race on the log) is
+    confirmed. Its MN is confirmed under systemd: memcached started with the package's
+    configuration keeps running when the file changes, and a restart changes its command line
+    (-m 64 to -m 32). Through Debian 12's init script, whose restart misses the daemon, the
+    MN is not confirmed, and says why."""
+    target = os.path.join(ARGS.source, "fixtures", "example", "cachedemo")
+    code, report = run_json(["--confirm", target])
+    check(code == 1, f"exit code {code}")
+    kinds = sorted((f["kind"], f["confirmed"]) for f in report["faults"])
+    check(kinds == [("MN", False), ("MOR", True)], f"confirmations {kinds}")
+    mn = [f for f in report["faults"] if f["kind"] == "MN"][0]
+    check("stopped no process" in mn["confirmation"]["reason"], f"MN: {mn['confirmation']}")
+    # With --fix-diff as well: each confirmed finding's patch is verified only when its
+    # confirming replay, made again on the patched code, no longer breaks.
+    with tempfile.TemporaryDirectory() as tmp:
+        diff = os.path.join(tmp, "fix.diff")
+        code, report = run_json(["--confirm", "--init", "systemd", "--fix-diff", diff, target])
+    check(code == 1, f"exit code {code}")
+    mn = [f for f in report["faults"] if f["kind"] == "MN"]
+    check(len(mn) == 1 and mn[0]["confirmed"] is True, f"MN under systemd: {mn}")
+    differences = mn[0]["confirmation"]["differences"]
+    check(any(d.startswith("memcached (pid ") and "still runs" in d for d in differences),
+          f"no stale daemon shown: {differences}")
+    check(any("-m 64" in d and "became" in d and "-m 32" in d for d in differences),
+          f"no restart difference shown: {differences}")
+    proofs = {"MOR": "is a dependency cycle Puppet refuses on the patched code",
+              "MN": "made again on the patched code, no longer shows a stale daemon"}
+    for f in report["faults"]:
+        p = f["patch"]
+        check(f["confirmed"] and p["verdict"] == "verified" and proofs[f["kind"]] in p["reason"],
+              f"{f['kind']}: the patch's proof lacks its replay: {p['verdict']}: {p['reason']}")
+
+
+def case_confirm_harmless():
+    """A race whose order makes no visible difference stays unconfirmed: reported, with the
+    reason; --fail-on confirmed then exits 0. --keep-replays keeps each replay's catalog and
+    log, and plain `puppet apply --catalog` accepts the kept catalog."""
+    target = os.path.join(ARGS.source, "fixtures", "replay", "harmless-race.pp")
+    # Replays need a fresh copy of the OS each: never on the host itself.
+    p = fsmove("check", "-q", "--confirm", "--sandbox", "none", target)
+    check(p.returncode == 2 and "--confirm needs the overlay sandbox" in p.stderr,
+          f"--confirm --sandbox none: exit {p.returncode}")
+    with tempfile.TemporaryDirectory() as keep:
+        code, report = run_json(["--confirm", "--keep-replays", keep, target])
+        check(findings_of(report) == ["MOR\tFile[/etc/app-race.conf]\tExec[peek]"],
+              f"findings {findings_of(report)}")
+        f = report["faults"][0]
+        check(f["confirmed"] is False, f"confirmed: {f['confirmation']}")
+        check(f["confirmation"]["differences"] == [], f"differences {f['confirmation']}")
+        check("no visible difference" in f["confirmation"]["reason"], f"reason {f['confirmation']}")
+        check(code == 1, f"exit code {code} with --fail-on any")
+        kept = sorted(os.listdir(keep))
+        check(kept == ["00-reference.catalog.json", "00-reference.puppet.log", "01.catalog.json",
+                       "01.puppet.log"], f"kept {kept}")
+        with open(os.path.join(keep, "01.catalog.json"), encoding="utf-8") as fh:
+            forced = json.load(fh)
+        peek = [r for r in forced["resources"] if r["type"] == "File"
+                and r["title"] == "/etc/app-race.conf"]
+        check(peek and "Exec[peek]" in json.dumps(peek[0]["parameters"].get("require")),
+              "the kept catalog does not force Exec[peek] first")
+        check(f["confirmation"]["kept"].startswith(keep), f"kept {f['confirmation']}")
+        code, _ = run_json(["--confirm", "--fail-on", "confirmed", target])
+        check(code == 0, f"exit code {code} with --fail-on confirmed and nothing confirmed")

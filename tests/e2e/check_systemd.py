@@ -1,0 +1,63 @@
+"""Cases of check_e2e.py: --init systemd, systemd as PID 1 of the sandbox."""
+import json
+import os
+import signal
+import subprocess
+import sys
+import tempfile
+
+from check_lib import assert_nothing_left, check_json, finish, hang, start_check, wait_for_descendant
+from e2e_lib import ARGS, check, fsmove
+
+
+def systemd_cgroups_of(fsmove_pid):
+    """cgroup2 cgroups --init systemd made for fsmove process `fsmove_pid` and left (on a
+    cgroup v1 host the unified hierarchy is mounted nowhere: look in a private mount)."""
+    with tempfile.TemporaryDirectory() as mnt:
+        out = subprocess.run(["unshare", "-m", "sh", "-c",
+                              f"mount -t cgroup2 none {mnt} 2>/dev/null && ls {mnt}"],
+                             capture_output=True, text=True).stdout.split()
+    return [d for d in out if d.startswith(f"fsmove-{fsmove_pid}-")]
+
+
+def case_systemd():
+    """--init systemd: systemd boots as PID 1 of the sandbox, a Service's systemctl start
+    makes PID 1 start the daemon, and the daemon's reads are charged to that Service. On the
+    example (Debian's unit runs a wrapper that never opens the log file, so only the missing
+    notifier is left), with Puppet 7 and 8, and on a fixture whose service is a unit of its
+    own; the cgroups made for systemd are gone afterwards."""
+    example = os.path.join(ARGS.source, "fixtures", "example", "cachedemo")
+    mn = ["MN\tFile[/etc/memcached.conf]\tService[memcached]"]
+
+    def booted(report):
+        run = report["run"]
+        check(run["init"] == "systemd", f"init {run['init']!r}")
+        check(any(n.startswith("systemd booted") for n in run["notes"]), "no boot note: " + repr(run["notes"]))
+
+    check_json(["--init", "systemd", example], mn, booted)
+    check_json(["--init", "systemd", "--root", "debian-13", example], mn, booted)
+    unit = os.path.join(ARGS.source, "fixtures", "faults", "systemd-unit")
+    check_json(["--init", "systemd", os.path.join(unit, "bad.pp")],
+               ["MN\tFile[/etc/default/fsmove-demo]\tService[fsmove-demo]",
+                "MN\tFile[/etc/systemd/system/fsmove-demo.service]\tService[fsmove-demo]",
+                "MN\tFile[/usr/local/bin/fsmove-demo]\tService[fsmove-demo]"], booted)
+    p = start_check("--format", "json", "--init", "systemd", os.path.join(unit, "fixed.pp"))
+    out, _ = finish(p, 600)
+    check(p.returncode == 0 and not json.loads(out)["faults"], f"fixed.pp: exit {p.returncode}")
+    left = systemd_cgroups_of(p.pid)
+    check(not left, "systemd's cgroups left behind: " + " ".join(left))
+    p = fsmove("check", "-q", "--init", "systemd", "--sandbox", "none", "-e", "notify { 'x': }")
+    check(p.returncode == 2 and "needs the overlay sandbox" in p.stderr, "--init systemd --sandbox none accepted")
+    print("ok: systemd as PID 1", file=sys.stderr)
+
+
+def case_systemd_killed():
+    """A check under --init systemd stopped by Ctrl-C: the keeper is killed, so the executor
+    removes the cgroups the sandbox made (on a cgroup v1 host, systemd's cgroup2 one with
+    the cgroups systemd made inside it)."""
+    p = start_check("--init", "systemd", "-e", hang(598))
+    wait_for_descendant(p.pid, r"^/bin/sleep 598")
+    p.send_signal(signal.SIGINT)
+    finish(p, 60)
+    check(p.returncode == 130, f"exit code {p.returncode}, expected 130")
+    assert_nothing_left("sleep 598", p.pid)

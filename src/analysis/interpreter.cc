@@ -386,9 +386,12 @@ void Interpreter::Record(const Resolution& r, Effect e, const CallContext& ctx, 
   // A unit that systemd sandboxes (PrivateTmp=, ProtectSystem=, ...) runs in a mount
   // namespace whose root is the real root bind-mounted at /run/systemd/unit-root: its paths
   // are the real root's.
+  // The mount point itself, made or removed around the bind mount, is systemd's: it is not
+  // the root it will show.
   constexpr std::string_view kUnitRoot = "/run/systemd/unit-root";
   if (std::string_view(scratch_).starts_with(kUnitRoot) &&
       (scratch_.size() == kUnitRoot.size() || scratch_[kUnitRoot.size()] == '/')) {
+    if (scratch_.size() == kUnitRoot.size() && e != Effect::kConsumed) return;
     scratch_.erase(0, kUnitRoot.size());
     if (scratch_.empty()) scratch_ = "/";
   }

@@ -30,6 +30,12 @@ const std::vector<DefaultIgnore>& DefaultIgnores() {
        "and /etc/init.d they read; a start depends on the resource that changed those"},
       {"/run/systemd/generator.early/**", "as /run/systemd/generator"},
       {"/run/systemd/generator.late/**", "as /run/systemd/generator"},
+      {"/run/systemd/propagate/**",
+       "systemd's executor makes it to set up a sandboxed unit's mount namespace (as "
+       "incoming, inaccessible, mount-rootfs): the first unit started makes it for all"},
+      {"/run/systemd/incoming/**", "as /run/systemd/propagate"},
+      {"/run/systemd/inaccessible/**", "as /run/systemd/propagate"},
+      {"/run/systemd/mount-rootfs/**", "as /run/systemd/propagate"},
   };
   return *defaults;
 }

@@ -401,12 +401,15 @@ TEST(InterpreterTest, SystemdStartsTheDaemonAResourceAskedFor) {
              "vars */) = 0",
              "1 clone(child_stack=NULL, flags=SIGCHLD) = 300",
              "300 openat(AT_FDCWD, \"/etc/demo.conf\", O_RDONLY) = 3",
+             "300 mkdirat(AT_FDCWD, \"/run/systemd/unit-root\", 0700) = 0",
              "300 openat(AT_FDCWD, \"/run/systemd/unit-root/etc/demo.env\", O_RDONLY) = 4",
              "200 +++ exited with 0 +++", "1 clone(child_stack=NULL, flags=SIGCHLD) = 400",
              "400 openat(AT_FDCWD, \"/etc/other.conf\", O_RDONLY) = 3", End(100, kS)});
   EXPECT_THAT(h.At("/etc/demo.conf"), UnorderedElementsAre(Pair(kS, "consumed")));
   EXPECT_THAT(h.At("/etc/demo.env"), UnorderedElementsAre(Pair(kS, "consumed")));
   EXPECT_THAT(h.At("/run/systemd/unit-root/etc/demo.env"), IsEmpty());
+  // The mount point systemd makes is not the root it will show.
+  EXPECT_THAT(h.At("/"), IsEmpty());
   EXPECT_THAT(h.At("/etc/other.conf"), IsEmpty());
   EXPECT_THAT(h.At("/etc/systemd/system/demo.service"), IsEmpty());  // before the request
 }

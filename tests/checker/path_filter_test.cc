@@ -34,7 +34,9 @@ TEST(PathFilterTest, DefaultsIgnorePuppetStateAndVirtualFileSystems) {
   for (const char* p :
        {"/proc/self/fd/3", "/dev/null", "/sys/kernel/mm", "/var/lib/puppet/state/state.yaml",
         "/etc/ld.so.cache", "/dev", "/run/systemd/generator/local-fs.target.wants/tmp.mount",
-        "/run/systemd/generator.late/app.service", "/.rnd", "/root/.rnd"}) {
+        "/run/systemd/generator.late/app.service", "/.rnd", "/root/.rnd", "/run/systemd/propagate",
+        "/run/systemd/incoming/x", "/run/systemd/inaccessible/reg",
+        "/run/systemd/mount-rootfs/etc"}) {
     EXPECT_TRUE(f->Ignored(p)) << p;
   }
   for (const char* p : {"/etc/app.conf", "/var/lib/dpkg/status", "/tmp/generated", "/devices",

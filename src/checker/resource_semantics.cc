@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <cctype>
+#include <span>
 
 #include "absl/strings/ascii.h"
 #include "absl/strings/str_split.h"
@@ -246,6 +247,19 @@ bool HasWord(std::string_view text, std::string_view word) {
   return false;
 }
 
+bool ContainsAny(std::string_view text, std::span<const std::string_view> needles) {
+  return std::any_of(needles.begin(), needles.end(),
+                     [&](std::string_view n) { return text.find(n) != std::string_view::npos; });
+}
+
+// The tools that start, stop and restart a service by its name.
+constexpr std::string_view kServiceTools[] = {"service ", "systemctl ", "invoke-rc.d ",
+                                              "/etc/init.d/", "rc-service "};
+
+std::string Lower(std::string_view text) {
+  return absl::AsciiStrToLower(absl::string_view(text.data(), text.size()));
+}
+
 }  // namespace
 
 bool IsRefreshOnly(const catalog::Resource& exec) {
@@ -261,26 +275,21 @@ bool RunsEveryApply(const catalog::Resource& exec) {
 
 bool CommandStopsService(std::string_view command, std::string_view name) {
   if (name.empty()) return false;
-  std::string lower = absl::AsciiStrToLower(absl::string_view(command.data(), command.size()));
-  static constexpr std::string_view kTools[] = {"service ", "systemctl ", "invoke-rc.d ",
-                                                "/etc/init.d/", "rc-service "};
-  bool has_tool = std::any_of(std::begin(kTools), std::end(kTools), [&](std::string_view t) {
-    return lower.find(t) != std::string::npos;
-  });
+  std::string lower = Lower(command);
   // A command that starts the daemon again (stop; start, or any restart) leaves it running.
   static constexpr std::string_view kStarts[] = {
       "start", "restart", "reload", "try-restart", "force-reload", "reload-or-restart"};
-  if (!has_tool || !HasWord(lower, "stop") ||
+  if (!ContainsAny(lower, kServiceTools) || !HasWord(lower, "stop") ||
       std::any_of(std::begin(kStarts), std::end(kStarts),
                   [&](std::string_view v) { return HasWord(lower, v); })) {
     return false;
   }
-  return HasWord(lower, absl::AsciiStrToLower(absl::string_view(name.data(), name.size())));
+  return HasWord(lower, Lower(name));
 }
 
 bool CommandRestartsService(std::string_view command, std::string_view name) {
   if (name.empty()) return false;
-  std::string lower = absl::AsciiStrToLower(absl::string_view(command.data(), command.size()));
+  std::string lower = Lower(command);
   static constexpr std::string_view kVerbs[] = {"restart",
                                                 "reload",
                                                 "force-reload",
@@ -297,21 +306,12 @@ bool CommandRestartsService(std::string_view command, std::string_view name) {
                                                 "--signal=hup",
                                                 "-s reload",
                                                 "-s usr1"};
-  static constexpr std::string_view kTools[] = {
-      "service ", "systemctl ", "invoke-rc.d ", "/etc/init.d/", "rc-service ",    "pkill ",
-      "killall ", "apachectl ", "nginx ",       "pg_ctl ",      "pg_ctlcluster ", "rndc "};
-  bool has_tool = std::any_of(std::begin(kTools), std::end(kTools), [&](std::string_view t) {
-    return lower.find(t) != std::string::npos;
-  });
-  bool has_verb = std::any_of(std::begin(kVerbs), std::end(kVerbs), [&](std::string_view v) {
-    return lower.find(v) != std::string::npos;
-  });
-  if (!has_tool || !has_verb) return false;
-  std::string needle = absl::AsciiStrToLower(absl::string_view(name.data(), name.size()));
-  for (size_t at = lower.find(needle); at != std::string::npos; at = lower.find(needle, at + 1)) {
-    if (IsWordAt(lower, at, needle.size())) return true;
-  }
-  return false;
+  // Besides the service tools: the signal senders and the daemons' own control programs.
+  static constexpr std::string_view kOtherTools[] = {
+      "pkill ", "killall ", "apachectl ", "nginx ", "pg_ctl ", "pg_ctlcluster ", "rndc "};
+  bool has_tool = ContainsAny(lower, kServiceTools) || ContainsAny(lower, kOtherTools);
+  if (!has_tool || !ContainsAny(lower, kVerbs)) return false;
+  return HasWord(lower, Lower(name));
 }
 
 }  // namespace fsmove::checker

@@ -37,9 +37,14 @@ inline void SayRootBuild(const exec::RootBuildMessage& m) {
                                                         : run::Note(m.text)});
 }
 
+// Prints "fsmove: error: MESSAGE".
+inline void SayError(const absl::Status& status) {
+  Say({run::Error(std::string(status.message()))});
+}
+
 // Prints "fsmove: error: MESSAGE" and returns kExitError.
 inline int Fail(const absl::Status& status) {
-  Say({run::Error(std::string(status.message()))});
+  SayError(status);
   return kExitError;
 }
 
@@ -59,7 +64,7 @@ class ReportOutput {
     if (path.empty()) return &std::cout;
     auto file = base::OutputFile::Open(path);
     if (!file.ok()) {
-      Say({run::Error(std::string(file.status().message()))});
+      SayError(file.status());
       return nullptr;
     }
     file_ = std::move(*file);
@@ -73,7 +78,7 @@ class ReportOutput {
     }
     absl::Status st = file_->Commit();
     file_.reset();
-    if (!st.ok()) Say({run::Error(std::string(st.message()))});
+    if (!st.ok()) SayError(st);
     return st.ok();
   }
 
@@ -87,7 +92,7 @@ inline bool CheckOutputs(std::initializer_list<const std::string*> paths) {
   for (const std::string* p : paths) {
     if (p->empty()) continue;
     if (absl::Status st = base::CheckWritable(*p); !st.ok()) {
-      Say({run::Error(std::string(st.message()))});
+      SayError(st);
       return false;
     }
   }

@@ -67,26 +67,45 @@ void Analyzer::FeedLine(std::string_view line, uint64_t number) {
       if (CountedOnly(head.pid, head.syscall, head.returned_negative)) return;
     }
   }
+  ForgetOutsidePid();
   assembler_.Feed(head, line, number);
 }
 
 bool Analyzer::CountedOnly(int32_t pid, int32_t syscall, int8_t returned_negative) {
-  if (!assembler_.TakesWholeCall()) return false;
-  const SyscallSpec* spec = fstrace::SyscallSpecAt(static_cast<uint16_t>(syscall));
-  if (spec == nullptr || (spec->flags & (fstrace::kMayCarryMarker | fstrace::kCreatesProcess))) {
-    return false;
-  }
+  const CountRule rule = static_cast<size_t>(syscall) < count_rules_.size()
+                             ? count_rules_[static_cast<size_t>(syscall)]
+                             : CountRule::kNever;
+  if (rule == CountRule::kNever || !assembler_.TakesWholeCall()) return false;
   // As OnCall decides (BlockOf, asked first here, is asked the same there).
-  if (!(spec->flags & fstrace::kNoEffect)) {
-    if (!(spec->flags & fstrace::kConsumeOnly)) return false;
-    if ((spec->flags & fstrace::kTeachesSymlink) && returned_negative != 1) return false;
-    if (interp_.BlockOf(pid) != kNoBlock) return false;
+  if (rule != CountRule::kAlways) {
+    if (rule == CountRule::kFailedOutsideBlocks && returned_negative != 1) return false;
+    if (pid != outside_pid_) {
+      if (interp_.BlockOf(pid) != kNoBlock) return false;
+      outside_pid_ = pid;
+    }
     ++stats_.skipped_outside_blocks;
   }
   assembler_.CountWholeCall(pid);
   if (stats_.first_pid == 0) stats_.first_pid = pid;
   ++stats_.modelled_calls;
   return true;
+}
+
+std::vector<Analyzer::CountRule> Analyzer::CountRules() {
+  std::vector<CountRule> rules(1, CountRule::kNever);  // index 0: not modelled
+  for (uint16_t i = 1; const SyscallSpec* spec = fstrace::SyscallSpecAt(i); ++i) {
+    CountRule rule = CountRule::kNever;
+    if (spec->flags & (fstrace::kMayCarryMarker | fstrace::kCreatesProcess)) {
+      rule = CountRule::kNever;
+    } else if (spec->flags & fstrace::kNoEffect) {
+      rule = CountRule::kAlways;
+    } else if (spec->flags & fstrace::kConsumeOnly) {
+      rule = (spec->flags & fstrace::kTeachesSymlink) ? CountRule::kFailedOutsideBlocks
+                                                      : CountRule::kOutsideBlocks;
+    }
+    rules.push_back(rule);
+  }
+  return rules;
 }
 
 int32_t Analyzer::TableIndexOf(std::string_view name) {

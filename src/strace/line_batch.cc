@@ -109,4 +109,54 @@ void FillBatch(LineReader& reader, const BatchOptions& options, LineBatch* batch
   }
 }
 
+void TakeChunkOrFill(LineReader& reader, const BatchOptions& options, LineBatch* batch) {
+  const size_t size = std::max<size_t>(options.target_bytes, 4096);
+  // A reader's buffer over 4x the batch size (grown for a long line, or made so) is not handed
+  // over: a run of at most that many bytes is copied out of it, so no slot keeps a large one.
+  const bool copy = reader.buffer_bytes() > 4 * size;
+  std::string_view chunk;
+  if (reader.NextChunk(&chunk, copy ? 4 * size : SIZE_MAX)) {
+    batch->lines.clear();
+    batch->last = false;
+    if (copy) {
+      if (batch->bytes.size() > 4 * size) std::vector<char>().swap(batch->bytes);
+      if (batch->bytes.size() < chunk.size()) batch->bytes.resize(std::max(size, chunk.size()));
+      memcpy(batch->bytes.data(), chunk.data(), chunk.size());
+      batch->chunk_begin = 0;
+    } else {
+      batch->chunk_begin = static_cast<uint32_t>(chunk.data() - reader.buffer_data());
+      reader.ExchangeBuffer(&batch->bytes, size);
+    }
+    batch->chunk_end = static_cast<uint32_t>(batch->chunk_begin + chunk.size());
+    batch->state.store(BatchState::kRaw, std::memory_order_relaxed);
+    return;
+  }
+  FillBatch(reader, options, batch);
+  batch->state.store(BatchState::kSplit, std::memory_order_relaxed);
+}
+
+void SplitChunk(const BatchOptions& options, size_t max_line_bytes, LineBatch* batch) {
+  batch->lines.clear();
+  const char* const base = batch->bytes.data();
+  const char* p = base + batch->chunk_begin;
+  const char* const end = base + batch->chunk_end;
+  batch->lines.reserve(static_cast<size_t>(end - p) / 64 + 1);
+  NameIndex name_index(options.syscall_index);
+  NameIndex* names = options.syscall_index != nullptr ? &name_index : nullptr;
+  while (p < end) {
+    const char* nl = static_cast<const char*>(memchr(p, '\n', static_cast<size_t>(end - p)));
+    if (nl == nullptr) nl = end;  // never: a chunk ends with a newline
+    BatchedLine& l = batch->lines.emplace_back();
+    l.start = static_cast<uint32_t>(p - base);
+    size_t length = static_cast<size_t>(nl - p);
+    if (length > max_line_bytes) {
+      length = max_line_bytes;
+      l.cut = true;
+    }
+    l.size = static_cast<uint32_t>(length);
+    if (!l.cut) ParseHeadInto(std::string_view(p, length), names, &l);
+    p = nl + 1;
+  }
+}
+
 }  // namespace fsmove::strace

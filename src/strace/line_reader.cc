@@ -418,6 +418,31 @@ bool LineReader::NextBuffered(std::string_view* line) {
   }
 }
 
+bool LineReader::NextChunk(std::string_view* chunk, size_t max_bytes) {
+  last_line_cut_ = false;
+  last_line_unterminated_ = false;
+  if (skipping_rest_of_line_) return false;
+  // The last newline among the first max_bytes pending bytes ([begin_, scan_from_) has none).
+  auto last_newline = [&]() -> const char* {
+    const size_t limit = begin_ + std::min(max_bytes, end_ - begin_);
+    if (scan_from_ >= limit) return nullptr;
+    return static_cast<const char*>(memrchr(buf_.data() + scan_from_, '\n', limit - scan_from_));
+  };
+  const char* nl = last_newline();
+  if (nl == nullptr) {
+    if (end_ - begin_ < max_bytes) scan_from_ = end_;
+    // The pending bytes fill the buffer: a long line, which Next() grows the buffer for.
+    if (end_ - begin_ == buf_.size() || end_ - begin_ >= max_bytes || !Fill()) return false;
+    nl = last_newline();
+    if (nl == nullptr) return false;
+  }
+  const size_t end = static_cast<size_t>(nl - buf_.data()) + 1;
+  *chunk = std::string_view(buf_.data() + begin_, end - begin_);
+  bytes_consumed_ += end - begin_;
+  begin_ = scan_from_ = end;
+  return true;
+}
+
 bool LineReader::Next(std::string_view* line) {
   for (;;) {
     if (NextBuffered(line)) return true;

@@ -109,5 +109,80 @@ TEST(LineBatchTest, LongLinesAreCopiedAndTheirMemoryGivenBack) {
   EXPECT_EQ(lines.size(), 201u);
 }
 
+// What the threaded pipeline reads: runs of whole lines taken raw, split later (on either
+// thread), or batches filled as FillBatch does when no run can be taken. Every line comes once,
+// in order, cut and unterminated as Next() returns it, with the head FillBatch would give.
+struct ChunkedLine {
+  std::string text;
+  bool cut = false;
+  bool unterminated = false;
+  int32_t pid = 0;
+  int32_t syscall = -1;
+  uint32_t return_at = kNoReturn;
+  bool operator==(const ChunkedLine&) const = default;
+};
+
+std::vector<ChunkedLine> ReadChunked(LineReader& reader, const BatchOptions& options,
+                                     size_t* raw_batches) {
+  std::vector<ChunkedLine> lines;
+  std::vector<LineBatch> ring(3);
+  *raw_batches = 0;
+  for (size_t n = 0;; ++n) {
+    LineBatch& batch = ring[n % ring.size()];
+    TakeChunkOrFill(reader, options, &batch);
+    if (batch.state.load() == BatchState::kRaw) {
+      ++*raw_batches;
+      EXPECT_EQ(batch.bytes[batch.chunk_end - 1], '\n');
+      SplitChunk(options, reader.max_line_bytes(), &batch);
+    }
+    for (const BatchedLine& l : batch.lines) {
+      lines.push_back(
+          {std::string(batch.Text(l)), l.cut, l.unterminated, l.pid, l.syscall, l.return_at});
+    }
+    if (batch.last) return lines;
+  }
+}
+
+int32_t IndexOfName(std::string_view name) { return static_cast<int32_t>(name.size()); }
+
+TEST(LineBatchTest, ChunksSplitIntoTheLinesNextReturns) {
+  std::string text = Trace(400);
+  text += "7 openat(AT_FDCWD, \"/" + std::string(700, 'y') + "\", O_RDONLY) = 3\n";
+  text += "\n+++ exited with 0 +++\n" + Trace(50) + "7 close(3) = 0";  // no final newline
+  for (size_t buffer : {size_t{64}, size_t{4096}, size_t{1} << 20}) {
+    for (size_t limit : {size_t{300}, size_t{16} << 20}) {
+      LineReaderOptions reader_options;
+      reader_options.initial_buffer_bytes = buffer;
+      reader_options.max_line_bytes = limit;
+      std::vector<ChunkedLine> expected;
+      {
+        auto reader = LineReader::FromString(text, reader_options);
+        BatchOptions options;
+        options.syscall_index = &IndexOfName;
+        LineBatch batch;
+        do {
+          FillBatch(*reader, options, &batch);
+          for (const BatchedLine& l : batch.lines) {
+            expected.push_back(
+                {std::string(batch.Text(l)), l.cut, l.unterminated, l.pid, l.syscall, l.return_at});
+          }
+        } while (!batch.last);
+      }
+      ASSERT_EQ(expected.size(), 454u);
+      for (size_t target : {size_t{1}, size_t{5000}}) {
+        auto reader = LineReader::FromString(text, reader_options);
+        BatchOptions options;
+        options.target_bytes = target;
+        options.syscall_index = &IndexOfName;
+        size_t raw = 0;
+        EXPECT_EQ(ReadChunked(*reader, options, &raw), expected) << buffer << " " << limit;
+        EXPECT_GT(raw, 0u) << "no run of whole lines was taken raw: " << buffer << " " << limit
+                           << " " << target;
+        EXPECT_EQ(reader->bytes_consumed(), text.size());
+      }
+    }
+  }
+}
+
 }  // namespace
 }  // namespace fsmove::strace

@@ -129,6 +129,11 @@ class Analyzer : private strace::CallSink {
   void CountUnmodelled(std::string_view name);
   // A name's index in the syscall table, as LineHead::syscall holds it.
   static int32_t TableIndexOf(std::string_view name);
+  // Which calls CountedOnly may take, by syscall index (from the table's flags, once).
+  enum class CountRule : uint8_t { kNever, kAlways, kOutsideBlocks, kFailedOutsideBlocks };
+  static std::vector<CountRule> CountRules();
+  // Called before any line goes to the assembler: what CountedOnly remembered may change.
+  void ForgetOutsidePid() { outside_pid_ = -1; }
 
   AnalyzerOptions options_;
   Interpreter interp_;
@@ -141,6 +146,10 @@ class Analyzer : private strace::CallSink {
   absl::flat_hash_set<int32_t> marker_at_start_;  // pids whose pending write held a marker
   std::string bytes_;
   strace::NameIndex syscall_names_{&TableIndexOf};  // FeedLine's (stage 1 keeps its own)
+  std::vector<CountRule> count_rules_ = CountRules();
+  // The process whose last call CountedOnly found outside every block, while no line has gone
+  // to the assembler since (only those change what BlockOf answers); -1 when none.
+  int32_t outside_pid_ = -1;
   strace::Marker marker_;
   std::vector<strace::AutoRelationMessage> auto_relations_;
   absl::flat_hash_set<std::string> auto_relation_keys_;

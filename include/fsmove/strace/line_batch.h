@@ -5,6 +5,7 @@
 // next: no allocation per line.
 #pragma once
 
+#include <atomic>
 #include <cstdint>
 #include <string_view>
 #include <vector>
@@ -37,11 +38,19 @@ struct BatchedLine {
   const char* garbage_reason = nullptr;
 };
 
+// A batch is either split into lines already (kSplit), or a run of whole lines not yet split
+// (kRaw: bytes [chunk_begin, chunk_end)), which either thread of the pipeline may claim
+// (kSplitting) and split with SplitChunk.
+enum class BatchState : uint8_t { kSplit, kRaw, kSplitting };
+
 struct LineBatch {
   std::vector<char> bytes;  // the reader's buffer of the batch's read; its size is capacity
   std::vector<BatchedLine> lines;
-  uint64_t first_line_number = 0;  // of lines[0]
+  uint64_t first_line_number = 0;  // of lines[0]; of a raw chunk's, set by whoever counts
   bool last = false;               // no batch follows: end of input or read error
+  std::atomic<BatchState> state{BatchState::kSplit};
+  uint32_t chunk_begin = 0;
+  uint32_t chunk_end = 0;
 
   std::string_view Text(const BatchedLine& l) const {
     return std::string_view(bytes.data() + l.start, l.size);
@@ -69,5 +78,15 @@ struct BatchOptions {
 void FillBatch(LineReader& reader, const BatchOptions& options, LineBatch* batch);
 
 inline constexpr size_t kCutLineKeptBytes = 4096;
+
+// Takes the reader's next run of whole lines as the batch's raw chunk (state kRaw, lines left
+// empty: SplitChunk makes them, on either thread), uncopied as FillBatch keeps its lines; when
+// the reader cannot give one (see LineReader::NextChunk), or its buffer grew for a long line,
+// fills the batch as FillBatch does (state kSplit). Either way lines are numbered by the
+// consumer, which counts them: first_line_number is not set.
+void TakeChunkOrFill(LineReader& reader, const BatchOptions& options, LineBatch* batch);
+// Splits a raw chunk into lines with their heads parsed, exactly as FillBatch would have
+// (a line over max_line_bytes is cut and not parsed). Does not change the batch's state.
+void SplitChunk(const BatchOptions& options, size_t max_line_bytes, LineBatch* batch);
 
 }  // namespace fsmove::strace

@@ -66,6 +66,14 @@ class LineReader {
   // line (Next() then reads more). Views returned by NextBuffered() since the last Next() stay
   // valid together, until the next Next() or ExchangeBuffer(): a batch of lines, uncopied.
   bool NextBuffered(std::string_view* line);
+  // Takes the whole lines buffered (those within the first max_bytes), reading first when none
+  // is, as one run of bytes: `*chunk` is lines with their newlines, in the reader's buffer
+  // (hand it over with ExchangeBuffer(), or copy it).
+  // Their lines are counted in bytes_consumed() but not in line_number(): whoever splits them
+  // counts them. False, with nothing taken, when no run of whole lines can be taken that way:
+  // at the end of input, a read error, a line that does not fit the buffer, or the rest of a
+  // cut line to skip; Next() then goes on as usual.
+  bool NextChunk(std::string_view* chunk, size_t max_bytes = SIZE_MAX);
   // Hands the storage of the lines returned so far to the caller: `*spare` becomes the
   // reader's buffer, of `size` bytes or more (the bytes not yet returned move to its front),
   // and the old buffer is returned in `*spare`, the views into it still valid. From then on

@@ -26,9 +26,18 @@ class SpscRing {
     for (;;) {
       uint64_t tail = tail_.load(std::memory_order_acquire);
       if (closed_.load(std::memory_order_acquire)) return nullptr;
-      if (head - tail < slots_.size()) return &slots_[head % slots_.size()];
+      if (head - tail < slots_.size()) return &slots_[head % slots_.size()].value;
       tail_.wait(tail, std::memory_order_acquire);
     }
+  }
+  // Producer: the next free slot, or null when every slot is full (or the ring is closed).
+  Slot* TryBeginWrite() {
+    const uint64_t head = head_.load(std::memory_order_relaxed);
+    if (closed_.load(std::memory_order_acquire)) return nullptr;
+    if (head - tail_.load(std::memory_order_acquire) < slots_.size()) {
+      return &slots_[head % slots_.size()].value;
+    }
+    return nullptr;
   }
   // Producer: hands the slot returned by BeginWrite() to the consumer.
   void EndWrite() {
@@ -41,7 +50,7 @@ class SpscRing {
     uint64_t tail = tail_.load(std::memory_order_relaxed);
     for (;;) {
       uint64_t head = head_.load(std::memory_order_acquire);
-      if (head != tail) return &slots_[tail % slots_.size()];
+      if (head != tail) return &slots_[tail % slots_.size()].value;
       head_.wait(head, std::memory_order_acquire);
     }
   }
@@ -51,6 +60,12 @@ class SpscRing {
     tail_.notify_one();
   }
 
+  // The slot of the seq-th write (0-based). Only what the slot's own synchronisation allows may
+  // be done with it: the slots from consumed() to published() belong to the consumer, save for
+  // what the two threads agree on atomically (the pipeline's batch states).
+  Slot& At(uint64_t seq) { return slots_[seq % slots_.size()].value; }
+  uint64_t published() const { return head_.load(std::memory_order_acquire); }
+  uint64_t consumed() const { return tail_.load(std::memory_order_acquire); }
   // Consumer: stops the producer at its next BeginWrite() (the consumer gave up early).
   void Close() {
     closed_.store(true, std::memory_order_release);
@@ -59,7 +74,13 @@ class SpscRing {
   }
 
  private:
-  std::vector<Slot> slots_;
+  // Each slot on cache lines of its own: the producer writes one slot (a vector's end, line
+  // after line) while the consumer reads the one before it, and two slots sharing a line
+  // would bounce it between the cores on every line (false sharing).
+  struct alignas(64) Padded {
+    Slot value;
+  };
+  std::vector<Padded> slots_;
   // Slots written (head_) and read (tail_) so far; each on its own cache line.
   alignas(64) std::atomic<uint64_t> head_{0};
   alignas(64) std::atomic<uint64_t> tail_{0};

@@ -93,6 +93,7 @@ void ResourceAccesses::MapBlocks() {
 
 void ResourceAccesses::BuildResourceAccesses() {
   const analysis::AccessMap& src = *analysis_.accesses;
+  accesses_.Reserve(src.path_count());
   for (analysis::PathId p = 0; p < src.path_count(); ++p) {
     const auto& list = src.accesses(p);
     if (list.empty()) continue;

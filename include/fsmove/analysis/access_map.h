@@ -45,6 +45,12 @@ int AccessStrength(const Access& a);
 class AccessMap {
  public:
   PathId Intern(std::string_view path);
+  // Room for this many paths without rehashing (a copy of another map's paths).
+  void Reserve(size_t paths) {
+    paths_.reserve(paths);
+    index_.reserve(paths);
+    accesses_.reserve(paths);
+  }
   // Keeps one access of each (path, block, effect): the strongest, the first among equals;
   // the others only count.
   void Record(PathId path, const Access& access);

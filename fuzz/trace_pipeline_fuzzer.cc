@@ -15,6 +15,7 @@
 #include <sstream>
 #include <string>
 #include <string_view>
+#include <tuple>
 
 #include "fsmove/analysis/analyzer.h"
 #include "fsmove/catalog/catalog.h"
@@ -77,6 +78,29 @@ void CheckRelations(const analysis::Relations& relations, const analysis::BlockT
   }
 }
 
+// What a reading of the bytes counts: the one-thread Run and the two-thread RunThreaded must
+// agree. Small buffers, batches and rings, chosen from the input's size, put line and batch
+// boundaries everywhere, so that runs of whole lines, cut lines and the last line are split
+// by either thread.
+auto ReadingCounts(std::string_view text, int threads) {
+  strace::LineReaderOptions reader_options;
+  reader_options.initial_buffer_bytes = 64 + text.size() % 509;
+  reader_options.max_line_bytes = 256 + text.size() % 1021;
+  auto reader = strace::LineReader::FromString(std::string(text), reader_options);
+  analysis::Analyzer analyzer;
+  analysis::PipelineOptions pipeline;
+  pipeline.batch.target_bytes = 1 + text.size() % 701;
+  pipeline.batch.max_lines = 1 + text.size() % 5;
+  pipeline.ring_slots = 2 + text.size() % 3;
+  const absl::Status status =
+      threads >= 2 ? analyzer.RunThreaded(*reader, pipeline) : analyzer.Run(*reader);
+  const analysis::TraceStats& s = analyzer.stats();
+  return std::make_tuple(status.ok(), s.lines, s.bytes, s.calls, s.unparsed_lines, s.cut_lines,
+                         s.unterminated_last_line, s.modelled_calls, s.lowered_calls,
+                         s.skipped_outside_blocks, analyzer.interpreter().blocks().size(),
+                         analyzer.interpreter().accesses().path_count());
+}
+
 }  // namespace
 }  // namespace fsmove::fuzz
 
@@ -89,6 +113,8 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   using namespace fsmove;
   std::string_view text(reinterpret_cast<const char*>(data), size);
   const fuzz::CheckedCatalog& checked = fuzz::ChooseCatalog(&text);
+
+  FSMOVE_FUZZ_CHECK(fuzz::ReadingCounts(text, 1) == fuzz::ReadingCounts(text, 2));
 
   analysis::Analyzer analyzer;
   uint64_t lines = 0;

@@ -23,8 +23,8 @@
 namespace fsmove::cli {
 namespace {
 
-// Two threads (stage 1: reading and splitting lines; stage 2: interpreting) when the
-// machine has two CPUs; more would not help, the pipeline has two stages.
+// Two threads (one reads, the caller's interprets, and both split lines into calls) when the
+// machine has two CPUs; more would not help, interpreting is one thread's work.
 int DefaultThreads() { return std::thread::hardware_concurrency() >= 2 ? 2 : 1; }
 
 struct AnalyzeOptions {
@@ -182,8 +182,9 @@ std::function<int()> RegisterAnalyze(CLI::App& app) {
                   "model of the catalog")
       ->type_name("FILE");
   cmd->add_option("--threads", o->threads,
-                  "1: read and interpret the trace on one thread; 2: split lines on a second "
-                  "thread (and decompress a .zst input on a third); more counts as 2")
+                  "1: read and interpret the trace on one thread; 2: read on a second thread, "
+                  "both splitting lines (and decompress a .zst input on a third); more counts "
+                  "as 2")
       ->capture_default_str()
       ->check(CLI::PositiveNumber);
   AddReportOptions(cmd, &o->report);

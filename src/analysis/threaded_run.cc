@@ -134,8 +134,7 @@ absl::Status Analyzer::RunThreaded(strace::LineReader& reader, const PipelineOpt
       if (state == BatchState::kSplit) break;
       if (state == BatchState::kRaw) {
         if (Claim(*batch)) {
-          strace::SplitChunk(batch_options, max_line_bytes, batch);
-          batch->state.store(BatchState::kSplit, std::memory_order_relaxed);
+          SplitClaimed(batch_options, max_line_bytes, *batch);
           break;
         }
         continue;  // the reader took it just now

@@ -15,6 +15,8 @@ namespace {
 constexpr size_t kBytes = size_t{32} << 20;
 constexpr size_t kPage = 4096;
 constexpr size_t kHuge = size_t{2} << 20;
+constexpr size_t kPages = kBytes / kPage;
+constexpr size_t kMappedPages = (kBytes + kHuge) / kPage;
 
 // A fresh anonymous mapping of kBytes, 2 MiB aligned (so huge pages can back all of it).
 char* MapAligned(int extra_flags, char** to_unmap, size_t* unmap_bytes) {
@@ -23,7 +25,7 @@ char* MapAligned(int extra_flags, char** to_unmap, size_t* unmap_bytes) {
                  MAP_PRIVATE | MAP_ANONYMOUS | extra_flags, -1, 0);
   if (p == MAP_FAILED) return nullptr;
   *to_unmap = static_cast<char*>(p);
-  return reinterpret_cast<char*>((reinterpret_cast<uintptr_t>(p) + kHuge - 1) & ~(kHuge - 1));
+  return *to_unmap + (kHuge - reinterpret_cast<uintptr_t>(p) % kHuge) % kHuge;
 }
 
 void Touch(benchmark::State& state, bool huge) {
@@ -45,7 +47,7 @@ void Touch(benchmark::State& state, bool huge) {
     state.ResumeTiming();
   }
   state.counters["per_page"] =
-      benchmark::Counter(static_cast<double>(state.iterations() * (kBytes / kPage)),
+      benchmark::Counter(static_cast<double>(state.iterations() * kPages),
                          benchmark::Counter::kIsRate | benchmark::Counter::kInvert);
 }
 
@@ -67,7 +69,7 @@ void BM_Populated(benchmark::State& state) {
     state.ResumeTiming();
   }
   state.counters["per_page"] =
-      benchmark::Counter(static_cast<double>(state.iterations() * ((kBytes + kHuge) / kPage)),
+      benchmark::Counter(static_cast<double>(state.iterations() * kMappedPages),
                          benchmark::Counter::kIsRate | benchmark::Counter::kInvert);
 }
 

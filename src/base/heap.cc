@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <cstdint>
 #include <cstdlib>
+#include <functional>
 #include <vector>
 
 namespace fsmove::base {
@@ -29,25 +30,22 @@ bool UseHugePageHeap(size_t reserve_bytes) {
           static_cast<int>(std::min<size_t>(2 * reserve_bytes + kBlock, INT32_MAX)));
   // Extends the heap by the reserve: blocks carved from the heap grown for them (the break
   // moves; no page is touched but their headers), advised together, and given back.
-  std::vector<void*> blocks;
+  std::vector<char*> blocks;
   blocks.reserve(reserve_bytes / kBlock + 1);
-  uintptr_t low = UINTPTR_MAX, high = 0;
   for (size_t n = 0; n < reserve_bytes; n += kBlock) {
-    void* block = malloc(kBlock);
+    char* block = static_cast<char*>(malloc(kBlock));
     if (block == nullptr) break;
     blocks.push_back(block);
-    low = std::min(low, reinterpret_cast<uintptr_t>(block));
-    high = std::max(high, reinterpret_cast<uintptr_t>(block) + kBlock);
   }
-  const uintptr_t begin = (low + kPage - 1) & ~(kPage - 1);
-  const uintptr_t end = high & ~(kPage - 1);
+  if (blocks.empty()) return false;
+  const auto [low, high] = std::minmax_element(blocks.begin(), blocks.end(), std::less<char*>());
+  char* const begin = *low + (kPage - reinterpret_cast<uintptr_t>(*low) % kPage) % kPage;
+  char* const end = *high + kBlock - reinterpret_cast<uintptr_t>(*high + kBlock) % kPage;
   // Holes in [begin, end) (another mapping between two blocks) only make madvise say ENOMEM;
   // the mapped parts are advised.
-  if (!blocks.empty() && end > begin) {
-    madvise(reinterpret_cast<void*>(begin), end - begin, MADV_HUGEPAGE);
-  }
+  if (end > begin) madvise(begin, static_cast<size_t>(end - begin), MADV_HUGEPAGE);
   for (auto it = blocks.rbegin(); it != blocks.rend(); ++it) free(*it);
-  return !blocks.empty();
+  return true;
 }
 
 }  // namespace fsmove::base

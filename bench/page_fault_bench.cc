@@ -28,50 +28,41 @@ char* MapAligned(int extra_flags, char** to_unmap, size_t* unmap_bytes) {
   return *to_unmap + (kHuge - reinterpret_cast<uintptr_t>(p) % kHuge) % kHuge;
 }
 
-void Touch(benchmark::State& state, bool huge) {
+enum class Way { kTouch4KiBPages, kTouchHugePageAdvised, kPopulate };
+
+// Times the first touch of every page of a fresh mapping (or, populated, the mmap call itself).
+void Measure(benchmark::State& state, Way way) {
+  const bool populate = way == Way::kPopulate;
   for (auto _ : state) {
-    state.PauseTiming();
+    if (!populate) state.PauseTiming();
     char* base = nullptr;
     size_t bytes = 0;
-    char* p = MapAligned(0, &base, &bytes);
+    char* p = MapAligned(populate ? MAP_POPULATE : 0, &base, &bytes);
     if (p == nullptr) {
       state.SkipWithError("mmap failed");
       return;
     }
-    if (huge) madvise(p, kBytes, MADV_HUGEPAGE);
-    state.ResumeTiming();
-    for (size_t i = 0; i < kBytes; i += kPage) p[i] = 1;
-    benchmark::DoNotOptimize(p);
-    state.PauseTiming();
-    munmap(base, bytes);
-    state.ResumeTiming();
-  }
-  state.counters["per_page"] =
-      benchmark::Counter(static_cast<double>(state.iterations() * kPages),
-                         benchmark::Counter::kIsRate | benchmark::Counter::kInvert);
-}
-
-void BM_FirstTouch4KiBPages(benchmark::State& state) { Touch(state, false); }
-void BM_FirstTouchHugePageAdvised(benchmark::State& state) { Touch(state, true); }
-
-void BM_Populated(benchmark::State& state) {
-  for (auto _ : state) {
-    char* base = nullptr;
-    size_t bytes = 0;
-    char* p = MapAligned(MAP_POPULATE, &base, &bytes);
-    if (p == nullptr) {
-      state.SkipWithError("mmap failed");
-      return;
+    if (way == Way::kTouchHugePageAdvised) madvise(p, kBytes, MADV_HUGEPAGE);
+    if (!populate) {
+      state.ResumeTiming();
+      for (size_t i = 0; i < kBytes; i += kPage) p[i] = 1;
     }
     benchmark::DoNotOptimize(p);
     state.PauseTiming();
     munmap(base, bytes);
     state.ResumeTiming();
   }
+  const size_t pages = populate ? kMappedPages : kPages;
   state.counters["per_page"] =
-      benchmark::Counter(static_cast<double>(state.iterations() * kMappedPages),
+      benchmark::Counter(static_cast<double>(state.iterations() * pages),
                          benchmark::Counter::kIsRate | benchmark::Counter::kInvert);
 }
+
+void BM_FirstTouch4KiBPages(benchmark::State& state) { Measure(state, Way::kTouch4KiBPages); }
+void BM_FirstTouchHugePageAdvised(benchmark::State& state) {
+  Measure(state, Way::kTouchHugePageAdvised);
+}
+void BM_Populated(benchmark::State& state) { Measure(state, Way::kPopulate); }
 
 BENCHMARK(BM_FirstTouch4KiBPages)->Unit(benchmark::kMillisecond);
 BENCHMARK(BM_FirstTouchHugePageAdvised)->Unit(benchmark::kMillisecond);

@@ -19,8 +19,8 @@ namespace fsmove::base {
 // resident set grows by at most the rounding to 2 MiB of what is.
 //
 // Call once, early, while the process has one thread and before it forks (huge pages make a
-// child's copy-on-write coarser). Returns false (and changes nothing else) when the heap
-// could not be extended; the process then runs as before.
+// child's copy-on-write coarser). Returns false when the heap could not be extended
+// (malloc's settings are changed either way); the process then runs in ordinary pages.
 bool UseHugePageHeap(size_t reserve_bytes);
 
 }  // namespace fsmove::base

@@ -218,8 +218,13 @@ absl::Status AddModulepathDir(const fs::path& dir, const std::string& given, Res
     }
     // Nor may it lead anywhere else but to a module: not to a home directory, say.
     absl::StatusOr<int> fd = OpenResolvedInput(r);
-    const bool module = fd.ok() && LooksLikeModule(*fd);
-    if (fd.ok()) close(*fd);
+    if (!fd.ok()) {  // swapped for a link since it was resolved, or gone: say which
+      return absl::Status(fd.status().code(),
+                          fmt::format("--modulepath {}: {} is a link to {}: {}", given, at.string(),
+                                      text, std::string(fd.status().message())));
+    }
+    const bool module = LooksLikeModule(*fd);
+    close(*fd);
     if (!module) {
       return absl::InvalidArgumentError(
           fmt::format("--modulepath {}: {} is a link to {}, which is not a Puppet module (no "

@@ -15,7 +15,14 @@
 namespace fsmove::base {
 namespace {
 
-#if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
+// g++ defines __SANITIZE_ADDRESS__; clang 14 tells through __has_feature.
+#if defined(__has_feature)
+#if __has_feature(address_sanitizer) || __has_feature(thread_sanitizer)
+#define FSMOVE_SANITIZER_MALLOC 1
+#endif
+#endif
+#if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__) || \
+    defined(FSMOVE_SANITIZER_MALLOC)
 constexpr bool kOwnMalloc = true;  // the sanitizer's allocator ignores mallopt
 #else
 constexpr bool kOwnMalloc = false;

@@ -10,7 +10,8 @@ execute_process(COMMAND ${CMAKE_COMMAND} --build ${BUILD_DIR} --target fsmove_ba
 if(backward_result EQUAL 0)
   message(FATAL_ERROR "a stage included the header of a stage above it, and it compiled")
 endif()
-# g++: "fsmove/analysis/analyzer.h: No such file"; clang: "'fsmove/analysis/analyzer.h' file not found".
+# g++: "fsmove/analysis/analyzer.h: No such file";
+# clang: "'fsmove/analysis/analyzer.h' file not found".
 if(NOT backward_output MATCHES "fsmove/analysis/analyzer.h(: No such file|' file not found)")
   message(FATAL_ERROR "the backward include failed for another reason:\n${backward_output}")
 endif()

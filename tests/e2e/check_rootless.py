@@ -1,5 +1,6 @@
 """Cases of check_e2e.py: fsmove check run by an ordinary user (a rootless sandbox), with and
 without systemd as PID 1."""
+import fcntl
 import json
 import os
 import shutil
@@ -14,22 +15,50 @@ from e2e_lib import ARGS, check, fsmove
 ROOTLESS_USER = "fsmove-e2e"
 
 
+# Every test that changes the host's state takes this lock around the change (CTest runs
+# the cases in parallel): today only the test user's creation, which two cases would race.
+HOST_STATE_LOCK = "/run/lock/fsmove-e2e-host-state.lock"
+
+
 def rootless_user():
     """An unprivileged user with a subordinate id range of its own, made once and kept (its
     rootless OS root, built by mmdebstrap --mode=unshare into its ~/.cache, is reused by the
-    next run): a login-less system account, with no password."""
+    next run): a login-less system account, with no password. Made under the host-state lock:
+    two cases starting together would both run useradd."""
     import pwd
-    try:
-        pwd.getpwnam(ROOTLESS_USER)
-    except KeyError:
-        subprocess.run(["useradd", "--system", "--create-home", "--shell", "/usr/sbin/nologin",
-                        ROOTLESS_USER], check=True)
-    for kind, file in (("--add-subuids", "/etc/subuid"), ("--add-subgids", "/etc/subgid")):
-        with open(file, encoding="utf-8") as fh:
-            have = any(l.startswith(ROOTLESS_USER + ":") for l in fh)
-        if not have:
-            subprocess.run(["usermod", kind, "1100000000-1100065535", ROOTLESS_USER], check=True)
-    return pwd.getpwnam(ROOTLESS_USER)
+    os.makedirs(os.path.dirname(HOST_STATE_LOCK), exist_ok=True)
+    with open(HOST_STATE_LOCK, "a", encoding="utf-8") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        try:
+            pwd.getpwnam(ROOTLESS_USER)
+        except KeyError:
+            subprocess.run(["useradd", "--system", "--create-home", "--shell",
+                            "/usr/sbin/nologin", ROOTLESS_USER], check=True)
+        for kind, file in (("--add-subuids", "/etc/subuid"), ("--add-subgids", "/etc/subgid")):
+            with open(file, encoding="utf-8") as fh:
+                have = any(l.startswith(ROOTLESS_USER + ":") for l in fh)
+            if not have:
+                subprocess.run(["usermod", kind, "1100000000-1100065535", ROOTLESS_USER],
+                               check=True)
+        return pwd.getpwnam(ROOTLESS_USER)
+
+
+def private_tun(mode):
+    """A command prefix that runs the rest in a mount namespace of its own (made by root, the
+    test) where /dev/net/tun is a fresh node of the TUN device with `mode`, on a tmpfs over
+    /dev/net: what a laptop whose udev makes the device 0666 gives its user (slirp4netns opens
+    it as the user), or, with 0600, what a machine that keeps it root's gives. The host's
+    device is never changed, so nothing is left to put back, even when the test is killed, and
+    cases running in parallel cannot undo each other's setting."""
+    script = ('mode=$1; shift; '
+              'mount -t tmpfs -o mode=0755,size=16k fsmove-e2e-tun /dev/net && '
+              'mknod -m "$mode" /dev/net/tun c 10 200 && exec "$@"')
+    return ("unshare", "--mount", "--propagation", "private", "--", "sh", "-c", script, "sh",
+            f"{mode:04o}")
+
+
+def host_tun_mode():
+    return os.stat("/dev/net/tun").st_mode & 0o7777
 
 
 def case_rootless():
@@ -38,14 +67,9 @@ def case_rootless():
     mode in the user's cache), the bundled example gives its two findings, and the host is
     untouched (the module writes /etc/memcached.conf, installs memcached)."""
     user = rootless_user()
-    # slirp4netns opens /dev/net/tun as the user: Debian's udev makes it 0666, this machine's
-    # may not (put back afterwards).
-    tun_mode = os.stat("/dev/net/tun").st_mode & 0o777
-    os.chmod("/dev/net/tun", 0o666)
-    try:
-        rootless_example(user)
-    finally:
-        os.chmod("/dev/net/tun", tun_mode)
+    tun_before = host_tun_mode()
+    rootless_example(user)
+    check(host_tun_mode() == tun_before, "the host's /dev/net/tun changed mode")
 
 
 def cgroup2_mount_point():
@@ -66,8 +90,7 @@ def case_rootless_systemd():
     if mount_point is None:
         print("skip: no cgroup2 hierarchy on this machine", file=sys.stderr)
         sys.exit(77)
-    tun_mode = os.stat("/dev/net/tun").st_mode & 0o777
-    os.chmod("/dev/net/tun", 0o666)
+    tun_before = host_tun_mode()
     deleg = os.path.join(mount_point, f"fsmove-e2e-deleg-{os.getpid()}")
     try:
         # Not delegated: the user's processes are in a cgroup of root's.
@@ -99,8 +122,8 @@ def case_rootless_systemd():
               "no boot note: " + repr(report["run"]["notes"]))
         left = [d for d, _, _ in os.walk(deleg) if d != deleg]
         check(not left, "systemd's cgroups left behind: " + " ".join(left))
+        check(host_tun_mode() == tun_before, "the host's /dev/net/tun changed mode")
     finally:
-        os.chmod("/dev/net/tun", tun_mode)
         if os.path.isdir(deleg):
             for d, subdirs, _ in sorted(os.walk(deleg), key=lambda w: -w[0].count("/")):
                 os.rmdir(d)
@@ -126,7 +149,7 @@ def rootless_example(user, extra=(), outer=(), expected=None):
         tested, ARGS.fsmove = ARGS.fsmove, binary
         try:
             p = fsmove("check", "-q", "--format", "json", "-o", out, module, *extra,
-                       prefix=[*outer, "setpriv", f"--reuid={user.pw_uid}",
+                       prefix=[*private_tun(0o666), *outer, "setpriv", f"--reuid={user.pw_uid}",
                                f"--regid={user.pw_gid}", "--init-groups", "--"],
                        env=env, cwd=tmp, timeout=1800)
         finally:
@@ -140,3 +163,37 @@ def rootless_example(user, extra=(), outer=(), expected=None):
     check(os.path.exists("/etc/memcached.conf") == before, "/etc/memcached.conf changed on the host")
     print("ok: the example's findings, rootless", file=sys.stderr)
     return report
+
+
+def case_rootless_no_network():
+    """Where /dev/net/tun is not open to the user (0600, root's: a private node, the host's is
+    not touched), the rootless sandbox has no network: `fsmove doctor` names the device and
+    the fix, and a check says so in its summary without -v (before, only -v showed it and a
+    Package's download failure looked like the module's fault)."""
+    user = rootless_user()
+    tun_before = host_tun_mode()
+    env = {"PATH": "/usr/sbin:/usr/bin:/sbin:/bin", "HOME": user.pw_dir, "LANG": "C.UTF-8"}
+    as_user = [*private_tun(0o600), "setpriv", f"--reuid={user.pw_uid}",
+               f"--regid={user.pw_gid}", "--init-groups", "--"]
+    with tempfile.TemporaryDirectory() as tmp:
+        os.chmod(tmp, 0o755)
+        binary = os.path.join(tmp, "fsmove")
+        shutil.copy(ARGS.fsmove, binary)
+        os.chmod(binary, 0o755)
+        tested, ARGS.fsmove = ARGS.fsmove, binary
+        try:
+            doctor = fsmove("doctor", prefix=as_user, env=env, cwd=tmp, timeout=120,
+                            show_stdout=True)
+            p = fsmove("check", "-e", "notify { 'offline': }", prefix=as_user, env=env, cwd=tmp,
+                       timeout=1800, show_stdout=True)
+        finally:
+            ARGS.fsmove = tested
+    # doctor: the device is a warning (check can still run), with the fix.
+    tun_lines = [l for l in doctor.stdout.splitlines() if l.startswith("warning  /dev/net/tun:")]
+    check(len(tun_lines) == 1 and "chmod 0666 /dev/net/tun" in tun_lines[0],
+          "doctor does not warn of /dev/net/tun with its fix")
+    check(p.returncode == 0, f"check exit code {p.returncode}")
+    check("warning: the sandbox has no network: /dev/net/tun is not open to this user"
+          in p.stdout, "the summary does not say the sandbox has no network")
+    check(host_tun_mode() == tun_before, "the host's /dev/net/tun changed mode")
+    print("ok: no network, said without -v", file=sys.stderr)

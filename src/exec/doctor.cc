@@ -2,6 +2,7 @@
 // missing, the one command (or setting) that supplies it.
 #include "fsmove/exec/doctor.h"
 
+#include <fcntl.h>
 #include <pwd.h>
 #include <sys/prctl.h>
 #include <sys/utsname.h>
@@ -14,6 +15,7 @@
 #include "absl/strings/str_split.h"
 #include "absl/strings/strip.h"
 #include "fmt/format.h"
+#include "fsmove/base/errno_status.h"
 #include "fsmove/base/read_file.h"
 #include "fsmove/exec/preflight.h"
 #include "fsmove/exec/process.h"
@@ -198,6 +200,30 @@ DoctorCheck Tool(const MachineProbe& m, const std::string& tool, bool required, 
   return Missing(tool, fmt::format("not found ({})", why), std::move(fix), required);
 }
 
+// slirp4netns makes the sandbox's interface on /dev/net/tun, opened as the user who runs
+// fsmove: where that fails the sandbox has no network (and the check says so in its summary).
+DoctorCheck TunDevice(const MachineProbe& m) {
+  const std::string name = "/dev/net/tun";
+  absl::Status st = m.open_device(name);
+  if (st.ok()) return Ok(name, "opened for reading and writing (the sandbox's network)", false);
+  std::string fix;
+  if (absl::IsNotFound(st)) {
+    fix = "modprobe tun (the kernel's TUN/TAP driver)";
+  } else if (m.uid != 0) {
+    fix = fmt::format(
+        "chmod 0666 /dev/net/tun (Debian's udev default), or for {} alone: setfacl -m u:{}:rw "
+        "/dev/net/tun",
+        m.user, m.user);
+  } else {
+    fix = "a container runtime must pass the device in: --device /dev/net/tun";
+  }
+  return Missing(name,
+                 fmt::format("{}: the sandbox would have no network (apt cannot download the "
+                             "catalog's packages)",
+                             std::string(st.message())),
+                 std::move(fix), false);
+}
+
 DoctorCheck SubordinateIdCheck(const MachineProbe& m) {
   const std::string name = "subordinate ids";
   const bool rootless = m.uid != 0;
@@ -314,7 +340,9 @@ std::vector<DoctorCheck> RunDoctor(const MachineProbe& m, std::string_view root)
     } else if (!net.ok) {
       net.detail += "; the sandbox has no network without it";
     }
+    const bool have_slirp = net.ok;
     checks.push_back(std::move(net));
+    if (have_slirp) checks.push_back(TunDevice(m));
   }
   if (rootless) {
     for (const char* t : {"newuidmap", "newgidmap"}) {
@@ -360,6 +388,12 @@ MachineProbe ProbeThisMachine() {
   m.seccomp_prctl = prctl(PR_GET_SECCOMP, 0, 0, 0, 0) >= 0;
   m.user_namespace = [] { return ProbeUserNamespace(); };
   m.ptrace = [](const std::string& strace) { return ProbePtrace(strace); };
+  m.open_device = [](const std::string& device) {
+    const int fd = open(device.c_str(), O_RDWR | O_CLOEXEC | O_NOCTTY);
+    if (fd < 0) return base::ErrnoStatus(fmt::format("cannot open {}", device));
+    close(fd);
+    return absl::OkStatus();
+  };
   m.root_cache_dir = RootCacheDir();
   m.built_roots = BuiltRoots();
   return m;

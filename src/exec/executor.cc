@@ -196,6 +196,7 @@ void RecordRun(const CheckRequest& request, const std::string& work, int work_fd
   }
   result->notes.insert(result->notes.begin(), report.notes.begin(), report.notes.end());
   result->summary.limits_hit = report.limits;
+  result->summary.warnings = report.warnings;
   RunSummary& s = result->summary;
   s.compile_seconds = report.compile_seconds;
   s.apply_seconds = report.apply_seconds;

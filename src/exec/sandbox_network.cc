@@ -15,16 +15,19 @@ namespace fsmove::exec {
 pid_t StartUserModeNetwork(StatusWriter& status, pid_t target) {
   const char* binary = "/usr/bin/slirp4netns";
   if (access(binary, X_OK) != 0) {
-    status.Send(
-        status::Note{"no slirp4netns: the sandbox has no network (apt cannot download packages)"});
+    status.Send(status::Warning{
+        "the sandbox has no network: slirp4netns is not installed (apt-get install slirp4netns); "
+        "a Package that needs a download fails"});
     return -1;
   }
   // slirp4netns opens the TUN device as the caller (rootless: the user); Debian's udev makes
   // it 0666, some machines keep it root's.
   if (access("/dev/net/tun", R_OK | W_OK) != 0) {
-    status.Send(status::Note{fmt::format(
-        "the sandbox has no network: /dev/net/tun is not open to this user ({}; Debian's own "
-        "mode is 0666: chmod 0666 /dev/net/tun)",
+    status.Send(status::Warning{fmt::format(
+        "the sandbox has no network: /dev/net/tun is not open to this user ({}), so "
+        "slirp4netns cannot make its interface; a Package that needs a download fails (Debian's "
+        "udev makes the device 0666: chmod 0666 /dev/net/tun, or run fsmove as root; "
+        "`fsmove doctor` checks it)",
         std::strerror(errno))});
     return -1;
   }
@@ -66,8 +69,13 @@ pid_t StartUserModeNetwork(StatusWriter& status, pid_t target) {
   char byte = 0;
   bool up = poll(&p, 1, 10000) > 0 && read(ready[0], &byte, 1) == 1;
   close(ready[0]);
-  status.Send(status::Note{up ? "network: private namespace, outbound through slirp4netns"
-                              : "slirp4netns did not come up: the sandbox has no network"});
+  if (up) {
+    status.Send(status::Note{"network: private namespace, outbound through slirp4netns"});
+  } else {
+    status.Send(status::Warning{
+        "the sandbox has no network: slirp4netns did not come up within 10 s; a Package that "
+        "needs a download fails"});
+  }
   return pid;
 }
 

@@ -74,6 +74,7 @@ struct Encoder {
     return fmt::format("observed {} {} {} {:.2f} {}", o.stage, o.kind, o.pid, o.start, o.text);
   }
   std::string operator()(const status::Note& m) const { return "note " + m.text; }
+  std::string operator()(const status::Warning& m) const { return "warning " + m.text; }
   std::string operator()(const status::Limit& m) const { return "limit " + m.text; }
   std::string operator()(const status::Error& m) const { return "error " + m.text; }
 };
@@ -182,6 +183,7 @@ absl::StatusOr<StatusMessage> DecodeStatusMessage(std::string_view line) {
     return m;
   }
   if (kind == "note") return status::Note{std::string(rest)};
+  if (kind == "warning") return status::Warning{std::string(rest)};
   if (kind == "limit") return status::Limit{std::string(rest)};
   if (kind == "error") return status::Error{std::string(rest)};
   return Malformed(line, "unknown kind");

@@ -113,6 +113,9 @@ void SupervisorReport::Take(const StatusMessage& message, base::ProgressLine& pr
     observed.push_back(m->observation);
   } else if (const auto* m = std::get_if<status::Note>(&message)) {
     notes.push_back(m->text);
+  } else if (const auto* m = std::get_if<status::Warning>(&message)) {
+    warnings.push_back(m->text);
+    notes.push_back(m->text);
   } else if (const auto* m = std::get_if<status::Limit>(&message)) {
     limits.push_back(m->text);
     notes.push_back(m->text);

@@ -95,6 +95,7 @@ void WriteRunText(std::ostream& out, const RunSummary& run) {
     }
   }
   for (const auto& l : run.limits_hit) out << "  warning: " << TerminalSafe(l) << "\n";
+  for (const auto& w : run.warnings) out << "  warning: " << TerminalSafe(w) << "\n";
   for (const auto& e : run.errors) out << "  puppet error: " << Indented(e, "    ") << "\n";
   out << "  Puppet's log: "
       << (run.puppet_log.empty() ? "not kept (--puppet-log FILE keeps it)"
@@ -188,6 +189,7 @@ nlohmann::json RunToJson(const RunSummary& run) {
           {"failed_resources", failed},
           {"errors", run.errors},
           {"limits_hit", run.limits_hit},
+          {"warnings", run.warnings},
           {"idempotence", run.idempotence.checked
                               ? nlohmann::json{{"exit_codes", run.idempotence.exit_codes},
                                                {"cut_short", run.idempotence.cut_short},

@@ -43,6 +43,10 @@ class DoctorTest : public testing::Test {
     m_.seccomp_prctl = true;
     m_.user_namespace = [] { return absl::OkStatus(); };
     m_.ptrace = [](const std::string&) { return absl::OkStatus(); };
+    m_.open_device = [this](const std::string& device) {
+      auto it = devices_.find(device);
+      return it == devices_.end() ? absl::OkStatus() : it->second;
+    };
     m_.root_cache_dir = "/home/alice/.cache/fsmove/roots";
     OsRoot built;
     built.name = "debian-12";
@@ -62,6 +66,7 @@ class DoctorTest : public testing::Test {
 
   std::map<std::string, std::string> files_;
   std::set<std::string> tools_;
+  std::map<std::string, absl::Status> devices_;  // a device's open failure; absent: it opens
   MachineProbe m_;
 };
 
@@ -194,6 +199,28 @@ TEST_F(DoctorTest, ToolsAndTheirFixes) {
   const DoctorCheck net = Find(checks, "slirp4netns");
   EXPECT_FALSE(net.required);
   EXPECT_THAT(net.detail, HasSubstr("pasta is installed"));
+}
+
+// The rootless sandbox's network needs /dev/net/tun open to the user: the check names the
+// device, says what is lost and how to open it, and is not required (check still runs).
+TEST_F(DoctorTest, TunDeviceNotOpenToTheUser) {
+  EXPECT_TRUE(Find(RunDoctor(m_, "debian-12"), "/dev/net/tun").ok);
+  devices_["/dev/net/tun"] = absl::PermissionDeniedError("cannot open /dev/net/tun: denied");
+  std::vector<DoctorCheck> checks = RunDoctor(m_, "debian-12");
+  const DoctorCheck tun = Find(checks, "/dev/net/tun");
+  EXPECT_FALSE(tun.ok);
+  EXPECT_FALSE(tun.required);
+  EXPECT_TRUE(DoctorReady(checks));
+  EXPECT_THAT(tun.detail, HasSubstr("no network"));
+  EXPECT_THAT(tun.fix, HasSubstr("chmod 0666 /dev/net/tun"));
+  EXPECT_THAT(tun.fix, HasSubstr("setfacl -m u:alice:rw /dev/net/tun"));
+  devices_["/dev/net/tun"] = absl::NotFoundError("cannot open /dev/net/tun: no such file");
+  EXPECT_THAT(Find(RunDoctor(m_, "debian-12"), "/dev/net/tun").fix, HasSubstr("modprobe tun"));
+}
+
+TEST_F(DoctorTest, NoTunCheckWithoutSlirp4netns) {
+  tools_.erase("slirp4netns");
+  for (const DoctorCheck& c : RunDoctor(m_, "debian-12")) EXPECT_NE(c.name, "/dev/net/tun");
 }
 
 TEST_F(DoctorTest, PuppetOnlyForTheHostRoot) {

@@ -42,6 +42,7 @@ TEST(StatusMessage, EveryKindSurvivesARoundTrip) {
       status::Observed{{2, "listen", 0, 0, "unix /run/slapd/ldapi"}},
       status::Note{"bound /srv read-only into the sandbox"},
       status::Note{""},
+      status::Warning{"the sandbox has no network: /dev/net/tun is not open to this user"},
       status::Limit{"the sandbox hit its memory limit (100 MiB)"},
       status::Error{"setting up the sandbox: mount: Operation not permitted"},
   };

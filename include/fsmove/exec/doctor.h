@@ -42,6 +42,9 @@ struct MachineProbe {
   // Live probes: a user namespace can be made; `strace` (a path) can trace.
   std::function<absl::Status()> user_namespace;
   std::function<absl::Status(const std::string& strace)> ptrace;
+  // A device opened for reading and writing as this user, and closed (/dev/net/tun, which
+  // slirp4netns opens as the user to make the sandbox's interface).
+  std::function<absl::Status(const std::string& device)> open_device;
   std::string root_cache_dir;
   std::vector<OsRoot> built_roots;
 };

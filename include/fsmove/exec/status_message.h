@@ -105,6 +105,12 @@ struct Note {
   std::string text;
   bool operator==(const Note&) const = default;
 };
+// A fact about the sandbox that may decide the result (no network: packages cannot be
+// downloaded), shown without -v; also a note.
+struct Warning {
+  std::string text;
+  bool operator==(const Warning&) const = default;
+};
 // A limit of the sandbox was hit (memory, tmpfs); also a note.
 struct Limit {
   std::string text;
@@ -122,7 +128,8 @@ std::string ReapplyPhase(int k);
 
 using StatusMessage =
     std::variant<status::Phase, status::Compiled, status::Applied, status::Reapplied, status::Probe,
-                 status::LeftRunning, status::Observed, status::Note, status::Limit, status::Error>;
+                 status::LeftRunning, status::Observed, status::Note, status::Warning,
+                 status::Limit, status::Error>;
 
 // One line, without its newline: "KIND FIELDS..." (newlines in text become spaces; seconds
 // with three decimals, a daemon's start with two, as the reader needs no more).

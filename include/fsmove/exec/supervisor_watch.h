@@ -26,7 +26,8 @@ struct SupervisorReport {
   double apply_seconds = 0;
   std::string strace_end;
   std::vector<std::string> notes;
-  std::vector<std::string> limits;  // limits the sandbox hit (also in notes)
+  std::vector<std::string> warnings;  // facts that may decide the result (also in notes)
+  std::vector<std::string> limits;    // limits the sandbox hit (also in notes)
   std::vector<std::string> errors;
   std::string catalog_text;  // taken as soon as it was compiled
   std::vector<status::Reapplied> reapplies;

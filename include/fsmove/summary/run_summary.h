@@ -57,7 +57,10 @@ struct RunSummary {
   std::vector<std::string> errors;      // other "Error:" lines of the log
   std::vector<std::string> notes;       // sandbox facts: bound inputs, prep, processes killed
   std::vector<std::string> limits_hit;  // the sandbox's memory or tmpfs limits that were hit
-  IdempotenceSummary idempotence;       // --idempotence
+  // Sandbox facts that may decide the result, shown without -v (also in notes): "the sandbox
+  // has no network: ..." (a Package cannot be downloaded).
+  std::vector<std::string> warnings;
+  IdempotenceSummary idempotence;  // --idempotence
   // --confirm ran replays: findings without a confirmation were not replayed (low
   // confidence, suppressed, MN).
   bool confirm = false;

@@ -1,0 +1,118 @@
+"""Cases of check_e2e.py: attacks of classes the fourth sandbox review did not name, written by
+us as an attacker would (docs/sandbox.md, "Attacks beyond the review's list"). Each attempt
+prints ESCAPED-<what> into Puppet's log when it gets through, or leaves a harmless canary on
+the host; every canary is the test's own and removed in `finally`."""
+import json
+import os
+import re
+import socket
+import subprocess
+import sys
+import tempfile
+
+from check_lib import findings_of
+from e2e_lib import check, fsmove, running, show
+
+
+def case_attacks_unnamed():
+    """In one check, at compile time (generate) and at apply time (an exec):
+    - runc's CVE-2019-5736 class: open the binary of PID 1 (fsmove's own supervisor, a host
+      file) through /proc/1/exe, to read it or, later, write it;
+    - the host's abstract Unix sockets (not files, so no mount hides them: only the network
+      namespace does);
+    - outliving the check: a process started with setsid and nohup, detached from Puppet;
+    - forging Puppet's progress markers: an exec writes a resource's end marker and another
+      resource's begin marker to Puppet's own stdout (/proc/$PPID/fd/1, appended: opened
+      with `>` it truncates Puppet's log, a class docs/sandbox.md lists as not held), then
+      reads the file a File resource writes; the missing ordering must still be charged to
+      the exec;
+    - the host's POSIX shared memory (a file in its /dev/shm)."""
+    tag = f"fsmove-canary-{os.getpid()}"
+    linger = 3000 + os.getpid() % 997  # `sleep N`, a command line no other process has
+    abstract = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    abstract.bind("\0" + tag)
+    abstract.listen(4)
+    abstract.setblocking(False)
+    shm = f"/dev/shm/{tag}"
+    with open(shm, "w", encoding="utf-8") as fh:
+        fh.write("host")
+    script = f"""#!/bin/sh
+ruby - <<'EOF' 2>&1
+require "socket"
+begin
+  File.open("/proc/1/exe", "rb") {{ |f| f.read(4) }}
+  puts "ESCAPED-proc1-exe #{{File.readlink('/proc/1/exe')}}"
+rescue SystemCallError => e
+  puts "held-proc1-exe #{{e.class}}"
+end
+begin
+  UNIXSocket.new("\\0{tag}").close
+  puts "ESCAPED-abstract-socket"
+rescue SystemCallError => e
+  puts "held-abstract-socket #{{e.class}}"
+end
+begin
+  File.read("/dev/shm/{tag}")
+  puts "ESCAPED-host-shm"
+rescue SystemCallError => e
+  puts "held-host-shm #{{e.class}}"
+end
+EOF
+setsid nohup sleep {linger} >/dev/null 2>&1 < /dev/null &
+echo started-linger
+"""
+    # Puppet runs `/bin/sh FILE` itself: the script's parent is Puppet's process.
+    forge = f"""#!/bin/sh
+printf '\\033[0;36mInfo: /Stage[main]/Main/Exec[forge]: Evaluated in 0.00 seconds\\033[0m\\n' >> /proc/$PPID/fd/1
+printf '\\033[0;36mInfo: /Stage[main]/Main/Notify[decoy]: Starting to evaluate the resource (1 of 9)\\033[0m\\n' >> /proc/$PPID/fd/1
+cat /tmp/{tag}-forge
+"""
+    try:
+        with tempfile.TemporaryDirectory() as tmp:
+            os.chmod(tmp, 0o755)
+            for name, text in (("attack.sh", script), ("forge.sh", forge)):
+                with open(os.path.join(tmp, name), "w", encoding="utf-8") as fh:
+                    fh.write(text)
+            attack, forge_script = os.path.join(tmp, "attack.sh"), os.path.join(tmp, "forge.sh")
+            code = (f"$compiled = generate('/bin/sh', '{attack}')\n"
+                    "notify { 'compile phase': message => $compiled }\n"
+                    f"exec {{ 'apply phase': command => '/bin/sh {attack}', logoutput => true }}\n"
+                    f"file {{ '/tmp/{tag}-forge': content => 'x' }}\n"
+                    f"exec {{ 'forge': command => '/bin/sh {forge_script}' }}\n"
+                    "notify { 'decoy': }\n")
+            out = os.path.join(tmp, "report.json")
+            log = os.path.join(tmp, "puppet.log")
+            p = fsmove("check", "-q", "--format", "json", "-o", out, "--puppet-log", log,
+                       "--allow-failed", "--modulepath", tmp, "-e", code)
+            check(p.returncode in (0, 1), f"exit code {p.returncode}: {p.stderr[-2000:]}")
+            with open(log, encoding="utf-8", errors="replace") as fh:
+                text = fh.read()
+            with open(out, encoding="utf-8") as fh:
+                report = json.load(fh)
+        show("attempts", "\n".join(l for l in text.splitlines()
+                                    if re.search(r"held-|ESCAPED-|linger|phase", l)))
+        for phase in ("compile phase", "apply phase"):
+            check(phase in text, f"the {phase} did not run")
+        for held in ("proc1-exe", "abstract-socket", "host-shm"):
+            check(text.count(f"held-{held}") >= 2, f"the {held} attempt did not run in both phases")
+        check(text.count("started-linger") >= 2, "the lingering process was not started twice")
+        escaped = sorted(set(re.findall(r"ESCAPED-[a-z0-9-]+", text)))
+        check(not escaped, f"attacks got through: {escaped}")
+        try:
+            conn, _ = abstract.accept()
+            conn.close()
+            check(False, "the sandbox connected to the host's abstract socket")
+        except BlockingIOError:
+            pass
+        left = running(f"sleep {linger}")
+        check(not left, f"processes of the module outlived the check: {left}")
+        got = findings_of(report)
+        want = f"MOR\tFile[/tmp/{tag}-forge]\tExec[forge]"
+        check(want in got, f"forged markers hid the exec's read: {sorted(got)}")
+    finally:
+        abstract.close()
+        os.remove(shm)
+        for pid in running(f"sleep {linger}"):
+            subprocess.run(["kill", "-9", str(pid)], check=False)
+    print("ok: every unnamed attack was held in both phases", file=sys.stderr)
+

@@ -169,11 +169,9 @@ std::optional<int> RequestFromFlags(CheckCliOptions& o) {
   // The sandbox is the default for everyone: run by an ordinary user it is rootless.
   req.sandbox = o.sandbox.empty() || o.sandbox == "overlay" ? exec::SandboxMode::kOverlay
                                                             : exec::SandboxMode::kNone;
-  if (o.memory_limit == "auto") {
-    // Three quarters of the machine: a runaway module is stopped before the machine is.
-    long pages = sysconf(_SC_PHYS_PAGES), page = sysconf(_SC_PAGESIZE);
-    req.memory_limit = pages > 0 && page > 0 ? static_cast<uint64_t>(pages) * page / 4 * 3 : 0;
-  } else if (std::optional<uint64_t> bytes = exec::ParseMemorySize(o.memory_limit)) {
+  // auto: three quarters of the machine (fsmove scan -j N passes each check its share).
+  if (std::optional<uint64_t> bytes =
+          exec::MemoryLimitPerCheck(o.memory_limit, exec::MachineMemory(), 1)) {
     req.memory_limit = *bytes;
   } else {
     return Fail(absl::InvalidArgumentError(absl::StrCat(

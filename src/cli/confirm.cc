@@ -172,6 +172,8 @@ int RunReplays(const exec::CheckRequest& base, const exec::RunResult& run, const
   std::mutex mu;
   base::ProgressLine progress(o.progress);
   size_t done = 0;
+  const uint64_t at_once =
+      std::max<uint64_t>(1, std::min<uint64_t>(std::max(1, o.jobs), replays.size()));
   auto worker = [&] {
     for (size_t k; interrupted.load() == 0 && (k = next.fetch_add(1)) < replays.size();) {
       Replay& r = replays[k];
@@ -184,6 +186,9 @@ int RunReplays(const exec::CheckRequest& base, const exec::RunResult& run, const
         continue;
       }
       exec::CheckRequest req = ReplayRequest(base, run, o, paths, k, left, &r);
+      // The replays running at once share the check's memory limit, as a scan's checks share
+      // the machine's.
+      req.memory_limit /= at_once;
       const auto t0 = std::chrono::steady_clock::now();
       r.result = exec::RunCheck(req, nullptr);  // untraced: no trace to read
       r.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
@@ -200,7 +205,7 @@ int RunReplays(const exec::CheckRequest& base, const exec::RunResult& run, const
     }
   };
   std::vector<std::thread> threads;
-  for (int t = 0; t < std::max(1, o.jobs); ++t) threads.emplace_back(worker);
+  for (uint64_t t = 0; t < at_once; ++t) threads.emplace_back(worker);
   for (std::thread& t : threads) t.join();
   progress.Clear();
   return interrupted.load();

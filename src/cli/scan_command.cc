@@ -8,10 +8,12 @@
 #include <iostream>
 #include <map>
 #include <memory>
+#include <optional>
 
 #include "absl/strings/str_cat.h"
 #include "commands.h"
 #include "fmt/format.h"
+#include "fsmove/exec/memory_limit.h"
 #include "fsmove/exec/os_root.h"
 #include "fsmove/scan/module_list.h"
 #include "fsmove/scan/results_dir.h"
@@ -38,6 +40,8 @@ struct ScanCliOptions {
   std::string sandbox;
   std::string root;  // empty: each check's default
   std::string init;  // empty: each check's default (none)
+  // Each check's --memory-limit; auto: the machine's budget divided by --jobs.
+  std::string memory_limit = "auto";
   bool quiet = false;
   bool no_examples = false;
   scan::ScanOptions run;
@@ -144,6 +148,16 @@ absl::Status PassCheckOptions(ScanCliOptions* o) {
     o->run.check_options.insert(o->run.check_options.end(), {"--root", o->root});
   if (!o->init.empty())
     o->run.check_options.insert(o->run.check_options.end(), {"--init", o->init});
+  // The checks running at once share the machine's memory budget: -j N checks each get an
+  // Nth of it, not each three quarters of the machine.
+  std::optional<uint64_t> memory =
+      exec::MemoryLimitPerCheck(o->memory_limit, exec::MachineMemory(), o->run.jobs);
+  if (!memory) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "--memory-limit ", o->memory_limit, ": expected a size such as 512M or 4G, auto, or none"));
+  }
+  o->run.check_options.insert(o->run.check_options.end(),
+                              {"--memory-limit", *memory > 0 ? std::to_string(*memory) : "none"});
   o->run.progress = !o->quiet && isatty(STDERR_FILENO);
   return absl::OkStatus();
 }
@@ -327,6 +341,11 @@ std::function<int()> RegisterScan(CLI::App& app) {
       ->default_str(std::string(kDefaultRoot));
   cmd->add_option("--init", o->init, "passed to each check: none (default) or systemd")
       ->check(CLI::IsMember({"none", "systemd"}));
+  cmd->add_option("--memory-limit", o->memory_limit,
+                  "each check's --memory-limit: SIZE such as 4G, none, or auto (three quarters "
+                  "of the machine shared by the --jobs checks running at once: each gets an Nth)")
+      ->type_name("SIZE")
+      ->default_val("auto");
   cmd->add_option("--sandbox", o->sandbox, "passed to each check: overlay or none")
       ->check(CLI::IsMember({"overlay", "none"}));
   cmd->add_flag("-q,--quiet", o->quiet, "no progress line");

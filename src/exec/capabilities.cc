@@ -166,10 +166,4 @@ std::vector<int> ModuleCapabilities() {
           CAP_SYS_CHROOT, CAP_MKNOD,        CAP_AUDIT_WRITE, CAP_SETFCAP,          CAP_NET_ADMIN};
 }
 
-std::vector<int> InitCapabilities() {
-  std::vector<int> caps = ModuleCapabilities();
-  caps.push_back(CAP_SYS_ADMIN);
-  return caps;
-}
-
 }  // namespace fsmove::exec

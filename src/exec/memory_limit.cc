@@ -72,6 +72,19 @@ std::optional<uint64_t> ParseMemorySize(const std::string& text) {
   return value * scale;
 }
 
+uint64_t MemoryBudget(uint64_t machine_bytes) { return machine_bytes / 4 * 3; }
+
+uint64_t MachineMemory() {
+  const long pages = sysconf(_SC_PHYS_PAGES), page = sysconf(_SC_PAGESIZE);
+  return pages > 0 && page > 0 ? static_cast<uint64_t>(pages) * static_cast<uint64_t>(page) : 0;
+}
+
+std::optional<uint64_t> MemoryLimitPerCheck(const std::string& text, uint64_t machine_bytes,
+                                            int jobs) {
+  if (text != "auto") return ParseMemorySize(text);
+  return MemoryBudget(machine_bytes) / static_cast<uint64_t>(jobs > 1 ? jobs : 1);
+}
+
 namespace {
 
 bool ValidCgroupName(const std::string& name) {
@@ -373,6 +386,20 @@ absl::StatusOr<SystemdCgroup> SystemdCgroup::Make(const std::string& mount_dir,
   return c;
 }
 
+absl::StatusOr<SystemdCgroup> SystemdCgroup::MakeIn(const std::string& dir,
+                                                    const std::string& name) {
+  if (!ValidCgroupName(name)) {
+    return absl::InvalidArgumentError(fmt::format("not a cgroup name: '{}'", name));
+  }
+  SystemdCgroup c;
+  c.parent_fd_ = open(dir.c_str(), O_PATH | O_DIRECTORY | O_CLOEXEC);
+  if (c.parent_fd_ < 0 || (mkdirat(c.parent_fd_, name.c_str(), 0755) != 0 && errno != EEXIST)) {
+    return base::ErrnoStatus(fmt::format("cannot make the cgroup {}/{}", dir, name));
+  }
+  c.name_ = name;
+  return c;
+}
+
 SystemdCgroup::SystemdCgroup(SystemdCgroup&& other) noexcept
     : parent_fd_(other.parent_fd_), name_(std::move(other.name_)) {
   other.parent_fd_ = -1;
@@ -456,16 +483,19 @@ absl::StatusOr<PidsLimit> PidsLimit::Make(uint32_t max, const std::string& name)
   }
   const OwnCgroups own = ReadOwnCgroups();
   std::string dir;
+  bool v2 = false;
   if (!own.v1_pids.empty() && access("/sys/fs/cgroup/pids/cgroup.procs", F_OK) == 0) {
     dir = "/sys/fs/cgroup/pids" + (own.v1_pids == "/" ? std::string() : own.v1_pids) + "/" + name;
   } else if (own.has_v2 && ReadText("/sys/fs/cgroup" + own.v2_parent() + "/cgroup.subtree_control")
                                    .find("pids") != std::string::npos) {
     // Under cgroup v2 the memory limit's cgroup (the same name) holds the pids limit too.
     dir = "/sys/fs/cgroup" + own.v2_parent() + "/" + name;
+    v2 = true;
   } else {
     return absl::FailedPreconditionError("no pids cgroup controller");
   }
   PidsLimit p;
+  p.v2_ = v2;
   if (mkdir(dir.c_str(), 0755) != 0 && errno != EEXIST) {
     return base::ErrnoStatus(fmt::format("cannot make the cgroup {}", dir));
   }
@@ -474,6 +504,7 @@ absl::StatusOr<PidsLimit> PidsLimit::Make(uint32_t max, const std::string& name)
     return absl::FailedPreconditionError(fmt::format("cannot set {}/pids.max", dir));
   }
   p.max_ = max;
+  p.dir_ = dir;
   p.name_ = name;
   p.dir_fd_ = open(dir.c_str(), O_PATH | O_DIRECTORY | O_CLOEXEC);
   p.parent_fd_ = open(dir.substr(0, dir.rfind('/')).c_str(), O_PATH | O_DIRECTORY | O_CLOEXEC);
@@ -481,7 +512,9 @@ absl::StatusOr<PidsLimit> PidsLimit::Make(uint32_t max, const std::string& name)
 }
 
 PidsLimit::PidsLimit(PidsLimit&& other) noexcept
-    : name_(std::move(other.name_)),
+    : dir_(std::move(other.dir_)),
+      v2_(other.v2_),
+      name_(std::move(other.name_)),
       dir_fd_(other.dir_fd_),
       parent_fd_(other.parent_fd_),
       max_(other.max_) {

@@ -253,11 +253,24 @@ bool MakeSandboxCgroups(const SandboxSpec& spec, SupervisorPhase phase, const Id
   if (boots) {
     const std::string name = spec.cgroup_name.empty() ? fmt::format("fsmove-{}-init", getpid())
                                                       : spec.cgroup_name + "-init";
-    absl::StatusOr<SystemdCgroup> made =
-        ids.rootless ? SystemdCgroup::MakeInDelegated(
-                           name, base::ReadFile("/proc/self/mountinfo").value_or(""),
-                           base::ReadFile("/proc/self/cgroup").value_or(""))
-                     : SystemdCgroup::Make(spec.work_dir + "/cgroup2", name);
+    // Under cgroup v2, inside the limits' cgroup: every unit systemd starts counts against
+    // them (a process is in one cgroup2 cgroup only).
+    std::string limits_dir;
+    if (cgroups->memory && cgroups->memory->v2()) {
+      limits_dir = cgroups->memory->dir();
+    } else if (cgroups->pids && cgroups->pids->v2()) {
+      limits_dir = cgroups->pids->dir();
+    }
+    auto make = [&]() -> absl::StatusOr<SystemdCgroup> {
+      if (!limits_dir.empty()) return SystemdCgroup::MakeIn(limits_dir, "init");
+      if (ids.rootless) {
+        return SystemdCgroup::MakeInDelegated(name,
+                                              base::ReadFile("/proc/self/mountinfo").value_or(""),
+                                              base::ReadFile("/proc/self/cgroup").value_or(""));
+      }
+      return SystemdCgroup::Make(spec.work_dir + "/cgroup2", name);
+    };
+    absl::StatusOr<SystemdCgroup> made = make();
     if (!made.ok()) {
       status.Send(
           status::Error{fmt::format("--init systemd: {}", std::string(made.status().message()))});
@@ -432,7 +445,6 @@ void RemoveSandboxCgroups(const IdMapping& ids, StatusWriter& status, SandboxCgr
   if (cgroups->memory) {
     cgroups->memory->KillAll();
     ReportMemoryLimitHits(status, *cgroups->memory, "the sandbox");
-    cgroups->memory->Remove();
   }
   if (cgroups->pids) {
     if (uint64_t hits = cgroups->pids->TimesHit(); hits > 0) {
@@ -440,8 +452,8 @@ void RemoveSandboxCgroups(const IdMapping& ids, StatusWriter& status, SandboxCgr
           "the sandbox hit its process limit ({} processes): the kernel refused {} fork{}",
           cgroups->pids->max(), hits, hits == 1 ? "" : "s")});
     }
-    cgroups->pids->Remove();
   }
+  // systemd's cgroup first: under cgroup v2 it is inside the limits' one (MakeSandboxCgroups).
   if (cgroups->systemd) {
     // Rootless, the cgroups systemd made below ours are the sandbox root's: removed as it.
     if (ids.rootless) {
@@ -453,6 +465,8 @@ void RemoveSandboxCgroups(const IdMapping& ids, StatusWriter& status, SandboxCgr
     }
     cgroups->systemd->Remove();
   }
+  if (cgroups->memory) cgroups->memory->Remove();
+  if (cgroups->pids) cgroups->pids->Remove();
 }
 
 // One sandbox, start to end: its cgroups, its first process, its id maps and network.

@@ -146,6 +146,16 @@ absl::Status SandboxLayout::Build() {
   if (absl::Status st = SetUpDevices(); !st.ok()) return st;
   mkdir((root_ + "/run/lock").c_str(), 01777);
   chmod((root_ + "/run/lock").c_str(), 01777);
+  // systemd mounts the API file systems it finds missing, /run/lock among them, and stops if
+  // it cannot; it holds no SYS_ADMIN to mount (capabilities.h), so the sandbox mounts them
+  // first, as podman does for a container whose init is systemd.
+  if (spec_.init == "systemd" && phase_ == SupervisorPhase::kApply) {
+    if (absl::Status st = Mount("tmpfs", root_ + "/run/lock", "tmpfs",
+                                MS_NOSUID | MS_NODEV | MS_NOEXEC, "mode=1777,size=5m," + owner);
+        !st.ok()) {
+      return st;
+    }
+  }
   if (absl::Status st = SetUpWorkDir(); !st.ok()) return st;
   // A modulepath directory of symlinks: a small tmpfs of its own, where only its modules
   // are bound (below), made read-only once they are.

@@ -201,17 +201,10 @@ class Supervisor {
   static constexpr int kTracerOnlyCapabilities[] = {CAP_BPF, CAP_PERFMON, CAP_CHECKPOINT_RESTORE};
   static constexpr const char* kTracerOnlyBoundingSet = "-bpf,-perfmon,-checkpoint_restore";
 
-  // What setpriv takes from Puppet's bounding set: the tracer's own capabilities, and with
-  // systemd as PID 1 the SYS_ADMIN that only systemd (and the units it starts) keeps: Puppet
-  // and its execs hold the module's capabilities (ModuleCapabilities), as without systemd.
-  std::string PuppetBoundingSetChange() const {
-    return systemd() ? fmt::format("{},-sys_admin", kTracerOnlyBoundingSet)
-                     : std::string(kTracerOnlyBoundingSet);
-  }
-
-  // The bounding set strace runs with: what it traces holds, and kTracerOnlyCapabilities.
-  std::vector<int> TracerCapabilities() const {
-    std::vector<int> caps = systemd() ? InitCapabilities() : ModuleCapabilities();
+  // The bounding set strace runs with: what it traces holds (ModuleCapabilities: Puppet's,
+  // and with --init systemd systemd's and its units'), and kTracerOnlyCapabilities.
+  static std::vector<int> TracerCapabilities() {
+    std::vector<int> caps = ModuleCapabilities();
     caps.insert(caps.end(), std::begin(kTracerOnlyCapabilities), std::end(kTracerOnlyCapabilities));
     return caps;
   }
@@ -219,7 +212,7 @@ class Supervisor {
   // Before anything of the module runs: this process is not dumpable (nothing in the sandbox
   // can look into it through /proc/1: root, fd, ns), and it and all it starts run with
   // no_new_privs and the seccomp filter (seccomp_filter.h). Each program it starts gets its
-  // own bounding set (ModuleCapabilities, TracerCapabilities, InitCapabilities).
+  // own bounding set (ModuleCapabilities, TracerCapabilities).
   absl::Status LockDown() {
     if (prctl(PR_SET_DUMPABLE, 0, 0, 0, 0) != 0) return base::ErrnoStatus("prctl(PR_SET_DUMPABLE)");
     if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0)
@@ -456,9 +449,8 @@ class Supervisor {
       // util-linux's setpriv (in every Debian root) lowers the bounding set of Puppet and all
       // it starts below strace's own (see kTracerOnlyCapabilities).
       if (access("/usr/bin/setpriv", X_OK) == 0) {
-        argv.insert(argv.end(),
-                    {"/usr/bin/setpriv",
-                     fmt::format("--bounding-set={}", PuppetBoundingSetChange()), "--"});
+        argv.insert(argv.end(), {"/usr/bin/setpriv",
+                                 fmt::format("--bounding-set={}", kTracerOnlyBoundingSet), "--"});
       } else {
         status_.Send(
             status::Note{"the root has no /usr/bin/setpriv: root processes of the module can "

@@ -103,9 +103,16 @@ int BootSystemdAsPid1(const std::string& log_path, const std::vector<std::string
     dup2(log, 1);
     dup2(log, 2);
   }
-  // systemd and its units keep the init set, below strace's (the supervisor's
-  // kTracerOnlyCapabilities).
-  (void)LimitBoundingSet(InitCapabilities());
+  // systemd, and so every unit it starts, keeps the module's set (no SYS_ADMIN: a unit can
+  // neither mount nor join another mount namespace), below strace's (the supervisor's
+  // kTracerOnlyCapabilities). A unit's own CapabilityBoundingSet=, AmbientCapabilities= or
+  // `ExecStart=+` cannot add back what PID 1's bounding set lacks; the seccomp filter and
+  // no_new_privs it runs under (the supervisor's LockDown) are inherited by every unit too.
+  if (absl::Status st = LimitBoundingSet(ModuleCapabilities()); !st.ok()) {
+    status.Send(status::Error{fmt::format("--init systemd: limiting systemd's capabilities: {}",
+                                          std::string(st.message()))});
+    _exit(2);
+  }
   // Everything else of ours goes at the exec (the status pipe stays until then, to say why
   // the exec failed).
   close_range(3, ~0u, CLOSE_RANGE_CLOEXEC);

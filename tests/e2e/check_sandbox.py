@@ -7,9 +7,10 @@ import re
 import subprocess
 import sys
 import tempfile
+import threading
 
 from check_lib import assert_nothing_left, cgroups_of, check_json, findings_of, finish, read_expected, start_check
-from e2e_lib import ARGS, SKIP, check, fail, fsmove
+from e2e_lib import ARGS, SKIP, check, fail, fsmove, processes
 
 
 def case_graph_symlink():
@@ -164,21 +165,28 @@ def case_escapes():
 
 
 def case_sandbox3():
-    sandbox3_attacks(dict(os.environ))
+    """The attacks in both phases; then a fork bomb in both stops at the default process
+    limit (a pids cgroup of 2,048 over everything in the sandbox)."""
+    sandbox3_attacks(dict(os.environ), bomb=True)
 
 
 def case_sandbox3_systemd():
-    """The same attacks with systemd as PID 1, which keeps SYS_ADMIN (in the sandbox's user
-    namespace) for its units: Puppet and its execs must not have it."""
-    sandbox3_attacks(dict(os.environ), ("--init", "systemd"))
+    """The same attacks with systemd as PID 1, in Puppet's execs and in a unit that module code
+    writes and starts (with `ExecStart=+`, systemd's "full privileges", too): systemd and its
+    units hold the module's capabilities, no_new_privs and the seccomp filter, like Puppet's
+    execs. The unit ends with the fork bomb: units count against the pids limit too."""
+    sandbox3_attacks(dict(os.environ), ("--init", "systemd"), bomb=True, unit=True)
 
 
-def sandbox3_attacks(env, extra=()):
+def sandbox3_attacks(env, extra=(), bomb=False, unit=False):
     """The attacks of the third sandbox review, each in both phases: at compile time through
-    Puppet's generate() function, at apply time as an exec. Each attempt prints ESCAPED-<what>
-    when it got through, which Puppet's log then holds. Harmless canaries only: a key in a
-    keyring, a global sysctl read before and put back in `finally`, a secret in fsmove's own
-    environment, files written where the host's disk was reachable."""
+    Puppet's generate() function, at apply time as an exec (and with `unit`, in a systemd unit
+    the apply writes and starts). Each attempt prints ESCAPED-<what> when it got through, which
+    Puppet's log then holds. Harmless canaries only: a key in a keyring, a global sysctl read
+    before and put back in `finally`, a secret in fsmove's own environment, files written where
+    the host's disk was reachable. `bomb`: the script ends with a fork bomb in both phases
+    (with `unit`, in the unit only) that the default pids limit (2,048) must stop; the host's
+    count of its processes is watched meanwhile, and none may outlive the run."""
     tag = f"fsmove-canary-{os.getpid()}"
     secret = f"fsmove-secret-{os.getpid()}"
     knob = "/proc/sys/kernel/printk_ratelimit_burst"
@@ -188,8 +196,17 @@ def sandbox3_attacks(env, extra=()):
 # a global sysctl: written directly, after a remount, and through a fresh proc
 (echo 77 > {knob}) 2>/dev/null && echo ESCAPED-sysctl-write
 (mount -o remount,rw /proc/sys && echo 77 > {knob}) 2>/dev/null && echo ESCAPED-sysctl-remount
-mkdir -p /mnt/p /mnt/d
+mkdir -p /mnt/p /mnt/d /mnt/q
 (mount -t proc proc /mnt/p && echo 77 > /mnt/p/sys/kernel/printk_ratelimit_burst) 2>/dev/null && echo ESCAPED-fresh-proc
+# the mounts themselves, harmless or not: nothing of the module's may mount (no SYS_ADMIN)
+mount -o remount,rw /proc/sys 2>/dev/null && echo ESCAPED-remount-proc-sys-rw
+mount -t proc proc /mnt/q 2>/dev/null && echo ESCAPED-proc-mounted
+unshare -m sh -c 'mount -t tmpfs none /mnt/d && echo ESCAPED-unshare-mount' 2>/dev/null
+# PID 1's mount namespace (systemd's, with --init systemd)
+nsenter -t 1 -m true 2>/dev/null && echo ESCAPED-nsenter-pid1
+# the same restrictions whoever started it (Puppet, or systemd for a unit)
+grep -q '^NoNewPrivs:[[:space:]]*1' /proc/self/status || echo ESCAPED-no-new-privs-unset
+grep -q '^Seccomp:[[:space:]]*2' /proc/self/status || echo ESCAPED-no-seccomp-filter
 # the host's disks
 mount -t devtmpfs none /mnt/d 2>/dev/null && echo ESCAPED-devtmpfs
 # a user namespace of its own, nested: the sandbox's mounts are locked in it (no read-write
@@ -228,6 +245,31 @@ for d in /run/fsmove /run/fsmove/graphs /run/fsmove/modules; do
   dd if=/dev/zero of=$d/{tag}-fill bs=1M count=8 2>/dev/null
 done
 echo done
+# a fork bomb, bounded (3,000), when asked for: shells that wait on a FIFO nobody writes
+# (no exec: cheap even where every call is traced), holding no descriptor of the caller's
+# (generate() waits for its output to close); a failed fork ends the subshell
+if [ "$1" = bomb ]; then
+  mkfifo /tmp/fsmove-bomb.fifo 2>/dev/null
+  (i=0; while [ $i -lt 3000 ]; do {{ read x < /tmp/fsmove-bomb.fifo; }} </dev/null >/dev/null 2>&1 & i=$((i+1)); done) 2>/dev/null
+  echo bomb-done
+fi
+"""
+    unit_script = f"""#!/bin/sh
+# A unit module code writes and starts: the attacks once with systemd's "full privileges"
+# (ExecStart=+), once asking for SYS_ADMIN back, then the bomb if asked for.
+cat > /etc/systemd/system/fsmove-attack.service <<'UNIT'
+[Unit]
+Description=fsmove e2e attack
+[Service]
+Type=oneshot
+CapabilityBoundingSet=CAP_SYS_ADMIN CAP_SYS_CHROOT CAP_SETPCAP
+NoNewPrivileges=no
+ExecStart=+/bin/sh -c '/bin/sh ATTACK none >> /var/tmp/fsmove-unit.log 2>&1'
+ExecStart=/bin/sh -c '/bin/sh ATTACK {"bomb" if bomb else "none"} >> /var/tmp/fsmove-unit.log 2>&1'
+UNIT
+systemctl daemon-reload
+systemctl start fsmove-attack.service || echo unit-failed-to-start
+cat /var/tmp/fsmove-unit.log
 """
     env["FSMOVE_E2E_SECRET"] = secret
     try:
@@ -237,27 +279,65 @@ echo done
             with open(attack, "w", encoding="utf-8") as fh:
                 fh.write(script)
             os.chmod(attack, 0o755)
-            code = (f"$compiled = generate('/bin/sh', '{attack}')\n"
+            in_execs = "bomb" if bomb and not unit else "none"
+            code = (f"$compiled = generate('/bin/sh', '{attack}', '{in_execs}')\n"
                     "notify { 'compile phase': message => $compiled }\n"
-                    f"exec {{ 'apply phase': command => '/bin/sh {attack}', logoutput => true }}\n")
+                    f"exec {{ 'apply phase': command => '/bin/sh {attack} {in_execs}', logoutput => true }}\n")
+            if unit:
+                starter = os.path.join(tmp, "unit.sh")
+                with open(starter, "w", encoding="utf-8") as fh:
+                    fh.write(unit_script.replace("ATTACK", attack))
+                # (every call of the unit's stops under strace -p 1: no exec timeout)
+                code += (f"exec {{ 'unit phase': command => '/bin/sh {starter}', logoutput => true,"
+                         " timeout => 0, require => Exec['apply phase'] }\n")
             out = os.path.join(tmp, "report.json")
             log = os.path.join(tmp, "puppet.log")
             work = os.path.join(tmp, "work")
             os.mkdir(work)
-            p = fsmove("check", "-q", "--format", "json", "-o", out, "--keep-work", "--work-dir", work,
-                       "--puppet-log", log, "--modulepath", tmp, "-e", code, *extra, env=env)
+            # The host's count of the bomb's processes, watched while the check runs.
+            most = [0]
+            done = threading.Event()
+
+            bombs = f"/bin/sh {attack} bomb"  # the bomb's shells, and the script itself
+
+            def watch():
+                while not done.wait(0.5):
+                    most[0] = max(most[0], sum(1 for _, cmd in processes().values() if cmd == bombs))
+
+            watcher = threading.Thread(target=watch, daemon=True)
+            watcher.start()
+            try:
+                p = fsmove("check", "-q", "--format", "json", "-o", out, "--keep-work", "--work-dir", work,
+                           "--puppet-log", log, "--modulepath", tmp, "--allow-failed", "-e", code, *extra,
+                           env=env)
+            finally:
+                done.set()
+                watcher.join()
             check(p.returncode in (0, 1), f"exit code {p.returncode}: {p.stderr[-2000:]}")
             with open(log, encoding="utf-8", errors="replace") as fh:
                 text = fh.read()
-            for phase in ("compile phase", "apply phase"):
+            phases = ("compile phase", "apply phase") + (("unit phase",) if unit else ())
+            for phase in phases:
                 check(phase in text, f"the {phase} did not run")
-            check(text.count("held-keyring") >= 2 and text.count("held-handle") >= 2,
-                  "the keyring and file-handle attempts did not run in both phases")
-            check(text.count("nested-userns-") >= 2, "the nested user namespace attempts did not run")
-            escaped = sorted(set(re.findall(r"ESCAPED-[a-z-]+", text)))
+            escaped = sorted(set(re.findall(r"ESCAPED-[a-z0-9-]+", text)))
             check(not escaped, f"attacks got through: {escaped}")
-            check(text.count("held-io-uring") >= 2 and text.count("held-untraced") >= 2,
-                  "the io_uring and untraced-child attempts did not run in both phases")
+            # Twice in the unit: ExecStart=+ and the plain one.
+            runs = 4 if unit else 2
+            check("unit-failed-to-start" not in text, "the attack's unit did not start")
+            check(text.count("held-keyring") >= runs and text.count("held-handle") >= runs,
+                  f"the keyring and file-handle attempts did not run {runs} times")
+            check(text.count("nested-userns-") >= runs, "the nested user namespace attempts did not run")
+            check(text.count("held-io-uring") >= runs and text.count("held-untraced") >= runs,
+                  f"the io_uring and untraced-child attempts did not run {runs} times")
+            if bomb:
+                check(text.count("bomb-done") >= (1 if unit else 2), "the fork bomb did not run")
+                with open(out, encoding="utf-8") as fh:
+                    hits = [n for n in json.load(fh)["run"]["limits_hit"] if "process limit (2048 processes)" in n]
+                check(len(hits) == (1 if unit else 2),
+                      f"the default process limit was not said hit in {'the apply' if unit else 'both'}: {hits}")
+                print(f"  the bomb's processes on the host: {most[0]} at most", file=sys.stderr)
+                check(0 < most[0] <= 2048, f"{most[0]} of the bomb's processes ran at once on the host")
+                assert_nothing_left(bombs)
             leftovers = [os.path.join(d, f) for d, _, fs in os.walk(work) for f in fs if tag in f]
             check(not leftovers, f"the sandbox wrote onto the host's disk: {leftovers}")
         with open(knob, encoding="utf-8") as fh:
@@ -358,24 +438,6 @@ def case_tamper():
             with open(log, encoding="utf-8", errors="replace") as fh:
                 check(shadow_first not in fh.read(), "the host's /etc/shadow was copied into --puppet-log")
     print("ok: tampering changed nothing", file=sys.stderr)
-
-
-def case_pids_limit():
-    """A module that forks without end, in both phases, stops at the sandbox's process limit
-    (--pids-limit; a bounded count here: 64): the run goes on, its notes say the limit was
-    hit, and nothing of it is left on the host."""
-    # The loop runs in a subshell: the shell that forks it stays (a failed fork ends a shell).
-    bomb = "(i=0; while [ $i -lt 300 ]; do sleep 5 & i=$((i+1)); done); true"
-    code = (f"$x = generate('/bin/sh', '-c', '{bomb}')\n"
-            # (Ruby runs the exec's command through a shell: its $ are escaped for it.)
-            f"exec {{ 'bomb': command => '/bin/sh -c \"{bomb.replace('$', chr(92) + '$')}\"' }}\n")
-    p = fsmove("check", "-q", "--format", "json", "--pids-limit", "64", "--allow-failed", "-e", code)
-    check(p.returncode in (0, 1), f"exit code {p.returncode}")
-    report = json.loads(p.stdout)
-    hits = [n for n in report["run"]["limits_hit"] if "process limit (64 processes)" in n]
-    check(len(hits) == 2, f"the process limit was not said hit in both sandboxes: {report['run']['limits_hit']}")
-    assert_nothing_left("sleep 5")
-    print("ok: the fork bomb stopped at the limit", file=sys.stderr)
 
 
 def case_memory_limit():

@@ -25,6 +25,22 @@ TEST(MemoryLimitTest, Sizes) {
   EXPECT_FALSE(ParseMemorySize("99999999999999999999G").has_value());
 }
 
+TEST(MemoryLimitTest, AutoIsTheMachinesBudgetSharedByTheChecksAtOnce) {
+  const uint64_t machine = uint64_t{16} << 30;
+  EXPECT_EQ(MemoryBudget(machine), uint64_t{12} << 30);
+  EXPECT_EQ(MemoryLimitPerCheck("auto", machine, 1), uint64_t{12} << 30);
+  // fsmove scan -j 4: four checks at once, 3 GiB each, not 12 GiB each.
+  EXPECT_EQ(MemoryLimitPerCheck("auto", machine, 4), uint64_t{3} << 30);
+  EXPECT_EQ(MemoryLimitPerCheck("auto", machine, 0), uint64_t{12} << 30);
+  // A size or none is each check's own, whatever the jobs.
+  EXPECT_EQ(MemoryLimitPerCheck("2G", machine, 4), uint64_t{2} << 30);
+  EXPECT_EQ(MemoryLimitPerCheck("none", machine, 4), uint64_t{0});
+  EXPECT_FALSE(MemoryLimitPerCheck("lots", machine, 4).has_value());
+  // Unknown machine memory: no limit rather than a tiny one.
+  EXPECT_EQ(MemoryLimitPerCheck("auto", 0, 4), uint64_t{0});
+  EXPECT_GT(MachineMemory(), uint64_t{0});
+}
+
 constexpr const char* kHybridMountinfo =
     "25 30 0:23 / /sys rw,nosuid,nodev,noexec,relatime shared:7 - sysfs sysfs rw\n"
     "26 25 0:24 / /sys/fs/cgroup ro,nosuid,nodev,noexec shared:8 - tmpfs tmpfs ro,mode=755\n"

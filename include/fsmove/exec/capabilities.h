@@ -35,10 +35,10 @@ std::vector<int> BoundingSet();
 
 // The capabilities module code keeps: a container runtime's default set (Docker's: podman's
 // and AUDIT_WRITE, NET_RAW, MKNOD) and NET_ADMIN, which in the sandbox's own user and network
-// namespaces configures only that network (firewall and interface modules need it).
+// namespaces configures only that network (firewall and interface modules need it). systemd
+// as PID 1 (--init systemd) keeps this set too, so the units it starts get no more than
+// Puppet's execs: it runs as under podman, whose units' PrivateTmp= and the like are skipped
+// ("assuming containerized execution") where they would need SYS_ADMIN.
 std::vector<int> ModuleCapabilities();
-// systemd as PID 1 keeps SYS_ADMIN too (its units' PrivateTmp= and the like), in the
-// sandbox's user namespace only.
-std::vector<int> InitCapabilities();
 
 }  // namespace fsmove::exec

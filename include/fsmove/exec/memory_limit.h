@@ -58,13 +58,18 @@ class MemoryLimit {
   uint64_t limit_bytes_ = 0;
 };
 
-// The cgroup2 cgroup that --init systemd runs under when the memory limit's cgroup is not one
-// (no limit, or cgroup v1's memory controller): the cgroup2 hierarchy is mounted at
-// `mount_dir` (in the caller's private mount namespace) and `name` made beside the caller's
-// own cgroup2 cgroup.
+// The cgroup2 cgroup that --init systemd runs under, delegated to the sandbox's root. Under
+// cgroup v2 the limits' cgroup (memory, pids) is one too, of the same hierarchy, and a
+// process is in one cgroup of it only: systemd's goes inside the limits' (MakeIn), so that
+// every unit it starts counts against them. Otherwise (cgroup v1's controllers, whose
+// hierarchies are apart, or no limit) the cgroup2 hierarchy is mounted at `mount_dir` (in the
+// caller's private mount namespace) and `name` made beside the caller's own cgroup2 cgroup.
 class SystemdCgroup {
  public:
   static absl::StatusOr<SystemdCgroup> Make(const std::string& mount_dir, const std::string& name);
+  // `name` inside the cgroup2 cgroup `dir` (a limit's, MemoryLimit::dir or PidsLimit::dir),
+  // which holds no process of its own once the sandbox's first one has moved in here.
+  static absl::StatusOr<SystemdCgroup> MakeIn(const std::string& dir, const std::string& name);
   // Rootless: no cgroup2 of its own can be mounted, and nothing beside this process's cgroup
   // is the user's. The cgroup is made below this process's own cgroup on the host's cgroup2
   // mount, which must have been delegated to the user (systemd's user@.service, or
@@ -112,11 +117,15 @@ class PidsLimit {
   // How many forks the limit refused.
   uint64_t TimesHit() const;
   uint32_t max() const { return max_; }
+  const std::string& dir() const { return dir_; }
+  bool v2() const { return v2_; }
   // Kills what is left in it, then removes it.
   void Remove();
 
  private:
   PidsLimit() = default;
+  std::string dir_;
+  bool v2_ = false;
   std::string name_;
   int dir_fd_ = -1;
   int parent_fd_ = -1;
@@ -137,5 +146,18 @@ std::string MemoryCgroupName(unsigned run);
 
 // "512M", "4G", "1073741824" -> bytes; "0" or "none" -> 0 (no limit). Nullopt if malformed.
 std::optional<uint64_t> ParseMemorySize(const std::string& text);
+
+// The memory all checks running at once may use together: three quarters of the machine
+// (`machine_bytes`, MachineMemory()), so that a runaway module is stopped before the machine
+// is; 0 when the machine's memory is unknown.
+uint64_t MemoryBudget(uint64_t machine_bytes);
+// This machine's physical memory in bytes (0 if unknown).
+uint64_t MachineMemory();
+
+// One check's --memory-limit: "auto" is its share of MemoryBudget when `jobs` checks run at
+// once (`fsmove scan -j N`: the budget divided by N; a check alone: all of it), anything else
+// ParseMemorySize's (each check's own). Nullopt if malformed.
+std::optional<uint64_t> MemoryLimitPerCheck(const std::string& text, uint64_t machine_bytes,
+                                            int jobs);
 
 }  // namespace fsmove::exec

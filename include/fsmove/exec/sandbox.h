@@ -101,9 +101,10 @@ inline constexpr const char* kSystemdLog = "systemd.log";
 // With --keep-sandbox: the overlay's upper layer and the host directory it is copied to, as
 // the pivoted sandbox sees them.
 inline constexpr const char* kKeepUpperDir = "/run/fsmove-upper";
-// Processes per user in the sandbox (RLIMIT_NPROC): far above what a Puppet run with its
-// daemons starts, far below what would hurt the machine.
-inline constexpr uint32_t kSandboxPidsLimit = 4096;
+// Processes and threads in the sandbox at once, all users together (its pids cgroup; each user
+// inside also gets RLIMIT_NPROC a little above it): podman's default pids limit, far above
+// what a Puppet run with its daemons starts, far below what would hurt the machine.
+inline constexpr uint32_t kSandboxPidsLimit = 2048;
 // The upper layer's archive in the out directory, unpacked by the executor into keep_dir.
 inline constexpr const char* kKeepArchive = "keep.tar";
 // The prep steps' output (apt-get update, apt-cache gencaches), in the out directory.

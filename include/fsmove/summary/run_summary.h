@@ -6,6 +6,8 @@
 #include <string>
 #include <vector>
 
+#include "fsmove/base/host_budget.h"
+
 namespace fsmove::summary {
 
 // A resource Puppet reported as failed ("Error: /Stage[main]/Foo/File[/x]/ensure: ...").
@@ -57,7 +59,10 @@ struct RunSummary {
   std::vector<std::string> errors;      // other "Error:" lines of the log
   std::vector<std::string> notes;       // sandbox facts: bound inputs, prep, processes killed
   std::vector<std::string> limits_hit;  // the sandbox's memory or tmpfs limits that were hit
-  IdempotenceSummary idempotence;       // --idempotence
+  // fsmove's own limits the run reached on the host (the compiled catalog's size, the saved
+  // trace's): the check is incomplete (the analysis's own are in its result).
+  std::vector<base::BudgetHit> host_limits_hit;
+  IdempotenceSummary idempotence;  // --idempotence
   // --confirm ran replays: findings without a confirmation were not replayed (low
   // confidence, suppressed, MN).
   bool confirm = false;

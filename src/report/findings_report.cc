@@ -457,6 +457,9 @@ void WriteFindingsText(std::ostream& out, const FindingsContext& c) {
     out << "No missing ordering relationships or notifiers found in the part of the apply that "
            "ran, but the apply did not finish ("
         << c.run->WhyUnfinished() << "): the rest was not checked.\n";
+  } else if (mor + mn == 0 && incomplete && c.completeness->apply_complete()) {
+    out << "No missing ordering relationships or notifiers found in what was analysed, but "
+           "fsmove reached a limit of its own: the rest was not checked (below).\n";
   } else if (mor + mn == 0 && incomplete) {
     out << "No missing ordering relationships or notifiers found in what Puppet applied, but "
            "it did not apply the whole catalog: the rest was not checked (below).\n";

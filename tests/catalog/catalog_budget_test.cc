@@ -24,7 +24,7 @@ std::string ManyResources(int n) {
   text += R"(], "edges": [)";
   for (int i = 0; i < n; ++i) {
     text += std::string(i ? ", " : "") + R"({"source": "Class[main]", "target": "Notify[n)" +
-            std::to_string(i) + R"("]})";
+            std::to_string(i) + R"(]"})";
   }
   return text + "]}";
 }

@@ -25,6 +25,12 @@ PathId AccessMap::Intern(std::string_view path) {
   return id;
 }
 
+std::optional<PathId> AccessMap::Find(std::string_view path) const {
+  auto it = index_.find(absl::string_view(path.data(), path.size()));
+  if (it == index_.end()) return std::nullopt;
+  return it->second;
+}
+
 int AccessStrength(const Access& a) {
   switch (a.effect) {
     case Effect::kConsumed:

@@ -120,6 +120,7 @@ AnalysisResult Analyzer::result() const {
   r.unpacked_from = [this](PathId path) { return interp_.UnpackedFrom(path); };
   r.puppet_problems = &problems_;
   r.trace = &stats_;
+  if (interp_.budget_hit()) r.limits_hit.push_back(*interp_.budget_hit());
   return r;
 }
 

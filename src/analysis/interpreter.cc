@@ -422,9 +422,10 @@ void Interpreter::Record(const Resolution& r, Effect e, const CallContext& ctx, 
            .syscall = ctx.syscall,
            .pid = ctx.pid,
            .line = ctx.line};
-  PathId id = accesses_.Intern(scratch_);
-  accesses_.Record(id, a);
-  if (e == Effect::kProduced && !shallow) NoteDpkgWrite(ctx.pid, id, scratch_);
+  std::optional<PathId> id = InternWithinBudget(scratch_, ctx.line);
+  if (!id) return;
+  accesses_.Record(*id, a);
+  if (e == Effect::kProduced && !shallow) NoteDpkgWrite(ctx.pid, *id, scratch_);
   if (e != Effect::kConsumed && !r.name.empty() && !shallow) {
     // Creating or removing a name needs the directory that holds it.
     size_t cut = scratch_.rfind('/');
@@ -433,8 +434,57 @@ void Interpreter::Record(const Resolution& r, Effect e, const CallContext& ctx, 
     a.parent = true;
     a.shallow = false;
     a.listing = false;
-    accesses_.Record(accesses_.Intern(scratch_), a);
+    if (std::optional<PathId> parent = InternWithinBudget(scratch_, ctx.line)) {
+      accesses_.Record(*parent, a);
+    }
   }
+}
+
+// ---------------------------------------------------------------- the budget
+
+std::optional<PathId> Interpreter::InternWithinBudget(std::string_view path, uint64_t line) {
+  if (budget_hit_) return accesses_.Find(path);
+  if (accesses_.path_count() >= options_.max_paths) {
+    if (std::optional<PathId> known = accesses_.Find(path)) return known;
+    HitBudget(base::BudgetLimit::kPaths, options_.max_paths, line);
+    return std::nullopt;
+  }
+  return accesses_.Intern(path);
+}
+
+void Interpreter::HitBudget(base::BudgetLimit limit, uint64_t value, uint64_t line) {
+  if (budget_hit_) return;
+  budget_hit_ = base::BudgetHit{limit, value, line > 0 ? "trace line " + std::to_string(line) : ""};
+}
+
+void Interpreter::ApplyOverBudget(Process& p, const Construct& c, const CallContext& ctx) {
+  switch (c.op) {
+    case Op::kNewFd:
+      // Open, on an object no longer named: the descriptor table stays right for close and dup.
+      if (c.fd >= 0) procs_.SetFd(p, c.fd, kNoInode, c.cloexec);
+      return;
+    case Op::kDelFd:
+    case Op::kDupFd:
+    case Op::kSetCloexec:
+    case Op::kCloseRange:
+    case Op::kNewProc:
+    case Op::kExec:
+    case Op::kUnshare:
+    case Op::kNop:
+      // None of these resolves a path: applied as usual (the processes and their blocks).
+      break;
+    case Op::kHPath:
+    case Op::kHPathSym:
+    case Op::kSetCwd:
+    case Op::kSetRoot:
+    case Op::kRename:
+    case Op::kLink:
+    case Op::kSymlink:
+    case Op::kLearnSymlink:
+      ++stats_.over_budget_constructs;
+      return;
+  }
+  ApplyWithinBudget(p, c, ctx);
 }
 
 // ---------------------------------------------------------------- constructs
@@ -442,6 +492,19 @@ void Interpreter::Record(const Resolution& r, Effect e, const CallContext& ctx, 
 void Interpreter::Apply(const Construct& c, const CallContext& ctx) {
   ++stats_.constructs;
   Process& p = ProcessFor(ctx.pid);
+  // The inode table grows by the components of the paths a call names: checked before each,
+  // so it stops within one call of the limit.
+  if (!budget_hit_ && inodes_.live_inodes() >= options_.max_inodes) {
+    HitBudget(base::BudgetLimit::kInodes, options_.max_inodes, ctx.line);
+  }
+  if (budget_hit_) {
+    ApplyOverBudget(p, c, ctx);
+    return;
+  }
+  ApplyWithinBudget(p, c, ctx);
+}
+
+void Interpreter::ApplyWithinBudget(Process& p, const Construct& c, const CallContext& ctx) {
   switch (c.op) {
     case Op::kHPath:
     case Op::kHPathSym: {
@@ -607,11 +670,15 @@ void Interpreter::NoteDpkgWrite(int32_t pid, PathId path, std::string_view text)
 void Interpreter::NoteDpkgRename(Process& p, const Construct& c) {
   Resolution from, to;
   if (!Resolve(p, c.dirfd, c.path, false, false, &from) || !PathOf(from, &scratch_)) return;
-  auto it = unpacked_from_.find(accesses_.Intern(scratch_));
+  std::optional<PathId> from_id = accesses_.Find(scratch_);
+  if (!from_id) return;  // never recorded, so never unpacked
+  auto it = unpacked_from_.find(*from_id);
   if (it == unpacked_from_.end()) return;
   uint32_t package = it->second;
   if (!Resolve(p, c.dirfd2, c.path2, false, false, &to) || !PathOf(to, &scratch_)) return;
-  unpacked_from_[accesses_.Intern(scratch_)] = package;
+  if (std::optional<PathId> to_id = InternWithinBudget(scratch_, 0)) {
+    unpacked_from_[*to_id] = package;
+  }
 }
 
 std::string_view Interpreter::UnpackedFrom(PathId path) const {

@@ -2,6 +2,7 @@
 // exported resources, indexes titles and aliases, resolves containment and relationships.
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <array>
 #include <limits>
 #include <utility>
@@ -50,12 +51,17 @@ class CatalogLoader {
   static constexpr int kMaxReferenceNesting = 8;
   static constexpr int kMaxDocumentDepth = 512;
 
-  CatalogLoader(std::string_view text, std::string_view source_name)
-      : text_(text), source_(source_name) {
+  CatalogLoader(std::string_view text, std::string_view source_name, const LoadOptions& options)
+      : text_(text), source_(source_name), options_(options) {
     catalog_.source_name_ = std::string(source_name);
   }
 
   absl::StatusOr<Catalog> Load() {
+    if (text_.size() > options_.max_bytes) {
+      return absl::ResourceExhaustedError(base::BudgetHit{base::BudgetLimit::kCatalogBytes,
+                                                          options_.max_bytes, std::string(source_)}
+                                              .Sentence());
+    }
     const std::size_t start = FindDocumentStart(text_);
     if (start == std::string_view::npos) {
       return absl::InvalidArgumentError(
@@ -71,6 +77,12 @@ class CatalogLoader {
       return OnParseEvent(depth, event, parsed);
     };
     absl::StatusOr<Json> root = base::ParseJson(text_, source_, options);
+    // Past the limit every value was dropped: the document is what was left, not the catalog.
+    if (values_exceeded_) {
+      return absl::ResourceExhaustedError(base::BudgetHit{base::BudgetLimit::kCatalogValues,
+                                                          options_.max_values, std::string(source_)}
+                                              .Sentence());
+    }
     if (!root.ok()) return root.status();
     try {
       if (absl::Status status = LoadRoot(*root); !status.ok()) return status;
@@ -98,6 +110,16 @@ class CatalogLoader {
   // (root fields, resources, containment), as a whole-DOM walk would.
   bool OnParseEvent(int depth, Json::parse_event_t event, Json& parsed) {
     using Event = Json::parse_event_t;
+    // The values held: each complete one counts until the resource or edge it belongs to is
+    // taken and dropped. Past the limit nothing more is kept (the parse runs on, over text
+    // no larger than max_bytes, and Load reports the limit).
+    if (values_exceeded_) return false;
+    if (event == Event::value || event == Event::object_end || event == Event::array_end) {
+      if (++held_values_ > options_.max_values) {
+        values_exceeded_ = true;
+        return false;
+      }
+    }
     if (depth == 1) {
       if (event == Event::key) {
         root_key_ = parsed.is_string() ? parsed.get<std::string>() : std::string();
@@ -106,6 +128,7 @@ class CatalogLoader {
                    : root_key_ == "edges"   ? Section::kEdges
                                             : Section::kNone;
         element_ = 0;
+        held_at_section_ = held_values_;
         if (section_ == Section::kEdges) pending_edges_.clear();  // a repeated key: the last wins
       } else if (event == Event::array_end) {
         section_ = Section::kNone;
@@ -131,6 +154,7 @@ class CatalogLoader {
             fmt::format("{}: unexpected JSON error: {}", source_, error.what()));
       }
     }
+    held_values_ = held_at_section_;  // the element is dropped
     return false;
   }
 
@@ -234,6 +258,12 @@ class CatalogLoader {
     if (const auto it = value.find("file"); it != value.end() && !it->is_null()) {
       if (!it->is_string()) return WrongType(base::JsonPointer(pointer, "file"), "a string", *it);
       resource.file = it->get<std::string>();
+      for (const auto& [from, to] : options_.file_prefixes) {
+        if (resource.file.starts_with(from)) {
+          resource.file = to + resource.file.substr(from.size());
+          break;
+        }
+      }
     }
     if (const auto it = value.find("line"); it != value.end() && !it->is_null()) {
       if (!it->is_number_integer())
@@ -480,7 +510,13 @@ class CatalogLoader {
 
   std::string_view text_;
   std::string_view source_;
+  const LoadOptions& options_;
   Catalog catalog_;
+  // JSON values held in the document being parsed (OnParseEvent), and when the section being
+  // read began: each of its elements is dropped once taken.
+  std::uint64_t held_values_ = 0;
+  std::uint64_t held_at_section_ = 0;
+  bool values_exceeded_ = false;
   // Parse-time state (OnParseEvent).
   std::string root_key_;
   Section section_ = Section::kNone;
@@ -490,14 +526,21 @@ class CatalogLoader {
   std::vector<PendingEdge> pending_edges_;
 };
 
-absl::StatusOr<Catalog> Catalog::LoadString(std::string_view text, std::string_view source_name) {
-  return CatalogLoader(text, source_name).Load();
+absl::StatusOr<Catalog> Catalog::LoadString(std::string_view text, std::string_view source_name,
+                                            const LoadOptions& options) {
+  return CatalogLoader(text, source_name, options).Load();
 }
 
-absl::StatusOr<Catalog> Catalog::LoadFile(const std::string& path) {
-  absl::StatusOr<std::string> text = base::ReadFile(path, "catalog", kMaxCatalogBytes);
+absl::StatusOr<Catalog> Catalog::LoadFile(const std::string& path, const LoadOptions& options) {
+  const uint64_t max_bytes = std::min<uint64_t>(options.max_bytes, kMaxCatalogBytes);
+  absl::StatusOr<std::string> text =
+      base::ReadFile(path, "catalog", static_cast<std::size_t>(max_bytes));
+  if (absl::IsResourceExhausted(text.status())) {
+    return absl::ResourceExhaustedError(
+        base::BudgetHit{base::BudgetLimit::kCatalogBytes, max_bytes, path}.Sentence());
+  }
   if (!text.ok()) return text.status();
-  return LoadString(*text, path);
+  return LoadString(*text, path, options);
 }
 
 }  // namespace fsmove::catalog

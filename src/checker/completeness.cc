@@ -63,7 +63,14 @@ std::string Completeness::Summary() const {
   add(Count(GapKind::kNotEvaluated), "never evaluated");
   if (!out.empty()) out += fmt::format(" ({} of {} evaluated)", evaluated, catalog_resources);
   for (const std::string& p : apply_problems) out += (out.empty() ? "" : "; ") + p;
+  for (const base::BudgetHit& hit : limits_hit) out += (out.empty() ? "" : "; ") + hit.Sentence();
   return out;
+}
+
+std::string Completeness::Headline() const {
+  return (apply_complete() ? "fsmove reached a limit of its own: "
+                           : "Puppet did not apply the whole catalog: ") +
+         Summary();
 }
 
 Completeness AssessCompleteness(const analysis::AnalysisResult& analysis,
@@ -129,6 +136,10 @@ Completeness AssessCompleteness(const analysis::AnalysisResult& analysis,
   });
   for (Entry& e : entries) c.gaps.push_back(std::move(e.gap));
 
+  c.limits_hit = analysis.limits_hit;
+  if (run != nullptr) {
+    c.limits_hit.insert(c.limits_hit.end(), run->limits_hit.begin(), run->limits_hit.end());
+  }
   if (run != nullptr) {
     if (!run->unfinished.empty()) {
       c.apply_problems.push_back(fmt::format("the apply did not finish ({})", run->unfinished));

@@ -9,6 +9,7 @@
 #include <thread>
 
 #include "absl/strings/str_cat.h"
+#include "budget_options.h"
 #include "catalog_warnings.h"
 #include "commands.h"
 #include "fix_verify.h"
@@ -36,6 +37,7 @@ struct AnalyzeOptions {
   std::string puppet_graph;
   int threads = DefaultThreads();
   ReportOptions report;
+  BudgetFlags budget;
 };
 
 double SecondsSince(std::chrono::steady_clock::time_point t) {
@@ -83,11 +85,21 @@ int RunAnalyze(const AnalyzeOptions& o) {
     Say({run::Error(absl::StrCat("cannot read trace ", reader.status().message()))});
     return kExitError;
   }
+  absl::StatusOr<base::HostBudget> budget = BudgetFromFlags(o.budget);
+  if (!budget.ok()) return Fail(budget.status());
   // The catalog is read first: a bad one is reported before a long trace is analysed.
   std::optional<catalog::Catalog> cat;
   if (!o.catalog.empty()) {
     auto t = std::chrono::steady_clock::now();
-    auto loaded = catalog::Catalog::LoadFile(o.catalog);
+    catalog::LoadOptions load;
+    load.max_bytes = budget->catalog_bytes;
+    load.max_values = budget->catalog_values;
+    auto loaded = catalog::Catalog::LoadFile(o.catalog, load);
+    if (absl::IsResourceExhausted(loaded.status())) {
+      // fsmove's own limit, not a bad catalog: the check is incomplete (nothing was checked).
+      SayError(loaded.status());
+      return kExitIncomplete;
+    }
     if (!loaded.ok()) {
       return Fail(loaded.status());
     }
@@ -122,6 +134,8 @@ int RunAnalyze(const AnalyzeOptions& o) {
   analysis::AnalyzerOptions options;
   options.interpreter.initial_cwd = o.initial_cwd;
   if (o.no_merged_usr) options.interpreter.root_symlinks.clear();
+  options.interpreter.max_paths = budget->paths;
+  options.interpreter.max_inodes = budget->inodes;
   analysis::Analyzer analyzer(options);
   auto t0 = std::chrono::steady_clock::now();
   absl::Status st = o.threads >= 2 ? analyzer.RunThreaded(**reader) : analyzer.Run(**reader);
@@ -167,7 +181,13 @@ int RunAnalyze(const AnalyzeOptions& o) {
   } else {
     report::WriteAnalysisText(*out, name, analyzer, relations);
   }
-  return file.Close() ? kExitOk : kExitError;
+  if (!file.Close()) return kExitError;
+  // The relations cover only what was analysed before a limit of fsmove's own.
+  if (const auto& hit = analyzer.interpreter().budget_hit()) {
+    Say({run::Warning(hit->Sentence())});
+    return kExitIncomplete;
+  }
+  return kExitOk;
 }
 
 }  // namespace
@@ -195,6 +215,7 @@ std::function<int()> RegisterAnalyze(CLI::App& app) {
       ->capture_default_str()
       ->check(CLI::PositiveNumber);
   AddReportOptions(cmd, &o->report);
+  AddBudgetOptions(cmd, &o->budget, BudgetScope::kAnalyze);
   return [o] { return RunAnalyze(*o); };
 }
 

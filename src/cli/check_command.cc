@@ -11,6 +11,7 @@
 #include <thread>
 
 #include "absl/strings/str_cat.h"
+#include "budget_options.h"
 #include "catalog_warnings.h"
 #include "commands.h"
 #include "confirm.h"
@@ -73,6 +74,7 @@ struct CheckCliOptions {
   int jobs = 0;  // replays at once; 0: the CPUs this process may use
   exec::CheckRequest request;
   ReportOptions report;
+  BudgetFlags budget;
 };
 
 void PrintNotes(const exec::RunResult& r, bool verbose) {
@@ -177,6 +179,9 @@ std::optional<int> RequestFromFlags(CheckCliOptions& o) {
     return Fail(absl::InvalidArgumentError(absl::StrCat(
         "--memory-limit ", o.memory_limit, ": expected a size such as 512M or 4G, auto, or none")));
   }
+  absl::StatusOr<base::HostBudget> budget = BudgetFromFlags(o.budget);
+  if (!budget.ok()) return Fail(budget.status());
+  req.budget = *budget;
   if (req.sandbox == exec::SandboxMode::kNone && o.confirm) {
     return Fail(absl::InvalidArgumentError(
         "--confirm needs the overlay sandbox: each replay must start from a fresh copy of the "
@@ -202,7 +207,12 @@ int ReportCheck(CheckCliOptions& o, exec::RunResult& run, analysis::Analyzer& an
                 const pipeline::ProjectInputs& project) {
   const exec::CheckRequest& req = o.request;
   auto t = std::chrono::steady_clock::now();
-  auto cat = exec::LoadRunCatalog(run);
+  auto cat = exec::LoadRunCatalog(run, req.budget);
+  if (absl::IsResourceExhausted(cat.status())) {
+    // fsmove's own limit on the catalog: nothing was checked, and the check is incomplete.
+    SayError(cat.status());
+    return kExitIncomplete;
+  }
   if (!cat.ok()) {
     return Fail(cat.status());
   }
@@ -263,7 +273,9 @@ int ReportCheck(CheckCliOptions& o, exec::RunResult& run, analysis::Analyzer& an
     return ExitForSignal(confirm_signal);
   }
 
-  const run::End end = run::EndAfterReport(run, status, req.timeout_seconds);
+  const bool limit_hit =
+      !analyzer.result().limits_hit.empty() || !run.summary.host_limits_hit.empty();
+  const run::End end = run::EndAfterReport(run, status, req.timeout_seconds, limit_hit);
   Say(end.say);
   return end.exit_code;
 }
@@ -314,6 +326,8 @@ int RunCheckCommand(CheckCliOptions& o) {
   // The root's own links (merged /usr's /bin -> usr/bin), which the trace never shows made.
   analysis::AnalyzerOptions analyzer_options;
   analyzer_options.interpreter.root_symlinks = exec::TopLevelSymlinks(req.root.dir);
+  analyzer_options.interpreter.max_paths = req.budget.paths;
+  analyzer_options.interpreter.max_inodes = req.budget.inodes;
   analysis::Analyzer analyzer(analyzer_options);
   auto run = RunTracedCheck(req, o.full_trace, analyzer);
   if (!run.ok()) {
@@ -495,6 +509,7 @@ std::function<int()> RegisterCheck(CLI::App& app) {
   AddProofOptions(cmd, o);
   AddWorkOptions(cmd, o);
   AddReportOptions(cmd, &o->report);
+  AddBudgetOptions(cmd, &o->budget, BudgetScope::kCheck);
   return [o] { return RunCheckCommand(*o); };
 }
 

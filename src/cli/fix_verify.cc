@@ -229,6 +229,8 @@ class Verifier {
     }
     analysis::AnalyzerOptions analyzer_options;
     analyzer_options.interpreter.root_symlinks = exec::TopLevelSymlinks(req->root.dir);
+    analyzer_options.interpreter.max_paths = req->budget.paths;
+    analyzer_options.interpreter.max_inodes = req->budget.inodes;
     analysis::Analyzer analyzer(analyzer_options);
     auto run = RunTracedCheck(*req, in_.full_trace, analyzer);
     if (!run.ok()) {
@@ -243,7 +245,7 @@ class Verifier {
       }
     } remove_work{run->work_dir};
     if (o.failure = RunProblem(*run); !o.failure.empty()) return o;
-    auto recat = exec::LoadRunCatalog(*run);
+    auto recat = exec::LoadRunCatalog(*run, req->budget);
     if (!recat.ok()) {
       o.failure = absl::StrCat("the re-check's catalog: ", recat.status().message());
       return o;

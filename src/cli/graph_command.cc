@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "absl/strings/str_cat.h"
+#include "budget_options.h"
 #include "catalog_warnings.h"
 #include "commands.h"
 #include "fsmove/catalog/catalog.h"
@@ -33,6 +34,7 @@ struct GraphOptions {
   std::string around;  // Type[title]
   std::string and_ref;
   size_t max_nodes = 8;
+  BudgetFlags budget;
 };
 
 // The neighbourhood of --around (and --and) as DOT or Mermaid.
@@ -115,7 +117,12 @@ int RunGraph(const GraphOptions& o) {
                     "give --around REF")});
     return kExitError;
   }
-  auto cat = catalog::Catalog::LoadFile(o.catalog);
+  absl::StatusOr<base::HostBudget> budget = BudgetFromFlags(o.budget);
+  if (!budget.ok()) return Fail(budget.status());
+  catalog::LoadOptions load;
+  load.max_bytes = budget->catalog_bytes;
+  load.max_values = budget->catalog_values;
+  auto cat = catalog::Catalog::LoadFile(o.catalog, load);
   if (!cat.ok()) {
     return Fail(cat.status());
   }
@@ -165,6 +172,7 @@ std::function<int()> RegisterGraph(CLI::App& app) {
                   "Puppet's does not, or the reverse (FILE: expanded_relationships.dot of the "
                   "same catalog); exit 1 when there are any")
       ->type_name("FILE");
+  AddBudgetOptions(cmd, &o->budget, BudgetScope::kCatalog);
   return [o] { return RunGraph(*o); };
 }
 

@@ -162,7 +162,8 @@ std::string MainManPage(const CLI::App& app) {
       ".TP\n1\nfindings (scan, merge: some module not ok); doctor: something check needs is "
       "missing\n"
       ".TP\n2\nusage or input error, a run that failed\n"
-      ".TP\n3\ncheck, analyze: Puppet did not apply the whole catalog, so the check saw only "
+      ".TP\n3\ncheck, analyze: Puppet did not apply the whole catalog, or fsmove reached a limit "
+      "of its own (\\-\\-max\\-paths, \\-\\-max\\-catalog\\-bytes, ...), so the check saw only "
       "part of it\n"
       ".TP\n128+N\nstopped by signal N (check, scan): 130 for Ctrl\\-C\n";
   out += ".SH SEE ALSO\n";

@@ -357,7 +357,7 @@ absl::StatusOr<RunResult> RunCheck(const CheckRequest& request, const TraceConsu
   // Outputs that cannot be written are reported before anything runs.
   std::unique_ptr<TraceCopy> copy;
   if (!request.save_trace.empty()) {
-    auto c = TraceCopy::Create(request.save_trace);
+    auto c = TraceCopy::Create(request.save_trace, request.budget.saved_trace);
     if (!c.ok()) return c.status();
     copy = std::move(*c);
   }
@@ -401,6 +401,7 @@ absl::StatusOr<RunResult> RunCheck(const CheckRequest& request, const TraceConsu
   watch_options.cgroup_name = spec->cgroup_name;
   watch_options.systemd = spec->init == "systemd";
   watch_options.progress = &progress;
+  watch_options.max_catalog_bytes = request.budget.catalog_bytes;
   // The run is over: the trace ends once strace's last bytes are read.
   watch_options.on_end = [&run_over, write_fd = fifo->write_fd] {
     close(write_fd);
@@ -439,27 +440,29 @@ absl::StatusOr<RunResult> RunCheck(const CheckRequest& request, const TraceConsu
   if (!request.keep_sandbox.empty()) UnpackKept(*work, request.keep_sandbox, &result);
 
   RecordRun(request, *work, work_fd, report, &result);
+  if (report.catalog_limit_hit) result.summary.host_limits_hit.push_back(*report.catalog_limit_hit);
+  if (copy && copy->cut()) {
+    result.summary.host_limits_hit.push_back(
+        base::BudgetHit{base::BudgetLimit::kSavedTrace, copy->max_bytes(), request.save_trace});
+  }
   return result;
 }
 
-absl::StatusOr<catalog::Catalog> LoadRunCatalog(const RunResult& run) {
-  std::string text = run.catalog_text;
-  if (run.manifest_paths.empty()) return catalog::Catalog::LoadString(text, run.catalog_path);
-  nlohmann::json j = nlohmann::json::parse(text, nullptr, /*allow_exceptions=*/false);
-  if (j.is_object() && j.contains("resources") && j["resources"].is_array()) {
-    for (auto& r : j["resources"]) {
-      if (!r.is_object() || !r.contains("file") || !r["file"].is_string()) continue;
-      std::string file = r["file"].get<std::string>();
-      for (const auto& [inside, host] : run.manifest_paths) {
-        if (file.starts_with(inside)) {
-          r["file"] = host + file.substr(inside.size());
-          break;
-        }
-      }
+absl::StatusOr<catalog::Catalog> LoadRunCatalog(const RunResult& run,
+                                                const base::HostBudget& budget) {
+  // A catalog over the budget was never taken in: its sentence, as the loader would say it.
+  for (const base::BudgetHit& hit : run.summary.host_limits_hit) {
+    if (hit.limit == base::BudgetLimit::kCatalogBytes) {
+      return absl::ResourceExhaustedError(hit.Sentence());
     }
-    text = j.dump();
-  }  // else: the loader reports what is wrong with the original text
-  return catalog::Catalog::LoadString(text, run.catalog_path);
+  }
+  catalog::LoadOptions options;
+  options.max_bytes = budget.catalog_bytes;
+  options.max_values = budget.catalog_values;
+  // Read element by element with the files renamed as they come: never one document of the
+  // whole catalog (a DOM of 40 MB of integers took 1 GB).
+  options.file_prefixes = run.manifest_paths;
+  return catalog::Catalog::LoadString(run.catalog_text, run.catalog_path, options);
 }
 
 }  // namespace fsmove::exec

@@ -7,6 +7,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <atomic>
 #include <cerrno>
 #include <chrono>
@@ -36,10 +37,15 @@ extern "C" void OnSignal(int sig) { g_signal.store(sig); }
 // supervisor waits for that before the apply), so nothing the module does later in the
 // sandbox changes what the analysis reads.
 void TakeCatalog(int work_fd, SupervisorReport* r) {
-  auto text = base::ReadUntrustedFile(work_fd, kCatalogFile, "the compiled catalog",
-                                      catalog::kMaxCatalogBytes);
+  auto text = base::ReadUntrustedFile(
+      work_fd, kCatalogFile, "the compiled catalog",
+      static_cast<size_t>(std::min<uint64_t>(r->max_catalog_bytes, catalog::kMaxCatalogBytes)));
   if (text.ok()) {
     r->catalog_text = std::move(*text);
+  } else if (absl::IsResourceExhausted(text.status())) {
+    // Not an error of the run: fsmove's own budget, said once the run is over (exit 3).
+    r->catalog_limit_hit = base::BudgetHit{base::BudgetLimit::kCatalogBytes, r->max_catalog_bytes,
+                                           "the compiled catalog"};
   } else {
     r->errors.push_back(
         fmt::format("the compiled catalog: {}", std::string(text.status().message())));
@@ -125,7 +131,9 @@ void SupervisorReport::Take(const StatusMessage& message, base::ProgressLine& pr
 }
 
 SupervisorWatch::SupervisorWatch(SupervisorWatchOptions options)
-    : options_(std::move(options)), signals_(std::make_unique<SignalScope>()) {}
+    : options_(std::move(options)), signals_(std::make_unique<SignalScope>()) {
+  report_.max_catalog_bytes = options_.max_catalog_bytes;
+}
 
 SupervisorWatch::~SupervisorWatch() {
   if (thread_.joinable()) thread_.join();

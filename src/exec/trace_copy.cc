@@ -5,6 +5,7 @@
 
 #include <cerrno>
 #include <cstring>
+#include <string_view>
 #include <vector>
 
 #include "absl/status/status.h"
@@ -20,7 +21,7 @@ class FileCopy : public TraceCopy {
   ~FileCopy() override {
     if (f_) std::fclose(f_);
   }
-  absl::Status Write(const char* data, size_t n) override {
+  absl::Status Save(const char* data, size_t n) override {
     if (std::fwrite(data, 1, n, f_) != n) return Error();
     return absl::OkStatus();
   }
@@ -46,7 +47,7 @@ class ZstdCopy : public FileCopy {
     ZSTD_CCtx_setParameter(cctx_, ZSTD_c_compressionLevel, 3);
   }
   ~ZstdCopy() override { ZSTD_freeCCtx(cctx_); }
-  absl::Status Write(const char* data, size_t n) override {
+  absl::Status Save(const char* data, size_t n) override {
     ZSTD_inBuffer in{data, n, 0};
     while (in.pos < in.size) {
       if (absl::Status st = Step(&in, ZSTD_e_continue); !st.ok()) return st;
@@ -80,15 +81,35 @@ class ZstdCopy : public FileCopy {
 
 }  // namespace
 
-absl::StatusOr<std::unique_ptr<TraceCopy>> TraceCopy::Create(const std::string& path) {
+absl::StatusOr<std::unique_ptr<TraceCopy>> TraceCopy::Create(const std::string& path,
+                                                             uint64_t max_bytes) {
   std::FILE* f = std::fopen(path.c_str(), "wbe");
   if (f == nullptr) {
     return base::ErrnoStatus(fmt::format("cannot write {}", path));
   }
+  std::unique_ptr<TraceCopy> copy;
   if (path.size() > 4 && path.ends_with(".zst")) {
-    return std::unique_ptr<TraceCopy>(std::make_unique<ZstdCopy>(f, path));
+    copy = std::make_unique<ZstdCopy>(f, path);
+  } else {
+    copy = std::make_unique<FileCopy>(f, path);
   }
-  return std::unique_ptr<TraceCopy>(std::make_unique<FileCopy>(f, path));
+  copy->max_bytes_ = max_bytes;
+  return copy;
+}
+
+absl::Status TraceCopy::Write(const char* data, size_t n) {
+  if (cut_) return absl::OkStatus();
+  if (n <= max_bytes_ - saved_) {
+    saved_ += n;
+    return Save(data, n);
+  }
+  // The last whole line that fits; what follows is not saved (the analysis reads it all).
+  cut_ = true;
+  const std::string_view fits(data, static_cast<size_t>(max_bytes_ - saved_));
+  const size_t end = fits.rfind('\n');
+  if (end == std::string_view::npos) return absl::OkStatus();
+  saved_ += end + 1;
+  return Save(data, end + 1);
 }
 
 }  // namespace fsmove::exec

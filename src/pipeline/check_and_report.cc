@@ -149,12 +149,15 @@ checker::ApplyFacts FactsOf(const report::RunSummary& run) {
   for (const report::FailedResource& f : run.failed)
     facts.failed.push_back({f.resource, f.message});
   facts.unfinished = run.WhyUnfinished();
+  facts.limits_hit = run.host_limits_hit;
   return facts;
 }
 
 }  // namespace
 
 Verdict Decide(size_t reported, const checker::Completeness& completeness, bool allow_failed) {
+  // A limit of fsmove's own is not Puppet's failure: --allow-failed does not judge past it.
+  if (!completeness.limits_hit.empty()) return Verdict::kIncomplete;
   if (!allow_failed && !completeness.complete()) return Verdict::kIncomplete;
   return reported == 0 ? Verdict::kClean : Verdict::kFindings;
 }
@@ -298,6 +301,9 @@ absl::StatusOr<Verdict> CheckAndReport(const ReportSettings& o, const ProjectInp
                       cat.source_name()));
   }
   for (const std::string& w : suppressions.warnings) warn(report::TerminalSafe(w));
+  for (const base::BudgetHit& hit : completeness.limits_hit) {
+    warn(report::TerminalSafe(hit.Sentence()));
+  }
   return Decide(ctx.ReportedCount(o.fail_on == "confirmed"), completeness, o.allow_failed);
 }
 

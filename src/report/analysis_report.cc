@@ -72,7 +72,8 @@ nlohmann::json StatsToJson(const analysis::Analyzer& analyzer, const StageSecond
                 {"adopted_processes", i.adopted_processes},
                 {"live_inodes", analyzer.interpreter().inodes().live_inodes()},
                 {"paths", analyzer.interpreter().accesses().path_count()},
-                {"access_records", analyzer.interpreter().accesses().records()}};
+                {"access_records", analyzer.interpreter().accesses().records()},
+                {"over_budget_constructs", i.over_budget_constructs}};
   j["seconds"] = {{"analysis", seconds.analysis}, {"relations", seconds.relations}};
   struct rusage usage {};
   getrusage(RUSAGE_SELF, &usage);

@@ -106,10 +106,11 @@ void WriteRunText(std::ostream& out, const RunSummary& run) {
 void WriteCompletenessText(std::ostream& out, const checker::Completeness& c, bool allow_failed,
                            size_t max_listed) {
   if (c.complete()) return;
-  out << "\nIncomplete check: Puppet did not apply the whole catalog: " << TerminalSafe(c.Summary())
-      << ". The findings cover only what ran"
-      << (allow_failed ? " (--allow-failed: judged on its findings alone)"
-                       : "; exit code 3 (--allow-failed judges it on its findings alone)")
+  out << "\nIncomplete check: " << TerminalSafe(c.Headline()) << ". The findings cover only what "
+      << (c.apply_complete() ? "was analysed" : "ran")
+      << (!c.limits_hit.empty() ? "; exit code 3"
+          : allow_failed        ? " (--allow-failed: judged on its findings alone)"
+                                : "; exit code 3 (--allow-failed judges it on its findings alone)")
       << ".\n";
   for (checker::GapKind kind :
        {checker::GapKind::kFailed, checker::GapKind::kSkipped, checker::GapKind::kNotEvaluated}) {
@@ -152,6 +153,14 @@ nlohmann::json CompletenessToJson(const checker::Completeness& c, bool allow_fai
                                                  : "not_evaluated"]
         .push_back(std::move(e));
   }
+  nlohmann::json limits = nlohmann::json::array();
+  for (const base::BudgetHit& hit : c.limits_hit) {
+    limits.push_back({{"limit", base::BudgetName(hit.limit)},
+                      {"value", hit.value},
+                      {"flag", base::BudgetFlag(hit.limit)},
+                      {"where", hit.where},
+                      {"message", hit.Sentence()}});
+  }
   return {{"complete", c.complete()},
           {"summary", c.Summary()},
           {"catalog_resources", c.catalog_resources},
@@ -160,6 +169,7 @@ nlohmann::json CompletenessToJson(const checker::Completeness& c, bool allow_fai
           {"skipped", lists["skipped"]},
           {"not_evaluated", lists["not_evaluated"]},
           {"apply_problems", c.apply_problems},
+          {"limits_hit", limits},
           {"allow_failed", allow_failed}};
 }
 
@@ -449,6 +459,9 @@ void WriteFindingsText(std::ostream& out, const FindingsContext& c) {
     out << "No missing ordering relationships or notifiers found in the part of the apply that "
            "ran, but the apply did not finish ("
         << c.run->WhyUnfinished() << "): the rest was not checked.\n";
+  } else if (mor + mn == 0 && incomplete && c.completeness->apply_complete()) {
+    out << "No missing ordering relationships or notifiers found in what was analysed, but "
+           "fsmove reached a limit of its own: the rest was not checked (below).\n";
   } else if (mor + mn == 0 && incomplete) {
     out << "No missing ordering relationships or notifiers found in what Puppet applied, but "
            "it did not apply the whole catalog: the rest was not checked (below).\n";

@@ -206,8 +206,8 @@ void WriteFindingsMarkdown(std::ostream& out, const FindingsContext& c, const Ma
              : fmt::format("{} in {} (catalog {}).\n\n", summary, MarkdownCode(c.trace_name),
                            MarkdownCode(cat.source_name()));
   if (c.completeness != nullptr && !c.completeness->complete()) {
-    doc += "> **Incomplete check:** Puppet did not apply the whole catalog: " +
-           MarkdownText(c.completeness->Summary()) + ". The findings cover only what ran.\n\n";
+    doc += "> **Incomplete check:** " + MarkdownText(c.completeness->Headline()) +
+           ". The findings cover only what ran.\n\n";
   }
 
   graph::NeighbourhoodFinder finder(*c.graph);

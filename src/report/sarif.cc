@@ -381,11 +381,10 @@ Json Notifications(const FindingsContext& c) {
   if (incomplete) {
     // The check saw only part of the apply: an error unless --allow-failed accepts it, then
     // each resource and the evidence lost with it.
-    notifications.push_back(Notification(
-        fmt::format("Incomplete check: Puppet did not apply the whole catalog: {}. The findings "
-                    "cover only what ran",
-                    c.completeness->Summary()),
-        c.allow_failed ? "warning" : "error"));
+    notifications.push_back(
+        Notification(fmt::format("Incomplete check: {}. The findings cover only what ran",
+                                 c.completeness->Headline()),
+                     c.allow_failed && c.completeness->limits_hit.empty() ? "warning" : "error"));
     for (const checker::ResourceGap& g : c.completeness->gaps) {
       std::string text =
           fmt::format("{} {}", g.ref.empty() ? "a resource" : g.ref,

@@ -141,7 +141,8 @@ std::vector<std::string> ServicesWantingSystemd(const summary::RunSummary& summa
   return out;
 }
 
-End EndAfterReport(const exec::RunResult& run, int report_status, int timeout_seconds) {
+End EndAfterReport(const exec::RunResult& run, int report_status, int timeout_seconds,
+                   bool limit_hit) {
   // A run that did not finish gives a report of what ran, and an error status.
   const summary::RunSummary& s = run.summary;
   if (run.end == exec::RunEnd::kTimedOut) {
@@ -172,7 +173,11 @@ End EndAfterReport(const exec::RunResult& run, int report_status, int timeout_se
           "systemd unit only); check again with --init systemd")));
     }
   }
-  if (report_status == kExitIncomplete) {
+  if (report_status == kExitIncomplete && limit_hit) {
+    end.say.push_back(
+        Info("fsmove reached a limit of its own (said above), so the check is incomplete (exit "
+             "3; the report says what was not seen; the limit's flag raises it)"));
+  } else if (report_status == kExitIncomplete) {
     end.say.push_back(
         Info("Puppet did not apply the whole catalog, so the check is incomplete (exit 3; the "
              "report says what was not seen; --allow-failed judges it on its findings alone)"));

@@ -145,6 +145,11 @@ ModuleResult Classify(const std::string& module, const CheckOutcome& o) {
     }
     if (o.exit_code == 3) {
       const std::string summary = At<std::string>(j, "/completeness/summary", "");
+      // fsmove's own limit (paths, inodes, the saved trace), not Puppet's failure.
+      const nlohmann::json::json_pointer limits("/completeness/limits_hit");
+      if (j.contains(limits) && j.at(limits).is_array() && !j.at(limits).empty()) {
+        return fail(ModuleStatus::kApplyFailed, "fsmove reached a limit of its own: " + summary);
+      }
       return fail(ModuleStatus::kResourcesFailed,
                   summary.empty() ? "Puppet did not apply the whole catalog"
                                   : "Puppet did not apply the whole catalog: " + summary);

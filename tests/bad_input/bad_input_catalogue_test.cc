@@ -414,6 +414,25 @@ void AddCatalogContentCases(CaseTable* cases) {
          text.insert(text.size() - 1, ", \"resources\": []");
          WriteFile(d / "catalog.json", text);
        }},
+      {"catalog-one-huge-parameter",
+       [](const fs::path& d) {
+         WriteRealTrace(d);
+         // A parameter of 100,000 integers (a 40 MB array of them took 1 GB as a DOM): over a
+         // limit of 10,000 values held at once, the catalog is not read.
+         nlohmann::json c = RealCatalog();
+         ResourceOf(c, "Exec", "use config")["parameters"]["data"] = std::vector<int>(100000, 1);
+         WriteFile(d / "catalog.json", c.dump());
+       }},
+      {"catalog-over-the-byte-limit",
+       [](const fs::path& d) {
+         WriteRealTrace(d);
+         WriteFile(d / "catalog.json", RealCatalog().dump());
+       }},
+      {"trace-over-the-path-limit",
+       [](const fs::path& d) {
+         WriteRealTrace(d);
+         WriteFile(d / "catalog.json", RealCatalog().dump());
+       }},
       {"catalog-unknown-reference",
        [](const fs::path& d) {
          WriteRealTrace(d);

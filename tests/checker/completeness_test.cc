@@ -128,5 +128,31 @@ TEST(VerdictTest, AnIncompleteCheckFailsWhateverItsFindingsUnlessAllowed) {
   EXPECT_EQ(Decide(0, exited, false), Verdict::kIncomplete);
 }
 
+TEST(CompletenessTest, ALimitOfFsmovesOwnMakesItIncompleteWhateverPuppetDid) {
+  // Everything evaluated, but the analysis stopped at its paths and the saved trace was cut.
+  AnalysisBuilder run = Evaluated({"Exec[fails]", "File[/etc/after]", "File[/etc/other]"});
+  analysis::AnalysisResult result = run.Result();
+  result.limits_hit.push_back({base::BudgetLimit::kPaths, 100, "trace line 7"});
+  catalog::Catalog cat = ThreeResources();
+  graph::DependencyGraph g = graph::DependencyGraph::Build(cat);
+  auto checked = checker::Check(result, cat, g, {});
+  ASSERT_TRUE(checked.ok());
+  checker::ApplyFacts facts;
+  facts.limits_hit.push_back({base::BudgetLimit::kSavedTrace, 4096, "out.trace"});
+  checker::Completeness c = checker::AssessCompleteness(result, cat, *checked, &facts);
+  EXPECT_FALSE(c.complete());
+  EXPECT_TRUE(c.apply_complete());
+  ASSERT_EQ(c.limits_hit.size(), 2u);
+  EXPECT_EQ(c.limits_hit[0].limit, base::BudgetLimit::kPaths);
+  EXPECT_EQ(c.limits_hit[1].limit, base::BudgetLimit::kSavedTrace);
+  EXPECT_THAT(c.Headline(), HasSubstr("fsmove reached a limit of its own: the analysis stopped "
+                                      "at its limit of 100 distinct paths (--max-paths) at trace "
+                                      "line 7"));
+  EXPECT_THAT(c.Summary(), HasSubstr("; the saved trace out.trace stops at its limit of 4 KiB"));
+  // --allow-failed judges Puppet's failures, not fsmove's limits.
+  EXPECT_EQ(pipeline::Decide(0, c, true), pipeline::Verdict::kIncomplete);
+  EXPECT_EQ(pipeline::Decide(2, c, false), pipeline::Verdict::kIncomplete);
+}
+
 }  // namespace
 }  // namespace fsmove::testing

@@ -66,6 +66,15 @@ TEST(CheckEndTest, FailedResourcesAreSaidAndAnIncompleteCheckExplainsExit3) {
   EXPECT_FALSE(DecideWorkDirectory(r, false, /*discard_work=*/true).keep);
 }
 
+TEST(CheckEndTest, ALimitOfFsmovesOwnIsSaidAsTheReasonForExit3) {
+  exec::RunResult r = Applied();
+  End end = EndAfterReport(r, kExitIncomplete, 1800, /*limit_hit=*/true);
+  EXPECT_EQ(end.exit_code, kExitIncomplete);
+  EXPECT_EQ(Said(end.say),
+            "fsmove: fsmove reached a limit of its own (said above), so the check is incomplete "
+            "(exit 3; the report says what was not seen; the limit's flag raises it)\n");
+}
+
 // A package that ships a systemd unit only has no init script for Puppet's service provider
 // without systemd as PID 1: the check says which option makes it start.
 TEST(CheckEndTest, ServicesWithoutAnInitScriptPointToInitSystemd) {

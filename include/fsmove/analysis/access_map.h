@@ -4,6 +4,7 @@
 
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -45,6 +46,8 @@ int AccessStrength(const Access& a);
 class AccessMap {
  public:
   PathId Intern(std::string_view path);
+  // The path's id if it was interned.
+  std::optional<PathId> Find(std::string_view path) const;
   // Room for this many paths without rehashing (a copy of another map's paths).
   void Reserve(size_t paths) {
     paths_.reserve(paths);

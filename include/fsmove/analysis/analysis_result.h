@@ -14,6 +14,7 @@
 
 #include "fsmove/analysis/access_map.h"
 #include "fsmove/analysis/blocks.h"
+#include "fsmove/base/host_budget.h"
 #include "fsmove/strace/puppet_markers.h"
 
 namespace fsmove::analysis {
@@ -32,6 +33,9 @@ struct AnalysisResult {
   // What Puppet said went wrong, each resource once, in trace order; none when null.
   const std::vector<strace::PuppetProblem>* puppet_problems = nullptr;
   const TraceStats* trace = nullptr;  // null for a result not read from a trace
+  // The host's budget (paths, inodes) that stopped the analysis part-way: what came after in
+  // the trace is not in `accesses`, so the check is incomplete.
+  std::vector<base::BudgetHit> limits_hit;
 
   std::string CanonicalPath(std::string_view path) const {
     return canonical_path ? canonical_path(path) : std::string(path);

@@ -4,6 +4,7 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <set>
 #include <string>
 #include <string_view>
@@ -16,6 +17,7 @@
 #include "fsmove/analysis/blocks.h"
 #include "fsmove/analysis/inode_table.h"
 #include "fsmove/analysis/process_table.h"
+#include "fsmove/base/host_budget.h"
 #include "fsmove/fstrace/construct.h"
 #include "fsmove/strace/puppet_markers.h"
 
@@ -31,6 +33,10 @@ struct InterpreterOptions {
   // package wrote as /usr/bin/ssh-keygen. `fsmove check` reads them from the root it applied
   // on; the trace itself overrides any of them it replaces.
   std::vector<std::pair<std::string, std::string>> root_symlinks = MergedUsrSymlinks();
+  // The host's budget (base/host_budget.h): past this many distinct paths recorded, or this
+  // many names in the inode table, the interpreter stops taking in paths (budget_hit()).
+  uint64_t max_paths = base::kDefaultMaxPaths;
+  uint64_t max_inodes = base::kDefaultMaxInodes;
 
   static std::vector<std::pair<std::string, std::string>> MergedUsrSymlinks();
 };
@@ -46,8 +52,9 @@ struct InterpreterStats {
   uint64_t adopted_processes = 0;  // seen before their parent's clone returned
   uint64_t markers_begin = 0;
   uint64_t markers_end = 0;
-  uint64_t markers_foreign = 0;     // marker-like writes by processes other than Puppet
-  uint64_t markers_unbalanced = 0;  // begin while a block was open, end without begin/mismatch
+  uint64_t markers_foreign = 0;         // marker-like writes by processes other than Puppet
+  uint64_t markers_unbalanced = 0;      // begin while a block was open, end without begin/mismatch
+  uint64_t over_budget_constructs = 0;  // path constructs not applied once the budget was hit
 };
 
 // What one system call is being interpreted for.
@@ -92,6 +99,10 @@ class Interpreter {
   const BlockTable& blocks() const { return blocks_; }
   const InterpreterStats& stats() const { return stats_; }
   const InodeTable& inodes() const { return inodes_; }
+  // The limit of max_paths or max_inodes, once reached: from then on no path is resolved or
+  // recorded (so neither table grows), while processes, descriptors and blocks are still
+  // followed; the check that reads this analysis is incomplete.
+  const std::optional<base::BudgetHit>& budget_hit() const { return budget_hit_; }
   // The Debian package whose files dpkg was unpacking when it wrote `path` (a path of
   // accesses()), or empty: apt installs a package's dependencies in the same run, and a file
   // of a dependency is not the named package's own.
@@ -118,6 +129,13 @@ class Interpreter {
               bool listing = false);
   void CreateChild(int32_t parent, int32_t child, uint64_t flags);
   void ApplyRename(Process& p, const fstrace::Construct& c);
+  // The path's id, or nullopt (and the budget hit) when it is new and max_paths are recorded.
+  std::optional<PathId> InternWithinBudget(std::string_view path, uint64_t line);
+  void HitBudget(base::BudgetLimit limit, uint64_t value, uint64_t line);
+  // Apply() once the budget is hit: what keeps processes, descriptors and blocks right
+  // without resolving a path.
+  void ApplyOverBudget(Process& p, const fstrace::Construct& c, const CallContext& ctx);
+  void ApplyWithinBudget(Process& p, const fstrace::Construct& c, const CallContext& ctx);
 
   InterpreterOptions options_;
   InodeTable inodes_;
@@ -126,6 +144,7 @@ class Interpreter {
   AccessMap accesses_;
   InterpreterStats stats_;
   InodeId initial_cwd_ = kNoInode;
+  std::optional<base::BudgetHit> budget_hit_;
 
   // Block tracking.
   int32_t puppet_tgid_ = -1;  // the thread group that prints the markers, once known

@@ -8,17 +8,34 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include "absl/container/flat_hash_map.h"
 #include "absl/container/flat_hash_set.h"
 #include "absl/status/statusor.h"
+#include "fsmove/base/host_budget.h"
 #include "nlohmann/json.hpp"
 
 namespace fsmove::catalog {
 
-// The largest catalog fsmove reads.
+// The largest catalog fsmove ever reads, whatever the budget says (what a sandbox's supervisor
+// passes on; the host process reads at most LoadOptions::max_bytes).
 inline constexpr std::size_t kMaxCatalogBytes = std::size_t{1} << 30;
+
+// How a catalog is read: the host's budget for it (base/host_budget.h), and the paths of its
+// manifests as the user knows them.
+struct LoadOptions {
+  // A larger text is not parsed; a document holding more JSON values at once (those of one
+  // resource, one edge, or the document outside its resources and edges: each resource and
+  // edge is dropped once taken) stops being read. Either is ResourceExhausted, with the
+  // budget's sentence (BudgetHit::Sentence) as its message.
+  std::uint64_t max_bytes = base::kDefaultMaxCatalogBytes;
+  std::uint64_t max_values = base::kDefaultMaxCatalogValues;
+  // A resource's `file` that starts with `first` starts with `second` instead (the sandbox's
+  // paths of the manifests, and the host's).
+  std::vector<std::pair<std::string, std::string>> file_prefixes;
+};
 
 // Index into Catalog::resources(); stable for the catalog's lifetime.
 using ResourceId = std::uint32_t;
@@ -92,8 +109,9 @@ class Catalog {
   // Reads a catalog as `puppet catalog find --terminus compiler --render-as json` prints
   // it (log lines before the opening '{' are skipped) or as our tools store it.
   // Errors name the file and the JSON pointer (line and column for syntax errors).
-  static absl::StatusOr<Catalog> LoadFile(const std::string& path);
-  static absl::StatusOr<Catalog> LoadString(std::string_view text, std::string_view source_name);
+  static absl::StatusOr<Catalog> LoadFile(const std::string& path, const LoadOptions& options = {});
+  static absl::StatusOr<Catalog> LoadString(std::string_view text, std::string_view source_name,
+                                            const LoadOptions& options = {});
 
   const std::string& source_name() const { return source_name_; }
   const std::string& node_name() const { return node_name_; }

@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "fsmove/analysis/analysis_result.h"
+#include "fsmove/base/host_budget.h"
 #include "fsmove/catalog/catalog.h"
 #include "fsmove/checker/checker.h"
 
@@ -28,6 +29,8 @@ struct ApplyFacts {
   std::vector<Failed> failed;
   // The apply did not run to its end (timed out, killed, trace cut): why; empty when it did.
   std::string unfinished;
+  // The host's budget the run reached besides the analysis's (--save-trace's cap).
+  std::vector<base::BudgetHit> limits_hit;
 };
 
 enum class GapKind : uint8_t {
@@ -55,12 +58,21 @@ struct Completeness {
   // What stopped or failed the apply as a whole: "puppet apply exited with code 1",
   // "Puppet: Found 1 dependency cycle: ...", "the apply did not finish (...)".
   std::vector<std::string> apply_problems;
+  // fsmove's own limits that were reached (the analysis's paths or inodes, the saved trace's
+  // size): the check is incomplete whatever Puppet did, --allow-failed or not.
+  std::vector<base::BudgetHit> limits_hit;
 
-  bool complete() const { return gaps.empty() && apply_problems.empty(); }
+  bool complete() const { return gaps.empty() && apply_problems.empty() && limits_hit.empty(); }
+  // Whether Puppet applied the whole catalog as far as the check knows (no gap, no problem of
+  // the apply); a check can be incomplete with this true when only a limit was reached.
+  bool apply_complete() const { return gaps.empty() && apply_problems.empty(); }
   size_t Count(GapKind k) const;
   // "1 resource failed, 2 skipped, 3 never evaluated (86 of 89 evaluated); puppet apply
-  // exited with code 1"; empty when complete.
+  // exited with code 1", then each limit's sentence; empty when complete.
   std::string Summary() const;
+  // What the report's heading says after "Incomplete check: ": "Puppet did not apply the whole
+  // catalog: SUMMARY", or "fsmove reached a limit of its own: SUMMARY" when only a limit was.
+  std::string Headline() const;
 };
 
 // `result` is the checker's (its not_evaluated list); `run` is null for `fsmove analyze`.

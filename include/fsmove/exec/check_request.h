@@ -6,6 +6,7 @@
 #include <string>
 #include <vector>
 
+#include "fsmove/base/host_budget.h"
 #include "fsmove/exec/os_root.h"
 #include "fsmove/exec/puppet_command.h"
 #include "fsmove/exec/sandbox.h"
@@ -41,6 +42,9 @@ struct CheckRequest {
   bool prep = true;
   // The sandbox's memory limit in bytes; 0: none.
   uint64_t memory_limit = 0;
+  // fsmove's own budget on the host: the compiled catalog it takes in and the trace text
+  // --save-trace writes (the analysis's limits are the analyzer's).
+  base::HostBudget budget;
   // The sandbox's processes, all together (a pids cgroup) and per user (RLIMIT_NPROC); 0: none.
   uint32_t pids_limit = kSandboxPidsLimit;
   // The overlay's lower layer: the host (default) or a pinned OS root, whose own Puppet and

@@ -86,7 +86,10 @@ struct RunResult {
 
 // Loads the run's catalog with each resource's manifest `file` mapped back to the host (a
 // linked module's files, the generated site.pp), so reports point at files users can open.
-absl::StatusOr<catalog::Catalog> LoadRunCatalog(const RunResult& run);
+// Read within `budget`'s catalog limits: a catalog over them (or one the run left untaken for
+// its size) is ResourceExhausted, with the limit's sentence.
+absl::StatusOr<catalog::Catalog> LoadRunCatalog(const RunResult& run,
+                                                const base::HostBudget& budget = {});
 
 // What the caller does with the trace while Puppet runs: reads `trace` to its end (the
 // executor drains what it leaves), and may show what it sees on `progress`. Its error is kept

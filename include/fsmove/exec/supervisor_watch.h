@@ -5,11 +5,13 @@
 
 #include <functional>
 #include <memory>
+#include <optional>
 #include <string>
 #include <thread>
 #include <vector>
 
 #include "absl/status/statusor.h"
+#include "fsmove/base/host_budget.h"
 #include "fsmove/base/progress_line.h"
 #include "fsmove/exec/status_message.h"
 
@@ -30,6 +32,9 @@ struct SupervisorReport {
   std::vector<std::string> limits;    // limits the sandbox hit (also in notes)
   std::vector<std::string> errors;
   std::string catalog_text;  // taken as soon as it was compiled
+  // The largest catalog taken (the host's budget); a larger one is left unread and said here.
+  uint64_t max_catalog_bytes = base::kDefaultMaxCatalogBytes;
+  std::optional<base::BudgetHit> catalog_limit_hit;
   std::vector<status::Reapplied> reapplies;
   std::vector<PathState> probes;
   std::vector<Daemon> daemons;
@@ -53,6 +58,8 @@ struct SupervisorWatchOptions {
   std::string cgroup_name;
   bool systemd = false;
   base::ProgressLine* progress = nullptr;
+  // The largest compiled catalog taken in (--max-catalog-bytes).
+  uint64_t max_catalog_bytes = base::kDefaultMaxCatalogBytes;
   // Called on the watching thread once the keeper has been reaped.
   std::function<void()> on_end;
 };

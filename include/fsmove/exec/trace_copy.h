@@ -2,7 +2,9 @@
 // zstd-compressed when the name ends in .zst, so no giant file is written unless asked for.
 #pragma once
 
+#include <cstdint>
 #include <cstdio>
+#include <limits>
 #include <memory>
 #include <string>
 
@@ -10,12 +12,28 @@
 
 namespace fsmove::exec {
 
+// At most `max_bytes` of trace text are saved (before compression; the host's budget,
+// --max-saved-trace): the copy ends at the last whole line that fits, and cut() says so; the
+// trace streams on to the analysis whole.
 class TraceCopy {
  public:
-  static absl::StatusOr<std::unique_ptr<TraceCopy>> Create(const std::string& path);
+  static absl::StatusOr<std::unique_ptr<TraceCopy>> Create(
+      const std::string& path, uint64_t max_bytes = std::numeric_limits<uint64_t>::max());
   virtual ~TraceCopy() = default;
-  virtual absl::Status Write(const char* data, size_t n) = 0;
+  // Saves what fits of `data`; an error only when the file cannot be written.
+  absl::Status Write(const char* data, size_t n);
   virtual absl::Status Close() = 0;  // flushes; the file is complete after this
+  bool cut() const { return cut_; }
+  uint64_t saved_bytes() const { return saved_; }
+  uint64_t max_bytes() const { return max_bytes_; }
+
+ protected:
+  virtual absl::Status Save(const char* data, size_t n) = 0;
+
+ private:
+  uint64_t max_bytes_ = std::numeric_limits<uint64_t>::max();
+  uint64_t saved_ = 0;
+  bool cut_ = false;
 };
 
 }  // namespace fsmove::exec

@@ -75,7 +75,10 @@ std::vector<std::string> ServicesWantingSystemd(const summary::RunSummary& summa
 
 // How a run ends after its report, whose own status is `report_status` (0, 1, 3 or an error):
 // a run that did not finish (timed out, trace cut short, Puppet killed) is an error whatever
-// the report found; failed resources and an incomplete check are said.
-End EndAfterReport(const exec::RunResult& run, int report_status, int timeout_seconds);
+// the report found; failed resources and an incomplete check are said. `limit_hit`: a limit of
+// fsmove's own was reached (the report and its warnings say which), which alone makes it
+// incomplete.
+End EndAfterReport(const exec::RunResult& run, int report_status, int timeout_seconds,
+                   bool limit_hit = false);
 
 }  // namespace fsmove::run

@@ -6,6 +6,8 @@
 #include <string>
 #include <vector>
 
+#include "fsmove/base/host_budget.h"
+
 namespace fsmove::summary {
 
 // A resource Puppet reported as failed ("Error: /Stage[main]/Foo/File[/x]/ensure: ...").
@@ -60,6 +62,9 @@ struct RunSummary {
   // Sandbox facts that may decide the result, shown without -v (also in notes): "the sandbox
   // has no network: ..." (a Package cannot be downloaded).
   std::vector<std::string> warnings;
+  // fsmove's own limits the run reached on the host (the compiled catalog's size, the saved
+  // trace's): the check is incomplete (the analysis's own are in its result).
+  std::vector<base::BudgetHit> host_limits_hit;
   IdempotenceSummary idempotence;  // --idempotence
   // --confirm ran replays: findings without a confirmation were not replayed (low
   // confidence, suppressed, MN).

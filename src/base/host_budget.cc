@@ -1,0 +1,112 @@
+// The host process's budget; see host_budget.h.
+#include "fsmove/base/host_budget.h"
+
+#include "fmt/format.h"
+
+namespace fsmove::base {
+
+uint64_t HostBudget::Of(BudgetLimit limit) const {
+  switch (limit) {
+    case BudgetLimit::kPaths:
+      return paths;
+    case BudgetLimit::kInodes:
+      return inodes;
+    case BudgetLimit::kCatalogBytes:
+      return catalog_bytes;
+    case BudgetLimit::kCatalogValues:
+      return catalog_values;
+    case BudgetLimit::kSavedTrace:
+      return saved_trace;
+  }
+  return 0;
+}
+
+std::string_view BudgetName(BudgetLimit limit) {
+  switch (limit) {
+    case BudgetLimit::kPaths:
+      return "paths";
+    case BudgetLimit::kInodes:
+      return "inodes";
+    case BudgetLimit::kCatalogBytes:
+      return "catalog_bytes";
+    case BudgetLimit::kCatalogValues:
+      return "catalog_values";
+    case BudgetLimit::kSavedTrace:
+      return "saved_trace";
+  }
+  return "?";
+}
+
+std::string_view BudgetFlag(BudgetLimit limit) {
+  switch (limit) {
+    case BudgetLimit::kPaths:
+      return "--max-paths";
+    case BudgetLimit::kInodes:
+      return "--max-inodes";
+    case BudgetLimit::kCatalogBytes:
+      return "--max-catalog-bytes";
+    case BudgetLimit::kCatalogValues:
+      return "--max-catalog-values";
+    case BudgetLimit::kSavedTrace:
+      return "--max-saved-trace";
+  }
+  return "?";
+}
+
+std::string ByteSizeText(uint64_t bytes) {
+  static constexpr std::string_view kUnits[] = {"KiB", "MiB", "GiB", "TiB"};
+  if (bytes == 0 || bytes % 1024 != 0) return fmt::format("{} bytes", bytes);
+  std::string_view unit;
+  for (std::string_view u : kUnits) {
+    if (bytes % 1024 != 0) break;
+    bytes /= 1024;
+    unit = u;
+  }
+  return fmt::format("{} {}", bytes, unit);
+}
+
+std::string BudgetValueText(BudgetLimit limit, uint64_t value) {
+  switch (limit) {
+    case BudgetLimit::kPaths:
+      return fmt::format("{} distinct paths", value);
+    case BudgetLimit::kInodes:
+      return fmt::format("{} names in its model of the file system", value);
+    case BudgetLimit::kCatalogBytes:
+    case BudgetLimit::kSavedTrace:
+      return ByteSizeText(value);
+    case BudgetLimit::kCatalogValues:
+      return fmt::format("{} JSON values held at once", value);
+  }
+  return std::to_string(value);
+}
+
+std::string BudgetHit::Sentence() const {
+  const std::string_view flag = BudgetFlag(limit);
+  const std::string value_text = BudgetValueText(limit, value);
+  switch (limit) {
+    case BudgetLimit::kPaths:
+    case BudgetLimit::kInodes:
+      return fmt::format(
+          "the analysis stopped at its limit of {} ({}){}: what the rest of the trace did is "
+          "not analysed; raise it with {} N (about 460 bytes of memory each)",
+          value_text, flag, where.empty() ? "" : " at " + where, flag);
+    case BudgetLimit::kCatalogBytes:
+      return fmt::format(
+          "{} is larger than the limit of {} on a catalog ({}): it was not read, so nothing "
+          "was checked; raise it with {} SIZE",
+          where.empty() ? "the catalog" : where, value_text, flag, flag);
+    case BudgetLimit::kCatalogValues:
+      return fmt::format(
+          "{} holds more than {} JSON values at once (in one resource, one edge, or outside "
+          "them) ({}): it was not read, so nothing was checked; raise it with {} N",
+          where.empty() ? "the catalog" : where, value, flag, flag);
+    case BudgetLimit::kSavedTrace:
+      return fmt::format(
+          "the saved trace {} stops at its limit of {} of trace text ({}): the analysis saw "
+          "the whole trace, the file holds only its start; raise it with {} SIZE",
+          where, value_text, flag, flag);
+  }
+  return value_text;
+}
+
+}  // namespace fsmove::base

@@ -77,7 +77,7 @@ class CatalogLoader {
     } catch (const Json::exception& error) {
       // Every access above is type-checked first; this is a safety net, not a path.
       return absl::InternalError(
-          fmt::format("{}: unexpected JSON error: {}", source_, error.what()));
+          fmt::format("{}: unexpected JSON error (nlohmann's {})", source_, error.id));
     }
     return std::move(catalog_);
   }
@@ -128,7 +128,7 @@ class CatalogLoader {
       absl::Status& slot = section_ == Section::kResources ? resources_error_ : edges_error_;
       if (slot.ok()) {
         slot = absl::InternalError(
-            fmt::format("{}: unexpected JSON error: {}", source_, error.what()));
+            fmt::format("{}: unexpected JSON error (nlohmann's {})", source_, error.id));
       }
     }
     return false;

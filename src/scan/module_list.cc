@@ -69,11 +69,13 @@ absl::StatusOr<std::vector<std::string>> DiscoverModules(const std::string& dir)
   fs::directory_iterator it(dir, ec);
   if (ec) return absl::NotFoundError(fmt::format("cannot list {}: {}", dir, ec.message()));
   std::vector<std::string> out;
+  // Nothing through a link: a link in DIR (to a private directory of whoever runs the scan)
+  // is not a module of DIR; a metadata.json or manifests/ that is a link does not make one.
   for (const fs::directory_entry& e : it) {
     std::error_code e2;
-    if (!e.is_directory(e2)) continue;
-    if (fs::is_directory(e.path() / "manifests", e2) ||
-        fs::is_regular_file(e.path() / "metadata.json", e2)) {
+    if (!fs::is_directory(e.symlink_status(e2))) continue;
+    if (fs::is_directory(fs::symlink_status(e.path() / "manifests", e2)) ||
+        fs::is_regular_file(fs::symlink_status(e.path() / "metadata.json", e2))) {
       out.push_back(e.path().string());
     }
   }
@@ -139,7 +141,9 @@ std::vector<std::string> ExpandModuleRuns(const std::string& module) {
        it.increment(ec)) {
     std::error_code e2;
     const std::string name = it->path().filename().string();
-    if (name.ends_with(".pp") && name.front() != '.' && it->is_regular_file(e2)) {
+    // A link is listed too, so that its run says it is refused (PrepareRunBeneath).
+    if (name.ends_with(".pp") && name.front() != '.' &&
+        (it->is_regular_file(e2) || it->is_symlink(e2))) {
       examples.push_back(NormalizeModulePath(fmt::format("{}/{}/{}", module, dir, name)));
     }
   }

@@ -43,6 +43,29 @@ TEST(ModuleList, DiscoversModulesWithManifestsOrMetadata) {
   EXPECT_FALSE(DiscoverModules((d.path() / "nope").string()).ok());
 }
 
+// A link in the modules directory is not a module of it, and a metadata.json that is a link
+// does not make one; an example that is a link is listed, so that its run can say it is
+// refused (the scan opens each beneath its module).
+TEST(ModuleList, LinksAreNeitherModulesNorMadeInto) {
+  ScanTestDir d;
+  d.Write("private/manifests/init.pp", "class private {}\n");
+  d.Write("private/metadata.json", "{}");
+  d.Write("mods/real/manifests/init.pp", "class real {}\n");
+  d.Write("mods/metalink/README", "");
+  d.Write("mods/real/examples/z.pp", "include real\n");
+  std::filesystem::create_directory_symlink(d.path() / "private", d.path() / "mods/linked");
+  std::filesystem::create_symlink(d.path() / "private/metadata.json",
+                                  d.path() / "mods/metalink/metadata.json");
+  std::filesystem::create_symlink(d.path() / "private/manifests/init.pp",
+                                  d.path() / "mods/real/examples/init.pp");
+  auto m = DiscoverModules((d.path() / "mods").string());
+  ASSERT_TRUE(m.ok());
+  EXPECT_THAT(*m, ElementsAre((d.path() / "mods/real").string()));
+  const std::string real = (d.path() / "mods/real").string();
+  EXPECT_THAT(ExpandModuleRuns(real),
+              ElementsAre(real, real + "/examples/init.pp", real + "/examples/z.pp"));
+}
+
 TEST(ModuleList, ExpandsAModuleIntoItsIncludeAndExamples) {
   ScanTestDir d;
   const std::string a = (d.path() / "mods/a").string();

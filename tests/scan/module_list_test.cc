@@ -1,5 +1,7 @@
 #include "fsmove/scan/module_list.h"
 
+#include <unistd.h>
+
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "scan_test_dir.h"
@@ -54,6 +56,10 @@ TEST(ModuleList, LinksAreNeitherModulesNorMadeInto) {
   d.Write("mods/metalink/README", "");
   d.Write("mods/real/examples/z.pp", "include real\n");
   std::filesystem::create_directory_symlink(d.path() / "private", d.path() / "mods/linked");
+  // Made by a user, not root (a link root made, as Debian's modules directory has, counts).
+  if (geteuid() == 0) {
+    ASSERT_EQ(lchown((d.path() / "mods/linked").c_str(), 65534, 65534), 0);
+  }
   std::filesystem::create_symlink(d.path() / "private/metadata.json",
                                   d.path() / "mods/metalink/metadata.json");
   std::filesystem::create_symlink(d.path() / "private/manifests/init.pp",
@@ -61,6 +67,13 @@ TEST(ModuleList, LinksAreNeitherModulesNorMadeInto) {
   auto m = DiscoverModules((d.path() / "mods").string());
   ASSERT_TRUE(m.ok());
   EXPECT_THAT(*m, ElementsAre((d.path() / "mods/real").string()));
+  if (geteuid() == 0) {
+    std::filesystem::create_directory_symlink(d.path() / "private", d.path() / "mods/debian");
+    auto with_root_link = DiscoverModules((d.path() / "mods").string());
+    ASSERT_TRUE(with_root_link.ok());
+    EXPECT_THAT(*with_root_link, ElementsAre((d.path() / "mods/debian").string(),
+                                             (d.path() / "mods/real").string()));
+  }
   const std::string real = (d.path() / "mods/real").string();
   EXPECT_THAT(ExpandModuleRuns(real),
               ElementsAre(real, real + "/examples/init.pp", real + "/examples/z.pp"));

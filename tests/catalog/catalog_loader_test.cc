@@ -166,7 +166,7 @@ TEST(CatalogLoaderTest, NotJson) {
             "'{', or a literal");
   // The text it stopped at is never quoted (a catalog holds secrets: file contents).
   EXPECT_EQ(LoadError("{\"resources\": [{\"title\": \"SECRET-hunter2\u0001\"}]}"),
-            "cat.json:1:33: not valid JSON: syntax error while parsing value - invalid string: "
+            "cat.json:1:41: not valid JSON: syntax error while parsing value - invalid string: "
             "control character U+0001 (SOH) must be escaped to \\u0001");
 }
 

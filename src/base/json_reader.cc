@@ -1,4 +1,6 @@
-// Parsing JSON with located errors; see json_reader.h.
+// Parsing JSON with located errors; see json_reader.h. No error quotes the input (a file read
+// by mistake may hold a secret): a syntax error gives the place and nlohmann's description
+// without the text it stopped at, a repeated key is not named.
 #include "fsmove/base/json_reader.h"
 
 #include <algorithm>
@@ -12,16 +14,52 @@ namespace {
 
 using Json = nlohmann::json;
 
+// What nlohmann names a token by in "; expected ..." (lexer::token_type_name): the only text
+// after the input's own bytes that is kept.
+constexpr std::string_view kTokenNames[] = {"<uninitialized>",
+                                            "true literal",
+                                            "false literal",
+                                            "null literal",
+                                            "string literal",
+                                            "number literal",
+                                            "'['",
+                                            "'{'",
+                                            "']'",
+                                            "'}'",
+                                            "':'",
+                                            "','",
+                                            "<parse error>",
+                                            "end of input",
+                                            "'[', '{', or a literal",
+                                            "unknown token"};
+
 // nlohmann's message without its "[json.exception.parse_error.101] parse error at line 1,
-// column 2: " prefix, whose position is relative to the part we handed it.
-std::string_view ParseErrorSentence(std::string_view what) {
-  const std::size_t column = what.find("column ");
-  if (column != std::string_view::npos) {
-    const std::size_t colon = what.find(": ", column);
-    if (colon != std::string_view::npos) return what.substr(colon + 2);
+// column 2: " prefix, whose position is relative to the part we handed it, and without the
+// input it quotes ("invalid literal; last read: 'SECRET'", "number overflow parsing
+// '1e400'"): a document read by mistake (a link to a private file, a token pasted into a
+// configuration) must not end up in a log. The position says where to look.
+std::string ParseErrorSentence(std::string_view what) {
+  std::string_view sentence = what;
+  if (const std::size_t column = what.find("column "); column != std::string_view::npos) {
+    if (const std::size_t colon = what.find(": ", column); colon != std::string_view::npos) {
+      sentence = what.substr(colon + 2);
+    }
+  } else if (const std::size_t bracket = what.find("] "); bracket != std::string_view::npos) {
+    sentence = what.substr(bracket + 2);
   }
-  const std::size_t bracket = what.find("] ");
-  return bracket == std::string_view::npos ? what : what.substr(bracket + 2);
+  std::string expected;
+  if (const std::size_t at = sentence.rfind("; expected "); at != std::string_view::npos) {
+    const std::string_view name = sentence.substr(at + 11);
+    for (std::string_view known : kTokenNames) {
+      if (name == known) expected = fmt::format("; expected {}", name);
+    }
+  }
+  for (std::string_view quoting : {"; last read: ", " parsing '"}) {
+    if (const std::size_t at = sentence.find(quoting); at != std::string_view::npos) {
+      return fmt::format("{}{}", sentence.substr(0, at), expected);
+    }
+  }
+  return std::string(sentence);
 }
 
 absl::Status LocatedError(std::string_view text, std::string_view source_name, std::size_t offset,
@@ -88,7 +126,7 @@ std::size_t FindNumberToken(std::string_view text, std::size_t start, std::strin
 absl::Status InvalidNumber(std::string_view text, std::string_view source_name, std::size_t start,
                            const Json::exception& error) {
   const std::string_view what = error.what();
-  const std::string_view sentence = ParseErrorSentence(what);
+  const std::string sentence = ParseErrorSentence(what);
   constexpr std::string_view kParsing = "parsing '";
   if (const std::size_t quote = what.find(kParsing); quote != std::string_view::npos) {
     std::string_view token = what.substr(quote + kParsing.size());
@@ -124,10 +162,8 @@ absl::StatusOr<Json> ParseJson(std::string_view text, std::string_view source_na
   // nlohmann keeps the last value of a repeated key: a trailing `"resources": []` would
   // silently erase a catalog.
   if (std::optional<DuplicateKey> dup = FindDuplicateKey(text, start)) {
-    return LocatedError(
-        text, source_name, dup->offset,
-        fmt::format("key \"{}\" repeated in one object (JSON keeps only the last value)",
-                    dup->key));
+    return LocatedError(text, source_name, dup->offset,
+                        "a key repeated in one object (JSON keeps only the last value)");
   }
   return root;
 }

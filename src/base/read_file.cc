@@ -9,6 +9,7 @@
 
 #include "absl/status/status.h"
 #include "fmt/format.h"
+#include "fsmove/base/beneath.h"
 #include "fsmove/base/errno_status.h"
 
 namespace fsmove::base {
@@ -32,6 +33,8 @@ std::string CannotRead(std::string_view what, std::string_view path) {
   return what.empty() ? fmt::format("cannot read {}", path)
                       : fmt::format("cannot read {} {}", what, path);
 }
+
+}  // namespace
 
 // Reads the open `fd` to its end and closes it; refuses anything but a regular file of at
 // most `max_bytes` (checked again while reading: the file may grow after fstat).
@@ -68,8 +71,6 @@ absl::StatusOr<std::string> ReadOpenFile(int fd, std::string_view what, std::str
     text.append(chunk, static_cast<std::size_t>(n));
   }
 }
-
-}  // namespace
 
 absl::StatusOr<std::string> ReadFile(const std::string& path, std::string_view what,
                                      std::size_t max_bytes) {

@@ -89,7 +89,7 @@ class CatalogLoader {
     } catch (const Json::exception& error) {
       // Every access above is type-checked first; this is a safety net, not a path.
       return absl::InternalError(
-          fmt::format("{}: unexpected JSON error: {}", source_, error.what()));
+          fmt::format("{}: unexpected JSON error (nlohmann's {})", source_, error.id));
     }
     return std::move(catalog_);
   }
@@ -151,7 +151,7 @@ class CatalogLoader {
       absl::Status& slot = section_ == Section::kResources ? resources_error_ : edges_error_;
       if (slot.ok()) {
         slot = absl::InternalError(
-            fmt::format("{}: unexpected JSON error: {}", source_, error.what()));
+            fmt::format("{}: unexpected JSON error (nlohmann's {})", source_, error.id));
       }
     }
     held_values_ = held_at_section_;  // the element is dropped

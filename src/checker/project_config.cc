@@ -5,6 +5,7 @@
 #include <filesystem>
 
 #include "fmt/format.h"
+#include "fsmove/base/beneath.h"
 #include "fsmove/base/errno_status.h"
 #include "fsmove/base/json_reader.h"
 #include "fsmove/base/read_file.h"
@@ -162,17 +163,14 @@ absl::StatusOr<ProjectConfig> LoadProjectConfigFile(const std::string& path) {
   return ParseProjectConfig(*text, path);
 }
 
+// A symbolic link at <dir>/.fsmove.json is refused (PermissionDenied), never followed.
 absl::StatusOr<ProjectConfig> LoadProjectConfig(const std::string& dir) {
-  std::filesystem::path path = std::filesystem::path(dir) / kProjectConfigName;
-  std::error_code error;
-  std::filesystem::file_status status = std::filesystem::symlink_status(path, error);
-  if (error == std::errc::no_such_file_or_directory) return ProjectConfig{};  // none: fine
-  if (error) {  // EACCES, ENOTDIR...: the project may have one we cannot see
-    return base::ErrnoStatus(fmt::format("cannot read configuration {}", path.string()),
-                             error.value());
-  }
-  if (!std::filesystem::exists(status)) return ProjectConfig{};
-  return LoadProjectConfigFile(path.string());
+  // The project's own file, opened beneath its directory: a .fsmove.json that is a link (to a
+  // private file of whoever runs fsmove, in a module from elsewhere) is refused, not read.
+  auto text = base::ReadFileBeneath(dir, kProjectConfigName, "configuration");
+  if (absl::IsNotFound(text.status())) return ProjectConfig{};  // none: fine
+  if (!text.ok()) return text.status();
+  return ParseProjectConfig(*text, base::BeneathName(dir, kProjectConfigName));
 }
 
 std::vector<std::string> ApplyProjectConfig(const ProjectConfig& config,

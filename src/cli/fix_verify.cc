@@ -12,6 +12,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "confirm.h"
+#include "fsmove/base/beneath.h"
 #include "fsmove/base/output_file.h"
 #include "fsmove/exec/executor.h"
 #include "fsmove/exec/os_root.h"
@@ -179,8 +180,10 @@ class Verifier {
       req.target.path = manifest.string();
       if (req.target.with_module.empty()) req.target.with_module = in_.target.module_dir;
     }
+    // Beneath the copy, never through a link: the copy keeps the module's links as links, and
+    // one of them may lead out of it (manifests/sub -> /etc).
     for (const fix::ChangedFile& f : fix.files) {
-      if (absl::Status st = base::WriteOutputFile((copy / f.relative).string(), f.new_text);
+      if (absl::Status st = base::WriteFileBeneath(copy.string(), f.relative, f.new_text);
           !st.ok()) {
         return st;
       }

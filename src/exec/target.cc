@@ -14,6 +14,7 @@
 
 #include "absl/status/status.h"
 #include "fmt/format.h"
+#include "fsmove/base/beneath.h"
 #include "fsmove/base/errno_status.h"
 #include "fsmove/base/read_file.h"
 #include "nlohmann/json.hpp"
@@ -112,9 +113,11 @@ void AddInput(std::string host, ResolvedTarget* t, std::string at = "") {
 
 absl::Status ReadMetadata(const fs::path& dir, ResolvedTarget* t) {
   fs::path meta = dir / "metadata.json";
-  std::error_code ec;
-  if (!fs::exists(meta, ec)) return absl::OkStatus();
-  absl::StatusOr<std::string> text = base::ReadFile(meta.string(), "module metadata");
+  // Opened beneath the module: a metadata.json that is a link (to a private file of whoever
+  // runs fsmove) is refused, not read.
+  absl::StatusOr<std::string> text =
+      base::ReadFileBeneath(dir.string(), "metadata.json", "module metadata");
+  if (absl::IsNotFound(text.status())) return absl::OkStatus();
   if (!text.ok()) return text.status();
   nlohmann::json j = nlohmann::json::parse(*text, nullptr, /*allow_exceptions=*/false);
   if (j.is_discarded() || !j.is_object()) {
@@ -136,7 +139,8 @@ absl::Status ReadMetadata(const fs::path& dir, ResolvedTarget* t) {
 // .fixtures.yml (puppetlabs_spec_helper) names the modules a module's tests need: each is a
 // dependency as well, unless metadata.json names it already.
 void ReadFixtures(const fs::path& dir, ResolvedTarget* t) {
-  absl::StatusOr<std::string> text = base::ReadFile((dir / ".fixtures.yml").string(), "fixtures");
+  absl::StatusOr<std::string> text =
+      base::ReadFileBeneath(dir.string(), ".fixtures.yml", "fixtures");  // never through a link
   if (!text.ok()) return;  // absent or unreadable: the tests' fixtures are optional
   for (std::string& name : FixtureModuleNames(*text)) {
     const bool known =

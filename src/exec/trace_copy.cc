@@ -1,6 +1,8 @@
 // Saving the streamed trace; see trace_copy.h.
 #include "fsmove/exec/trace_copy.h"
 
+#include <fcntl.h>
+#include <unistd.h>
 #include <zstd.h>
 
 #include <cerrno>
@@ -83,9 +85,14 @@ class ZstdCopy : public FileCopy {
 
 absl::StatusOr<std::unique_ptr<TraceCopy>> TraceCopy::Create(const std::string& path,
                                                              uint64_t max_bytes) {
-  std::FILE* f = std::fopen(path.c_str(), "wbe");
+  // Never through a final symbolic link (base::CheckWritable refused one before the run; one
+  // planted since is refused here too: ELOOP).
+  const int fd = open(path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC, 0666);
+  std::FILE* f = fd < 0 ? nullptr : fdopen(fd, "wb");
   if (f == nullptr) {
-    return base::ErrnoStatus(fmt::format("cannot write {}", path));
+    const int e = errno;
+    if (fd >= 0) close(fd);
+    return base::ErrnoStatus(fmt::format("cannot write {}", path), e);
   }
   std::unique_ptr<TraceCopy> copy;
   if (path.size() > 4 && path.ends_with(".zst")) {

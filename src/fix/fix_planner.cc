@@ -8,6 +8,7 @@
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
+#include "fsmove/base/beneath.h"
 #include "fsmove/base/read_file.h"
 #include "fsmove/fix/unified_diff.h"
 
@@ -36,10 +37,11 @@ struct Side {
 }  // namespace
 
 FixPlanner::FixPlanner(const catalog::Catalog& cat, FixScope scope)
-    : cat_(cat), scope_(std::move(scope)) {
+    : cat_(cat), scope_(std::move(scope)), root_fd_(absl::UnknownError("")) {
   scope_.root = Normal(scope_.root);
   if (!scope_.only_file.empty()) scope_.only_file = Normal(scope_.only_file);
   if (!scope_.manifest.empty()) scope_.manifest = Normal(scope_.manifest);
+  root_fd_ = base::OpenRoot(scope_.root, "the checked code's directory");
 }
 
 FixPlanner::~FixPlanner() = default;
@@ -63,11 +65,25 @@ std::string FixPlanner::InScope(const std::string& file) const {
   return "";
 }
 
+absl::StatusOr<std::string> FixPlanner::ReadInScope(const std::string& file) const {
+  // Only the checked code is read, and only beneath its root: a manifest the catalog names
+  // elsewhere (its file and line are the compiled code's to set) or one reached through a
+  // symbolic link (manifests/sub -> /etc) is never opened, so never patched.
+  const std::string rel =
+      std::filesystem::path(Normal(file)).lexically_relative(scope_.root).string();
+  if (rel.empty() || rel == "." || rel.starts_with("..")) {
+    return absl::FailedPreconditionError(
+        absl::StrCat("declared in ", file, ", outside the checked code (", scope_.root, ")"));
+  }
+  if (!root_fd_.ok()) return root_fd_.status();
+  return base::ReadFileBeneath(root_fd_->get(), scope_.root, rel, "manifest");
+}
+
 absl::StatusOr<const PuppetSource*> FixPlanner::Source(const std::string& file) const {
   auto it = sources_.find(file);
   if (it == sources_.end()) {
     absl::StatusOr<std::unique_ptr<PuppetSource>> entry = absl::UnknownError("");
-    auto text = base::ReadFile(file, "manifest");
+    auto text = ReadInScope(file);
     if (!text.ok()) {
       entry = text.status();
     } else if (auto parsed = PuppetSource::Parse(std::move(*text)); !parsed.ok()) {
@@ -107,6 +123,13 @@ absl::StatusOr<std::string> FixPlanner::Reference(catalog::ResourceId r, const L
   const catalog::Resource& res = cat_.resource(r);
   const std::string literal = checker::PuppetReference(res);
   auto other = Locate(r);
+  if (!other.ok() && !f.instances.empty() &&
+      (absl::IsFailedPrecondition(other.status()) || absl::IsPermissionDenied(other.status()))) {
+    // Its title may be computed: a quoted one could fix one instance of several.
+    return absl::FailedPreconditionError(absl::StrCat(
+        "the declaration of ", res.ref, " cannot be read (", other.status().message(),
+        "): a quoted title might fix one of the ", f.instances.size() + 1, " instances"));
+  }
   if (!other.ok() || other->body.literal_titles) return literal;
   const std::string_view expr =
       other->source->Slice(other->body.title_first, other->body.title_last);

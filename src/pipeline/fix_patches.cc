@@ -8,6 +8,7 @@
 #include <filesystem>
 
 #include "absl/strings/str_cat.h"
+#include "fsmove/base/beneath.h"
 #include "fsmove/base/output_file.h"
 #include "fsmove/base/read_file.h"
 #include "fsmove/fix/tool_checks.h"
@@ -79,20 +80,17 @@ absl::Status CheckWithTools(const fix::RenderedFix& fix, const std::string& root
 }
 
 // --fix: the file replaced whole (as a report is), still its owner's, and only if nothing
-// changed it since it was read.
-absl::Status WriteInPlace(const fix::ChangedFile& f) {
-  auto now = base::ReadFile(f.path, "manifest");
+// changed it since it was read; read and written beneath the checked code's root, never
+// through a symbolic link (base/beneath.h).
+absl::Status WriteInPlace(const std::string& root, const fix::ChangedFile& f) {
+  auto root_fd = base::OpenRoot(root, "the checked code's directory");
+  if (!root_fd.ok()) return root_fd.status();
+  auto now = base::ReadFileBeneath(root_fd->get(), root, f.relative, "manifest");
   if (!now.ok()) return now.status();
   if (*now != f.old_text) {
     return absl::AbortedError(absl::StrCat(f.path, " changed while it was checked: not fixed"));
   }
-  struct stat st {};
-  const bool known = stat(f.path.c_str(), &st) == 0;
-  if (absl::Status s = base::WriteOutputFile(f.path, f.new_text); !s.ok()) return s;
-  if (known && geteuid() == 0 && chown(f.path.c_str(), st.st_uid, st.st_gid) != 0) {
-    return absl::InternalError(absl::StrCat("cannot give ", f.path, " back to its owner"));
-  }
-  return absl::OkStatus();
+  return base::WriteFileBeneath(root_fd->get(), root, f.relative, f.new_text);
 }
 
 void Fail(checker::Finding& f, std::string reason) {
@@ -185,7 +183,7 @@ absl::Status MakeFixes(const FixSettings& settings, const report::FindingsContex
   auto mine = planner.Render(proven);
   if (!mine.ok()) return mine.status();
   for (const fix::ChangedFile& f : mine->files) {
-    if (absl::Status st = WriteInPlace(f); !st.ok()) return st;
+    if (absl::Status st = WriteInPlace(planner.scope().root, f); !st.ok()) return st;
   }
   for (size_t i : proven) result->findings[i].patch->applied = true;
   if (note) {

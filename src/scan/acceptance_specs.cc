@@ -8,6 +8,7 @@
 
 #include "absl/status/status.h"
 #include "fmt/format.h"
+#include "fsmove/base/beneath.h"
 #include "fsmove/base/read_file.h"
 #include "re2/re2.h"
 
@@ -136,7 +137,9 @@ std::vector<std::string> AcceptanceRuns(const std::string& module, size_t max_ru
   std::vector<std::string> runs;
   std::set<std::string> seen;
   for (const std::string& spec : specs) {
-    absl::StatusOr<std::string> ruby = base::ReadFile(spec, "spec", kMaxSpecBytes);
+    // Beneath the module: a spec that links out is none of the module's.
+    absl::StatusOr<std::string> ruby = base::ReadFileBeneath(
+        module, fs::path(spec).lexically_relative(module).string(), "spec", kMaxSpecBytes);
     if (!ruby.ok()) continue;
     for (const SpecManifest& m : LiteralSpecManifests(*ruby)) {
       if (runs.size() == max_runs) return runs;
@@ -170,7 +173,9 @@ absl::StatusOr<std::string> AcceptanceManifest(std::string_view run) {
   const std::string_view digits = run.substr(colon + 1);
   std::from_chars(digits.data(), digits.data() + digits.size(), line);
   const std::string file(run.substr(0, colon));
-  absl::StatusOr<std::string> ruby = base::ReadFile(file, "spec", kMaxSpecBytes);
+  const std::string module = AcceptanceRunModule(run);
+  absl::StatusOr<std::string> ruby = base::ReadFileBeneath(
+      module, fs::path(file).lexically_relative(module).string(), "spec", kMaxSpecBytes);
   if (!ruby.ok()) return ruby.status();
   for (SpecManifest& m : LiteralSpecManifests(*ruby)) {
     if (m.line == line) return std::move(m.text);

@@ -6,6 +6,7 @@
 #include <filesystem>
 
 #include "fmt/format.h"
+#include "fsmove/base/beneath.h"
 #include "fsmove/base/read_file.h"
 #include "fsmove/exec/target.h"
 #include "fsmove/fix/puppet_source.h"
@@ -91,8 +92,9 @@ absl::StatusOr<std::vector<ClassDeclaration>> DeclaredClasses(std::string text) 
 
 std::string ModuleName(const std::string& module_dir) {
   // As `fsmove check` names it: "author-name" or "author/name" -> "name".
+  // Opened beneath the module: a metadata.json that links out is not the module's.
   absl::StatusOr<std::string> text =
-      base::ReadFile((fs::path(module_dir) / "metadata.json").string(), "module metadata");
+      base::ReadFileBeneath(module_dir, "metadata.json", "module metadata");
   if (text.ok()) {
     const nlohmann::json j = nlohmann::json::parse(*text, nullptr, /*allow_exceptions=*/false);
     if (j.is_object() && j.contains("name") && j["name"].is_string() &&
@@ -108,13 +110,16 @@ std::string ModuleName(const std::string& module_dir) {
 IncludeClass ModuleIncludeClass(const std::string& module_dir) {
   IncludeClass out;
   const std::string name = ModuleName(module_dir);
-  const fs::path init = fs::path(module_dir) / "manifests" / "init.pp";
-  std::error_code ec;
-  if (!fs::is_regular_file(init, ec)) {
+  absl::StatusOr<std::string> text =
+      base::ReadFileBeneath(module_dir, "manifests/init.pp", "manifest");
+  if (absl::IsNotFound(text.status())) {
     out.why_not = fmt::format("module '{}' has no manifests/init.pp", name);
     return out;
   }
-  absl::StatusOr<std::string> text = base::ReadFile(init.string(), "manifest");
+  if (absl::IsPermissionDenied(text.status())) {  // a link, or unreadable
+    out.why_not = std::string(text.status().message());
+    return out;
+  }
   absl::StatusOr<std::vector<ClassDeclaration>> classes =
       text.ok() ? DeclaredClasses(std::move(*text))
                 : absl::StatusOr<std::vector<ClassDeclaration>>(text.status());
@@ -151,7 +156,8 @@ std::vector<std::string> IncludableClasses(const std::string& module_dir, size_t
     std::error_code e2;
     const fs::path& p = it->path();
     if (p.extension() != ".pp" || !it->is_regular_file(e2) || p == manifests / "init.pp") continue;
-    absl::StatusOr<std::string> text = base::ReadFile(p.string(), "manifest");
+    absl::StatusOr<std::string> text =
+        base::ReadFileBeneath(module_dir, p.lexically_relative(module_dir).string(), "manifest");
     if (!text.ok()) continue;
     absl::StatusOr<std::vector<ClassDeclaration>> classes = DeclaredClasses(std::move(*text));
     if (!classes.ok()) continue;

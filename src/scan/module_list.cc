@@ -2,6 +2,8 @@
 // names of their result folders.
 #include "fsmove/scan/module_list.h"
 
+#include <sys/stat.h>
+
 #include <algorithm>
 #include <filesystem>
 #include <iostream>
@@ -69,11 +71,20 @@ absl::StatusOr<std::vector<std::string>> DiscoverModules(const std::string& dir)
   fs::directory_iterator it(dir, ec);
   if (ec) return absl::NotFoundError(fmt::format("cannot list {}: {}", dir, ec.message()));
   std::vector<std::string> out;
+  // Nothing through a link anybody could have made: a link in DIR (to a private directory of
+  // whoever runs the scan) is not a module of DIR, unless root owns it (Debian's
+  // /usr/share/puppet/modules, links into modules.available/: as for a modulepath); a
+  // metadata.json or manifests/ that is a link does not make one.
   for (const fs::directory_entry& e : it) {
     std::error_code e2;
-    if (!e.is_directory(e2)) continue;
-    if (fs::is_directory(e.path() / "manifests", e2) ||
-        fs::is_regular_file(e.path() / "metadata.json", e2)) {
+    struct stat link {};
+    if (fs::is_symlink(e.symlink_status(e2)) &&
+        (lstat(e.path().c_str(), &link) != 0 || link.st_uid != 0 || !e.is_directory(e2))) {
+      continue;
+    }
+    if (!fs::is_symlink(e.symlink_status(e2)) && !fs::is_directory(e.symlink_status(e2))) continue;
+    if (fs::is_directory(fs::symlink_status(e.path() / "manifests", e2)) ||
+        fs::is_regular_file(fs::symlink_status(e.path() / "metadata.json", e2))) {
       out.push_back(e.path().string());
     }
   }
@@ -139,7 +150,9 @@ std::vector<std::string> ExpandModuleRuns(const std::string& module) {
        it.increment(ec)) {
     std::error_code e2;
     const std::string name = it->path().filename().string();
-    if (name.ends_with(".pp") && name.front() != '.' && it->is_regular_file(e2)) {
+    // A link is listed too, so that its run says it is refused (PrepareRunBeneath).
+    if (name.ends_with(".pp") && name.front() != '.' &&
+        (it->is_regular_file(e2) || it->is_symlink(e2))) {
       examples.push_back(NormalizeModulePath(fmt::format("{}/{}/{}", module, dir, name)));
     }
   }

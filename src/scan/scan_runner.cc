@@ -6,6 +6,7 @@
 #include <fcntl.h>
 #include <signal.h>
 #include <sys/file.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -22,6 +23,7 @@
 
 #include "absl/strings/str_join.h"
 #include "fmt/format.h"
+#include "fsmove/base/beneath.h"
 #include "fsmove/base/progress_line.h"
 #include "fsmove/base/read_file.h"
 #include "fsmove/exec/process.h"
@@ -193,6 +195,23 @@ Preparation PrepareRun(const std::string& run, const std::string& dir) {
     return {};
   }
   if (run.ends_with(".pp")) {
+    if (RunSource(run) == "example") {
+      // A module's example is opened beneath the module: one that is a link (to a private
+      // file of whoever runs the scan) is refused, never checked.
+      const std::string module = RunModule(run);
+      absl::StatusOr<base::UniqueFd> root = base::OpenRoot(module, "module");
+      absl::StatusOr<base::UniqueFd> fd =
+          root.ok()
+              ? base::OpenBeneath(root->get(), fs::path(run).lexically_relative(module).string(),
+                                  O_RDONLY | O_NONBLOCK, run)
+              : root.status();
+      struct stat st {};
+      if (fd.ok() && fstat(fd->get(), &st) == 0 && S_ISREG(st.st_mode)) return {};
+      if (!fd.ok() && !absl::IsNotFound(fd.status())) {
+        return {ModuleStatus::kMissing, std::string(fd.status().message())};
+      }
+      return {ModuleStatus::kMissing, fmt::format("no manifest {}", run)};
+    }
     if (fs::is_regular_file(run, ec)) return {};
     return {ModuleStatus::kMissing, fmt::format("no manifest {}", run)};
   }

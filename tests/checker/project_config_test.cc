@@ -112,6 +112,33 @@ TEST(ProjectConfigTest, LoadsFromTheProjectDirectoryWhenThere) {
   fs::remove_all(dir);
 }
 
+// A project's .fsmove.json that is a link (to a private file of whoever runs fsmove) is
+// refused, naming it; a syntax error says where, never what the file holds.
+TEST(ProjectConfigTest, ALinkIsRefusedAndErrorsNeverQuoteTheFile) {
+  namespace fs = std::filesystem;
+  fs::path dir = fs::path(::testing::TempDir()) / "fsmove-project-config-link";
+  fs::remove_all(dir);
+  fs::create_directories(dir / "project");
+  std::ofstream(dir / "secret") << "\"SECRET-hunter2\n";
+  fs::create_symlink(dir / "secret", dir / "project/.fsmove.json");
+  auto linked = checker::LoadProjectConfig((dir / "project").string());
+  ASSERT_FALSE(linked.ok());
+  EXPECT_TRUE(absl::IsPermissionDenied(linked.status())) << linked.status();
+  EXPECT_EQ(linked.status().message(),
+            "cannot read configuration " + (dir / "project/.fsmove.json").string() +
+                ": .fsmove.json is a symbolic link, never followed (fsmove opens the user's "
+                "files only beneath their root)");
+  // The same text in the project's own file: located, not quoted.
+  fs::remove(dir / "project/.fsmove.json");
+  fs::copy_file(dir / "secret", dir / "project/.fsmove.json");
+  auto bad = checker::LoadProjectConfig((dir / "project").string());
+  ASSERT_FALSE(bad.ok());
+  EXPECT_THAT(std::string(bad.status().message()),
+              HasSubstr((dir / "project/.fsmove.json").string() + ":1:"));
+  EXPECT_THAT(std::string(bad.status().message()), ::testing::Not(HasSubstr("SECRET")));
+  fs::remove_all(dir);
+}
+
 // On a real run: the config's package_notify turns the package-service MN on, its ignored
 // resource drops it, and a resource this catalog lacks is a warning, not an error.
 TEST(ProjectConfigTest, AppliesToARealCheck) {

@@ -247,3 +247,90 @@ def case_confirm_harmless():
         check(f["confirmation"]["kept"].startswith(keep), f"kept {f['confirmation']}")
         code, _ = run_json(["--confirm", "--fail-on", "confirmed", target])
         check(code == 0, f"exit code {code} with --fail-on confirmed and nothing confirmed")
+
+
+FIX_BENEATH_INIT = """class fixbeneath {
+  file { '/etc/app': ensure => directory }
+  file { '/etc/app/app.conf':
+    ensure  => file,
+    content => "greeting = hello\\n",
+  }
+  exec { 'use config':
+    command => "/bin/sh -c 'cat /etc/app/app.conf > /var/tmp/app-out'",
+  }
+  fixbeneath::relocate()
+}
+"""
+
+# Compile-time Ruby of the module: both resources of the MOR claim to be declared in
+# manifests/sub/canary.pp, which a link in the module leads to a directory of the host.
+FIX_BENEATH_FUNCTION = """Puppet::Functions.create_function(:'fixbeneath::relocate') do
+  def relocate
+    file = File.expand_path('../../../../../manifests/sub/canary.pp', __FILE__)
+    catalog = closure_scope.catalog
+    { 'File[/etc/app/app.conf]' => 1, 'Exec[use config]' => 4 }.each do |ref, line|
+      r = catalog.resource(ref)
+      r.file = file
+      r.line = line
+    end
+    nil
+  end
+end
+"""
+
+FIX_BENEATH_CANARY = """file { '/etc/app/app.conf':
+  ensure => file,
+}
+exec { 'use config':
+  command => '/bin/true',
+}
+"""
+
+
+def case_fix_beneath():
+    """A module ships a link out of itself (manifests/sub -> a directory of the host holding a
+    canary .pp) and compile-time Ruby that points its MOR's two resources into it: --fix-diff
+    and --fix write nothing there (nor anywhere outside the module); the finding gets no
+    patch, and the reason names the link."""
+    with tempfile.TemporaryDirectory() as tmp:
+        module = os.path.join(tmp, "fixbeneath")
+        outside = os.path.join(tmp, "outside")
+        os.makedirs(os.path.join(module, "manifests"))
+        os.makedirs(os.path.join(module, "lib", "puppet", "functions", "fixbeneath"))
+        os.makedirs(outside)
+        with open(os.path.join(module, "manifests", "init.pp"), "w", encoding="utf-8") as fh:
+            fh.write(FIX_BENEATH_INIT)
+        with open(os.path.join(module, "lib", "puppet", "functions", "fixbeneath",
+                               "relocate.rb"), "w", encoding="utf-8") as fh:
+            fh.write(FIX_BENEATH_FUNCTION)
+        canary = os.path.join(outside, "canary.pp")
+        with open(canary, "w", encoding="utf-8") as fh:
+            fh.write(FIX_BENEATH_CANARY)
+        os.symlink(outside, os.path.join(module, "manifests", "sub"))
+        before = os.stat(canary)
+        out, diff = os.path.join(tmp, "report.json"), os.path.join(tmp, "fix.diff")
+        p = fsmove("check", "-q", "--format", "json", "-o", out, "--allow-failed",
+                   "--fix", "--fix-diff", diff, module)
+        check(p.returncode in (0, 1), f"exit code {p.returncode}: {p.stderr}")
+        with open(canary, encoding="utf-8") as fh:
+            check(fh.read() == FIX_BENEATH_CANARY, "the canary outside the module was rewritten")
+        after = os.stat(canary)
+        check((after.st_ino, after.st_mtime_ns) == (before.st_ino, before.st_mtime_ns),
+              "the canary outside the module was replaced")
+        check(os.listdir(outside) == ["canary.pp"], f"files left outside: {os.listdir(outside)}")
+        with open(out, encoding="utf-8") as fh:
+            report = json.load(fh)
+        mor = [f for f in report["faults"] if f["kind"] == "MOR"
+               and f["source"]["resource"] == "File[/etc/app/app.conf]"
+               and f["target"]["resource"] == "Exec[use config]"]
+        check(mor, f"the MOR was not found: {findings_of(report)}")
+        check(mor[0]["source"]["file"].endswith("manifests/sub/canary.pp"),
+              f"the resource was not relocated into the link: {mor[0]['source']}")
+        patch = mor[0]["patch"]
+        check(patch["verdict"] == "failed" and not patch["diff"] and not patch["applied"],
+              f"a patch through the link: {patch}")
+        check("manifests/sub is a symbolic link, never followed" in patch["reason"],
+              f"the reason does not name the link: {patch['reason']}")
+        with open(diff, encoding="utf-8") as fh:
+            check("canary" not in fh.read(), "the diff patches the file behind the link")
+        print("ok: no patch through the module's link; the canary is untouched", file=sys.stderr)

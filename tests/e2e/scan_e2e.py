@@ -11,6 +11,8 @@ fixtures/scan/ (one ok, one with a MOR, one that does not compile, one that hang
             compile's error is its own, a failing custom fact a warning.
   statuses  a module whose resource fails is resources-failed (exit 1, not ok) and one whose
             directory is not there is missing; a rerun skips the first and retries the second.
+  links     modules that link out of the modules directory to a private file (an example,
+            .fsmove.json, metadata.json): each link refused by name, the file's text nowhere.
 Exit 77 (CTest's skip code) when not root: the sandbox needs namespaces and overlayfs.
 """
 import json
@@ -267,6 +269,55 @@ def case_runs():
         with open(os.path.join(out, "summary.json"), encoding="utf-8") as fh:
             cov = json.load(fh)["coverage"]
         check(cov == {"runs": 3, "modules": 1, "modules_applied": 1}, f"coverage in summary.json: {cov}")
+
+
+SECRET = "fsmove-canary-SECRET-5521"
+
+
+def case_links():
+    """A modules directory whose modules link out of it to a private (0600) file of the host:
+    an example (examples/init.pp), a .fsmove.json and a metadata.json. Each link is refused
+    with an error naming it, and the file's content appears nowhere: not in the scan's
+    folder (catalogs, Puppet's logs, graphs, reports), not on stdout or stderr."""
+    with tempfile.TemporaryDirectory() as tmp:
+        private = os.path.join(tmp, "private")
+        os.makedirs(private, mode=0o700)
+        canary = os.path.join(private, "canary.pp")
+        with open(canary, "w", encoding="utf-8") as fh:
+            fh.write(f"notify {{ '{SECRET}': }}\n")
+        os.chmod(canary, 0o600)
+        mods = os.path.join(tmp, "mods")
+        layout = {
+            # No class to include: the example is its only run.
+            "exlink": ("manifests/thing.pp", "define exlink::thing {}\n", "examples/init.pp"),
+            "cfglink": ("manifests/init.pp", "class cfglink {}\n", ".fsmove.json"),
+            "metalink": ("manifests/init.pp", "class metalink {}\n", "metadata.json"),
+        }
+        for name, (manifest, code, link) in layout.items():
+            path = os.path.join(mods, name, manifest)
+            os.makedirs(os.path.dirname(path), exist_ok=True)
+            with open(path, "w", encoding="utf-8") as fh:
+                fh.write(code)
+            os.makedirs(os.path.dirname(os.path.join(mods, name, link)), exist_ok=True)
+            os.symlink(canary, os.path.join(mods, name, link))
+        out = os.path.join(tmp, "out")
+        p = fsmove("scan", "-o", out, "--timeout", "120", "-q", "--modules-dir", mods)
+        check(SECRET not in p.stdout and SECRET not in p.stderr, "the secret is on stdout or stderr")
+        for root, _, files in os.walk(out):
+            for f in files:
+                with open(os.path.join(root, f), "rb") as fh:
+                    check(SECRET.encode() not in fh.read(),
+                          f"the secret is in {os.path.relpath(os.path.join(root, f), out)}")
+        got = {m["module"].split(mods + "/")[-1]: m for m in summary(out)}
+        check(sorted(got) == ["cfglink", "exlink/examples/init.pp", "metalink"],
+              f"runs: {sorted(got)}")
+        for run, link in (("exlink/examples/init.pp", "examples/init.pp"),
+                          ("cfglink", ".fsmove.json"), ("metalink", "metadata.json")):
+            r = got[run]
+            check(r["status"] not in ("ok", "findings"), f"{run} ran: {r}")
+            check(f"{link} is a symbolic link, never followed" in r["error"],
+                  f"{run}: the link is not named as refused: {r['error']!r}")
+        print("ok: every link refused, the secret nowhere", file=sys.stderr)
 
 
 def case_killed():

@@ -10,6 +10,7 @@
 
 #include <filesystem>
 #include <fstream>
+#include <tuple>
 
 #include "nlohmann/json.hpp"
 
@@ -187,6 +188,56 @@ TEST_F(FixPlannerTest, AManifestChainsResourcesOfOtherModules) {
             "include app\ninclude stdlib\nFile['/var/log/app.log'] -> Exec['dep']\n"
             "File['/etc/app.conf'] ~> Service['app']\n");
   EXPECT_THAT(both->diff, HasSubstr("\\ No newline at end of file\n"));
+}
+
+// A module that ships a link (manifests/sub -> a directory of the host) and a catalog whose
+// file and line point into it (module Ruby at compile time sets them): the file behind the
+// link is never read, so never patched; the finding gets no patch, and the reason names the
+// link. A final link and a path that leaves the root by ".." are refused the same way.
+TEST_F(FixPlannerTest, NeverThroughASymbolicLinkOutOfTheCheckedCode) {
+  fs::create_directories(dir_ / "outside");
+  std::ofstream(dir_ / "outside/canary.pp") << kInit;
+  fs::create_directory_symlink(dir_ / "outside", dir_ / "app/manifests/sub");
+  fs::create_symlink(dir_ / "outside/canary.pp", dir_ / "app/manifests/final.pp");
+  for (const std::string& file :
+       {(dir_ / "app/manifests/sub/canary.pp").string(), (dir_ / "app/manifests/final.pp").string(),
+        (dir_ / "app/manifests/../../outside/canary.pp").string()}) {
+    nlohmann::json resources = nlohmann::json::array();
+    for (auto [type, title, line] :
+         {std::tuple{"File", "/var/log/app.log", 6}, std::tuple{"Service", "app", 10}}) {
+      resources.push_back({{"type", type},
+                           {"title", title},
+                           {"file", file},
+                           {"line", line},
+                           {"exported", false},
+                           {"parameters", nlohmann::json::object()}});
+    }
+    nlohmann::json doc = {{"name", "n"},
+                          {"catalog_format", 2},
+                          {"resources", resources},
+                          {"edges", nlohmann::json::array()}};
+    auto cat = catalog::Catalog::LoadString(doc.dump(), "catalog.json");
+    ASSERT_TRUE(cat.ok()) << cat.status();
+    std::vector<checker::Finding> findings = {Finding(checker::FaultKind::kMissingOrdering, 0, 1)};
+    FixPlanner planner(*cat, Scope());
+    planner.Plan(&findings, {0});
+    ASSERT_TRUE(findings[0].patch) << file;
+    EXPECT_EQ(findings[0].patch->verdict, checker::FixVerdict::kFailed) << file;
+    EXPECT_TRUE(findings[0].patch->diff.empty()) << file;
+    EXPECT_FALSE(planner.Planned(0));
+    EXPECT_THAT(findings[0].patch->reason, HasSubstr("no fix in the checked code")) << file;
+    if (file.find("/sub/") != std::string::npos) {
+      EXPECT_THAT(findings[0].patch->reason,
+                  HasSubstr("manifests/sub is a symbolic link, never followed"));
+    } else if (file.find("final") != std::string::npos) {
+      EXPECT_THAT(findings[0].patch->reason,
+                  HasSubstr("manifests/final.pp is a symbolic link, never followed"));
+    } else {
+      EXPECT_THAT(findings[0].patch->reason, HasSubstr("outside the checked code"));
+    }
+  }
+  std::ifstream in(dir_ / "outside/canary.pp");
+  EXPECT_EQ(std::string(std::istreambuf_iterator<char>(in), {}), kInit);
 }
 
 }  // namespace

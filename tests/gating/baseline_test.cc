@@ -146,6 +146,14 @@ TEST(BaselineTest, BadFilesAreErrorsWithPointers) {
     ASSERT_FALSE(b.ok()) << text;
     EXPECT_THAT(std::string(b.status().message()), HasSubstr(message)) << text;
   }
+  // A syntax error is located, never quoted: a file read by mistake may hold a secret.
+  for (const char* text : {"\"SECRET-hunter2\n", "{\"fsmove_baseline\": SECRET-hunter2}",
+                           "{\"fsmove_baseline\": 1, \"findings\": [\"SECRET-hunter2"}) {
+    auto b = gating::Baseline::Parse(text, "b.json");
+    ASSERT_FALSE(b.ok()) << text;
+    EXPECT_THAT(std::string(b.status().message()), HasSubstr("b.json:1:")) << text;
+    EXPECT_THAT(std::string(b.status().message()), ::testing::Not(HasSubstr("SECRET")));
+  }
   auto missing = gating::Baseline::LoadFile("/nonexistent/baseline.json");
   ASSERT_FALSE(missing.ok());
   EXPECT_THAT(std::string(missing.status().message()),

@@ -78,6 +78,22 @@ TEST(ModuleClasses, TheClassToInclude) {
   EXPECT_TRUE(ModuleIncludeClass((d.path() / "f").string()).found);
 }
 
+// Nothing of a module is read through a link: a metadata.json or manifests/init.pp that
+// links out (to a private file of whoever runs the scan) names nothing.
+TEST(ModuleClasses, LinksAreNotTheModulesFiles) {
+  ScanTestDir d;
+  d.Write("secret.json", R"({"name": "someone-SECRET"})");
+  d.Write("secret.pp", "class SECRET {}\n");
+  d.Write("g/manifests/other.pp", "class g::other {}\n");
+  std::filesystem::create_symlink(d.path() / "secret.json", d.path() / "g/metadata.json");
+  std::filesystem::create_symlink(d.path() / "secret.pp", d.path() / "g/manifests/init.pp");
+  EXPECT_EQ(ModuleName((d.path() / "g").string()), "g");
+  IncludeClass g = ModuleIncludeClass((d.path() / "g").string());
+  EXPECT_FALSE(g.found);
+  EXPECT_THAT(g.why_not, HasSubstr("manifests/init.pp is a symbolic link, never followed"));
+  EXPECT_THAT(g.why_not, ::testing::Not(HasSubstr("SECRET")));
+}
+
 TEST(ModuleClasses, IncludableClassesArePublicAndNeedNothing) {
   ScanTestDir d;
   d.Write("m/manifests/init.pp", "class m ($x) {}\nclass m::in_init {}\n");

@@ -1,5 +1,7 @@
 #include "fsmove/scan/module_list.h"
 
+#include <unistd.h>
+
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "scan_test_dir.h"
@@ -41,6 +43,40 @@ TEST(ModuleList, DiscoversModulesWithManifestsOrMetadata) {
               ElementsAre((d.path() / "mods/a").string(), (d.path() / "mods/b").string(),
                           (d.path() / "mods/defines").string(), (d.path() / "mods/meta").string()));
   EXPECT_FALSE(DiscoverModules((d.path() / "nope").string()).ok());
+}
+
+// A link in the modules directory is not a module of it, and a metadata.json that is a link
+// does not make one; an example that is a link is listed, so that its run can say it is
+// refused (the scan opens each beneath its module).
+TEST(ModuleList, LinksAreNeitherModulesNorMadeInto) {
+  ScanTestDir d;
+  d.Write("private/manifests/init.pp", "class private {}\n");
+  d.Write("private/metadata.json", "{}");
+  d.Write("mods/real/manifests/init.pp", "class real {}\n");
+  d.Write("mods/metalink/README", "");
+  d.Write("mods/real/examples/z.pp", "include real\n");
+  std::filesystem::create_directory_symlink(d.path() / "private", d.path() / "mods/linked");
+  // Made by a user, not root (a link root made, as Debian's modules directory has, counts).
+  if (geteuid() == 0) {
+    ASSERT_EQ(lchown((d.path() / "mods/linked").c_str(), 65534, 65534), 0);
+  }
+  std::filesystem::create_symlink(d.path() / "private/metadata.json",
+                                  d.path() / "mods/metalink/metadata.json");
+  std::filesystem::create_symlink(d.path() / "private/manifests/init.pp",
+                                  d.path() / "mods/real/examples/init.pp");
+  auto m = DiscoverModules((d.path() / "mods").string());
+  ASSERT_TRUE(m.ok());
+  EXPECT_THAT(*m, ElementsAre((d.path() / "mods/real").string()));
+  if (geteuid() == 0) {
+    std::filesystem::create_directory_symlink(d.path() / "private", d.path() / "mods/debian");
+    auto with_root_link = DiscoverModules((d.path() / "mods").string());
+    ASSERT_TRUE(with_root_link.ok());
+    EXPECT_THAT(*with_root_link, ElementsAre((d.path() / "mods/debian").string(),
+                                             (d.path() / "mods/real").string()));
+  }
+  const std::string real = (d.path() / "mods/real").string();
+  EXPECT_THAT(ExpandModuleRuns(real),
+              ElementsAre(real, real + "/examples/init.pp", real + "/examples/z.pp"));
 }
 
 TEST(ModuleList, ExpandsAModuleIntoItsIncludeAndExamples) {

@@ -24,10 +24,11 @@ struct JsonParseOptions {
   nlohmann::json::parser_callback_t callback = nullptr;
 };
 
-// Parses `text` as one JSON document. Errors (InvalidArgument):
+// Parses `text` as one JSON document. Errors (InvalidArgument) name the place and never quote
+// the input (a file read by mistake may hold a secret):
 //   "SOURCE:LINE:COLUMN: not valid JSON: SENTENCE" (also for a number too large for a double)
 //   "SOURCE:LINE:COLUMN: JSON nested deeper than N levels"
-//   "SOURCE:LINE:COLUMN: key "K" repeated in one object (JSON keeps only the last value)"
+//   "SOURCE:LINE:COLUMN: a key repeated in one object (JSON keeps only the last value)"
 absl::StatusOr<nlohmann::json> ParseJson(std::string_view text, std::string_view source_name,
                                          const JsonParseOptions& options = {});
 

@@ -4,7 +4,8 @@
 // one is in the checked code or the code already says it there), how the other resource is
 // named (the title's expression when both sit in one class or define body, else the
 // catalog's title quoted), and the edit. Findings that edit one declaration merge into one
-// edit; nothing outside the checked code is ever changed.
+// edit; nothing outside the checked code is ever read or changed: files are opened beneath
+// its root, never through a symbolic link (base/beneath.h).
 #pragma once
 
 #include <cstddef>
@@ -16,6 +17,7 @@
 #include <vector>
 
 #include "absl/status/statusor.h"
+#include "fsmove/base/beneath.h"
 #include "fsmove/catalog/catalog.h"
 #include "fsmove/checker/checker.h"
 #include "fsmove/fix/declaration_edit.h"
@@ -87,6 +89,7 @@ class FixPlanner {
   };
 
   absl::StatusOr<Located> Locate(catalog::ResourceId r) const;
+  absl::StatusOr<std::string> ReadInScope(const std::string& file) const;
   absl::StatusOr<const PuppetSource*> Source(const std::string& file) const;
   std::string InScope(const std::string& file) const;  // empty when it may change
   absl::StatusOr<std::string> Reference(catalog::ResourceId r, const Located& edited,
@@ -101,6 +104,7 @@ class FixPlanner {
 
   const catalog::Catalog& cat_;
   FixScope scope_;
+  absl::StatusOr<base::UniqueFd> root_fd_;  // scope_.root, where every file is read beneath
   std::map<size_t, std::vector<Change>> planned_;
   mutable std::map<std::string, absl::StatusOr<std::unique_ptr<PuppetSource>>> sources_;
   mutable std::map<std::string, std::string> catalog_names_;  // this machine's path -> catalog's

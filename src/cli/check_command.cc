@@ -361,7 +361,9 @@ void AddTargetOptions(CLI::App* cmd, const std::shared_ptr<CheckCliOptions>& o) 
                   "a module directory (applies `include <module>`) or a .pp manifest");
   cmd->add_option("-e,--execute", o->code, "Puppet code to check instead of TARGET");
   cmd->add_option("--modulepath", o->request.target.modulepath,
-                  "another directory of modules (repeatable); the module's parent comes first")
+                  "another directory of modules (repeatable), whose modules alone the sandbox "
+                  "sees; the module's parent comes first, with the module and the modules it "
+                  "declares (metadata.json, .fixtures.yml) alone")
       ->type_name("DIR")
       ->allow_extra_args(false);
   cmd->add_option("--with-module", o->request.target.with_module,

@@ -363,6 +363,7 @@ absl::StatusOr<RunResult> RunCheck(const CheckRequest& request, const TraceConsu
   }
   RunResult result;
   result.missing_dependencies = target->missing_dependencies;
+  if (request.sandbox == SandboxMode::kOverlay) result.unshown_modules = target->unshown_modules;
   result.summary.target = target->display;
   result.summary.sandbox = request.sandbox == SandboxMode::kOverlay ? "overlay" : "none";
   result.summary.root = request.root.name;

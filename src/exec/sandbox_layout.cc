@@ -157,8 +157,8 @@ absl::Status SandboxLayout::Build() {
     }
   }
   if (absl::Status st = SetUpWorkDir(); !st.ok()) return st;
-  // A modulepath directory of symlinks: a small tmpfs of its own, where only its modules
-  // are bound (below), made read-only once they are.
+  // Each modulepath directory: a small tmpfs of its own, where only its modules are bound
+  // (below), made read-only once they are: nothing else of the directory is seen.
   std::vector<std::string> linked = spec_.linked_module_dirs;
   std::sort(linked.begin(), linked.end());  // a directory before those under it
   for (const std::string& dir : linked) {

@@ -1,6 +1,7 @@
 // Resolving `fsmove check TARGET`; see target.h.
 #include "fsmove/exec/target.h"
 
+#include <dirent.h>
 #include <fcntl.h>
 #include <linux/openat2.h>
 #include <sys/stat.h>
@@ -10,6 +11,7 @@
 #include <algorithm>
 #include <filesystem>
 #include <fstream>
+#include <set>
 #include <sstream>
 
 #include "absl/status/status.h"
@@ -46,7 +48,8 @@ bool LooksLikeModule(int dir_fd) {
   auto has = [&](const char* name, mode_t type) {
     return fstatat(dir_fd, name, &st, AT_SYMLINK_NOFOLLOW) == 0 && (st.st_mode & S_IFMT) == type;
   };
-  return has("metadata.json", S_IFREG) || has("manifests", S_IFDIR) || has("lib/puppet", S_IFDIR);
+  return has("metadata.json", S_IFREG) || has("manifests", S_IFDIR) || has("lib/puppet", S_IFDIR) ||
+         has("functions", S_IFDIR) || has("types", S_IFDIR);
 }
 
 namespace {
@@ -78,18 +81,18 @@ absl::StatusOr<fs::path> ResolveRootOwnedLink(const fs::path& link, const std::s
     const fs::path next = done / part;
     struct stat st;
     if (lstat(next.c_str(), &st) != 0)
-      return base::ErrnoStatus(fmt::format("--modulepath {}: {}", given, next.string()));
+      return base::ErrnoStatus(fmt::format("{}: {}", given, next.string()));
     if (!S_ISLNK(st.st_mode)) {
       done = next;
       continue;
     }
     if (++links > 40) {
-      return absl::InvalidArgumentError(fmt::format(
-          "--modulepath {}: {} leads through more than 40 symbolic links", given, link.string()));
+      return absl::InvalidArgumentError(
+          fmt::format("{}: {} leads through more than 40 symbolic links", given, link.string()));
     }
     if (st.st_uid != 0) {
       return absl::PermissionDeniedError(fmt::format(
-          "--modulepath {}: {} leads through the symbolic link {}, owned by uid {}: fsmove "
+          "{}: {} leads through the symbolic link {}, owned by uid {}: fsmove "
           "follows only links owned by root (as Debian's /usr/share/puppet/modules has), since "
           "the module code it runs would see where any other link leads; copy the modules "
           "you trust (cp -rL) or give their own directories as --modulepath",
@@ -97,8 +100,7 @@ absl::StatusOr<fs::path> ResolveRootOwnedLink(const fs::path& link, const std::s
     }
     std::error_code ec;
     const fs::path to = fs::read_symlink(next, ec);
-    if (ec)
-      return absl::InvalidArgumentError(fmt::format("--modulepath {}: {}", given, ec.message()));
+    if (ec) return absl::InvalidArgumentError(fmt::format("{}: {}", given, ec.message()));
     if (to.is_absolute()) done = "/";
     push(to);
   }
@@ -150,10 +152,35 @@ void ReadFixtures(const fs::path& dir, ResolvedTarget* t) {
   }
 }
 
+// A directory of the modulepath as a sandbox shows it: a read-only tmpfs of its own at its
+// path, with modules alone bound in it, never the directory itself. Of a --modulepath
+// directory, each module in it; of a module's own parent, the module and the modules it
+// declares it needs (with theirs): not its siblings' other files, dot directories or
+// unrelated checkouts, nor a home directory's `.ssh`.
+struct ModulepathDir {
+  fs::path dir;                  // absolute, canonical
+  std::string given;             // for errors: "--modulepath DIR", or the module as given
+  bool every_module = false;     // --modulepath: each module in it
+  std::set<std::string> wanted;  // the module's parent: the modules needed from it
+};
+
+void AddModulepathDir(std::vector<ModulepathDir>* dirs, const fs::path& dir, std::string given,
+                      bool every_module, const std::string& wanted) {
+  auto it = std::find_if(dirs->begin(), dirs->end(),
+                         [&](const ModulepathDir& d) { return d.dir == dir; });
+  if (it == dirs->end()) {
+    dirs->push_back({dir, std::move(given), every_module, {}});
+    it = dirs->end() - 1;
+  }
+  it->every_module = it->every_module || every_module;
+  if (!wanted.empty()) it->wanted.insert(wanted);
+}
+
 // The module at `abs` (absolute) is on the target's modulepath: under its own name (from
-// metadata.json, else the directory's), through the parent directory when the directory is
-// so named (its siblings, dependencies checked out next to it, are found too), else linked.
-absl::Status UseModule(const fs::path& abs, const std::string& display, ResolvedTarget* t) {
+// metadata.json, else the directory's), in its parent directory's view when the directory is
+// so named (with the dependencies checked out next to it), else linked.
+absl::Status UseModule(const fs::path& abs, const std::string& display, ResolvedTarget* t,
+                       std::vector<ModulepathDir>* dirs) {
   t->module_dir = abs.string();
   if (absl::Status st = ReadMetadata(abs, t); !st.ok()) return st;
   if (t->module_name.empty()) t->module_name = ShortModuleName(abs.filename().string());
@@ -164,29 +191,72 @@ absl::Status UseModule(const fs::path& abs, const std::string& display, Resolved
         display, t->module_name));
   }
   t->link_module = abs.filename().string() != t->module_name;
-  if (!t->link_module) t->modulepath.push_back(abs.parent_path().string());
-  AddInput(t->link_module ? t->module_dir : abs.parent_path().string(), t);
+  if (t->link_module) {
+    AddInput(t->module_dir, t);  // the module alone, at its own path
+  } else {
+    t->modulepath.push_back(abs.parent_path().string());
+    AddModulepathDir(dirs, abs.parent_path(), display, false, t->module_name);
+  }
   return absl::OkStatus();
 }
 
-// The modulepath directory `dir` (absolute, canonical; `given` as the user wrote it) as a
-// sandbox must show it. Without symlinks in it, it is bound as it is. With some, each module
-// is shown on its own: a directory as it is, a link as the directory it resolves to, at the
-// link's path; nothing else of the host (not the directories the links go through).
-absl::Status AddModulepathDir(const fs::path& dir, const std::string& given, ResolvedTarget* t) {
+// The modules a check needs from the directories that show only those (a module's parent):
+// its declared dependencies (metadata.json, .fixtures.yml) and, through their metadata.json,
+// theirs, each from the first modulepath directory that has it, as Puppet looks it up.
+void WantDependencies(const ResolvedTarget& t, std::vector<ModulepathDir>* dirs) {
+  std::vector<std::string> todo;
+  for (const std::string& d : t.dependencies) todo.push_back(ShortModuleName(d));
+  std::set<std::string> seen = {t.module_name};
+  while (!todo.empty()) {
+    const std::string name = std::move(todo.back());
+    todo.pop_back();
+    if (!IsValidModuleName(name) || !seen.insert(name).second) continue;
+    for (ModulepathDir& d : *dirs) {
+      const fs::path at = d.dir / name;
+      struct stat st;
+      if (lstat(at.c_str(), &st) != 0) continue;
+      if (!d.every_module) d.wanted.insert(name);
+      if (S_ISDIR(st.st_mode)) {
+        ResolvedTarget dep;
+        if (ReadMetadata(at, &dep).ok()) {
+          for (const std::string& n : dep.dependencies) todo.push_back(ShortModuleName(n));
+        }
+      }
+      break;
+    }
+  }
+}
+
+// Directories the sandbox has its own of, or that its OS root needs: a modulepath directory is
+// shown as a tmpfs at its own path, which would cover them.
+bool IsSandboxSystemDir(const fs::path& dir) {
+  static constexpr std::string_view kOwn[] = {"/",     "/bin",   "/boot", "/dev",  "/etc",
+                                              "/lib",  "/lib64", "/opt",  "/proc", "/run",
+                                              "/sbin", "/sys",   "/tmp",  "/usr",  "/var"};
+  const std::string s = dir.string();
+  return std::find(std::begin(kOwn), std::end(kOwn), s) != std::end(kOwn) ||
+         s.starts_with("/proc/") || s.starts_with("/sys/") || s.starts_with("/dev/");
+}
+
+// The modulepath directory `d` as a sandbox must show it: a directory of its own with its
+// modules (or the wanted ones) in it, each bound on its own: a directory as it is, a link
+// as the directory it resolves to, at the link's path; nothing else of the host (not the
+// directory's files, not the directories the links go through).
+absl::Status ShowModulepathDir(const ModulepathDir& d, ResolvedTarget* t) {
+  const fs::path& dir = d.dir;
+  const std::string& given = d.given;
+  if (IsSandboxSystemDir(dir)) {
+    return absl::InvalidArgumentError(fmt::format(
+        "{}: the modulepath directory {} is one the sandbox has its own of; keep the modules "
+        "in a directory of their own (such as {}/modules)",
+        given, dir.string(), dir == "/" ? "" : dir.string()));
+  }
   std::error_code ec;
   std::vector<fs::directory_entry> entries;
-  bool links = false;
   for (fs::directory_iterator it(dir, ec), end; !ec && it != end; it.increment(ec)) {
     entries.push_back(*it);
-    if (it->is_symlink(ec)) links = true;
   }
-  if (ec)
-    return absl::InvalidArgumentError(fmt::format("--modulepath {}: {}", given, ec.message()));
-  if (!links) {
-    AddInput(dir.string(), t);
-    return absl::OkStatus();
-  }
+  if (ec) return absl::InvalidArgumentError(fmt::format("{}: {}", given, ec.message()));
   // In name order: the sandbox's view does not depend on the order readdir gives.
   std::sort(entries.begin(), entries.end(),
             [](const fs::directory_entry& a, const fs::directory_entry& b) {
@@ -195,11 +265,29 @@ absl::Status AddModulepathDir(const fs::path& dir, const std::string& given, Res
   t->linked_module_dirs.push_back(dir.string());
   for (const fs::directory_entry& e : entries) {
     const fs::path at = e.path();
+    const std::string name = at.filename().string();
+    // Puppet looks for modules among the directories with a module's name only.
+    if (!IsValidModuleName(name)) continue;
+    const bool wanted = d.every_module || d.wanted.count(name) > 0;
     if (!e.is_symlink(ec)) {
-      // Puppet looks for modules among the directories only; files stay out of sight.
-      if (e.is_directory(ec)) AddInput(at.string(), t);
+      if (!e.is_directory(ec)) continue;  // files stay out of sight
+      if (wanted && !d.every_module) {
+        AddInput(at.string(), t);  // asked for by name
+        continue;
+      }
+      absl::StatusOr<int> fd = OpenResolvedInput(at.string());
+      if (!fd.ok()) continue;
+      const bool module = LooksLikeModule(*fd);
+      close(*fd);
+      if (!module) continue;
+      if (wanted) {
+        AddInput(at.string(), t);
+      } else {
+        t->unshown_modules.push_back(name);
+      }
       continue;
     }
+    if (!wanted) continue;
     std::error_code read_ec;
     const std::string text = fs::read_symlink(at, read_ec).string();
     absl::StatusOr<fs::path> followed = ResolveRootOwnedLink(at, given);
@@ -207,35 +295,147 @@ absl::Status AddModulepathDir(const fs::path& dir, const std::string& given, Res
       return followed.status();
     const fs::path resolved = followed.ok() ? *followed : fs::path();
     if (!followed.ok() || !fs::is_directory(resolved, ec)) {
-      return absl::InvalidArgumentError(fmt::format(
-          "--modulepath {}: {} is a link to {}, which is not a directory; a module on the "
-          "modulepath must be one (remove the link, or give a modulepath without it)",
-          given, at.string(), text));
+      return absl::InvalidArgumentError(
+          fmt::format("{}: {} is a link to {}, which is not a directory; a module on the "
+                      "modulepath must be one (remove the link, or give a modulepath without it)",
+                      given, at.string(), text));
     }
     // A link to the modulepath directory itself or above it would show the tree around it.
-    const std::string r = resolved.string(), d = dir.string();
-    if (r == "/" || d == r || d.starts_with(r + "/")) {
-      return absl::InvalidArgumentError(fmt::format(
-          "--modulepath {}: {} is a link to {}, which holds the modulepath directory itself; "
-          "a module must be a directory of its own",
-          given, at.string(), text));
+    const std::string r = resolved.string(), ds = dir.string();
+    if (r == "/" || ds == r || ds.starts_with(r + "/")) {
+      return absl::InvalidArgumentError(
+          fmt::format("{}: {} is a link to {}, which holds the modulepath directory itself; "
+                      "a module must be a directory of its own",
+                      given, at.string(), text));
     }
     // Nor may it lead anywhere else but to a module: not to a home directory, say.
     absl::StatusOr<int> fd = OpenResolvedInput(r);
     if (!fd.ok()) {  // swapped for a link since it was resolved, or gone: say which
       return absl::Status(fd.status().code(),
-                          fmt::format("--modulepath {}: {} is a link to {}: {}", given, at.string(),
-                                      text, std::string(fd.status().message())));
+                          fmt::format("{}: {} is a link to {}: {}", given, at.string(), text,
+                                      std::string(fd.status().message())));
     }
     const bool module = LooksLikeModule(*fd);
     close(*fd);
     if (!module) {
       return absl::InvalidArgumentError(
-          fmt::format("--modulepath {}: {} is a link to {}, which is not a Puppet module (no "
-                      "metadata.json, manifests/ or lib/puppet/ in it)",
+          fmt::format("{}: {} is a link to {}, which is not a Puppet module (no "
+                      "metadata.json, manifests/, lib/puppet/, functions/ or types/ in it)",
                       given, at.string(), text));
     }
     AddInput(r, t, at.string());
+  }
+  return absl::OkStatus();
+}
+
+// The symbolic links of one bound directory (`host`, shown at `shown`), walked without
+// following any: each must lead into one of `roots` (the directories bound for the sandbox).
+class LinkWalk {
+ public:
+  LinkWalk(const std::vector<std::string>& roots, const std::string& host, std::string shown)
+      : roots_(roots), host_(host), shown_(std::move(shown)) {}
+
+  absl::Status Walk(int fd, const fs::path& rel, int depth) {
+    if (depth > kMaxDepth) {
+      return absl::InvalidArgumentError(fmt::format(
+          "{}: {} is more than {} directories deep; fsmove checks every link in a module "
+          "before it shows the module to the sandbox, and stops there",
+          shown_, rel.string(), kMaxDepth));
+    }
+    DIR* d = fdopendir(fd);
+    if (d == nullptr) {
+      close(fd);
+      return base::ErrnoStatus(fmt::format("{}: cannot read {}", shown_, Name(rel)));
+    }
+    absl::Status st;
+    while (st.ok()) {
+      errno = 0;
+      const dirent* e = readdir(d);
+      if (e == nullptr) {
+        if (errno != 0)
+          st = base::ErrnoStatus(fmt::format("{}: cannot read {}", shown_, Name(rel)));
+        break;
+      }
+      const std::string name = e->d_name;
+      if (name == "." || name == "..") continue;
+      unsigned char type = e->d_type;
+      if (type == DT_UNKNOWN) {
+        struct stat s;
+        if (fstatat(dirfd(d), name.c_str(), &s, AT_SYMLINK_NOFOLLOW) != 0) continue;
+        type = S_ISDIR(s.st_mode) ? DT_DIR : S_ISLNK(s.st_mode) ? DT_LNK : DT_REG;
+      }
+      if (type == DT_LNK) {
+        st = CheckLink(dirfd(d), rel, name);
+      } else if (type == DT_DIR) {
+        const int sub =
+            openat(dirfd(d), name.c_str(), O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+        // Unreadable to the user running fsmove: the sandbox cannot show it either.
+        if (sub >= 0) st = Walk(sub, rel / name, depth + 1);
+      }
+    }
+    closedir(d);
+    return st;
+  }
+
+ private:
+  static constexpr int kMaxDepth = 256;
+
+  std::string Name(const fs::path& rel) const {
+    return rel.empty() ? std::string("the module") : rel.string();
+  }
+
+  absl::Status CheckLink(int dir_fd, const fs::path& rel, const std::string& name) {
+    char buf[4096];
+    const ssize_t n = readlinkat(dir_fd, name.c_str(), buf, sizeof buf - 1);
+    if (n < 0)
+      return base::ErrnoStatus(fmt::format("{}: readlink {}", shown_, (rel / name).string()));
+    const std::string text(buf, static_cast<size_t>(n));
+    // Where the host resolves it (links on the way followed, a dangling rest taken as
+    // written): the sandbox shows the same bound directories at the same paths, and nothing
+    // of the host besides, so a link the host resolves into them resolves there too.
+    std::error_code ec;
+    const fs::path to = fs::weakly_canonical(fs::path(host_) / rel / text, ec);
+    if (!ec) {
+      const std::string s = to.string();
+      for (const std::string& root : roots_) {
+        if (s == root || s.starts_with(root + "/")) return absl::OkStatus();
+      }
+    }
+    return absl::InvalidArgumentError(fmt::format(
+        "{}: {} is a symbolic link to {}, which leads out of the module: fsmove shows the "
+        "sandbox the modules alone and follows no link out of them; replace the link with a "
+        "copy of what it leads to, or remove it",
+        shown_, (rel / name).string(), text));
+  }
+
+  const std::vector<std::string>& roots_;
+  const std::string& host_;
+  std::string shown_;
+};
+
+// Every symbolic link in the directories bound for the sandbox leads into one of them (into
+// its own module, or another module shown), or nothing runs: module code sees no place of
+// the host through a link, and neither do fsmove's own reads of a module's files.
+absl::Status CheckLinksStayInside(const ResolvedTarget& t) {
+  std::vector<std::string> roots;
+  std::vector<size_t> bound;
+  for (size_t i = 0; i < t.input_paths.size(); ++i) {
+    struct stat st;
+    if (lstat(t.input_paths[i].c_str(), &st) != 0 || !S_ISDIR(st.st_mode)) continue;
+    roots.push_back(t.input_paths[i]);
+    bound.push_back(i);
+  }
+  for (size_t i : bound) {
+    const std::string& host = t.input_paths[i];
+    const std::string shown =
+        i < t.input_at.size() && !t.input_at[i].empty() ? t.input_at[i] : host;
+    absl::StatusOr<int> dir = OpenResolvedInput(host);
+    if (!dir.ok()) return dir.status();
+    const int fd = openat(*dir, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    close(*dir);
+    if (fd < 0) continue;  // unreadable: the sandbox cannot show it either
+    LinkWalk walk(roots, host, shown);
+    if (absl::Status st = walk.Walk(fd, fs::path(), 0); !st.ok()) return st;
   }
   return absl::OkStatus();
 }
@@ -312,6 +512,7 @@ bool IsValidModuleName(std::string_view name) {
 
 absl::StatusOr<ResolvedTarget> ResolveTarget(const TargetRequest& request) {
   ResolvedTarget t;
+  std::vector<ModulepathDir> dirs;
   std::error_code ec;
   for (const auto& m : request.modulepath) {
     if (!fs::is_directory(m, ec)) {
@@ -340,7 +541,7 @@ absl::StatusOr<ResolvedTarget> ResolveTarget(const TargetRequest& request) {
     if (fs::is_directory(abs, ec)) {
       t.kind = ResolvedTarget::Kind::kModule;
       t.display = request.path;
-      if (absl::Status st = UseModule(abs, request.path, &t); !st.ok()) return st;
+      if (absl::Status st = UseModule(abs, request.path, &t, &dirs); !st.ok()) return st;
       if (!fs::is_regular_file(abs / "manifests" / "init.pp", ec)) {
         return absl::InvalidArgumentError(fmt::format(
             "{}: module '{}' has no manifests/init.pp, so there is no class to include; "
@@ -364,7 +565,7 @@ absl::StatusOr<ResolvedTarget> ResolveTarget(const TargetRequest& request) {
           (dir.filename() == "examples" || dir.filename() == "tests") &&
           (fs::is_directory(module / "manifests", ec) ||
            fs::is_regular_file(module / "metadata.json", ec))) {
-        if (absl::Status st = UseModule(module, request.path, &t); !st.ok()) return st;
+        if (absl::Status st = UseModule(module, request.path, &t, &dirs); !st.ok()) return st;
       }
     } else {
       return absl::InvalidArgumentError(
@@ -382,18 +583,24 @@ absl::StatusOr<ResolvedTarget> ResolveTarget(const TargetRequest& request) {
       return absl::InvalidArgumentError(
           fmt::format("--with-module {}: not a module directory", request.with_module));
     }
-    if (absl::Status st = UseModule(module, "--with-module " + request.with_module, &t); !st.ok())
+    if (absl::Status st = UseModule(module, "--with-module " + request.with_module, &t, &dirs);
+        !st.ok())
       return st;
   }
   for (const auto& m : request.modulepath) {
     const fs::path abs = fs::canonical(m, ec);
     t.modulepath.push_back(abs.string());
-    if (absl::Status st = AddModulepathDir(abs, m, &t); !st.ok()) return st;
+    AddModulepathDir(&dirs, abs, "--modulepath " + m, true, "");
   }
   if (!t.module_dir.empty()) {
     ReadFixtures(fs::path(t.module_dir), &t);
     t.missing_dependencies = MissingModules(t.dependencies, t.modulepath, t.module_name);
   }
+  WantDependencies(t, &dirs);
+  for (const ModulepathDir& d : dirs) {
+    if (absl::Status st = ShowModulepathDir(d, &t); !st.ok()) return st;
+  }
+  if (absl::Status st = CheckLinksStayInside(t); !st.ok()) return st;
   return t;
 }
 

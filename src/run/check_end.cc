@@ -3,6 +3,7 @@
 
 #include <string.h>
 
+#include <algorithm>
 #include <utility>
 
 #include "absl/strings/str_cat.h"
@@ -78,7 +79,16 @@ End CompileFailed(const exec::RunResult& run, const std::string& puppet_version)
         puppet_version.empty() ? "" : absl::StrCat(" (this root's Puppet: ", puppet_version, ")"),
         "; check it on a Puppet 7 root (--root debian-12), or use $facts[...] in the code")));
   }
-  if (!run.missing_dependencies.empty()) {
+  const std::string lacked = exec::UnfoundModule(exec::FatalCompileError(log));
+  if (!lacked.empty() && std::find(run.unshown_modules.begin(), run.unshown_modules.end(),
+                                   lacked) != run.unshown_modules.end()) {
+    // Beside the module, and not shown to the sandbox: it is no declared dependency.
+    end.say.push_back(Note(absl::StrCat(
+        "module ", lacked,
+        " is beside the module but not among the modules it declares it needs (metadata.json's "
+        "dependencies, .fixtures.yml), so the sandbox does not show it; declare it, or give "
+        "the directory holding it with --modulepath DIR")));
+  } else if (!run.missing_dependencies.empty()) {
     // Only what is on no directory of the modulepath: a dependency that is there is not why
     // the compile failed.
     std::string deps;

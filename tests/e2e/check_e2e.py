@@ -16,6 +16,7 @@ Each CTest test runs one case:  check_e2e.py --fsmove BIN --source DIR CASE [ARG
                                            roots, modulepaths, --idempotence, CI, --save-trace
                      check_confirm_fix.py  --confirm, --fix-diff and --fix
                      check_sandbox.py      escapes, tampering, the sandbox's limits
+                     check_inputs.py       what the sandbox sees of the host's files
                      check_rootless.py     run by an ordinary user
                      check_systemd.py      --init systemd
                      check_errors.py       what the user is told when things go wrong

@@ -275,7 +275,10 @@ cat /var/tmp/fsmove-unit.log
     try:
         with tempfile.TemporaryDirectory() as tmp:
             os.chmod(tmp, 0o755)
-            attack = os.path.join(tmp, "attack.sh")
+            # In a module of the --modulepath directory: the sandbox shows modules alone.
+            attack = os.path.join(tmp, "attack", "files", "attack.sh")
+            os.makedirs(os.path.dirname(attack))
+            os.makedirs(os.path.join(tmp, "attack", "manifests"))
             with open(attack, "w", encoding="utf-8") as fh:
                 fh.write(script)
             os.chmod(attack, 0o755)

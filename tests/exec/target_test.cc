@@ -47,6 +47,100 @@ TEST_F(TargetTest, AModuleIsIncluded) {
   EXPECT_EQ(t->manifest_text, "include web\n");
   EXPECT_FALSE(t->link_module);
   EXPECT_EQ(t->modulepath, std::vector<std::string>{(dir_ / "mods").string()});
+  // The parent is shown as a directory of its own, with the module alone bound in it.
+  EXPECT_EQ(t->input_paths, std::vector<std::string>{(dir_ / "mods/web").string()});
+  EXPECT_EQ(t->linked_module_dirs, std::vector<std::string>{(dir_ / "mods").string()});
+}
+
+// Beside a module in a home directory or a checkout folder: its dependencies, and whatever
+// else the user keeps there. The sandbox is told to show the module and the modules it
+// declares it needs (and theirs), nothing else of the parent.
+TEST_F(TargetTest, AModuleIsShownWithTheModulesItDeclaresAlone) {
+  Write("home/web/metadata.json", R"({"name": "acme-web", "dependencies": [
+      {"name": "puppetlabs/stdlib"}, {"name": "puppetlabs-gone"}]})");
+  Write("home/web/manifests/init.pp", "class web {}\n");
+  Write("home/web/.fixtures.yml", "fixtures:\n  repositories:\n    concat: x\n");
+  Write("home/stdlib/metadata.json", R"({"name": "puppetlabs-stdlib", "dependencies": [
+      {"name": "puppetlabs/translate"}]})");
+  Write("home/translate/lib/puppet/functions/t.rb", "\n");
+  Write("home/concat/manifests/init.pp", "class concat {}\n");
+  Write("home/unrelated/manifests/init.pp", "class unrelated {}\n");
+  Write("home/notes/todo.txt", "not a module\n");
+  Write("home/.ssh/id_rsa", "secret\n");
+  Write("home/secret", "secret\n");
+  auto t = ResolveTarget(Path(dir_ / "home/web"));
+  ASSERT_TRUE(t.ok()) << t.status();
+  const fs::path home = dir_ / "home";
+  EXPECT_EQ(t->input_paths,
+            (std::vector<std::string>{(home / "concat").string(), (home / "stdlib").string(),
+                                      (home / "translate").string(), (home / "web").string()}));
+  EXPECT_EQ(t->linked_module_dirs, std::vector<std::string>{home.string()});
+  EXPECT_EQ(t->unshown_modules, std::vector<std::string>{"unrelated"});
+  EXPECT_EQ(t->missing_dependencies, std::vector<std::string>{"puppetlabs-gone"});
+  // Given as --modulepath, the directory shows every module in it, still nothing else.
+  TargetRequest r = Path(home / "web");
+  r.modulepath = {home.string()};
+  t = ResolveTarget(r);
+  ASSERT_TRUE(t.ok()) << t.status();
+  EXPECT_EQ(t->input_paths,
+            (std::vector<std::string>{(home / "concat").string(), (home / "stdlib").string(),
+                                      (home / "translate").string(), (home / "unrelated").string(),
+                                      (home / "web").string()}));
+  EXPECT_EQ(t->linked_module_dirs, std::vector<std::string>{home.string()});
+  EXPECT_TRUE(t->unshown_modules.empty());
+}
+
+// A link in a module shown to the sandbox may lead anywhere inside what is shown (its own
+// module, another module shown); one that leads out is refused, named within its module.
+TEST_F(TargetTest, ALinkOutOfAModuleIsRefusedByName) {
+  Write("mods/web/metadata.json",
+        R"({"name": "acme-web", "dependencies": [{"name": "puppetlabs/stdlib"}]})");
+  Write("mods/web/manifests/init.pp", "class web {}\n");
+  Write("mods/stdlib/manifests/init.pp", "class stdlib {}\n");
+  Write("mods/secret.pp", "class web::evil {}\n");
+  Write("mods/notes/todo.txt", "x\n");
+  fs::create_directories(dir_ / "mods/web/files/deep/er");
+  fs::create_directories(dir_ / "mods/web/spec/fixtures/modules");
+  fs::create_symlink("../manifests/init.pp", dir_ / "mods/web/files/init.pp");
+  fs::create_symlink("../../../../stdlib/manifests", dir_ / "mods/web/files/deep/er/stdlib");
+  fs::create_symlink(dir_ / "mods/web", dir_ / "mods/web/spec/fixtures/modules/web");
+  fs::create_symlink("no-such-file", dir_ / "mods/web/files/dangling");
+  ASSERT_TRUE(ResolveTarget(Path(dir_ / "mods/web")).ok());
+  const fs::path link = dir_ / "mods/web/files/deep/er/out";
+  auto refused = [&](const fs::path& to) {
+    fs::create_symlink(to, link);
+    auto t = ResolveTarget(Path(dir_ / "mods/web"));
+    fs::remove(link);
+    ASSERT_FALSE(t.ok()) << to;
+    EXPECT_NE(t.status().message().find((dir_ / "mods/web").string() +
+                                        ": files/deep/er/out is a symbolic link to " + to.string() +
+                                        ", which leads out of the module"),
+              std::string_view::npos)
+        << t.status();
+  };
+  refused("../../../../secret.pp");
+  refused(dir_ / "mods/secret.pp");
+  refused("/etc/passwd");
+  refused("../../../../notes");    // beside the module, not shown
+  refused("../../../../../mods");  // the modulepath directory itself
+  refused("../../../../no-such");  // dangling, out of the module
+  // Through a link inside (to the module itself), then out: resolved as the kernel does.
+  refused("../../../spec/fixtures/modules/web/../secret.pp");
+  // A link the module's parent itself holds, to a sibling that is not shown, does not matter.
+  fs::create_symlink("notes", dir_ / "mods/x");
+  EXPECT_TRUE(ResolveTarget(Path(dir_ / "mods/web")).ok());
+}
+
+TEST_F(TargetTest, AModulepathIsNeverADirectoryOfTheSandboxsOwn) {
+  TargetRequest r;
+  r.code = "include web";
+  r.modulepath = {"/"};
+  auto t = ResolveTarget(r);
+  ASSERT_FALSE(t.ok());
+  EXPECT_NE(t.status().message().find("one the sandbox has its own of"), std::string_view::npos)
+      << t.status();
+  r.modulepath = {"/tmp"};
+  EXPECT_FALSE(ResolveTarget(r).ok());
 }
 
 TEST_F(TargetTest, AnExampleOfAModuleHasItsModuleOnTheModulepath) {
@@ -134,7 +228,7 @@ TEST(FixtureModuleNames, ReadsTheThreeSectionsOnly) {
 
 // Debian's /usr/share/puppet/modules: each module a link through /etc/alternatives. The
 // sandbox is told to show each link's directory at the link's path, and nothing else of the
-// host; a plain modulepath directory is shown as it is.
+// host; a plain modulepath directory the same, with its modules bound as they are.
 TEST_F(TargetTest, AModulepathDirectoryOfLinksIsShownModuleByModule) {
   Write("available/puppetlabs-concat/manifests/init.pp", "class concat {}\n");
   Write("mods/stdlib/manifests/init.pp", "class stdlib {}\n");
@@ -149,11 +243,12 @@ TEST_F(TargetTest, AModulepathDirectoryOfLinksIsShownModuleByModule) {
   auto t = ResolveTarget(r);
   ASSERT_TRUE(t.ok()) << t.status();
   EXPECT_EQ(t->modulepath, r.modulepath);  // Puppet looks where the user said
-  EXPECT_EQ(t->input_paths,
-            (std::vector<std::string>{(dir_ / "available/puppetlabs-concat").string(),
-                                      (dir_ / "mods/stdlib").string(), (dir_ / "plain").string()}));
+  EXPECT_EQ(t->input_paths, (std::vector<std::string>{
+                                (dir_ / "available/puppetlabs-concat").string(),
+                                (dir_ / "mods/stdlib").string(), (dir_ / "plain/apt").string()}));
   EXPECT_EQ(t->input_at, (std::vector<std::string>{(dir_ / "mods/concat").string(), "", ""}));
-  EXPECT_EQ(t->linked_module_dirs, std::vector<std::string>{(dir_ / "mods").string()});
+  EXPECT_EQ(t->linked_module_dirs,
+            (std::vector<std::string>{(dir_ / "mods").string(), (dir_ / "plain").string()}));
 }
 
 TEST_F(TargetTest, AModulepathLinkToNoDirectoryIsRefusedByName) {

@@ -171,6 +171,25 @@ TEST(CheckEndTest, ACompileFailureShowsPuppetsErrorsAndWhatMayHelp) {
             std::string::npos);
 }
 
+// A module beside the checked one that it uses without declaring it: the sandbox did not show
+// it, and the note says why and what to do.
+TEST(CheckEndTest, AModuleBesideTheModuleButNotDeclaredIsNamed) {
+  exec::RunResult r = Applied();
+  r.end = exec::RunEnd::kCompileFailed;
+  r.compile_log =
+      "Error: Evaluation Error: Error while evaluating a Function Call, Could not find class "
+      "::helper for node1 (file: /m/web/manifests/init.pp, line: 2, column: 3) on node node1\n";
+  r.unshown_modules = {"helper", "other"};
+  const std::string said = Said(EndBeforeReport(r, false, 90, "")->say);
+  EXPECT_NE(said.find("module helper is beside the module but not among the modules it declares "
+                      "it needs"),
+            std::string::npos)
+      << said;
+  r.unshown_modules = {"other"};
+  EXPECT_EQ(Said(EndBeforeReport(r, false, 90, "")->say).find("is beside the module"),
+            std::string::npos);
+}
+
 TEST(CheckEndTest, IdempotenceSummaryComesFromTheApplyAfterTheFirst) {
   exec::RunResult r = Applied();
   EXPECT_EQ(

@@ -62,6 +62,9 @@ struct RunResult {
   std::string compile_log;  // kCompileFailed: what Puppet printed
   // metadata.json and .fixtures.yml dependencies found on no modulepath directory, for hints
   std::vector<std::string> missing_dependencies;
+  // Modules beside the checked one that it does not declare, which the sandbox did not show
+  // (target.h), for the hint when Puppet lacked one.
+  std::vector<std::string> unshown_modules;
   std::vector<std::string> notes;  // sandbox facts (bound inputs, prep, leftovers)
   std::string error;               // kSetupFailed
   int signal = 0;                  // kInterrupted: which signal

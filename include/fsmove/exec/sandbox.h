@@ -40,7 +40,7 @@ struct SandboxSpec {
   std::vector<std::string> input_paths;
   // Where the sandbox shows input_paths[i] when not at that path ("", or none given: there),
   // and the directories shown as read-only ones of their own holding only the inputs bound
-  // into them: a modulepath directory of symlinks (target.h's input_at, linked_module_dirs).
+  // into them: every modulepath directory (target.h's input_at, linked_module_dirs).
   std::vector<std::string> input_at;
   std::vector<std::string> linked_module_dirs;
   std::string policy_rc = "allow";  // allow | deny | none (service starts by maintainer scripts)

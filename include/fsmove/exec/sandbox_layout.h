@@ -8,8 +8,8 @@
 //   /run, /tmp      tmpfs, sized; the memory limit covers their pages
 //   /dev            a tmpfs with the harmless devices bound from the host, its own devpts
 //   inputs          the module directories and manifests, bound read-only from descriptors;
-//                   a modulepath directory of symlinks is a read-only tmpfs with each module
-//                   bound in it at its link's name (target.h's input_at)
+//                   each modulepath directory is a read-only tmpfs with only its modules
+//                   bound in it (a link's at its name: target.h's input_at)
 //   /run/fsmove     the sandbox's work directory (kSandboxWorkDir): the manifest and module
 //                   links copied in, Puppet's graph directory, the trace FIFO for strace
 // The scratch directory (the host's /tmp, covered by a tmpfs in this mount namespace only)

@@ -45,13 +45,22 @@ struct ResolvedTarget {
   // /etc/alternatives) is the directory its link resolves to, shown at the link's path: the
   // link itself would lead out of what the sandbox shows.
   std::vector<std::string> input_at;
-  // The modulepath directories holding such links: a sandbox shows each as a read-only
-  // directory of its own with only its modules in it (its directories and resolved links).
+  // Every modulepath directory: a sandbox shows each as a read-only directory of its own with
+  // only the modules bound in it (input_paths), never the directory itself: of a
+  // --modulepath directory each module (a directory with a module's name holding
+  // metadata.json, manifests/, lib/puppet/, functions/ or types/, or a link to one); of a
+  // module's own parent, the module and the modules it declares it needs (metadata.json's
+  // dependencies, .fixtures.yml's modules, and theirs).
   std::vector<std::string> linked_module_dirs;
+  // Modules beside the checked one that it does not declare, so not shown: for the hint when
+  // Puppet does not find one.
+  std::vector<std::string> unshown_modules;
 };
 
 // Checks the target and builds the request Puppet gets. Errors name the path and say what
-// was expected; nothing here runs Puppet.
+// was expected; nothing here runs Puppet. A symbolic link in a directory shown to the sandbox
+// that leads out of everything shown (its module, the other modules) is refused, named
+// relative to its module.
 absl::StatusOr<ResolvedTarget> ResolveTarget(const TargetRequest& request);
 
 // The module names .fixtures.yml lists under repositories:, forge_modules: and symlinks:,
@@ -70,7 +79,7 @@ std::vector<std::string> MissingModules(const std::vector<std::string>& dependen
 absl::StatusOr<int> OpenResolvedInput(const std::string& path);
 
 // Whether the directory `dir_fd` (O_PATH will do) looks like a Puppet module: metadata.json,
-// manifests/ or lib/puppet/ in it.
+// manifests/, lib/puppet/, functions/ or types/ in it.
 bool LooksLikeModule(int dir_fd);
 
 // A module's short name: "puppetlabs-ntp", "puppetlabs/ntp" -> "ntp"; a bare "ntp" stays.

@@ -70,7 +70,9 @@ def run_on_a_tty(args, limit=840):
                 out += data
         if p.poll() is not None and not ready:
             break
-    if p.poll() is None:
+    try:  # its outputs can close a moment before it exits
+        p.wait(timeout=max(1.0, deadline - time.time()))
+    except subprocess.TimeoutExpired:
         p.kill()
         check(False, f"fsmove did not end within {limit} s")
     os.close(master)

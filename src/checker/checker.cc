@@ -11,7 +11,9 @@
 
 #include "absl/container/flat_hash_set.h"
 #include "absl/strings/str_cat.h"
+#include "fmt/format.h"
 #include "fsmove/analysis/relations.h"
+#include "fsmove/base/terminal_text.h"
 #include "fsmove/catalog/managed_paths.h"
 #include "fsmove/checker/fingerprint.h"
 #include "fsmove/checker/fix_placement.h"
@@ -47,12 +49,63 @@ std::string_view FixVerdictName(FixVerdict v) {
   return "not-run";
 }
 
+namespace {
+
+// A Puppet string literal for `text`: single-quoted ('it\'s') when it holds nothing
+// base::TerminalSafe would escape, else double-quoted with Puppet's escapes ("\\", "\"",
+// "\$", "\n", "\r", "\t", "\u001B", "\u202E"): printable on a terminal as it is, and the same
+// string to Puppet when a user copies a fix. A title with control or bidirectional characters
+// is shown so in every fix and patch.
+std::string PuppetString(std::string_view text) {
+  if (base::IsTerminalSafe(text)) return SingleQuote(text);
+  std::string out = "\"";
+  for (size_t i = 0; i < text.size();) {
+    const char c = text[i];
+    const auto byte = static_cast<unsigned char>(c);
+    if (c == '"' || c == '\\' || c == '$') {
+      out += '\\';
+      out += c;
+    } else if (c == '\n') {
+      out += "\\n";
+    } else if (c == '\r') {
+      out += "\\r";
+    } else if (c == '\t') {
+      out += "\\t";
+    } else if (byte < 0x20 || byte == 0x7F) {
+      out += fmt::format("\\u{:04X}", byte);
+    } else if (byte >= 0x80) {
+      // Well-formed UTF-8 is kept, but for the controls a terminal or viewer would obey; a
+      // stray byte (which no catalog Puppet wrote holds) as U+FFFD.
+      const base::Utf8Char u = base::DecodeUtf8(text, i);
+      if (u.length == 0) {
+        out += "\\uFFFD";
+        ++i;
+        continue;
+      }
+      if (base::IsFormatControl(u.code_point)) {
+        out += fmt::format("\\u{:04X}", static_cast<uint32_t>(u.code_point));
+      } else {
+        out.append(text.substr(i, u.length));
+      }
+      i += u.length;
+      continue;
+    } else {
+      out += c;
+    }
+    ++i;
+  }
+  out += '"';
+  return out;
+}
+
+}  // namespace
+
 std::string PuppetReference(const catalog::Resource& r) {
   std::string title = r.title;
   if (r.type == "Class") {
     for (char& c : title) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
   }
-  return absl::StrCat(r.type, "[", SingleQuote(title), "]");
+  return absl::StrCat(r.type, "[", PuppetString(title), "]");
 }
 
 std::string SingleQuote(std::string_view text) {

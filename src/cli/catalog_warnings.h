@@ -7,15 +7,15 @@
 
 #include "absl/strings/str_cat.h"
 #include "commands.h"
+#include "fsmove/base/terminal_text.h"
 #include "fsmove/catalog/catalog.h"
-#include "fsmove/report/terminal_text.h"
 
 namespace fsmove::cli {
 
 inline void PrintCatalogWarnings(const catalog::Catalog& cat) {
   for (const catalog::CatalogWarning& w : cat.warnings()) {
-    Say({run::Warning(absl::StrCat(cat.source_name(), ": ", report::TerminalSafe(w.json_pointer),
-                                   ": ", report::TerminalSafe(w.message)))});
+    Say({run::Warning(absl::StrCat(cat.source_name(), ": ", base::TerminalSafe(w.json_pointer),
+                                   ": ", base::TerminalSafe(w.message)))});
   }
 }
 

@@ -14,6 +14,7 @@
 #include "CLI/CLI.hpp"
 #include "absl/status/status.h"
 #include "fsmove/base/output_file.h"
+#include "fsmove/base/terminal_text.h"
 #include "fsmove/exec/os_root.h"
 #include "fsmove/run/check_end.h"
 
@@ -26,9 +27,13 @@ using run::kExitFindings;
 using run::kExitIncomplete;
 using run::kExitOk;
 
-// Prints each diagnostic on standard error, a line each ("fsmove: error: ...").
+// Prints each diagnostic on standard error, a line each ("fsmove: error: ..."), escaped for
+// the terminal: a title, path or message from the sandbox inside it cannot move the cursor,
+// clear the screen or reverse the text (base::TerminalSafeLines; its line breaks are kept).
 inline void Say(const std::vector<run::Diagnostic>& diagnostics) {
-  for (const run::Diagnostic& d : diagnostics) std::cerr << run::Format(d) << "\n";
+  for (const run::Diagnostic& d : diagnostics) {
+    std::cerr << base::TerminalSafeLines(run::Format(d)) << "\n";
+  }
 }
 
 // Prints what building an OS root says (exec::RootBuildOptions::say) the same way.

@@ -15,13 +15,13 @@
 #include "budget_options.h"
 #include "catalog_warnings.h"
 #include "commands.h"
+#include "fsmove/base/terminal_text.h"
 #include "fsmove/catalog/catalog.h"
 #include "fsmove/graph/dependency_graph.h"
 #include "fsmove/graph/graph_writers.h"
 #include "fsmove/graph/neighbourhood.h"
 #include "fsmove/graph/puppet_graph.h"
 #include "fsmove/report/json_output.h"
-#include "fsmove/report/terminal_text.h"
 
 namespace fsmove::cli {
 namespace {
@@ -45,8 +45,8 @@ int WriteNeighbourhood(const GraphOptions& o, const catalog::Catalog& cat,
     if (ref->empty()) continue;
     std::optional<catalog::ResourceId> id = cat.ResolveRef(*ref);
     if (!id) {
-      Say({run::Error(absl::StrCat(report::TerminalSafe(*ref), " is not a resource of ",
-                                   report::TerminalSafe(o.catalog)))});
+      Say({run::Error(absl::StrCat(base::TerminalSafe(*ref), " is not a resource of ",
+                                   base::TerminalSafe(o.catalog)))});
       return kExitError;
     }
     focus.push_back(*id);
@@ -82,7 +82,7 @@ int ComparePuppet(const GraphOptions& o, const catalog::Catalog& cat,
     return Fail(puppet.status());
   }
   for (const std::string& w : puppet->warnings) {
-    Say({run::Warning(std::string(report::TerminalSafe(w)))});
+    Say({run::Warning(std::string(base::TerminalSafe(w)))});
   }
   ReportOutput file;
   std::ostream* out = file.Open(o.output);

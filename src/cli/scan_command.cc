@@ -175,15 +175,17 @@ int PrintScanResult(const ScanCliOptions& o, const scan::ScanOutcome& outcome) {
     if (r->status == scan::ModuleStatus::kOk) continue;
     all_ok = false;
     if (r->status == scan::ModuleStatus::kFindings) {
-      std::cout << fmt::format("{:<15} {}: {} MOR, {} MN{}{}\n", "findings", r->module, r->mor,
-                               r->mn, o.confirm ? fmt::format(" ({} confirmed)", r->confirmed) : "",
+      std::cout << fmt::format("{:<15} {}: {} MOR, {} MN{}{}\n", "findings",
+                               base::TerminalSafe(r->module), r->mor, r->mn,
+                               o.confirm ? fmt::format(" ({} confirmed)", r->confirmed) : "",
                                o.idempotence ? fmt::format(", {} NI", r->ni) : "");
     } else if (r->status == scan::ModuleStatus::kResourcesFailed) {
-      std::cout << fmt::format("{:<15} {}: {} MOR, {} MN; {}\n", "resources-failed", r->module,
-                               r->mor, r->mn, r->error);
+      std::cout << fmt::format("{:<15} {}: {} MOR, {} MN; {}\n", "resources-failed",
+                               base::TerminalSafe(r->module), r->mor, r->mn,
+                               base::TerminalSafe(r->error));
     } else {
-      std::cout << fmt::format("{:<15} {}: {}\n", scan::ModuleStatusName(r->status), r->module,
-                               r->error);
+      std::cout << fmt::format("{:<15} {}: {}\n", scan::ModuleStatusName(r->status),
+                               base::TerminalSafe(r->module), base::TerminalSafe(r->error));
     }
   }
   std::string line;

@@ -4,28 +4,41 @@
 
 #include <sstream>
 
+#include "fsmove/base/terminal_text.h"
+
 namespace fsmove::graph {
 
 std::string DotQuoted(std::string_view text) {
   std::string quoted = "\"";
   quoted.reserve(text.size() + 2);
-  for (const char c : text) {
-    switch (c) {
-      case '"':
-        quoted += "\\\"";
-        break;
-      case '\\':
-        quoted += "\\\\";
-        break;
-      case '\n':
-        quoted += "\\n";
-        break;
-      case '\r':
-        quoted += "\\r";
-        break;
-      default:
-        quoted += c;
+  for (size_t i = 0; i < text.size();) {
+    const char c = text[i];
+    const auto byte = static_cast<unsigned char>(c);
+    if (c == '"' || c == '\\') {
+      quoted += '\\';
+      quoted += c;
+    } else if (c == '\n') {
+      quoted += "\\n";
+    } else if (c == '\r') {
+      quoted += "\\r";
+    } else if (byte >= 0x20 && byte != 0x7F && byte < 0x80) {
+      quoted += c;
+    } else {
+      // Other controls, C1 and bidirectional controls and invalid UTF-8 as their escape
+      // (TerminalSafe) after an escaped backslash: text in the label, inert on a terminal.
+      const base::Utf8Char u = base::DecodeUtf8(text, i);
+      const size_t n = u.length == 0 ? 1 : u.length;
+      const std::string_view one = text.substr(i, n);
+      if (base::IsTerminalSafe(one)) {
+        quoted += one;
+      } else {
+        quoted += '\\';
+        quoted += base::TerminalSafe(one);
+      }
+      i += n;
+      continue;
     }
+    ++i;
   }
   quoted += '"';
   return quoted;

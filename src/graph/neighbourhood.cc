@@ -8,6 +8,7 @@
 
 #include "absl/container/flat_hash_map.h"
 #include "absl/container/flat_hash_set.h"
+#include "fsmove/base/terminal_text.h"
 #include "fsmove/graph/graph_writers.h"
 
 namespace fsmove::graph {
@@ -208,7 +209,12 @@ std::string MermaidLabel(std::string_view text, size_t max_chars) {
       for (size_t k = 1; k < len && valid; ++k) {
         valid = (static_cast<unsigned char>(text[i + k]) & 0xC0) == 0x80;
       }
-      out += valid ? std::string(text.substr(i, len)) : std::string("\xEF\xBF\xBD");
+      // A C1 or bidirectional control (U+202E) shows as its escape, "\u202e".
+      if (valid && base::IsFormatControl(base::DecodeUtf8(text, i).code_point)) {
+        out += "#92;" + base::TerminalSafe(text.substr(i, len)).substr(1);
+      } else {
+        out += valid ? std::string(text.substr(i, len)) : std::string("\xEF\xBF\xBD");
+      }
       i += valid ? len : 1;
       continue;
     }

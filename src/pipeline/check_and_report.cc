@@ -7,6 +7,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "fsmove/base/output_file.h"
+#include "fsmove/base/terminal_text.h"
 #include "fsmove/catalog/block_resolver.h"
 #include "fsmove/catalog/managed_paths.h"
 #include "fsmove/gating/suppressions.h"
@@ -19,7 +20,6 @@
 #include "fsmove/report/rdjson.h"
 #include "fsmove/report/sarif.h"
 #include "fsmove/report/source_root.h"
-#include "fsmove/report/terminal_text.h"
 
 namespace fsmove::pipeline {
 namespace {
@@ -131,9 +131,7 @@ absl::Status WriteBaseline(const std::string& path, const checker::CheckResult& 
       accepted.push_back(&result.findings[i]);
     }
   }
-  std::string text = gating::BaselineToJson(accepted, cat)
-                         .dump(2, ' ', false, nlohmann::ordered_json::error_handler_t::replace) +
-                     "\n";
+  std::string text = report::DumpJson(gating::BaselineToJson(accepted, cat)) + "\n";
   if (absl::Status st = base::WriteOutputFile(path, text); !st.ok()) return st;
   if (note) {
     note(absl::StrCat("wrote ", accepted.size(), " finding", accepted.size() == 1 ? "" : "s",
@@ -297,12 +295,12 @@ absl::StatusOr<Verdict> CheckAndReport(const ReportSettings& o, const ProjectInp
   }
 
   for (const auto& u : result->stats.unknown_blocks) {
-    warn(absl::StrCat(report::TerminalSafe(u.ref), " is in the trace but not in ",
-                      cat.source_name()));
+    warn(
+        absl::StrCat(base::TerminalSafe(u.ref), " is in the trace but not in ", cat.source_name()));
   }
-  for (const std::string& w : suppressions.warnings) warn(report::TerminalSafe(w));
+  for (const std::string& w : suppressions.warnings) warn(base::TerminalSafe(w));
   for (const base::BudgetHit& hit : completeness.limits_hit) {
-    warn(report::TerminalSafe(hit.Sentence()));
+    warn(base::TerminalSafe(hit.Sentence()));
   }
   return Decide(ctx.ReportedCount(o.fail_on == "confirmed"), completeness, o.allow_failed);
 }

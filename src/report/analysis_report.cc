@@ -3,7 +3,10 @@
 
 #include <sys/resource.h>
 
+#include <sstream>
+
 #include "fmt/format.h"
+#include "fsmove/base/terminal_text.h"
 #include "fsmove/fstrace/lowering.h"
 
 namespace fsmove::report {
@@ -133,7 +136,7 @@ std::string SummaryLine(const std::string& trace_name, const analysis::Analyzer&
 namespace {
 std::string DescribeAccess(const Access& a, const BlockTable& blocks) {
   return fmt::format("{} by {} ({}{} at line {})", fstrace::EffectName(a.effect),
-                     blocks.info(a.block).ref, fstrace::SyscallName(a.syscall),
+                     base::TerminalSafe(blocks.info(a.block).ref), fstrace::SyscallName(a.syscall),
                      a.failed ? ", failed" : "", a.line);
 }
 
@@ -141,11 +144,11 @@ void WriteRelations(std::ostream& out, std::string_view title, std::string_view 
                     const std::vector<Relation>& rs, const BlockTable& blocks) {
   out << title << ": " << rs.size() << "\n";
   for (const Relation& r : rs) {
-    out << "  " << blocks.info(r.first).ref << " " << arrow << " " << blocks.info(r.second).ref
-        << "\n";
+    out << "  " << base::TerminalSafe(blocks.info(r.first).ref) << " " << arrow << " "
+        << base::TerminalSafe(blocks.info(r.second).ref) << "\n";
     for (const auto& e : r.evidence) {
-      out << "    - " << e.path << ": " << DescribeAccess(e.first, blocks) << "; "
-          << DescribeAccess(e.second, blocks) << "\n";
+      out << "    - " << base::TerminalSafe(e.path) << ": " << DescribeAccess(e.first, blocks)
+          << "; " << DescribeAccess(e.second, blocks) << "\n";
     }
     if (r.evidence_total > r.evidence.size()) {
       out << "    ... and " << (r.evidence_total - r.evidence.size()) << " more\n";
@@ -154,12 +157,16 @@ void WriteRelations(std::ostream& out, std::string_view title, std::string_view 
 }
 }  // namespace
 
-void WriteAnalysisText(std::ostream& out, const std::string& trace_name,
+void WriteAnalysisText(std::ostream& text_out, const std::string& trace_name,
                        const analysis::Analyzer& analyzer, const analysis::Relations& relations) {
+  // Each title, path and line from the trace is escaped where it is written; the whole text
+  // once more, so that nothing written raw can reach the terminal.
+  std::ostringstream out;
   const analysis::TraceStats& s = analyzer.stats();
   out << SummaryLine(trace_name, analyzer) << "\n";
   for (const auto& u : s.unparsed_examples) {
-    out << "  unparsed line " << u.line << " (" << u.reason << "): " << u.text << "\n";
+    out << "  unparsed line " << u.line << " (" << u.reason << "): " << base::TerminalSafe(u.text)
+        << "\n";
   }
   if (s.unparsed_lines > s.unparsed_examples.size()) {
     out << "  ... and " << (s.unparsed_lines - s.unparsed_examples.size())
@@ -172,6 +179,7 @@ void WriteAnalysisText(std::ostream& out, const std::string& trace_name,
                  relations.notification, blocks);
   WriteRelations(out, "Write-write pairs (both produce the same path)", "<>", relations.write_write,
                  blocks);
+  text_out << base::TerminalSafeLines(out.str());
 }
 
 }  // namespace fsmove::report

@@ -1,12 +1,16 @@
 // Text and JSON reports of the checker's findings; see findings_report.h.
 #include "fsmove/report/findings_report.h"
 
+#include <sstream>
+
 #include "fmt/format.h"
 #include "fsmove/base/sha256.h"
+#include "fsmove/base/terminal_text.h"
 #include "fsmove/fstrace/lowering.h"
-#include "fsmove/report/terminal_text.h"
 
 namespace fsmove::report {
+
+using base::TerminalSafe;
 namespace {
 
 std::string Declared(const catalog::Resource& r) {
@@ -403,7 +407,7 @@ void WriteFindingText(std::ostream& out, const checker::Finding& f, const catalo
   WritePatchText(out, f);
   if (suppression != nullptr) {
     out << "  suppressed (" << SuppressionKindName(suppression->kind)
-        << "): " << suppression->justification << "\n";
+        << "): " << TerminalSafe(suppression->justification) << "\n";
   }
 }
 
@@ -427,7 +431,11 @@ void WriteNotIdempotentText(std::ostream& out, const NotIdempotent& n,
 
 }  // namespace
 
-void WriteFindingsText(std::ostream& out, const FindingsContext& c) {
+void WriteFindingsText(std::ostream& text_out, const FindingsContext& c) {
+  // Each title, path and message is escaped where it is written (TerminalSafe: on one line);
+  // the whole text once more, keeping its line breaks, so that nothing written raw (a
+  // justification from .fsmove.json, a name a later change adds) reaches the terminal.
+  std::ostringstream out;
   const catalog::Catalog& cat = *c.catalog;
   const checker::CheckResult& r = *c.result;
   const gating::Suppressions* sup = c.suppressions;
@@ -488,7 +496,7 @@ void WriteFindingsText(std::ostream& out, const FindingsContext& c) {
       out << "  " << checker::FaultKindName(f.kind) << " "
           << TerminalSafe(cat.resource(f.source).ref) << " -> "
           << TerminalSafe(cat.resource(f.target).ref) << " [" << f.fingerprint
-          << "]: " << sup->findings[i].justification << "\n";
+          << "]: " << TerminalSafe(sup->findings[i].justification) << "\n";
     }
   }
   if (sup != nullptr && !sup->absent.empty()) {
@@ -537,6 +545,7 @@ void WriteFindingsText(std::ostream& out, const FindingsContext& c) {
         << "--all shows them)";
   }
   out << "\n";
+  text_out << base::TerminalSafeLines(out.str());
 }
 
 namespace {

@@ -6,6 +6,7 @@
 #include <sstream>
 
 #include "fmt/format.h"
+#include "fsmove/base/terminal_text.h"
 
 namespace fsmove::report {
 namespace {
@@ -117,7 +118,14 @@ std::string XmlEscape(std::string_view text) {
           ++i;
           continue;
         }
-        out.append(text.substr(i, n));
+        // C1 and bidirectional controls as character references: a U+202E in a title
+        // cannot reverse what a viewer of the XML shows.
+        if (const base::Utf8Char u = base::DecodeUtf8(text, i);
+            n > 1 && u.length == n && base::IsFormatControl(u.code_point)) {
+          out += base::XmlCharRef(u.code_point);
+        } else {
+          out.append(text.substr(i, n));
+        }
         i += n;
         continue;
       }

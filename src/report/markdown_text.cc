@@ -3,9 +3,11 @@
 
 #include <algorithm>
 
-#include "fsmove/report/terminal_text.h"
+#include "fsmove/base/terminal_text.h"
 
 namespace fsmove::report {
+
+using base::TerminalSafe;
 namespace {
 
 // The longest run of backticks in `text`.
@@ -68,7 +70,18 @@ std::string MarkdownTextWithCode(std::string_view text) {
   return out;
 }
 
-std::string MarkdownFence(std::string_view text, std::string_view info) {
+std::string MarkdownFence(std::string_view raw, std::string_view info) {
+  // Control and bidirectional characters made visible as everywhere else; the code's tabs
+  // and line breaks kept.
+  std::string text;
+  for (size_t start = 0;;) {
+    const size_t tab = raw.find('\t', start);
+    text += base::TerminalSafeLines(
+        raw.substr(start, tab == std::string_view::npos ? tab : tab - start));
+    if (tab == std::string_view::npos) break;
+    text += '\t';
+    start = tab + 1;
+  }
   const std::string fence(std::max<size_t>(3, LongestBacktickRun(text) + 1), '`');
   std::string out = fence;
   out += info;

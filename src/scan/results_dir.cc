@@ -13,6 +13,7 @@
 #include <sstream>
 
 #include "fmt/format.h"
+#include "fsmove/base/json_output.h"
 #include "fsmove/base/read_file.h"
 #include "fsmove/scan/module_list.h"
 
@@ -76,7 +77,7 @@ absl::Status WriteStatus(const std::string& dir, const ModuleResult& result) {
   if (ec) return absl::InternalError(fmt::format("cannot list {}: {}", dir, ec.message()));
   nlohmann::json j = ToJson(result);
   j["files"] = files;
-  return WriteFileAtomically((fs::path(dir) / kStatusFile).string(), j.dump(2) + "\n");
+  return WriteFileAtomically((fs::path(dir) / kStatusFile).string(), base::DumpJson(j) + "\n");
 }
 
 absl::StatusOr<ModuleRecord> ReadStatus(const std::string& dir, const std::string& module) {
@@ -153,7 +154,7 @@ absl::Status WriteScanManifest(const std::string& dir, const ScanManifest& m) {
                       {"list_digest", m.list_digest},
                       {"list_size", m.list_size},
                       {"modules", m.modules}};
-  return WriteFileAtomically((fs::path(dir) / kScanJson).string(), j.dump(2) + "\n");
+  return WriteFileAtomically((fs::path(dir) / kScanJson).string(), base::DumpJson(j) + "\n");
 }
 
 absl::StatusOr<ScanManifest> ReadScanManifest(const std::string& dir) {
@@ -230,7 +231,8 @@ absl::Status WriteSummary(const std::string& dir, const std::vector<ModuleResult
       {"modules", modules},
       {"coverage",
        {{"runs", cov.runs}, {"modules", cov.modules}, {"modules_applied", cov.modules_applied}}}};
-  if (auto st = WriteFileAtomically((fs::path(dir) / kSummaryJson).string(), j.dump(2) + "\n");
+  if (auto st =
+          WriteFileAtomically((fs::path(dir) / kSummaryJson).string(), base::DumpJson(j) + "\n");
       !st.ok()) {
     return st;
   }

@@ -6,6 +6,7 @@
 #include <map>
 
 #include "fmt/format.h"
+#include "fsmove/base/json_output.h"
 #include "fsmove/base/read_file.h"
 #include "fsmove/scan/module_list.h"
 #include "fsmove/scan/results_dir.h"
@@ -83,7 +84,7 @@ nlohmann::json FindingData(const nlohmann::json& f) {
 // JSON that cannot end the script element it sits in, nor open another: '<', '>' and '&' only
 // occur inside JSON strings, where \u escapes mean the same.
 std::string ScriptSafeJson(const nlohmann::json& j) {
-  const std::string text = j.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
+  const std::string text = base::DumpJson(j, -1);
   std::string out;
   out.reserve(text.size());
   for (char c : text) {
@@ -164,19 +165,25 @@ constexpr std::string_view kPageTail = R"html(</script>
 <script>
 "use strict";
 const data = JSON.parse(document.getElementById("scan-data").textContent);
+// Text from the modules (titles, paths, messages) with its control, C1, bidirectional and line
+// separator characters shown as escapes ("\u202e"), as fsmove's text output shows them: a
+// U+202E in a title cannot reverse what the page shows.
+const visible = s => String(s).replace(
+    /[\u0000-\u0009\u000b-\u001f\u007f-\u009f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069\u2028\u2029]/g,
+    c => "\\u" + c.charCodeAt(0).toString(16).padStart(4, "0"));
 const el = (tag, attrs, ...children) => {
   const e = document.createElement(tag);
   for (const [k, v] of Object.entries(attrs || {})) {
-    if (k === "class") e.className = v; else e.setAttribute(k, v);
+    if (k === "class") e.className = v; else e.setAttribute(k, visible(v));
   }
-  for (const c of children) e.append(c instanceof Node ? c : document.createTextNode(String(c)));
+  for (const c of children) e.append(c instanceof Node ? c : document.createTextNode(visible(c)));
   return e;
 };
 const svgNS = "http://www.w3.org/2000/svg";
 const svg = (tag, attrs, text) => {
   const e = document.createElementNS(svgNS, tag);
-  for (const [k, v] of Object.entries(attrs)) e.setAttribute(k, v);
-  if (text !== undefined) e.textContent = text;
+  for (const [k, v] of Object.entries(attrs)) e.setAttribute(k, visible(v));
+  if (text !== undefined) e.textContent = visible(text);
   return e;
 };
 // The two resources and the relationship the finding says is missing.

@@ -22,6 +22,7 @@ Each CTest test runs one case:  check_e2e.py --fsmove BIN --source DIR CASE [ARG
                      check_errors.py       what the user is told when things go wrong
                      check_stops.py        timeouts, signals, killed processes
                      check_attacks.py      attacks of classes no review named
+                     check_output.py       titles, paths and messages escaped in every output
                    and their common code in check_lib.py. CMake makes one test of each
                    `def case_<name>():` in a check_*.py (tests/CMakeLists.txt); this script
                    finds the cases the same way, by the modules' names.

@@ -17,6 +17,10 @@ TEST(GraphWritersTest, DotQuoting) {
   EXPECT_EQ(DotQuoted("Exec[line\nbreak]"), R"("Exec[line\nbreak]")");
   EXPECT_EQ(DotQuoted("C:\\dir"), R"("C:\\dir")");
   EXPECT_EQ(DotQuoted("Grüße"), "\"Grüße\"");
+  // Controls a terminal or a viewer would obey, as the text of their escape.
+  EXPECT_EQ(DotQuoted("x\x1b[2J\xe2\x80\xae"
+                      "evil\x07\xff"),
+            R"("x\\e[2J\\u202eevil\\x07\\xff")");
 }
 
 TEST(GraphWritersTest, DotListsNodesEdgesAndCycles) {

@@ -118,6 +118,9 @@ TEST(NeighbourhoodTest, MermaidLabelKeepsInjectionInert) {
   EXPECT_EQ(MermaidLabel("line\nbreak"), "line break");
   EXPECT_EQ(MermaidLabel("Grüße"), "Grüße");
   EXPECT_EQ(MermaidLabel("bad\xFFutf8"), "bad\xEF\xBF\xBDutf8");
+  EXPECT_EQ(MermaidLabel("a\xe2\x80\xae"
+                         "b\xc2\x9b"),
+            "a#92;u202eb#92;u009b");  // bidi and C1 controls shown as escapes
   EXPECT_EQ(MermaidLabel("abcdef", 3), "abc…");
   EXPECT_EQ(MermaidLabel("äöüß", 2), "äö…");
 }

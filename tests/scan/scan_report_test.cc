@@ -144,6 +144,27 @@ TEST(ScanReportHtml, UntrustedTextCannotLeaveTheDataElement) {
   EXPECT_EQ(back["runs"][0]["findings"][0]["source"], "File[" + evil + "]");
 }
 
+// Control and bidirectional characters are escaped in the page's data, and the page shows
+// every string from a module through `visible`, which spells them as escapes.
+TEST(ScanReportHtml, ControlAndBidiCharactersAreNeitherRawNorObeyed) {
+  const std::string evil =
+      "x\x1b[2J\n\xe2\x80\xae"
+      "evil\xc2\x9b";
+  nlohmann::json report = {{"faults", {Finding("MOR", "File[" + evil + "]", "Service[x]")}}};
+  std::vector<ReportRun> runs = {{Result("/mods/" + evil, ModuleStatus::kFindings), "f", report}};
+  runs[0].result.error = evil;
+  const std::string page = ScanReportHtml(ScanReportData(runs, evil));
+  EXPECT_EQ(page.find('\x1b'), std::string::npos);
+  EXPECT_EQ(page.find("\xe2\x80\xae"), std::string::npos);
+  EXPECT_EQ(page.find("\xc2\x9b"), std::string::npos);
+  EXPECT_NE(page.find("x\\u001b[2J\\n\\u202eevil\\u009b"), std::string::npos);
+  EXPECT_NE(page.find("document.createTextNode(visible(c))"), std::string::npos);
+  EXPECT_NE(page.find("e.textContent = visible(text)"), std::string::npos);
+  const size_t open = page.find("id=\"scan-data\">") + 15;
+  const size_t close = page.find("</script>", open);
+  EXPECT_EQ(nlohmann::json::parse(page.substr(open, close - open))["runs"][0]["error"], evil);
+}
+
 TEST(WriteScanReport, ReadsEachRunsReportFromItsFolder) {
   ScanTestDir dir;
   ModuleResult web = Result("/mods/web", ModuleStatus::kFindings, 1, 0);

@@ -1,15 +1,10 @@
-// JSON text output that never throws on the raw bytes paths and titles may hold
-// (invalid UTF-8 is replaced, not rejected).
+// The reports' JSON text: base::DumpJson (base/json_output.h).
 #pragma once
 
-#include <string>
-
-#include "nlohmann/json.hpp"
+#include "fsmove/base/json_output.h"
 
 namespace fsmove::report {
 
-inline std::string DumpJson(const nlohmann::json& j, int indent = 2) {
-  return j.dump(indent, ' ', false, nlohmann::json::error_handler_t::replace);
-}
+using base::DumpJson;
 
 }  // namespace fsmove::report

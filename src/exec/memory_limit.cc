@@ -445,13 +445,7 @@ absl::StatusOr<SystemdCgroup> SystemdCgroup::MakeInDelegated(const std::string& 
         "Delegate=yes fsmove check ...` on a cgroup v2 machine, or use --init none)",
         dir, getuid()));
   }
-  SystemdCgroup c;
-  c.parent_fd_ = open(dir.c_str(), O_PATH | O_DIRECTORY | O_CLOEXEC);
-  if (c.parent_fd_ < 0 || (mkdirat(c.parent_fd_, name.c_str(), 0755) != 0 && errno != EEXIST)) {
-    return base::ErrnoStatus(fmt::format("cannot make the cgroup {}/{}", dir, name));
-  }
-  c.name_ = name;
-  return c;
+  return MakeIn(dir, name);
 }
 
 std::string Cgroup2MountPoint(std::string_view mountinfo) {

@@ -70,10 +70,14 @@ cat /tmp/{tag}-forge
     try:
         with tempfile.TemporaryDirectory() as tmp:
             os.chmod(tmp, 0o755)
+            # In a module of the --modulepath directory: the sandbox shows modules alone.
+            files = os.path.join(tmp, "attacks", "files")
+            os.makedirs(files)
+            os.makedirs(os.path.join(tmp, "attacks", "manifests"))
             for name, text in (("attack.sh", script), ("forge.sh", forge)):
-                with open(os.path.join(tmp, name), "w", encoding="utf-8") as fh:
+                with open(os.path.join(files, name), "w", encoding="utf-8") as fh:
                     fh.write(text)
-            attack, forge_script = os.path.join(tmp, "attack.sh"), os.path.join(tmp, "forge.sh")
+            attack, forge_script = os.path.join(files, "attack.sh"), os.path.join(files, "forge.sh")
             code = (f"$compiled = generate('/bin/sh', '{attack}')\n"
                     "notify { 'compile phase': message => $compiled }\n"
                     f"exec {{ 'apply phase': command => '/bin/sh {attack}', logoutput => true }}\n"

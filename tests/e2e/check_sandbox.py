@@ -287,7 +287,7 @@ cat /var/tmp/fsmove-unit.log
                     "notify { 'compile phase': message => $compiled }\n"
                     f"exec {{ 'apply phase': command => '/bin/sh {attack} {in_execs}', logoutput => true }}\n")
             if unit:
-                starter = os.path.join(tmp, "unit.sh")
+                starter = os.path.join(tmp, "attack", "files", "unit.sh")  # shown: in a module
                 with open(starter, "w", encoding="utf-8") as fh:
                     fh.write(unit_script.replace("ATTACK", attack))
                 # (every call of the unit's stops under strace -p 1: no exec timeout)

@@ -5,53 +5,41 @@
 
 namespace fsmove::base {
 
-uint64_t HostBudget::Of(BudgetLimit limit) const {
-  switch (limit) {
-    case BudgetLimit::kPaths:
-      return paths;
-    case BudgetLimit::kInodes:
-      return inodes;
-    case BudgetLimit::kCatalogBytes:
-      return catalog_bytes;
-    case BudgetLimit::kCatalogValues:
-      return catalog_values;
-    case BudgetLimit::kSavedTrace:
-      return saved_trace;
+namespace {
+
+// One row a limit, in the enum's order: its JSON name, its flag, and the field of
+// HostBudget that holds its value.
+struct BudgetRow {
+  BudgetLimit limit;
+  std::string_view name;
+  std::string_view flag;
+  uint64_t HostBudget::*value;
+};
+
+constexpr BudgetRow kBudgetRows[] = {
+    {BudgetLimit::kPaths, "paths", "--max-paths", &HostBudget::paths},
+    {BudgetLimit::kInodes, "inodes", "--max-inodes", &HostBudget::inodes},
+    {BudgetLimit::kCatalogBytes, "catalog_bytes", "--max-catalog-bytes",
+     &HostBudget::catalog_bytes},
+    {BudgetLimit::kCatalogValues, "catalog_values", "--max-catalog-values",
+     &HostBudget::catalog_values},
+    {BudgetLimit::kSavedTrace, "saved_trace", "--max-saved-trace", &HostBudget::saved_trace},
+};
+
+const BudgetRow& RowOf(BudgetLimit limit) {
+  for (const BudgetRow& row : kBudgetRows) {
+    if (row.limit == limit) return row;
   }
-  return 0;
+  return kBudgetRows[0];  // unreachable: every limit has its row
 }
 
-std::string_view BudgetName(BudgetLimit limit) {
-  switch (limit) {
-    case BudgetLimit::kPaths:
-      return "paths";
-    case BudgetLimit::kInodes:
-      return "inodes";
-    case BudgetLimit::kCatalogBytes:
-      return "catalog_bytes";
-    case BudgetLimit::kCatalogValues:
-      return "catalog_values";
-    case BudgetLimit::kSavedTrace:
-      return "saved_trace";
-  }
-  return "?";
-}
+}  // namespace
 
-std::string_view BudgetFlag(BudgetLimit limit) {
-  switch (limit) {
-    case BudgetLimit::kPaths:
-      return "--max-paths";
-    case BudgetLimit::kInodes:
-      return "--max-inodes";
-    case BudgetLimit::kCatalogBytes:
-      return "--max-catalog-bytes";
-    case BudgetLimit::kCatalogValues:
-      return "--max-catalog-values";
-    case BudgetLimit::kSavedTrace:
-      return "--max-saved-trace";
-  }
-  return "?";
-}
+uint64_t HostBudget::Of(BudgetLimit limit) const { return this->*RowOf(limit).value; }
+
+std::string_view BudgetName(BudgetLimit limit) { return RowOf(limit).name; }
+
+std::string_view BudgetFlag(BudgetLimit limit) { return RowOf(limit).flag; }
 
 std::string ByteSizeText(uint64_t bytes) {
   static constexpr std::string_view kUnits[] = {"KiB", "MiB", "GiB", "TiB"};
@@ -82,7 +70,7 @@ std::string BudgetValueText(BudgetLimit limit, uint64_t value) {
 
 std::string BudgetHit::Sentence() const {
   const std::string_view flag = BudgetFlag(limit);
-  const std::string value_text = BudgetValueText(limit, value);
+  std::string value_text = BudgetValueText(limit, value);
   switch (limit) {
     case BudgetLimit::kPaths:
     case BudgetLimit::kInodes:

@@ -2,6 +2,8 @@
 #include <cstdio>
 #include <cstdlib>
 #include <iostream>
+#include <optional>
+#include <string>
 #include <string_view>
 #include <vector>
 
@@ -9,6 +11,7 @@
 #include "completions.h"
 #include "fsmove/exec/sandbox.h"
 #include "man_pages.h"
+#include "spelling_hints.h"
 
 namespace {
 
@@ -41,6 +44,11 @@ int Run(int argc, char** argv) {
   auto completions = fsmove::cli::RegisterBuildWriter(
       app, "completions", "Write the bash and zsh completions (fsmove, _fsmove) to DIR",
       fsmove::cli::WriteCompletions);
+  if (std::optional<std::string> unknown =
+          fsmove::cli::UnknownCommandMessage(app, argc, argv)) {
+    std::cerr << *unknown << "\n";
+    return fsmove::cli::kExitError;
+  }
   try {
     app.parse(argc, argv);
   } catch (const CLI::CallForHelp& e) {
@@ -51,6 +59,9 @@ int Run(int argc, char** argv) {
     return app.exit(e);
   } catch (const CLI::ParseError& e) {
     app.exit(e);
+    if (std::optional<std::string> hint = fsmove::cli::UnexpectedOptionHint(app)) {
+      std::cerr << *hint << "\n";
+    }
     return fsmove::cli::kExitError;
   }
   if (app.got_subcommand("analyze")) return analyze();

@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 """The report options end to end, through the fsmove binary on recorded runs: exit codes,
-several reports from one run, the baseline workflow, .fsmove.json (and its errors), and the
-suppressed counts in text, JSON and SARIF.
+several reports from one run, the baseline workflow, .fsmove.json (and its errors), the
+suppressed counts in text, JSON and SARIF, and the "did you mean" of a mistyped command or
+option.
 
 Usage: cli_reports_test.py FSMOVE SOURCE_DIR
 """
@@ -182,6 +183,18 @@ def main():
             fail(f"SARIF: incomplete notification levels {levels}")
         analyze(reversed_run, "--allow-failed", status=1)
         print("ok: an incomplete check exits 3 and says what it did not see")
+
+        # A mistyped command or option: exit 2 and the nearest name, none for a far word.
+        for args, expected in [(["chek", "x"], "'chek' is not an fsmove command. Did you mean "
+                                 "'check'?"),
+                               (["analyse"], "Did you mean 'analyze'?"),
+                               (["install"], "'install' is not an fsmove command.\n"),
+                               (["check", "--formt", "json", "x"], "Did you mean '--format'?"),
+                               (["check", "--confrim", "x"], "Did you mean '--confirm'?")]:
+            proc = subprocess.run([fsmove, *args], capture_output=True, text=True, timeout=60)
+            if proc.returncode != 2 or expected not in proc.stderr:
+                fail(f"fsmove {' '.join(args)}: exit {proc.returncode}, stderr:\n{proc.stderr}")
+        print("ok: a mistyped command or option gets the nearest one")
 
 
 if __name__ == "__main__":

@@ -7,7 +7,7 @@ import subprocess
 import sys
 import tempfile
 
-from check_lib import findings_of, fixture_args, read_expected, run_json
+from check_lib import check_sound_run, findings_of, fixture_args, read_expected, run_json
 from e2e_lib import ARGS, check, fsmove
 
 
@@ -17,6 +17,7 @@ def case_confirm(name):
     code, report = run_json(["--confirm", "-j", "2"] + fixture_args(name))
     expected = read_expected(os.path.join(ARGS.source, "traces", name, "expected-findings.txt"))
     check(findings_of(report) == expected, f"findings {findings_of(report)} != {expected}")
+    check_sound_run(report)
     mor = [f for f in report["faults"] if f["kind"] == "MOR"]
     for f in mor:
         c = f["confirmation"]
@@ -80,6 +81,7 @@ def check_fix(args, expected, module=False, root=None):
     with tempfile.TemporaryDirectory() as tmp:
         report, diff = fix_diff_run(args, tmp, "first")
         check(findings_of(report) == expected, f"findings {findings_of(report)} != {expected}")
+        check_sound_run(report)
         fixed = []
         for f in report["faults"]:
             p = f.get("patch")

@@ -39,6 +39,9 @@ install(PROGRAMS ${PROJECT_SOURCE_DIR}/tools/ci/run-check DESTINATION ${FSMOVE_D
 # The script both run, where a job finds it once the package is installed (Debian's minimal
 # images leave /usr/share/doc out).
 install(PROGRAMS ${PROJECT_SOURCE_DIR}/tools/ci/run-check DESTINATION libexec/fsmove)
+# The JSON report's schema (docs/json-report.schema.json), where a consumer's validation finds
+# it without the docs.
+install(FILES ${PROJECT_SOURCE_DIR}/docs/json-report.schema.json DESTINATION share/fsmove)
 # What lintian reports and is meant (packaging/lintian-overrides says why).
 install(FILES ${PROJECT_SOURCE_DIR}/packaging/lintian-overrides DESTINATION share/lintian/overrides
         RENAME fsmove)

@@ -645,6 +645,7 @@ nlohmann::json FindingsToJson(const FindingsContext& c) {
   const checker::CheckResult& r = *c.result;
   const gating::Suppressions* sup = c.suppressions;
   nlohmann::json j;
+  j["schema_version"] = kJsonReportSchemaVersion;
   j["tool"] = {{"name", "fsmove"}, {"version", FSMOVE_VERSION}};
   j["trace"] = c.trace_name;
   j["trace_kept"] = c.trace_kept;

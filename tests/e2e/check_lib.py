@@ -12,6 +12,27 @@ import time
 from e2e_lib import ARGS, check, fail, fsmove, processes
 
 
+_validator = None
+
+
+def valid_report(report):
+    """REPORT, after checking it against the JSON report's schema (docs/json-report.schema.json):
+    every live check's report, with its "run" section, is validated as the ci tier validates
+    the recorded runs' (tests/ci/json_schema_test.py)."""
+    global _validator
+    import jsonschema  # here: the scripts that never read a report do not need it
+    if _validator is None:
+        with open(os.path.join(ARGS.source, "docs", "json-report.schema.json"),
+                  encoding="utf-8") as fh:
+            schema = json.load(fh)
+        _validator = jsonschema.Draft202012Validator(schema)
+    errors = sorted(_validator.iter_errors(report), key=lambda e: list(e.path))
+    for error in errors[:5]:
+        print(f"schema: {'/'.join(map(str, error.path))}: {error.message}", file=sys.stderr)
+    check(not errors, f"the report does not match docs/json-report.schema.json ({len(errors)} errors)")
+    return report
+
+
 def findings_of(report):
     return sorted(f"{f['kind']}\t{f['source']['resource']}\t{f['target']['resource']}"
                   for f in report["faults"])
@@ -40,7 +61,7 @@ def check_json(args, expected, extra_checks=None, env=None):
         p = fsmove("check", "-q", "--format", "json", "-o", out, "--allow-failed", *args, env=env)
         check(p.returncode in (0, 1), f"exit code {p.returncode}, expected 0 or 1")
         with open(out, encoding="utf-8") as fh:
-            report = json.load(fh)
+            report = valid_report(json.load(fh))
     got = findings_of(report)
     if got != expected:
         fail("findings differ\n  expected: " + repr(expected) + "\n  got:      " + repr(got))
@@ -147,7 +168,7 @@ def run_json(args):
         p = fsmove("check", "-q", "--format", "json", "-o", out, "--allow-failed", *args)
         check(p.returncode in (0, 1), f"exit code {p.returncode}, expected 0 or 1")
         with open(out, encoding="utf-8") as fh:
-            return p.returncode, json.load(fh)
+            return p.returncode, valid_report(json.load(fh))
 
 
 def hang(seconds):

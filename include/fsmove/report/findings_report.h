@@ -87,6 +87,12 @@ nlohmann::json CompletenessToJson(const checker::Completeness& c, bool allow_fai
 // {MOR, MN, suppressed}, "baseline" {file, suppressed, absent[]} with a baseline; every
 // fault has its "fingerprint".
 void WriteFindingsText(std::ostream& out, const FindingsContext& c);
+
+// The JSON report's schema_version (docs/json-report.schema.json, installed in
+// /usr/share/fsmove): raised when a field is renamed or removed or changes its meaning, never
+// for a new optional one.
+inline constexpr int kJsonReportSchemaVersion = 1;
+
 nlohmann::json FindingsToJson(const FindingsContext& c);
 
 // "must be applied before" / "must notify" sentences shared by the text, SARIF and JUnit

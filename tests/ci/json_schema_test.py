@@ -1,0 +1,130 @@
+#!/usr/bin/env python3
+"""Validates fsmove's real JSON reports against docs/json-report.schema.json, the schema the
+package installs in /usr/share/fsmove.
+
+Runs `fsmove analyze --format json` on recorded runs under traces/: missing orderings, a
+missing notifier, no findings, suppressed findings with a baseline, an incomplete run (a
+resource failed) and the patches of --fix-diff, and checks each document with
+python3-jsonschema's validator for the schema's draft (2020-12, format checks on). The e2e
+tests validate every live check's report the same way (tests/e2e/check_lib.py), which adds the
+"run" section. Then checks that the validator rejects broken variants of a real document, so
+this test can fail.
+
+Usage: json_schema_test.py FSMOVE SCHEMA SOURCE_DIR
+"""
+import copy
+import json
+import sys
+import tempfile
+from pathlib import Path
+
+import jsonschema
+
+from ci_support import fail, run_fsmove
+
+
+def main():
+    fsmove, schema_path, source_dir = sys.argv[1], Path(sys.argv[2]), Path(sys.argv[3])
+    schema = json.loads(schema_path.read_text())
+    validator_class = jsonschema.validators.validator_for(schema)
+    if validator_class is not jsonschema.Draft202012Validator:
+        fail(f"expected a draft 2020-12 schema, got {validator_class.__name__}")
+    validator_class.check_schema(schema)
+    validator = validator_class(schema, format_checker=validator_class.FORMAT_CHECKER)
+
+    traces = source_dir / "traces"
+    with tempfile.TemporaryDirectory() as tmp:
+        tmp = Path(tmp)
+        baseline = tmp / "generate-baseline.json"
+        generate = traces / "faults-generate-use-bad"
+        cases = [
+            # (name, trace, extra options, expected exit status)
+            ("mor", "faults-configure-use-bad", [], 1),
+            ("mn", "faults-config-service-bad", ["--package-notify"], 1),
+            ("none", "analyzer-files", [], 0),
+            ("suppressed", "faults-generate-use-bad",
+             ["--baseline", str(baseline), "--show-suppressed"], 0),
+            ("incomplete", "faults-configure-use-bad-reversed", [], 3),
+            ("patches", "faults-generate-use-bad",
+             ["--source-root", str(source_dir), "--fix-diff", str(tmp / "fix.diff")], 1),
+        ]
+        run_fsmove(fsmove, ["analyze", "--trace", str(generate / "trace.zst"),
+                            "--catalog", str(generate / "catalog.json"),
+                            "--write-baseline", str(baseline), "-o", str(tmp / "ignored.txt")], 1)
+        documents = {}
+        for name, trace, options, status in cases:
+            out = tmp / f"{name}.json"
+            run_fsmove(fsmove, ["analyze", "--trace", str(traces / trace / "trace.zst"),
+                                "--catalog", str(traces / trace / "catalog.json"),
+                                "--format", "json", "-o", str(out), *options], status)
+            document = json.loads(out.read_text())
+            errors = sorted(validator.iter_errors(document), key=lambda e: list(e.path))
+            for error in errors[:10]:
+                print(f"{name}: {'/'.join(map(str, error.path))}: {error.message}", file=sys.stderr)
+            if errors:
+                fail(f"{name}: {len(errors)} schema errors")
+            documents[name] = document
+            print(f"ok: {name} ({len(document['faults'])} faults) is a valid report")
+
+    # The documents exercise what they are meant to.
+    if {f["kind"] for f in documents["mn"]["faults"]} != {"MN"}:
+        fail("mn: expected missing notifiers only")
+    if documents["none"]["faults"] or len(documents["suppressed"]["suppressed"]) != 2:
+        fail("none/suppressed: expected no faults, and two suppressed findings")
+    if "baseline" not in documents["suppressed"]:
+        fail("suppressed: no baseline section")
+    if documents["incomplete"]["completeness"]["complete"] is not False:
+        fail("incomplete: the completeness section says complete")
+    if any(f["patch"] is None for f in documents["patches"]["faults"]):
+        fail("patches: a finding without its patch")
+
+    # And the validator is not a rubber stamp: broken variants of a real document fail.
+    good = documents["patches"]
+
+    def without(path):
+        def mutate(doc):
+            *parents, last = path
+            node = doc
+            for key in parents:
+                node = node[key]
+            del node[last]
+        return mutate
+
+    def setting(path, value):
+        def mutate(doc):
+            *parents, last = path
+            node = doc
+            for key in parents:
+                node = node[key]
+            node[last] = value
+        return mutate
+
+    fault = ["faults", 0]
+    mutations = {
+        "no schema_version": without(["schema_version"]),
+        "schema_version 2": setting(["schema_version"], 2),
+        "unknown top-level key": setting(["findings"], []),
+        "unknown kind": setting([*fault, "kind"], "MX"),
+        "unknown rule": setting([*fault, "rule"], "missing-order"),
+        "no fingerprint": without([*fault, "fingerprint"]),
+        "short fingerprint": setting([*fault, "fingerprint"], "abc"),
+        "line 0": setting([*fault, "source", "line"], 0),
+        "unknown field of a fault": setting([*fault, "severity"], "high"),
+        "unknown effect": setting([*fault, "paths", 0, "source", "effect"], "read"),
+        "unknown patch verdict": setting([*fault, "patch", "verdict"], "maybe"),
+        "summary count negative": setting(["summary", "MOR"], -1),
+        "summary count a string": setting(["summary", "MN"], "0"),
+        "no graph model": without(["graph", "model"]),
+    }
+    for name, mutate in mutations.items():
+        broken = copy.deepcopy(good)
+        mutate(broken)
+        if broken == good:
+            fail(f"mutation '{name}' changed nothing")
+        if validator.is_valid(broken):
+            fail(f"the validator accepted a broken document ({name})")
+    print(f"ok: {len(mutations)} broken variants rejected")
+
+
+if __name__ == "__main__":
+    main()

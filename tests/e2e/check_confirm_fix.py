@@ -7,7 +7,8 @@ import subprocess
 import sys
 import tempfile
 
-from check_lib import check_sound_run, findings_of, fixture_args, read_expected, run_json
+from check_lib import (check_sound_run, findings_of, fixture_args, read_expected, run_json,
+                       valid_report)
 from e2e_lib import ARGS, check, fsmove
 
 
@@ -66,7 +67,7 @@ def fix_diff_run(args, tmp, tag):
                "--fix-diff", diff, *args)
     check(p.returncode in (0, 1), f"exit code {p.returncode}, expected 0 or 1")
     with open(out, encoding="utf-8") as fh:
-        report = json.load(fh)
+        report = valid_report(json.load(fh))
     with open(diff, encoding="utf-8") as fh:
         return report, fh.read()
 

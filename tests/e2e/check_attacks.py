@@ -22,10 +22,13 @@ def case_attacks_unnamed():
       namespace does);
     - outliving the check: a process started with setsid and nohup, detached from Puppet;
     - forging Puppet's progress markers: an exec writes a resource's end marker and another
-      resource's begin marker to Puppet's own stdout (/proc/$PPID/fd/1, appended: opened
-      with `>` it truncates Puppet's log, a class docs/sandbox.md lists as not held), then
+      resource's begin marker to its own stdout and to Puppet's (/proc/$PPID/fd/1), then
       reads the file a File resource writes; the missing ordering must still be charged to
       the exec;
+    - rewriting Puppet's log: an exec reopens Puppet's stdout through /proc/$PPID/fd/1 with
+      `>` (O_TRUNC), which erased every line before it while the log was a file, and for
+      reading, where a pipe's reader would take the lines Puppet writes after it; the lines
+      Puppet wrote before and after the exec must all be in the log;
     - the host's POSIX shared memory (a file in its /dev/shm)."""
     tag = f"fsmove-canary-{os.getpid()}"
     linger = 3000 + os.getpid() % 997  # `sleep N`, a command line no other process has
@@ -61,11 +64,24 @@ EOF
 setsid nohup sleep {linger} >/dev/null 2>&1 < /dev/null &
 echo started-linger
 """
-    # Puppet runs `/bin/sh FILE` itself: the script's parent is Puppet's process.
+    # Puppet runs `/bin/sh FILE` itself: the script's parent is Puppet's process. The markers
+    # go to the script's own stdout (the trace shows them written there) and to Puppet's,
+    # which cannot be reopened once it is a socket.
     forge = f"""#!/bin/sh
-printf '\\033[0;36mInfo: /Stage[main]/Main/Exec[forge]: Evaluated in 0.00 seconds\\033[0m\\n' >> /proc/$PPID/fd/1
-printf '\\033[0;36mInfo: /Stage[main]/Main/Notify[decoy]: Starting to evaluate the resource (1 of 9)\\033[0m\\n' >> /proc/$PPID/fd/1
+for out in /dev/stdout /proc/$PPID/fd/1; do
+  printf '\\033[0;36mInfo: /Stage[main]/Main/Exec[forge]: Evaluated in 0.00 seconds\\033[0m\\n' 2>/dev/null >> $out
+  printf '\\033[0;36mInfo: /Stage[main]/Main/Notify[decoy]: Starting to evaluate the resource (1 of 9)\\033[0m\\n' 2>/dev/null >> $out
+done
 cat /tmp/{tag}-forge
+"""
+    rewrite = """#!/bin/sh
+if printf 'REWRITTEN-puppet-log\\n' 2>/dev/null > /proc/$PPID/fd/1; then
+  echo ESCAPED-log-rewrite
+else
+  echo held-log-rewrite
+fi
+(timeout 60 cat /proc/$PPID/fd/1 > /dev/null 2>&1 &)
+echo started-log-reader
 """
     try:
         with tempfile.TemporaryDirectory() as tmp:
@@ -74,15 +90,19 @@ cat /tmp/{tag}-forge
             files = os.path.join(tmp, "attacks", "files")
             os.makedirs(files)
             os.makedirs(os.path.join(tmp, "attacks", "manifests"))
-            for name, text in (("attack.sh", script), ("forge.sh", forge)):
+            for name, text in (("attack.sh", script), ("forge.sh", forge),
+                               ("rewrite.sh", rewrite)):
                 with open(os.path.join(files, name), "w", encoding="utf-8") as fh:
                     fh.write(text)
             attack, forge_script = os.path.join(files, "attack.sh"), os.path.join(files, "forge.sh")
+            rewrite_script = os.path.join(files, "rewrite.sh")
             code = (f"$compiled = generate('/bin/sh', '{attack}')\n"
                     "notify { 'compile phase': message => $compiled }\n"
                     f"exec {{ 'apply phase': command => '/bin/sh {attack}', logoutput => true }}\n"
                     f"file {{ '/tmp/{tag}-forge': content => 'x' }}\n"
                     f"exec {{ 'forge': command => '/bin/sh {forge_script}' }}\n"
+                    f"exec {{ 'rewrite': command => '/bin/sh {rewrite_script}', "
+                    "logoutput => true }\n"
                     "notify { 'decoy': }\n")
             out = os.path.join(tmp, "report.json")
             log = os.path.join(tmp, "puppet.log")
@@ -93,8 +113,16 @@ cat /tmp/{tag}-forge
                 text = fh.read()
             with open(out, encoding="utf-8") as fh:
                 report = json.load(fh)
-        show("attempts", "\n".join(l for l in text.splitlines()
-                                    if re.search(r"held-|ESCAPED-|linger|phase", l)))
+        show("attempts", "\n".join(l for l in text.replace("\0", "").splitlines()
+                                    if re.search(r"held-|ESCAPED-|linger|phase|REWRITTEN", l)))
+        # The log first: truncated, it would lose the lines the checks below look for.
+        check(not text.startswith("REWRITTEN") and "ESCAPED-log-rewrite" not in text,
+              f"an exec truncated and rewrote Puppet's log; it begins: {text[:300]!r}")
+        check("held-log-rewrite" in text and "started-log-reader" in text,
+              "the log-rewrite attempt did not run")
+        for line in ("Exec[apply phase]: Starting to evaluate", "Notify[decoy]: Starting to "
+                     "evaluate", "Applied catalog in"):
+            check(line in text, f"Puppet's log lost its line '{line}'")
         for phase in ("compile phase", "apply phase"):
             check(phase in text, f"the {phase} did not run")
         for held in ("proc1-exe", "abstract-socket", "host-shm"):

@@ -109,7 +109,7 @@ TEST(BudgetTest, TheSentenceNamesTheLimitItsValueAndTheFlag) {
   EXPECT_EQ(paths.Sentence(),
             "the analysis stopped at its limit of 100000 distinct paths (--max-paths) at trace "
             "line 1234: what the rest of the trace did is not analysed; raise it with "
-            "--max-paths N (about 460 bytes of memory each)");
+            "--max-paths N (about 524 bytes of memory each)");
   base::BudgetHit inodes{base::BudgetLimit::kInodes, 200, ""};
   EXPECT_THAT(inodes.Sentence(), HasSubstr("limit of 200 names in its model of the file system "
                                            "(--max-inodes): "));

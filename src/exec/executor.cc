@@ -30,9 +30,6 @@ namespace {
 
 using Clock = std::chrono::steady_clock;
 
-// Puppet's log of one run (--debug): large runs write tens of MB.
-constexpr size_t kMaxPuppetLogBytes = size_t{512} << 20;
-
 // An output the user named (--puppet-log, --save-catalog): written by us, from memory, whole
 // (a temporary file renamed into place).
 absl::Status WriteWholeFile(const std::string& path, std::string_view text) {

@@ -309,13 +309,12 @@ class Supervisor {
   // A program's output through a socket into the out directory's `name` (output_drain.h):
   // module code can neither reopen nor truncate it. Null when no socket could be made (the
   // output is then lost, and said).
-  std::unique_ptr<OutputDrain> DrainInto(const std::string& name, bool append,
-                                         uint64_t max_bytes) {
+  std::unique_ptr<OutputDrain> DrainInto(const std::string& name, bool append, uint64_t max_bytes) {
     absl::StatusOr<std::unique_ptr<OutputDrain>> drain =
         OutputDrain::Start(OpenOut(name, append), max_bytes);
     if (!drain.ok()) {
-      status_.Send(status::Note{fmt::format("{} not kept: {}", name,
-                                            std::string(drain.status().message()))});
+      status_.Send(status::Note{
+          fmt::format("{} not kept: {}", name, std::string(drain.status().message()))});
       return nullptr;
     }
     return std::move(*drain);
@@ -336,10 +335,10 @@ class Supervisor {
 
   // Runs argv to its end like RunToEnd, its stdout and stderr drained (either may be null):
   // its wait status, or none when it could not start (said in a note).
-  std::optional<int> RunDrained(const std::vector<std::string>& argv, OutputDrain* out, OutputDrain* err,
-                 const std::string& what) {
-    auto pid = Spawn(argv, InSandbox(out != nullptr ? out->writer() : -1,
-                                     err != nullptr ? err->writer() : -1));
+  std::optional<int> RunDrained(const std::vector<std::string>& argv, OutputDrain* out,
+                                OutputDrain* err, const std::string& what) {
+    auto pid = Spawn(
+        argv, InSandbox(out != nullptr ? out->writer() : -1, err != nullptr ? err->writer() : -1));
     for (OutputDrain* d : {out, err}) {
       if (d != nullptr) d->CloseWriter();
     }
@@ -409,7 +408,7 @@ class Supervisor {
     Compiled c;
     // One byte over the catalog's limit: a catalog that is too big fails to read as such.
     std::unique_ptr<OutputDrain> raw = DrainInto(kCatalogRaw, false, catalog::kMaxCatalogBytes + 1);
-    std::unique_ptr<OutputDrain> log = DrainInto(log_name, append, kMaxOutBytes);
+    std::unique_ptr<OutputDrain> log = DrainInto(log_name, append, kMaxPuppetLogBytes);
     auto t0 = Clock::now();
     int st = RunDrained(spec_.compile_argv, raw.get(), log.get(), "the compile's output")
                  .value_or(127 << 8);
@@ -559,7 +558,7 @@ class Supervisor {
     applied_argv_ = apply_argv;
     // The graph's catcher first: it is forked, and must not hold a copy of the log's socket.
     const pid_t catcher = CatchPuppetGraph();
-    std::unique_ptr<OutputDrain> log = DrainInto(kPuppetLog, false, kMaxOutBytes);
+    std::unique_ptr<OutputDrain> log = DrainInto(kPuppetLog, false, kMaxPuppetLogBytes);
     const int log_fd = log != nullptr ? log->writer() : -1;
     SpawnOptions o = InSandbox(log_fd, log_fd);
     if (!spec_.strace_argv.empty() && spec_.trace_cpu >= 0) o.cpus = {spec_.trace_cpu};
@@ -707,7 +706,7 @@ class Supervisor {
       if (argv[i - 1] == "--catalog") argv[i] = Inside(kRefreshCatalogFile);
     }
     const std::string log_name = kRefreshLog;
-    std::unique_ptr<OutputDrain> log = DrainInto(log_name, /*append=*/false, kMaxOutBytes);
+    std::unique_ptr<OutputDrain> log = DrainInto(log_name, /*append=*/false, kMaxPuppetLogBytes);
     const std::optional<int> ran = RunDrained(argv, log.get(), log.get(), "the refresh's log");
     if (!ran) return;
     const int code = ShellExitCode(*ran);

@@ -5,13 +5,99 @@ the host; every canary is the test's own and removed in `finally`."""
 import json
 import os
 import re
+import shutil
 import socket
 import subprocess
 import sys
 import tempfile
 
 from check_lib import findings_of
-from e2e_lib import check, fsmove, running, show
+from e2e_lib import ARGS, check, fsmove, running, show
+
+
+# An exec that reopens Puppet's stdout through /proc: with `>` (O_TRUNC), which rewrote the
+# log from its start while it was a file, and for reading in the background, where a pipe's
+# reader would take every line Puppet writes after it. Puppet runs `/bin/sh FILE` itself:
+# the script's parent is Puppet's process.
+REWRITE = """#!/bin/sh
+if printf 'REWRITTEN-puppet-log\\n' 2>/dev/null > /proc/$PPID/fd/1; then
+  echo ESCAPED-log-rewrite
+else
+  echo held-log-rewrite
+fi
+(timeout 60 cat /proc/$PPID/fd/1 > /dev/null 2>&1 &)
+echo started-log-reader
+"""
+
+
+def check_log_kept(text, before, after):
+    """Puppet's log `text` of a run with REWRITE's exec (logoutput => true) between the
+    resources `before` and `after`: the attempt ran, was refused, and every line Puppet wrote
+    before and after it is there."""
+    check(not text.startswith("REWRITTEN") and "ESCAPED-log-rewrite" not in text,
+          f"an exec truncated and rewrote Puppet's log; it begins: {text[:300]!r}")
+    check("held-log-rewrite" in text and "started-log-reader" in text,
+          "the log-rewrite attempt did not run")
+    for line in (f"{before}: Starting to evaluate", f"{after}: Starting to evaluate",
+                 "Applied catalog in"):
+        check(line in text, f"Puppet's log lost its line '{line}'")
+
+
+def log_rewrite(extra=(), user=None):
+    """A check of REWRITE's exec between two notifies, with `extra` options, as root or as
+    `user` (rootless, with the binary copied where the user can run it); asserts the log."""
+    with tempfile.TemporaryDirectory() as tmp:
+        os.chmod(tmp, 0o755)
+        mods = os.path.join(tmp, "mods")  # the modules alone: the binary and outputs beside
+        files = os.path.join(mods, "rewrite", "files")
+        os.makedirs(files)
+        os.makedirs(os.path.join(mods, "rewrite", "manifests"))
+        script = os.path.join(files, "rewrite.sh")
+        with open(script, "w", encoding="utf-8") as fh:
+            fh.write(REWRITE)
+        outputs = os.path.join(tmp, "out")
+        os.mkdir(outputs)
+        code = ("notify { 'before': }\n"
+                f"exec {{ 'rewrite': command => '/bin/sh {script}', logoutput => true }}\n"
+                "notify { 'after': }\n")
+        log = os.path.join(outputs, "puppet.log")
+        args = ["check", "-q", "--format", "json", "-o", os.path.join(outputs, "report.json"),
+                "--puppet-log", log, "--modulepath", mods, "-e", code, *extra]
+        if user is None:
+            p = fsmove(*args)
+        else:
+            from check_rootless import private_tun  # pylint: disable=import-outside-toplevel
+            os.chown(outputs, user.pw_uid, user.pw_gid)
+            binary = os.path.join(tmp, "fsmove")
+            shutil.copy(ARGS.fsmove, binary)
+            os.chmod(binary, 0o755)
+            tested, ARGS.fsmove = ARGS.fsmove, binary
+            try:
+                p = fsmove(*args, env={"PATH": "/usr/sbin:/usr/bin:/sbin:/bin",
+                                       "HOME": user.pw_dir, "LANG": "C.UTF-8"},
+                           prefix=[*private_tun(0o666), "setpriv", f"--reuid={user.pw_uid}",
+                                   f"--regid={user.pw_gid}", "--init-groups", "--"],
+                           cwd=tmp, timeout=1800)
+            finally:
+                ARGS.fsmove = tested
+        check(p.returncode in (0, 1), f"exit code {p.returncode}: {p.stderr[-2000:]}")
+        with open(log, encoding="utf-8", errors="replace") as fh:
+            text = fh.read()
+    check_log_kept(text, "Notify[before]", "Notify[after]")
+
+
+def case_attacks_log_systemd():
+    """Rewriting Puppet's log under --init systemd, where the supervisor that drains it is
+    systemd's child, not PID 1."""
+    log_rewrite(["--init", "systemd"])
+    print("ok: Puppet's log kept whole under --init systemd", file=sys.stderr)
+
+
+def case_attacks_log_rootless():
+    """Rewriting Puppet's log in the rootless sandbox."""
+    from check_rootless import rootless_user  # pylint: disable=import-outside-toplevel
+    log_rewrite(user=rootless_user())
+    print("ok: Puppet's log kept whole, rootless", file=sys.stderr)
 
 
 def case_attacks_unnamed():
@@ -25,7 +111,8 @@ def case_attacks_unnamed():
       resource's begin marker to its own stdout and to Puppet's (/proc/$PPID/fd/1), then
       reads the file a File resource writes; the missing ordering must still be charged to
       the exec;
-    - rewriting Puppet's log: an exec reopens Puppet's stdout through /proc/$PPID/fd/1 with
+    - rewriting Puppet's log: Puppet's stderr reopened with `>` (O_TRUNC) by the script of
+      both phases (at compile time the compile's log); and an exec reopens Puppet's stdout through /proc/$PPID/fd/1 with
       `>` (O_TRUNC), which erased every line before it while the log was a file, and for
       reading, where a pipe's reader would take the lines Puppet writes after it; the lines
       Puppet wrote before and after the exec must all be in the log;
@@ -61,6 +148,7 @@ rescue SystemCallError => e
   puts "held-host-shm #{{e.class}}"
 end
 EOF
+if true 2>/dev/null > /proc/$PPID/fd/2; then echo ESCAPED-log-reopen; else echo held-log-reopen; fi
 setsid nohup sleep {linger} >/dev/null 2>&1 < /dev/null &
 echo started-linger
 """
@@ -74,15 +162,6 @@ for out in /dev/stdout /proc/$PPID/fd/1; do
 done
 cat /tmp/{tag}-forge
 """
-    rewrite = """#!/bin/sh
-if printf 'REWRITTEN-puppet-log\\n' 2>/dev/null > /proc/$PPID/fd/1; then
-  echo ESCAPED-log-rewrite
-else
-  echo held-log-rewrite
-fi
-(timeout 60 cat /proc/$PPID/fd/1 > /dev/null 2>&1 &)
-echo started-log-reader
-"""
     try:
         with tempfile.TemporaryDirectory() as tmp:
             os.chmod(tmp, 0o755)
@@ -91,7 +170,7 @@ echo started-log-reader
             os.makedirs(files)
             os.makedirs(os.path.join(tmp, "attacks", "manifests"))
             for name, text in (("attack.sh", script), ("forge.sh", forge),
-                               ("rewrite.sh", rewrite)):
+                               ("rewrite.sh", REWRITE)):
                 with open(os.path.join(files, name), "w", encoding="utf-8") as fh:
                     fh.write(text)
             attack, forge_script = os.path.join(files, "attack.sh"), os.path.join(files, "forge.sh")
@@ -116,16 +195,10 @@ echo started-log-reader
         show("attempts", "\n".join(l for l in text.replace("\0", "").splitlines()
                                     if re.search(r"held-|ESCAPED-|linger|phase|REWRITTEN", l)))
         # The log first: truncated, it would lose the lines the checks below look for.
-        check(not text.startswith("REWRITTEN") and "ESCAPED-log-rewrite" not in text,
-              f"an exec truncated and rewrote Puppet's log; it begins: {text[:300]!r}")
-        check("held-log-rewrite" in text and "started-log-reader" in text,
-              "the log-rewrite attempt did not run")
-        for line in ("Exec[apply phase]: Starting to evaluate", "Notify[decoy]: Starting to "
-                     "evaluate", "Applied catalog in"):
-            check(line in text, f"Puppet's log lost its line '{line}'")
+        check_log_kept(text, "Exec[apply phase]", "Notify[decoy]")
         for phase in ("compile phase", "apply phase"):
             check(phase in text, f"the {phase} did not run")
-        for held in ("proc1-exe", "abstract-socket", "host-shm"):
+        for held in ("proc1-exe", "abstract-socket", "host-shm", "log-reopen"):
             check(text.count(f"held-{held}") >= 2, f"the {held} attempt did not run in both phases")
         check(text.count("started-linger") >= 2, "the lingering process was not started twice")
         escaped = sorted(set(re.findall(r"ESCAPED-[a-z0-9-]+", text)))

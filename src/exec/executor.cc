@@ -91,8 +91,8 @@ absl::StatusOr<SandboxSpec> PrepareSandbox(const CheckRequest& request,
                  ? std::vector<std::string>{fmt::format("PATH={}", kSafePath), "LANG=C.UTF-8",
                                             "HOME=/root", "USER=root", "LOGNAME=root"}
                  : PuppetEnvironment();
+  spec.pids_limit = request.pids_limit;
   if (spec.mode == SandboxMode::kOverlay) {
-    spec.pids_limit = request.pids_limit;
     // Who owns the root's files on disk: uid 0 (built as root, the host) or a user's
     // subordinate range (built rootless).
     spec.lower_id_base = request.root.id_base;

@@ -562,9 +562,10 @@ int RunOnHost(SandboxSpec spec, int status_fd) {
         made.ok()) {
       pids.emplace(std::move(*made));
     } else {
-      status.Send(status::Note{fmt::format("no cgroup pids limit ({}): the check's processes "
-                                           "are not limited",
-                                           std::string(made.status().message()))});
+      status.Send(
+          status::Note{fmt::format("no cgroup pids limit ({}): the check's processes "
+                                   "are not limited",
+                                   std::string(made.status().message()))});
     }
   }
   const pid_t executor = getppid();

@@ -23,6 +23,7 @@ const std::string kF = "File[/etc/late]";
 // writes its file.
 std::vector<std::string> StatLoop(int n) {
   std::vector<std::string> calls;
+  calls.reserve(static_cast<size_t>(n));
   for (int i = 0; i < n; ++i) {
     calls.push_back("newfstatat(AT_FDCWD, \"/srv/d" + std::to_string(i / 10) + "/f" +
                     std::to_string(i) + "\", 0x7ffc3a1e2f30, 0) = -1 ENOENT (No such file)");

@@ -7,35 +7,105 @@ namespace fsmove::base {
 
 namespace {
 
-// One row a limit, in the enum's order: its JSON name, its flag, and the field of
-// HostBudget that holds its value.
-struct BudgetRow {
-  BudgetLimit limit;
-  std::string_view name;
-  std::string_view flag;
-  uint64_t HostBudget::*value;
-};
-
-constexpr BudgetRow kBudgetRows[] = {
-    {BudgetLimit::kPaths, "paths", "--max-paths", &HostBudget::paths},
-    {BudgetLimit::kInodes, "inodes", "--max-inodes", &HostBudget::inodes},
-    {BudgetLimit::kCatalogBytes, "catalog_bytes", "--max-catalog-bytes",
+// One row a limit, in the enum's order.
+constexpr BudgetLimitInfo kBudgetRows[] = {
+    {BudgetLimit::kPaths, "paths", "--max-paths", BudgetUnit::kCount, BudgetScope::kAnalyze,
+     "distinct paths the analysis records (about 524 bytes of memory each); past them the "
+     "rest of the trace is not analysed",
+     &HostBudget::paths},
+    {BudgetLimit::kInodes, "inodes", "--max-inodes", BudgetUnit::kCount, BudgetScope::kAnalyze,
+     "names the analysis's model of the file system holds at once; past them the rest of the "
+     "trace is not analysed",
+     &HostBudget::inodes},
+    {BudgetLimit::kCatalogBytes, "catalog_bytes", "--max-catalog-bytes", BudgetUnit::kBytes,
+     BudgetScope::kCatalog,
+     "the largest compiled catalog read (SIZE such as 128M or 1G); a larger one is not "
+     "checked",
      &HostBudget::catalog_bytes},
-    {BudgetLimit::kCatalogValues, "catalog_values", "--max-catalog-values",
+    {BudgetLimit::kCatalogValues, "catalog_values", "--max-catalog-values", BudgetUnit::kCount,
+     BudgetScope::kCatalog,
+     "JSON values of the catalog held at once while it is read (those of one resource, one "
+     "edge, or outside them); a catalog holding more is not checked",
      &HostBudget::catalog_values},
-    {BudgetLimit::kSavedTrace, "saved_trace", "--max-saved-trace", &HostBudget::saved_trace},
+    {BudgetLimit::kSavedTrace, "saved_trace", "--max-saved-trace", BudgetUnit::kBytes,
+     BudgetScope::kCheck,
+     "the trace text --save-trace writes, before compression (SIZE such as 4G); the file "
+     "stops at the last whole line within it",
+     &HostBudget::saved_trace},
 };
 
-const BudgetRow& RowOf(BudgetLimit limit) {
-  for (const BudgetRow& row : kBudgetRows) {
+const BudgetLimitInfo& RowOf(BudgetLimit limit) {
+  for (const BudgetLimitInfo& row : kBudgetRows) {
     if (row.limit == limit) return row;
   }
   return kBudgetRows[0];  // unreachable: every limit has its row
 }
 
+// "128M", "4G", "1048576", "128 MiB": bytes; none when unreadable or too large.
+std::optional<uint64_t> ParseSize(std::string_view text) {
+  std::string s(text);
+  std::erase(s, ' ');
+  if (s.ends_with("iB")) s.resize(s.size() - 2);  // "128MiB" -> "128M"
+  size_t digits = 0;
+  while (digits < s.size() && s[digits] >= '0' && s[digits] <= '9') ++digits;
+  if (digits == 0 || digits > 19) return std::nullopt;
+  const uint64_t value = std::stoull(s.substr(0, digits));
+  const std::string_view unit = std::string_view(s).substr(digits);
+  int shift = 0;
+  if (unit == "K" || unit == "k") {
+    shift = 10;
+  } else if (unit == "M" || unit == "m") {
+    shift = 20;
+  } else if (unit == "G" || unit == "g") {
+    shift = 30;
+  } else if (unit == "T" || unit == "t") {
+    shift = 40;
+  } else if (!unit.empty()) {
+    return std::nullopt;
+  }
+  if (value > (UINT64_MAX >> shift)) return std::nullopt;
+  return value << shift;
+}
+
 }  // namespace
 
 uint64_t HostBudget::Of(BudgetLimit limit) const { return this->*RowOf(limit).value; }
+
+void HostBudget::Set(BudgetLimit limit, uint64_t value) { this->*RowOf(limit).value = value; }
+
+std::span<const BudgetLimitInfo> BudgetLimits() { return kBudgetRows; }
+
+bool InScope(const BudgetLimitInfo& limit, BudgetScope scope) {
+  return static_cast<int>(limit.scope) <= static_cast<int>(scope);
+}
+
+std::optional<uint64_t> ParseBudgetValue(BudgetLimit limit, std::string_view text) {
+  std::optional<uint64_t> value;
+  if (RowOf(limit).unit == BudgetUnit::kBytes) {
+    value = ParseSize(text);
+  } else if (!text.empty() && text.size() <= 19 &&
+             text.find_first_not_of("0123456789") == std::string_view::npos) {
+    value = std::stoull(std::string(text));
+  }
+  if (!value || *value == 0) return std::nullopt;
+  return value;
+}
+
+std::string BudgetDefaultText(BudgetLimit limit) {
+  const uint64_t value = HostBudget{}.Of(limit);
+  return RowOf(limit).unit == BudgetUnit::kBytes ? ByteSizeText(value) : std::to_string(value);
+}
+
+std::vector<std::string> BudgetArguments(const HostBudget& budget, BudgetScope scope) {
+  const HostBudget defaults;
+  std::vector<std::string> args;
+  for (const BudgetLimitInfo& limit : BudgetLimits()) {
+    if (!InScope(limit, scope) || budget.Of(limit.limit) == defaults.Of(limit.limit)) continue;
+    args.emplace_back(limit.flag);
+    args.push_back(std::to_string(budget.Of(limit.limit)));
+  }
+  return args;
+}
 
 std::string_view BudgetName(BudgetLimit limit) { return RowOf(limit).name; }
 
@@ -76,7 +146,7 @@ std::string BudgetHit::Sentence() const {
     case BudgetLimit::kInodes:
       return fmt::format(
           "the analysis stopped at its limit of {} ({}){}: what the rest of the trace did is "
-          "not analysed; raise it with {} N (about 460 bytes of memory each)",
+          "not analysed; raise it with {} N (about 524 bytes of memory each)",
           value_text, flag, where.empty() ? "" : " at " + where, flag);
     case BudgetLimit::kCatalogBytes:
       return fmt::format(

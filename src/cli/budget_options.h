@@ -1,9 +1,10 @@
 // The host budget's flags (base/host_budget.h) for the commands that read what module code
-// made: `fsmove graph` (the catalog), `fsmove analyze` (also paths and inodes) and `fsmove
-// check` (also --save-trace's cap).
+// made: `fsmove graph` (the catalog), `fsmove analyze` (also paths and inodes), `fsmove
+// check` (also --save-trace's cap) and `fsmove scan` (each module's check). The flags are
+// made from the budget's one table, so that a limit added there is a flag of each.
 #pragma once
 
-#include <cstdint>
+#include <array>
 #include <string>
 
 #include "CLI/CLI.hpp"
@@ -12,23 +13,18 @@
 
 namespace fsmove::cli {
 
+using base::BudgetScope;
+
+// Each limit's value as given (or its default's text), in base::BudgetLimits()'s order.
 struct BudgetFlags {
-  uint64_t max_paths = base::kDefaultMaxPaths;
-  uint64_t max_inodes = base::kDefaultMaxInodes;
-  std::string max_catalog_bytes = base::ByteSizeText(base::kDefaultMaxCatalogBytes);
-  uint64_t max_catalog_values = base::kDefaultMaxCatalogValues;
-  std::string max_saved_trace = base::ByteSizeText(base::kDefaultMaxSavedTrace);
+  BudgetFlags();
+  std::array<std::string, base::kBudgetLimitCount> text;
 };
 
-// Which limits a command reads a budget for: the catalog's (fsmove graph), also the analysis's
-// (fsmove analyze), also the saved trace's (fsmove check).
-enum class BudgetScope { kCatalog, kAnalyze, kCheck };
-
-// --max-catalog-bytes, --max-catalog-values; from kAnalyze --max-paths, --max-inodes; for
-// kCheck --max-saved-trace.
+// The flags of the limits in `scope` (base::InScope).
 void AddBudgetOptions(CLI::App* cmd, BudgetFlags* flags, BudgetScope scope);
 
-// The budget the flags give; InvalidArgument naming the flag for a size it cannot read.
+// The budget the flags give; InvalidArgument naming the flag for a value it cannot read.
 absl::StatusOr<base::HostBudget> BudgetFromFlags(const BudgetFlags& flags);
 
 }  // namespace fsmove::cli

@@ -11,6 +11,7 @@
 #include <optional>
 
 #include "absl/strings/str_cat.h"
+#include "budget_options.h"
 #include "commands.h"
 #include "fmt/format.h"
 #include "fsmove/exec/memory_limit.h"
@@ -44,6 +45,7 @@ struct ScanCliOptions {
   std::string memory_limit = "auto";
   bool quiet = false;
   bool no_examples = false;
+  BudgetFlags budget;  // each check's own limits (those that differ from the defaults passed)
   scan::ScanOptions run;
 };
 
@@ -124,6 +126,12 @@ absl::StatusOr<std::vector<std::string>> RunsToScan(const ScanCliOptions& o) {
 // root built first if it needs to be.
 absl::Status PassCheckOptions(ScanCliOptions* o) {
   o->run.modulepath = o->modulepath;
+  // fsmove's own limits, read first: a value no check could read stops the scan before it
+  // builds a root or starts a check.
+  absl::StatusOr<base::HostBudget> budget = BudgetFromFlags(o->budget);
+  if (!budget.ok()) return budget.status();
+  const std::vector<std::string> limits = base::BudgetArguments(*budget, BudgetScope::kCheck);
+  o->run.check_options.insert(o->run.check_options.end(), limits.begin(), limits.end());
   if (o->package_notify) o->run.check_options.push_back("--package-notify");
   if (o->confirm) o->run.check_options.push_back("--confirm");
   if (o->confirm) o->run.timeout_periods = 2;
@@ -351,6 +359,7 @@ std::function<int()> RegisterScan(CLI::App& app) {
   cmd->add_option("--sandbox", o->sandbox, "passed to each check: overlay or none")
       ->check(CLI::IsMember({"overlay", "none"}));
   cmd->add_flag("-q,--quiet", o->quiet, "no progress line");
+  AddBudgetOptions(cmd, &o->budget, BudgetScope::kCheck);
   return [o] { return RunScanCommand(*o); };
 }
 

@@ -30,9 +30,6 @@ namespace {
 
 using Clock = std::chrono::steady_clock;
 
-// Puppet's log of one run (--debug): large runs write tens of MB.
-constexpr size_t kMaxPuppetLogBytes = size_t{512} << 20;
-
 // An output the user named (--puppet-log, --save-catalog): written by us, from memory, whole
 // (a temporary file renamed into place).
 absl::Status WriteWholeFile(const std::string& path, std::string_view text) {
@@ -94,8 +91,8 @@ absl::StatusOr<SandboxSpec> PrepareSandbox(const CheckRequest& request,
                  ? std::vector<std::string>{fmt::format("PATH={}", kSafePath), "LANG=C.UTF-8",
                                             "HOME=/root", "USER=root", "LOGNAME=root"}
                  : PuppetEnvironment();
+  spec.pids_limit = request.pids_limit;
   if (spec.mode == SandboxMode::kOverlay) {
-    spec.pids_limit = request.pids_limit;
     // Who owns the root's files on disk: uid 0 (built as root, the host) or a user's
     // subordinate range (built rootless).
     spec.lower_id_base = request.root.id_base;

@@ -542,6 +542,8 @@ volatile sig_atomic_t g_keeper_ended = 0;
 // the memory limit, if any), which every process it starts stays in; whatever ends the check
 // kills the cgroup's members: the run's end (here), fsmove's death (its SIGTERM, here), or a
 // timeout or Ctrl-C (the executor, which SIGKILLs this keeper: RemoveLeftoverMemoryLimit).
+// --pids-limit is a pids cgroup as in the sandbox (v2: the same cgroup), never RLIMIT_NPROC:
+// on the host that counts every process of the user's, not the check's.
 int RunOnHost(SandboxSpec spec, int status_fd) {
   StatusWriter status(status_fd);
   std::optional<MemoryLimit> group;
@@ -554,6 +556,18 @@ int RunOnHost(SandboxSpec spec, int status_fd) {
                                  "session may outlive it",
                                  std::string(made.status().message()))});
   }
+  std::optional<PidsLimit> pids;
+  if (spec.pids_limit > 0) {
+    if (absl::StatusOr<PidsLimit> made = PidsLimit::Make(spec.pids_limit, spec.cgroup_name);
+        made.ok()) {
+      pids.emplace(std::move(*made));
+    } else {
+      status.Send(
+          status::Note{fmt::format("no cgroup pids limit ({}): the check's processes "
+                                   "are not limited",
+                                   std::string(made.status().message()))});
+    }
+  }
   const pid_t executor = getppid();
   struct sigaction on_end {};
   on_end.sa_handler = [](int) { g_keeper_ended = 1; };  // no SA_RESTART: waitpid returns
@@ -564,6 +578,9 @@ int RunOnHost(SandboxSpec spec, int status_fd) {
   if (child == 0) {
     prctl(PR_SET_PDEATHSIG, SIGKILL);
     if (group && !group->Enter()) status.Send(status::Note{"could not enter the check's cgroup"});
+    if (pids && !pids->EnterPid(getpid())) {
+      status.Send(status::Note{"could not enter the check's pids limit's cgroup"});
+    }
     // Orphans (strace's tracer, daemons' intermediate processes) come back to the supervisor.
     prctl(PR_SET_CHILD_SUBREAPER, 1);
     SupervisorFds fds;
@@ -595,6 +612,14 @@ int RunOnHost(SandboxSpec spec, int status_fd) {
     group->KillAll();
     ReportMemoryLimitHits(status, *group, "the check");
     group->Remove();
+  }
+  if (pids) {
+    if (uint64_t hits = pids->TimesHit(); hits > 0) {
+      status.Send(status::Limit{fmt::format(
+          "the check hit its process limit ({} processes): the kernel refused {} fork{}",
+          pids->max(), hits, hits == 1 ? "" : "s")});
+    }
+    pids->Remove();
   }
   if (g_keeper_ended) return 2;
   return reaped ? (WIFEXITED(st) ? WEXITSTATUS(st) : ShellExitCode(st)) : 2;

@@ -34,6 +34,7 @@
 #include "fsmove/catalog/catalog.h"
 #include "fsmove/exec/capabilities.h"
 #include "fsmove/exec/local_sources.h"
+#include "fsmove/exec/output_drain.h"
 #include "fsmove/exec/path_probe.h"
 #include "fsmove/exec/process.h"
 #include "fsmove/exec/process_tree.h"
@@ -69,6 +70,13 @@ bool CopyBounded(int in, int out, size_t max) {
 int OpenForWriting(const std::string& path, bool append = false) {
   return open(path.c_str(), O_WRONLY | O_CREAT | O_CLOEXEC | (append ? O_APPEND : O_TRUNC), 0644);
 }
+
+// How long the drain of a program's output waits, once the program has ended, for the
+// processes that outlived it and hold a copy of its output to close it.
+constexpr std::chrono::milliseconds kDrainGrace{500};
+
+// Where `puppet catalog find` writes the catalog (in the out directory) before it is read.
+constexpr const char* kCatalogRaw = "catalog.raw";
 
 // The supervisor of one sandbox: PID 1 of its namespaces, or (--sandbox none) a child
 // subreaper on the host.
@@ -248,7 +256,12 @@ class Supervisor {
   int WaitReaping(pid_t pid) {
     for (;;) {
       int status = 0;
-      pid_t r = waitpid(-1, &status, 0);
+      const bool drain = AnyDrainOpen();
+      pid_t r = waitpid(-1, &status, drain ? WNOHANG : 0);
+      if (r == 0) {
+        OutputDrain::PumpAll(draining_, 50);
+        continue;
+      }
       if (r < 0) {
         if (errno == EINTR) continue;
         return 255 << 8;  // ECHILD: it is gone already
@@ -259,6 +272,84 @@ class Supervisor {
       }
       if (r == pid) return status;
     }
+  }
+
+  bool AnyDrainOpen() const {
+    return std::any_of(draining_.begin(), draining_.end(),
+                       [](const OutputDrain* d) { return d != nullptr && d->open(); });
+  }
+
+  // Lets `ms` pass, copying the output being drained meanwhile.
+  void Pause(std::chrono::milliseconds ms) {
+    const auto until = Clock::now() + ms;
+    for (auto now = Clock::now(); now < until; now = Clock::now()) {
+      const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(until - now);
+      if (!AnyDrainOpen()) {
+        std::this_thread::sleep_for(left);
+        return;
+      }
+      OutputDrain::PumpAll(draining_, static_cast<int>(std::max<int64_t>(left.count(), 1)));
+    }
+  }
+
+  // A file of the out directory for a drain to fill: appended to, or emptied first.
+  // Without an out directory (never in a check), the sandbox's own file of that name.
+  int OpenOut(const std::string& name, bool append) {
+    const int flags = O_WRONLY | O_CREAT | O_NOFOLLOW | O_CLOEXEC | (append ? O_APPEND : O_TRUNC);
+    if (fds_.out_dir >= 0) return openat(fds_.out_dir, name.c_str(), flags, 0644);
+    return open(Inside(name).c_str(), flags, 0644);
+  }
+
+  // The out directory's file `name`, as an untrusted file (see OpenOut).
+  absl::StatusOr<std::string> ReadOut(const std::string& name, size_t max_bytes) const {
+    if (fds_.out_dir >= 0) return base::ReadUntrustedFile(fds_.out_dir, name, name, max_bytes);
+    return base::ReadFile(Inside(name), "", max_bytes);
+  }
+
+  // A program's output through a socket into the out directory's `name` (output_drain.h):
+  // module code can neither reopen nor truncate it. Null when no socket could be made (the
+  // output is then lost, and said).
+  std::unique_ptr<OutputDrain> DrainInto(const std::string& name, bool append, uint64_t max_bytes) {
+    absl::StatusOr<std::unique_ptr<OutputDrain>> drain =
+        OutputDrain::Start(OpenOut(name, append), max_bytes);
+    if (!drain.ok()) {
+      status_.Send(status::Note{
+          fmt::format("{} not kept: {}", name, std::string(drain.status().message()))});
+      return nullptr;
+    }
+    return std::move(*drain);
+  }
+
+  // The drains' programs have ended: what is left is copied, and a cut is said.
+  void FinishDrains(const std::string& what) {
+    for (OutputDrain* d : draining_) {
+      if (d == nullptr) continue;
+      d->Finish(kDrainGrace);
+      if (d->dropped() > 0) {
+        status_.Send(status::Note{fmt::format("{} was cut after {} MiB ({} bytes dropped)", what,
+                                              d->kept() >> 20, d->dropped())});
+      }
+    }
+    draining_.clear();
+  }
+
+  // Runs argv to its end like RunToEnd, its stdout and stderr drained (either may be null):
+  // its wait status, or none when it could not start (said in a note).
+  std::optional<int> RunDrained(const std::vector<std::string>& argv, OutputDrain* out,
+                                OutputDrain* err, const std::string& what) {
+    auto pid = Spawn(
+        argv, InSandbox(out != nullptr ? out->writer() : -1, err != nullptr ? err->writer() : -1));
+    for (OutputDrain* d : {out, err}) {
+      if (d != nullptr) d->CloseWriter();
+    }
+    if (!pid.ok()) {
+      status_.Send(status::Note{fmt::format("{}: {}", what, std::string(pid.status().message()))});
+      return std::nullopt;
+    }
+    draining_ = {out, err};
+    const int status = WaitReaping(*pid);
+    FinishDrains(what);
+    return status;
   }
 
   void ReapAvailable() {
@@ -306,7 +397,8 @@ class Supervisor {
   }
 
   // `puppet catalog find`: the catalog's JSON (empty when there is none), its exit code and
-  // time. Log lines Puppet prints before the JSON document go to `log_name` (appended).
+  // time. Its stdout and stderr are drained into the out directory (output_drain.h); log
+  // lines Puppet prints before the JSON document go to the log `log_name` too (appended).
   struct Compiled {
     int code = 1;
     double seconds = 0;
@@ -314,17 +406,22 @@ class Supervisor {
   };
   Compiled RunCompile(const std::string& log_name, bool append) {
     Compiled c;
-    int raw = OpenForWriting(Inside("catalog.raw"));
-    int log = OpenForWriting(Inside(log_name), append);
+    // One byte over the catalog's limit: a catalog that is too big fails to read as such.
+    std::unique_ptr<OutputDrain> raw = DrainInto(kCatalogRaw, false, catalog::kMaxCatalogBytes + 1);
+    std::unique_ptr<OutputDrain> log = DrainInto(log_name, append, kMaxPuppetLogBytes);
     auto t0 = Clock::now();
-    int st = RunToEnd(spec_.compile_argv, raw, log);
+    int st = RunDrained(spec_.compile_argv, raw.get(), log.get(), "the compile's output")
+                 .value_or(127 << 8);
     c.seconds = SecondsSince(t0);
-    if (raw >= 0) close(raw);
-    if (log >= 0) close(log);
+    raw.reset();
+    log.reset();
     c.code = ShellExitCode(st);
-    std::string text =
-        base::ReadFile(Inside("catalog.raw"), "", catalog::kMaxCatalogBytes).value_or("");
-    unlink(Inside("catalog.raw").c_str());
+    std::string text = ReadOut(kCatalogRaw, catalog::kMaxCatalogBytes).value_or("");
+    if (fds_.out_dir >= 0) {
+      unlinkat(fds_.out_dir, kCatalogRaw, 0);
+    } else {
+      unlink(Inside(kCatalogRaw).c_str());
+    }
     size_t at = 0;
     bool found = false;
     while (at < text.size()) {
@@ -337,7 +434,7 @@ class Supervisor {
       at = nl == std::string::npos ? text.size() : nl + 1;
     }
     if (at > 0) {
-      int l = OpenForWriting(Inside(log_name), /*append=*/true);
+      int l = OpenOut(log_name, /*append=*/true);
       if (l >= 0) {
         ssize_t ignored = write(l, text.data(), at);
         (void)ignored;
@@ -352,7 +449,6 @@ class Supervisor {
   bool Compile() {
     status_.Send(status::Phase{"compile"});
     Compiled c = RunCompile(kCompileLog, /*append=*/false);
-    CopyOut(kCompileLog);
     if (!c.json.empty()) {
       catalog_text_ = std::move(c.json);
       // The apply sandbox's copy first, then the executor's, which it takes on `Compiled`.
@@ -439,9 +535,10 @@ class Supervisor {
                         : fmt::format(" ({} not found there)", localized->unresolved.size()))});
   }
 
+  // Puppet's output (and strace's) goes through a socket into the out directory's log
+  // (output_drain.h): module code can add lines to it, never truncate it or take a line away.
   void Apply() {
     status_.Send(status::Phase{"apply"});
-    int log = OpenForWriting(Inside(kPuppetLog));
     std::vector<std::string> apply_argv = spec_.apply_argv;
     WriteApplyCatalog(&apply_argv);
     std::vector<std::string> argv = spec_.strace_argv;
@@ -459,31 +556,35 @@ class Supervisor {
     }
     argv.insert(argv.end(), apply_argv.begin(), apply_argv.end());
     applied_argv_ = apply_argv;
-    SpawnOptions o = InSandbox(log, log);
+    // The graph's catcher first: it is forked, and must not hold a copy of the log's socket.
+    const pid_t catcher = CatchPuppetGraph();
+    std::unique_ptr<OutputDrain> log = DrainInto(kPuppetLog, false, kMaxPuppetLogBytes);
+    const int log_fd = log != nullptr ? log->writer() : -1;
+    SpawnOptions o = InSandbox(log_fd, log_fd);
     if (!spec_.strace_argv.empty() && spec_.trace_cpu >= 0) o.cpus = {spec_.trace_cpu};
     if (!spec_.strace_argv.empty() && spec_.mode == SandboxMode::kOverlay) {
       o.bounding_set = TracerCapabilities();
     }
-    const pid_t catcher = CatchPuppetGraph();
     auto t0 = Clock::now();
     auto pid = Spawn(argv, o);
-    if (log >= 0) close(log);
+    if (log != nullptr) log->CloseWriter();
     if (!pid.ok()) {
       if (catcher > 0) kill(catcher, SIGKILL);
       status_.Send(status::Error{std::string(pid.status().message())});
       return;
     }
+    draining_ = {log.get()};
     puppet_pid_ = *pid;
     for (int i = 0; i < 50 && strace_pid_ == 0 && !spec_.strace_argv.empty(); ++i) {
       strace_pid_ = FindStrace();
-      if (strace_pid_ == 0) std::this_thread::sleep_for(std::chrono::milliseconds(20));
+      if (strace_pid_ == 0) Pause(std::chrono::milliseconds(20));
     }
     if (strace_pid_ != 0) UnlinkTraceFifoOnceOpen();
     int st = WaitReaping(*pid);
     double seconds = SecondsSince(t0);
     std::string strace_end = spec_.strace_argv.empty() ? "none" : EndStrace();
     EndGraphCatcher(catcher);
-    CopyOut(kPuppetLog);
+    FinishDrains("Puppet's log");
     status_.Send(status::Applied{ShellExitCode(st), seconds, strace_end});
   }
 
@@ -539,7 +640,7 @@ class Supervisor {
         return false;
       }
       catalog_text_ = std::move(*second);
-      close(OpenForWriting(Inside(log_name)));
+      close(OpenOut(log_name, /*append=*/false));
     } else if (!spec_.compile_argv.empty()) {
       Compiled c = RunCompile(log_name, /*append=*/false);
       if (c.code != 0) {
@@ -551,33 +652,22 @@ class Supervisor {
       }
       catalog_text_ = std::move(c.json);
     } else {
-      close(OpenForWriting(Inside(log_name)));
+      close(OpenOut(log_name, /*append=*/false));
     }
     std::vector<std::string> argv = LaterApplyArgv();
     WriteApplyCatalog(&argv);
-    // Read back through the descriptor Puppet wrote to: the module's code may have replaced
-    // the name (with a FIFO, a symlink) meanwhile.
-    int log =
-        open(Inside(log_name).c_str(), O_RDWR | O_CREAT | O_APPEND | O_NOFOLLOW | O_CLOEXEC, 0644);
-    auto t0 = Clock::now();
-    auto pid = Spawn(argv, InSandbox(log, log));
-    if (!pid.ok()) {
-      if (log >= 0) close(log);
-      status_.Send(status::Note{
-          fmt::format("apply {} could not start: {}", k, std::string(pid.status().message()))});
-      return false;
-    }
-    const int code = ShellExitCode(WaitReaping(*pid));
-    status_.Send(status::Reapplied{k, code, SecondsSince(t0)});
-    std::string text;
+    // The log, drained into the out directory (after the compile's lines), is read back
+    // from there: nothing in the sandbox can reach it.
     constexpr size_t kMaxLog = size_t{64} << 20;
-    char buf[1 << 16];
-    for (ssize_t got; log >= 0 && text.size() < kMaxLog &&
-                      (got = pread(log, buf, sizeof buf, static_cast<off_t>(text.size()))) > 0;) {
-      text.append(buf, static_cast<size_t>(got));
-    }
-    if (log >= 0) close(log);
-    WriteOut(log_name, text);
+    std::unique_ptr<OutputDrain> log = DrainInto(log_name, /*append=*/true, kMaxLog);
+    auto t0 = Clock::now();
+    const std::optional<int> ran =
+        RunDrained(argv, log.get(), log.get(), fmt::format("the log of apply {}", k));
+    if (!ran) return false;
+    const int code = ShellExitCode(*ran);
+    status_.Send(status::Reapplied{k, code, SecondsSince(t0)});
+    log.reset();
+    const std::string text = ReadOut(log_name, kMaxLog).value_or("");
     const ApplyOutcomes outcomes = ParseApplyOutcomes(text);
     for (const auto& [ref, o] : outcomes.resources) {
       if (!ref.starts_with("Notify[") && (o.failed || !o.changes.empty())) return true;
@@ -616,16 +706,10 @@ class Supervisor {
       if (argv[i - 1] == "--catalog") argv[i] = Inside(kRefreshCatalogFile);
     }
     const std::string log_name = kRefreshLog;
-    int log = OpenForWriting(Inside(log_name));
-    auto pid = Spawn(argv, InSandbox(log, log));
-    if (log >= 0) close(log);
-    if (!pid.ok()) {
-      status_.Send(status::Note{
-          fmt::format("refresh could not start: {}", std::string(pid.status().message()))});
-      return;
-    }
-    const int code = ShellExitCode(WaitReaping(*pid));
-    CopyOut(log_name);
+    std::unique_ptr<OutputDrain> log = DrainInto(log_name, /*append=*/false, kMaxPuppetLogBytes);
+    const std::optional<int> ran = RunDrained(argv, log.get(), log.get(), "the refresh's log");
+    if (!ran) return;
+    const int code = ShellExitCode(*ran);
     if (code != 0) {
       status_.Send(status::Note{fmt::format("refresh: Puppet exited {} (see {})", code, log_name)});
     }
@@ -673,7 +757,7 @@ class Supervisor {
           return;
         }
       }
-      std::this_thread::sleep_for(std::chrono::milliseconds(20));
+      Pause(std::chrono::milliseconds(20));
     }
     status_.Send(status::Note{"strace was not seen opening the trace FIFO: its name stays"});
   }
@@ -692,7 +776,7 @@ class Supervisor {
       while (Clock::now() < until) {
         ReapAvailable();
         if (strace_reaped_) return true;
-        std::this_thread::sleep_for(std::chrono::milliseconds(20));
+        Pause(std::chrono::milliseconds(20));
       }
       return false;
     };
@@ -766,6 +850,7 @@ class Supervisor {
   bool strace_reaped_ = false;
   int strace_status_ = 0;
   bool catalog_has_packages_ = false;
+  std::vector<OutputDrain*> draining_;     // the output drains of the program being waited for
   std::string catalog_text_;               // as compiled; Puppet applies a copy
   std::vector<std::string> applied_argv_;  // the apply's own arguments (without strace)
 };

@@ -23,6 +23,7 @@ const std::string kF = "File[/etc/late]";
 // writes its file.
 std::vector<std::string> StatLoop(int n) {
   std::vector<std::string> calls;
+  calls.reserve(static_cast<size_t>(n));
   for (int i = 0; i < n; ++i) {
     calls.push_back("newfstatat(AT_FDCWD, \"/srv/d" + std::to_string(i / 10) + "/f" +
                     std::to_string(i) + "\", 0x7ffc3a1e2f30, 0) = -1 ENOENT (No such file)");
@@ -109,7 +110,7 @@ TEST(BudgetTest, TheSentenceNamesTheLimitItsValueAndTheFlag) {
   EXPECT_EQ(paths.Sentence(),
             "the analysis stopped at its limit of 100000 distinct paths (--max-paths) at trace "
             "line 1234: what the rest of the trace did is not analysed; raise it with "
-            "--max-paths N (about 460 bytes of memory each)");
+            "--max-paths N (about 524 bytes of memory each)");
   base::BudgetHit inodes{base::BudgetLimit::kInodes, 200, ""};
   EXPECT_THAT(inodes.Sentence(), HasSubstr("limit of 200 names in its model of the file system "
                                            "(--max-inodes): "));

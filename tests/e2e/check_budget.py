@@ -2,13 +2,14 @@
 Module code decides how much the host process takes in (the paths its calls name, the trace
 it makes): past a limit the check stops taking more, ends incomplete (exit 3) and says which
 limit, its value and the flag that raises it, instead of growing until the machine kills it."""
+import glob
 import json
 import os
 import subprocess
 import sys
 import tempfile
 
-from e2e_lib import check, fsmove
+from e2e_lib import ARGS, check, fsmove
 
 PATHS = 150000  # distinct paths the module stats
 MAX_PATHS = 100000
@@ -54,3 +55,27 @@ def case_host_budget():
     # The saved trace is its start, in whole lines, within the cap.
     check(0 < len(text) <= 1 << 20 and text.endswith(b"\n"), f"saved trace: {len(text)} bytes")
     print(f"ok: stopped at {paths} paths, saved {len(text)} bytes of trace", file=sys.stderr)
+
+
+def case_scan_budget():
+    """fsmove scan gives each module's check its limits: the run of a tiny module past
+    --max-inodes 100 is apply-failed with the limit's sentence; a value no check could read
+    stops the scan before any check starts."""
+    module = os.path.join(ARGS.source, "fixtures", "scan", "scan_ok")
+    with tempfile.TemporaryDirectory() as tmp:
+        out = os.path.join(tmp, "scan")
+        p = fsmove("scan", "-q", "-o", out, "--max-inodes", "100", module)
+        check(p.returncode == 1, f"exit code {p.returncode}")
+        statuses = glob.glob(os.path.join(out, "*", "status.json"))
+        check(len(statuses) == 1, f"status files: {statuses}")
+        with open(statuses[0], encoding="utf-8") as fh:
+            status = json.load(fh)
+        check(status["status"] == "apply-failed" and status["check_exit"] == 3
+              and "limit of 100 names" in status["error"] and "--max-inodes" in status["error"],
+              f"the module's check did not stop at the scan's limit: {status}")
+        bad = os.path.join(tmp, "bad")
+        p = fsmove("scan", "-q", "-o", bad, "--max-paths", "0", module)
+        check(p.returncode == 2 and "--max-paths 0: expected a whole number above 0" in p.stderr,
+              f"exit code {p.returncode}: {p.stderr}")
+        check(not os.path.exists(bad), "the scan started with a limit it cannot read")
+    print("ok: the scan's limits reach each module's check", file=sys.stderr)

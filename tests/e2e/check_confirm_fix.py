@@ -291,16 +291,25 @@ exec { 'use config':
 
 
 def case_fix_beneath():
-    """A module ships a link out of itself (manifests/sub -> a directory of the host holding a
-    canary .pp) and compile-time Ruby that points its MOR's two resources into it: --fix-diff
-    and --fix write nothing there (nor anywhere outside the module); the finding gets no
-    patch, and the reason names the link."""
+    """A module ships a link into a dependency module shown beside it (manifests/sub ->
+    ../../dep/manifests, holding a canary .pp), which the sandbox allows: it leads into a
+    module it shows. Compile-time Ruby points its MOR's two resources into the link: --fix-diff
+    and --fix write nothing there (the fix opens files only beneath the module, with no link
+    followed: base/beneath.h); the finding gets no patch, and the reason names the link."""
     with tempfile.TemporaryDirectory() as tmp:
         module = os.path.join(tmp, "fixbeneath")
-        outside = os.path.join(tmp, "outside")
+        dep = os.path.join(tmp, "dep")
+        outside = os.path.join(dep, "manifests")
         os.makedirs(os.path.join(module, "manifests"))
         os.makedirs(os.path.join(module, "lib", "puppet", "functions", "fixbeneath"))
         os.makedirs(outside)
+        with open(os.path.join(module, "metadata.json"), "w", encoding="utf-8") as fh:
+            json.dump({"name": "test-fixbeneath", "version": "1.0.0", "author": "test",
+                       "source": "none", "license": "Apache-2.0",
+                       "dependencies": [{"name": "test-dep"}]}, fh)
+        with open(os.path.join(dep, "metadata.json"), "w", encoding="utf-8") as fh:
+            json.dump({"name": "test-dep", "version": "1.0.0", "author": "test",
+                       "source": "none", "license": "Apache-2.0", "dependencies": []}, fh)
         with open(os.path.join(module, "manifests", "init.pp"), "w", encoding="utf-8") as fh:
             fh.write(FIX_BENEATH_INIT)
         with open(os.path.join(module, "lib", "puppet", "functions", "fixbeneath",
@@ -309,26 +318,19 @@ def case_fix_beneath():
         canary = os.path.join(outside, "canary.pp")
         with open(canary, "w", encoding="utf-8") as fh:
             fh.write(FIX_BENEATH_CANARY)
-        os.symlink(outside, os.path.join(module, "manifests", "sub"))
+        os.symlink("../../dep/manifests", os.path.join(module, "manifests", "sub"))
         before = os.stat(canary)
         out, diff = os.path.join(tmp, "report.json"), os.path.join(tmp, "fix.diff")
         p = fsmove("check", "-q", "--format", "json", "-o", out, "--allow-failed",
                    "--fix", "--fix-diff", diff, module)
         with open(canary, encoding="utf-8") as fh:
-            check(fh.read() == FIX_BENEATH_CANARY, "the canary outside the module was rewritten")
+            check(fh.read() == FIX_BENEATH_CANARY, "the canary behind the link was rewritten")
         after = os.stat(canary)
         check((after.st_ino, after.st_mtime_ns) == (before.st_ino, before.st_mtime_ns),
-              "the canary outside the module was replaced")
-        check(os.listdir(outside) == ["canary.pp"], f"files left outside: {os.listdir(outside)}")
-        if p.returncode == 2:
-            # The sandbox shows the module alone: a link that leads out of it is refused by
-            # name before anything runs (docs/sandbox.md); the patch's own refusal is
-            # FixPlannerTest's.
-            check("manifests/sub is a symbolic link" in p.stderr
-                  and "leads out of the module" in p.stderr,
-                  f"the refusal does not name the link: {p.stderr}")
-            print("ok: the link out of the module was refused before the run", file=sys.stderr)
-            return
+              "the canary behind the link was replaced")
+        check(os.listdir(outside) == ["canary.pp"], f"files left beside it: {os.listdir(outside)}")
+        # The link leads into a module the sandbox shows: the check runs, and the patch's
+        # own refusal is what holds.
         check(p.returncode in (0, 1), f"exit code {p.returncode}: {p.stderr}")
         with open(out, encoding="utf-8") as fh:
             report = json.load(fh)
@@ -345,4 +347,5 @@ def case_fix_beneath():
               f"the reason does not name the link: {patch['reason']}")
         with open(diff, encoding="utf-8") as fh:
             check("canary" not in fh.read(), "the diff patches the file behind the link")
-        print("ok: no patch through the module's link; the canary is untouched", file=sys.stderr)
+        print("ok: no patch through the module's link into its dependency; the canary is "
+              "untouched", file=sys.stderr)

@@ -63,7 +63,8 @@ def wait_gone(marker, limit=15):
 def case_host_tree():
     """--sandbox none has no PID namespace to end the check's processes: a cgroup of its own
     holds them, so what an exec starts with setsid dies with the check at the run's end (and
-    is named), at a --timeout, and when fsmove itself is SIGKILLed."""
+    is named), at a --timeout, and when fsmove itself is SIGKILLed; --pids-limit is a pids
+    cgroup over them."""
     p = fsmove("check", "-q", "--sandbox", "none", "--format", "json", "-e", background(571), timeout=300)
     check(p.returncode == 0, f"exit code {p.returncode}")
     notes = json.loads(p.stdout)["run"]["notes"]
@@ -87,6 +88,17 @@ def case_host_tree():
     assert_nothing_left("sleep 574", p.pid)
     assert_nothing_left("sleep 575")
     check(not cgroups_of(p.pid), "the check's cgroup outlived fsmove")
+
+    # --pids-limit holds on the host too (a pids cgroup over the check's processes): 80
+    # short sleeps started at once against a limit of 48.
+    many = ("exec { 'many': command => 'for i in $(seq 80); do /bin/sleep 2 & done; wait; true',"
+            " provider => shell }\n")
+    p = fsmove("check", "-q", "--sandbox", "none", "--pids-limit", "48", "--format", "json",
+               "--allow-failed", "-e", many, timeout=300)
+    check(p.returncode in (0, 3), f"exit code {p.returncode}")
+    hits = json.loads(p.stdout)["run"]["limits_hit"]
+    check(any("the check hit its process limit (48 processes)" in n for n in hits),
+          f"the process limit on the host was not said hit: {hits}")
 
 
 def case_interrupt():

@@ -5,9 +5,13 @@
 // (docs/check.md#fsmoves-own-limits).
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
+#include <optional>
+#include <span>
 #include <string>
 #include <string_view>
+#include <vector>
 
 namespace fsmove::base {
 
@@ -18,9 +22,10 @@ enum class BudgetLimit : uint8_t {
   kCatalogValues,  // JSON values of the catalog held at once while it is read
   kSavedTrace,     // bytes of trace text --save-trace writes (before compression)
 };
+inline constexpr size_t kBudgetLimitCount = 5;
 
 // The defaults: about 1 GB of the analysis's memory at either of the first two (bench/
-// path_memory: about 460 bytes per distinct path, each with its inodes), a catalog of about
+// path_memory: about 524 bytes per distinct path, each with its inodes), a catalog of about
 // 700,000 resources (bench/catalog_memory: 37 MB for 200,000, read in 240 MB), 20 times the
 // trace of a real module.
 inline constexpr uint64_t kDefaultMaxPaths = 2'000'000;
@@ -37,7 +42,43 @@ struct HostBudget {
   uint64_t saved_trace = kDefaultMaxSavedTrace;
 
   uint64_t Of(BudgetLimit limit) const;
+  void Set(BudgetLimit limit, uint64_t value);
 };
+
+// How a limit's flag reads its value: a positive count, or a size ("128M", "4G", "128 MiB").
+enum class BudgetUnit : uint8_t { kCount, kBytes };
+
+// The commands whose flags hold a limit: from the catalog's (fsmove graph), also the
+// analysis's (fsmove analyze), also the saved trace's (fsmove check and fsmove scan).
+enum class BudgetScope : uint8_t { kCatalog, kAnalyze, kCheck };
+
+// One limit's row of the one table: its names, unit, the commands that have it, its flag's
+// help, and the field of HostBudget that holds its value.
+struct BudgetLimitInfo {
+  BudgetLimit limit;
+  std::string_view name;  // BudgetName
+  std::string_view flag;  // BudgetFlag
+  BudgetUnit unit;
+  BudgetScope scope;  // the narrowest scope that has it
+  std::string_view help;
+  uint64_t HostBudget::*value;
+};
+
+// Every limit, in the enum's order.
+std::span<const BudgetLimitInfo> BudgetLimits();
+bool InScope(const BudgetLimitInfo& limit, BudgetScope scope);
+
+// A value given for `limit`'s flag: a count, or a size (bytes, or K, M, G, T with an optional
+// "iB", spaces ignored). None when it cannot be read or is 0 (a limit of nothing would refuse
+// everything).
+std::optional<uint64_t> ParseBudgetValue(BudgetLimit limit, std::string_view text);
+// The value as the flag's default shows it: "2000000", "128 MiB".
+std::string BudgetDefaultText(BudgetLimit limit);
+
+// The flags (with their values) that give another check `budget` where it differs from the
+// defaults, as `fsmove scan` passes its limits to each module's check: {"--max-paths",
+// "100000", ...}; the limits outside `scope` are left out.
+std::vector<std::string> BudgetArguments(const HostBudget& budget, BudgetScope scope);
 
 // "paths", "inodes", "catalog_bytes", "catalog_values", "saved_trace" (JSON).
 std::string_view BudgetName(BudgetLimit limit);
@@ -57,7 +98,7 @@ struct BudgetHit {
 
   // One sentence: which limit, its value, what was lost, the flag that raises it. "the
   // analysis stopped at its limit of 100000 distinct paths (--max-paths) at trace line 1234:
-  // what the rest of the trace did is not analysed; raise it with --max-paths N (about 460
+  // what the rest of the trace did is not analysed; raise it with --max-paths N (about 524
   // bytes of memory each)".
   std::string Sentence() const;
   bool operator==(const BudgetHit&) const = default;

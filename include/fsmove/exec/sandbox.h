@@ -111,6 +111,9 @@ inline constexpr const char* kKeepArchive = "keep.tar";
 inline constexpr const char* kPrepLog = "prep.log";
 // The most the supervisor copies of one file into the out directory.
 inline constexpr size_t kMaxOutBytes = size_t{1} << 30;
+// Puppet's log of one run (--debug: large runs write tens of MB): the most the supervisor
+// keeps of it and the executor reads, so that a log cut there is still read.
+inline constexpr size_t kMaxPuppetLogBytes = size_t{512} << 20;
 
 nlohmann::json SandboxSpecToJson(const SandboxSpec& spec);
 absl::StatusOr<SandboxSpec> SandboxSpecFromJson(const nlohmann::json& j);

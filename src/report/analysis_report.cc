@@ -15,9 +15,21 @@ using analysis::Access;
 using analysis::BlockTable;
 using analysis::Relation;
 
+std::string AccessVerb(const Access& a) {
+  if (a.managed) return "managed (looked at)";
+  std::string v = a.effect == fstrace::Effect::kProduced   ? "produced"
+                  : a.effect == fstrace::Effect::kExpunged ? "removed"
+                  : a.parent                               ? "needed as directory"
+                  : a.listing                              ? "listed its directory"
+                                                           : "consumed";
+  if (a.failed) v += " (call failed)";
+  return v;
+}
+
 nlohmann::json AccessFieldsToJson(const Access& a) {
   nlohmann::json j;
   j["effect"] = std::string(fstrace::EffectName(a.effect));
+  j["verb"] = AccessVerb(a);
   j["syscall"] = std::string(fstrace::SyscallName(a.syscall));
   j["line"] = a.line;
   j["pid"] = a.pid;

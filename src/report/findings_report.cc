@@ -19,17 +19,6 @@ std::string Declared(const catalog::Resource& r) {
                 : fmt::format("{} ({})", TerminalSafe(r.ref), TerminalSafe(r.file));
 }
 
-std::string Verb(const analysis::Access& a) {
-  if (a.managed) return "managed (looked at)";
-  std::string v = a.effect == fstrace::Effect::kProduced   ? "produced"
-                  : a.effect == fstrace::Effect::kExpunged ? "removed"
-                  : a.parent                               ? "needed as directory"
-                  : a.listing                              ? "listed its directory"
-                                                           : "consumed";
-  if (a.failed) v += " (call failed)";
-  return v;
-}
-
 nlohmann::json ResourceJson(const catalog::Resource& r) {
   nlohmann::json j;
   j["resource"] = r.ref;
@@ -305,8 +294,8 @@ std::string FindingHeadline(const checker::Finding& f, const catalog::Catalog& c
 std::string EvidenceText(const checker::PathEvidence& e, const catalog::Resource& source,
                          const catalog::Resource& target) {
   return fmt::format("{}: {} by {} ({} at line {}), {} by {} ({} at line {})", e.path,
-                     Verb(e.source), source.ref, fstrace::SyscallName(e.source.syscall),
-                     e.source.line, Verb(e.target), target.ref,
+                     AccessVerb(e.source), source.ref, fstrace::SyscallName(e.source.syscall),
+                     e.source.line, AccessVerb(e.target), target.ref,
                      fstrace::SyscallName(e.target.syscall), e.target.line);
 }
 

@@ -24,21 +24,13 @@ std::string Declared(const catalog::Resource& r, const SourceRoot& root) {
   return s + " (" + MarkdownCode(where) + ")";
 }
 
-std::string_view AccessVerb(const analysis::Access& a) {
-  if (a.managed) return "managed";
-  if (a.effect == fstrace::Effect::kProduced) return "written";
-  if (a.effect == fstrace::Effect::kExpunged) return "removed";
-  if (a.parent) return "needed as a directory";
-  if (a.listing) return "listed";
-  return "read";
-}
-
+// The call, without "failed": AccessVerb says that, as in the other reports.
 std::string Call(const analysis::Access& a) {
-  return fmt::format("{}{}, trace line {}", MarkdownCode(fstrace::SyscallName(a.syscall)),
-                     a.failed ? " failed" : "", a.line);
+  return fmt::format("{}, trace line {}", MarkdownCode(fstrace::SyscallName(a.syscall)), a.line);
 }
 
-// The path and who produced it, then who consumed it: two lines (a hard break between).
+// The path and who produced it, then who consumed it: two lines (a hard break between), in
+// the text report's words (AccessVerb).
 std::string Evidence(const checker::Finding& f, const catalog::Catalog& cat) {
   if (f.evidence.empty()) return "";
   const checker::PathEvidence& e = f.evidence.front();

@@ -26,6 +26,13 @@ std::string Str(const nlohmann::json& j, const char* key) {
   return it != j.end() && it->is_string() ? it->get<std::string>() : std::string();
 }
 
+// What an access did, in the words of the check's own reports (its JSON "verb", which
+// report::AccessVerb wrote); a report.json from before the verb has only the effect.
+std::string AccessWords(const nlohmann::json& access) {
+  std::string verb = Str(access, "verb");
+  return verb.empty() ? Str(access, "effect") : verb;
+}
+
 // The member `key` of an object, or null (never throws on another type).
 nlohmann::json Member(const nlohmann::json& j, const char* key) {
   if (!j.is_object()) return nullptr;
@@ -68,8 +75,8 @@ nlohmann::json FindingData(const nlohmann::json& f) {
       const nlohmann::json s = Member(e, "source");
       const nlohmann::json t = Member(e, "target");
       paths.push_back({{"path", Str(e, "path")},
-                       {"source", fmt::format("{} ({})", Str(s, "effect"), Str(s, "syscall"))},
-                       {"target", fmt::format("{} ({})", Str(t, "effect"), Str(t, "syscall"))}});
+                       {"source", fmt::format("{} ({})", AccessWords(s), Str(s, "syscall"))},
+                       {"target", fmt::format("{} ({})", AccessWords(t), Str(t, "syscall"))}});
     }
     out["paths_total"] = p->size();
   }

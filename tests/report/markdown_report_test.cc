@@ -45,10 +45,10 @@ TEST(MarkdownReportTest, RealFindingWithItsPatch) {
                             "Nothing makes Puppet apply `File[/etc/app/app.conf]` "
                             "(`fixtures/faults/configure-use/bad.pp:10`) before `Exec[use config]` "
                             "(`fixtures/faults/configure-use/bad.pp:15`)."));
-  // The evidence: two lines, a hard break between.
-  EXPECT_THAT(md, HasSubstr("**Evidence:** `/etc/app/app.conf` was written by "
+  // The evidence: two lines, a hard break between, in the text report's words.
+  EXPECT_THAT(md, HasSubstr("**Evidence:** `/etc/app/app.conf` was produced by "
                             "`File[/etc/app/app.conf]` (`rename`, trace line "));
-  EXPECT_THAT(md, HasSubstr("),\\\nthen read by `Exec[use config]` (`openat`, trace line "));
+  EXPECT_THAT(md, HasSubstr("),\\\nthen consumed by `Exec[use config]` (`openat`, trace line "));
   EXPECT_THAT(md, HasSubstr("**Suggested change** (verified:"));
   MarkdownShape shape = CheckMarkdown(md);
   EXPECT_EQ(shape.problem, "") << md;

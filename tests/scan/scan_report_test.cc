@@ -32,8 +32,9 @@ nlohmann::json Finding(const std::string& kind, const std::string& source,
           {"confirmed", nullptr},
           {"paths",
            {{{"path", "/etc/app.conf"},
-             {"source", {{"effect", "produce"}, {"syscall", "openat"}}},
-             {"target", {{"effect", "consume"}, {"syscall", "execve"}}}}}},
+             {"source", {{"effect", "produced"}, {"verb", "managed (looked at)"}, {"syscall", "openat"}}},
+             // A report.json from before the verb: its effect stands in.
+             {"target", {{"effect", "consumed"}, {"syscall", "execve"}}}}}},
           {"paths_total", 3}};
 }
 
@@ -70,7 +71,9 @@ TEST(ScanReportData, CountsStatusesCoverageAndFindings) {
   EXPECT_EQ(f["source_at"], "/m/manifests/init.pp:7");
   EXPECT_EQ(f["target_at"], "");
   EXPECT_EQ(f["paths"][0]["path"], "/etc/app.conf");
-  EXPECT_EQ(f["paths"][0]["source"], "produce (openat)");
+  // The words of the check's reports (its JSON "verb"), never the bare effect.
+  EXPECT_EQ(f["paths"][0]["source"], "managed (looked at) (openat)");
+  EXPECT_EQ(f["paths"][0]["target"], "consumed (execve)");
   EXPECT_EQ(f["paths_total"], 3);
   const nlohmann::json& example = d["runs"][2];
   EXPECT_EQ(example["source"], "example");

@@ -19,8 +19,15 @@ struct StageSeconds {
 nlohmann::json StatsToJson(const analysis::Analyzer& analyzer, const StageSeconds& seconds);
 nlohmann::json RelationsToJson(const analysis::Relations& relations,
                                const analysis::BlockTable& blocks);
-// One access: effect, syscall, trace line, pid and its flags (failed, as_parent_directory,
-// managed); AccessToJson adds the resource it is charged to.
+// What an access did to its path, in the words every report uses for evidence ("PATH:
+// produced by A ..., consumed by B ..."; JSON's "verb"; the Markdown comment; the scan's
+// report.html): produced, removed, needed as directory, listed its directory, consumed, or
+// managed (looked at) for Puppet's own look at a file it manages; "(call failed)" added to a
+// failed call.
+std::string AccessVerb(const analysis::Access& a);
+// One access: effect, verb, syscall, trace line, pid and its flags (failed,
+// as_parent_directory, managed, listed_directory); AccessToJson adds the resource it is
+// charged to.
 nlohmann::json AccessFieldsToJson(const analysis::Access& a);
 nlohmann::json AccessToJson(const analysis::Access& a, const analysis::BlockTable& blocks);
 

@@ -63,6 +63,34 @@ bool OutputsClobberInputs(const AnalyzeOptions& o) {
   return false;
 }
 
+// Every report file can be written (checked before a long analysis); false after saying why.
+bool OutputsWritable(const AnalyzeOptions& o) {
+  for (const std::string* out : o.report.OutputFiles()) {
+    if (absl::Status st = out->empty() ? absl::OkStatus() : base::CheckWritable(*out); !st.ok()) {
+      SayError(st);
+      return false;
+    }
+  }
+  return true;
+}
+
+// --puppet-graph, read up front (its mapping onto the catalog comes later). The user named
+// this file: a symlink to it is fine (not so for the graph `fsmove check` reads from the
+// sandbox's work directory).
+absl::StatusOr<std::optional<pipeline::PuppetGraphInput>> PuppetGraphOption(const AnalyzeOptions& o,
+                                                                            bool have_catalog) {
+  if (o.puppet_graph.empty()) return std::nullopt;
+  if (!have_catalog) {
+    return absl::InvalidArgumentError(
+        "--puppet-graph needs --catalog (the catalog Puppet applied)");
+  }
+  std::error_code ec;
+  const std::filesystem::path real = std::filesystem::canonical(o.puppet_graph, ec);
+  auto text = graph::ReadPuppetGraphFile(AT_FDCWD, ec ? o.puppet_graph : real.string());
+  if (!text.ok()) return text.status();
+  return pipeline::PuppetGraphInput{o.puppet_graph, std::move(*text), true};
+}
+
 // What an analysis's model usually needs at most (a 200 MB trace: 15 MB): reserved in huge pages
 // (see base/heap.h); a larger model grows past it in ordinary pages.
 constexpr size_t kHeapReserveBytes = size_t{64} << 20;
@@ -71,12 +99,7 @@ int RunAnalyze(const AnalyzeOptions& o) {
   // Before the reader's thread starts and before the catalog is read: the model's memory.
   base::UseHugePageHeap(kHeapReserveBytes);
   double catalog_seconds = 0;
-  if (OutputsClobberInputs(o)) return kExitError;
-  for (const std::string* out : o.report.OutputFiles()) {
-    if (absl::Status st = out->empty() ? absl::OkStatus() : base::CheckWritable(*out); !st.ok()) {
-      return Fail(st);
-    }
-  }
+  if (OutputsClobberInputs(o) || !OutputsWritable(o)) return kExitError;
   strace::LineReaderOptions reader_options;
   reader_options.on_fifo_wait = [](const std::string& path) {
     Say({check::Note(absl::StrCat(path, " is a FIFO: waiting for a writer"))});
@@ -112,27 +135,13 @@ int RunAnalyze(const AnalyzeOptions& o) {
   // So are the project's configuration and baseline, which only a check uses.
   pipeline::ProjectInputs project;
   if (cat) {
-    auto loaded = LoadProjectInputs(o.report);
+    auto loaded =
+        pipeline::LoadProjectInputs(o.report.config, o.report.project_dir, o.report.baseline);
     if (!loaded.ok()) return Fail(loaded.status());
     project = std::move(*loaded);
   }
-  // Puppet's graph is read up front too (its mapping onto the catalog comes later).
-  std::optional<pipeline::PuppetGraphInput> puppet_graph;
-  if (!o.puppet_graph.empty()) {
-    if (!cat) {
-      Say({check::Error("--puppet-graph needs --catalog (the catalog Puppet applied)")});
-      return kExitError;
-    }
-    // The user named this file: a symlink to it is fine (not so for the graph `fsmove check`
-    // reads from the sandbox's work directory).
-    std::error_code ec;
-    const std::filesystem::path real = std::filesystem::canonical(o.puppet_graph, ec);
-    auto text = graph::ReadPuppetGraphFile(AT_FDCWD, ec ? o.puppet_graph : real.string());
-    if (!text.ok()) {
-      return Fail(text.status());
-    }
-    puppet_graph.emplace(pipeline::PuppetGraphInput{o.puppet_graph, std::move(*text), true});
-  }
+  auto puppet_graph = PuppetGraphOption(o, cat.has_value());
+  if (!puppet_graph.ok()) return Fail(puppet_graph.status());
   analysis::AnalyzerOptions options;
   options.interpreter.initial_cwd = o.initial_cwd;
   if (o.no_merged_usr) options.interpreter.root_symlinks.clear();
@@ -165,7 +174,7 @@ int RunAnalyze(const AnalyzeOptions& o) {
     ReportOptions report = o.report;
     if (report.fixes_wanted()) report.fix.scope = check::AnalyzeFixScope(report.source_root, *cat);
     return check::ReportFindings(report, project, *cat, ctx, sink,
-                                 puppet_graph ? &*puppet_graph : nullptr)
+                                 *puppet_graph ? &**puppet_graph : nullptr)
         .exit_code;
   }
 

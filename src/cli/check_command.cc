@@ -19,12 +19,9 @@ namespace fsmove::cli {
 namespace {
 
 struct CheckCliOptions {
-  std::string target;
-  std::string code;
   std::string sandbox;  // empty: overlay as root, none otherwise
   std::string memory_limit = "auto";
   bool quiet = false;
-  bool fix = false;  // --fix: make the verified patches in place
   check::Request request;
   ReportOptions report;
   BudgetFlags budget;
@@ -33,8 +30,6 @@ struct CheckCliOptions {
 // The request the flags make (target, sandbox, memory limit): an exit code when they cannot.
 std::optional<int> RequestFromFlags(CheckCliOptions& o) {
   exec::CheckRequest& req = o.request.run;
-  req.target.path = o.target;
-  req.target.code = o.code;
   // The sandbox is the default for everyone: run by an ordinary user it is rootless.
   req.sandbox = o.sandbox.empty() || o.sandbox == "overlay" ? exec::SandboxMode::kOverlay
                                                             : exec::SandboxMode::kNone;
@@ -71,17 +66,17 @@ int RunCheckCommand(CheckCliOptions& o) {
   if (auto exit = RequestFromFlags(o)) return *exit;
   // The module's (or the manifest's directory's) .fsmove.json applies unless --config is given;
   // a bad one, or a bad baseline, is reported before Puppet runs.
-  if (!o.target.empty()) {
+  if (!o.request.run.target.path.empty()) {
     std::error_code ec;
-    std::filesystem::path p(o.target);
+    std::filesystem::path p(o.request.run.target.path);
     o.report.project_dir =
         std::filesystem::is_directory(p, ec) ? p.string() : p.parent_path().string();
     if (o.report.project_dir.empty()) o.report.project_dir = ".";
   }
-  auto project = LoadProjectInputs(o.report);
+  auto project =
+      pipeline::LoadProjectInputs(o.report.config, o.report.project_dir, o.report.baseline);
   if (!project.ok()) return Fail(project.status());
   if (absl::Status st = check::OptionsAgree(&o.request, o.report); !st.ok()) return Fail(st);
-  o.report.fix.apply = o.fix;
   if (o.report.fixes_wanted()) {
     auto resolved = exec::ResolveTarget(o.request.run.target);
     if (!resolved.ok()) return Fail(resolved.status());
@@ -100,9 +95,10 @@ int RunCheckCommand(CheckCliOptions& o) {
 
 // What to check: a module, a manifest or code, and the modules it needs.
 void AddTargetOptions(CLI::App* cmd, const std::shared_ptr<CheckCliOptions>& o) {
-  cmd->add_option("TARGET", o->target,
+  cmd->add_option("TARGET", o->request.run.target.path,
                   "a module directory (applies `include <module>`) or a .pp manifest");
-  cmd->add_option("-e,--execute", o->code, "Puppet code to check instead of TARGET");
+  cmd->add_option("-e,--execute", o->request.run.target.code,
+                  "Puppet code to check instead of TARGET");
   cmd->add_option("--modulepath", o->request.run.target.modulepath,
                   "another directory of modules (repeatable), whose modules alone the sandbox "
                   "sees; the module's parent comes first, with the module and the modules it "
@@ -203,7 +199,7 @@ void AddProofOptions(CLI::App* cmd, const std::shared_ptr<CheckCliOptions>& o) {
                 "replay each missing ordering relationship with the opposite order forced, and "
                 "each missing notifier with its file put back and applied again (untraced, in "
                 "fresh sandboxes); mark the findings a replay proves CONFIRMED");
-  cmd->add_flag("--fix", o->fix,
+  cmd->add_flag("--fix", o->report.fix.apply,
                 "make each finding's fix in the checked code's own manifests, once a re-check of "
                 "the patched code in a fresh sandbox proved it (see --fix-diff)");
   cmd->add_flag("--idempotence", o->request.idempotence,

@@ -82,8 +82,4 @@ void AddReportOptions(CLI::App* cmd, ReportOptions* o) {
                 "`suppressions` (GitHub ignores those and would open alerts for them)");
 }
 
-absl::StatusOr<pipeline::ProjectInputs> LoadProjectInputs(const ReportOptions& o) {
-  return pipeline::LoadProjectInputs(o.config, o.project_dir, o.baseline);
-}
-
 }  // namespace fsmove::cli

@@ -5,7 +5,6 @@
 #include <string>
 
 #include "CLI/CLI.hpp"
-#include "absl/status/statusor.h"
 #include "fsmove/pipeline/check_and_report.h"
 
 namespace fsmove::cli {
@@ -25,9 +24,5 @@ struct ReportOptions : pipeline::ReportSettings {
 // --strict, --package-notify, --ignore-path, --no-default-ignores, --ignore-resource,
 // --config, --baseline, --write-baseline, --show-suppressed, --allow-failed, --fix-diff.
 void AddReportOptions(CLI::App* cmd, ReportOptions* o);
-
-// The configuration and the baseline the options name. `fsmove check` loads them before running
-// Puppet, so that a bad file fails in a second, not after the run.
-absl::StatusOr<pipeline::ProjectInputs> LoadProjectInputs(const ReportOptions& o);
 
 }  // namespace fsmove::cli

@@ -10,12 +10,13 @@
 
 #include "absl/strings/str_cat.h"
 #include "budget_options.h"
-#include "catalog_warnings.h"
 #include "commands.h"
-#include "fix_verify.h"
 #include "fsmove/analysis/analyzer.h"
 #include "fsmove/base/heap.h"
+#include "fsmove/base/output_file.h"
 #include "fsmove/catalog/catalog.h"
+#include "fsmove/check/check_run.h"
+#include "fsmove/check/fix_scope.h"
 #include "fsmove/graph/puppet_graph.h"
 #include "fsmove/report/analysis_report.h"
 #include "fsmove/report/json_output.h"
@@ -53,13 +54,41 @@ bool OutputsClobberInputs(const AnalyzeOptions& o) {
     for (const std::string* in : inputs) {
       std::error_code ec;
       if (!in->empty() && in != out && *in != "-" && std::filesystem::equivalent(*out, *in, ec)) {
-        Say({run::Error(absl::StrCat(*out, " is also an input (", *in,
-                                     "): writing the report there would replace it"))});
+        Say({check::Error(absl::StrCat(*out, " is also an input (", *in,
+                                       "): writing the report there would replace it"))});
         return true;
       }
     }
   }
   return false;
+}
+
+// Every report file can be written (checked before a long analysis); false after saying why.
+bool OutputsWritable(const AnalyzeOptions& o) {
+  for (const std::string* out : o.report.OutputFiles()) {
+    if (absl::Status st = out->empty() ? absl::OkStatus() : base::CheckWritable(*out); !st.ok()) {
+      SayError(st);
+      return false;
+    }
+  }
+  return true;
+}
+
+// --puppet-graph, read up front (its mapping onto the catalog comes later). The user named
+// this file: a symlink to it is fine (not so for the graph `fsmove check` reads from the
+// sandbox's work directory).
+absl::StatusOr<std::optional<pipeline::PuppetGraphInput>> PuppetGraphOption(const AnalyzeOptions& o,
+                                                                            bool have_catalog) {
+  if (o.puppet_graph.empty()) return std::nullopt;
+  if (!have_catalog) {
+    return absl::InvalidArgumentError(
+        "--puppet-graph needs --catalog (the catalog Puppet applied)");
+  }
+  std::error_code ec;
+  const std::filesystem::path real = std::filesystem::canonical(o.puppet_graph, ec);
+  auto text = graph::ReadPuppetGraphFile(AT_FDCWD, ec ? o.puppet_graph : real.string());
+  if (!text.ok()) return text.status();
+  return pipeline::PuppetGraphInput{o.puppet_graph, std::move(*text), true};
 }
 
 // What an analysis's model usually needs at most (a 200 MB trace: 15 MB): reserved in huge pages
@@ -70,19 +99,15 @@ int RunAnalyze(const AnalyzeOptions& o) {
   // Before the reader's thread starts and before the catalog is read: the model's memory.
   base::UseHugePageHeap(kHeapReserveBytes);
   double catalog_seconds = 0;
-  if (OutputsClobberInputs(o)) return kExitError;
-  const ReportOptions& r = o.report;
-  for (const std::string* out : r.OutputFiles()) {
-    if (!CheckOutputs({out})) return kExitError;
-  }
+  if (OutputsClobberInputs(o) || !OutputsWritable(o)) return kExitError;
   strace::LineReaderOptions reader_options;
   reader_options.on_fifo_wait = [](const std::string& path) {
-    Say({run::Note(absl::StrCat(path, " is a FIFO: waiting for a writer"))});
+    Say({check::Note(absl::StrCat(path, " is a FIFO: waiting for a writer"))});
   };
   reader_options.decompress_thread = o.threads >= 2;
   auto reader = strace::LineReader::Open(o.trace, reader_options);
   if (!reader.ok()) {
-    Say({run::Error(absl::StrCat("cannot read trace ", reader.status().message()))});
+    Say({check::Error(absl::StrCat("cannot read trace ", reader.status().message()))});
     return kExitError;
   }
   absl::StatusOr<base::HostBudget> budget = BudgetFromFlags(o.budget);
@@ -104,33 +129,19 @@ int RunAnalyze(const AnalyzeOptions& o) {
       return Fail(loaded.status());
     }
     cat.emplace(std::move(*loaded));
-    PrintCatalogWarnings(*cat);
+    Say(check::CatalogWarnings(*cat));
     catalog_seconds = SecondsSince(t);
   }
   // So are the project's configuration and baseline, which only a check uses.
   pipeline::ProjectInputs project;
   if (cat) {
-    auto loaded = LoadProjectInputs(o.report);
+    auto loaded =
+        pipeline::LoadProjectInputs(o.report.config, o.report.project_dir, o.report.baseline);
     if (!loaded.ok()) return Fail(loaded.status());
     project = std::move(*loaded);
   }
-  // Puppet's graph is read up front too (its mapping onto the catalog comes later).
-  std::optional<pipeline::PuppetGraphInput> puppet_graph;
-  if (!o.puppet_graph.empty()) {
-    if (!cat) {
-      Say({run::Error("--puppet-graph needs --catalog (the catalog Puppet applied)")});
-      return kExitError;
-    }
-    // The user named this file: a symlink to it is fine (not so for the graph `fsmove check`
-    // reads from the sandbox's work directory).
-    std::error_code ec;
-    const std::filesystem::path real = std::filesystem::canonical(o.puppet_graph, ec);
-    auto text = graph::ReadPuppetGraphFile(AT_FDCWD, ec ? o.puppet_graph : real.string());
-    if (!text.ok()) {
-      return Fail(text.status());
-    }
-    puppet_graph.emplace(pipeline::PuppetGraphInput{o.puppet_graph, std::move(*text), true});
-  }
+  auto puppet_graph = PuppetGraphOption(o, cat.has_value());
+  if (!puppet_graph.ok()) return Fail(puppet_graph.status());
   analysis::AnalyzerOptions options;
   options.interpreter.initial_cwd = o.initial_cwd;
   if (o.no_merged_usr) options.interpreter.root_symlinks.clear();
@@ -143,13 +154,14 @@ int RunAnalyze(const AnalyzeOptions& o) {
   seconds.analysis = SecondsSince(t0);
   if (!st.ok()) {
     const uint64_t read = (*reader)->line_number();
-    Say({run::Error(
+    Say({check::Error(
         absl::StrCat(st.message(), (read == 0 ? std::string(" (before its first line)")
                                               : " (after line " + std::to_string(read) + ")")))});
     return kExitError;
   }
   const std::string name = (*reader)->name();
-  int status = TraceWarnings(o.report, analyzer, name);
+  TerminalSink sink;
+  int status = check::TraceWarnings(o.report.strict, analyzer, name, /*run_finished=*/true, sink);
   if (status != kExitOk) return status;
 
   if (cat) {
@@ -160,8 +172,10 @@ int RunAnalyze(const AnalyzeOptions& o) {
     ctx.seconds.catalog_and_graph = catalog_seconds;
     ctx.seconds.catalog_load = catalog_seconds;
     ReportOptions report = o.report;
-    if (report.fixes_wanted()) report.fix.scope = AnalyzeFixScope(report.source_root, *cat);
-    return CheckAndReport(report, project, *cat, ctx, puppet_graph ? &*puppet_graph : nullptr);
+    if (report.fixes_wanted()) report.fix.scope = check::AnalyzeFixScope(report.source_root, *cat);
+    return check::ReportFindings(report, project, *cat, ctx, sink,
+                                 *puppet_graph ? &**puppet_graph : nullptr)
+        .exit_code;
   }
 
   ReportOutput file;
@@ -184,7 +198,7 @@ int RunAnalyze(const AnalyzeOptions& o) {
   if (!file.Close()) return kExitError;
   // The relations cover only what was analysed before a limit of fsmove's own.
   if (const auto& hit = analyzer.interpreter().budget_hit()) {
-    Say({run::Warning(hit->Sentence())});
+    Say({check::Warning(hit->Sentence())});
     return kExitIncomplete;
   }
   return kExitOk;

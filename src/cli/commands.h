@@ -4,7 +4,6 @@
 #pragma once
 
 #include <functional>
-#include <initializer_list>
 #include <iostream>
 #include <memory>
 #include <string>
@@ -15,36 +14,45 @@
 #include "absl/status/status.h"
 #include "fsmove/base/output_file.h"
 #include "fsmove/base/terminal_text.h"
+#include "fsmove/check/check_end.h"
+#include "fsmove/check/check_run.h"
 #include "fsmove/exec/os_root.h"
-#include "fsmove/run/check_end.h"
 
 namespace fsmove::cli {
 
-// How a command ends, and its exit code: the one table is run/check_end.h.
-using run::ExitForSignal;
-using run::kExitError;
-using run::kExitFindings;
-using run::kExitIncomplete;
-using run::kExitOk;
+// How a command ends, and its exit code: the one table is check/check_end.h.
+using check::ExitForSignal;
+using check::kExitError;
+using check::kExitFindings;
+using check::kExitIncomplete;
+using check::kExitOk;
 
 // Prints each diagnostic on standard error, a line each ("fsmove: error: ..."), escaped for
 // the terminal: a title, path or message from the sandbox inside it cannot move the cursor,
 // clear the screen or reverse the text (base::TerminalSafeLines; its line breaks are kept).
-inline void Say(const std::vector<run::Diagnostic>& diagnostics) {
-  for (const run::Diagnostic& d : diagnostics) {
-    std::cerr << base::TerminalSafeLines(run::Format(d)) << "\n";
+inline void Say(const std::vector<check::Diagnostic>& diagnostics) {
+  for (const check::Diagnostic& d : diagnostics) {
+    std::cerr << base::TerminalSafeLines(check::Format(d)) << "\n";
   }
 }
 
+// The check library's sink on the terminal: diagnostics through Say, reports on standard output.
+class TerminalSink : public check::Sink {
+ public:
+  using check::Sink::Say;
+  void Say(const check::Diagnostic& d) override { cli::Say({d}); }
+  std::ostream& out() override { return std::cout; }
+};
+
 // Prints what building an OS root says (exec::RootBuildOptions::say) the same way.
 inline void SayRootBuild(const exec::RootBuildMessage& m) {
-  Say({m.kind == exec::RootBuildMessage::Kind::kWarning ? run::Warning(m.text)
-                                                        : run::Note(m.text)});
+  Say({m.kind == exec::RootBuildMessage::Kind::kWarning ? check::Warning(m.text)
+                                                        : check::Note(m.text)});
 }
 
 // Prints "fsmove: error: MESSAGE".
 inline void SayError(const absl::Status& status) {
-  Say({run::Error(std::string(status.message()))});
+  Say({check::Error(std::string(status.message()))});
 }
 
 // Prints "fsmove: error: MESSAGE" and returns kExitError.
@@ -53,9 +61,8 @@ inline int Fail(const absl::Status& status) {
   return kExitError;
 }
 
-// The OS root `check` and `scan` run Puppet on unless --root says otherwise (see docs/check.md:
-// "OS roots").
-inline constexpr std::string_view kDefaultRoot = "debian-12";
+// The OS root `check` and `scan` run Puppet on unless --root says otherwise.
+using check::kDefaultRoot;
 // "host, debian-12, debian-13": the values --root takes by name.
 std::string RootNames();
 
@@ -90,19 +97,6 @@ class ReportOutput {
  private:
   std::unique_ptr<base::OutputFile> file_;
 };
-
-// Every output `paths` names (empty: none) can be written, checked before a long run so that
-// an unwritable -o is not found after it; prints the first error.
-inline bool CheckOutputs(std::initializer_list<const std::string*> paths) {
-  for (const std::string* p : paths) {
-    if (p->empty()) continue;
-    if (absl::Status st = base::CheckWritable(*p); !st.ok()) {
-      SayError(st);
-      return false;
-    }
-  }
-  return true;
-}
 
 // Each returns the function to run when its subcommand was chosen.
 std::function<int()> RegisterAnalyze(CLI::App& app);

@@ -13,7 +13,6 @@
 
 #include "absl/strings/str_cat.h"
 #include "budget_options.h"
-#include "catalog_warnings.h"
 #include "commands.h"
 #include "fsmove/base/terminal_text.h"
 #include "fsmove/catalog/catalog.h"
@@ -45,8 +44,8 @@ int WriteNeighbourhood(const GraphOptions& o, const catalog::Catalog& cat,
     if (ref->empty()) continue;
     std::optional<catalog::ResourceId> id = cat.ResolveRef(*ref);
     if (!id) {
-      Say({run::Error(absl::StrCat(base::TerminalSafe(*ref), " is not a resource of ",
-                                   base::TerminalSafe(o.catalog)))});
+      Say({check::Error(absl::StrCat(base::TerminalSafe(*ref), " is not a resource of ",
+                                     base::TerminalSafe(o.catalog)))});
       return kExitError;
     }
     focus.push_back(*id);
@@ -64,8 +63,8 @@ int WriteNeighbourhood(const GraphOptions& o, const catalog::Catalog& cat,
   }
   if (!file.Close()) return kExitError;
   if (n.left_out > 0) {
-    Say({run::Info(absl::StrCat(n.left_out, " more related resource", n.left_out == 1 ? "" : "s",
-                                " not drawn (--max-nodes)"))});
+    Say({check::Info(absl::StrCat(n.left_out, " more related resource", n.left_out == 1 ? "" : "s",
+                                  " not drawn (--max-nodes)"))});
   }
   return kExitOk;
 }
@@ -82,7 +81,7 @@ int ComparePuppet(const GraphOptions& o, const catalog::Catalog& cat,
     return Fail(puppet.status());
   }
   for (const std::string& w : puppet->warnings) {
-    Say({run::Warning(std::string(base::TerminalSafe(w)))});
+    Say({check::Warning(std::string(base::TerminalSafe(w)))});
   }
   ReportOutput file;
   std::ostream* out = file.Open(o.output);
@@ -92,9 +91,9 @@ int ComparePuppet(const GraphOptions& o, const catalog::Catalog& cat,
     *out << cat.resource(d.first).ref << " before " << cat.resource(d.second).ref << ": "
          << (d.ours ? "fsmove only" : "Puppet only") << "\n";
   }
-  Say({run::Info(absl::StrCat(differences.size(), " ordered pair",
-                              differences.size() == 1 ? " differs" : "s differ",
-                              " between fsmove's graph and ", o.compare_puppet))});
+  Say({check::Info(absl::StrCat(differences.size(), " ordered pair",
+                                differences.size() == 1 ? " differs" : "s differ",
+                                " between fsmove's graph and ", o.compare_puppet))});
   if (!file.Close()) return kExitError;
   return differences.empty() ? kExitOk : kExitFindings;
 }
@@ -102,19 +101,19 @@ int ComparePuppet(const GraphOptions& o, const catalog::Catalog& cat,
 int RunGraph(const GraphOptions& o) {
   // Usage errors first, before the catalog loads.
   if (!o.and_ref.empty() && o.around.empty()) {
-    Say({run::Error("--and needs --around")});
+    Say({check::Error("--and needs --around")});
     return kExitError;
   }
   if (!o.around.empty() && (o.format == "json" || !o.compare_puppet.empty())) {
     Say(
-        {run::Error("--around draws a neighbourhood as dot or mermaid; it does not go "
-                    "with --format json or --compare-puppet")});
+        {check::Error("--around draws a neighbourhood as dot or mermaid; it does not go "
+                      "with --format json or --compare-puppet")});
     return kExitError;
   }
   if (o.around.empty() && o.format == "mermaid") {
     Say(
-        {run::Error("--format mermaid draws a neighbourhood, never the whole catalog: "
-                    "give --around REF")});
+        {check::Error("--format mermaid draws a neighbourhood, never the whole catalog: "
+                      "give --around REF")});
     return kExitError;
   }
   absl::StatusOr<base::HostBudget> budget = BudgetFromFlags(o.budget);
@@ -126,7 +125,7 @@ int RunGraph(const GraphOptions& o) {
   if (!cat.ok()) {
     return Fail(cat.status());
   }
-  PrintCatalogWarnings(*cat);
+  Say(check::CatalogWarnings(*cat));
   graph::DependencyGraph g = graph::DependencyGraph::Build(*cat);
   if (!o.compare_puppet.empty()) return ComparePuppet(o, *cat, g);
   if (!o.around.empty()) return WriteNeighbourhood(o, *cat, g);
@@ -142,7 +141,7 @@ int RunGraph(const GraphOptions& o) {
   for (const auto& cycle : g.cycles()) {
     std::string text = "dependency cycle:";
     for (const auto& ref : cycle.path) absl::StrAppend(&text, " ", ref);
-    Say({run::Warning(std::move(text))});
+    Say({check::Warning(std::move(text))});
   }
   return kExitOk;
 }

@@ -84,7 +84,7 @@ int main(int argc, char** argv) {
   try {
     return Run(argc, argv);
   } catch (const std::exception& e) {
-    fsmove::cli::Say({fsmove::run::Error(e.what())});
+    fsmove::cli::Say({fsmove::check::Error(e.what())});
     return fsmove::cli::kExitError;
   }
 }

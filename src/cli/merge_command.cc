@@ -43,7 +43,7 @@ int RunMergeCommand(const MergeCliOptions& o) {
   std::vector<scan::MergeInput> inputs;
   for (const auto& dir : o.inputs) {
     if (fs::exists(o.out, ec) && fs::equivalent(dir, o.out, ec)) {
-      Say({run::Error(absl::StrCat("the output ", o.out, " is also an input"))});
+      Say({check::Error(absl::StrCat("the output ", o.out, " is also an input"))});
       return kExitError;
     }
     auto contents = scan::ReadResultsDir(dir);
@@ -57,12 +57,12 @@ int RunMergeCommand(const MergeCliOptions& o) {
   scan::MergePlan plan = scan::PlanMerge(inputs);
   fs::create_directories(o.out, ec);
   if (ec) {
-    Say({run::Error(absl::StrCat("cannot create ", o.out, ": ", ec.message()))});
+    Say({check::Error(absl::StrCat("cannot create ", o.out, ": ", ec.message()))});
     return kExitError;
   }
   for (const auto& s : plan.sources) {
     if (!CopyFolder(fs::path(s.input_dir) / s.folder, fs::path(o.out) / s.folder)) {
-      Say({run::Error(absl::StrCat("cannot copy ", s.input_dir, "/", s.folder, " to ", o.out))});
+      Say({check::Error(absl::StrCat("cannot copy ", s.input_dir, "/", s.folder, " to ", o.out))});
       return kExitError;
     }
   }
@@ -88,10 +88,10 @@ int RunMergeCommand(const MergeCliOptions& o) {
   } else {
     fs::remove(fs::path(o.out) / scan::kScanJson, ec);
   }
-  for (const auto& d : plan.duplicates) Say({run::Warning(absl::StrCat("duplicate: ", d))});
-  for (const auto& u : plan.unfinished) Say({run::Warning(std::string(u))});
-  for (const auto& c : plan.conflicts) Say({run::Error(absl::StrCat("conflict: ", c))});
-  for (const auto& p : plan.problems) Say({run::Error(std::string(p))});
+  for (const auto& d : plan.duplicates) Say({check::Warning(absl::StrCat("duplicate: ", d))});
+  for (const auto& u : plan.unfinished) Say({check::Warning(std::string(u))});
+  for (const auto& c : plan.conflicts) Say({check::Error(absl::StrCat("conflict: ", c))});
+  for (const auto& p : plan.problems) Say({check::Error(std::string(p))});
   bool all_ok = true;
   for (const auto& r : plan.results) all_ok = all_ok && r.status == scan::ModuleStatus::kOk;
   std::cout << fmt::format("merged {} module{} from {} folder{} into {}\n", plan.results.size(),

@@ -1,7 +1,5 @@
-// The report options shared by `analyze` and `check`, and the pipeline's last stage printed.
+// The report options shared by `analyze` and `check`.
 #include "report_options.h"
-
-#include <iostream>
 
 #include "commands.h"
 #include "fsmove/checker/path_filter.h"
@@ -82,43 +80,6 @@ void AddReportOptions(CLI::App* cmd, ReportOptions* o) {
   cmd->add_flag("--show-suppressed", o->show_suppressed,
                 "show suppressed findings in full in text and as SARIF results with "
                 "`suppressions` (GitHub ignores those and would open alerts for them)");
-}
-
-absl::StatusOr<pipeline::ProjectInputs> LoadProjectInputs(const ReportOptions& o) {
-  return pipeline::LoadProjectInputs(o.config, o.project_dir, o.baseline);
-}
-
-namespace {
-
-void PrintWarning(std::string_view text) { Say({run::Warning(std::string(text))}); }
-void PrintNote(std::string_view text) { Say({run::Info(std::string(text))}); }
-
-}  // namespace
-
-int TraceWarnings(const ReportOptions& o, const analysis::Analyzer& analyzer,
-                  const std::string& name, bool run_finished) {
-  absl::Status st = pipeline::TraceWarnings(o.strict, analyzer, name, run_finished, PrintWarning);
-  return st.ok() ? kExitOk : Fail(st);
-}
-
-int CheckAndReport(const ReportOptions& o, const pipeline::ProjectInputs& project,
-                   const catalog::Catalog& cat, report::FindingsContext ctx,
-                   const pipeline::PuppetGraphInput* puppet_graph,
-                   const pipeline::BeforeReport& before_report,
-                   const pipeline::VerifyFixes& verify_fixes) {
-  pipeline::PipelineIo io{&std::cout, PrintWarning, PrintNote};
-  auto verdict = pipeline::CheckAndReport(o, project, cat, std::move(ctx), io, puppet_graph,
-                                          before_report, verify_fixes);
-  if (!verdict.ok()) return Fail(verdict.status());
-  switch (*verdict) {
-    case pipeline::Verdict::kClean:
-      return kExitOk;
-    case pipeline::Verdict::kFindings:
-      return kExitFindings;
-    case pipeline::Verdict::kIncomplete:
-      return kExitIncomplete;
-  }
-  return kExitError;
 }
 
 }  // namespace fsmove::cli

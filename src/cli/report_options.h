@@ -1,15 +1,11 @@
 // Options shared by the commands that check a trace against its catalog (`fsmove analyze
-// --catalog`, `fsmove check`), and the one place that turns a finished analysis into a report.
+// --catalog`, `fsmove check`): the pipeline's report settings and the project's files.
 #pragma once
 
 #include <string>
 
 #include "CLI/CLI.hpp"
-#include "absl/status/statusor.h"
-#include "fsmove/analysis/analyzer.h"
-#include "fsmove/catalog/catalog.h"
 #include "fsmove/pipeline/check_and_report.h"
-#include "fsmove/report/findings_report.h"
 
 namespace fsmove::cli {
 
@@ -28,21 +24,5 @@ struct ReportOptions : pipeline::ReportSettings {
 // --strict, --package-notify, --ignore-path, --no-default-ignores, --ignore-resource,
 // --config, --baseline, --write-baseline, --show-suppressed, --allow-failed, --fix-diff.
 void AddReportOptions(CLI::App* cmd, ReportOptions* o);
-
-// The configuration and the baseline the options name. `fsmove check` loads them before running
-// Puppet, so that a bad file fails in a second, not after the run.
-absl::StatusOr<pipeline::ProjectInputs> LoadProjectInputs(const ReportOptions& o);
-
-// pipeline::TraceWarnings, printed: kExitError with --strict when there is one, else kExitOk.
-int TraceWarnings(const ReportOptions& o, const analysis::Analyzer& analyzer,
-                  const std::string& name, bool run_finished = true);
-
-// pipeline::CheckAndReport with standard output and stderr: kExitOk (no findings that count),
-// kExitFindings, kExitIncomplete (without --allow-failed) or kExitError.
-int CheckAndReport(const ReportOptions& o, const pipeline::ProjectInputs& project,
-                   const catalog::Catalog& cat, report::FindingsContext ctx,
-                   const pipeline::PuppetGraphInput* puppet_graph = nullptr,
-                   const pipeline::BeforeReport& before_report = nullptr,
-                   const pipeline::VerifyFixes& verify_fixes = nullptr);
 
 }  // namespace fsmove::cli

@@ -105,7 +105,7 @@ absl::StatusOr<std::vector<std::string>> RunsToScan(const ScanCliOptions& o) {
       return m.status();
     }
     if (m->empty())
-      Say({run::Warning(
+      Say({check::Warning(
           absl::StrCat("no module (NAME/manifests/ or NAME/metadata.json) in ", dir))});
     all.insert(all.end(), m->begin(), m->end());
   }
@@ -224,7 +224,7 @@ int PrintScanResult(const ScanCliOptions& o, const scan::ScanOutcome& outcome) {
                            line.empty() ? "nothing" : line,
                            (std::filesystem::path(o.run.out_dir) / scan::kReportHtml).string());
   if (outcome.signal != 0) {
-    Say({run::Info(fmt::format(
+    Say({check::Info(fmt::format(
         "interrupted ({}): unfinished modules were stopped; run the same command again to continue",
         sigabbrev_np(outcome.signal)))});
     return ExitForSignal(outcome.signal);
@@ -240,8 +240,8 @@ int RunScanCommand(ScanCliOptions& o) {
   const std::vector<std::string>& all = *runs;
   if (all.empty()) {
     Say(
-        {run::Error("no modules to scan (give MODULE..., --list FILE or "
-                    "--modules-dir DIR)")});
+        {check::Error("no modules to scan (give MODULE..., --list FILE or "
+                      "--modules-dir DIR)")});
     return kExitError;
   }
   scan::Shard shard;
@@ -264,7 +264,7 @@ int RunScanCommand(ScanCliOptions& o) {
     return Fail(st);
   }
   if (!o.quiet) {
-    Say({run::Info(fmt::format(
+    Say({check::Info(fmt::format(
         "scanning {} module{}{} into {} ({} at a time)", o.run.modules.size(),
         o.run.modules.size() == 1 ? "" : "s",
         o.shard.empty() ? "" : fmt::format(" (shard {} of {})", shard.ToString(), all.size()),
@@ -280,7 +280,7 @@ int RunScanCommand(ScanCliOptions& o) {
   if (!outcome.ok()) {
     return Fail(outcome.status());
   }
-  for (const auto& n : outcome->notes) Say({run::Note(std::string(n))});
+  for (const auto& n : outcome->notes) Say({check::Note(std::string(n))});
   if (auto st = scan::WriteSummary(o.run.out_dir, outcome->results); !st.ok()) {
     return Fail(st);
   }

@@ -27,7 +27,7 @@ struct DumpOptions {
 int RunDump(const DumpOptions& o) {
   auto reader = strace::LineReader::Open(o.trace);
   if (!reader.ok()) {
-    Say({run::Error(absl::StrCat("cannot read trace ", reader.status().message()))});
+    Say({check::Error(absl::StrCat("cannot read trace ", reader.status().message()))});
     return kExitError;
   }
   ReportOutput file;
@@ -61,7 +61,7 @@ int RunDump(const DumpOptions& o) {
     if (!write("expected-blocks.txt", report::BlocksText(blocks)) ||
         !write("expected-accesses.txt", report::AccessMapText(analyzer)) ||
         !write("expected-relations.txt", report::RelationsText(relations, blocks))) {
-      Say({run::Error(absl::StrCat("cannot write golden files to ", o.golden_dir))});
+      Say({check::Error(absl::StrCat("cannot write golden files to ", o.golden_dir))});
       return kExitError;
     }
   }
@@ -82,7 +82,8 @@ int RunDump(const DumpOptions& o) {
     }
   }
   if (!file.Close()) return kExitError;
-  Say({{run::Diagnostic::Severity::kPlain, report::SummaryLine(reader.value()->name(), analyzer)}});
+  Say({{check::Diagnostic::Severity::kPlain,
+        report::SummaryLine(reader.value()->name(), analyzer)}});
   return kExitOk;
 }
 
@@ -104,7 +105,7 @@ std::function<int()> RegisterTrace(CLI::App& app) {
                    "directory");
   return [o] {
     if (!o->fstrace && !o->accesses && o->golden_dir.empty()) {
-      Say({run::Error("trace dump needs --fstrace, --accesses or --golden DIR")});
+      Say({check::Error("trace dump needs --fstrace, --accesses or --golden DIR")});
       return kExitError;
     }
     return RunDump(*o);

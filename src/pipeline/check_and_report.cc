@@ -305,4 +305,37 @@ absl::StatusOr<Verdict> CheckAndReport(const ReportSettings& o, const ProjectInp
   return Decide(ctx.ReportedCount(o.fail_on == "confirmed"), completeness, o.allow_failed);
 }
 
+absl::StatusOr<RecheckFindings> CheckFindings(const ReportSettings& settings,
+                                              const ProjectInputs& project,
+                                              const catalog::Catalog& cat,
+                                              const analysis::Analyzer& analyzer,
+                                              const PuppetGraphInput* puppet_graph) {
+  graph::GraphOptions graph_options;
+  graph_options.observed_edges = ObservedAutorelations(analyzer, cat);
+  if (puppet_graph != nullptr) {
+    auto loaded = graph::LoadPuppetGraph(puppet_graph->text, puppet_graph->name, cat,
+                                         graph_options.observed_edges);
+    if (loaded.ok()) {
+      graph_options = graph::PuppetGraphOptions(*loaded, std::move(graph_options.observed_edges));
+    }
+  }
+  graph::DependencyGraph graph = graph::DependencyGraph::Build(cat, graph_options);
+  checker::CheckOptions options = settings.check;
+  options.default_ignores = !settings.no_default_ignores;
+  options.max_evidence = settings.max_evidence;
+  checker::ApplyProjectConfig(project.config, cat, &options);
+  auto result = checker::Check(analyzer.result(), cat, graph, options);
+  if (!result.ok()) return result.status();
+  gating::Suppressions suppressions = gating::Suppress(
+      *result, cat, project.config, project.baseline ? &*project.baseline : nullptr);
+  RecheckFindings out;
+  for (size_t i = 0; i < result->findings.size(); ++i) {
+    out.counted.push_back(
+        !suppressions.IsSuppressed(i) &&
+        (settings.show_low || result->findings[i].confidence == checker::Confidence::kHigh));
+  }
+  out.result = std::move(*result);
+  return out;
+}
+
 }  // namespace fsmove::pipeline

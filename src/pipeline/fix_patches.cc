@@ -13,9 +13,6 @@
 #include "fsmove/base/read_file.h"
 #include "fsmove/fix/tool_checks.h"
 #include "fsmove/gating/suppressions.h"
-#include "fsmove/graph/dependency_graph.h"
-#include "fsmove/graph/puppet_graph.h"
-#include "fsmove/pipeline/check_and_report.h"
 
 namespace fsmove::pipeline {
 namespace {
@@ -192,39 +189,6 @@ absl::Status MakeFixes(const FixSettings& settings, const report::FindingsContex
                       mine->files.size() == 1 ? "" : "s", " under ", settings.scope.root, ")"));
   }
   return absl::OkStatus();
-}
-
-absl::StatusOr<RecheckFindings> CheckFindings(const ReportSettings& settings,
-                                              const ProjectInputs& project,
-                                              const catalog::Catalog& cat,
-                                              const analysis::Analyzer& analyzer,
-                                              const PuppetGraphInput* puppet_graph) {
-  graph::GraphOptions graph_options;
-  graph_options.observed_edges = ObservedAutorelations(analyzer, cat);
-  if (puppet_graph != nullptr) {
-    auto loaded = graph::LoadPuppetGraph(puppet_graph->text, puppet_graph->name, cat,
-                                         graph_options.observed_edges);
-    if (loaded.ok()) {
-      graph_options = graph::PuppetGraphOptions(*loaded, std::move(graph_options.observed_edges));
-    }
-  }
-  graph::DependencyGraph graph = graph::DependencyGraph::Build(cat, graph_options);
-  checker::CheckOptions options = settings.check;
-  options.default_ignores = !settings.no_default_ignores;
-  options.max_evidence = settings.max_evidence;
-  checker::ApplyProjectConfig(project.config, cat, &options);
-  auto result = checker::Check(analyzer.result(), cat, graph, options);
-  if (!result.ok()) return result.status();
-  gating::Suppressions suppressions = gating::Suppress(
-      *result, cat, project.config, project.baseline ? &*project.baseline : nullptr);
-  RecheckFindings out;
-  for (size_t i = 0; i < result->findings.size(); ++i) {
-    out.counted.push_back(
-        !suppressions.IsSuppressed(i) &&
-        (settings.show_low || result->findings[i].confidence == checker::Confidence::kHigh));
-  }
-  out.result = std::move(*result);
-  return out;
 }
 
 }  // namespace fsmove::pipeline

@@ -10,20 +10,20 @@
 
 #include "absl/status/statusor.h"
 #include "fsmove/base/progress_line.h"
+#include "fsmove/base/run_summary.h"
 #include "fsmove/catalog/catalog.h"
 #include "fsmove/exec/check_request.h"
 #include "fsmove/exec/puppet_log.h"
 #include "fsmove/exec/status_message.h"
 #include "fsmove/exec/trace_stream.h"
-#include "fsmove/summary/run_summary.h"
 
 namespace fsmove::exec {
 
-// The summary this layer fills (summary/run_summary.h).
-using summary::FailedResource;
-using summary::IdempotenceSummary;
-using summary::NotIdempotent;
-using summary::RunSummary;
+// The summary this layer fills (base/run_summary.h).
+using base::FailedResource;
+using base::IdempotenceSummary;
+using base::NotIdempotent;
+using base::RunSummary;
 
 // Where --puppet-log FILE's copy of the k-th apply's log goes: puppet-apply-2.log for
 // puppet.log (FILE.apply-2 when FILE does not end in .log).

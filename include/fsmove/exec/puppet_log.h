@@ -8,15 +8,15 @@
 #include <string_view>
 #include <vector>
 
-#include "fsmove/summary/run_summary.h"
+#include "fsmove/base/run_summary.h"
 
 namespace fsmove::exec {
 
-// The summary this layer fills (summary/run_summary.h).
-using summary::FailedResource;
-using summary::IdempotenceSummary;
-using summary::NotIdempotent;
-using summary::RunSummary;
+// The summary this layer fills (base/run_summary.h).
+using base::FailedResource;
+using base::IdempotenceSummary;
+using base::NotIdempotent;
+using base::RunSummary;
 
 struct PuppetLogSummary {
   // One per resource, in the order they first failed, with Puppet's whole error: every

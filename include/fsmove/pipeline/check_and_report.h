@@ -135,4 +135,17 @@ absl::StatusOr<Verdict> CheckAndReport(const ReportSettings& settings, const Pro
                                        const BeforeReport& before_report = nullptr,
                                        const VerifyFixes& verify_fixes = nullptr);
 
+// A re-check's findings: the check of a finished analysis with the same settings and project
+// (fsmove check verifying a patch), without reports. `counted` lists the findings that count
+// (not suppressed; low confidence only with show_low).
+struct RecheckFindings {
+  checker::CheckResult result;
+  std::vector<bool> counted;
+};
+absl::StatusOr<RecheckFindings> CheckFindings(const ReportSettings& settings,
+                                              const ProjectInputs& project,
+                                              const catalog::Catalog& cat,
+                                              const analysis::Analyzer& analyzer,
+                                              const PuppetGraphInput* puppet_graph);
+
 }  // namespace fsmove::pipeline

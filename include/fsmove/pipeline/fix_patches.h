@@ -9,17 +9,12 @@
 
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
-#include "fsmove/analysis/analyzer.h"
 #include "fsmove/catalog/catalog.h"
 #include "fsmove/checker/checker.h"
 #include "fsmove/fix/fix_planner.h"
 #include "fsmove/report/findings_report.h"
 
 namespace fsmove::pipeline {
-
-struct ReportSettings;
-struct ProjectInputs;
-struct PuppetGraphInput;
 
 struct FixSettings {
   std::string diff_file;  // --fix-diff FILE (may be empty with --fix)
@@ -44,19 +39,6 @@ using VerifyFixes = std::function<void(const report::FindingsContext&, checker::
 absl::Status MakeFixes(const FixSettings& settings, const report::FindingsContext& ctx,
                        checker::CheckResult* result, const VerifyFixes& verify,
                        const std::function<void(std::string_view)>& note);
-
-// A re-check's findings: the check of a finished analysis with the same settings and project
-// (fsmove check verifying a patch), without reports. `counted` lists the findings that count
-// (not suppressed; low confidence only with show_low).
-struct RecheckFindings {
-  checker::CheckResult result;
-  std::vector<bool> counted;
-};
-absl::StatusOr<RecheckFindings> CheckFindings(const ReportSettings& settings,
-                                              const ProjectInputs& project,
-                                              const catalog::Catalog& cat,
-                                              const analysis::Analyzer& analyzer,
-                                              const PuppetGraphInput* puppet_graph);
 
 // The findings of `result` that `ctx` counts: not suppressed, not hidden.
 std::vector<size_t> CountedFindings(const report::FindingsContext& ctx,

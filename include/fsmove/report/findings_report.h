@@ -7,13 +7,13 @@
 #include <string>
 
 #include "fsmove/analysis/analyzer.h"
+#include "fsmove/base/run_summary.h"
 #include "fsmove/catalog/catalog.h"
 #include "fsmove/checker/checker.h"
 #include "fsmove/checker/completeness.h"
 #include "fsmove/gating/suppressions.h"
 #include "fsmove/graph/dependency_graph.h"
 #include "fsmove/report/analysis_report.h"
-#include "fsmove/summary/run_summary.h"
 #include "nlohmann/json.hpp"
 
 namespace fsmove::report {
@@ -26,10 +26,10 @@ struct CheckSeconds {
 };
 
 // The Puppet run's summary is the executor's (exec/run_summary.h); reports print it.
-using summary::FailedResource;
-using summary::IdempotenceSummary;
-using summary::NotIdempotent;
-using summary::RunSummary;
+using base::FailedResource;
+using base::IdempotenceSummary;
+using base::NotIdempotent;
+using base::RunSummary;
 
 struct FindingsContext {
   std::string trace_name;

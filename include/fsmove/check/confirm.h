@@ -9,7 +9,7 @@
 #include "fsmove/exec/executor.h"
 #include "fsmove/report/findings_report.h"
 
-namespace fsmove::cli {
+namespace fsmove::check {
 
 // Conflicting paths a replay probes at its end, per finding.
 inline constexpr size_t kMaxPathsPerFinding = 32;
@@ -36,4 +36,4 @@ int ConfirmFindings(const exec::CheckRequest& base, const exec::RunResult& run,
                     const catalog::Catalog& cat, const report::FindingsContext& ctx,
                     const ConfirmOptions& o, checker::CheckResult* result);
 
-}  // namespace fsmove::cli
+}  // namespace fsmove::check

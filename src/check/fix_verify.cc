@@ -1,5 +1,5 @@
-// The checked code's scope and the re-check of patched copies; see fix_verify.h.
-#include "fix_verify.h"
+// The re-check of patched copies; see fix_verify.h.
+#include "fsmove/check/fix_verify.h"
 
 #include <stdlib.h>
 
@@ -11,16 +11,16 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
-#include "confirm.h"
 #include "fsmove/base/beneath.h"
 #include "fsmove/base/output_file.h"
+#include "fsmove/check/confirm.h"
+#include "fsmove/check/traced_run.h"
 #include "fsmove/exec/executor.h"
 #include "fsmove/exec/os_root.h"
 #include "fsmove/exec/puppet_log.h"
 #include "fsmove/exec/replay.h"
-#include "traced_check.h"
 
-namespace fsmove::cli {
+namespace fsmove::check {
 namespace fs = std::filesystem;
 namespace {
 
@@ -230,12 +230,8 @@ class Verifier {
       o.failure = std::string(req.status().message());
       return o;
     }
-    analysis::AnalyzerOptions analyzer_options;
-    analyzer_options.interpreter.root_symlinks = exec::TopLevelSymlinks(req->root.dir);
-    analyzer_options.interpreter.max_paths = req->budget.paths;
-    analyzer_options.interpreter.max_inodes = req->budget.inodes;
-    analysis::Analyzer analyzer(analyzer_options);
-    auto run = RunTracedCheck(*req, in_.full_trace, analyzer);
+    analysis::Analyzer analyzer(AnalyzerOptionsFor(*req));
+    auto run = RunTraced(*req, in_.full_trace, analyzer);
     if (!run.ok()) {
       o.failure = absl::StrCat("the re-check could not run: ", run.status().message());
       return o;
@@ -391,84 +387,7 @@ class Verifier {
   std::set<std::string> pairs_;
 };
 
-// The prefix of the catalog's manifest paths that stands for `root` on the machine that
-// compiled it: of the prefixes that map some manifest to a file under `root` (its path
-// minus a trailing part that exists there), the one most manifests agree on. A dependency
-// module beside the checked one (the same `manifests/init.pp` under another prefix) loses the
-// vote, so it is never mapped into the checked code.
-std::string RecordedPrefix(const std::string& root, const catalog::Catalog& cat) {
-  std::set<std::string> files;
-  for (const catalog::Resource& r : cat.resources()) {
-    if (!r.file.empty() && r.file.front() == '/') files.insert(r.file);
-  }
-  std::map<std::string, size_t> votes;
-  std::error_code ec;
-  for (const std::string& file : files) {
-    const fs::path path(file);
-    const std::vector<fs::path> parts(path.begin(), path.end());
-    for (size_t k = 1; k < parts.size(); ++k) {
-      fs::path tail, prefix("/");
-      for (size_t j = 1; j < k; ++j) prefix /= parts[j];
-      for (size_t j = k; j < parts.size(); ++j) tail /= parts[j];
-      if (fs::is_regular_file(fs::path(root) / tail, ec)) {
-        ++votes[prefix.lexically_normal().string()];
-        break;
-      }
-    }
-  }
-  std::string best;
-  size_t most = 0;
-  for (const auto& [prefix, n] : votes) {
-    if (n > most || (n == most && prefix.size() > best.size())) best = prefix, most = n;
-  }
-  while (best.size() > 1 && best.back() == '/') best.pop_back();
-  return best;
-}
-
 }  // namespace
-
-absl::StatusOr<fix::FixScope> CheckFixScope(const exec::ResolvedTarget& target) {
-  fix::FixScope scope;
-  switch (target.kind) {
-    case exec::ResolvedTarget::Kind::kModule:
-      scope.root = target.module_dir;
-      return scope;
-    case exec::ResolvedTarget::Kind::kManifest:
-      if (!target.module_dir.empty()) {
-        // A manifest of the module's examples/, or one given --with-module: the module is the
-        // code being checked, and its fixes go where they would for the module itself. The
-        // manifest takes a chain only when it is the module's own file.
-        scope.root = target.module_dir;
-        const std::string rel =
-            fs::path(target.manifest_path).lexically_relative(target.module_dir).string();
-        if (!rel.empty() && !rel.starts_with("..")) scope.manifest = target.manifest_path;
-        return scope;
-      }
-      scope.only_file = scope.manifest = target.manifest_path;
-      scope.root = fs::path(target.manifest_path).parent_path().string();
-      return scope;
-    case exec::ResolvedTarget::Kind::kCode:
-      break;
-  }
-  return absl::FailedPreconditionError(
-      "--fix-diff and --fix need a module or a manifest: code given with -e has no file to patch");
-}
-
-fix::FixScope AnalyzeFixScope(const std::string& source_root, const catalog::Catalog& cat) {
-  fix::FixScope scope;
-  std::error_code ec;
-  fs::path root = fs::absolute(source_root.empty() ? "." : source_root, ec).lexically_normal();
-  scope.root = root.string();
-  while (scope.root.size() > 1 && scope.root.back() == '/') scope.root.pop_back();
-  const std::string prefix = RecordedPrefix(scope.root, cat);
-  scope.locate = [r = scope.root, prefix](const std::string& file) {
-    if (prefix.empty() || prefix == r) return file;
-    const std::string rel = fs::path(file).lexically_normal().lexically_relative(prefix).string();
-    if (rel.empty() || rel == "." || rel.starts_with("..")) return file;
-    return (fs::path(r) / rel).lexically_normal().string();
-  };
-  return scope;
-}
 
 pipeline::VerifyFixes MakeFixVerifier(const FixVerifyInputs& inputs) {
   auto verifier = std::make_shared<Verifier>(inputs);
@@ -476,4 +395,4 @@ pipeline::VerifyFixes MakeFixVerifier(const FixVerifyInputs& inputs) {
                     const fix::FixPlanner& planner) { verifier->Run(ctx, result, planner); };
 }
 
-}  // namespace fsmove::cli
+}  // namespace fsmove::check

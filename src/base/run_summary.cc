@@ -1,9 +1,9 @@
 // The run summary's own wording; see run_summary.h.
-#include "fsmove/summary/run_summary.h"
+#include "fsmove/base/run_summary.h"
 
 #include "fmt/format.h"
 
-namespace fsmove::summary {
+namespace fsmove::base {
 
 std::string RunSummary::WhyUnfinished() const {
   if (timed_out) {
@@ -20,4 +20,4 @@ std::string RunSummary::WhyUnfinished() const {
   return "";
 }
 
-}  // namespace fsmove::summary
+}  // namespace fsmove::base

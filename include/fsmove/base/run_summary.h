@@ -8,7 +8,7 @@
 
 #include "fsmove/base/host_budget.h"
 
-namespace fsmove::summary {
+namespace fsmove::base {
 
 // A resource Puppet reported as failed ("Error: /Stage[main]/Foo/File[/x]/ensure: ...").
 struct FailedResource {
@@ -77,4 +77,4 @@ struct RunSummary {
   std::string WhyUnfinished() const;
 };
 
-}  // namespace fsmove::summary
+}  // namespace fsmove::base

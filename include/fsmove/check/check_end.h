@@ -11,7 +11,7 @@
 
 #include "fsmove/exec/executor.h"
 
-namespace fsmove::run {
+namespace fsmove::check {
 
 // How a command ends, and its exit code (docs/check.md: "Exit codes"). The one table: every
 // command returns one of these.
@@ -71,7 +71,7 @@ std::optional<End> EndBeforeReport(const exec::RunResult& run, bool work_dir_kep
 // The failed Services of a run without systemd as PID 1 that Puppet found no init script for
 // (Debian packages more and more ship a systemd unit only): with `--init systemd` they would
 // start. Empty when the run booted systemd, or no Service failed so.
-std::vector<std::string> ServicesWantingSystemd(const summary::RunSummary& summary);
+std::vector<std::string> ServicesWantingSystemd(const base::RunSummary& summary);
 
 // How a run ends after its report, whose own status is `report_status` (0, 1, 3 or an error):
 // a run that did not finish (timed out, trace cut short, Puppet killed) is an error whatever
@@ -81,4 +81,4 @@ std::vector<std::string> ServicesWantingSystemd(const summary::RunSummary& summa
 End EndAfterReport(const exec::RunResult& run, int report_status, int timeout_seconds,
                    bool limit_hit = false);
 
-}  // namespace fsmove::run
+}  // namespace fsmove::check

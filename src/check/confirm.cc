@@ -1,5 +1,5 @@
 // `fsmove check --confirm`; see confirm.h.
-#include "confirm.h"
+#include "fsmove/check/confirm.h"
 
 #include <algorithm>
 #include <atomic>
@@ -14,7 +14,7 @@
 #include "fsmove/base/progress_line.h"
 #include "fsmove/exec/replay.h"
 
-namespace fsmove::cli {
+namespace fsmove::check {
 namespace {
 
 // Conflicting paths probed at the end of each replay, in all (kMaxPathsPerFinding: per finding).
@@ -327,4 +327,4 @@ int ConfirmFindings(const exec::CheckRequest& base, const exec::RunResult& run,
   return interrupted;
 }
 
-}  // namespace fsmove::cli
+}  // namespace fsmove::check

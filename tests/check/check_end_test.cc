@@ -1,6 +1,6 @@
 // How a check's run ends, decided from a RunResult alone: the exit code and what is said for
 // each way a run can end, the work directory's fate, and the idempotence summary.
-#include "fsmove/run/check_end.h"
+#include "fsmove/check/check_end.h"
 
 #include <signal.h>
 
@@ -9,7 +9,7 @@
 
 #include "gtest/gtest.h"
 
-namespace fsmove::run {
+namespace fsmove::check {
 namespace {
 
 exec::RunResult Applied() {
@@ -207,4 +207,4 @@ TEST(CheckEndTest, IdempotenceSummaryComesFromTheApplyAfterTheFirst) {
 }
 
 }  // namespace
-}  // namespace fsmove::run
+}  // namespace fsmove::check

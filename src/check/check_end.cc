@@ -1,5 +1,5 @@
 // What a check's run means once Puppet is done; see check_end.h.
-#include "fsmove/run/check_end.h"
+#include "fsmove/check/check_end.h"
 
 #include <string.h>
 
@@ -10,7 +10,7 @@
 #include "absl/strings/str_join.h"
 #include "fsmove/exec/puppet_log.h"
 
-namespace fsmove::run {
+namespace fsmove::check {
 
 Diagnostic Error(std::string text) { return {Diagnostic::Severity::kError, std::move(text)}; }
 Diagnostic Warning(std::string text) { return {Diagnostic::Severity::kWarning, std::move(text)}; }
@@ -34,7 +34,7 @@ std::string Format(const Diagnostic& d) {
 }
 
 WorkPolicy DecideWorkDirectory(const exec::RunResult& run, bool keep_work, bool discard_work) {
-  const summary::RunSummary& s = run.summary;
+  const base::RunSummary& s = run.summary;
   const bool went_wrong = run.end == exec::RunEnd::kInterrupted ||
                           run.end == exec::RunEnd::kSetupFailed ||
                           run.end == exec::RunEnd::kTimedOut ||
@@ -48,7 +48,7 @@ WorkPolicy DecideWorkDirectory(const exec::RunResult& run, bool keep_work, bool 
 }
 
 std::vector<Diagnostic> SummarizeIdempotence(exec::RunResult* run) {
-  summary::IdempotenceSummary& idem = run->summary.idempotence;
+  base::IdempotenceSummary& idem = run->summary.idempotence;
   idem.cut_short = run->reapplies_cut_short;
   for (const exec::Reapply& a : run->reapplies) idem.exit_codes.push_back(a.exit_code);
   if (!run->reapplies.empty()) {
@@ -139,10 +139,10 @@ std::optional<End> EndBeforeReport(const exec::RunResult& run, bool work_dir_kep
   return std::nullopt;
 }
 
-std::vector<std::string> ServicesWantingSystemd(const summary::RunSummary& summary) {
+std::vector<std::string> ServicesWantingSystemd(const base::RunSummary& summary) {
   std::vector<std::string> out;
   if (summary.init == "systemd") return out;
-  for (const summary::FailedResource& f : summary.failed) {
+  for (const base::FailedResource& f : summary.failed) {
     if (f.resource.starts_with("Service[") &&
         f.message.find("Could not find init script") != std::string::npos) {
       out.push_back(f.resource);
@@ -154,7 +154,7 @@ std::vector<std::string> ServicesWantingSystemd(const summary::RunSummary& summa
 End EndAfterReport(const exec::RunResult& run, int report_status, int timeout_seconds,
                    bool limit_hit) {
   // A run that did not finish gives a report of what ran, and an error status.
-  const summary::RunSummary& s = run.summary;
+  const base::RunSummary& s = run.summary;
   if (run.end == exec::RunEnd::kTimedOut) {
     return End{kExitError,
                {Error(absl::StrCat("puppet apply did not finish within ", timeout_seconds,
@@ -195,4 +195,4 @@ End EndAfterReport(const exec::RunResult& run, int report_status, int timeout_se
   return end;
 }
 
-}  // namespace fsmove::run
+}  // namespace fsmove::check

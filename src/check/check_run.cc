@@ -1,0 +1,319 @@
+// `fsmove check` as a library; see check_run.h.
+#include "fsmove/check/check_run.h"
+
+#include <signal.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <chrono>
+#include <filesystem>
+#include <ostream>
+#include <thread>
+
+#include "absl/strings/str_cat.h"
+#include "fsmove/base/output_file.h"
+#include "fsmove/base/terminal_text.h"
+#include "fsmove/check/confirm.h"
+#include "fsmove/check/fix_verify.h"
+#include "fsmove/check/traced_run.h"
+#include "fsmove/exec/os_root.h"
+#include "fsmove/exec/preflight.h"
+
+namespace fsmove::check {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+double SecondsSince(Clock::time_point t) {
+  return std::chrono::duration<double>(Clock::now() - t).count();
+}
+
+// The run's work directory (Puppet's logs, the sandbox's spec): removed when the check ends
+// unless kept, and then named once (unless a message already did).
+class WorkDirectory {
+ public:
+  WorkDirectory(std::string path, WorkPolicy policy, Sink& sink)
+      : path_(std::move(path)), policy_(policy), sink_(sink) {}
+  ~WorkDirectory() {
+    if (policy_.keep) {
+      if (!policy_.named) {
+        sink_.Say(Note(absl::StrCat("the run's work directory (Puppet's log) is kept: ", path_)));
+      }
+      return;
+    }
+    std::error_code ec;
+    std::filesystem::remove_all(path_, ec);
+    if (ec) sink_.Say(Warning(absl::StrCat("cannot remove ", path_, ": ", ec.message())));
+  }
+  WorkDirectory(const WorkDirectory&) = delete;
+  WorkDirectory& operator=(const WorkDirectory&) = delete;
+
+ private:
+  std::string path_;
+  WorkPolicy policy_;
+  Sink& sink_;
+};
+
+// exec's sandbox on an OS root, held (a shared lock) until the check is over so that no
+// `fsmove root build --rebuild` replaces it meanwhile.
+class Sandbox : public Machine {
+ public:
+  ~Sandbox() override {
+    if (root_lock_ >= 0) close(root_lock_);
+  }
+  absl::Status Prepare(const std::string& root, exec::CheckRequest* request, Sink& sink) override {
+    exec::RootBuildOptions build;
+    build.say = [&sink](const exec::RootBuildMessage& m) {
+      sink.Say(m.kind == exec::RootBuildMessage::Kind::kWarning ? Warning(m.text) : Note(m.text));
+    };
+    absl::StatusOr<exec::OsRoot> resolved = exec::ResolveRoot(root, /*build_missing=*/true, build);
+    if (!resolved.ok()) return resolved.status();
+    request->root = *resolved;
+    root_lock_ = exec::LockRootShared(request->root);
+    return exec::Preflight(*request);
+  }
+  absl::StatusOr<exec::RunResult> RunTraced(const exec::CheckRequest& request, bool full_trace,
+                                            analysis::Analyzer& analyzer) override {
+    return check::RunTraced(request, full_trace, analyzer);
+  }
+
+ private:
+  int root_lock_ = -1;
+};
+
+// Says the error and returns kExitError.
+Outcome Fail(const absl::Status& status, Sink& sink) {
+  sink.Say(Error(std::string(status.message())));
+  return {std::nullopt, kExitError};
+}
+
+// --fix-diff, --fix: the patches re-checked on a patched copy with this check's options (no
+// --confirm); a run that did not finish proves nothing, and no patch is offered then.
+pipeline::VerifyFixes FixVerifier(const Request& request, const Settings& settings,
+                                  const exec::CheckRequest& req, const exec::RunResult& run) {
+  if (run.end != exec::RunEnd::kApplied || !run.summary.ApplyFinished()) {
+    return [](const report::FindingsContext&, checker::CheckResult* result,
+              const fix::FixPlanner& planner) {
+      for (size_t i = 0; i < result->findings.size(); ++i) {
+        checker::Finding& f = result->findings[i];
+        if (!planner.Planned(i) || !f.patch) continue;
+        f.patch->verdict = checker::FixVerdict::kFailed;
+        f.patch->reason = "not verified: the check's own apply did not finish";
+      }
+    };
+  }
+  FixVerifyInputs in;
+  in.request = req;
+  in.target = *request.fix_target;
+  in.full_trace = request.full_trace;
+  in.settings = settings.report;
+  in.project = settings.project;
+  for (const report::FailedResource& f : run.summary.failed) in.failed_before.push_back(f.resource);
+  return MakeFixVerifier(in);
+}
+
+// Puppet's own graph of this apply, when it wrote one (else a warning, and the check uses
+// fsmove's model of the catalog).
+std::optional<pipeline::PuppetGraphInput> RunGraph(const exec::CheckRequest& req,
+                                                   const exec::RunResult& run, bool work_kept,
+                                                   Sink& sink) {
+  if (run.puppet_graph.empty()) {
+    sink.Say(Warning(
+        absl::StrCat("no graph from Puppet (",
+                     (run.puppet_graph_note.empty() ? "none written" : run.puppet_graph_note),
+                     "); checking against fsmove's model of the catalog")));
+    return std::nullopt;
+  }
+  std::string name = req.save_graph;
+  if (name.empty()) {
+    name =
+        work_kept ? run.puppet_graph_path : "Puppet's graph (not kept: --save-graph FILE keeps it)";
+  }
+  return pipeline::PuppetGraphInput{name, run.puppet_graph, /*required=*/false};
+}
+
+// The findings of a run Puppet applied (all or part of): the catalog, Puppet's graph, the
+// replays (--confirm) and the patches (--fix-diff) they are checked and reported with, and how
+// the check then ends.
+Outcome ReportRun(const Request& request, const Settings& settings, const exec::CheckRequest& req,
+                  exec::RunResult& run, analysis::Analyzer& analyzer, bool work_kept, Sink& sink) {
+  auto t = Clock::now();
+  auto cat = exec::LoadRunCatalog(run, req.budget);
+  if (absl::IsResourceExhausted(cat.status())) {
+    // fsmove's own limit on the catalog: nothing was checked, and the check is incomplete.
+    sink.Say(Error(std::string(cat.status().message())));
+    return {std::nullopt, kExitIncomplete};
+  }
+  if (!cat.ok()) return Fail(cat.status(), sink);
+  sink.Say(CatalogWarnings(*cat));
+  report::FindingsContext ctx;
+  ctx.trace_name = "strace output of puppet apply";
+  if (!req.save_trace.empty()) ctx.trace_name = req.save_trace;
+  ctx.trace_kept = !req.save_trace.empty();
+  ctx.analyzer = &analyzer;
+  ctx.seconds.parse_interpret = run.analysis_seconds;
+  ctx.seconds.catalog_and_graph = SecondsSince(t);
+  ctx.seconds.catalog_load = ctx.seconds.catalog_and_graph;
+  ctx.run = &run.summary;
+  const int warned = TraceWarnings(settings.report.strict, analyzer, ctx.trace_name,
+                                   run.summary.ApplyFinished(), sink);
+  if (warned != kExitOk) return {std::nullopt, warned};
+  std::optional<pipeline::PuppetGraphInput> puppet_graph = RunGraph(req, run, work_kept, sink);
+  pipeline::BeforeReport confirm;
+  ConfirmOptions co;
+  int confirm_signal = 0;
+  if (request.confirm) {
+    co.jobs = request.jobs > 0
+                  ? request.jobs
+                  : static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+    co.keep_dir = request.keep_replays;
+    co.progress = req.progress;
+    confirm = [&](const report::FindingsContext& c, checker::CheckResult* result) {
+      if (run.end != exec::RunEnd::kApplied) return;  // a run that did not finish: no replays
+      const auto t0 = Clock::now();
+      confirm_signal = ConfirmFindings(req, run, *cat, c, co, result);
+      run.summary.confirm_seconds = SecondsSince(t0);
+    };
+  }
+  pipeline::VerifyFixes verify_fixes;
+  if (request.fix_target) verify_fixes = FixVerifier(request, settings, req, run);
+  const Outcome reported =
+      ReportFindings(settings.report, settings.project, *cat, ctx, sink,
+                     puppet_graph ? &*puppet_graph : nullptr, confirm, verify_fixes);
+  if (confirm_signal != 0) {
+    sink.Say(Info(absl::StrCat("interrupted (", sigabbrev_np(confirm_signal),
+                               ") while replaying: the report says which findings were not "
+                               "replayed")));
+    return {reported.verdict, ExitForSignal(confirm_signal)};
+  }
+  const bool limit_hit =
+      !analyzer.result().limits_hit.empty() || !run.summary.host_limits_hit.empty();
+  const End end = EndAfterReport(run, reported.exit_code, req.timeout_seconds, limit_hit);
+  sink.Say(end.say);
+  return {reported.verdict, end.exit_code};
+}
+
+}  // namespace
+
+std::unique_ptr<Machine> SandboxMachine() { return std::make_unique<Sandbox>(); }
+
+Outcome Run(const Request& request, const Settings& settings, Sink& sink) {
+  std::unique_ptr<Machine> own;
+  Machine* machine = settings.machine;
+  if (machine == nullptr) {
+    own = SandboxMachine();
+    machine = own.get();
+  }
+  exec::CheckRequest req = request.run;
+  if (absl::Status st = machine->Prepare(request.root, &req, sink); !st.ok()) {
+    return Fail(st, sink);
+  }
+  analysis::Analyzer analyzer(AnalyzerOptionsFor(req));
+  auto run = machine->RunTraced(req, request.full_trace, analyzer);
+  if (!run.ok()) return Fail(run.status(), sink);
+  if (request.verbose || run->end != exec::RunEnd::kApplied) {
+    for (const auto& n : run->notes) sink.Say(Note(std::string(n)));
+  }
+  if (request.idempotence) sink.Say(SummarizeIdempotence(&*run));
+  run->summary.confirm = request.confirm;
+  // A run that went wrong keeps its work directory: Puppet's log and the sandbox's files are
+  // what a user looks at next. A clean one leaves nothing behind unless --keep-work.
+  const WorkPolicy policy = DecideWorkDirectory(*run, request.keep_work, request.discard_work);
+  WorkDirectory work(run->work_dir, policy, sink);
+  if (!policy.keep && req.puppet_log.empty()) run->summary.puppet_log.clear();
+  if (auto end = EndBeforeReport(*run, policy.keep, req.timeout_seconds, req.root.puppet_version)) {
+    sink.Say(end->say);
+    return {std::nullopt, end->exit_code};
+  }
+  if (req.untraced) {
+    sink.out() << "untraced apply: " << run->summary.apply_seconds << " s, puppet exit code "
+               << run->summary.puppet_exit_code << "\n";
+    return {std::nullopt, run->end == exec::RunEnd::kApplied ? kExitOk : kExitError};
+  }
+  return ReportRun(request, settings, req, *run, analyzer, policy.keep, sink);
+}
+
+absl::Status OptionsAgree(Request* request, const pipeline::ReportSettings& report) {
+  exec::CheckRequest& req = request->run;
+  if (!request->keep_replays.empty()) {
+    if (!request->confirm) return absl::InvalidArgumentError("--keep-replays needs --confirm");
+    std::error_code ec;
+    std::filesystem::create_directories(request->keep_replays, ec);
+    if (ec || !std::filesystem::is_directory(request->keep_replays)) {
+      return absl::InvalidArgumentError(absl::StrCat("--keep-replays ", request->keep_replays, ": ",
+                                                     (ec ? ec.message() : "not a directory")));
+    }
+  }
+  if (report.fail_on == "confirmed" && !request->confirm && !request->idempotence) {
+    return absl::InvalidArgumentError(
+        "--fail-on confirmed needs --confirm or --idempotence (nothing else is confirmed)");
+  }
+  req.reapplies = request->idempotence ? 2 : 0;
+  std::vector<const std::string*> outputs = report.OutputFiles();
+  outputs.insert(outputs.end(),
+                 {&req.save_catalog, &req.save_graph, &req.puppet_log, &req.save_trace});
+  for (const std::string* out : outputs) {
+    if (out->empty()) continue;
+    if (absl::Status st = base::CheckWritable(*out); !st.ok()) return st;
+  }
+  return absl::OkStatus();
+}
+
+absl::Status RootAgrees(Request* request) {
+  const exec::CheckRequest& req = request->run;
+  std::string& root = request->root;
+  if (root.empty()) {
+    root = std::string(req.sandbox == exec::SandboxMode::kOverlay ? kDefaultRoot : exec::kHostRoot);
+  }
+  if (req.sandbox == exec::SandboxMode::kNone && root != exec::kHostRoot) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("--root ", root,
+                     " needs the overlay sandbox (it is the sandbox's lower layer); --sandbox none "
+                     "applies to this machine itself"));
+  }
+  return absl::OkStatus();
+}
+
+Outcome ReportFindings(const pipeline::ReportSettings& settings,
+                       const pipeline::ProjectInputs& project, const catalog::Catalog& cat,
+                       report::FindingsContext ctx, Sink& sink,
+                       const pipeline::PuppetGraphInput* puppet_graph,
+                       const pipeline::BeforeReport& before_report,
+                       const pipeline::VerifyFixes& verify_fixes) {
+  pipeline::PipelineIo io;
+  io.stdout_stream = &sink.out();
+  io.warn = [&sink](std::string_view text) { sink.Say(Warning(std::string(text))); };
+  io.note = [&sink](std::string_view text) { sink.Say(Info(std::string(text))); };
+  auto verdict = pipeline::CheckAndReport(settings, project, cat, std::move(ctx), io, puppet_graph,
+                                          before_report, verify_fixes);
+  if (!verdict.ok()) return Fail(verdict.status(), sink);
+  switch (*verdict) {
+    case pipeline::Verdict::kClean:
+      return {*verdict, kExitOk};
+    case pipeline::Verdict::kFindings:
+      return {*verdict, kExitFindings};
+    case pipeline::Verdict::kIncomplete:
+      return {*verdict, kExitIncomplete};
+  }
+  return {*verdict, kExitError};
+}
+
+int TraceWarnings(bool strict, const analysis::Analyzer& analyzer, const std::string& name,
+                  bool run_finished, Sink& sink) {
+  absl::Status st = pipeline::TraceWarnings(
+      strict, analyzer, name, run_finished,
+      [&sink](std::string_view text) { sink.Say(Warning(std::string(text))); });
+  return st.ok() ? kExitOk : Fail(st, sink).exit_code;
+}
+
+std::vector<Diagnostic> CatalogWarnings(const catalog::Catalog& cat) {
+  std::vector<Diagnostic> out;
+  for (const catalog::CatalogWarning& w : cat.warnings()) {
+    out.push_back(Warning(absl::StrCat(cat.source_name(), ": ", base::TerminalSafe(w.json_pointer),
+                                       ": ", base::TerminalSafe(w.message))));
+  }
+  return out;
+}
+
+}  // namespace fsmove::check

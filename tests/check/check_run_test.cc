@@ -1,0 +1,223 @@
+// The check pipeline without the command line: check::Run on a recorded run (a trace and its
+// catalog from traces/, Puppet's graph from tests/data/puppet-graphs), through a Machine that
+// replays it instead of running Puppet. Shows the findings, the verdict and exit code, what is
+// said, the work directory's fate and the ends before a report.
+#include "fsmove/check/check_run.h"
+
+#include <stdlib.h>
+
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "fsmove/strace/line_reader.h"
+#include "gtest/gtest.h"
+#include "nlohmann/json.hpp"
+
+namespace fsmove::check {
+namespace {
+
+namespace fs = std::filesystem;
+
+std::string ReadText(const fs::path& p) {
+  std::ifstream f(p, std::ios::binary);
+  std::stringstream text;
+  text << f.rdbuf();
+  return text.str();
+}
+
+// What a check says and reports, kept.
+class CapturingSink : public Sink {
+ public:
+  using Sink::Say;
+  void Say(const Diagnostic& d) override { said += Format(d) + "\n"; }
+  std::ostream& out() override { return out_; }
+  std::string report() const { return out_.str(); }
+  std::string said;
+
+ private:
+  std::ostringstream out_;
+};
+
+// A run recorded under traces/NAME, replayed: the trace into the analyzer, the catalog as the
+// run's, Puppet's graph when tests/data/puppet-graphs has one. Its work directory is a fresh
+// temporary directory, which the check removes or keeps.
+class RecordedMachine : public Machine {
+ public:
+  explicit RecordedMachine(std::string name) : name_(std::move(name)) {}
+
+  absl::Status Prepare(const std::string& root, exec::CheckRequest* request, Sink&) override {
+    prepared_root = root;
+    if (!refuse.ok()) return refuse;
+    request->root = {"host", "/", "7.23.0"};
+    return absl::OkStatus();
+  }
+
+  absl::StatusOr<exec::RunResult> RunTraced(const exec::CheckRequest& request, bool,
+                                            analysis::Analyzer& analyzer) override {
+    exec::RunResult run;
+    std::string work = (fs::temp_directory_path() / "fsmove-check-run-test-XXXXXX").string();
+    if (mkdtemp(work.data()) == nullptr) return absl::InternalError("mkdtemp");
+    run.work_dir = work_dir = work;
+    run.end = end;
+    run.compile_log = "Error: Could not find class ::nosuch";
+    run.summary.target = request.target.path;
+    run.summary.sandbox = "overlay";
+    run.summary.root = "host";
+    if (end != exec::RunEnd::kApplied) return run;
+    const fs::path dir = fs::path(FSMOVE_SOURCE_DIR) / "traces" / name_;
+    auto reader = strace::LineReader::Open((dir / "trace.zst").string());
+    if (!reader.ok()) return reader.status();
+    if (absl::Status st = analyzer.Run(**reader); !st.ok()) return st;
+    run.catalog_path = (dir / "catalog.json").string();
+    run.catalog_text = ReadText(dir / "catalog.json");
+    const fs::path dot = fs::path(FSMOVE_SOURCE_DIR) / "tests" / "data" / "puppet-graphs" /
+                         (name_ + ".expanded.dot");
+    if (with_graph) {
+      run.puppet_graph = ReadText(dot);
+      run.puppet_graph_path = dot.string();
+    } else {
+      run.puppet_graph_note = "none written";
+    }
+    return run;
+  }
+
+  absl::Status refuse = absl::OkStatus();
+  exec::RunEnd end = exec::RunEnd::kApplied;
+  bool with_graph = true;
+  std::string prepared_root;
+  std::string work_dir;
+
+ private:
+  std::string name_;
+};
+
+Request RequestFor(const std::string& name) {
+  Request r;
+  r.run.target.path = "fixtures/faults/" + name;
+  r.root = "host";
+  return r;
+}
+
+// The resource pairs of a JSON report's findings: "MOR Exec[a] -> Exec[b]".
+std::vector<std::string> Pairs(const std::string& json_report) {
+  std::vector<std::string> pairs;
+  const nlohmann::json j = nlohmann::json::parse(json_report);
+  for (const nlohmann::json& f : j.at("faults")) {
+    pairs.push_back(f.at("kind").get<std::string>() + " " +
+                    f.at("source").at("resource").get<std::string>() + " -> " +
+                    f.at("target").at("resource").get<std::string>());
+  }
+  return pairs;
+}
+
+TEST(CheckRunTest, RunsTheCheckPipelineWithoutTheCommandLine) {
+  RecordedMachine machine("faults-generate-use-bad");
+  Settings settings;
+  settings.report.format = "json";
+  settings.machine = &machine;
+  CapturingSink sink;
+  const Outcome outcome = check::Run(RequestFor("generate-use"), settings, sink);
+  EXPECT_EQ(outcome.exit_code, kExitFindings) << sink.said;
+  ASSERT_TRUE(outcome.verdict);
+  EXPECT_EQ(*outcome.verdict, pipeline::Verdict::kFindings);
+  EXPECT_EQ(machine.prepared_root, "host");
+  EXPECT_EQ(Pairs(sink.report()),
+            (std::vector<std::string>{"MOR Exec[generate] -> Exec[use generated]",
+                                      "MOR Exec[generate] -> File[/etc/app-release]"}));
+  const nlohmann::json report = nlohmann::json::parse(sink.report());
+  EXPECT_EQ(report.at("graph").dump().find("Puppet") != std::string::npos, true)
+      << report.at("graph").dump();
+  // A clean run leaves nothing behind.
+  EXPECT_FALSE(fs::exists(machine.work_dir));
+  EXPECT_EQ(sink.said.find("error"), std::string::npos) << sink.said;
+}
+
+TEST(CheckRunTest, TheFixedCodeIsClean) {
+  RecordedMachine machine("faults-generate-use-fixed");
+  Settings settings;
+  settings.machine = &machine;
+  CapturingSink sink;
+  const Outcome outcome = check::Run(RequestFor("generate-use"), settings, sink);
+  EXPECT_EQ(outcome.exit_code, kExitOk) << sink.said;
+  ASSERT_TRUE(outcome.verdict);
+  EXPECT_EQ(*outcome.verdict, pipeline::Verdict::kClean);
+  EXPECT_NE(sink.report().find("0 missing ordering relationships"), std::string::npos)
+      << sink.report();
+}
+
+TEST(CheckRunTest, WithoutPuppetsGraphItWarnsAndChecksAgainstTheModel) {
+  RecordedMachine machine("faults-generate-use-bad");
+  machine.with_graph = false;
+  Settings settings;
+  settings.machine = &machine;
+  CapturingSink sink;
+  EXPECT_EQ(check::Run(RequestFor("generate-use"), settings, sink).exit_code, kExitFindings);
+  EXPECT_NE(sink.said.find("fsmove: warning: no graph from Puppet (none written); checking "
+                           "against fsmove's model of the catalog"),
+            std::string::npos)
+      << sink.said;
+}
+
+TEST(CheckRunTest, AMachineThatCannotBePreparedIsAnError) {
+  RecordedMachine machine("faults-generate-use-bad");
+  machine.refuse = absl::FailedPreconditionError("strace is not installed");
+  Settings settings;
+  settings.machine = &machine;
+  CapturingSink sink;
+  const Outcome outcome = check::Run(RequestFor("generate-use"), settings, sink);
+  EXPECT_EQ(outcome.exit_code, kExitError);
+  EXPECT_FALSE(outcome.verdict);
+  EXPECT_EQ(sink.said, "fsmove: error: strace is not installed\n");
+  EXPECT_EQ(sink.report(), "");
+}
+
+TEST(CheckRunTest, ACompileFailureEndsBeforeAReport) {
+  RecordedMachine machine("faults-generate-use-bad");
+  machine.end = exec::RunEnd::kCompileFailed;
+  Settings settings;
+  settings.machine = &machine;
+  CapturingSink sink;
+  const Outcome outcome = check::Run(RequestFor("generate-use"), settings, sink);
+  EXPECT_EQ(outcome.exit_code, kExitError);
+  EXPECT_FALSE(outcome.verdict);
+  EXPECT_EQ(sink.report(), "");
+  EXPECT_NE(sink.said.find("Could not find class ::nosuch"), std::string::npos) << sink.said;
+  // Puppet's error is said in full: the work directory is not needed.
+  EXPECT_FALSE(fs::exists(machine.work_dir));
+}
+
+TEST(CheckRunTest, KeepWorkKeepsTheWorkDirectoryAndNamesIt) {
+  RecordedMachine machine("faults-generate-use-fixed");
+  Settings settings;
+  settings.machine = &machine;
+  Request request = RequestFor("generate-use");
+  request.keep_work = true;
+  CapturingSink sink;
+  EXPECT_EQ(check::Run(request, settings, sink).exit_code, kExitOk);
+  EXPECT_TRUE(fs::exists(machine.work_dir));
+  EXPECT_NE(sink.said.find("fsmove: note: the run's work directory (Puppet's log) is kept: " +
+                           machine.work_dir),
+            std::string::npos)
+      << sink.said;
+  std::error_code ec;
+  fs::remove_all(machine.work_dir, ec);
+}
+
+TEST(CheckRunTest, CatalogWarningsNameTheFileAndThePointer) {
+  auto cat = catalog::Catalog::LoadString(
+      R"({"resources": [{"type": "File", "title": "/a", "require": "File[/missing]"}]})",
+      "cat.json");
+  ASSERT_TRUE(cat.ok()) << cat.status();
+  const std::vector<Diagnostic> warnings = CatalogWarnings(*cat);
+  ASSERT_FALSE(warnings.empty());
+  for (const Diagnostic& w : warnings) {
+    EXPECT_EQ(w.severity, Diagnostic::Severity::kWarning);
+    EXPECT_EQ(w.text.rfind("cat.json: /", 0), 0u) << w.text;
+  }
+}
+
+}  // namespace
+}  // namespace fsmove::check

@@ -25,8 +25,7 @@ size_t EditDistance(std::string_view a, std::string_view b) {
   return previous[b.size()];
 }
 
-std::optional<std::string> NearestName(std::string_view typed,
-                                       std::span<const std::string> names) {
+std::optional<std::string> NearestName(std::string_view typed, std::span<const std::string> names) {
   if (typed.empty()) return std::nullopt;
   std::optional<std::string> best;
   size_t best_distance = 0;

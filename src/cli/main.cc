@@ -44,8 +44,7 @@ int Run(int argc, char** argv) {
   auto completions = fsmove::cli::RegisterBuildWriter(
       app, "completions", "Write the bash and zsh completions (fsmove, _fsmove) to DIR",
       fsmove::cli::WriteCompletions);
-  if (std::optional<std::string> unknown =
-          fsmove::cli::UnknownCommandMessage(app, argc, argv)) {
+  if (std::optional<std::string> unknown = fsmove::cli::UnknownCommandMessage(app, argc, argv)) {
     std::cerr << *unknown << "\n";
     return fsmove::cli::kExitError;
   }

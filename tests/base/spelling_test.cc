@@ -9,18 +9,18 @@
 namespace fsmove::base {
 namespace {
 
-const std::vector<std::string> kCommands = {"analyze", "trace", "graph", "check", "scan",
-                                            "merge",   "root",  "doctor", "man", "completions"};
+const std::vector<std::string> kCommands = {"analyze", "trace", "graph",  "check", "scan",
+                                            "merge",   "root",  "doctor", "man",   "completions"};
 
 TEST(EditDistanceTest, CountsEachEditOnceAndASwapOnce) {
   EXPECT_EQ(EditDistance("", ""), 0u);
   EXPECT_EQ(EditDistance("check", "check"), 0u);
-  EXPECT_EQ(EditDistance("chek", "check"), 1u);    // one deletion
-  EXPECT_EQ(EditDistance("chekc", "check"), 1u);   // one swap
+  EXPECT_EQ(EditDistance("chek", "check"), 1u);   // one deletion
+  EXPECT_EQ(EditDistance("chekc", "check"), 1u);  // one swap
   EXPECT_EQ(EditDistance("scna", "scan"), 1u);
   EXPECT_EQ(EditDistance("kitten", "sitting"), 3u);
   EXPECT_EQ(EditDistance("", "root"), 4u);
-  EXPECT_EQ(EditDistance("abc", "ca"), 3u);        // optimal string alignment, not Damerau
+  EXPECT_EQ(EditDistance("abc", "ca"), 3u);  // optimal string alignment, not Damerau
 }
 
 TEST(NearestNameTest, SuggestsTheCommandATypoMeant) {

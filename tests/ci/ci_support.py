@@ -1,5 +1,7 @@
 """What the tests of fsmove's reports share: failing with a message, the checkout a recorded
-fixture's catalog was compiled in, and running fsmove with the exit status expected."""
+fixture's catalog was compiled in, running fsmove with the exit status expected, and judging
+documents against a JSON schema (and that broken variants of a real one fail)."""
+import copy
 import json
 import subprocess
 import sys
@@ -26,3 +28,59 @@ def run_fsmove(fsmove, args, expected_status):
         fail(f"fsmove {' '.join(map(str, args))} exited {proc.returncode}, expected "
              f"{expected_status}\n{proc.stderr}")
     return proc
+
+
+def schema_validator(schema_path, draft):
+    """A validator of SCHEMA_PATH's schema, which must be of DRAFT (a jsonschema validator
+    class), with format checks on."""
+    import jsonschema  # only the schema tests need it
+    schema = json.loads(schema_path.read_text())
+    validator_class = jsonschema.validators.validator_for(schema)
+    if validator_class is not draft:
+        fail(f"expected a {draft.__name__} schema, got {validator_class.__name__}")
+    validator_class.check_schema(schema)
+    return validator_class(schema, format_checker=validator_class.FORMAT_CHECKER)
+
+
+def check_valid(validator, name, document):
+    """Fails the test, naming the first errors, unless DOCUMENT is valid."""
+    errors = sorted(validator.iter_errors(document), key=lambda e: list(e.path))
+    for error in errors[:10]:
+        print(f"{name}: {'/'.join(map(str, error.path))}: {error.message}", file=sys.stderr)
+    if errors:
+        fail(f"{name}: {len(errors)} schema errors")
+
+
+def without(path):
+    """A mutation deleting the member at PATH (keys and indexes)."""
+    def mutate(doc):
+        *parents, last = path
+        node = doc
+        for key in parents:
+            node = node[key]
+        del node[last]
+    return mutate
+
+
+def setting(path, value):
+    """A mutation setting the member at PATH to VALUE."""
+    def mutate(doc):
+        *parents, last = path
+        node = doc
+        for key in parents:
+            node = node[key]
+        node[last] = value
+    return mutate
+
+
+def check_mutations_rejected(validator, good, mutations):
+    """Each of MUTATIONS (name: mutation) applied to a copy of GOOD must change it and make
+    it invalid: the validator is not a rubber stamp."""
+    for name, mutate in mutations.items():
+        broken = copy.deepcopy(good)
+        mutate(broken)
+        if broken == good:
+            fail(f"mutation '{name}' changed nothing")
+        if validator.is_valid(broken):
+            fail(f"the validator accepted a broken document ({name})")
+    print(f"ok: {len(mutations)} broken variants rejected")

@@ -32,7 +32,8 @@ nlohmann::json Finding(const std::string& kind, const std::string& source,
           {"confirmed", nullptr},
           {"paths",
            {{{"path", "/etc/app.conf"},
-             {"source", {{"effect", "produced"}, {"verb", "managed (looked at)"}, {"syscall", "openat"}}},
+             {"source",
+              {{"effect", "produced"}, {"verb", "managed (looked at)"}, {"syscall", "openat"}}},
              // A report.json from before the verb: its effect stands in.
              {"target", {{"effect", "consumed"}, {"syscall", "execve"}}}}}},
           {"paths_total", 3}};

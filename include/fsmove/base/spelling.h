@@ -19,7 +19,6 @@ size_t EditDistance(std::string_view a, std::string_view b);
 // The name in `names` nearest to `typed`, when it is within a third of the longer one's
 // length (at least one edit; a typed prefix of a single name, "sca" for "scan", counts too).
 // Ties go to the first name listed. None when `typed` is itself a name or none is near.
-std::optional<std::string> NearestName(std::string_view typed,
-                                       std::span<const std::string> names);
+std::optional<std::string> NearestName(std::string_view typed, std::span<const std::string> names);
 
 }  // namespace fsmove::base

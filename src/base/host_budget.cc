@@ -1,6 +1,9 @@
 // The host process's budget; see host_budget.h.
 #include "fsmove/base/host_budget.h"
 
+#include <cctype>
+#include <charconv>
+
 #include "fmt/format.h"
 
 namespace fsmove::base {
@@ -46,25 +49,7 @@ std::optional<uint64_t> ParseSize(std::string_view text) {
   std::string s(text);
   std::erase(s, ' ');
   if (s.ends_with("iB")) s.resize(s.size() - 2);  // "128MiB" -> "128M"
-  size_t digits = 0;
-  while (digits < s.size() && s[digits] >= '0' && s[digits] <= '9') ++digits;
-  if (digits == 0 || digits > 19) return std::nullopt;
-  const uint64_t value = std::stoull(s.substr(0, digits));
-  const std::string_view unit = std::string_view(s).substr(digits);
-  int shift = 0;
-  if (unit == "K" || unit == "k") {
-    shift = 10;
-  } else if (unit == "M" || unit == "m") {
-    shift = 20;
-  } else if (unit == "G" || unit == "g") {
-    shift = 30;
-  } else if (unit == "T" || unit == "t") {
-    shift = 40;
-  } else if (!unit.empty()) {
-    return std::nullopt;
-  }
-  if (value > (UINT64_MAX >> shift)) return std::nullopt;
-  return value << shift;
+  return ParseByteSize(s);
 }
 
 }  // namespace
@@ -89,6 +74,24 @@ std::optional<uint64_t> ParseBudgetValue(BudgetLimit limit, std::string_view tex
   }
   if (!value || *value == 0) return std::nullopt;
   return value;
+}
+
+std::optional<uint64_t> ParseByteSize(std::string_view text, char largest_unit) {
+  uint64_t value = 0;
+  const char* end = text.data() + text.size();
+  const auto [rest, error] = std::from_chars(text.data(), end, value);  // digits only
+  if (error != std::errc() || rest == text.data()) return std::nullopt;
+  const std::string_view unit(rest, static_cast<size_t>(end - rest));
+  if (unit.empty()) return value;
+  constexpr std::string_view kUnits = "KMGT";  // each 2^10 times the one before
+  const size_t at =
+      kUnits.find(static_cast<char>(std::toupper(static_cast<unsigned char>(unit[0]))));
+  if (unit.size() != 1 || at == std::string_view::npos || at > kUnits.find(largest_unit)) {
+    return std::nullopt;
+  }
+  const int shift = 10 * static_cast<int>(at + 1);
+  if (value > (UINT64_MAX >> shift)) return std::nullopt;
+  return value << shift;
 }
 
 std::string BudgetDefaultText(BudgetLimit limit) {

@@ -17,6 +17,7 @@
 
 #include "fmt/format.h"
 #include "fsmove/base/errno_status.h"
+#include "fsmove/base/host_budget.h"
 #include "fsmove/base/read_file.h"
 
 namespace fsmove::exec {
@@ -50,26 +51,7 @@ uint64_t CounterIn(const std::string& text, const std::string& key) {
 
 std::optional<uint64_t> ParseMemorySize(const std::string& text) {
   if (text == "none" || text == "0") return 0;
-  if (text.empty() || !std::isdigit(static_cast<unsigned char>(text[0]))) return std::nullopt;
-  size_t used = 0;
-  uint64_t value = 0;
-  try {
-    value = std::stoull(text, &used);
-  } catch (...) {
-    return std::nullopt;
-  }
-  std::string unit = text.substr(used);
-  uint64_t scale = 1;
-  if (unit == "K" || unit == "k")
-    scale = uint64_t{1} << 10;
-  else if (unit == "M" || unit == "m")
-    scale = uint64_t{1} << 20;
-  else if (unit == "G" || unit == "g")
-    scale = uint64_t{1} << 30;
-  else if (!unit.empty())
-    return std::nullopt;
-  if (value > UINT64_MAX / scale) return std::nullopt;
-  return value * scale;
+  return base::ParseByteSize(text, 'G');
 }
 
 uint64_t MemoryBudget(uint64_t machine_bytes) { return machine_bytes / 4 * 3; }

@@ -67,6 +67,17 @@ TEST(HostBudgetTest, CountsAndSizesAreReadByTheirUnit) {
   EXPECT_EQ(ParseBudgetValue(BudgetLimit::kSavedTrace, "17179869184G"), std::nullopt);
 }
 
+TEST(HostBudgetTest, ByteSizesTakeTheirUnitsUpToTheLargestAllowed) {
+  EXPECT_EQ(ParseByteSize("64k"), uint64_t{64} << 10);
+  EXPECT_EQ(ParseByteSize("2T"), uint64_t{2} << 40);
+  EXPECT_EQ(ParseByteSize("2T", 'G'), std::nullopt);  // --memory-limit's units stop at G
+  EXPECT_EQ(ParseByteSize("4g", 'G'), uint64_t{4} << 30);
+  EXPECT_EQ(ParseByteSize("4GB"), std::nullopt);
+  EXPECT_EQ(ParseByteSize("+4G"), std::nullopt);
+  EXPECT_EQ(ParseByteSize(" 4G"), std::nullopt);
+  EXPECT_EQ(ParseByteSize("18446744073709551615"), UINT64_MAX);
+}
+
 TEST(HostBudgetTest, TheDefaultsTextReadsBackAsTheDefault) {
   for (const BudgetLimitInfo& row : BudgetLimits()) {
     EXPECT_EQ(ParseBudgetValue(row.limit, BudgetDefaultText(row.limit)), HostBudget{}.Of(row.limit))

@@ -89,6 +89,10 @@ std::string_view BudgetFlag(BudgetLimit limit);
 std::string BudgetValueText(BudgetLimit limit, uint64_t value);
 // "512 bytes", "4 KiB", "256 MiB", "4 GiB" (the largest unit that divides it).
 std::string ByteSizeText(uint64_t bytes);
+// "512M", "4G", "64k", "1048576" -> bytes: digits, then no unit or one of K, M, G, T (either
+// case) up to `largest_unit`. None when malformed, past the largest unit or past 2^64 - 1.
+// The budget's sizes take T (ParseBudgetValue); --memory-limit stops at G.
+std::optional<uint64_t> ParseByteSize(std::string_view text, char largest_unit = 'T');
 
 // A limit that was reached: which, its value, and where ("trace line 1234", a file's name).
 struct BudgetHit {

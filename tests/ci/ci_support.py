@@ -30,6 +30,27 @@ def run_fsmove(fsmove, args, expected_status):
     return proc
 
 
+def analyze_recorded(fsmove, trace_dir, args, expected_status):
+    """fsmove analyze on a recorded run (TRACE_DIR's trace.zst and catalog.json) with ARGS."""
+    return run_fsmove(fsmove, ["analyze", "--trace", str(trace_dir / "trace.zst"),
+                               "--catalog", str(trace_dir / "catalog.json"), *map(str, args)],
+                      expected_status)
+
+
+def validated_documents(fsmove, validator, traces, out_dir, report_format, cases):
+    """Each of CASES, (name, trace, options, expected status), analysed into a REPORT_FORMAT
+    document in OUT_DIR and checked against VALIDATOR: the documents by name."""
+    documents = {}
+    for name, trace, options, status in cases:
+        out = out_dir / f"{name}.{report_format}"
+        analyze_recorded(fsmove, traces / trace,
+                         ["--format", report_format, "-o", out, *options], status)
+        documents[name] = json.loads(out.read_text())
+        check_valid(validator, name, documents[name])
+        print(f"ok: {name} is a valid {report_format} document")
+    return documents
+
+
 def schema_validator(schema_path, draft):
     """A validator of SCHEMA_PATH's schema, which must be of DRAFT (a jsonschema validator
     class), with format checks on."""

@@ -12,15 +12,14 @@ this test can fail.
 
 Usage: json_schema_test.py FSMOVE SCHEMA SOURCE_DIR
 """
-import json
 import sys
 import tempfile
 from pathlib import Path
 
 import jsonschema
 
-from ci_support import (check_mutations_rejected, check_valid, fail, run_fsmove, schema_validator,
-                        setting, without)
+from ci_support import (analyze_recorded, check_mutations_rejected, fail, schema_validator,
+                        setting, validated_documents, without)
 
 
 def main():
@@ -43,19 +42,9 @@ def main():
             ("patches", "faults-generate-use-bad",
              ["--source-root", str(source_dir), "--fix-diff", str(tmp / "fix.diff")], 1),
         ]
-        run_fsmove(fsmove, ["analyze", "--trace", str(generate / "trace.zst"),
-                            "--catalog", str(generate / "catalog.json"),
-                            "--write-baseline", str(baseline), "-o", str(tmp / "ignored.txt")], 1)
-        documents = {}
-        for name, trace, options, status in cases:
-            out = tmp / f"{name}.json"
-            run_fsmove(fsmove, ["analyze", "--trace", str(traces / trace / "trace.zst"),
-                                "--catalog", str(traces / trace / "catalog.json"),
-                                "--format", "json", "-o", str(out), *options], status)
-            document = json.loads(out.read_text())
-            check_valid(validator, name, document)
-            documents[name] = document
-            print(f"ok: {name} ({len(document['faults'])} faults) is a valid report")
+        analyze_recorded(fsmove, generate,
+                         ["--write-baseline", baseline, "-o", tmp / "ignored.txt"], 1)
+        documents = validated_documents(fsmove, validator, traces, tmp, "json", cases)
 
     # The documents exercise what they are meant to.
     if {f["kind"] for f in documents["mn"]["faults"]} != {"MN"}:

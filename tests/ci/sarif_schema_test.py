@@ -9,15 +9,14 @@ validator rejects broken variants of a real document, so this test can fail.
 
 Usage: sarif_schema_test.py FSMOVE SCHEMA SOURCE_DIR
 """
-import json
 import sys
 import tempfile
 from pathlib import Path
 
 import jsonschema
 
-from ci_support import (check_mutations_rejected, check_valid, fail, recorded_root, run_fsmove,
-                        schema_validator, setting, without)
+from ci_support import (analyze_recorded, check_mutations_rejected, fail, recorded_root,
+                        schema_validator, setting, validated_documents, without)
 
 
 def main():
@@ -38,19 +37,9 @@ def main():
             ("suppressed", "faults-generate-use-bad",
              ["--baseline", str(baseline), "--show-suppressed"], 0),
         ]
-        run_fsmove(fsmove, ["analyze", "--trace", str(traces / "faults-generate-use-bad/trace.zst"),
-                            "--catalog", str(traces / "faults-generate-use-bad/catalog.json"),
-                            "--write-baseline", str(baseline), "-o", str(tmp / "ignored.txt")], 1)
-        documents = {}
-        for name, trace, options, status in cases:
-            out = tmp / f"{name}.sarif"
-            run_fsmove(fsmove, ["analyze", "--trace", str(traces / trace / "trace.zst"),
-                                "--catalog", str(traces / trace / "catalog.json"),
-                                "--format", "sarif", "-o", str(out), *options], status)
-            document = json.loads(out.read_text())
-            check_valid(validator, name, document)
-            documents[name] = document
-            print(f"ok: {name} ({len(document['runs'][0]['results'])} results) is valid SARIF 2.1.0")
+        analyze_recorded(fsmove, traces / "faults-generate-use-bad",
+                         ["--write-baseline", baseline, "-o", tmp / "ignored.txt"], 1)
+        documents = validated_documents(fsmove, validator, traces, tmp, "sarif", cases)
 
     # The documents exercise what they are meant to.
     if documents["mor-in-root"]["runs"][0]["results"][0]["locations"][0]["physicalLocation"][

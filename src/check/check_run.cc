@@ -13,6 +13,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "fsmove/base/output_file.h"
+#include "fsmove/base/seconds.h"
 #include "fsmove/base/terminal_text.h"
 #include "fsmove/check/confirm.h"
 #include "fsmove/check/fix_verify.h"
@@ -24,10 +25,6 @@ namespace fsmove::check {
 namespace {
 
 using Clock = std::chrono::steady_clock;
-
-double SecondsSince(Clock::time_point t) {
-  return std::chrono::duration<double>(Clock::now() - t).count();
-}
 
 // The run's work directory (Puppet's logs, the sandbox's spec): removed when the check ends
 // unless kept, and then named once (unless a message already did).
@@ -153,7 +150,7 @@ Outcome ReportRun(const Request& request, const Settings& settings, const exec::
   ctx.trace_kept = !req.save_trace.empty();
   ctx.analyzer = &analyzer;
   ctx.seconds.parse_interpret = run.analysis_seconds;
-  ctx.seconds.catalog_and_graph = SecondsSince(t);
+  ctx.seconds.catalog_and_graph = base::SecondsSince(t);
   ctx.seconds.catalog_load = ctx.seconds.catalog_and_graph;
   ctx.run = &run.summary;
   const int warned = TraceWarnings(settings.report.strict, analyzer, ctx.trace_name,
@@ -173,7 +170,7 @@ Outcome ReportRun(const Request& request, const Settings& settings, const exec::
       if (run.end != exec::RunEnd::kApplied) return;  // a run that did not finish: no replays
       const auto t0 = Clock::now();
       confirm_signal = ConfirmFindings(req, run, *cat, c, co, result);
-      run.summary.confirm_seconds = SecondsSince(t0);
+      run.summary.confirm_seconds = base::SecondsSince(t0);
     };
   }
   pipeline::VerifyFixes verify_fixes;

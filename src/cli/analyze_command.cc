@@ -14,6 +14,7 @@
 #include "fsmove/analysis/analyzer.h"
 #include "fsmove/base/heap.h"
 #include "fsmove/base/output_file.h"
+#include "fsmove/base/seconds.h"
 #include "fsmove/catalog/catalog.h"
 #include "fsmove/check/check_run.h"
 #include "fsmove/check/fix_scope.h"
@@ -40,10 +41,6 @@ struct AnalyzeOptions {
   ReportOptions report;
   BudgetFlags budget;
 };
-
-double SecondsSince(std::chrono::steady_clock::time_point t) {
-  return std::chrono::duration<double>(std::chrono::steady_clock::now() - t).count();
-}
 
 // An output that is one of the inputs would replace it with the report: refused up front.
 bool OutputsClobberInputs(const AnalyzeOptions& o) {
@@ -130,7 +127,7 @@ int RunAnalyze(const AnalyzeOptions& o) {
     }
     cat.emplace(std::move(*loaded));
     Say(check::CatalogWarnings(*cat));
-    catalog_seconds = SecondsSince(t);
+    catalog_seconds = base::SecondsSince(t);
   }
   // So are the project's configuration and baseline, which only a check uses.
   pipeline::ProjectInputs project;
@@ -151,7 +148,7 @@ int RunAnalyze(const AnalyzeOptions& o) {
   auto t0 = std::chrono::steady_clock::now();
   absl::Status st = o.threads >= 2 ? analyzer.RunThreaded(**reader) : analyzer.Run(**reader);
   report::StageSeconds seconds;
-  seconds.analysis = SecondsSince(t0);
+  seconds.analysis = base::SecondsSince(t0);
   if (!st.ok()) {
     const uint64_t read = (*reader)->line_number();
     Say({check::Error(
@@ -183,7 +180,7 @@ int RunAnalyze(const AnalyzeOptions& o) {
   if (out == nullptr) return kExitError;
   auto t1 = std::chrono::steady_clock::now();
   analysis::Relations relations = analyzer.ComputeRelations(o.report.max_evidence);
-  seconds.relations = SecondsSince(t1);
+  seconds.relations = base::SecondsSince(t1);
 
   if (o.report.format == "json") {
     nlohmann::json j;

@@ -31,6 +31,7 @@
 #include "fmt/format.h"
 #include "fsmove/base/errno_status.h"
 #include "fsmove/base/read_file.h"
+#include "fsmove/base/seconds.h"
 #include "fsmove/catalog/catalog.h"
 #include "fsmove/exec/capabilities.h"
 #include "fsmove/exec/local_sources.h"
@@ -50,10 +51,6 @@ namespace {
 
 namespace fs = std::filesystem;
 using Clock = std::chrono::steady_clock;
-
-double SecondsSince(Clock::time_point t) {
-  return std::chrono::duration<double>(Clock::now() - t).count();
-}
 
 // Copies what `in` has left into `out`, `max` bytes at most (a read stops at the chunk that
 // reaches it); false when a write fell short.
@@ -412,7 +409,7 @@ class Supervisor {
     auto t0 = Clock::now();
     int st = RunDrained(spec_.compile_argv, raw.get(), log.get(), "the compile's output")
                  .value_or(127 << 8);
-    c.seconds = SecondsSince(t0);
+    c.seconds = base::SecondsSince(t0);
     raw.reset();
     log.reset();
     c.code = ShellExitCode(st);
@@ -581,7 +578,7 @@ class Supervisor {
     }
     if (strace_pid_ != 0) UnlinkTraceFifoOnceOpen();
     int st = WaitReaping(*pid);
-    double seconds = SecondsSince(t0);
+    double seconds = base::SecondsSince(t0);
     std::string strace_end = spec_.strace_argv.empty() ? "none" : EndStrace();
     EndGraphCatcher(catcher);
     FinishDrains("Puppet's log");
@@ -665,7 +662,7 @@ class Supervisor {
         RunDrained(argv, log.get(), log.get(), fmt::format("the log of apply {}", k));
     if (!ran) return false;
     const int code = ShellExitCode(*ran);
-    status_.Send(status::Reapplied{k, code, SecondsSince(t0)});
+    status_.Send(status::Reapplied{k, code, base::SecondsSince(t0)});
     log.reset();
     const std::string text = ReadOut(log_name, kMaxLog).value_or("");
     const ApplyOutcomes outcomes = ParseApplyOutcomes(text);

@@ -7,6 +7,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "fsmove/base/output_file.h"
+#include "fsmove/base/seconds.h"
 #include "fsmove/base/terminal_text.h"
 #include "fsmove/catalog/block_resolver.h"
 #include "fsmove/catalog/managed_paths.h"
@@ -25,10 +26,6 @@ namespace fsmove::pipeline {
 namespace {
 
 using Clock = std::chrono::steady_clock;
-
-double SecondsSince(Clock::time_point t) {
-  return std::chrono::duration<double>(Clock::now() - t).count();
-}
 
 void WriteReport(std::string_view format, std::ostream& out, const report::FindingsContext& ctx,
                  const report::SourceRoot& root) {
@@ -251,7 +248,7 @@ absl::StatusOr<Verdict> CheckAndReport(const ReportSettings& o, const ProjectInp
     }
   }
   graph::DependencyGraph graph = graph::DependencyGraph::Build(cat, graph_options);
-  ctx.seconds.catalog_and_graph += SecondsSince(t);
+  ctx.seconds.catalog_and_graph += base::SecondsSince(t);
   t = Clock::now();
   checker::CheckOptions options = o.check;
   options.default_ignores = !o.no_default_ignores;
@@ -259,7 +256,7 @@ absl::StatusOr<Verdict> CheckAndReport(const ReportSettings& o, const ProjectInp
   std::vector<std::string> warnings = checker::ApplyProjectConfig(project.config, cat, &options);
   auto result = checker::Check(ctx.analyzer->result(), cat, graph, options);
   if (!result.ok()) return result.status();
-  ctx.seconds.check = SecondsSince(t);
+  ctx.seconds.check = base::SecondsSince(t);
   std::optional<checker::ApplyFacts> facts;
   if (ctx.run != nullptr) facts = FactsOf(*ctx.run);
   const checker::Completeness completeness =

@@ -8,6 +8,7 @@
 #include <iostream>
 #include <map>
 #include <mutex>
+#include <set>
 #include <thread>
 
 #include "fmt/format.h"
@@ -82,7 +83,7 @@ ToConfirm ChooseFindings(const checker::CheckResult& result, const report::Findi
 std::vector<Replay> OrderReplays(const exec::RunResult& run, const catalog::Catalog& cat,
                                  const std::vector<size_t>& chosen, checker::CheckResult* result) {
   std::vector<Replay> replays(chosen.size() + 1);
-  replays[0].name = "reference";
+  replays[0].name = "00-reference";
   replays[0].catalog = run.catalog_text;
   for (size_t k = 0; k < chosen.size(); ++k) {
     checker::Finding& f = result->findings[chosen[k]];
@@ -102,42 +103,76 @@ std::vector<Replay> OrderReplays(const exec::RunResult& run, const catalog::Cata
   return replays;
 }
 
-// The missing notifiers of each service, in one replay: the catalog applied with their
+// Missing notifiers replayed one at a time, at most, when their service's replay held back
+// several sources at once and confirmed nothing (see ConfirmFindings).
+constexpr size_t kMaxSingleNotifierReplays = 8;
+
+// The replay of missing notifiers `findings` of `service`: the catalog applied with their
 // sources held back (noop), so that the service starts with the paths as they were before
 // them; applied as it is, which changes them and (the fault) does not refresh the service;
 // then the service refreshed: is its daemon older than the change, and does the restart
 // change what it does?
+Replay NotifierReplay(const exec::RunResult& run, const catalog::Catalog& cat,
+                      catalog::ResourceId service, const std::vector<size_t>& findings,
+                      const checker::CheckResult& result, std::string name) {
+  Replay mn;
+  mn.name = std::move(name);
+  mn.notifiers = findings;
+  std::vector<std::string> sources;
+  for (size_t i : findings) {
+    const checker::Finding& f = result.findings[i];
+    AddPaths(f, &mn.probe);
+    sources.push_back(cat.resource(f.source).ref);
+  }
+  absl::StatusOr<std::string> held = exec::HoldBack(run.catalog_text, sources);
+  absl::StatusOr<std::string> refresh =
+      exec::RefreshCatalog(run.catalog_text, cat.resource(service).ref);
+  if (held.ok() && refresh.ok()) {
+    mn.catalog = std::move(*held);
+    mn.refresh = std::move(*refresh);
+  } else {
+    mn.not_made = std::string((held.ok() ? refresh : held).status().message());
+  }
+  return mn;
+}
+
+// The missing notifiers of each service, in one replay.
 void AddNotifierReplays(const exec::RunResult& run, const catalog::Catalog& cat,
                         const std::map<catalog::ResourceId, std::vector<size_t>>& notifiers,
                         const checker::CheckResult& result, std::vector<Replay>* replays) {
   for (const auto& [service, findings] : notifiers) {
-    Replay mn;
-    mn.name = fmt::format("notifiers-{:02}", replays->size());
-    mn.notifiers = findings;
-    std::vector<std::string> sources;
-    for (size_t i : findings) {
-      const checker::Finding& f = result.findings[i];
-      AddPaths(f, &mn.probe);
-      sources.push_back(cat.resource(f.source).ref);
-    }
-    absl::StatusOr<std::string> held = exec::HoldBack(run.catalog_text, sources);
-    absl::StatusOr<std::string> refresh =
-        exec::RefreshCatalog(run.catalog_text, cat.resource(service).ref);
-    if (held.ok() && refresh.ok()) {
-      mn.catalog = std::move(*held);
-      mn.refresh = std::move(*refresh);
-    } else {
-      mn.not_made = std::string((held.ok() ? refresh : held).status().message());
-    }
-    replays->push_back(std::move(mn));
+    replays->push_back(NotifierReplay(run, cat, service, findings, result,
+                                      fmt::format("notifiers-{:02}", replays->size())));
   }
 }
 
-// The check request of replay k (`r`), untraced, with `left` of the replays' --timeout; with
-// --keep-replays, r->kept says where its catalog and logs are kept.
+// A service's replay that held back several sources and confirmed nothing may have held back
+// what its daemon needs to start at all (its program, its unit file): the daemon then starts
+// only in the second apply, with every change made, and cannot be stale. Each of those
+// missing notifiers is replayed again with its own source alone held back (the first
+// kMaxSingleNotifierReplays): a configuration file the apply creates shows its stale daemon
+// there.
+std::vector<Replay> SingleNotifierReplays(const exec::RunResult& run, const catalog::Catalog& cat,
+                                          const std::vector<Replay>& replays,
+                                          const checker::CheckResult& result) {
+  std::vector<Replay> out;
+  for (const Replay& r : replays) {
+    if (r.notifiers.size() < 2 || !r.not_made.empty()) continue;
+    for (size_t i : r.notifiers) {
+      const checker::Finding& f = result.findings[i];
+      if (f.confirmation.confirmed || out.size() >= kMaxSingleNotifierReplays) continue;
+      out.push_back(NotifierReplay(run, cat, f.target, {i}, result,
+                                   fmt::format("notifier-{:02}-alone", i + 1)));
+    }
+  }
+  return out;
+}
+
+// The check request of replay `r`, untraced, with `left` of the replays' --timeout; with
+// --keep-replays, r->kept says where its catalog and logs are kept (named after r->name).
 exec::CheckRequest ReplayRequest(const exec::CheckRequest& base, const exec::RunResult& run,
                                  const ConfirmOptions& o, const std::vector<std::string>& paths,
-                                 size_t k, std::chrono::seconds left, Replay* r) {
+                                 std::chrono::seconds left, Replay* r) {
   exec::CheckRequest req = base.Rerun();
   req.timeout_seconds = static_cast<int>(left.count());
   req.untraced = true;
@@ -147,7 +182,7 @@ exec::CheckRequest ReplayRequest(const exec::CheckRequest& base, const exec::Run
   if (!r->notifiers.empty()) req.second_catalog = run.catalog_text;
   req.reapplies = r->notifiers.empty() ? 0 : 1;
   if (!o.keep_dir.empty()) {
-    const std::string stem = o.keep_dir + "/" + (k == 0 ? std::string("00-reference") : r->name);
+    const std::string stem = o.keep_dir + "/" + r->name;
     req.save_catalog = stem + ".catalog.json";
     req.puppet_log = stem + ".puppet.log";
     r->kept = req.save_catalog + ", " + req.puppet_log;
@@ -159,14 +194,12 @@ exec::CheckRequest ReplayRequest(const exec::CheckRequest& base, const exec::Run
   return req;
 }
 
-// Runs the replays that have a catalog, o.jobs at a time. Returns 0, or the signal that
-// interrupted one (no more are started).
+// Runs the replays that have a catalog, o.jobs at a time, each with what is left until
+// `deadline`. Returns 0, or the signal that interrupted one (no more are started).
 int RunReplays(const exec::CheckRequest& base, const exec::RunResult& run, const ConfirmOptions& o,
-               const std::vector<std::string>& paths, std::vector<Replay>* replays_out) {
+               const std::vector<std::string>& paths,
+               std::chrono::steady_clock::time_point deadline, std::vector<Replay>* replays_out) {
   std::vector<Replay>& replays = *replays_out;
-  // The replays share one more --timeout: each gets what is left of it.
-  const auto deadline =
-      std::chrono::steady_clock::now() + std::chrono::seconds(base.timeout_seconds);
   std::atomic<size_t> next{0};
   std::atomic<int> interrupted{0};  // Ctrl-C, SIGTERM, SIGHUP stopped a replay: start no more
   std::mutex mu;
@@ -185,7 +218,7 @@ int RunReplays(const exec::CheckRequest& base, const exec::RunResult& run, const
             "not started: the replays' --timeout (as long as the check's) ran out");
         continue;
       }
-      exec::CheckRequest req = ReplayRequest(base, run, o, paths, k, left, &r);
+      exec::CheckRequest req = ReplayRequest(base, run, o, paths, left, &r);
       // The replays running at once share the check's memory limit, as a scan's checks share
       // the machine's.
       req.memory_limit /= at_once;
@@ -222,6 +255,7 @@ void JudgeNotifierReplays(const std::vector<Replay>& replays, const catalog::Cat
     for (size_t i : r.notifiers) {
       checker::Finding& f = result->findings[i];
       checker::Confirmation& c = f.confirmation;
+      c = checker::Confirmation{};  // a replay of it alone judges it again
       c.attempted = true;
       c.kept = r.kept;
       c.seconds = r.seconds;
@@ -259,11 +293,14 @@ std::vector<exec::ServiceNames> ServicesOf(const catalog::Catalog& cat) {
   return services;
 }
 
-// Each MOR finding's confirmation, from its replay against the reference: confirmed when
-// they differ.
-void JudgeOrderReplays(const std::vector<Replay>& replays, const std::vector<size_t>& chosen,
-                       const catalog::Catalog& cat, checker::CheckResult* result) {
-  const std::vector<exec::ServiceNames> services = ServicesOf(cat);
+// The MOR replays that can be compared with the reference; the others' confirmations are
+// made inconclusive, with the reason.
+std::vector<OrderComparison> CompareOrderReplays(const std::vector<Replay>& replays,
+                                                 const std::vector<size_t>& chosen,
+                                                 const catalog::Catalog& cat,
+                                                 const std::vector<exec::ServiceNames>& services,
+                                                 checker::CheckResult* result) {
+  std::vector<OrderComparison> out;
   std::string why;
   const Replay& reference = replays[0];
   const bool reference_ran = Ran(reference, &why);
@@ -294,14 +331,24 @@ void JudgeOrderReplays(const std::vector<Replay>& replays, const std::vector<siz
       c.reason = failed;
       continue;
     }
-    c.differences = exec::ReplayDifferences(*reference.result, *r.result, services);
-    c.confirmed = !c.differences.empty();
-    if (!c.confirmed) {
-      c.reason =
-          "every resource did the same as with the catalog's order, and the conflicting "
-          "paths ended the same: here the order makes no visible difference";
-    }
+    out.push_back({chosen[k], exec::CompareReplays(*reference.result, *r.result, services)});
   }
+  return out;
+}
+
+bool HasOutcome(const std::vector<exec::ReplayDifference>& list) {
+  return std::any_of(list.begin(), list.end(),
+                     [](const exec::ReplayDifference& d) { return d.outcome; });
+}
+
+// The subjects whose outcome differs between two applies of the catalog in its own order.
+std::set<std::string> UnstableSubjects(const exec::RunResult& first, const exec::RunResult& second,
+                                       const std::vector<exec::ServiceNames>& services) {
+  std::set<std::string> out;
+  for (const exec::ReplayDifference& d : exec::CompareReplays(first, second, services)) {
+    if (d.outcome) out.insert(d.subject);
+  }
+  return out;
 }
 
 }  // namespace
@@ -312,18 +359,95 @@ ForcedOrder OrderToForce(const checker::Finding& f, const catalog::Catalog& cat)
   return f.applied_in_reverse ? ForcedOrder{source, target} : ForcedOrder{target, source};
 }
 
+void JudgeOrderComparisons(const std::vector<OrderComparison>& compared,
+                           const std::set<std::string>& unstable, const std::string& again_why,
+                           checker::CheckResult* result) {
+  for (const OrderComparison& oc : compared) {
+    checker::Confirmation& c = result->findings[oc.finding].confirmation;
+    std::vector<std::string> decisive, varying, messages;
+    for (const exec::ReplayDifference& d : oc.differences) {
+      if (!d.outcome) {
+        messages.push_back(d.text);
+      } else if (unstable.contains(d.subject)) {
+        varying.push_back(d.text + " (differs between two applies in the catalog's order too)");
+      } else {
+        decisive.push_back(d.text);
+      }
+    }
+    c.differences = decisive;
+    c.differences.insert(c.differences.end(), varying.begin(), varying.end());
+    c.differences.insert(c.differences.end(), messages.begin(), messages.end());
+    if (!decisive.empty() && !again_why.empty()) {
+      c.inconclusive = true;
+      c.reason =
+          "the catalog's order was not applied a second time, which shows what differs "
+          "from run to run anyway: " +
+          again_why;
+      continue;
+    }
+    c.confirmed = !decisive.empty();
+    if (c.confirmed) continue;
+    if (!varying.empty()) {
+      c.reason =
+          "what the forced order changed also changes between two applies in the catalog's own "
+          "order: it is not the order's doing";
+    } else if (!messages.empty()) {
+      c.reason =
+          "only Puppet's messages differ (what it says it changed): every resource ended as with "
+          "the catalog's order, and the conflicting paths ended the same";
+    } else {
+      c.reason =
+          "every resource did the same as with the catalog's order, and the conflicting "
+          "paths ended the same: here the order makes no visible difference";
+    }
+  }
+}
+
 int ConfirmFindings(const exec::CheckRequest& base, const exec::RunResult& run,
                     const catalog::Catalog& cat, const report::FindingsContext& ctx,
                     const ConfirmOptions& o, checker::CheckResult* result) {
   const ToConfirm to = ChooseFindings(*result, ctx);
   if (to.chosen.empty() && to.notifiers.empty()) return 0;
+  // The replays share one more --timeout: each gets what is left of it.
+  const auto deadline =
+      std::chrono::steady_clock::now() + std::chrono::seconds(base.timeout_seconds);
   std::vector<Replay> replays = OrderReplays(run, cat, to.chosen, result);
   AddNotifierReplays(run, cat, to.notifiers, *result, &replays);
   if (to.chosen.empty()) replays[0].catalog.clear();  // no reference needed
-  const int interrupted = RunReplays(base, run, o, to.paths, &replays);
+  int interrupted = RunReplays(base, run, o, to.paths, deadline, &replays);
   JudgeNotifierReplays(replays, cat, result);
-  if (to.chosen.empty()) return interrupted;
-  JudgeOrderReplays(replays, to.chosen, cat, result);
+  const std::vector<exec::ServiceNames> services = ServicesOf(cat);
+  const std::vector<OrderComparison> compared =
+      to.chosen.empty() ? std::vector<OrderComparison>{}
+                        : CompareOrderReplays(replays, to.chosen, cat, services, result);
+  // Then, in one more round: a different outcome confirms only if the catalog's own order
+  // does not vary there too, so the reference is applied once more when some outcome differs
+  // (what differs between its two applies, a timestamp written into a file or a flaky
+  // download, proves nothing); and the missing notifiers of services whose replay held back
+  // several sources and confirmed nothing, one at a time.
+  const bool again_needed = std::any_of(compared.begin(), compared.end(),
+                                        [](const auto& c) { return HasOutcome(c.differences); });
+  std::vector<Replay> more = SingleNotifierReplays(run, cat, replays, *result);
+  if (again_needed) {
+    more.emplace(more.begin());
+    more[0].name = "00-reference-again";
+    more[0].catalog = replays[0].catalog;
+  }
+  if (!more.empty() && interrupted == 0) {
+    interrupted = RunReplays(base, run, o, to.paths, deadline, &more);
+    JudgeNotifierReplays(more, cat, result);  // else their service's replay's judgement stays
+  }
+  std::set<std::string> unstable;
+  std::string again_why;
+  if (again_needed) {
+    if (Ran(more[0], &again_why)) {
+      again_why.clear();
+      unstable = UnstableSubjects(*replays[0].result, *more[0].result, services);
+    } else if (again_why.empty()) {
+      again_why = "it did not run";
+    }
+  }
+  JudgeOrderComparisons(compared, unstable, again_why, result);
   return interrupted;
 }
 

@@ -334,9 +334,12 @@ bool ReplayConclusive(const RunResult& forced, const RunResult& reference,
   return true;
 }
 
-std::vector<std::string> ReplayDifferences(const RunResult& reference, const RunResult& forced,
-                                           const std::vector<ServiceNames>& services) {
-  std::vector<std::string> out;
+std::vector<ReplayDifference> CompareReplays(const RunResult& reference, const RunResult& forced,
+                                             const std::vector<ServiceNames>& services) {
+  std::vector<ReplayDifference> out;
+  auto add = [&out](const std::string& subject, std::string text, bool outcome) {
+    out.push_back(ReplayDifference{subject, std::move(text), outcome});
+  };
   static const ResourceOutcome kNothing;
   std::set<std::string> refs;
   for (const auto& [ref, o] : reference.outcomes.resources) refs.insert(ref);
@@ -355,31 +358,41 @@ std::vector<std::string> ReplayDifferences(const RunResult& reference, const Run
       for (const std::string& c : now.changes) {
         if (c.starts_with("returns: ")) output += (output.empty() ? "" : "; ") + c.substr(9);
       }
-      out.push_back(output.empty() ? fmt::format("{} failed: {}", ref, now.error)
-                                   : fmt::format("{} failed: {} ({})", ref, output, now.error));
+      add(ref,
+          output.empty() ? fmt::format("{} failed: {}", ref, now.error)
+                         : fmt::format("{} failed: {} ({})", ref, output, now.error),
+          true);
     } else if (was.failed && !now.failed) {
-      out.push_back(fmt::format("{} did not fail (with the catalog's order it failed: {})", ref,
-                                FirstLine(was.error)));
+      add(ref,
+          fmt::format("{} did not fail (with the catalog's order it failed: {})", ref,
+                      FirstLine(was.error)),
+          true);
     }
     if (now.skipped != was.skipped) {
-      out.push_back(now.skipped ? fmt::format("{} was skipped: its dependencies failed", ref)
-                                : fmt::format("{} was not skipped (with the catalog's order its "
-                                              "dependencies failed)",
-                                              ref));
+      add(ref,
+          now.skipped ? fmt::format("{} was skipped: its dependencies failed", ref)
+                      : fmt::format("{} was not skipped (with the catalog's order its "
+                                    "dependencies failed)",
+                                    ref),
+          true);
     }
     if (now.failed || was.failed || now.skipped || was.skipped) continue;
     const std::string changed_now = ChangedProperties(now), changed_was = ChangedProperties(was);
     if (changed_now != changed_was) {
-      out.push_back(fmt::format("{} changed {} (with the catalog's order: {})", ref,
-                                changed_now.empty() ? "nothing" : changed_now,
-                                changed_was.empty() ? "nothing" : changed_was));
+      add(ref,
+          fmt::format("{} changed {} (with the catalog's order: {})", ref,
+                      changed_now.empty() ? "nothing" : changed_now,
+                      changed_was.empty() ? "nothing" : changed_was),
+          false);
     }
   }
   for (const PathState& now : forced.probes) {
     for (const PathState& was : reference.probes) {
       if (was.path != now.path || was == now) continue;
-      out.push_back(fmt::format("{}: {} (with the catalog's order: {})", now.path,
-                                DescribePathState(now), DescribePathState(was)));
+      add(now.path,
+          fmt::format("{}: {} (with the catalog's order: {})", now.path, DescribePathState(now),
+                      DescribePathState(was)),
+          true);
     }
   }
   // Whether each service runs at the end: the comm of its processes, or none.
@@ -388,17 +401,18 @@ std::vector<std::string> ReplayDifferences(const RunResult& reference, const Run
     for (const Daemon& d : r.daemons) {
       if (NamesService(d.comm, s.names)) comms.insert(d.comm);
     }
-    std::string out;
-    for (const std::string& c : comms) out += (out.empty() ? "" : ", ") + c;
-    return out;
+    std::string list;
+    for (const std::string& c : comms) list += (list.empty() ? "" : ", ") + c;
+    return list;
   };
   for (const ServiceNames& s : services) {
     const std::string was = running(reference, s), now = running(forced, s);
     if ((was.empty()) == (now.empty())) continue;
-    out.push_back(
+    add(s.ref,
         now.empty()
             ? fmt::format("{}: no process of it runs (with the catalog's order: {})", s.ref, was)
-            : fmt::format("{}: {} runs (with the catalog's order: no process of it)", s.ref, now));
+            : fmt::format("{}: {} runs (with the catalog's order: no process of it)", s.ref, now),
+        true);
   }
   return out;
 }

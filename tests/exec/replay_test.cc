@@ -53,6 +53,18 @@ std::string Evaluated(const std::vector<std::string>& refs) {
 
 const std::vector<std::string> kAll = {"File[/etc/a]", "Exec[use]", "Exec[same]"};
 
+// The sentences of CompareReplays, and which of them are outcomes ("o") or messages ("m").
+std::vector<std::string> Texts(const std::vector<ReplayDifference>& list) {
+  std::vector<std::string> out;
+  for (const ReplayDifference& d : list) out.push_back(d.text);
+  return out;
+}
+std::string Kinds(const std::vector<ReplayDifference>& list) {
+  std::string out;
+  for (const ReplayDifference& d : list) out += d.outcome ? 'o' : 'm';
+  return out;
+}
+
 // A replay whose log says `log`, after Puppet began to evaluate `evaluated`.
 RunResult Replay(std::string_view log, std::vector<PathState> probes = {},
                  const std::vector<std::string>& evaluated = kAll) {
@@ -62,7 +74,7 @@ RunResult Replay(std::string_view log, std::vector<PathState> probes = {},
   return r;
 }
 
-TEST(ReplayDifferences, FailuresSkipsChangesAndPaths) {
+TEST(CompareReplays, FailuresSkipsAndPathsAreOutcomes) {
   PathState conf;
   conf.path = "/etc/a";
   conf.exists = true;
@@ -82,8 +94,9 @@ TEST(ReplayDifferences, FailuresSkipsChangesAndPaths) {
       "Warning: /Stage[main]/Main/File[/etc/a]: Skipping because of failed dependencies\n"
       "Notice: /Stage[main]/Main/Exec[same]/returns: executed successfully\n",
       {gone});
+  EXPECT_EQ(Kinds(CompareReplays(reference, forced)), "ooo");
   EXPECT_THAT(
-      ReplayDifferences(reference, forced),
+      Texts(CompareReplays(reference, forced)),
       ElementsAre(
           HasSubstr("Exec[use] failed: change from 'notrun'"),
           "File[/etc/a] was skipped: its dependencies failed",
@@ -94,7 +107,7 @@ TEST(ReplayDifferences, FailuresSkipsChangesAndPaths) {
       "Notice: /Stage[main]/Main/Exec[use]/returns: executed successfully\n"
       "Notice: /Stage[main]/Main/Exec[same]/returns: executed successfully\n",
       {conf});
-  EXPECT_TRUE(ReplayDifferences(reference, again).empty());
+  EXPECT_TRUE(CompareReplays(reference, again).empty());
 }
 
 TEST(ReplayRan, DependencyCycleAndFailuresAreNotProof) {
@@ -142,11 +155,14 @@ TEST(ReplayConclusive, AnApplyThatStoppedPartWayProvesNothing) {
   EXPECT_THAT(why, HasSubstr("evaluated only 2 of the 4 resources"));
   EXPECT_THAT(why, HasSubstr("never evaluated: File[/etc/a], Exec[same]"));
   // And the differences leave out what one of the applies never reached.
-  EXPECT_TRUE(ReplayDifferences(reference, stopped).empty());
+  EXPECT_TRUE(CompareReplays(reference, stopped).empty());
   // The whole catalog evaluated again: conclusive.
   RunResult whole = Replay("", {}, kEvery);
   EXPECT_TRUE(ReplayConclusive(whole, reference, cat, "Exec[use]", &why)) << why;
-  EXPECT_THAT(ReplayDifferences(reference, whole),
+  // Puppet says it changed nothing where it said it changed something: only its messages
+  // differ, which is no outcome (the end state may be the same).
+  EXPECT_EQ(Kinds(CompareReplays(reference, whole)), "mmm");
+  EXPECT_THAT(Texts(CompareReplays(reference, whole)),
               ElementsAre("Exec[same] changed nothing (with the catalog's order: returns)",
                           "Exec[use] changed nothing (with the catalog's order: returns)",
                           "File[/etc/a] changed nothing (with the catalog's order: ensure)"));
@@ -343,19 +359,21 @@ TEST(HoldBack, NoopOnTheSourcesOnly) {
 namespace fsmove::exec {
 namespace {
 
-TEST(ReplayDifferences, AServiceThatRunsInOneOrderOnly) {
+TEST(CompareReplays, AServiceThatRunsInOneOrderOnlyIsAnOutcome) {
   RunResult reference, forced;
   reference.daemons = {{10, 1.0, "ruby"}, {42, 2.0, "memcached"}};
   forced.daemons = {{10, 1.0, "ruby"}};
   const std::vector<ServiceNames> services = {{"Service[memcached]", {"memcached"}},
                                               {"Service[cron]", {"cron"}}};
-  EXPECT_THAT(ReplayDifferences(reference, forced, services),
+  EXPECT_EQ(Kinds(CompareReplays(reference, forced, services)), "o");
+  EXPECT_EQ(CompareReplays(reference, forced, services)[0].subject, "Service[memcached]");
+  EXPECT_THAT(Texts(CompareReplays(reference, forced, services)),
               ElementsAre("Service[memcached]: no process of it runs (with the catalog's order: "
                           "memcached)"));
-  EXPECT_THAT(ReplayDifferences(forced, reference, services),
+  EXPECT_THAT(Texts(CompareReplays(forced, reference, services)),
               ElementsAre("Service[memcached]: memcached runs (with the catalog's order: no "
                           "process of it)"));
-  EXPECT_TRUE(ReplayDifferences(reference, reference, services).empty());
+  EXPECT_TRUE(CompareReplays(reference, reference, services).empty());
 }
 
 }  // namespace

@@ -1,8 +1,8 @@
 // Replays for `fsmove check --confirm`: the compiled catalog applied again, untraced, each
 // time in a fresh sandbox, once as compiled (the reference) and once per finding with the
-// opposite order forced. What a forced replay does differently from the reference (a
-// resource that fails, is skipped or changes otherwise; a conflicting path whose final
-// content, owner or mode differs) is the proof that the order matters.
+// opposite order forced. A different outcome of the forced replay (a resource that fails or is
+// skipped; a conflicting path whose end state differs; a service that runs or not), which a
+// second apply in the catalog's order does not show too, is the proof that the order matters.
 #pragma once
 
 #include <string>
@@ -26,15 +26,27 @@ struct ServiceNames {
   std::vector<std::string> names;
 };
 
-// What the forced replay did differently from the reference, one sentence each: resources
-// (by reference; only those both applies evaluated: a resource one of them never reached says
-// nothing about the order), then paths (in `probes` order), then services: "Exec[use] failed: ...",
-// "Service[app] was skipped (its dependencies failed)", "File[/x] changed content (with the
-// catalog's order: nothing)", "/etc/app.conf: absent (with the catalog's order: file 0644
-// 0:0, 12 bytes, sha256 ...)", "Service[app]: no process of it runs (with the catalog's
-// order: appd)".
-std::vector<std::string> ReplayDifferences(const RunResult& reference, const RunResult& forced,
-                                           const std::vector<ServiceNames>& services = {});
+// One thing the forced replay did differently from the reference.
+struct ReplayDifference {
+  // What differed: a resource's reference, a probed path, or a Service's reference.
+  std::string subject;
+  // One sentence: "Exec[use] failed: ...", "Service[app] was skipped (its dependencies
+  // failed)", "File[/x] changed content (with the catalog's order: nothing)", "/etc/app.conf:
+  // absent (with the catalog's order: file 0644 0:0, 12 bytes, sha256 ...)", "Service[app]: no
+  // process of it runs (with the catalog's order: appd)".
+  std::string text;
+  // An outcome: a resource that fails (or no longer fails) or is skipped, a probed path's end
+  // state (existence, type, content, owner, mode, link target), whether a service runs. Else
+  // only Puppet's messages differ (which properties it says it changed: "ensure created"
+  // against "content changed"), which may lead to the same end state.
+  bool outcome = false;
+};
+
+// What the forced replay did differently from the reference: resources (by reference; only
+// those both applies evaluated: a resource one of them never reached says nothing about the
+// order), then paths (in `probes` order), then services.
+std::vector<ReplayDifference> CompareReplays(const RunResult& reference, const RunResult& forced,
+                                             const std::vector<ServiceNames>& services = {});
 
 // The catalog with `noop => true` on each resource of `refs`: the first apply of a replay of
 // missing notifiers, which holds their sources' changes back. An error if the text is not a

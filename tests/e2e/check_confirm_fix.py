@@ -14,8 +14,12 @@ from e2e_lib import ARGS, check, fsmove
 
 def case_confirm(name):
     """--confirm on a recorded fault fixture: every MOR it has is confirmed by a replay forcing
-    the other order, with the differences named; MN findings are not replayed."""
-    code, report = run_json(["--confirm", "-j", "2"] + fixture_args(name))
+    the other order, with the differences named (a failure or an end state: outcomes); with
+    --fix-diff too, each confirmed MOR's patch is verified by its confirming replay made again
+    on the patched code, where the forced order is now a cycle Puppet refuses."""
+    with tempfile.TemporaryDirectory() as tmp:
+        code, report = run_json(["--confirm", "-j", "2", "--fix-diff", os.path.join(tmp, "d")]
+                                + fixture_args(name))
     expected = read_expected(os.path.join(ARGS.source, "traces", name, "expected-findings.txt"))
     check(findings_of(report) == expected, f"findings {findings_of(report)} != {expected}")
     check_sound_run(report)
@@ -26,6 +30,11 @@ def case_confirm(name):
               f"{f['target']['resource']}: {c}")
         check(c["differences"], "confirmed without differences")
         check(" before " in c["forced"], f"forced {c['forced']!r}")
+        p = f["patch"]
+        check(p["verdict"] == "failed" and "no fix in the checked code" in p["reason"]
+              or p["verdict"] == "verified"
+              and "is a dependency cycle Puppet refuses on the patched code" in p["reason"],
+              f"the confirmed MOR's patch lacks its replay's proof: {p['verdict']}: {p['reason']}")
     # A missing notifier is confirmed only when the daemon kept running with the file as it
     # was before its source changed it, and restarting it changes what it does (a command
     # line, a socket). These fixtures run memcached through Debian 12's init script, whose
@@ -187,18 +196,23 @@ def check_fix_in_place(module):
 
 
 def case_confirm_example():
-    """The bundled example with --confirm: its MOR (a write-write race on the log) is
-    confirmed. Its MN is confirmed under systemd: memcached started with the package's
-    configuration keeps running when the file changes, and a restart changes its command line
-    (-m 64 to -m 32). Through Debian 12's init script, whose restart misses the daemon, the
-    MN is not confirmed, and says why."""
+    """The bundled example with --confirm. Its MOR (a race on the log's creation) is not
+    confirmed: in either order the log ends memcache's, 0640; only Puppet's messages differ
+    ("ensure created" against "owner, group, mode changed"), which proves nothing. Its MN is
+    confirmed under systemd: memcached started with the package's configuration keeps running
+    when the file changes, and a restart changes its command line (-m 64 to -m 32). Through
+    Debian 12's init script, whose restart misses the daemon, the MN is not confirmed, and
+    says why."""
     target = os.path.join(ARGS.source, "fixtures", "example", "cachedemo")
     code, report = run_json(["--confirm", target])
     check(code == 1, f"exit code {code}")
     kinds = sorted((f["kind"], f["confirmed"]) for f in report["faults"])
-    check(kinds == [("MN", False), ("MOR", True)], f"confirmations {kinds}")
+    check(kinds == [("MN", False), ("MOR", False)], f"confirmations {kinds}")
     mn = [f for f in report["faults"] if f["kind"] == "MN"][0]
     check("stopped no process" in mn["confirmation"]["reason"], f"MN: {mn['confirmation']}")
+    mor = [f for f in report["faults"] if f["kind"] == "MOR"][0]["confirmation"]
+    check(mor["outcome"] == "not-confirmed" and "only Puppet's messages differ" in mor["reason"]
+          and mor["differences"], f"MOR: {mor}")
     # With --fix-diff as well: each confirmed finding's patch is verified only when its
     # confirming replay, made again on the patched code, no longer breaks.
     with tempfile.TemporaryDirectory() as tmp:
@@ -212,12 +226,39 @@ def case_confirm_example():
           f"no stale daemon shown: {differences}")
     check(any("-m 64" in d and "became" in d and "-m 32" in d for d in differences),
           f"no restart difference shown: {differences}")
-    proofs = {"MOR": "is a dependency cycle Puppet refuses on the patched code",
-              "MN": "made again on the patched code, no longer shows a stale daemon"}
+    # The MN's patch is verified by its confirming replay made again on the patched code (an
+    # unconfirmed finding's would be as any other: re-checked clean).
     for f in report["faults"]:
         p = f["patch"]
-        check(f["confirmed"] and p["verdict"] == "verified" and proofs[f["kind"]] in p["reason"],
-              f"{f['kind']}: the patch's proof lacks its replay: {p['verdict']}: {p['reason']}")
+        check(p["verdict"] == "verified", f"{f['kind']}: patch {p['verdict']}: {p['reason']}")
+    p = mn[0]["patch"]
+    check("made again on the patched code, no longer shows a stale daemon" in p["reason"],
+          f"MN: the patch's proof lacks its replay: {p['reason']}")
+
+
+def case_confirm_created_config():
+    """A missing notifier on a file the apply creates is confirmed (under systemd): portd reads
+    its port from /etc/portd.conf at start. Its service's replay first holds back all three of
+    its notifiers, so portd cannot start before the second apply and is never stale; each is
+    then replayed alone: with the configuration alone held back, portd starts on the default
+    port, the file is created without a refresh, and a restart moves it to the file's port. Its
+    program and unit file, held back alone, keep it from starting at all: not confirmed."""
+    target = os.path.join(ARGS.source, "fixtures", "replay", "created-config.pp")
+    code, report = run_json(["--confirm", "--init", "systemd", target])
+    check(code == 1, f"exit code {code}")
+    check_sound_run(report)
+    got = {f["source"]["resource"]: f for f in report["faults"] if f["kind"] == "MN"}
+    check(sorted(got) == ["File[/etc/portd.conf]", "File[/etc/systemd/system/portd.service]",
+                          "File[/usr/local/bin/portd]"], f"MN findings {sorted(got)}")
+    conf = got["File[/etc/portd.conf]"]["confirmation"]
+    check(got["File[/etc/portd.conf]"]["confirmed"] is True, f"not confirmed: {conf}")
+    check(any("still runs" in d and "/etc/portd.conf" in d for d in conf["differences"])
+          and any("127.0.0.1:7002" in d for d in conf["differences"]), f"differences {conf}")
+    for source in ("File[/etc/systemd/system/portd.service]", "File[/usr/local/bin/portd]"):
+        c = got[source]["confirmation"]
+        check(got[source]["confirmed"] is False and "started after" in c["reason"],
+              f"{source}: {c}")
+    check(report["summary"]["confirmed"] == 1, f"summary {report['summary']}")
 
 
 def case_confirm_harmless():

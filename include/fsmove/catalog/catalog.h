@@ -143,6 +143,7 @@ class Catalog {
 
  private:
   friend class CatalogLoader;
+  friend class CatalogLinker;
 
   std::string source_name_;
   std::string node_name_;

@@ -365,6 +365,7 @@ absl::StatusOr<SystemdCgroup> SystemdCgroup::Make(const std::string& mount_dir,
     return base::ErrnoStatus(fmt::format("cannot make the cgroup {}/{}", parent, name), e);
   }
   c.name_ = name;
+  c.mount_dir_ = mount_dir;
   return c;
 }
 
@@ -383,9 +384,12 @@ absl::StatusOr<SystemdCgroup> SystemdCgroup::MakeIn(const std::string& dir,
 }
 
 SystemdCgroup::SystemdCgroup(SystemdCgroup&& other) noexcept
-    : parent_fd_(other.parent_fd_), name_(std::move(other.name_)) {
+    : parent_fd_(other.parent_fd_),
+      name_(std::move(other.name_)),
+      mount_dir_(std::move(other.mount_dir_)) {
   other.parent_fd_ = -1;
   other.name_.clear();
+  other.mount_dir_.clear();
 }
 
 SystemdCgroup::~SystemdCgroup() {
@@ -448,9 +452,14 @@ std::string Cgroup2MountPoint(std::string_view mountinfo) {
 
 void SystemdCgroup::Remove() {
   if (parent_fd_ < 0 || name_.empty()) return;
-  // The cgroup2 mount goes with this mount namespace, when its last process ends.
   RemoveCgroupTree(parent_fd_, name_, 0);
   name_.clear();
+  if (mount_dir_.empty()) return;
+  close(parent_fd_);
+  parent_fd_ = -1;
+  umount2(mount_dir_.c_str(), MNT_DETACH);
+  rmdir(mount_dir_.c_str());
+  mount_dir_.clear();
 }
 
 absl::StatusOr<PidsLimit> PidsLimit::Make(uint32_t max, const std::string& name) {

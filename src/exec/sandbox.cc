@@ -249,7 +249,7 @@ bool MakeSandboxCgroups(const SandboxSpec& spec, SupervisorPhase phase, const Id
     }
   }
   // --init systemd: systemd needs a cgroup2 tree of its own, delegated to the sandbox's root.
-  const bool boots = spec.init == "systemd" && phase == SupervisorPhase::kApply;
+  const bool boots = BootsSystemd(spec, phase);
   if (boots) {
     const std::string name = spec.cgroup_name.empty() ? fmt::format("fsmove-{}-init", getpid())
                                                       : spec.cgroup_name + "-init";

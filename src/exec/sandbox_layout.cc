@@ -125,15 +125,6 @@ absl::Status SandboxLayout::Build() {
       !st.ok()) {
     return st;
   }
-  // systemd's cgroup tree: a pure cgroup2 whose root is the sandbox's own cgroup (this
-  // process's cgroup namespace), writable, on the read-only /sys.
-  if (spec_.init == "systemd" && phase_ == SupervisorPhase::kApply) {
-    if (absl::Status st = Mount("cgroup2", root_ + "/sys/fs/cgroup", "cgroup2",
-                                MS_NOSUID | MS_NODEV | MS_NOEXEC, "");
-        !st.ok()) {
-      return st;
-    }
-  }
   // The kernel's knobs stay as they are: read-only, as container runtimes make them. (In
   // the sandbox's user namespace the host's knobs are not writable anyway: they belong to
   // the host's root.)
@@ -146,15 +137,8 @@ absl::Status SandboxLayout::Build() {
   if (absl::Status st = SetUpDevices(); !st.ok()) return st;
   mkdir((root_ + "/run/lock").c_str(), 01777);
   chmod((root_ + "/run/lock").c_str(), 01777);
-  // systemd mounts the API file systems it finds missing, /run/lock among them, and stops if
-  // it cannot; it holds no SYS_ADMIN to mount (capabilities.h), so the sandbox mounts them
-  // first, as podman does for a container whose init is systemd.
-  if (spec_.init == "systemd" && phase_ == SupervisorPhase::kApply) {
-    if (absl::Status st = Mount("tmpfs", root_ + "/run/lock", "tmpfs",
-                                MS_NOSUID | MS_NODEV | MS_NOEXEC, "mode=1777,size=5m," + owner);
-        !st.ok()) {
-      return st;
-    }
+  if (BootsSystemd(spec_, phase_)) {
+    if (absl::Status st = MountForSystemd(owner); !st.ok()) return st;
   }
   if (absl::Status st = SetUpWorkDir(); !st.ok()) return st;
   // Each modulepath directory: a small tmpfs of its own, where only its modules are bound
@@ -203,6 +187,21 @@ absl::Status SandboxLayout::Build() {
   }
   if (absl::Status st = WriteFileWithMode(resolv, resolvers, 0644); !st.ok()) return st;
   return SetPolicyRc();
+}
+
+// --init systemd: systemd mounts the API file systems it finds missing, and stops if it
+// cannot; it holds no SYS_ADMIN to mount (capabilities.h), so the sandbox mounts them first,
+// as podman does for a container whose init is systemd: its cgroup tree, a pure cgroup2
+// whose root is the sandbox's own cgroup (this process's cgroup namespace), writable on the
+// read-only /sys, and /run/lock. `owner`: the tmpfs's owner option.
+absl::Status SandboxLayout::MountForSystemd(const std::string& owner) {
+  if (absl::Status st = Mount("cgroup2", root_ + "/sys/fs/cgroup", "cgroup2",
+                              MS_NOSUID | MS_NODEV | MS_NOEXEC, "");
+      !st.ok()) {
+    return st;
+  }
+  return Mount("tmpfs", root_ + "/run/lock", "tmpfs", MS_NOSUID | MS_NODEV | MS_NOEXEC,
+               "mode=1777,size=5m," + owner);
 }
 
 // The sandbox's work directory (kSandboxWorkDir, on its own /run): the manifest and module

@@ -111,7 +111,7 @@ class Supervisor {
             status::Error{fmt::format("setting up the sandbox: {}", std::string(st.message()))});
         return 2;
       }
-      if (systemd() && phase_ == SupervisorPhase::kApply) return BootSystemd();
+      if (BootsSystemd(spec_, phase_)) return BootSystemd();
     }
     return Supervise();
   }
@@ -123,6 +123,7 @@ class Supervisor {
     const bool compiles = phase_ != SupervisorPhase::kApply && !spec_.compile_argv.empty();
     if (phase_ == SupervisorPhase::kCompile) {
       if (compiles) Compile();
+      if (systemd()) CopyOut(kSystemdLog, kCompileSystemdLog);
       return 0;
     }
     if (!(compiles ? Compile() : LoadGivenCatalog())) return 0;
@@ -152,9 +153,11 @@ class Supervisor {
   }
 
   // --init systemd: this process (PID 1) becomes systemd; a child of it waits until systemd
-  // has booted, runs the check, and hands its exit code to the keeper (systemd_boot.h).
+  // has booted, runs the phase (the compile, or the apply and what follows), and hands its
+  // exit code to the keeper (systemd_boot.h).
   int BootSystemd() {
-    return BootSystemdAsPid1(Inside(kSystemdLog), spec_.env, status_, done_fd_, [this] {
+    const char* for_what = phase_ == SupervisorPhase::kCompile ? " for the compile" : "";
+    return BootSystemdAsPid1(Inside(kSystemdLog), spec_.env, for_what, status_, done_fd_, [this] {
       self_ = getpid();
       return Supervise();
     });

@@ -46,7 +46,8 @@ std::vector<std::string> SystemdEnvironment() {
   return {"container=fsmove", fmt::format("PATH={}", kSafePath), "LANG=C.UTF-8"};
 }
 
-bool WaitForSystemdBoot(const std::vector<std::string>& env, const StatusWriter& status) {
+bool WaitForSystemdBoot(const std::vector<std::string>& env, std::string_view for_what,
+                        const StatusWriter& status) {
   using Clock = std::chrono::steady_clock;
   status.Send(status::Phase{"boot"});
   const auto t0 = Clock::now();
@@ -64,17 +65,18 @@ bool WaitForSystemdBoot(const std::vector<std::string>& env, const StatusWriter&
     if (seen == SystemState::kBooting) std::this_thread::sleep_for(std::chrono::milliseconds(200));
   }
   if (seen != SystemState::kBooted) {
-    status.Send(status::Error{fmt::format("systemd did not boot{} (state '{}'; its log: {})",
-                                          seen == SystemState::kDown ? "" : " within 60 s", state,
-                                          kSystemdLog)});
+    status.Send(status::Error{
+        fmt::format("systemd did not boot{}{} (state '{}'; its log: {})", for_what,
+                    seen == SystemState::kDown ? "" : " within 60 s", state, kSystemdLog)});
     return false;
   }
-  status.Send(status::Note{fmt::format("systemd booted ({}) in {:.1f} s", state, seconds())});
+  status.Send(
+      status::Note{fmt::format("systemd booted ({}) in {:.1f} s{}", state, seconds(), for_what)});
   return true;
 }
 
 int BootSystemdAsPid1(const std::string& log_path, const std::vector<std::string>& env,
-                      const StatusWriter& status, int done_fd,
+                      std::string_view for_what, const StatusWriter& status, int done_fd,
                       const std::function<int()>& supervise) {
   if (access(kSystemdPath, X_OK) != 0) {
     status.Send(status::Error{fmt::format("--init systemd: the root has no {}", kSystemdPath)});
@@ -89,7 +91,7 @@ int BootSystemdAsPid1(const std::string& log_path, const std::vector<std::string
   if (child == 0) {
     prctl(PR_SET_PDEATHSIG, SIGKILL);
     prctl(PR_SET_CHILD_SUBREAPER, 1);
-    const int code = WaitForSystemdBoot(env, status) ? supervise() : 2;
+    const int code = WaitForSystemdBoot(env, for_what, status) ? supervise() : 2;
     const auto byte = static_cast<unsigned char>(code);
     if (done_fd >= 0) (void)!write(done_fd, &byte, 1);
     _exit(code);

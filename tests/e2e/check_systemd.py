@@ -51,6 +51,34 @@ def case_systemd():
     print("ok: systemd as PID 1", file=sys.stderr)
 
 
+def case_systemd_facts():
+    """--init systemd compiles the catalog with systemd as PID 1 too, so that its facts and
+    Puppet's default providers are those of the system the apply runs on: a module's systemd
+    branch (on stdlib's service_provider fact: fixtures/facts/servicefacts) is built and its
+    fault found; without it, the init-script branch is, as before."""
+    module = os.path.join(ARGS.source, "fixtures", "facts", "servicefacts")
+    with tempfile.TemporaryDirectory() as tmp:
+        for init, provider, branch in (("systemd", "systemd", "systemd"),
+                                       ("none", "debian", "init-script")):
+            catalog = os.path.join(tmp, f"{init}.catalog.json")
+
+            def compiled_under_systemd(report, init=init):
+                booted = [n for n in report["run"]["notes"] if n.startswith("systemd booted")]
+                want = ["for the compile", ""] if init == "systemd" else []
+                got = ["for the compile" if n.endswith(" for the compile") else "" for n in booted]
+                check(got == want, f"--init {init}: boot notes {booted!r}")
+
+            check_json(["--init", init, "--save-catalog", catalog, module],
+                       [f"MOR\tFile[/etc/fsmove-facts-{branch}.conf]\tExec[read the {branch} config]"],
+                       compiled_under_systemd)
+            with open(catalog, encoding="utf-8") as fh:
+                files = [r for r in json.load(fh)["resources"] if r["type"] == "File"]
+            contents = [r["parameters"].get("content") for r in files]
+            check(contents == [f"service_provider = {provider}\n"],
+                  f"--init {init}: the catalog's File content {contents!r}")
+    print("ok: the compile sees the facts of the system applied", file=sys.stderr)
+
+
 def case_systemd_killed():
     """A check under --init systemd stopped by Ctrl-C: the keeper is killed, so the executor
     removes the cgroups the sandbox made (on a cgroup v1 host, systemd's cgroup2 one with

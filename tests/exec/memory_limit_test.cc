@@ -2,7 +2,10 @@
 #include "fsmove/exec/memory_limit.h"
 
 #include <gtest/gtest.h>
+#include <sched.h>
+#include <sys/mount.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include <cstdlib>
@@ -88,6 +91,38 @@ TEST(SystemdCgroupTest, RootlessCgroupIsMadeBelowTheOwnCgroup) {
   made->Remove();
   EXPECT_NE(stat((own + "/fsmove-7-init").c_str(), &st), 0);
   ASSERT_EQ(system((std::string("rm -rf ") + dir).c_str()), 0);
+}
+
+// --init systemd boots systemd in the compile's sandbox and then in the apply's, each with a
+// cgroup2 mount the keeper makes at one place in its mount namespace: the second is made
+// after the first is removed (mounting the hierarchy again over itself fails with EBUSY).
+TEST(SystemdCgroupTest, ItsMountIsMadeAgainAfterRemove) {
+  if (geteuid() != 0) GTEST_SKIP() << "mounting cgroup2 needs root";
+  char dir[] = "/tmp/fsmove-cgroup-test-XXXXXX";
+  ASSERT_NE(mkdtemp(dir), nullptr);
+  const std::string mount_dir = std::string(dir) + "/cgroup2";
+  // In a mount namespace of its own, as the keeper's; the answer in the exit code.
+  const pid_t child = fork();
+  ASSERT_GE(child, 0);
+  if (child == 0) {
+    if (unshare(CLONE_NEWNS) != 0 || mount("", "/", nullptr, MS_REC | MS_PRIVATE, nullptr) != 0)
+      _exit(77);
+    const std::string name = "fsmove-test-" + std::to_string(getpid()) + "-init";
+    for (int round = 0; round < 2; ++round) {
+      absl::StatusOr<SystemdCgroup> made = SystemdCgroup::Make(mount_dir, name);
+      if (!made.ok()) _exit(round == 0 ? 77 : 1);  // no cgroup2 here at all: skipped
+      made->Remove();
+    }
+    struct stat st;
+    _exit(stat(mount_dir.c_str(), &st) == 0 ? 2 : 0);  // the mount point went too
+  }
+  int status = 0;
+  ASSERT_EQ(waitpid(child, &status, 0), child);
+  rmdir(mount_dir.c_str());
+  rmdir(dir);
+  ASSERT_TRUE(WIFEXITED(status));
+  if (WEXITSTATUS(status) == 77) GTEST_SKIP() << "no cgroup2 mount in a mount namespace here";
+  EXPECT_EQ(WEXITSTATUS(status), 0) << "1: the second Make failed; 2: the mount point stayed";
 }
 
 }  // namespace

@@ -1,5 +1,5 @@
-// --init systemd's pure parts: how the boot wait reads systemctl, the units masked in the
-// root, systemd's argv and environment.
+// --init systemd's pure parts: which sandboxes boot it, how the boot wait reads systemctl, the
+// units masked in the root, systemd's argv and environment.
 #include "fsmove/exec/systemd_boot.h"
 
 #include <unistd.h>
@@ -7,6 +7,7 @@
 #include <filesystem>
 #include <string>
 
+#include "fsmove/exec/supervisor.h"
 #include "gtest/gtest.h"
 
 namespace fsmove::exec {
@@ -25,6 +26,19 @@ TEST(SystemdBootTest, ClassifiesWhatSystemctlPrints) {
   // Before its bus is up, systemctl says "offline": still booting.
   EXPECT_EQ(ClassifySystemState("offline\n"), SystemState::kBooting);
   EXPECT_EQ(ClassifySystemState("runnin"), SystemState::kBooting);
+}
+
+// --init systemd boots systemd in both sandboxes of a check, so that the catalog is compiled
+// with the facts of the system it is applied on; never on the host (--sandbox none).
+TEST(SystemdBootTest, BothSandboxesBootIt) {
+  SandboxSpec spec;
+  spec.init = "systemd";
+  EXPECT_TRUE(BootsSystemd(spec, SupervisorPhase::kCompile));
+  EXPECT_TRUE(BootsSystemd(spec, SupervisorPhase::kApply));
+  EXPECT_FALSE(BootsSystemd(spec, SupervisorPhase::kBoth));
+  spec.init = "none";
+  EXPECT_FALSE(BootsSystemd(spec, SupervisorPhase::kCompile));
+  EXPECT_FALSE(BootsSystemd(spec, SupervisorPhase::kApply));
 }
 
 TEST(SystemdBootTest, MasksConsoleUnitsOverWhatTheRootHad) {

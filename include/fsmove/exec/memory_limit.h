@@ -88,8 +88,9 @@ class SystemdCgroup {
   // the files a delegate writes (cgroup.procs, cgroup.subtree_control, cgroup.threads) become
   // theirs, so that systemd inside can make its own cgroups below it.
   bool Delegate(uid_t uid, gid_t gid) const;
-  // Once its processes are gone: removes it with whatever systemd made below it (the
-  // cgroup2 mount goes with the mount namespace).
+  // Once its processes are gone: removes it with whatever systemd made below it, and the
+  // cgroup2 mount Make made for it (the next sandbox of the check, the apply's after the
+  // compile's, mounts its own there: the same hierarchy cannot be mounted twice at one place).
   void Remove();
 
  private:
@@ -98,6 +99,7 @@ class SystemdCgroup {
   // cgroup is reached through a descriptor of its parent, opened when made.
   int parent_fd_ = -1;
   std::string name_;
+  std::string mount_dir_;  // the cgroup2 mount Make made, or "" (MakeIn, MakeInDelegated)
 };
 
 // The mount point of the host's cgroup2 hierarchy in /proc/self/mountinfo's text

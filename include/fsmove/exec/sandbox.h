@@ -98,6 +98,9 @@ std::string InsideWorkDir(const SandboxSpec& spec);
 inline constexpr const char* kSandboxWorkDir = "/run/fsmove";
 // systemd's own output (--init systemd), in the work directory.
 inline constexpr const char* kSystemdLog = "systemd.log";
+// The compile sandbox's systemd's output (--init systemd boots it there too), in the work
+// directory's out/.
+inline constexpr const char* kCompileSystemdLog = "systemd-compile.log";
 // With --keep-sandbox: the overlay's upper layer and the host directory it is copied to, as
 // the pivoted sandbox sees them.
 inline constexpr const char* kKeepUpperDir = "/run/fsmove-upper";

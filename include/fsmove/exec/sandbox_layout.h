@@ -44,6 +44,7 @@ class SandboxLayout {
   absl::Status SetUpWorkDir();
   absl::Status SetUpDevices();
   absl::Status SetPolicyRc();
+  absl::Status MountForSystemd(const std::string& owner);
 
   const SandboxSpec& spec_;
   SupervisorPhase phase_;

@@ -26,6 +26,15 @@ enum class SupervisorPhase {
   kBoth,     // --sandbox none: both, one after the other, on the host
 };
 
+// Whether the sandbox of `phase` boots systemd as its PID 1 (--init systemd): the apply's,
+// and the compile's too, so that the catalog is compiled on the system it is applied on:
+// Facter's facts, Puppet's default providers (the systemd service provider is confined to a
+// PID 1 named systemd) and compile-time functions see systemd as PID 1, as the apply does.
+// (--sandbox none, kBoth, runs on the host, where --init systemd is refused.)
+inline bool BootsSystemd(const SandboxSpec& spec, SupervisorPhase phase) {
+  return spec.init == "systemd" && phase != SupervisorPhase::kBoth;
+}
+
 // Descriptors the keeper opened for the supervisor as the host user, before the sandbox's
 // user namespace made the host's paths unreachable (all close-on-exec; -1: none).
 struct SupervisorFds {

@@ -36,13 +36,15 @@ std::vector<std::string> SystemdArgv();
 std::vector<std::string> SystemdEnvironment();
 
 // Waits until systemd has booted (true) or a minute has gone or it is down (false: said).
-bool WaitForSystemdBoot(const std::vector<std::string>& env, const StatusWriter& status);
+// `for_what` ends the note that says it booted ("" for the apply, " for the compile").
+bool WaitForSystemdBoot(const std::vector<std::string>& env, std::string_view for_what,
+                        const StatusWriter& status);
 
 // In PID 1: the whole boot. `supervise` runs in the child once systemd has booted; its
 // result goes to `done_fd` and is the child's exit code. Returns only when systemd could not
 // be started (the exit code to give).
 int BootSystemdAsPid1(const std::string& log_path, const std::vector<std::string>& env,
-                      const StatusWriter& status, int done_fd,
+                      std::string_view for_what, const StatusWriter& status, int done_fd,
                       const std::function<int()>& supervise);
 
 }  // namespace fsmove::exec

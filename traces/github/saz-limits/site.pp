@@ -1,0 +1,4 @@
+include limits
+limits::limits { "*/nofile":
+  both => 65536,
+}

@@ -4,10 +4,9 @@
 #include "fsmove/check/analyze_run.h"
 
 #include <filesystem>
-#include <fstream>
-#include <sstream>
 #include <string>
 
+#include "capturing_sink.h"
 #include "gtest/gtest.h"
 #include "nlohmann/json.hpp"
 
@@ -15,18 +14,6 @@ namespace fsmove::check {
 namespace {
 
 namespace fs = std::filesystem;
-
-class CapturingSink : public Sink {
- public:
-  using Sink::Say;
-  void Say(const Diagnostic& d) override { said += Format(d) + "\n"; }
-  std::ostream& out() override { return out_; }
-  std::string report() const { return out_.str(); }
-  std::string said;
-
- private:
-  std::ostringstream out_;
-};
 
 const fs::path kTrace = fs::path(FSMOVE_SOURCE_DIR) / "traces" / "faults-configure-use-bad";
 

@@ -12,6 +12,7 @@
 #include <string>
 #include <vector>
 
+#include "capturing_sink.h"
 #include "fsmove/strace/line_reader.h"
 #include "gtest/gtest.h"
 #include "nlohmann/json.hpp"
@@ -27,19 +28,6 @@ std::string ReadText(const fs::path& p) {
   text << f.rdbuf();
   return text.str();
 }
-
-// What a check says and reports, kept.
-class CapturingSink : public Sink {
- public:
-  using Sink::Say;
-  void Say(const Diagnostic& d) override { said += Format(d) + "\n"; }
-  std::ostream& out() override { return out_; }
-  std::string report() const { return out_.str(); }
-  std::string said;
-
- private:
-  std::ostringstream out_;
-};
 
 // A run recorded under traces/NAME, replayed: the trace into the analyzer, the catalog as the
 // run's, Puppet's graph when tests/data/puppet-graphs has one. Its work directory is a fresh

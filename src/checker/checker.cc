@@ -27,7 +27,6 @@
 
 namespace fsmove::checker {
 
-using analysis::Access;
 using analysis::Effect;
 using catalog::ResourceId;
 

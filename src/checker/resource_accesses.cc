@@ -128,6 +128,15 @@ void ResourceAccesses::NoteEntry(const Access& a, const std::string& path, std::
   if (list.size() < kMaxEntriesPerDirectory) list.push_back({path, a});
 }
 
+analysis::Relations ResourceAccesses::InferRelations() {
+  analysis::RelationOptions ro;
+  ro.max_evidence = 1u << 20;  // filtered by the rules, then capped per finding
+  ro.is_service = [this](analysis::BlockId b) { return IsService(catalog_.resource(b)); };
+  analysis::Relations rel = analysis::InferRelations(accesses_, resource_blocks_, ro);
+  AddListingRelations(&rel);
+  return rel;
+}
+
 void ResourceAccesses::AddListingRelations(analysis::Relations* rel) {
   std::map<std::pair<ResourceId, ResourceId>, size_t> ordering_index, notification_index;
   auto add = [&](std::vector<analysis::Relation>& list, auto& index, analysis::RelationKind kind,

@@ -600,5 +600,34 @@ TEST(CheckerTest, PuppetsOwnSchedulesAndFilebucketAreNotWarnedAbout) {
   EXPECT_EQ(result->stats.unknown_blocks[0].ref, "Exec[not in the catalog]");
 }
 
+// Each rule's drops and caps are counted under its id: a pair the graph orders, a scratch file,
+// an ambient read; rules that did nothing are absent.
+TEST(CheckerTest, CountsWhatEachRuleDroppedOrWeakened) {
+  catalog::Catalog cat = MakeCatalog({{"File", kConf, {{"before", "Exec[ordered]"}}},
+                                      {"Exec", "scratch"},
+                                      {"File", "/etc/resolv.conf"},
+                                      {"Exec", "ordered"},
+                                      {"Exec", "use"}});
+  graph::DependencyGraph g = graph::DependencyGraph::Build(cat);
+  AnalysisBuilder run;
+  run.Block("File[/etc/app.conf]").Writes(kConf);
+  run.Block("Exec[scratch]").Writes("/srv/scratch").Writes("/srv/kept");
+  run.Block("File[/etc/resolv.conf]").Writes("/etc/resolv.conf");
+  run.Block("Exec[ordered]").Reads(kConf);
+  run.Block("Exec[use]").Reads("/srv/scratch").Reads("/srv/kept").Reads("/etc/resolv.conf");
+  run.Block("Exec[scratch]").Removes("/srv/scratch");
+  auto result = checker::Check(run.Result(), cat, g, {});
+  ASSERT_TRUE(result.ok()) << result.status();
+  EXPECT_THAT(result->stats.dropped_by_rule,
+              UnorderedElementsAre(std::pair<const std::string, size_t>{"graph-orders-pair", 1},
+                                   std::pair<const std::string, size_t>{"transient-file", 1}));
+  EXPECT_THAT(
+      result->stats.capped_by_rule,
+      UnorderedElementsAre(std::pair<const std::string, size_t>{"ambient-configuration", 1}));
+  EXPECT_EQ(result->stats.guaranteed, 1u);
+  // What the rules left: the kept file (strong) and the resolver (weak).
+  ASSERT_EQ(result->findings.size(), 2u);
+}
+
 }  // namespace
 }  // namespace fsmove::testing

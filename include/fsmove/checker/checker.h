@@ -5,6 +5,7 @@
 #pragma once
 
 #include <cstdint>
+#include <map>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -152,6 +153,11 @@ struct CheckStats {
   size_t fixes_closing_cycles = 0;    // findings whose fix would close a cycle (should be 0)
   size_t package_manager_pairs = 0;   // Package-Package pairs on package-manager state
   size_t ignored_accesses = 0;        // accesses on ignored paths
+  // By rule id (rules/registry.h): the pairs and pieces of evidence each rule dropped (the
+  // first rule in the table to drop one is counted), and the pieces it weakened. Rules that did
+  // neither are absent. Not in the reports.
+  std::map<std::string, size_t> dropped_by_rule;
+  std::map<std::string, size_t> capped_by_rule;
 };
 
 struct CheckResult {

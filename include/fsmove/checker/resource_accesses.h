@@ -51,6 +51,9 @@ class ResourceAccesses {
   // entry there, whether the listing saw the entry (it ran after) or missed it (before):
   // apt reading sources.list.d, a daemon loading conf.d/*.conf, a purge of unmanaged files.
   void AddListingRelations(analysis::Relations* rel);
+  // The check's relations: inferred over the accesses by resource (a Service's block is a
+  // service's), then the listings' added; evidence uncapped (the rules filter it).
+  analysis::Relations InferRelations();
 
  private:
   struct DirectoryEntry {

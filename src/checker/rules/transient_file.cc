@@ -1,0 +1,45 @@
+// transient-file: the producer created the path and removed it again (a scratch or temporary
+// file): it leaves nothing behind for anyone. A Ruby Tempfile the producer made is its scratch
+// file whoever's block its finalizer ran in. Policy: IsRubyTempfile (resource_semantics.h).
+#include <algorithm>
+#include <cstdint>
+#include <string_view>
+
+#include "fsmove/checker/resource_semantics.h"
+#include "fsmove/checker/rules/rule_context.h"
+#include "rule_factories.h"
+
+namespace fsmove::checker {
+namespace {
+
+class TransientFile final : public Rule {
+ public:
+  int MaxStrength(const EvidenceQuery& q, RuleContext& context) const override {
+    const std::string& path = q.evidence.path;
+    bool transient = Transient(q.producer, path, context) ||
+                     (q.kind == kWriteWriteEvidence && Transient(q.consumer, path, context));
+    return transient ? 0 : kStrongest;
+  }
+
+ private:
+  static bool Transient(catalog::ResourceId producer, std::string_view path, RuleContext& context) {
+    const bool tempfile = IsRubyTempfile(path);
+    uint64_t produced = 0, expunged = 0;
+    for (const analysis::Access& a : context.Accesses(path)) {
+      if (a.effect == analysis::Effect::kExpunged && (a.block == producer || tempfile)) {
+        expunged = std::max(expunged, a.line);
+      }
+      if (a.block != producer) continue;
+      if (a.effect == analysis::Effect::kProduced && !a.shallow) {
+        produced = std::max(produced, a.line);
+      }
+    }
+    return produced != 0 && expunged > produced;
+  }
+};
+
+}  // namespace
+
+std::unique_ptr<Rule> MakeTransientFileRule() { return std::make_unique<TransientFile>(); }
+
+}  // namespace fsmove::checker

@@ -1,0 +1,56 @@
+// The name-service-entries rule (src/checker/rules/name_service_entries.cc): the name-service
+// databases are needed only for the accounts one names.
+#include <gtest/gtest.h>
+
+#include "rule_harness.h"
+
+namespace fsmove::testing {
+namespace {
+
+using checker::kStrongest;
+
+TEST(NameServiceEntriesRuleTest, OnlyTheAccountsTheConsumerNames) {
+  AnalysisBuilder run;
+  run.Block("Package[mysql]").Writes("/etc/passwd");
+  run.Block("User[git]").Writes("/etc/group");
+  run.Block("File[/var/lib/mysql]").Reads("/etc/passwd");
+  run.Block("File[/srv/plain]").Reads("/etc/passwd");
+  run.Block("File[/srv/git]").Reads("/etc/passwd").Reads("/etc/group");
+  RuleHarness h({{"Package", "mysql"},
+                 {"User", "git"},
+                 {"File", "/var/lib/mysql", {{"owner", "mysql"}}},
+                 {"File", "/srv/plain"},
+                 {"File", "/srv/git", {{"owner", "git"}}}},
+                run);
+  // mysql is made by no resource of the catalog: the package that ran adduser may have.
+  EXPECT_EQ(h.MaxStrength("name-service-entries", checker::kOrderingEvidence, "Package[mysql]",
+                          "File[/var/lib/mysql]", "/etc/passwd"),
+            kStrongest);
+  // No account named: nothing in the databases is needed.
+  EXPECT_EQ(h.MaxStrength("name-service-entries", checker::kOrderingEvidence, "Package[mysql]",
+                          "File[/srv/plain]", "/etc/passwd"),
+            0);
+  // git is User[git]'s: the package's entries are not it, the User's are.
+  EXPECT_EQ(h.MaxStrength("name-service-entries", checker::kOrderingEvidence, "Package[mysql]",
+                          "File[/srv/git]", "/etc/passwd"),
+            0);
+  EXPECT_EQ(h.MaxStrength("name-service-entries", checker::kOrderingEvidence, "User[git]",
+                          "File[/srv/git]", "/etc/group"),
+            kStrongest);
+}
+
+TEST(NameServiceEntriesRuleTest, TwoWritersAddDifferentEntries) {
+  AnalysisBuilder run;
+  run.Block("Exec[a]").Writes("/etc/shadow").Writes("/etc/app.conf");
+  run.Block("Exec[b]").Writes("/etc/shadow").Writes("/etc/app.conf");
+  RuleHarness h({{"Exec", "a"}, {"Exec", "b"}}, run);
+  EXPECT_EQ(h.MaxStrength("name-service-entries", checker::kWriteWriteEvidence, "Exec[a]",
+                          "Exec[b]", "/etc/shadow"),
+            0);
+  EXPECT_EQ(h.MaxStrength("name-service-entries", checker::kWriteWriteEvidence, "Exec[a]",
+                          "Exec[b]", "/etc/app.conf"),
+            kStrongest);
+}
+
+}  // namespace
+}  // namespace fsmove::testing

@@ -7,7 +7,6 @@
 namespace fsmove::testing {
 namespace {
 
-using checker::kStrongest;
 using checker::PairVerdict;
 
 TEST(PackagePairRuleTest, DropsTwoPackagesOnly) {

@@ -69,11 +69,6 @@ absl::StatusOr<std::optional<pipeline::PuppetGraphInput>> PuppetGraphOption(cons
 // (see base/heap.h); a larger model grows past it in ordinary pages.
 constexpr size_t kHeapReserveBytes = size_t{64} << 20;
 
-Outcome Failed(const absl::Status& st, Sink& sink) {
-  sink.Say(Error(std::string(st.message())));
-  return Outcome{std::nullopt, kExitError};
-}
-
 // Without a catalog: the relations the trace shows, as JSON or text.
 Outcome ReportRelations(const analysis::Analyzer& analyzer, const std::string& name,
                         const pipeline::ReportSettings& report, report::StageSeconds seconds,
@@ -81,7 +76,7 @@ Outcome ReportRelations(const analysis::Analyzer& analyzer, const std::string& n
   std::unique_ptr<base::OutputFile> file;
   if (!report.output.empty()) {
     auto opened = base::OutputFile::Open(report.output);
-    if (!opened.ok()) return Failed(opened.status(), sink);
+    if (!opened.ok()) return Fail(opened.status(), sink);
     file = std::move(*opened);
   }
   std::ostream& out = file ? file->stream() : sink.out();
@@ -99,7 +94,7 @@ Outcome ReportRelations(const analysis::Analyzer& analyzer, const std::string& n
     report::WriteAnalysisText(out, name, analyzer, relations);
   }
   if (file) {
-    if (absl::Status st = file->Commit(); !st.ok()) return Failed(st, sink);
+    if (absl::Status st = file->Commit(); !st.ok()) return Fail(st, sink);
   } else if (!out.flush()) {
     return Outcome{std::nullopt, kExitError};
   }
@@ -116,8 +111,8 @@ Outcome ReportRelations(const analysis::Analyzer& analyzer, const std::string& n
 Outcome Analyze(const AnalyzeRequest& r, const pipeline::ReportSettings& report, Sink& sink) {
   // Before the reader's thread starts and before the catalog is read: the model's memory.
   base::UseHugePageHeap(kHeapReserveBytes);
-  if (absl::Status st = OutputsClobberInputs(r, report); !st.ok()) return Failed(st, sink);
-  if (absl::Status st = OutputsWritable(report); !st.ok()) return Failed(st, sink);
+  if (absl::Status st = OutputsClobberInputs(r, report); !st.ok()) return Fail(st, sink);
+  if (absl::Status st = OutputsWritable(report); !st.ok()) return Fail(st, sink);
   strace::LineReaderOptions reader_options;
   reader_options.on_fifo_wait = [&sink](const std::string& path) {
     sink.Say(Note(absl::StrCat(path, " is a FIFO: waiting for a writer")));
@@ -142,7 +137,7 @@ Outcome Analyze(const AnalyzeRequest& r, const pipeline::ReportSettings& report,
       sink.Say(Error(std::string(loaded.status().message())));
       return Outcome{std::nullopt, kExitIncomplete};
     }
-    if (!loaded.ok()) return Failed(loaded.status(), sink);
+    if (!loaded.ok()) return Fail(loaded.status(), sink);
     cat.emplace(std::move(*loaded));
     sink.Say(CatalogWarnings(*cat));
     catalog_seconds = base::SecondsSince(t);
@@ -151,11 +146,11 @@ Outcome Analyze(const AnalyzeRequest& r, const pipeline::ReportSettings& report,
   pipeline::ProjectInputs project;
   if (cat) {
     auto loaded = pipeline::LoadProjectInputs(r.config, r.project_dir, r.baseline);
-    if (!loaded.ok()) return Failed(loaded.status(), sink);
+    if (!loaded.ok()) return Fail(loaded.status(), sink);
     project = std::move(*loaded);
   }
   auto puppet_graph = PuppetGraphOption(r, cat.has_value());
-  if (!puppet_graph.ok()) return Failed(puppet_graph.status(), sink);
+  if (!puppet_graph.ok()) return Fail(puppet_graph.status(), sink);
   analysis::AnalyzerOptions options;
   options.interpreter.initial_cwd = r.initial_cwd;
   if (r.no_merged_usr) options.interpreter.root_symlinks.clear();

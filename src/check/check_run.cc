@@ -79,12 +79,6 @@ class Sandbox : public Machine {
   int root_lock_ = -1;
 };
 
-// Says the error and returns kExitError.
-Outcome Fail(const absl::Status& status, Sink& sink) {
-  sink.Say(Error(std::string(status.message())));
-  return {std::nullopt, kExitError};
-}
-
 // --fix-diff, --fix: the patches re-checked on a patched copy with this check's options (no
 // --confirm); a run that did not finish proves nothing, and no patch is offered then.
 pipeline::VerifyFixes FixVerifier(const Request& request, const Settings& settings,
@@ -194,6 +188,11 @@ Outcome ReportRun(const Request& request, const Settings& settings, const exec::
 }  // namespace
 
 std::unique_ptr<Machine> SandboxMachine() { return std::make_unique<Sandbox>(); }
+
+Outcome Fail(const absl::Status& status, Sink& sink) {
+  sink.Say(Error(std::string(status.message())));
+  return {std::nullopt, kExitError};
+}
 
 Outcome Run(const Request& request, const Settings& settings, Sink& sink) {
   std::unique_ptr<Machine> own;

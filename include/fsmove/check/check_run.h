@@ -112,6 +112,9 @@ Outcome ReportFindings(const pipeline::ReportSettings& settings,
                        const pipeline::BeforeReport& before_report = nullptr,
                        const pipeline::VerifyFixes& verify_fixes = nullptr);
 
+// Says `status`'s message as an error; the outcome of a check that ended on it (kExitError).
+Outcome Fail(const absl::Status& status, Sink& sink);
+
 // pipeline::TraceWarnings said: kExitError with --strict when there is one (said), else kExitOk.
 int TraceWarnings(bool strict, const analysis::Analyzer& analyzer, const std::string& name,
                   bool run_finished, Sink& sink);

@@ -638,7 +638,9 @@ bool Lowerer::Str(size_t i, std::string_view* out) {
   if (strings_used_ >= strings_.size()) return false;
   std::string& slot = strings_[strings_used_];
   if (!strace::DecodeString((*args_)[i], &slot)) {
-    ++undecodable_;
+    // An address where strace prints the string when it can read the process's memory (a
+    // NULL path, as in utimensat(fd, NULL, ...), is no string to read).
+    if ((*args_)[i].starts_with("0x")) ++undecodable_;
     return false;
   }
   ++strings_used_;

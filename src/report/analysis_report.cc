@@ -135,6 +135,13 @@ std::string SummaryLine(const std::string& trace_name, const analysis::Analyzer&
   if (s.pending_at_end > 0) {
     line += fmt::format(", {} calls unfinished at the end", s.pending_at_end);
   }
+  // Paths (and exec's argv) strace printed as addresses: it could not read the process's
+  // memory (a process that changed its user is not dumpable, and an strace without
+  // CAP_SYS_PTRACE cannot read it). What those calls did is not analysed: say so.
+  if (s.undecodable_paths > 0) {
+    line += fmt::format(", {} argument{} strace printed as addresses (their calls not analysed)",
+                        s.undecodable_paths, s.undecodable_paths == 1 ? "" : "s");
+  }
   // Markers from a process outside Puppet's thread group: an exec echoing Puppet's log, or
   // Puppet's own threads in a trace missing the start that shows them created. Their
   // resources' accesses are not charged: say so.

@@ -79,7 +79,8 @@ class Lowerer {
   size_t size() const { return count_; }
   const Construct& construct(size_t i) const { return out_[i]; }
   bool failed() const { return failed_; }
-  // Path arguments that could not be decoded (NULL, an address, a malformed string).
+  // Path (and argv) arguments strace printed as addresses, in the last call: it could not read
+  // the process's memory. NULL and malformed strings are not counted.
   uint32_t undecodable_paths() const { return undecodable_; }
 
   // --- used by the lowering functions ---

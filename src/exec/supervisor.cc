@@ -204,10 +204,18 @@ class Supervisor {
   // Capabilities strace keeps and what it traces does not. The kernel lets a process reach
   // another's descriptors through /proc/PID/fd (and attach to it) without CAP_SYS_PTRACE only
   // when it holds every capability the other holds (cap_ptrace_access_check): with these
-  // three fewer, no process of the module can open strace's trace FIFO that way, nor write
-  // lines of its own into the analysis. None of them is anything a Puppet run uses.
-  static constexpr int kTracerOnlyCapabilities[] = {CAP_BPF, CAP_PERFMON, CAP_CHECKPOINT_RESTORE};
-  static constexpr const char* kTracerOnlyBoundingSet = "-bpf,-perfmon,-checkpoint_restore";
+  // fewer, no process of the module can open strace's trace FIFO that way, nor write lines of
+  // its own into the analysis. None of them is anything a Puppet run uses.
+  //
+  // CAP_SYS_PTRACE is strace's alone for another reason too: a process that changed its user
+  // (Puppet's `user =>` exec between setuid and exec, apt's methods as _apt, a daemon's
+  // workers) is not dumpable, and the kernel lets its tracer read its memory only with
+  // CAP_SYS_PTRACE held when it attached (ptracer_capable). Without it strace prints the
+  // addresses of such a process's paths instead of the paths, and what it did is lost.
+  static constexpr int kTracerOnlyCapabilities[] = {CAP_SYS_PTRACE, CAP_BPF, CAP_PERFMON,
+                                                    CAP_CHECKPOINT_RESTORE};
+  static constexpr const char* kTracerOnlyBoundingSet =
+      "-sys_ptrace,-bpf,-perfmon,-checkpoint_restore";
 
   // The bounding set strace runs with: what it traces holds (ModuleCapabilities: Puppet's,
   // and with --init systemd systemd's and its units'), and kTracerOnlyCapabilities.

@@ -92,6 +92,17 @@ def case_concat_clean():
             check(not report["run"]["failed_resources"], f"resources failed: {report['run']['failed_resources']}")
 
 
+def case_user_switch():
+    """Puppet changes its own effective user to make a symlink a File owns, and a process
+    that changed its user is not dumpable: strace reads its paths from then on only because it
+    holds CAP_SYS_PTRACE (nothing it traces does). The MOR after the switch is found, and no
+    path is printed as an address (before, Puppet's every later call was, and the report said
+    the catalog was not applied whole)."""
+    manifest = os.path.join(ARGS.source, "fixtures", "users", "link-as-owner.pp")
+    check_json([manifest],
+               ["MOR\tFile[/etc/fsmove-app.conf]\tFile[/etc/fsmove-app.copy]"])
+
+
 def case_idempotence():
     """--idempotence: an unguarded exec and a file embedding the compile time change on every
     apply; a file computed from what the first run created converges on the third apply; the

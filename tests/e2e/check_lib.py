@@ -49,6 +49,10 @@ def check_sound_run(report):
     replay and patch tests judge their first check with it too, so that a fixture they cover
     needs no check of its own in CI (tests/CMakeLists.txt)."""
     check(report["stats"]["unparsed_lines"] == 0, "unparsed lines in the trace")
+    # strace reads every process's paths, those of one that changed its user too (apt's
+    # download as _apt, Puppet's own after a File's owner switch): it holds CAP_SYS_PTRACE.
+    check(report["stats"]["undecodable_paths"] == 0,
+          f"{report['stats']['undecodable_paths']} arguments strace printed as addresses")
     check(report["run"]["trace_complete"], "trace incomplete")
     check(report["run"]["puppet_exit_code"] == 0, "puppet apply failed: " + repr(report["run"]))
     check(report["stats"]["markers"]["begin"] > 0, "no evaltrace markers seen")

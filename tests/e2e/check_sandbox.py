@@ -222,6 +222,12 @@ perl -e 'my ($h, $m, $p) = ("\\0" x 136, "\\0" x 4, "/"); print syscall(303, -10
 # --init systemd keeps it; nothing of the module's may)
 capeff=$(awk '/^CapEff/ {{print $2}}' /proc/self/status)
 [ $(( 0x$capeff >> 21 & 1 )) = 1 ] && echo ESCAPED-cap-sys-admin
+# strace's own (it reads the memory of processes that changed their user): not the module's
+[ $(( 0x$capeff >> 19 & 1 )) = 1 ] && echo ESCAPED-cap-sys-ptrace
+for p in /proc/[0-9]*; do
+  [ "$(cat $p/comm 2>/dev/null)" = strace ] || continue
+  perl -e 'print syscall(101, 0x4206, $ARGV[0], 0, 0) == 0 ? "ESCAPED-ptrace-strace\\n" : "held-ptrace-strace $!\\n"' ${{p#/proc/}} 2>&1
+done
 # calls the trace would never show: io_uring (425 on x86_64), whose file calls the kernel's
 # own threads make, and a child strace -f does not follow (clone, 56, with CLONE_UNTRACED)
 perl -e 'my $p = "\\0" x 120; my $r = syscall(425, 8, $p); print $r >= 0 ? "ESCAPED-io-uring\\n" : "held-io-uring $!\\n"' 2>&1
@@ -332,6 +338,8 @@ cat /var/tmp/fsmove-unit.log
             check(text.count("nested-userns-") >= runs, "the nested user namespace attempts did not run")
             check(text.count("held-io-uring") >= runs and text.count("held-untraced") >= runs,
                   f"the io_uring and untraced-child attempts did not run {runs} times")
+            # strace runs while the apply does (not at compile time): attached to at least once.
+            check("held-ptrace-strace" in text, "no attempt to attach to strace ran")
             if bomb:
                 check(text.count("bomb-done") >= (1 if unit else 2), "the fork bomb did not run")
                 with open(out, encoding="utf-8") as fh:

@@ -186,7 +186,49 @@ absl::Status SandboxLayout::Build() {
     resolvers = "# fsmove sandbox: slirp4netns's DNS forwarder\nnameserver 10.0.2.3\n";
   }
   if (absl::Status st = WriteFileWithMode(resolv, resolvers, 0644); !st.ok()) return st;
+  // The host name resolves (HostsWithOwnName). The root's hosts is read never through a link
+  // (it would lead into the host's tree here, before the pivot); a link is replaced.
+  char host[256] = {};
+  const int etc = open((root_ + "/etc").c_str(), O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+  if (etc >= 0 && gethostname(host, sizeof host - 1) == 0 && host[0] != '\0') {
+    const std::string hosts =
+        base::ReadUntrustedFile(etc, "hosts", "the root's /etc/hosts", 1 << 20).value_or("");
+    if (std::string with_name = HostsWithOwnName(hosts, host); with_name != hosts) {
+      unlinkat(etc, "hosts", 0);
+      if (absl::Status st = WriteFileWithMode(root_ + "/etc/hosts", with_name, 0644); !st.ok()) {
+        close(etc);
+        return st;
+      }
+    }
+  }
+  if (etc >= 0) close(etc);
   return SetPolicyRc();
+}
+
+std::string HostsWithOwnName(std::string_view hosts, std::string_view hostname) {
+  const std::string_view short_name = hostname.substr(0, hostname.find('.'));
+  for (size_t at = 0; at < hosts.size();) {
+    size_t end = std::min(hosts.find('\n', at), hosts.size());
+    std::string_view line = hosts.substr(at, end - at);
+    at = end + 1;
+    line = line.substr(0, line.find('#'));
+    // ADDRESS NAME [ALIAS...]: the fields after the first name the address.
+    size_t field = 0;
+    for (size_t i = 0; i < line.size();) {
+      while (i < line.size() && (line[i] == ' ' || line[i] == '\t')) ++i;
+      size_t j = i;
+      while (j < line.size() && line[j] != ' ' && line[j] != '\t') ++j;
+      if (j > i && field++ > 0 && line.substr(i, j - i) == hostname) return std::string(hosts);
+      i = j;
+    }
+  }
+  std::string out(hosts);
+  if (!out.empty() && out.back() != '\n') out += '\n';
+  out += "# fsmove sandbox: its own host name, as Debian's installer maps it\n127.0.1.1\t";
+  out += hostname;
+  if (short_name != hostname) out += fmt::format(" {}", short_name);
+  out += '\n';
+  return out;
 }
 
 // --init systemd: systemd mounts the API file systems it finds missing, and stops if it

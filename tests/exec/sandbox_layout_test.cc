@@ -231,3 +231,28 @@ TEST_F(SandboxLayoutTest, AModulepathDirectoryOfLinksShowsTheirModules) {
 
 }  // namespace
 }  // namespace fsmove::exec
+
+namespace fsmove::exec {
+namespace {
+
+// The sandbox's host name resolves without the network, as on a machine Debian's installer
+// set up; a hosts file that names it already is left as it is.
+TEST(HostsWithOwnNameTest, AddsTheHostNameOnceAsDebiansInstallerDoes) {
+  const std::string pinned = "127.0.0.1\tlocalhost\n::1\tlocalhost ip6-localhost ip6-loopback\n";
+  EXPECT_EQ(HostsWithOwnName(pinned, "vm"),
+            pinned +
+                "# fsmove sandbox: its own host name, as Debian's installer maps it\n"
+                "127.0.1.1\tvm\n");
+  EXPECT_EQ(HostsWithOwnName("127.0.0.1 localhost", "web1.example.org"),
+            "127.0.0.1 localhost\n# fsmove sandbox: its own host name, as Debian's installer "
+            "maps it\n127.0.1.1\tweb1.example.org web1\n");
+  const std::string named = "127.0.0.1 localhost\n127.0.1.1  web1.example.org\tweb1 # mine\n";
+  EXPECT_EQ(HostsWithOwnName(named, "web1.example.org"), named);
+  EXPECT_EQ(HostsWithOwnName(named, "web1"), named);
+  // A name in a comment, or as an address, is no mapping of it.
+  EXPECT_NE(HostsWithOwnName("# vm\n", "vm"), "# vm\n");
+  EXPECT_NE(HostsWithOwnName("vm localhost\n", "vm"), "vm localhost\n");
+}
+
+}  // namespace
+}  // namespace fsmove::exec

@@ -54,6 +54,13 @@ class SandboxLayout {
   std::string root_;
 };
 
+// The sandbox's /etc/hosts: the root's `hosts`, and when no line of it names `hostname` (the
+// sandbox's host name, the machine's), a line mapping it (and its short name) to 127.0.1.1, as
+// Debian's installer writes it: programs that resolve their own host name at start (Erlang's
+// distribution, a mail server's HELO, Java's InetAddress.getLocalHost) find it, as on the
+// machine the module is for, without the network.
+std::string HostsWithOwnName(std::string_view hosts, std::string_view hostname);
+
 // Writes `text` to `path` with `mode` (created or truncated).
 absl::Status WriteFileWithMode(const std::string& path, std::string_view text, mode_t mode);
 

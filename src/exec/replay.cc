@@ -157,6 +157,41 @@ std::string ProgramName(const std::string& command_line) {
 
 }  // namespace
 
+namespace {
+
+// The command line observed of `pid` at stage 1.
+std::string ProcessText(const std::vector<Observation>& observed, int pid) {
+  for (const Observation& o : observed) {
+    if (o.stage == 1 && o.kind == "process" && o.pid == pid) return o.text;
+  }
+  return "";
+}
+
+// A process the refresh stopped that held one of `paths` replaced (ReplacedFile) before it,
+// watching no file with inotify, when no process the refresh started holds it replaced.
+const Observation* HolderOfReplaced(const std::vector<Observation>& observed,
+                                    const RestartComparison& restart,
+                                    const std::vector<std::string>& paths) {
+  auto observed_as = [&](int stage, std::string_view kind, int pid, const std::string* text) {
+    return std::any_of(observed.begin(), observed.end(), [&](const Observation& o) {
+      return o.stage == stage && o.kind == kind && (pid == 0 || o.pid == pid) &&
+             (text == nullptr || o.text == *text);
+    });
+  };
+  for (const Observation& o : observed) {
+    if (o.stage != 1 || o.kind != "replaced") continue;
+    if (std::find(paths.begin(), paths.end(), o.text) == paths.end()) continue;
+    const bool stopped = std::any_of(restart.stopped.begin(), restart.stopped.end(),
+                                     [&](const Observation& s) { return s.pid == o.pid; });
+    if (!stopped || observed_as(1, "watches", o.pid, nullptr)) continue;
+    if (observed_as(2, "replaced", 0, &o.text)) continue;
+    return &o;
+  }
+  return nullptr;
+}
+
+}  // namespace
+
 bool StaleDaemon(const RunResult& replay, const std::string& source, const std::string& service,
                  const std::vector<std::string>& paths, std::vector<std::string>* differences,
                  std::string* reason) {
@@ -211,9 +246,25 @@ bool StaleDaemon(const RunResult& replay, const std::string& source, const std::
     return false;
   }
   if (restart.differences.empty()) {
+    // A daemon that holds the file it read, replaced since (Puppet renames a new file over
+    // the old), still reads the old content: an outcome, whatever its command line.
+    if (const Observation* holder = HolderOfReplaced(replay.observed, restart, paths)) {
+      differences->push_back(
+          fmt::format("{} changed {} in the second apply ({}) and {} was not refreshed", source,
+                      holder->text, a->second.changes.front(), service));
+      differences->push_back(fmt::format(
+          "{} (pid {}) still holds the replaced {} open, {} s after the change: it reads the old "
+          "content (it watches no file with inotify)",
+          ProgramName(ProcessText(replay.observed, holder->pid)), holder->pid, holder->text,
+          kRereadWindowSeconds));
+      differences->push_back(fmt::format(
+          "{} restarted, and no process of it holds the old {} any more", service, holder->text));
+      return true;
+    }
     *reason = fmt::format(
         "restarting {} with the changed {} changed neither the command lines of its processes "
-        "nor the sockets they listen on: nothing shows that it acts on what changed",
+        "nor the sockets they listen on, and none of them held the replaced file open: nothing "
+        "shows that it acts on what changed",
         service, newest->path);
     return false;
   }

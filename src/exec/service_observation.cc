@@ -8,6 +8,7 @@
 #include <array>
 #include <charconv>
 #include <cstdint>
+#include <filesystem>
 #include <set>
 #include <sstream>
 #include <tuple>
@@ -20,6 +21,10 @@ namespace fsmove::exec {
 namespace {
 
 constexpr size_t kMaxCommandLine = 4096;
+// Bounds on what one process's held files cost to observe.
+constexpr size_t kMaxFdsObserved = 4096;
+constexpr size_t kMaxReplacedPerProcess = 64;
+constexpr size_t kMaxMapsBytes = 4 << 20;
 
 bool HexValue(std::string_view hex, uint32_t* out) {
   auto [end, ec] = std::from_chars(hex.data(), hex.data() + hex.size(), *out, 16);
@@ -93,6 +98,65 @@ std::string CommandLine(std::string_view cmdline) {
   return line;
 }
 
+std::optional<std::string> ReplacedFile(std::string_view link) {
+  constexpr std::string_view kDeleted = " (deleted)";
+  if (!link.ends_with(kDeleted)) return std::nullopt;
+  link.remove_suffix(kDeleted.size());
+  // A maps line: "ADDRESS PERMS OFFSET DEV INODE   PATH".
+  if (!link.starts_with('/')) {
+    const size_t path = link.find(" /");
+    if (path == std::string_view::npos) return std::nullopt;
+    link.remove_prefix(path + 1);
+  }
+  if (link.starts_with("/memfd:") || link.starts_with("/dev/") || link.starts_with("/proc/") ||
+      link.starts_with("/SYSV")) {
+    return std::nullopt;
+  }
+  std::string path(link.substr(0, kMaxCommandLine));
+  for (char& c : path) {
+    if (c == '\n') c = ' ';
+  }
+  return path;
+}
+
+namespace {
+
+// The "replaced" and "watches" observations of one process (ObserveSandbox).
+void ObserveHeldFiles(const std::string& proc_dir, const ProcEntry& p, int stage, double start,
+                      std::vector<Observation>* out) {
+  std::set<std::string> replaced;
+  bool watches = false;
+  const std::string fd_dir = fmt::format("{}/{}/fd", proc_dir, p.pid);
+  std::error_code ec;
+  size_t seen = 0;
+  for (auto it = std::filesystem::directory_iterator(fd_dir, ec);
+       !ec && it != std::filesystem::directory_iterator() && seen < kMaxFdsObserved;
+       it.increment(ec), ++seen) {
+    std::error_code lec;
+    const std::string link = std::filesystem::read_symlink(it->path(), lec).string();
+    if (lec) continue;
+    if (link == "anon_inode:inotify") watches = true;
+    if (auto path = ReplacedFile(link); path && replaced.size() < kMaxReplacedPerProcess) {
+      replaced.insert(*std::move(path));
+    }
+  }
+  const std::string maps =
+      base::ReadFile(fmt::format("{}/{}/maps", proc_dir, p.pid), {}, kMaxMapsBytes).value_or("");
+  for (size_t at = 0; at < maps.size() && replaced.size() < kMaxReplacedPerProcess;) {
+    const size_t end = std::min(maps.find('\n', at), maps.size());
+    if (auto path = ReplacedFile(std::string_view(maps).substr(at, end - at))) {
+      replaced.insert(*std::move(path));
+    }
+    at = end + 1;
+  }
+  for (const std::string& path : replaced) {
+    out->push_back(Observation{stage, "replaced", p.pid, start, path});
+  }
+  if (watches) out->push_back(Observation{stage, "watches", p.pid, start, "inotify"});
+}
+
+}  // namespace
+
 std::vector<Observation> ObserveSandbox(const std::string& proc_dir, int stage,
                                         const std::vector<pid_t>& skip) {
   std::vector<Observation> out;
@@ -102,7 +166,9 @@ std::vector<Observation> ObserveSandbox(const std::string& proc_dir, int stage,
     std::string cmd =
         CommandLine(base::ReadFile(fmt::format("{}/{}/cmdline", proc_dir, p.pid)).value_or(""));
     if (cmd.empty()) cmd = "[" + p.comm + "]";
-    out.push_back(Observation{stage, "process", p.pid, clock.Start(p), std::move(cmd)});
+    const double start = clock.Start(p);
+    out.push_back(Observation{stage, "process", p.pid, start, std::move(cmd)});
+    ObserveHeldFiles(proc_dir, p, stage, start, &out);
   }
   auto table = [&](const char* name) {
     return base::ReadFile(fmt::format("{}/net/{}", proc_dir, name)).value_or("");

@@ -736,6 +736,24 @@ class Supervisor {
       seen = std::move(again);
       if (same) break;
     }
+    // Before the refresh, a daemon holding a replaced file (not a temporary one: databases
+    // keep theirs unlinked) may be one that opens it again on a clock: it is given
+    // kRereadWindowSeconds to, and looked at again.
+    const bool holds_replaced =
+        stage == 1 && std::any_of(seen.begin(), seen.end(), [](const Observation& o) {
+          if (o.kind != "replaced") return false;
+          for (std::string_view dir : {"/tmp/", "/var/tmp/", "/run/", "/dev/shm/"}) {
+            if (o.text.starts_with(dir)) return false;
+          }
+          return true;
+        });
+    if (holds_replaced) {
+      status_.Send(status::Note{
+          fmt::format("refresh: a process holds a replaced file; looking again in {} s",
+                      kRereadWindowSeconds)});
+      std::this_thread::sleep_for(std::chrono::seconds(kRereadWindowSeconds));
+      seen = ObserveSandbox(proc_dir_, stage, skip);
+    }
     for (Observation& o : seen) status_.Send(status::Observed{std::move(o)});
   }
 

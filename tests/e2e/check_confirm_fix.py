@@ -276,6 +276,26 @@ def case_confirm_created_config():
     check_patches_verified(report, got["File[/etc/portd.conf]"])
 
 
+def case_confirm_lookup_table():
+    """A missing notifier on a table a daemon keeps open is confirmed (under systemd), though a
+    restart changes neither its command line nor its port: lookupd reads
+    /etc/lookupd/table.json through the descriptor it opened at start, and Puppet renames the
+    changed table over the old one. Before the refresh it still holds the replaced file, a
+    minute later too (no reread on a clock); restarted, it holds the new one."""
+    target = os.path.join(ARGS.source, "fixtures", "replay", "lookup-table.pp")
+    code, report = run_json(["--confirm", "--init", "systemd", target])
+    check(code == 1, f"exit code {code}")
+    check_sound_run(report)
+    got = {f["source"]["resource"]: f for f in report["faults"] if f["kind"] == "MN"}
+    table = got.get("File[/etc/lookupd/table.json]")
+    check(table is not None, f"MN findings {sorted(got)}")
+    conf = table["confirmation"]
+    check(table["confirmed"] is True, f"not confirmed: {conf}")
+    check(any("still holds the replaced /etc/lookupd/table.json open" in d
+              for d in conf["differences"]), f"differences {conf}")
+    check(report["summary"]["confirmed"] == 1, f"summary {report['summary']}")
+
+
 def case_confirm_harmless():
     """A race whose order makes no visible difference stays unconfirmed: reported, with the
     reason; --fail-on confirmed then exits 0. --keep-replays keeps each replay's catalog and

@@ -315,6 +315,41 @@ TEST(StaleDaemon, EachConditionThatFailsSaysSo) {
   EXPECT_TRUE(diffs.empty());
 }
 
+// A daemon whose command line and sockets a restart leaves as they were, but that still held
+// the file the second apply replaced (its old content, read per lookup): stale. Not when it
+// watches files with inotify (it may open the new one), when the restarted one holds the old
+// too, or when what it held is another file.
+TEST(StaleDaemon, ADaemonHoldingTheReplacedFileIsStale) {
+  std::vector<std::string> diffs;
+  std::string reason;
+  const std::vector<Seen> held = {{1, 42, 995.0, "/usr/local/sbin/lookupd"},
+                                  {1, 42, 995.0, "/etc/app.conf", "replaced"},
+                                  {2, 51, 1003.0, "/usr/local/sbin/lookupd"}};
+  RunResult r = StaleReplay(kRewritten, 1000.0, held);
+  EXPECT_TRUE(
+      StaleDaemon(r, "File[/etc/app.conf]", "Service[app]", {"/etc/app.conf"}, &diffs, &reason))
+      << reason;
+  ASSERT_EQ(diffs.size(), 3u);
+  EXPECT_THAT(diffs[1], HasSubstr("lookupd (pid 42) still holds the replaced /etc/app.conf open"));
+  EXPECT_THAT(diffs[2], HasSubstr("no process of it holds the old /etc/app.conf any more"));
+  std::vector<Seen> watching = held;
+  watching.push_back({1, 42, 995.0, "inotify", "watches"});
+  diffs.clear();
+  r = StaleReplay(kRewritten, 1000.0, watching);
+  EXPECT_FALSE(
+      StaleDaemon(r, "File[/etc/app.conf]", "Service[app]", {"/etc/app.conf"}, &diffs, &reason));
+  EXPECT_THAT(reason, HasSubstr("none of them held the replaced file open"));
+  std::vector<Seen> restarted_holds = held;
+  restarted_holds.push_back({2, 51, 1003.0, "/etc/app.conf", "replaced"});
+  r = StaleReplay(kRewritten, 1000.0, restarted_holds);
+  EXPECT_FALSE(
+      StaleDaemon(r, "File[/etc/app.conf]", "Service[app]", {"/etc/app.conf"}, &diffs, &reason));
+  r = StaleReplay(kRewritten, 1000.0, held);
+  EXPECT_FALSE(
+      StaleDaemon(r, "File[/etc/app.conf]", "Service[app]", {"/etc/other.conf"}, &diffs, &reason));
+  EXPECT_TRUE(diffs.empty());
+}
+
 TEST(RefreshCatalog, TheServiceAloneWithAnExecThatNotifiesIt) {
   const std::string catalog =
       R"({"resources": [{"type": "Stage", "title": "main"},

@@ -61,6 +61,23 @@ Observation Process(int stage, int pid, std::string text) {
   return Observation{stage, "process", pid, 100.0 + pid, std::move(text)};
 }
 
+// The files a process holds that are no longer at their name: from /proc/PID/fd's links and
+// /proc/PID/maps's lines; sockets, pipes, memfds and devices are none.
+TEST(ReplacedFile, FdLinksAndMapsLinesOfDeletedFiles) {
+  EXPECT_EQ(ReplacedFile("/etc/app/table.json (deleted)"), "/etc/app/table.json");
+  EXPECT_EQ(ReplacedFile("7f2a1c000000-7f2a1c021000 r-xp 00000000 00:2e 1234   "
+                         "/usr/local/bin/portd (deleted)"),
+            "/usr/local/bin/portd");
+  EXPECT_EQ(ReplacedFile("/etc/a\nb (deleted)"), "/etc/a b");
+  EXPECT_EQ(ReplacedFile("/etc/app/table.json"), std::nullopt);
+  EXPECT_EQ(ReplacedFile("socket:[12345]"), std::nullopt);
+  EXPECT_EQ(ReplacedFile("/memfd:jit (deleted)"), std::nullopt);
+  EXPECT_EQ(ReplacedFile("/dev/shm/x (deleted)"), std::nullopt);
+  EXPECT_EQ(
+      ReplacedFile("7f2a1c000000-7f2a1c021000 rw-s 00000000 00:01 99 /SYSV00000000 (deleted)"),
+      std::nullopt);
+}
+
 TEST(CompareRestart, StoppedStartedAndWhatChanged) {
   // cron runs throughout; the daemon's two workers come back as one: not a difference.
   RestartComparison r = CompareRestart(

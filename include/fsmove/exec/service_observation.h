@@ -6,6 +6,7 @@
 
 #include <sys/types.h>
 
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -25,8 +26,23 @@ std::vector<std::string> ListeningSockets(std::string_view tcp, std::string_view
 // /proc/PID/cmdline's bytes as one line: NULs become spaces, trailing ones dropped.
 std::string CommandLine(std::string_view cmdline);
 
+// A file a process holds that is no longer at its name: /proc/PID/fd's link or a line of
+// /proc/PID/maps ending " (deleted)", for a path of the file tree (not a socket, a pipe, a
+// memfd). Puppet replaces a file it changes by renaming a new one over it, so a daemon that
+// opened the old file and keeps it (a table read per lookup, a database, its own mapped
+// program) still reads the old content: the path, its newlines made spaces; else nullopt.
+std::optional<std::string> ReplacedFile(std::string_view link);
+
+// How long a replay waits, once the second apply replaced a file a daemon still holds
+// (ReplacedFile, not under /tmp, /var/tmp, /run or /dev/shm), before it looks again: longer than
+// the period of daemons that look at their files' times on a clock and open them again (cron, each
+// minute: cron(8)), so that one still holding the old file then does not mean to read the new one.
+inline constexpr int kRereadWindowSeconds = 65;
+
 // One observation of the sandbox under `proc_dir`: every process but `skip` (the supervisor,
-// PID 1 under systemd), and the listening sockets, all of `stage`.
+// PID 1 under systemd), and the listening sockets, all of `stage`. For each process also the
+// replaced files it holds ("replaced", ReplacedFile: at most kMaxReplacedPerProcess) and
+// whether it watches files with inotify ("watches": it may open a changed file again).
 std::vector<Observation> ObserveSandbox(const std::string& proc_dir, int stage,
                                         const std::vector<pid_t>& skip);
 

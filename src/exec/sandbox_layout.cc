@@ -175,6 +175,13 @@ absl::Status SandboxLayout::Build() {
       return st;
     }
   }
+  if (absl::Status st = SetUpNames(); !st.ok()) return st;
+  return SetPolicyRc();
+}
+
+// The names every program resolves: the host's resolvers (or slirp4netns's forwarder), and
+// the sandbox's own host name (HostsWithOwnName).
+absl::Status SandboxLayout::SetUpNames() {
   // apt needs DNS; a resolv.conf symlink into the (now empty) /run would dangle.
   std::string resolv = root_ + "/etc/resolv.conf";
   unlink(resolv.c_str());
@@ -202,7 +209,7 @@ absl::Status SandboxLayout::Build() {
     }
   }
   if (etc >= 0) close(etc);
-  return SetPolicyRc();
+  return absl::OkStatus();
 }
 
 std::string HostsWithOwnName(std::string_view hosts, std::string_view hostname) {

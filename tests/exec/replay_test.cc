@@ -56,6 +56,7 @@ const std::vector<std::string> kAll = {"File[/etc/a]", "Exec[use]", "Exec[same]"
 // The sentences of CompareReplays, and which of them are outcomes ("o") or messages ("m").
 std::vector<std::string> Texts(const std::vector<ReplayDifference>& list) {
   std::vector<std::string> out;
+  out.reserve(list.size());
   for (const ReplayDifference& d : list) out.push_back(d.text);
   return out;
 }

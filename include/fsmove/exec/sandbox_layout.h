@@ -43,6 +43,7 @@ class SandboxLayout {
   absl::Status MountOwnOverlay();
   absl::Status SetUpWorkDir();
   absl::Status SetUpDevices();
+  absl::Status SetUpNames();
   absl::Status SetPolicyRc();
   absl::Status MountForSystemd(const std::string& owner);
 

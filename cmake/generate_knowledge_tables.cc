@@ -16,7 +16,6 @@
 namespace {
 
 using fsmove::checker::knowledge::Match;
-using fsmove::checker::knowledge::MatchName;
 using fsmove::checker::knowledge::ParsedTable;
 using fsmove::checker::knowledge::ParseTable;
 

@@ -181,10 +181,18 @@ class CheckRun {
     return index_.contains(std::make_tuple(kind, src, dst));
   }
 
-  static void AddEvidence(Finding& f, const analysis::Evidence& e, bool swap, int strength) {
+  // A piece of evidence the rules left, with its strength and the rows that weakened it.
+  struct Kept {
+    const analysis::Evidence* evidence;
+    int strength;
+    std::vector<Citation> citations;
+  };
+
+  static void AddEvidence(Finding& f, const Kept& k, bool swap) {
+    const analysis::Evidence& e = *k.evidence;
     ++f.evidence_total;
-    f.evidence.push_back(swap ? PathEvidence{e.path, e.second, e.first, strength}
-                              : PathEvidence{e.path, e.first, e.second, strength});
+    f.evidence.push_back(swap ? PathEvidence{e.path, e.second, e.first, k.strength, k.citations}
+                              : PathEvidence{e.path, e.first, e.second, k.strength, k.citations});
   }
 
   // ---------------------------------------------------------------- asking the rules
@@ -220,12 +228,14 @@ class CheckRun {
   }
 
   // The evidence's strength once every rule that judges its kind had its say: 0 when one
-  // dropped it (the first to, in table order, is counted), else the lowest ceiling.
-  int Strength(const EvidenceQuery& q) {
+  // dropped it (the first to, in table order, is counted), else the lowest ceiling. The rules
+  // that lowered it by a knowledge table's row go to `citations`.
+  int Strength(const EvidenceQuery& q, std::vector<Citation>* citations) {
     int s = q.strength;
     for (size_t i = 0; i < rules_.size(); ++i) {
       if (!rules_[i].Judges(q.kind)) continue;
       int ceiling = rules_[i].rule->MaxStrength(q, *context_);
+      const knowledge::Row* row = context_->TakeCitation();
       if (ceiling <= 0) {
         ++dropped_[i];
         return 0;
@@ -233,6 +243,7 @@ class CheckRun {
       if (ceiling < s) {
         ++capped_[i];
         s = ceiling;
+        if (row != nullptr) citations->push_back({rules_[i].id, row});
       }
     }
     return s;
@@ -252,19 +263,20 @@ class CheckRun {
     for (const analysis::Relation& r : list) {
       ++result_.stats.notification_relations;
       if (PairDropped({kNotificationPair, r.first, r.second})) continue;
-      std::vector<std::pair<const analysis::Evidence*, int>> kept;
+      std::vector<Kept> kept;
       for (const auto& e : r.evidence) {
         // A service keeps what it read; an entry made in a directory is weak (a log file).
         int base = e.second.parent ? 1 : analysis::AccessStrength(e.second);
-        int s = Strength({kNotificationEvidence, e, r.first, r.second, base});
-        if (s > 0) kept.emplace_back(&e, s);
+        std::vector<Citation> cited;
+        int s = Strength({kNotificationEvidence, e, r.first, r.second, base}, &cited);
+        if (s > 0) kept.push_back({&e, s, std::move(cited)});
       }
       if (kept.empty()) {
         ++result_.stats.no_dependency;
         continue;
       }
       Finding& f = FindingFor(FaultKind::kMissingNotifier, r.first, r.second);
-      for (const auto& [e, s] : kept) AddEvidence(f, *e, false, s);
+      for (const Kept& k : kept) AddEvidence(f, k, false);
     }
   }
 
@@ -284,18 +296,20 @@ class CheckRun {
       // (package-pair) sees them before this.
       if (HasFinding(FaultKind::kMissingNotifier, src, dst)) continue;  // its fix orders too
       if (PairDropped({kOrderingPair, src, dst})) continue;
-      std::vector<std::pair<const analysis::Evidence*, int>> kept;
+      std::vector<Kept> kept;
       for (const auto& e : r.evidence) {
-        int s = swap ? Strength({kInstallEvidence, e, src, dst, 2})
-                     : Strength({kOrderingEvidence, e, src, dst, OrderingBaseStrength(e.second)});
-        if (s > 0) kept.emplace_back(&e, s);
+        std::vector<Citation> cited;
+        int s = swap ? Strength({kInstallEvidence, e, src, dst, 2}, &cited)
+                     : Strength({kOrderingEvidence, e, src, dst, OrderingBaseStrength(e.second)},
+                                &cited);
+        if (s > 0) kept.push_back({&e, s, std::move(cited)});
       }
       if (kept.empty()) {
         ++result_.stats.no_dependency;
         continue;
       }
       Finding& f = FindingFor(FaultKind::kMissingOrdering, src, dst);
-      for (const auto& [e, s] : kept) AddEvidence(f, *e, swap, s);
+      for (const Kept& k : kept) AddEvidence(f, k, swap);
     }
   }
 
@@ -304,15 +318,20 @@ class CheckRun {
       ++result_.stats.write_write_pairs;
       ResourceId a = r.first, b = r.second;
       if (PairDropped({kWriteWritePair, a, b})) continue;
-      std::vector<const analysis::Evidence*> kept;
+      std::vector<Kept> kept;
       for (const auto& e : r.evidence) {
-        if (Strength({kWriteWriteEvidence, e, a, b, kStrongest}) > 0) kept.push_back(&e);
+        // Written by both: as strong as evidence goes whatever a rule's ceiling, and so cited
+        // for nothing.
+        std::vector<Citation> ignored;
+        if (Strength({kWriteWriteEvidence, e, a, b, kStrongest}, &ignored) > 0) {
+          kept.push_back({&e, kStrongest, {}});
+        }
       }
       if (kept.empty()) {
         ++result_.stats.no_dependency;
         continue;
       }
-      const bool swap = WriteWriteTurnsRound(a, b, *kept.front());
+      const bool swap = WriteWriteTurnsRound(a, b, *kept.front().evidence);
       ResourceId src = swap ? b : a, dst = swap ? a : b;
       FaultKind kind = HasFinding(FaultKind::kMissingNotifier, src, dst)
                            ? FaultKind::kMissingNotifier
@@ -320,7 +339,7 @@ class CheckRun {
       if (kind == FaultKind::kMissingOrdering && HasFinding(kind, dst, src)) continue;
       Finding& f = FindingFor(kind, src, dst);
       if (f.evidence.empty()) f.write_write = true;
-      for (const analysis::Evidence* e : kept) AddEvidence(f, *e, swap, 3);
+      for (const Kept& k : kept) AddEvidence(f, k, swap);
     }
   }
 

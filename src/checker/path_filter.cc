@@ -108,46 +108,15 @@ bool PathFilter::Ignored(std::string_view path) const {
          RE2::FullMatch(re2::StringPiece(path.data(), path.size()), *ignored_);
 }
 
-bool PathFilter::IsEnablementLink(std::string_view path) {
-  if (path.starts_with("/etc/rc") && path.size() > 11 && path.substr(8, 3) == ".d/" &&
-      std::string_view("0123456S").find(path[7]) != std::string_view::npos) {
-    return true;
-  }
-  constexpr std::string_view kUnits = "/etc/systemd/system/";
-  if (!path.starts_with(kUnits)) return false;
-  std::string_view rest = path.substr(kUnits.size());
-  size_t slash = rest.find('/');
-  if (slash == std::string_view::npos || rest.find('/', slash + 1) != std::string_view::npos) {
-    return false;
-  }
-  std::string_view dir = rest.substr(0, slash);
-  return dir.ends_with(".wants") || dir.ends_with(".requires");
+const knowledge::Row* PathFilter::IsEnablementLink(std::string_view path) {
+  static const knowledge::Table& table = knowledge::TableNamed("enablement_links");
+  return table.Find(path);
 }
 
-bool PathFilter::IsPackageManagerState(std::string_view path) {
-  static constexpr std::string_view kDirs[] = {
-      "/var/lib/dpkg", "/var/lib/apt", "/var/cache/apt", "/var/cache/debconf", "/var/log/apt",
-      "/var/lib/ucf", "/var/lib/systemd/deb-systemd-helper-enabled",
-      "/var/lib/systemd/deb-systemd-helper-masked", "/usr/share/doc", "/usr/share/man",
-      "/var/lib/dbus", "/etc/alternatives", "/var/lib/dpkg/alternatives",
-      // The enablement links' directories (below).
-      "/etc/rc0.d", "/etc/rc1.d", "/etc/rc2.d", "/etc/rc3.d", "/etc/rc4.d", "/etc/rc5.d",
-      "/etc/rc6.d", "/etc/rcS.d", "/etc/systemd/system/multi-user.target.wants"};
-  if (IsEnablementLink(path)) return true;
-  static constexpr std::string_view kFiles[] = {"/var/log/dpkg.log", "/var/log/alternatives.log",
-                                                "/etc/passwd",       "/etc/group",
-                                                "/etc/shadow",       "/etc/gshadow",
-                                                "/etc/subuid",       "/etc/subgid",
-                                                "/etc/passwd-",      "/etc/group-",
-                                                "/etc/shadow-",      "/etc/gshadow-",
-                                                "/etc/.pwd.lock",    "/usr/share/info/dir"};
-  for (std::string_view f : kFiles) {
-    if (path == f) return true;
-  }
-  for (std::string_view d : kDirs) {
-    if (path.starts_with(d) && (path.size() == d.size() || path[d.size()] == '/')) return true;
-  }
-  return false;
+const knowledge::Row* PathFilter::IsPackageManagerState(std::string_view path) {
+  static const knowledge::Table& table = knowledge::TableNamed("package_manager_state");
+  if (const knowledge::Row* link = IsEnablementLink(path)) return link;
+  return table.Find(path);
 }
 
 }  // namespace fsmove::checker

@@ -7,7 +7,6 @@
 
 #include "absl/strings/ascii.h"
 #include "absl/strings/str_split.h"
-#include "fsmove/catalog/file_path.h"
 
 namespace fsmove::checker {
 namespace {
@@ -122,55 +121,24 @@ bool MakesOnlyAnEmptyFile(const catalog::Resource& r) {
          r.FindParameter("source") == nullptr;
 }
 
-bool IsRubyTempfile(std::string_view path) {
-  if (!path.starts_with("/tmp/") && !path.starts_with("/var/tmp/")) return false;
-  std::string_view name = path.substr(path.rfind('/') + 1);
-  auto digits = [&](size_t at) {
-    size_t end = at;
-    while (end < name.size() && absl::ascii_isdigit(static_cast<unsigned char>(name[end]))) ++end;
-    return end - at;
-  };
-  // Dir::Tmpname: PREFIX + YYYYMMDD + "-" + pid + "-" + rand(2**32) in base 36 + SUFFIX.
-  for (size_t at = 0; at + 12 <= name.size(); ++at) {
-    if (digits(at) < 8 || name[at + 8] != '-') continue;
-    size_t pid = digits(at + 9);
-    size_t after = at + 9 + pid;
-    if (pid == 0 || after >= name.size() || name[after] != '-') continue;
-    size_t end = after + 1;
-    while (end < name.size() && (absl::ascii_isdigit(static_cast<unsigned char>(name[end])) ||
-                                 absl::ascii_islower(static_cast<unsigned char>(name[end])))) {
-      ++end;
-    }
-    if (end > after + 1 && (end == name.size() || name[end] == '.')) return true;
-  }
-  return false;
+const knowledge::Row* IsRubyTempfile(std::string_view path) {
+  static const knowledge::Table& table = knowledge::TableNamed("ruby_tempfiles");
+  return table.Find(path);
 }
 
-bool IsAmbientConfiguration(std::string_view path) {
-  static constexpr std::string_view kFiles[] = {
-      "/etc/localtime",       "/etc/timezone",   "/etc/locale.conf", "/etc/default/locale",
-      "/etc/resolv.conf",     "/etc/hosts",      "/etc/host.conf",   "/etc/gai.conf",
-      "/etc/ssl/openssl.cnf", "/etc/environment"};
-  for (std::string_view f : kFiles) {
-    if (path == f) return true;
-  }
-  return path.starts_with("/usr/share/zoneinfo/") || path.starts_with("/usr/lib/locale/") ||
-         path == "/etc/apt/apt.conf" || path.starts_with("/etc/apt/apt.conf.d/");
+const knowledge::Row* IsAmbientConfiguration(std::string_view path) {
+  static const knowledge::Table& table = knowledge::TableNamed("ambient_configuration");
+  return table.Find(path);
 }
 
-bool IsUnitDefinition(std::string_view path) {
-  for (std::string_view dir : {"/etc/systemd/system/", "/run/systemd/system/",
-                               "/lib/systemd/system/", "/usr/lib/systemd/system/"}) {
-    if (path.starts_with(dir) && path.size() > dir.size()) return true;
-  }
-  return false;
+const knowledge::Row* IsUnitDefinition(std::string_view path) {
+  static const knowledge::Table& table = knowledge::TableNamed("unit_directories");
+  return table.Find(path);
 }
 
-bool IsRuntimeState(std::string_view path) {
-  for (std::string_view dir : {"/run", "/var/run", "/tmp", "/var/tmp", "/dev/shm"}) {
-    if (path == dir || catalog::IsStrictlyUnder(path, dir)) return true;
-  }
-  return false;
+const knowledge::Row* IsRuntimeState(std::string_view path) {
+  static const knowledge::Table& table = knowledge::TableNamed("runtime_state");
+  return table.Find(path);
 }
 
 bool IsUnitReload(const catalog::Resource& r) {
@@ -183,33 +151,14 @@ bool IsUnitReload(const catalog::Resource& r) {
   return reload != std::string::npos && IsWordAt(*command, reload, 13);
 }
 
-bool IsDropInDirectory(std::string_view path) {
-  size_t slash = path.rfind('/');
-  std::string_view name = slash == std::string_view::npos ? path : path.substr(slash + 1);
-  if (name.size() > 2 && name.ends_with(".d")) return true;
-  return name.ends_with("-enabled") || name.ends_with("-available");
+const knowledge::Row* IsDropInDirectory(std::string_view path) {
+  static const knowledge::Table& table = knowledge::TableNamed("drop_in_directories");
+  return table.Find(path);
 }
 
-bool IsNameServiceDatabase(std::string_view path) {
-  if (path == "/etc/nsswitch.conf" || path == "/etc/.pwd.lock") return true;
-  if (!path.starts_with("/etc/")) return false;
-  std::string_view name = path.substr(5);
-  if (name.find('/') != std::string_view::npos) return false;
-  static constexpr std::string_view kBases[] = {"passwd",  "group",  "shadow",
-                                                "gshadow", "subuid", "subgid"};
-  // shadow's tools also write npasswd, nshadow, ngroup, ngshadow (their temporary copies).
-  if (name.size() > 1 && name[0] == 'n') {
-    for (std::string_view b : kBases) {
-      if (name.substr(1) == b) return true;
-    }
-  }
-  for (std::string_view b : kBases) {
-    if (!name.starts_with(b)) continue;
-    std::string_view rest = name.substr(b.size());
-    // passwd, passwd-, passwd+, passwd.lock, passwd.edit, passwd.347 (adduser's lock)
-    if (rest.empty() || rest == "-" || rest == "+" || rest.starts_with(".")) return true;
-  }
-  return false;
+const knowledge::Row* IsNameServiceDatabase(std::string_view path) {
+  static const knowledge::Table& table = knowledge::TableNamed("name_service_databases");
+  return table.Find(path);
 }
 
 std::vector<std::string> NamedAccounts(const catalog::Resource& r) {

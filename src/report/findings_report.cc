@@ -299,6 +299,24 @@ std::string EvidenceText(const checker::PathEvidence& e, const catalog::Resource
                      fstrace::SyscallName(e.target.syscall), e.target.line);
 }
 
+std::string CitationText(const checker::Citation& c) {
+  const checker::knowledge::Row& row = *c.row;
+  return fmt::format("weakened by {}, row {} ({}:{}): {}", c.rule, row.id, row.file, row.line,
+                     row.source);
+}
+
+nlohmann::json CitationJson(const checker::Citation& c) {
+  const checker::knowledge::Row& row = *c.row;
+  return {{"rule", std::string(c.rule)},
+          {"row", std::string(row.id)},
+          {"kind", std::string(row.kind)},
+          {"match", std::string(checker::knowledge::MatchName(row.match))},
+          {"fact", std::string(row.fact)},
+          {"table", std::string(row.file)},
+          {"line", row.line},
+          {"source", std::string(row.source)}};
+}
+
 namespace {
 
 std::string_view SuppressionKindName(gating::SuppressionKind k) {
@@ -368,6 +386,9 @@ void WriteFindingText(std::ostream& out, const checker::Finding& f, const catalo
   }
   for (const checker::PathEvidence& e : f.evidence) {
     out << "    " << TerminalSafe(EvidenceText(e, src, dst)) << "\n";
+    for (const checker::Citation& c : e.citations) {
+      out << "      " << TerminalSafe(CitationText(c)) << "\n";
+    }
   }
   if (f.evidence_total > f.evidence.size()) {
     out << "    ... and " << (f.evidence_total - f.evidence.size()) << " more\n";
@@ -585,9 +606,15 @@ nlohmann::json PatchJson(const std::optional<checker::FixPatch>& patch) {
 nlohmann::json FaultJson(const checker::Finding& f, const catalog::Catalog& cat) {
   nlohmann::json paths = nlohmann::json::array();
   for (const checker::PathEvidence& e : f.evidence) {
-    paths.push_back({{"path", e.path},
-                     {"source", AccessFieldsToJson(e.source)},
-                     {"target", AccessFieldsToJson(e.target)}});
+    nlohmann::json path = {{"path", e.path},
+                           {"source", AccessFieldsToJson(e.source)},
+                           {"target", AccessFieldsToJson(e.target)}};
+    if (!e.citations.empty()) {
+      nlohmann::json citations = nlohmann::json::array();
+      for (const checker::Citation& c : e.citations) citations.push_back(CitationJson(c));
+      path["citations"] = std::move(citations);
+    }
+    paths.push_back(std::move(path));
   }
   return {{"kind", std::string(checker::FaultKindName(f.kind))},
           {"rule", std::string(checker::FaultRuleId(f.kind))},

@@ -12,14 +12,15 @@ this test can fail.
 
 Usage: json_schema_test.py FSMOVE SCHEMA SOURCE_DIR
 """
+import json
 import sys
 import tempfile
 from pathlib import Path
 
 import jsonschema
 
-from ci_support import (analyze_recorded, check_mutations_rejected, fail, schema_validator,
-                        setting, validated_documents, without)
+from ci_support import (analyze_recorded, check_mutations_rejected, check_valid, fail,
+                        run_fsmove, schema_validator, setting, validated_documents, without)
 
 
 def main():
@@ -79,6 +80,37 @@ def main():
         "no graph model": without(["graph", "model"]),
     }
     check_mutations_rejected(validator, good, mutations)
+
+    # A finding weakened by a row of a knowledge table cites the rule and the row (saz-timezone:
+    # Package[cron] reads /etc/localtime, which every program reads in passing).
+    cited = cited_document(fsmove, traces / "corpus-rerecorded" / "saz-timezone")
+    check_valid(validator, "cited", cited)
+    paths = [(i, j) for i, f in enumerate(cited["faults"])
+             for j, p in enumerate(f["paths"]) if "citations" in p]
+    if not paths:
+        fail("cited: no evidence cites a knowledge table's row")
+    i, j = paths[0]
+    citation = cited["faults"][i]["paths"][j]["citations"][0]
+    if (citation["rule"], citation["row"]) != ("ambient-configuration", "ambient.localtime"):
+        fail(f"cited: expected ambient-configuration's row ambient.localtime, got {citation}")
+    print("ok: cited is a valid json document whose weakened evidence cites its row")
+    at = ["faults", i, "paths", j, "citations"]
+    check_mutations_rejected(validator, cited, {
+        "empty citations": setting(at, []),
+        "citation without source": without([*at, 0, "source"]),
+        "unknown field of a citation": setting([*at, 0, "url"], "x"),
+        "unknown match of a citation": setting([*at, 0, "match"], "prefix"),
+    })
+
+
+def cited_document(fsmove, trace_dir):
+    """The --all JSON report of a recorded run whose trace is trace.strace.zst."""
+    with tempfile.TemporaryDirectory() as tmp:
+        out = Path(tmp) / "cited.json"
+        run_fsmove(fsmove, ["analyze", "--trace", str(trace_dir / "trace.strace.zst"),
+                            "--catalog", str(trace_dir / "catalog.json"), "--all",
+                            "--format", "json", "-o", str(out)], 1)
+        return json.loads(out.read_text())
 
 
 if __name__ == "__main__":

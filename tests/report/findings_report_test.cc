@@ -114,6 +114,51 @@ TEST_F(FindingsReportTest, EvidenceTextSaysWhatEachSideDid) {
   EXPECT_EQ(target_verb(a), "managed (looked at)");
 }
 
+// Evidence a rule weakened by a row of a knowledge table cites the rule and the row, with the
+// row's source, under the evidence in the text (--all shows the low-confidence finding) and as
+// `citations` on the path in JSON; evidence no row weakened has neither.
+TEST_F(FindingsReportTest, WeakenedEvidenceCitesTheRuleAndTheRow) {
+  const checker::knowledge::Row* row =
+      checker::knowledge::TableNamed("ambient_configuration").Find("/etc/resolv.conf");
+  ASSERT_NE(row, nullptr);
+  checker::Finding& f = Add(FaultKind::kMissingOrdering, file, exec, "f1");
+  f.confidence = checker::Confidence::kLow;
+  checker::PathEvidence e;
+  e.path = "/etc/resolv.conf";
+  e.source.effect = fstrace::Effect::kProduced;
+  e.target.effect = fstrace::Effect::kConsumed;
+  e.strength = 1;
+  e.citations.push_back({"ambient-configuration", row});
+  f.evidence.push_back(e);
+  checker::PathEvidence plain = e;
+  plain.path = "/etc/app.conf";
+  plain.citations.clear();
+  f.evidence.push_back(plain);
+  f.evidence_total = 2;
+  FindingsContext c = Context();
+  c.show_low = true;
+  const std::string text = Text(c);
+  EXPECT_THAT(text, HasSubstr("\n      weakened by ambient-configuration, row ambient.resolv-conf "
+                              "(src/checker/knowledge/ambient_configuration.tsv:" +
+                              std::to_string(row->line) + "): resolv.conf(5): \"The resolver"));
+  EXPECT_EQ(text.find("weakened by"), text.rfind("weakened by"));  // once: the plain one has none
+  const nlohmann::json doc = FindingsToJson(c);
+  ASSERT_EQ(doc["faults"].size(), 1u);
+  const nlohmann::json& j = doc["faults"][0];
+  ASSERT_EQ(j["paths"].size(), 2u);
+  const nlohmann::json& cited = j["paths"][0]["citations"];
+  ASSERT_EQ(cited.size(), 1u);
+  EXPECT_EQ(cited[0]["rule"], "ambient-configuration");
+  EXPECT_EQ(cited[0]["row"], "ambient.resolv-conf");
+  EXPECT_EQ(cited[0]["kind"], "resolver");
+  EXPECT_EQ(cited[0]["match"], "path");
+  EXPECT_EQ(cited[0]["fact"], "/etc/resolv.conf");
+  EXPECT_EQ(cited[0]["table"], "src/checker/knowledge/ambient_configuration.tsv");
+  EXPECT_EQ(cited[0]["line"], row->line);
+  EXPECT_THAT(cited[0]["source"].get<std::string>(), HasSubstr("resolv.conf(5)"));
+  EXPECT_FALSE(j["paths"][1].contains("citations"));
+}
+
 TEST_F(FindingsReportTest, NotIdempotentSentencesFollowTheBehaviourAndType) {
   NotIdempotent n{"Exec[use config]", "changes-every-apply", {}, {}};
   EXPECT_EQ(NotIdempotentBehaviour(n), "changes on every apply");

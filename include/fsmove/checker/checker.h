@@ -14,6 +14,7 @@
 #include "absl/status/statusor.h"
 #include "fsmove/analysis/analysis_result.h"
 #include "fsmove/catalog/catalog.h"
+#include "fsmove/checker/knowledge.h"
 #include "fsmove/graph/dependency_graph.h"
 
 namespace fsmove::checker {
@@ -21,6 +22,13 @@ namespace fsmove::checker {
 enum class FaultKind : uint8_t { kMissingOrdering, kMissingNotifier };
 std::string_view FaultKindName(FaultKind k);  // "MOR", "MN"
 std::string_view FaultRuleId(FaultKind k);    // "missing-ordering", "missing-notifier"
+
+// A row of the knowledge tables (knowledge.h) that a rule weakened a piece of evidence by: the
+// finding's explanation cites the rule and the row, with the row's source.
+struct Citation {
+  std::string_view rule;                // the rule's id (rules/registry.h)
+  const knowledge::Row* row = nullptr;  // never null in a finding
+};
 
 // Why the relation exists: what each side did to one path.
 struct PathEvidence {
@@ -30,6 +38,9 @@ struct PathEvidence {
   // 3: content read after a write, an entry made inside a directory the source created, or
   // both writing content; 2: a failed open; 1: a lookup (stat, access) or metadata only.
   int strength = 3;
+  // The rules that weakened it below what the accesses show, by a row of a knowledge table
+  // (rules that weaken by no row are not cited). In table order.
+  std::vector<Citation> citations;
 };
 
 // High when some evidence shows content or a failed open; low when it is weak by nature

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "absl/status/statusor.h"
+#include "fsmove/checker/knowledge.h"
 #include "re2/re2.h"
 
 namespace fsmove::checker {
@@ -30,13 +31,15 @@ class PathFilter {
                                            bool with_defaults);
   bool Ignored(std::string_view path) const;
   // dpkg/apt databases, caches and logs, the user databases package scripts rewrite, and
-  // the enablement links.
-  static bool IsPackageManagerState(std::string_view path);
+  // the enablement links: the row that says so (enablement_links.tsv, then
+  // package_manager_state.tsv), or null.
+  static const knowledge::Row* IsPackageManagerState(std::string_view path);
   // The init system's enablement links: /etc/rc[0-6S].d/[SK]NNname (update-rc.d, Puppet's
   // debian service provider) and /etc/systemd/system/UNIT.wants|.requires/ (systemctl enable,
   // deb-systemd-helper). Each is the boot order of its own service; what lists them (insserv,
   // update-rc.d, a provider's `enabled?`, the sysv generator) is the init system's bookkeeping.
-  static bool IsEnablementLink(std::string_view path);
+  // The row of enablement_links.tsv that says so, or null.
+  static const knowledge::Row* IsEnablementLink(std::string_view path);
 
  private:
   std::unique_ptr<RE2> ignored_;  // one alternation of every glob; null when none

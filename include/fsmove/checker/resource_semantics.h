@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "fsmove/catalog/catalog.h"
+#include "fsmove/checker/knowledge.h"
 
 namespace fsmove::checker {
 
@@ -34,38 +35,44 @@ bool OnlyEnsuresExistence(const catalog::Resource& r);
 // source or target (an empty file where there was none, else owner and mode only).
 bool MakesOnlyAnEmptyFile(const catalog::Resource& r);
 
+// The path policies below are rows of the knowledge tables (knowledge.h): each returns the row
+// that says so (a rule cites it: RuleContext::Cite), or null.
+
 // A file Ruby's Tempfile made in /tmp or /var/tmp (Dir::Tmpname: PREFIX, the date, "-", the
 // pid, "-", a base-36 random, optional suffix: openldap_dbindex20261124-76-93q0su). Its
 // finalizer unlinks it when the garbage collector runs, during whatever resource Puppet is
-// applying then.
-bool IsRubyTempfile(std::string_view path);
+// applying then. Table: ruby_tempfiles.tsv.
+const knowledge::Row* IsRubyTempfile(std::string_view path);
 
 // Settings every program reads in passing (time zone, locale, resolver, hosts, OpenSSL's
 // defaults), and apt's configuration, which every apt, apt-get and apt-key call reads whatever
 // it does: a program that is not a service reading them shows no dependency worth more than
 // a low-confidence edge (a service does: it keeps what it read until restarted).
-bool IsAmbientConfiguration(std::string_view path);
+// Table: ambient_configuration.tsv.
+const knowledge::Row* IsAmbientConfiguration(std::string_view path);
 
 // A drop-in directory, whose entries its program reads all of by convention: a name ending in
 // ".d" (sources.list.d, conf.d, rsyslog.d, cron.d, sudoers.d, ...) or Debian's
 // *-enabled / *-available pairs. A listing of another directory (a lookup in /etc, a scan of
-// a library directory) says nothing about which entries matter.
-bool IsDropInDirectory(std::string_view path);
+// a library directory) says nothing about which entries matter. Table: drop_in_directories.tsv.
+const knowledge::Row* IsDropInDirectory(std::string_view path);
 
 // A systemd unit file or drop-in, where PID 1 loads units from: /etc/systemd/system,
 // /run/systemd/system, /lib/systemd/system, /usr/lib/systemd/system (and below).
-bool IsUnitDefinition(std::string_view path);
+// Table: unit_directories.tsv.
+const knowledge::Row* IsUnitDefinition(std::string_view path);
 
 // Runtime state, made afresh at each boot or start: /run, /var/run, /tmp, /var/tmp, /dev/shm
-// and below.
-bool IsRuntimeState(std::string_view path);
+// and below. Table: runtime_state.tsv.
+const knowledge::Row* IsRuntimeState(std::string_view path);
 
 // An Exec that makes PID 1 reload its units: its command runs `systemctl daemon-reload`.
 bool IsUnitReload(const catalog::Resource& r);
 
 // /etc/passwd, group, shadow, gshadow, subuid, subgid, their backups, locks and temporary
 // copies, and nsswitch.conf: the name-service databases, keyed by entry.
-bool IsNameServiceDatabase(std::string_view path);
+// Table: name_service_databases.tsv.
+const knowledge::Row* IsNameServiceDatabase(std::string_view path);
 
 // The accounts a resource names and so looks up (owner, group, user, gid, groups; a
 // User's or Group's own name), without root and numeric ids, which need no entry made

@@ -112,4 +112,11 @@ std::string NotIdempotentFingerprint(const NotIdempotent& n);
 std::string EvidenceText(const checker::PathEvidence& e, const catalog::Resource& source,
                          const catalog::Resource& target);
 
+// Why a piece of evidence is weaker than its accesses: the rule and the knowledge table's row it
+// weakened it by, with the row's source ("weakened by ambient-configuration, row
+// ambient.resolv-conf (src/checker/knowledge/ambient_configuration.tsv:12): resolv.conf(5): ...").
+std::string CitationText(const checker::Citation& c);
+// The same as a JSON object (docs/json-report.schema.json: citation).
+nlohmann::json CitationJson(const checker::Citation& c);
+
 }  // namespace fsmove::report

@@ -2,7 +2,8 @@
 // by entry. A consumer depends on a producer of them only through the accounts it names (owner
 // => mysql after the package that adds mysql); an account the catalog manages (User[git],
 // Group[git]) is made by that resource, which Puppet autorequires. Two writers add different
-// entries. Policies: IsNameServiceDatabase, NamedAccounts (resource_semantics.h).
+// entries. Policies: IsNameServiceDatabase (knowledge/name_service_databases.tsv), NamedAccounts
+// (resource_semantics.h).
 #include <optional>
 #include <string>
 
@@ -16,14 +17,17 @@ namespace {
 class NameServiceEntries final : public Rule {
  public:
   int MaxStrength(const EvidenceQuery& q, RuleContext& context) const override {
-    if (!IsNameServiceDatabase(q.evidence.path)) return kStrongest;
-    if (q.kind == kWriteWriteEvidence) return 0;
-    const catalog::Catalog& catalog = context.catalog();
-    for (const std::string& account : NamedAccounts(context.resource(q.consumer))) {
-      std::optional<catalog::ResourceId> user = catalog.Find("User", account);
-      std::optional<catalog::ResourceId> group = catalog.Find("Group", account);
-      if ((!user && !group) || user == q.producer || group == q.producer) return kStrongest;
+    const knowledge::Row* row = IsNameServiceDatabase(q.evidence.path);
+    if (row == nullptr) return kStrongest;
+    if (q.kind != kWriteWriteEvidence) {
+      const catalog::Catalog& catalog = context.catalog();
+      for (const std::string& account : NamedAccounts(context.resource(q.consumer))) {
+        std::optional<catalog::ResourceId> user = catalog.Find("User", account);
+        std::optional<catalog::ResourceId> group = catalog.Find("Group", account);
+        if ((!user && !group) || user == q.producer || group == q.producer) return kStrongest;
+      }
     }
+    context.Cite(*row);
     return 0;
   }
 };

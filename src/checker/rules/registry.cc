@@ -1,22 +1,25 @@
 // The checker's rules, by id, in the order the driver asks them; see registry.h.
 //
-// The policies they judge by: the tables of paths and resource types in path_filter.h and
-// resource_semantics.h are shared; each is named here by the rule that owns it (the one that
-// decides what a change to it means for the findings). The defaults of --ignore-path
+// The policies they judge by: the path policies of path_filter.h and resource_semantics.h look
+// up the knowledge tables (src/checker/knowledge/*.tsv, knowledge.h: each row with its source,
+// each table naming the rules that read it; a rule cites the row it used), and the resource
+// types and commands are still code there; each is named here by the rule that owns it (the one
+// that decides what a change to it means for the findings). The defaults of --ignore-path
 // (DefaultIgnores) are no rule: their accesses never reach the rules (resource_accesses.h).
-//   enablement-link          PathFilter::IsEnablementLink
-//   package-manager-state    PathFilter::IsPackageManagerState
-//   name-service-entries     IsNameServiceDatabase, NamedAccounts
-//   transient-file           IsRubyTempfile
+//   enablement-link          PathFilter::IsEnablementLink (enablement_links.tsv)
+//   package-manager-state    PathFilter::IsPackageManagerState (package_manager_state.tsv)
+//   name-service-entries     IsNameServiceDatabase (name_service_databases.tsv), NamedAccounts
+//   transient-file           IsRubyTempfile (ruby_tempfiles.tsv)
 //   commuting-edits          IsPartialEditor (also cited by overwritten-before-read,
 //                            one-key-edit), OnlyEnsuresExistence
-//   unit-directory-walk      IsUnitDefinition (also cited by reloaded-by-another)
+//   unit-directory-walk      IsUnitDefinition (unit_directories.tsv; also read by
+//                            reloaded-by-another)
 //   reloaded-by-another      IsUnitReload
 //   restart-relay            CommandRestartsService, ServiceName; service_relays.h
 //   stop-edit-start          CommandStopsService, RunsEveryApply
 //   refresh-guaranteed       IsRefreshOnly
-//   runtime-state-entry      IsRuntimeState
-//   ambient-configuration    IsAmbientConfiguration
+//   runtime-state-entry      IsRuntimeState (runtime_state.tsv)
+//   ambient-configuration    IsAmbientConfiguration (ambient_configuration.tsv)
 //   empty-file               MakesOnlyAnEmptyFile
 //   dependency-package       PackageName
 #include "fsmove/checker/rules/registry.h"

@@ -2,7 +2,8 @@
 // drop-in, so it "needs" each one written before it; but a unit file needs only *a* reload
 // after it. When another reload is ordered after the producer already (the drop-in notifies its
 // own), this one's order against the producer changes nothing systemd loads.
-// Policies: IsUnitDefinition, IsUnitReload (resource_semantics.h).
+// Policies: IsUnitDefinition (knowledge/unit_directories.tsv), IsUnitReload
+// (resource_semantics.h).
 #include "fsmove/checker/resource_semantics.h"
 #include "fsmove/checker/rules/rule_context.h"
 #include "rule_factories.h"
@@ -13,11 +14,13 @@ namespace {
 class ReloadedByAnother final : public Rule {
  public:
   int MaxStrength(const EvidenceQuery& q, RuleContext& context) const override {
-    if (!IsUnitDefinition(q.evidence.path) || !IsUnitReload(context.resource(q.consumer))) {
-      return kStrongest;
-    }
+    const knowledge::Row* row = IsUnitDefinition(q.evidence.path);
+    if (row == nullptr || !IsUnitReload(context.resource(q.consumer))) return kStrongest;
     for (catalog::ResourceId other : context.UnitReloads()) {
-      if (other != q.consumer && context.HappensBefore(q.producer, other)) return 0;
+      if (other != q.consumer && context.HappensBefore(q.producer, other)) {
+        context.Cite(*row);
+        return 0;
+      }
     }
     return kStrongest;
   }

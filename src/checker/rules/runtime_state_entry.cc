@@ -1,7 +1,8 @@
 // runtime-state-entry: a service that made an entry in a directory the producer made is kept
 // (its log file in a log directory: a daemon that keeps the old one open writes where the new
 // one is not, the paper's "log files"), but its pid file or socket in runtime state (/run,
-// /tmp) is no configuration. Policy: IsRuntimeState (resource_semantics.h).
+// /tmp) is no configuration. Policy: IsRuntimeState (resource_semantics.h;
+// knowledge/runtime_state.tsv).
 #include "fsmove/checker/resource_semantics.h"
 #include "fsmove/checker/rules/rule_context.h"
 #include "rule_factories.h"
@@ -11,8 +12,12 @@ namespace {
 
 class RuntimeStateEntry final : public Rule {
  public:
-  int MaxStrength(const EvidenceQuery& q, RuleContext& /*context*/) const override {
-    return q.evidence.second.parent && IsRuntimeState(q.evidence.path) ? 0 : kStrongest;
+  int MaxStrength(const EvidenceQuery& q, RuleContext& context) const override {
+    if (!q.evidence.second.parent) return kStrongest;
+    const knowledge::Row* row = IsRuntimeState(q.evidence.path);
+    if (row == nullptr) return kStrongest;
+    context.Cite(*row);
+    return 0;
   }
 };
 

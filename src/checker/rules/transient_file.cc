@@ -1,6 +1,7 @@
 // transient-file: the producer created the path and removed it again (a scratch or temporary
 // file): it leaves nothing behind for anyone. A Ruby Tempfile the producer made is its scratch
-// file whoever's block its finalizer ran in. Policy: IsRubyTempfile (resource_semantics.h).
+// file whoever's block its finalizer ran in. Policy: IsRubyTempfile (resource_semantics.h;
+// knowledge/ruby_tempfiles.tsv).
 #include <algorithm>
 #include <cstdint>
 #include <string_view>
@@ -22,19 +23,26 @@ class TransientFile final : public Rule {
   }
 
  private:
+  // Whether `producer` made the path and it was removed after; a Ruby Tempfile's removal by
+  // whoever's block its finalizer ran in counts, and cites its row.
   static bool Transient(catalog::ResourceId producer, std::string_view path, RuleContext& context) {
-    const bool tempfile = IsRubyTempfile(path);
+    const knowledge::Row* tempfile = IsRubyTempfile(path);
     uint64_t produced = 0, expunged = 0;
+    bool by_finalizer = false;  // the last removal is another block's
     for (const analysis::Access& a : context.Accesses(path)) {
-      if (a.effect == analysis::Effect::kExpunged && (a.block == producer || tempfile)) {
-        expunged = std::max(expunged, a.line);
+      if (a.effect == analysis::Effect::kExpunged && (a.block == producer || tempfile != nullptr) &&
+          a.line > expunged) {
+        expunged = a.line;
+        by_finalizer = a.block != producer;
       }
       if (a.block != producer) continue;
       if (a.effect == analysis::Effect::kProduced && !a.shallow) {
         produced = std::max(produced, a.line);
       }
     }
-    return produced != 0 && expunged > produced;
+    if (produced == 0 || expunged <= produced) return false;
+    if (by_finalizer) context.Cite(*tempfile);
+    return true;
   }
 };
 

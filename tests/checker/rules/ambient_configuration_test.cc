@@ -18,9 +18,11 @@ TEST(AmbientConfigurationRuleTest, WeakForAReaderStrongForAService) {
   EXPECT_EQ(h.MaxStrength("ambient-configuration", checker::kOrderingEvidence,
                           "File[/etc/resolv.conf]", "Exec[use]", "/etc/resolv.conf"),
             1);
+  EXPECT_EQ(h.cited(), "ambient.resolv-conf");  // the row it weakened the evidence by
   EXPECT_EQ(h.MaxStrength("ambient-configuration", checker::kOrderingEvidence,
                           "File[/etc/resolv.conf]", "Service[app]", "/etc/resolv.conf"),
             kStrongest);
+  EXPECT_EQ(h.cited(), "");
   EXPECT_EQ(h.MaxStrength("ambient-configuration", checker::kOrderingEvidence,
                           "File[/etc/resolv.conf]", "Exec[use]", "/etc/app.conf"),
             kStrongest);

@@ -19,6 +19,7 @@ TEST(EnablementLinkRuleTest, DropsALinkKeepsTheServicesFiles) {
   EXPECT_EQ(h.MaxStrength("enablement-link", checker::kOrderingEvidence, "Package[app]",
                           "Exec[list]", "/etc/rc2.d/S01app"),
             0);
+  EXPECT_EQ(h.cited(), "enable.rc2-d");
   EXPECT_EQ(h.MaxStrength("enablement-link", checker::kNotificationEvidence, "Package[app]",
                           "Service[other]", "/etc/rc2.d/S01app"),
             0);

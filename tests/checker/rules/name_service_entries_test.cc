@@ -30,6 +30,7 @@ TEST(NameServiceEntriesRuleTest, OnlyTheAccountsTheConsumerNames) {
   EXPECT_EQ(h.MaxStrength("name-service-entries", checker::kOrderingEvidence, "Package[mysql]",
                           "File[/srv/plain]", "/etc/passwd"),
             0);
+  EXPECT_EQ(h.cited(), "nss.passwd");
   // git is User[git]'s: the package's entries are not it, the User's are.
   EXPECT_EQ(h.MaxStrength("name-service-entries", checker::kOrderingEvidence, "Package[mysql]",
                           "File[/srv/git]", "/etc/passwd"),

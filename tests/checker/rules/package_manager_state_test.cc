@@ -21,6 +21,7 @@ TEST(PackageManagerStateRuleTest, APackagesWritesOfItAreDropped) {
   EXPECT_EQ(h.MaxStrength("package-manager-state", checker::kOrderingEvidence, "Package[app]",
                           "Exec[use]", "/var/lib/dpkg/status"),
             0);
+  EXPECT_EQ(h.cited(), "pkg.dpkg-admindir");
   // An apt update (an Exec) rewriting apt's lists is a real producer.
   EXPECT_EQ(h.MaxStrength("package-manager-state", checker::kOrderingEvidence, "Exec[apt-update]",
                           "Exec[use]", "/var/lib/apt/lists/x"),
@@ -29,6 +30,7 @@ TEST(PackageManagerStateRuleTest, APackagesWritesOfItAreDropped) {
   EXPECT_EQ(h.MaxStrength("package-manager-state", checker::kOrderingEvidence, "Package[app]",
                           "Exec[use]", "/etc/passwd"),
             kStrongest);
+  EXPECT_EQ(h.cited(), "");
 }
 
 TEST(PackageManagerStateRuleTest, TwoWritersOfItRaceOnNothing) {

@@ -27,6 +27,7 @@ TEST(ReloadedByAnotherRuleTest, AnotherReloadAfterTheUnit) {
   EXPECT_EQ(notified.MaxStrength("reloaded-by-another", checker::kOrderingEvidence, file,
                                  "Exec[reload-b]", unit),
             0);
+  EXPECT_EQ(notified.cited(), "unit.etc");
   // No other reload after the unit file: this one is the one it needs.
   RuleHarness alone({{"File", unit},
                      {"Exec", "reload-a", reload({{"refreshonly", true}})},

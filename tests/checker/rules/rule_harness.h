@@ -52,8 +52,16 @@ class RuleHarness {
     const checker::RegisteredRule* rule = Find(id, kind);
     const analysis::Evidence* e = FindEvidence(kind, Id(producer), Id(consumer), path);
     if (rule == nullptr || e == nullptr) return -1;
-    return rule->rule->MaxStrength({kind, *e, Id(producer), Id(consumer), strength}, context_);
+    context_.TakeCitation();
+    int ceiling =
+        rule->rule->MaxStrength({kind, *e, Id(producer), Id(consumer), strength}, context_);
+    const checker::knowledge::Row* row = context_.TakeCitation();
+    cited_ = row == nullptr ? "" : row->id;
+    return ceiling;
   }
+
+  // The id of the knowledge table's row the last MaxStrength cited, or "" when it cited none.
+  std::string_view cited() const { return cited_; }
 
   checker::RuleContext& context() { return context_; }
 
@@ -103,6 +111,7 @@ class RuleHarness {
   checker::ResourceAccesses resources_;
   analysis::Relations relations_;
   checker::RuleContext context_;
+  std::string_view cited_;
 };
 
 }  // namespace fsmove::testing

@@ -21,6 +21,7 @@ TEST(RuntimeStateEntryRuleTest, APidFileInRunNotALogFile) {
   EXPECT_EQ(h.MaxStrength("runtime-state-entry", checker::kNotificationEvidence, "File[/run/app]",
                           "Service[app]", "/run/app"),
             0);
+  EXPECT_EQ(h.cited(), "runtime.run");
   EXPECT_EQ(h.MaxStrength("runtime-state-entry", checker::kNotificationEvidence,
                           "File[/var/log/app]", "Service[app]", "/var/log/app"),
             kStrongest);

@@ -18,6 +18,7 @@ TEST(TransientFileRuleTest, MadeAndRemovedByItsProducer) {
   EXPECT_EQ(h.MaxStrength("transient-file", checker::kOrderingEvidence, "Exec[a]", "Exec[b]",
                           "/srv/scratch"),
             0);
+  EXPECT_EQ(h.cited(), "");  // its own removal: no row needed
   EXPECT_EQ(h.MaxStrength("transient-file", checker::kOrderingEvidence, "Exec[a]", "Exec[b]",
                           "/srv/kept"),
             kStrongest);
@@ -33,6 +34,7 @@ TEST(TransientFileRuleTest, ARubyTempfileWhoeverRemovesIt) {
   RuleHarness h({{"Exec", "a"}, {"Exec", "b"}, {"Exec", "c"}}, run);
   EXPECT_EQ(h.MaxStrength("transient-file", checker::kOrderingEvidence, "Exec[a]", "Exec[b]", tmp),
             0);
+  EXPECT_EQ(h.cited(), "tempfile.tmp");  // removed by Exec[c]'s block: the row says why
   EXPECT_EQ(h.MaxStrength("transient-file", checker::kOrderingEvidence, "Exec[a]", "Exec[b]",
                           "/tmp/app-kept"),
             kStrongest);

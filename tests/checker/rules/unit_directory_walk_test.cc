@@ -22,6 +22,7 @@ TEST(UnitDirectoryWalkRuleTest, APackageLookingAtAUnitNeedsNone) {
   EXPECT_EQ(h.MaxStrength("unit-directory-walk", checker::kOrderingEvidence, file,
                           "Package[helper]", unit),
             0);
+  EXPECT_EQ(h.cited(), "unit.etc");
   // What a package reads of a unit is content; an Exec's look is not a package's walk.
   EXPECT_EQ(
       h.MaxStrength("unit-directory-walk", checker::kOrderingEvidence, file, "Package[app]", unit),

@@ -14,6 +14,7 @@
 #include "absl/container/flat_hash_set.h"
 #include "fsmove/catalog/catalog.h"
 #include "fsmove/checker/checker.h"
+#include "fsmove/checker/knowledge.h"
 #include "fsmove/checker/resource_accesses.h"
 #include "fsmove/checker/rules/service_relays.h"
 #include "fsmove/graph/dependency_graph.h"
@@ -55,6 +56,12 @@ class RuleContext {
     return dependency_strengths_;
   }
 
+  // A rule that drops or weakens evidence because of a row of a knowledge table says which
+  // (knowledge.h: a rule cites its row); the driver takes it after the rule's answer and cites it
+  // in the finding's explanation.
+  void Cite(const knowledge::Row& row) { cited_ = &row; }
+  const knowledge::Row* TakeCitation() { return std::exchange(cited_, nullptr); }
+
  private:
   const catalog::Catalog& catalog_;
   const graph::DependencyGraph& graph_;
@@ -64,6 +71,7 @@ class RuleContext {
   std::optional<std::vector<catalog::ResourceId>> unit_reloads_;
   absl::flat_hash_set<std::pair<catalog::ResourceId, catalog::ResourceId>> refreshed_;
   absl::flat_hash_map<DependencyKey, std::optional<int>> dependency_strengths_;
+  const knowledge::Row* cited_ = nullptr;
 };
 
 }  // namespace fsmove::checker

@@ -1,0 +1,150 @@
+// Parsing the knowledge tables' text; see knowledge.h. Compiled into the checker and into the
+// build's generator (cmake/generate_knowledge_tables.cc), which must not link the checker.
+#include <algorithm>
+#include <cctype>
+#include <string>
+#include <vector>
+
+#include "absl/container/flat_hash_set.h"
+#include "fsmove/checker/knowledge.h"
+
+namespace fsmove::checker::knowledge {
+namespace {
+
+constexpr Match kMatches[] = {Match::kPath,        Match::kTree, Match::kBelow,
+                              Match::kNameSuffix,  Match::kGlob, Match::kAccountDatabase,
+                              Match::kRubyTempfile};
+
+// Lower-case letters, digits and the separators `-`, `.`, `_`; no leading separator.
+bool IsName(std::string_view s) {
+  if (s.empty() || !std::isalnum(static_cast<unsigned char>(s.front()))) return false;
+  return std::all_of(s.begin(), s.end(), [](char c) {
+    return (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '-' || c == '.' || c == '_';
+  });
+}
+
+// Abseil's string functions take absl::string_view, which is not std::string_view in every
+// Abseil fsmove builds with (Debian's): these two are all the parser needs.
+std::vector<std::string_view> Split(std::string_view text, char separator) {
+  std::vector<std::string_view> parts;
+  for (size_t at = 0;;) {
+    size_t end = text.find(separator, at);
+    parts.push_back(text.substr(at, end == std::string_view::npos ? end : end - at));
+    if (end == std::string_view::npos) return parts;
+    at = end + 1;
+  }
+}
+
+template <typename... Parts>
+std::string Cat(const Parts&... parts) {
+  std::string out;
+  ((out += parts), ...);
+  return out;
+}
+
+bool HasControl(std::string_view s) {
+  return std::any_of(s.begin(), s.end(),
+                     [](char c) { return static_cast<unsigned char>(c) < 0x20 || c == 0x7F; });
+}
+
+}  // namespace
+
+std::string_view MatchName(Match m) {
+  switch (m) {
+    case Match::kPath:
+      return "path";
+    case Match::kTree:
+      return "tree";
+    case Match::kBelow:
+      return "below";
+    case Match::kNameSuffix:
+      return "name-suffix";
+    case Match::kGlob:
+      return "glob";
+    case Match::kAccountDatabase:
+      return "account-database";
+    case Match::kRubyTempfile:
+      return "ruby-tempfile";
+  }
+  return "path";
+}
+
+absl::StatusOr<ParsedTable> ParseTable(std::string_view text, std::string_view file) {
+  ParsedTable table;
+  table.file = std::string(file);
+  bool header = false;
+  absl::flat_hash_set<std::string> ids;
+  int line = 0;
+  for (std::string_view record : Split(text, '\n')) {
+    ++line;
+    auto fail = [&](std::string_view what) {
+      return absl::InvalidArgumentError(Cat(file, ":", std::to_string(line), ": ", what));
+    };
+    if (!record.empty() && record.back() == '\r') return fail("a carriage return (CRLF line)");
+    if (record.empty() || record.front() == '#') continue;
+    std::vector<std::string_view> fields = Split(record, '\t');
+    for (std::string_view f : fields) {
+      if (f.empty()) return fail("an empty field (two tabs in a row, or a tab at the end)");
+      if (f.front() == ' ' || f.back() == ' ') return fail("a field with spaces around it");
+      if (HasControl(f)) return fail("a control character in a field");
+    }
+    if (fields.front() == "read-by") {
+      if (!table.readers.empty()) return fail("a second read-by line");
+      if (fields.size() != 2) return fail("read-by takes one field: rule ids separated by spaces");
+      for (std::string_view r : Split(fields[1], ' ')) {
+        if (r.empty()) continue;
+        if (!IsName(r)) return fail(Cat("'", r, "' is no rule id"));
+        table.readers.emplace_back(r);
+      }
+      continue;
+    }
+    if (fields.size() != 5) {
+      return fail(Cat("a row has 5 tab-separated fields (id, kind, match, fact, source), ", "not ",
+                      std::to_string(fields.size())));
+    }
+    if (!header) {
+      if (fields[0] != "id" || fields[1] != "kind" || fields[2] != "match" || fields[3] != "fact" ||
+          fields[4] != "source") {
+        return fail("the header (id, kind, match, fact, source) must come before the rows");
+      }
+      if (table.readers.empty()) return fail("no read-by line before the header");
+      header = true;
+      continue;
+    }
+    ParsedRow row;
+    row.line = line;
+    row.id = std::string(fields[0]);
+    row.kind = std::string(fields[1]);
+    row.fact = std::string(fields[3]);
+    row.source = std::string(fields[4]);
+    if (!IsName(row.id)) return fail(Cat("id '", row.id, "': lower case, digits, -._"));
+    if (!ids.insert(row.id).second) return fail(Cat("id '", row.id, "' again"));
+    if (!IsName(row.kind)) return fail(Cat("kind '", row.kind, "': lower case, -._"));
+    auto m = std::find_if(std::begin(kMatches), std::end(kMatches),
+                          [&](Match x) { return MatchName(x) == fields[2]; });
+    if (m == std::end(kMatches)) {
+      return fail(Cat("match '", fields[2],
+                      "' is none of path, tree, below, name-suffix, glob, "
+                      "account-database, ruby-tempfile"));
+    }
+    row.match = *m;
+    if (row.match == Match::kNameSuffix) {
+      if (row.fact.find('/') != std::string::npos) return fail("a name suffix holds no '/'");
+    } else if (row.fact.front() != '/' || (row.fact.size() > 1 && row.fact.back() == '/')) {
+      return fail(Cat("fact '", row.fact, "': an absolute path without a final '/'"));
+    }
+    if (row.match != Match::kGlob && row.fact.find('*') != std::string::npos) {
+      return fail("a '*' in a fact whose match is not glob");
+    }
+    // A source says where: a man page's section and words, a program's file, a URL.
+    if (row.source.size() < 12) return fail("a source too short to say where the fact is written");
+    table.rows.push_back(std::move(row));
+  }
+  if (!header) {
+    return absl::InvalidArgumentError(Cat(file, ": no header line (id, kind, ...)"));
+  }
+  if (table.rows.empty()) return absl::InvalidArgumentError(Cat(file, ": no rows"));
+  return table;
+}
+
+}  // namespace fsmove::checker::knowledge

@@ -155,10 +155,6 @@ std::string ProgramName(const std::string& command_line) {
   return first;
 }
 
-}  // namespace
-
-namespace {
-
 // The command line observed of `pid` at stage 1.
 std::string ProcessText(const std::vector<Observation>& observed, int pid) {
   for (const Observation& o : observed) {
@@ -167,8 +163,9 @@ std::string ProcessText(const std::vector<Observation>& observed, int pid) {
   return "";
 }
 
-// A process the refresh stopped that held one of `paths` replaced (ReplacedFile) before it,
-// watching no file with inotify, when no process the refresh started holds it replaced.
+// A process the refresh stopped that held one of `paths` replaced (ReplacedFile; not a
+// temporary file, which had no rereading window) before it, watching no file with inotify,
+// when no process the refresh started holds it replaced.
 const Observation* HolderOfReplaced(const std::vector<Observation>& observed,
                                     const RestartComparison& restart,
                                     const std::vector<std::string>& paths) {
@@ -179,7 +176,7 @@ const Observation* HolderOfReplaced(const std::vector<Observation>& observed,
     });
   };
   for (const Observation& o : observed) {
-    if (o.stage != 1 || o.kind != "replaced") continue;
+    if (o.stage != 1 || o.kind != "replaced" || IsTemporaryFile(o.text)) continue;
     if (std::find(paths.begin(), paths.end(), o.text) == paths.end()) continue;
     const bool stopped = std::any_of(restart.stopped.begin(), restart.stopped.end(),
                                      [&](const Observation& s) { return s.pid == o.pid; });

@@ -119,6 +119,13 @@ std::optional<std::string> ReplacedFile(std::string_view link) {
   return path;
 }
 
+bool IsTemporaryFile(std::string_view path) {
+  for (std::string_view dir : {"/tmp/", "/var/tmp/", "/run/", "/dev/shm/"}) {
+    if (path.starts_with(dir)) return true;
+  }
+  return false;
+}
+
 namespace {
 
 // The "replaced" and "watches" observations of one process (ObserveSandbox).

@@ -741,11 +741,7 @@ class Supervisor {
     // kRereadWindowSeconds to, and looked at again.
     const bool holds_replaced =
         stage == 1 && std::any_of(seen.begin(), seen.end(), [](const Observation& o) {
-          if (o.kind != "replaced") return false;
-          for (std::string_view dir : {"/tmp/", "/var/tmp/", "/run/", "/dev/shm/"}) {
-            if (o.text.starts_with(dir)) return false;
-          }
-          return true;
+          return o.kind == "replaced" && !IsTemporaryFile(o.text);
         });
     if (holds_replaced) {
       status_.Send(status::Note{

@@ -348,6 +348,14 @@ TEST(StaleDaemon, ADaemonHoldingTheReplacedFileIsStale) {
   r = StaleReplay(kRewritten, 1000.0, held);
   EXPECT_FALSE(
       StaleDaemon(r, "File[/etc/app.conf]", "Service[app]", {"/etc/other.conf"}, &diffs, &reason));
+  // A temporary file held replaced (a database's unlinked one) had no rereading window.
+  r = StaleReplay(kRewritten, 1000.0,
+                  {{1, 42, 995.0, "/usr/local/sbin/lookupd"},
+                   {1, 42, 995.0, "/run/app/table", "replaced"},
+                   {2, 51, 1003.0, "/usr/local/sbin/lookupd"}});
+  EXPECT_FALSE(StaleDaemon(r, "File[/etc/app.conf]", "Service[app]",
+                           {"/etc/app.conf", "/run/app/table"}, &diffs, &reason));
+  EXPECT_THAT(reason, HasSubstr("none of them held the replaced file open"));
   EXPECT_TRUE(diffs.empty());
 }
 

@@ -33,6 +33,10 @@ std::string CommandLine(std::string_view cmdline);
 // program) still reads the old content: the path, its newlines made spaces; else nullopt.
 std::optional<std::string> ReplacedFile(std::string_view link);
 
+// A file of a temporary directory (/tmp, /var/tmp, /run, /dev/shm): databases keep theirs
+// unlinked, so one held replaced there proves nothing and is given no rereading window.
+bool IsTemporaryFile(std::string_view path);
+
 // How long a replay waits, once the second apply replaced a file a daemon still holds
 // (ReplacedFile, not under /tmp, /var/tmp, /run or /dev/shm), before it looks again: longer than
 // the period of daemons that look at their files' times on a clock and open them again (cron, each

@@ -3,6 +3,7 @@
 #include "fsmove/exec/service_observation.h"
 
 #include <arpa/inet.h>
+#include <sys/stat.h>
 
 #include <algorithm>
 #include <array>
@@ -128,12 +129,26 @@ bool IsTemporaryFile(std::string_view path) {
 
 namespace {
 
-// The "replaced" and "watches" observations of one process (ObserveSandbox).
-void ObserveHeldFiles(const std::string& proc_dir, const ProcEntry& p, int stage, double start,
-                      std::vector<Observation>* out) {
+// Whether a maps line's file is still linked at the name it shows: a file literally named
+// "NAME (deleted)" (module code can make one) is at that name with the line's inode.
+bool MapsFileStillLinked(std::string_view line) {
+  std::istringstream fields{std::string(line)};
+  std::string address, perms, offset, dev;
+  ino_t inode = 0;
+  if (!(fields >> address >> perms >> offset >> dev >> inode)) return false;
+  const size_t path = line.find(" /");
+  if (path == std::string_view::npos) return false;
+  const std::string name(line.substr(path + 1));
+  struct stat st;
+  return lstat(name.c_str(), &st) == 0 && st.st_ino == inode;
+}
+
+}  // namespace
+
+HeldFiles ObserveHeldFiles(const std::string& proc_dir, pid_t pid) {
+  HeldFiles held;
   std::set<std::string> replaced;
-  bool watches = false;
-  const std::string fd_dir = fmt::format("{}/{}/fd", proc_dir, p.pid);
+  const std::string fd_dir = fmt::format("{}/{}/fd", proc_dir, pid);
   std::error_code ec;
   size_t seen = 0;
   for (auto it = std::filesystem::directory_iterator(fd_dir, ec);
@@ -142,27 +157,28 @@ void ObserveHeldFiles(const std::string& proc_dir, const ProcEntry& p, int stage
     std::error_code lec;
     const std::string link = std::filesystem::read_symlink(it->path(), lec).string();
     if (lec) continue;
-    if (link == "anon_inode:inotify") watches = true;
-    if (auto path = ReplacedFile(link); path && replaced.size() < kMaxReplacedPerProcess) {
-      replaced.insert(*std::move(path));
-    }
+    if (link == "anon_inode:inotify") held.watches = true;
+    std::optional<std::string> path = ReplacedFile(link);
+    if (!path || replaced.size() >= kMaxReplacedPerProcess) continue;
+    // The open file itself (stat follows the fd's link to it): a replaced one has no name
+    // left; one merely named "... (deleted)" has.
+    struct stat st;
+    if (stat(it->path().c_str(), &st) != 0 || st.st_nlink > 0) continue;
+    replaced.insert(*std::move(path));
   }
   const std::string maps =
-      base::ReadFile(fmt::format("{}/{}/maps", proc_dir, p.pid), {}, kMaxMapsBytes).value_or("");
+      base::ReadFile(fmt::format("{}/{}/maps", proc_dir, pid), {}, kMaxMapsBytes).value_or("");
   for (size_t at = 0; at < maps.size() && replaced.size() < kMaxReplacedPerProcess;) {
     const size_t end = std::min(maps.find('\n', at), maps.size());
-    if (auto path = ReplacedFile(std::string_view(maps).substr(at, end - at))) {
+    const std::string_view line = std::string_view(maps).substr(at, end - at);
+    if (auto path = ReplacedFile(line); path && !MapsFileStillLinked(line)) {
       replaced.insert(*std::move(path));
     }
     at = end + 1;
   }
-  for (const std::string& path : replaced) {
-    out->push_back(Observation{stage, "replaced", p.pid, start, path});
-  }
-  if (watches) out->push_back(Observation{stage, "watches", p.pid, start, "inotify"});
+  held.replaced.assign(replaced.begin(), replaced.end());
+  return held;
 }
-
-}  // namespace
 
 std::vector<Observation> ObserveSandbox(const std::string& proc_dir, int stage,
                                         const std::vector<pid_t>& skip) {
@@ -175,7 +191,11 @@ std::vector<Observation> ObserveSandbox(const std::string& proc_dir, int stage,
     if (cmd.empty()) cmd = "[" + p.comm + "]";
     const double start = clock.Start(p);
     out.push_back(Observation{stage, "process", p.pid, start, std::move(cmd)});
-    ObserveHeldFiles(proc_dir, p, stage, start, &out);
+    HeldFiles held = ObserveHeldFiles(proc_dir, p.pid);
+    for (std::string& path : held.replaced) {
+      out.push_back(Observation{stage, "replaced", p.pid, start, std::move(path)});
+    }
+    if (held.watches) out.push_back(Observation{stage, "watches", p.pid, start, "inotify"});
   }
   auto table = [&](const char* name) {
     return base::ReadFile(fmt::format("{}/net/{}", proc_dir, name)).value_or("");

@@ -2,15 +2,23 @@
 // sockets, command lines, and what a restart changed.
 #include "fsmove/exec/service_observation.h"
 
+#include <fcntl.h>
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include <cstdlib>
+#include <string>
 
 namespace fsmove::exec {
 namespace {
 
+using ::testing::Contains;
 using ::testing::ElementsAre;
 using ::testing::HasSubstr;
 using ::testing::IsEmpty;
+using ::testing::Not;
 
 // Lines as the kernel prints them (6.x), trimmed after the inode.
 constexpr const char* kTcp =
@@ -76,6 +84,44 @@ TEST(ReplacedFile, FdLinksAndMapsLinesOfDeletedFiles) {
   EXPECT_EQ(
       ReplacedFile("7f2a1c000000-7f2a1c021000 rw-s 00000000 00:01 99 /SYSV00000000 (deleted)"),
       std::nullopt);
+}
+
+// This process's own held files, as a replay sees a daemon's: a file opened and mapped, then
+// unlinked, is replaced; one merely named "... (deleted)" (module code can make one to forge a
+// stale daemon) is not, held open or mapped.
+TEST(ObserveHeldFiles, OnlyFilesWithNoNameLeftAreReplaced) {
+  char dir_template[] = "/tmp/held-files-XXXXXX";
+  const std::string dir = mkdtemp(dir_template);
+  const std::string gone = dir + "/table.json";
+  const std::string forged_name = dir + "/live (deleted)";
+  auto hold = [](const std::string& path) {
+    const int fd = open(path.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0600);
+    EXPECT_GE(fd, 0);
+    EXPECT_EQ(write(fd, "{}", 2), 2);
+    void* map = mmap(nullptr, 2, PROT_READ, MAP_SHARED, fd, 0);
+    EXPECT_NE(map, MAP_FAILED);
+    return std::make_pair(fd, map);
+  };
+  auto [gone_fd, gone_map] = hold(gone);
+  auto [forged_fd, forged_map] = hold(forged_name);
+  ASSERT_EQ(unlink(gone.c_str()), 0);
+
+  const HeldFiles held = ObserveHeldFiles("/proc", getpid());
+  EXPECT_THAT(held.replaced, Contains(gone));
+  EXPECT_THAT(held.replaced, Not(Contains(dir + "/live")));
+
+  // Only mapped (the fds closed): the maps lines alone tell them apart.
+  close(gone_fd);
+  close(forged_fd);
+  const HeldFiles mapped = ObserveHeldFiles("/proc", getpid());
+  EXPECT_THAT(mapped.replaced, Contains(gone));
+  EXPECT_THAT(mapped.replaced, Not(Contains(dir + "/live")));
+
+  munmap(gone_map, 2);
+  munmap(forged_map, 2);
+  EXPECT_THAT(ObserveHeldFiles("/proc", getpid()).replaced, Not(Contains(gone)));
+  unlink(forged_name.c_str());
+  rmdir(dir.c_str());
 }
 
 TEST(CompareRestart, StoppedStartedAndWhatChanged) {

@@ -33,6 +33,16 @@ std::string CommandLine(std::string_view cmdline);
 // program) still reads the old content: the path, its newlines made spaces; else nullopt.
 std::optional<std::string> ReplacedFile(std::string_view link);
 
+// What one process holds (ObserveSandbox): its replaced files (ReplacedFile, sorted, at most
+// kMaxReplacedPerProcess), each checked to have no name left (a file's name may itself end in
+// " (deleted)": an fd's file has no link left; a maps line's inode is not at the name shown), and
+// whether it watches files with inotify (it may open a changed file again).
+struct HeldFiles {
+  std::vector<std::string> replaced;
+  bool watches = false;
+};
+HeldFiles ObserveHeldFiles(const std::string& proc_dir, pid_t pid);
+
 // A file of a temporary directory (/tmp, /var/tmp, /run, /dev/shm): databases keep theirs
 // unlinked, so one held replaced there proves nothing and is given no rereading window.
 bool IsTemporaryFile(std::string_view path);

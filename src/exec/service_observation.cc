@@ -129,18 +129,18 @@ bool IsTemporaryFile(std::string_view path) {
 
 namespace {
 
-// Whether a maps line's file is still linked at the name it shows: a file literally named
-// "NAME (deleted)" (module code can make one) is at that name with the line's inode.
-bool MapsFileStillLinked(std::string_view line) {
-  std::istringstream fields{std::string(line)};
-  std::string address, perms, offset, dev;
-  ino_t inode = 0;
-  if (!(fields >> address >> perms >> offset >> dev >> inode)) return false;
-  const size_t path = line.find(" /");
-  if (path == std::string_view::npos) return false;
-  const std::string name(line.substr(path + 1));
+// Whether the name a link or a maps line shows, " (deleted)" and all, is a file's: module code
+// can name a live file so, and a replaced file's name is only shown so. (No inode is compared:
+// under an overlay a held lower file and the name's stat differ, and maps shows the real inode.)
+bool ShownNameExists(std::string_view shown) {
+  if (!shown.starts_with('/')) {
+    const size_t path = shown.find(" /");
+    if (path == std::string_view::npos) return false;
+    shown.remove_prefix(path + 1);
+  }
+  const std::string name(shown);
   struct stat st;
-  return lstat(name.c_str(), &st) == 0 && st.st_ino == inode;
+  return lstat(name.c_str(), &st) == 0;
 }
 
 }  // namespace
@@ -158,20 +158,17 @@ HeldFiles ObserveHeldFiles(const std::string& proc_dir, pid_t pid) {
     const std::string link = std::filesystem::read_symlink(it->path(), lec).string();
     if (lec) continue;
     if (link == "anon_inode:inotify") held.watches = true;
-    std::optional<std::string> path = ReplacedFile(link);
-    if (!path || replaced.size() >= kMaxReplacedPerProcess) continue;
-    // The open file itself (stat follows the fd's link to it): a replaced one has no name
-    // left; one merely named "... (deleted)" has.
-    struct stat st;
-    if (stat(it->path().c_str(), &st) != 0 || st.st_nlink > 0) continue;
-    replaced.insert(*std::move(path));
+    if (auto path = ReplacedFile(link);
+        path && !ShownNameExists(link) && replaced.size() < kMaxReplacedPerProcess) {
+      replaced.insert(*std::move(path));
+    }
   }
   const std::string maps =
       base::ReadFile(fmt::format("{}/{}/maps", proc_dir, pid), {}, kMaxMapsBytes).value_or("");
   for (size_t at = 0; at < maps.size() && replaced.size() < kMaxReplacedPerProcess;) {
     const size_t end = std::min(maps.find('\n', at), maps.size());
     const std::string_view line = std::string_view(maps).substr(at, end - at);
-    if (auto path = ReplacedFile(line); path && !MapsFileStillLinked(line)) {
+    if (auto path = ReplacedFile(line); path && !ShownNameExists(line)) {
       replaced.insert(*std::move(path));
     }
     at = end + 1;

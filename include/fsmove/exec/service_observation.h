@@ -34,9 +34,9 @@ std::string CommandLine(std::string_view cmdline);
 std::optional<std::string> ReplacedFile(std::string_view link);
 
 // What one process holds (ObserveSandbox): its replaced files (ReplacedFile, sorted, at most
-// kMaxReplacedPerProcess), each checked to have no name left (a file's name may itself end in
-// " (deleted)": an fd's file has no link left; a maps line's inode is not at the name shown), and
-// whether it watches files with inotify (it may open a changed file again).
+// kMaxReplacedPerProcess), none whose shown name (" (deleted)" and all) is a file's: module code
+// can name a live file so to forge a stale daemon; and whether it watches files with inotify (it
+// may open a changed file again).
 struct HeldFiles {
   std::vector<std::string> replaced;
   bool watches = false;

@@ -87,7 +87,7 @@ std::vector<RegisteredRule> MakeRules() {
       MakeOneKeyEditRule());
   add("ambient-configuration", "time zone, locale, resolver read in passing are weak", kMor,
       MakeAmbientConfigurationRule());
-  add("empty-file", "a File that makes only an empty file sets no setting: weak", kMn,
+  add("empty-file", "a File that makes only an empty file sets no setting: weak", kMor | kMn,
       MakeEmptyFileRule());
   add("dependency-package", "a file of a dependency another Package installs first", kMor | kMn,
       MakeDependencyPackageRule());

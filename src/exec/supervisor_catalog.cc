@@ -1,0 +1,177 @@
+// The catalog a supervisor applies; see supervisor_catalog.h.
+#include "fsmove/exec/supervisor_catalog.h"
+
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <filesystem>
+#include <sstream>
+
+#include "absl/status/statusor.h"
+#include "fmt/format.h"
+#include "fsmove/base/read_file.h"
+#include "fsmove/base/seconds.h"
+#include "fsmove/catalog/catalog.h"
+#include "fsmove/exec/local_sources.h"
+#include "fsmove/exec/process.h"
+#include "fsmove/exec/sandbox_layout.h"
+
+namespace fsmove::exec {
+
+namespace {
+
+// Where `puppet catalog find` writes the catalog (in the out directory) before it is read.
+constexpr const char* kCatalogRaw = "catalog.raw";
+
+}  // namespace
+
+SupervisorCatalog::Compiled SupervisorCatalog::Run(const std::string& log_name, bool append) {
+  Compiled c;
+  // One byte over the catalog's limit: a catalog that is too big fails to read as such.
+  std::unique_ptr<OutputDrain> raw =
+      run_.DrainInto(kCatalogRaw, false, catalog::kMaxCatalogBytes + 1);
+  std::unique_ptr<OutputDrain> log = run_.DrainInto(log_name, append, kMaxPuppetLogBytes);
+  auto t0 = std::chrono::steady_clock::now();
+  int st = run_.RunDrained(spec_.compile_argv, raw.get(), log.get(), "the compile's output")
+               .value_or(127 << 8);
+  c.seconds = base::SecondsSince(t0);
+  raw.reset();
+  log.reset();
+  c.code = ShellExitCode(st);
+  std::string text = run_.ReadOut(kCatalogRaw, catalog::kMaxCatalogBytes).value_or("");
+  run_.RemoveOut(kCatalogRaw);
+  size_t at = 0;
+  bool found = false;
+  while (at < text.size()) {
+    size_t first = text.find_first_not_of(" \t", at);
+    if (first != std::string::npos && first < text.size() && text[first] == '{') {
+      found = true;
+      break;
+    }
+    size_t nl = text.find('\n', at);
+    at = nl == std::string::npos ? text.size() : nl + 1;
+  }
+  if (at > 0) {
+    int l = run_.OpenOut(log_name, /*append=*/true);
+    if (l >= 0) {
+      ssize_t ignored = write(l, text.data(), at);
+      (void)ignored;
+      close(l);
+    }
+  }
+  if (found) c.json = text.substr(at);
+  if (c.code == 0 && !found) c.code = 1;
+  return c;
+}
+
+bool SupervisorCatalog::Compile() {
+  status_.Send(status::Phase{"compile"});
+  Compiled c = Run(kCompileLog, /*append=*/false);
+  if (!c.json.empty()) {
+    text_ = std::move(c.json);
+    // The apply sandbox's copy first, then the executor's, which it takes on `Compiled`.
+    if (phase_ == SupervisorPhase::kCompile) run_.WriteOut(kCompiledForApplyFile, text_);
+    run_.WriteOut(kCatalogFile, text_);
+    NotePackages();
+  }
+  status_.Send(status::Compiled{c.code, c.seconds});
+  return c.code == 0;
+}
+
+void SupervisorCatalog::NotePackages() {
+  has_packages_ = text_.find("\"type\":\"Package\"") != std::string::npos ||
+                  text_.find("\"type\": \"Package\"") != std::string::npos;
+}
+
+bool SupervisorCatalog::LoadGiven() {
+  const bool replay = spec_.compile_argv.empty();
+  if (replay) status_.Send(status::Phase{"compile"});
+  absl::StatusOr<std::string> text =
+      replay ? base::ReadUntrustedFile(fds_.in_dir, kCatalogFile, "the catalog to replay",
+                                       catalog::kMaxCatalogBytes)
+             : base::ReadUntrustedFile(fds_.out_dir, kCompiledForApplyFile, "the compiled catalog",
+                                       catalog::kMaxCatalogBytes);
+  if (!replay && fds_.out_dir >= 0) unlinkat(fds_.out_dir, kCompiledForApplyFile, 0);
+  text_ = text.ok() ? std::move(*text) : std::string();
+  const bool found = !text_.empty();
+  if (found) {
+    NotePackages();
+    if (replay) run_.WriteOut(kCatalogFile, text_);
+  } else if (replay) {
+    run_.WriteOut(kCompileLog, "Error: the catalog to replay is missing or empty\n");
+  } else {
+    status_.Send(status::Error{"the apply sandbox found no compiled catalog"});
+  }
+  if (replay) status_.Send(status::Compiled{found ? 0 : 1, 0.0});
+  return found;
+}
+
+void SupervisorCatalog::PrepareApply() {
+  // Keep multi-megabyte binary reads out of the trace (untraced preparation):
+  // - container images disable apt's binary cache (docker-clean), so every apt run would
+  //   re-read the package lists (~130 MB of escaped trace each): re-enable and build it;
+  // - man-db's dpkg trigger re-indexes every man page (~200 MB of trace): turn it off;
+  // - without package lists (images ship none) a Package resource cannot install: fetch them.
+  status_.Send(status::Phase{"prep"});
+  std::string docker_clean = run_.root() + "/etc/apt/apt.conf.d/docker-clean";
+  if (unlink(docker_clean.c_str()) == 0)
+    status_.Send(status::Note{"prep: removed docker-clean apt config"});
+  std::string man_db = run_.root() + "/var/lib/man-db/auto-update";
+  if (unlink(man_db.c_str()) == 0) status_.Send(status::Note{"prep: man-db auto-update off"});
+  int log = open(run_.Inside(kPrepLog).c_str(), O_WRONLY | O_CREAT | O_CLOEXEC | O_APPEND, 0644);
+  if (has_packages_) {
+    bool lists = false;
+    std::error_code ec;
+    for (const auto& e :
+         std::filesystem::directory_iterator(run_.root() + "/var/lib/apt/lists", ec)) {
+      if (e.path().filename().string().find("_Packages") != std::string::npos) lists = true;
+    }
+    if (!lists) {
+      int st = run_.RunToEnd({"apt-get", "update", "-qq"}, log, log);
+      status_.Send(status::Note{
+          fmt::format("prep: no apt package lists; apt-get update: {}", DescribeWaitStatus(st))});
+    }
+  }
+  int st = run_.RunToEnd({"apt-cache", "gencaches"}, log, log);
+  if (st != 0)
+    status_.Send(
+        status::Note{fmt::format("prep: apt-cache gencaches: {}", DescribeWaitStatus(st))});
+  if (log >= 0) close(log);
+  run_.CopyOut(kPrepLog);
+}
+
+void SupervisorCatalog::WriteApplyCopy(std::vector<std::string>* apply_argv) const {
+  const std::string original = InsideWorkDir(spec_) + "/" + kCatalogFile;
+  for (std::string& arg : *apply_argv) {
+    if (arg == original) arg = InsideWorkDir(spec_) + "/" + kApplyCatalogFile;
+  }
+  std::vector<std::string> modulepath;
+  for (size_t i = 0; i + 1 < apply_argv->size(); ++i) {
+    if ((*apply_argv)[i] != "--modulepath") continue;
+    std::stringstream parts((*apply_argv)[i + 1]);
+    for (std::string p; std::getline(parts, p, ':');) modulepath.push_back(p);
+  }
+  // Our root is the sandbox's (pivoted), so its paths are the ones Puppet will see.
+  auto exists = [](const std::string& path) {
+    struct stat st;
+    return stat(path.c_str(), &st) == 0;
+  };
+  absl::StatusOr<LocalizedSources> localized;
+  if (text_.find("puppet://") != std::string::npos) {
+    localized = LocalizePuppetSources(text_, modulepath, exists);
+  }
+  bool served = localized.ok() && localized->rewritten > 0;
+  (void)WriteFileWithMode(run_.Inside(kApplyCatalogFile), served ? localized->catalog_json : text_,
+                          0644);
+  if (!served) return;
+  status_.Send(status::Note{
+      fmt::format("apply: {} puppet:/// source{} served from the modulepath{}",
+                  localized->rewritten, localized->rewritten == 1 ? "" : "s",
+                  localized->unresolved.empty()
+                      ? std::string()
+                      : fmt::format(" ({} not found there)", localized->unresolved.size()))});
+}
+
+}  // namespace fsmove::exec

@@ -12,27 +12,6 @@
 
 namespace fsmove::check {
 
-Diagnostic Error(std::string text) { return {Diagnostic::Severity::kError, std::move(text)}; }
-Diagnostic Warning(std::string text) { return {Diagnostic::Severity::kWarning, std::move(text)}; }
-Diagnostic Note(std::string text) { return {Diagnostic::Severity::kNote, std::move(text)}; }
-Diagnostic Info(std::string text) { return {Diagnostic::Severity::kInfo, std::move(text)}; }
-
-std::string Format(const Diagnostic& d) {
-  switch (d.severity) {
-    case Diagnostic::Severity::kError:
-      return "fsmove: error: " + d.text;
-    case Diagnostic::Severity::kWarning:
-      return "fsmove: warning: " + d.text;
-    case Diagnostic::Severity::kNote:
-      return "fsmove: note: " + d.text;
-    case Diagnostic::Severity::kInfo:
-      return "fsmove: " + d.text;
-    case Diagnostic::Severity::kPlain:
-      break;
-  }
-  return d.text;
-}
-
 WorkPolicy DecideWorkDirectory(const exec::RunResult& run, bool keep_work, bool discard_work) {
   const base::RunSummary& s = run.summary;
   const bool went_wrong = run.end == exec::RunEnd::kInterrupted ||

@@ -61,9 +61,7 @@ class Sandbox : public Machine {
   }
   absl::Status Prepare(const std::string& root, exec::CheckRequest* request, Sink& sink) override {
     exec::RootBuildOptions build;
-    build.say = [&sink](const exec::RootBuildMessage& m) {
-      sink.Say(m.kind == exec::RootBuildMessage::Kind::kWarning ? Warning(m.text) : Note(m.text));
-    };
+    build.say = [&sink](const base::Diagnostic& d) { sink.Say(d); };
     absl::StatusOr<exec::OsRoot> resolved = exec::ResolveRoot(root, /*build_missing=*/true, build);
     if (!resolved.ok()) return resolved.status();
     request->root = *resolved;
@@ -279,8 +277,7 @@ Outcome ReportFindings(const pipeline::ReportSettings& settings,
                        const pipeline::VerifyFixes& verify_fixes) {
   pipeline::PipelineIo io;
   io.stdout_stream = &sink.out();
-  io.warn = [&sink](std::string_view text) { sink.Say(Warning(std::string(text))); };
-  io.note = [&sink](std::string_view text) { sink.Say(Info(std::string(text))); };
+  io.say = [&sink](const Diagnostic& d) { sink.Say(d); };
   auto verdict = pipeline::CheckAndReport(settings, project, cat, std::move(ctx), io, puppet_graph,
                                           before_report, verify_fixes);
   if (!verdict.ok()) return Fail(verdict.status(), sink);
@@ -297,9 +294,8 @@ Outcome ReportFindings(const pipeline::ReportSettings& settings,
 
 int TraceWarnings(bool strict, const analysis::Analyzer& analyzer, const std::string& name,
                   bool run_finished, Sink& sink) {
-  absl::Status st = pipeline::TraceWarnings(
-      strict, analyzer, name, run_finished,
-      [&sink](std::string_view text) { sink.Say(Warning(std::string(text))); });
+  absl::Status st = pipeline::TraceWarnings(strict, analyzer, name, run_finished,
+                                            [&sink](const Diagnostic& d) { sink.Say(d); });
   return st.ok() ? kExitOk : Fail(st, sink).exit_code;
 }
 

@@ -45,10 +45,7 @@ class TerminalSink : public check::Sink {
 };
 
 // Prints what building an OS root says (exec::RootBuildOptions::say) the same way.
-inline void SayRootBuild(const exec::RootBuildMessage& m) {
-  Say({m.kind == exec::RootBuildMessage::Kind::kWarning ? check::Warning(m.text)
-                                                        : check::Note(m.text)});
-}
+inline void SayRootBuild(const base::Diagnostic& d) { Say({d}); }
 
 // Prints "fsmove: error: MESSAGE".
 inline void SayError(const absl::Status& status) {

@@ -293,8 +293,8 @@ std::string UtcNow() {
 }
 
 // Passes one of BuildRoot's messages to its caller, when it listens.
-void Say(const RootBuildOptions& options, RootBuildMessage::Kind kind, std::string text) {
-  if (options.say) options.say({kind, std::move(text)});
+void Say(const RootBuildOptions& options, const base::Diagnostic& d) {
+  if (options.say) options.say(d);
 }
 
 }  // namespace
@@ -406,17 +406,17 @@ absl::StatusOr<OsRoot> BuildRoot(const std::string& name, const RootBuildOptions
   if (!options.rebuild && CheckRootDir(dir).ok()) {
     OsRoot built = Describe(name, dir);
     if (!built.outdated) return built;
-    Say(options, RootBuildMessage::Kind::kNote,
-        fmt::format("the root {} was built by an older fsmove (minbase, no package list): "
-                    "rebuilding it",
-                    name));
+    Say(options, base::Note(fmt::format(
+                     "the root {} was built by an older fsmove (minbase, no package list): "
+                     "rebuilding it",
+                     name)));
   }
 
   const char* mode = unshare ? "unshare" : "root";
-  Say(options, RootBuildMessage::Kind::kNote,
-      fmt::format("building the root {} with mmdebstrap --mode={} (Debian {} from {}; once: "
-                  "it is kept in {})",
-                  name, mode, recipe->suite, options.mirror, cache));
+  Say(options, base::Note(fmt::format(
+                   "building the root {} with mmdebstrap --mode={} (Debian {} from {}; once: "
+                   "it is kept in {})",
+                   name, mode, recipe->suite, options.mirror, cache)));
   const std::string building = fmt::format("{}/.{}.build-{}", cache, name, getpid());
   if (absl::Status st = RemoveTree(building); !st.ok()) return st;
   std::string packages;
@@ -489,8 +489,8 @@ absl::StatusOr<OsRoot> BuildRoot(const std::string& name, const RootBuildOptions
     return base::ErrnoStatus(fmt::format("cannot rename into {}", dir));
   }
   if (absl::Status st = RemoveTree(old); !st.ok()) {
-    Say(options, RootBuildMessage::Kind::kWarning,
-        fmt::format("the old root is left in {}: {}", old, std::string(st.message())));
+    Say(options, base::Warning(fmt::format("the old root is left in {}: {}", old,
+                                           std::string(st.message()))));
   }
   return Describe(name, dir);
 }

@@ -121,7 +121,7 @@ namespace {
 // The findings a baseline written now accepts: all but those ignore_pairs suppress.
 absl::Status WriteBaseline(const std::string& path, const checker::CheckResult& result,
                            const gating::Suppressions& suppressions, const catalog::Catalog& cat,
-                           const Warn& note) {
+                           const base::DiagnosticSink& say) {
   std::vector<const checker::Finding*> accepted;
   for (size_t i = 0; i < result.findings.size(); ++i) {
     if (suppressions.findings[i].kind != gating::SuppressionKind::kIgnoredPair) {
@@ -130,9 +130,9 @@ absl::Status WriteBaseline(const std::string& path, const checker::CheckResult& 
   }
   std::string text = report::DumpJson(gating::BaselineToJson(accepted, cat)) + "\n";
   if (absl::Status st = base::WriteOutputFile(path, text); !st.ok()) return st;
-  if (note) {
-    note(absl::StrCat("wrote ", accepted.size(), " finding", accepted.size() == 1 ? "" : "s",
-                      " to baseline ", path));
+  if (say) {
+    say(base::Info(absl::StrCat("wrote ", accepted.size(), " finding",
+                                accepted.size() == 1 ? "" : "s", " to baseline ", path)));
   }
   return absl::OkStatus();
 }
@@ -179,26 +179,28 @@ absl::StatusOr<ProjectInputs> LoadProjectInputs(const std::string& config_file,
 }
 
 absl::Status TraceWarnings(bool strict, const analysis::Analyzer& analyzer, const std::string& name,
-                           bool run_finished, const Warn& warn) {
-  auto say = [&](const std::string& text) -> absl::Status {
+                           bool run_finished, const base::DiagnosticSink& say) {
+  auto warn = [&](const std::string& text) {
+    if (say) say(base::Warning(text));
+  };
+  auto problem = [&](const std::string& text) -> absl::Status {
     if (strict) return absl::InvalidArgumentError(text);
-    if (warn) warn(text);
+    warn(text);
     return absl::OkStatus();
   };
   if (analyzer.stats().unparsed_lines > 0) {
     const auto& first = analyzer.stats().unparsed_examples.front();
-    absl::Status st = say(absl::StrCat(analyzer.stats().unparsed_lines, " unparsed lines in ", name,
-                                       "; first at line ", first.line, ": ", first.reason));
+    absl::Status st =
+        problem(absl::StrCat(analyzer.stats().unparsed_lines, " unparsed lines in ", name,
+                             "; first at line ", first.line, ": ", first.reason));
     if (!st.ok()) return st;
   }
   if (analyzer.interpreter().stats().markers_begin == 0 && !run_finished) {
-    if (warn) {
-      warn("Puppet was stopped before it applied its first resource; nothing was checked");
-    }
+    warn("Puppet was stopped before it applied its first resource; nothing was checked");
   } else if (analyzer.interpreter().stats().markers_begin == 0) {
-    return say(absl::StrCat(name,
-                            " has no Puppet evaltrace markers (was it recorded with "
-                            "`puppet apply --debug --evaltrace`?)"));
+    return problem(absl::StrCat(name,
+                                " has no Puppet evaltrace markers (was it recorded with "
+                                "`puppet apply --debug --evaltrace`?)"));
   }
   return absl::OkStatus();
 }
@@ -209,7 +211,7 @@ absl::StatusOr<Verdict> CheckAndReport(const ReportSettings& o, const ProjectInp
                                        const BeforeReport& before_report,
                                        const VerifyFixes& verify_fixes) {
   auto warn = [&](std::string_view text) {
-    if (io.warn) io.warn(text);
+    if (io.say) io.say(base::Warning(std::string(text)));
   };
   // Every report file is made before the (possibly long) check, so that one that cannot be
   // written fails first.
@@ -274,7 +276,7 @@ absl::StatusOr<Verdict> CheckAndReport(const ReportSettings& o, const ProjectInp
   ctx.show_low = o.show_low;
   if (before_report) before_report(ctx, &*result);
   if (o.fixes_wanted()) {
-    absl::Status st = MakeFixes(o.fix, ctx, &*result, verify_fixes, io.note);
+    absl::Status st = MakeFixes(o.fix, ctx, &*result, verify_fixes, io.say);
     if (!st.ok()) return st;
   }
 
@@ -287,7 +289,7 @@ absl::StatusOr<Verdict> CheckAndReport(const ReportSettings& o, const ProjectInp
   }
   if (!written.ok()) return written;
   if (!o.write_baseline.empty()) {
-    absl::Status st = WriteBaseline(o.write_baseline, *result, suppressions, cat, io.note);
+    absl::Status st = WriteBaseline(o.write_baseline, *result, suppressions, cat, io.say);
     if (!st.ok()) return st;
   }
 

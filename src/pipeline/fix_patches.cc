@@ -133,7 +133,7 @@ std::vector<size_t> CountedFindings(const report::FindingsContext& ctx,
 
 absl::Status MakeFixes(const FixSettings& settings, const report::FindingsContext& ctx,
                        checker::CheckResult* result, const VerifyFixes& verify,
-                       const std::function<void(std::string_view)>& note) {
+                       const base::DiagnosticSink& say) {
   fix::FixPlanner planner(*ctx.catalog, settings.scope);
   planner.Plan(&result->findings, CountedFindings(ctx, *result));
   auto planned = [&] {
@@ -169,11 +169,11 @@ absl::Status MakeFixes(const FixSettings& settings, const report::FindingsContex
   }
   if (!settings.diff_file.empty()) {
     if (absl::Status st = base::WriteOutputFile(settings.diff_file, all->diff); !st.ok()) return st;
-    if (note) {
-      note(absl::StrCat("wrote the patches of ", offered.size(), " finding",
-                        offered.size() == 1 ? "" : "s",
-                        verify ? absl::StrCat(" (", verified, " verified)") : " (not verified)",
-                        " to ", settings.diff_file));
+    if (say) {
+      say(base::Info(absl::StrCat(
+          "wrote the patches of ", offered.size(), " finding", offered.size() == 1 ? "" : "s",
+          verify ? absl::StrCat(" (", verified, " verified)") : " (not verified)", " to ",
+          settings.diff_file)));
     }
   }
   if (!settings.apply) return absl::OkStatus();
@@ -183,10 +183,11 @@ absl::Status MakeFixes(const FixSettings& settings, const report::FindingsContex
     if (absl::Status st = WriteInPlace(planner.scope().root, f); !st.ok()) return st;
   }
   for (size_t i : proven) result->findings[i].patch->applied = true;
-  if (note) {
-    note(absl::StrCat("fixed ", proven.size(), " finding", proven.size() == 1 ? "" : "s",
-                      " in place (", mine->files.size(), " file",
-                      mine->files.size() == 1 ? "" : "s", " under ", settings.scope.root, ")"));
+  if (say) {
+    say(base::Info(absl::StrCat("fixed ", proven.size(), " finding", proven.size() == 1 ? "" : "s",
+                                " in place (", mine->files.size(), " file",
+                                mine->files.size() == 1 ? "" : "s", " under ", settings.scope.root,
+                                ")")));
   }
   return absl::OkStatus();
 }

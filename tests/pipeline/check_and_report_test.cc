@@ -34,8 +34,12 @@ class CheckAndReportTest : public ::testing::Test {
             ::testing::UnitTest::GetInstance()->current_test_info()->name());
     fs::create_directories(tmp_);
     io_.stdout_stream = &out_;
-    io_.warn = [this](std::string_view w) { warnings_.emplace_back(w); };
-    io_.note = [this](std::string_view n) { notes_.emplace_back(n); };
+    // Warnings and what was done (Info) apart; nothing else is said.
+    io_.say = [this](const base::Diagnostic& d) {
+      ASSERT_TRUE(d.severity == base::Diagnostic::Severity::kWarning ||
+                  d.severity == base::Diagnostic::Severity::kInfo);
+      (d.severity == base::Diagnostic::Severity::kWarning ? warnings_ : notes_).push_back(d.text);
+    };
   }
   void TearDown() override { fs::remove_all(tmp_); }
 
@@ -157,7 +161,10 @@ TEST_F(CheckAndReportTest, ProjectInputsNameTheBadFile) {
 TEST(TraceWarningsTest, NoMarkersIsAWarningOrWithStrictAnError) {
   analysis::Analyzer analyzer;
   std::vector<std::string> warnings;
-  Warn warn = [&](std::string_view w) { warnings.emplace_back(w); };
+  base::DiagnosticSink warn = [&](const base::Diagnostic& d) {
+    EXPECT_EQ(d.severity, base::Diagnostic::Severity::kWarning);
+    warnings.push_back(d.text);
+  };
   EXPECT_TRUE(TraceWarnings(false, analyzer, "t.strace", true, warn).ok());
   ASSERT_EQ(warnings.size(), 1u);
   EXPECT_NE(warnings[0].find("t.strace has no Puppet evaltrace markers"), std::string::npos);

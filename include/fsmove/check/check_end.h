@@ -9,39 +9,24 @@
 #include <string>
 #include <vector>
 
+#include "fsmove/base/diagnostic.h"
 #include "fsmove/exec/executor.h"
 
 namespace fsmove::check {
 
-// How a command ends, and its exit code (docs/check.md: "Exit codes"). The one table: every
-// command returns one of these.
-inline constexpr int kExitOk = 0;        // nothing found (or only suppressed findings)
-inline constexpr int kExitFindings = 1;  // findings (scan, merge: some module not ok)
-inline constexpr int kExitError = 2;     // usage or input error, a run that failed
-// check, analyze: Puppet did not apply the whole catalog (resources failed, were skipped or
-// never evaluated; its apply failed), so the check saw only part of it, with or without
-// findings (the report says both). --allow-failed: 0 or 1 on the findings alone.
-inline constexpr int kExitIncomplete = 3;
-// Stopped by SIGINT, SIGTERM or SIGHUP (check, scan): 128 + the signal, as a shell reports a
-// process the signal killed (130 for Ctrl-C).
-inline constexpr int ExitForSignal(int signal) { return 128 + signal; }
-
-// One thing to tell the user: "fsmove: error: TEXT" (kInfo: "fsmove: TEXT", what a command
-// did or is doing, e.g. "fsmove: scanning 3 modules ..."; kPlain: TEXT as it is, e.g. Puppet's
-// log after the line that introduces it).
-struct Diagnostic {
-  enum class Severity { kError, kWarning, kNote, kInfo, kPlain };
-  Severity severity = Severity::kNote;
-  std::string text;
-  bool operator==(const Diagnostic&) const = default;
-};
-Diagnostic Error(std::string text);
-Diagnostic Warning(std::string text);
-Diagnostic Note(std::string text);
-Diagnostic Info(std::string text);
-// "fsmove: error: TEXT", "fsmove: warning: TEXT", "fsmove: note: TEXT", "fsmove: TEXT",
-// "TEXT"; no newline.
-std::string Format(const Diagnostic& d);
+// The check layer says what it decides in base's diagnostics and ends with base's exit codes
+// (base/diagnostic.h), named here as the check's own.
+using base::Diagnostic;
+using base::Error;
+using base::ExitForSignal;
+using base::Format;
+using base::Info;
+using base::kExitError;
+using base::kExitFindings;
+using base::kExitIncomplete;
+using base::kExitOk;
+using base::Note;
+using base::Warning;
 
 // The work directory: kept when asked (--keep-work) or when the run went wrong (Puppet's log
 // and the sandbox's files are what a user looks at next) unless the caller discards it (a

@@ -22,6 +22,7 @@
 #include <vector>
 
 #include "absl/status/statusor.h"
+#include "fsmove/base/diagnostic.h"
 #include "fsmove/exec/user_namespace.h"
 
 namespace fsmove::exec {
@@ -96,20 +97,13 @@ std::string PuppetPackageVersion(const std::string& root_dir);
 // The version part of `puppet-agent`'s Debian version: "8.10.0-6" -> "8.10.0".
 std::string UpstreamVersion(std::string_view debian_version);
 
-// What building a root tells its user on the way: notes (the build starts, an outdated root
-// is rebuilt) and a warning (the old root could not be removed). A sentence each, without
-// "fsmove: "; the caller prints them (the CLI: through its one Say).
-struct RootBuildMessage {
-  enum class Kind { kNote, kWarning };
-  Kind kind = Kind::kNote;
-  std::string text;
-};
-
 struct RootBuildOptions {
   std::string mirror = std::string(kDefaultMirror);
   bool rebuild = false;  // build again even if the root is there
-  // Where the build's messages go (mmdebstrap's own output goes to stderr); unset: nowhere.
-  std::function<void(const RootBuildMessage&)> say;
+  // What building a root tells its user on the way (mmdebstrap's own output goes to stderr):
+  // notes (the build starts, an outdated root is rebuilt) and a warning (the old root could
+  // not be removed); unset: nowhere.
+  base::DiagnosticSink say;
 };
 
 // "host", a known root's name, or a directory holding a root (it must hold /usr/bin/puppet

@@ -14,6 +14,7 @@
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
 #include "fsmove/analysis/analyzer.h"
+#include "fsmove/base/diagnostic.h"
 #include "fsmove/catalog/catalog.h"
 #include "fsmove/checker/checker.h"
 #include "fsmove/checker/completeness.h"
@@ -81,14 +82,11 @@ absl::StatusOr<ProjectInputs> LoadProjectInputs(const std::string& config_file,
                                                 const std::string& project_dir,
                                                 const std::string& baseline_file);
 
-// Where the pipeline's warnings go (the command line prints each as "fsmove: warning: TEXT").
-using Warn = std::function<void(std::string_view)>;
-
 // Unparsed lines and missing markers: warnings, or an error with `strict`. `run_finished`
 // false (a check whose apply was stopped): no markers means Puppet was stopped before its first
 // resource, not a trace recorded wrongly.
 absl::Status TraceWarnings(bool strict, const analysis::Analyzer& analyzer, const std::string& name,
-                           bool run_finished, const Warn& warn);
+                           bool run_finished, const base::DiagnosticSink& say);
 
 // Puppet's own graph of the run (expanded_relationships.dot).
 struct PuppetGraphInput {
@@ -116,8 +114,9 @@ Verdict Decide(size_t reported, const checker::Completeness& completeness, bool 
 
 struct PipelineIo {
   std::ostream* stdout_stream = nullptr;  // the report when settings.output is empty
-  Warn warn;  // "fsmove: warning: TEXT" on the command line; may be empty (dropped)
-  Warn note;  // what was done besides the reports ("wrote 3 findings to baseline FILE")
+  // Warnings ("fsmove: warning: TEXT" on the command line) and what was done besides the
+  // reports (Info: "wrote 3 findings to baseline FILE"); may be empty (dropped).
+  base::DiagnosticSink say;
 };
 
 // The relationships Puppet logged adding (--debug) between resources of this catalog, as

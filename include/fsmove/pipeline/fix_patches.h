@@ -9,6 +9,7 @@
 
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
+#include "fsmove/base/diagnostic.h"
 #include "fsmove/catalog/catalog.h"
 #include "fsmove/checker/checker.h"
 #include "fsmove/fix/fix_planner.h"
@@ -35,10 +36,10 @@ using VerifyFixes = std::function<void(const report::FindingsContext&, checker::
 // Plans a patch for each finding that counts (not suppressed, not hidden), checks them with
 // puppet parser validate and puppet-lint, runs `verify` (may be null: verdict kNotRun), then
 // writes the diff of every patch still offered to settings.diff_file and, with apply, makes
-// them in place (only verified ones). `note` says what was written.
+// them in place (only verified ones). `say` says what was written (Info).
 absl::Status MakeFixes(const FixSettings& settings, const report::FindingsContext& ctx,
                        checker::CheckResult* result, const VerifyFixes& verify,
-                       const std::function<void(std::string_view)>& note);
+                       const base::DiagnosticSink& say);
 
 // The findings of `result` that `ctx` counts: not suppressed, not hidden.
 std::vector<size_t> CountedFindings(const report::FindingsContext& ctx,

@@ -5,6 +5,7 @@
 #include <signal.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cstdlib>
 #include <map>
 #include <sstream>
@@ -45,6 +46,7 @@ std::vector<ProcEntry> ListProcesses(const std::string& proc_dir) {
     std::istringstream rest(stat.substr(close_paren + 1));
     std::string state, skip;
     rest >> state >> p.ppid;
+    if (!state.empty()) p.state = state[0];
     for (int field = 5; field < 22 && rest >> skip; ++field) {
     }
     rest >> p.start_ticks;
@@ -72,6 +74,24 @@ void KillDescendants(pid_t root) {
     usleep(20000);
   }
   kill(root, SIGKILL);
+}
+
+bool AtWork(const ProcEntry& p) { return p.state == 'R' || p.state == 'D' || p.state == 't'; }
+
+bool WaitUntilIdle(const std::string& proc_dir, const std::vector<pid_t>& skip,
+                   std::chrono::milliseconds limit,
+                   const std::function<void(std::chrono::milliseconds)>& pause) {
+  const auto until = std::chrono::steady_clock::now() + limit;
+  for (int idle = 0; idle < kIdleSamples;) {
+    if (std::chrono::steady_clock::now() >= until) return false;
+    const std::vector<ProcEntry> procs = ListProcesses(proc_dir);
+    const bool busy = std::any_of(procs.begin(), procs.end(), [&](const ProcEntry& p) {
+      return AtWork(p) && std::find(skip.begin(), skip.end(), p.pid) == skip.end();
+    });
+    idle = busy ? 0 : idle + 1;
+    if (idle < kIdleSamples) pause(kIdleSampleInterval);
+  }
+  return true;
 }
 
 // Names what the run left running (and is being killed): the first 20, then a count.

@@ -65,6 +65,10 @@ std::vector<int> TracerCapabilities() {
   return caps;
 }
 
+// How long the trace follows the daemons an apply started once Puppet has exited, while they
+// are at work (WaitUntilIdle): long enough for a slow start on a loaded machine.
+constexpr std::chrono::seconds kSettleLimit{20};
+
 // A wait status's description as one word.
 std::string Token(std::string s) {
   for (char& c : s) {
@@ -106,6 +110,37 @@ std::vector<std::string> LaterApplyArgv(std::vector<std::string> argv) {
     }
   }
   return argv;
+}
+
+// Puppet writes the graph it applies (--graph: expanded_relationships.dot) before it
+// evaluates the first resource. Its name in the graph directory (`path`) is a FIFO whose reader, a
+// child of this process (not dumpable, out of reach of ptrace), copies what Puppet writes
+// to the out directory and exits at the end of that first writing: an exec that rewrites
+// the file later writes into nothing the analysis reads.
+pid_t CatchPuppetGraph(const std::string& path, int out_dir) {
+  unlink(path.c_str());
+  if (mkfifo(path.c_str(), 0600) != 0 || out_dir < 0) return -1;
+  pid_t pid = fork();
+  if (pid != 0) return pid;
+  prctl(PR_SET_PDEATHSIG, SIGKILL);
+  int in = open(path.c_str(), O_RDONLY | O_CLOEXEC);  // until Puppet opens it
+  unlink(path.c_str());
+  int out = openat(out_dir, kExpandedGraphFile,
+                   O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC, 0644);
+  if (in < 0 || out < 0) _exit(1);
+  _exit(CopyBounded(in, out, kMaxOutBytes) ? 0 : 1);
+}
+
+// Puppet has exited: a catcher still waiting (no graph was written) is ended.
+void EndGraphCatcher(pid_t catcher) {
+  if (catcher <= 0) return;
+  for (int i = 0; i < 50; ++i) {
+    int st;
+    if (waitpid(catcher, &st, WNOHANG) == catcher) return;
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  }
+  kill(catcher, SIGKILL);
+  waitpid(catcher, nullptr, 0);
 }
 
 // The supervisor of one sandbox: PID 1 of its namespaces, or (--sandbox none) a child
@@ -239,7 +274,8 @@ class Supervisor {
     argv.insert(argv.end(), apply_argv.begin(), apply_argv.end());
     applied_argv_ = apply_argv;
     // The graph's catcher first: it is forked, and must not hold a copy of the log's socket.
-    const pid_t catcher = CatchPuppetGraph();
+    const pid_t catcher = CatchPuppetGraph(
+        run_.Inside(std::string(kGraphDir) + "/" + kExpandedGraphFile), fds_.out_dir);
     std::unique_ptr<OutputDrain> log = run_.DrainInto(kPuppetLog, false, kMaxPuppetLogBytes);
     const int log_fd = log != nullptr ? log->writer() : -1;
     SpawnOptions o = run_.InSandbox(log_fd, log_fd);
@@ -268,38 +304,6 @@ class Supervisor {
     EndGraphCatcher(catcher);
     run_.FinishDrains("Puppet's log");
     status_.Send(status::Applied{ShellExitCode(st), seconds, strace_end});
-  }
-
-  // Puppet writes the graph it applies (--graph: expanded_relationships.dot) before it
-  // evaluates the first resource. Its name in the graph directory is a FIFO whose reader, a
-  // child of this process (not dumpable, out of reach of ptrace), copies what Puppet writes
-  // to the out directory and exits at the end of that first writing: an exec that rewrites
-  // the file later writes into nothing the analysis reads.
-  pid_t CatchPuppetGraph() {
-    const std::string path = run_.Inside(std::string(kGraphDir) + "/" + kExpandedGraphFile);
-    unlink(path.c_str());
-    if (mkfifo(path.c_str(), 0600) != 0 || fds_.out_dir < 0) return -1;
-    pid_t pid = fork();
-    if (pid != 0) return pid;
-    prctl(PR_SET_PDEATHSIG, SIGKILL);
-    int in = open(path.c_str(), O_RDONLY | O_CLOEXEC);  // until Puppet opens it
-    unlink(path.c_str());
-    int out = openat(fds_.out_dir, kExpandedGraphFile,
-                     O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC, 0644);
-    if (in < 0 || out < 0) _exit(1);
-    _exit(CopyBounded(in, out, kMaxOutBytes) ? 0 : 1);
-  }
-
-  // Puppet has exited: a catcher still waiting (no graph was written) is ended.
-  void EndGraphCatcher(pid_t catcher) {
-    if (catcher <= 0) return;
-    for (int i = 0; i < 50; ++i) {
-      int st;
-      if (waitpid(catcher, &st, WNOHANG) == catcher) return;
-      std::this_thread::sleep_for(std::chrono::milliseconds(20));
-    }
-    kill(catcher, SIGKILL);
-    waitpid(catcher, nullptr, 0);
   }
 
   // --idempotence: the k-th agent run, untraced, in the same sandbox: the catalog compiled
@@ -451,6 +455,18 @@ class Supervisor {
       const int status = run_.strace_status();
       bool clean = WIFEXITED(status) && WEXITSTATUS(status) == 0;
       return clean ? "exited" : "died:" + Token(DescribeWaitStatus(status));
+    }
+    // A daemon the apply started may still be starting (reading its configuration): it is
+    // traced until the sandbox's processes are idle (kSettleLimit at most). (Without the
+    // sandbox, /proc is the host's: not looked at.)
+    const bool idle = spec_.mode != SandboxMode::kOverlay ||
+                      WaitUntilIdle(proc_dir_, {self_, run_.strace_pid()}, kSettleLimit,
+                                    [this](std::chrono::milliseconds ms) { run_.Pause(ms); });
+    if (!idle) {
+      status_.Send(status::Note{fmt::format(
+          "the sandbox's processes were still at work {} s after Puppet exited: what they did "
+          "later is not traced",
+          kSettleLimit.count())});
     }
     auto wait_for = [&](std::chrono::milliseconds limit) {
       auto until = Clock::now() + limit;

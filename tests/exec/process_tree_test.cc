@@ -7,6 +7,10 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <filesystem>
+#include <fstream>
+#include <string>
+#include <thread>
 
 #include "gtest/gtest.h"
 
@@ -22,6 +26,70 @@ TEST(ProcessTreeTest, ListsThisProcessWithItsParent) {
   EXPECT_FALSE(self->comm.empty());
   EXPECT_GT(self->start_ticks, 0u);
   EXPECT_TRUE(ListProcesses("/nonexistent-proc").empty());
+}
+
+// A /proc directory of stat lines as the kernel writes them (fields past the start time cut).
+class FakeProc {
+ public:
+  FakeProc()
+      : dir_(std::filesystem::temp_directory_path() /
+             ("fsmove-fake-proc-" + std::to_string(getpid()))) {}
+  ~FakeProc() { std::filesystem::remove_all(dir_); }
+  void Set(int pid, const std::string& comm, char state) {
+    std::filesystem::create_directories(dir_ / std::to_string(pid));
+    std::ofstream(dir_ / std::to_string(pid) / "stat")
+        << pid << " (" << comm << ") " << state
+        << " 1 7 7 0 -1 4194560 500 0 0 0 12 3 0 0 20 0 1 0 4242 0 0\n";
+  }
+  std::string dir() const { return dir_.string(); }
+
+ private:
+  std::filesystem::path dir_;
+};
+
+TEST(ProcessTreeTest, StateFromTheStatLine) {
+  FakeProc proc;
+  proc.Set(40, "ruby (lookupd)", 't');
+  const auto all = ListProcesses(proc.dir());
+  ASSERT_EQ(all.size(), 1u);
+  EXPECT_EQ(all[0].comm, "ruby (lookupd)");
+  EXPECT_EQ(all[0].state, 't');
+  EXPECT_EQ(all[0].start_ticks, 4242u);
+  EXPECT_TRUE(AtWork(all[0]));
+  ProcEntry p;
+  for (char state : {'R', 'D', 't'}) {
+    p.state = state;
+    EXPECT_TRUE(AtWork(p)) << state;
+  }
+  for (char state : {'S', 'I', 'T', 'Z', 'X'}) {
+    p.state = state;
+    EXPECT_FALSE(AtWork(p)) << state;
+  }
+}
+
+// A daemon still starting (runnable, then stopped at its system calls by strace) is waited
+// for until it sleeps at kIdleSamples looks in a row; the skipped ones (the supervisor, strace)
+// never count; one that never rests ends the wait at the limit.
+TEST(ProcessTreeTest, WaitUntilIdleWaitsForADaemonStillStarting) {
+  FakeProc proc;
+  proc.Set(1, "systemd", 'S');
+  proc.Set(2, "fsmove", 'R');  // skipped: the supervisor
+  proc.Set(3, "strace", 'R');  // skipped
+  proc.Set(40, "lookupd", 'R');
+  int pauses = 0;
+  auto pause = [&](std::chrono::milliseconds) {
+    ++pauses;
+    if (pauses == 2) proc.Set(40, "lookupd", 't');
+    if (pauses == 4) proc.Set(40, "lookupd", 'S');
+  };
+  EXPECT_TRUE(WaitUntilIdle(proc.dir(), {2, 3}, std::chrono::seconds(60), pause));
+  // Busy at looks 1 to 4, idle at 5, 6 and 7: six pauses between them.
+  EXPECT_EQ(pauses, 4 + kIdleSamples - 1);
+
+  proc.Set(40, "lookupd", 'R');
+  EXPECT_FALSE(
+      WaitUntilIdle(proc.dir(), {2, 3}, std::chrono::milliseconds(300),
+                    [](std::chrono::milliseconds ms) { std::this_thread::sleep_for(ms); }));
 }
 
 TEST(ProcessTreeTest, KillDescendantsEndsChildrenAndGrandchildren) {

@@ -4,7 +4,9 @@
 
 #include <sys/types.h>
 
+#include <chrono>
 #include <cstdint>
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -17,9 +19,23 @@ struct ProcEntry {
   pid_t pid = 0;
   pid_t ppid = 0;
   std::string comm;
+  char state = '?';          // field 3 of /proc/PID/stat: R running, S sleeping, t traced, ...
   uint64_t start_ticks = 0;  // since boot, in clock ticks (field 22 of /proc/PID/stat)
 };
 std::vector<ProcEntry> ListProcesses(const std::string& proc_dir);
+
+// Whether a process is at work: running or waiting for a CPU (R), in uninterruptible sleep
+// (D: disk), or stopped by its tracer at a system call (t: strace is writing it down).
+bool AtWork(const ProcEntry& p);
+
+// Waits, up to `limit`, until no process of `proc_dir` but `skip` is at work (AtWork) at
+// kIdleSamples looks in a row, kIdleSampleInterval apart; `pause` lets the time pass (the
+// supervisor drains output meanwhile). Whether they went idle in time.
+inline constexpr int kIdleSamples = 3;
+inline constexpr std::chrono::milliseconds kIdleSampleInterval{100};
+bool WaitUntilIdle(const std::string& proc_dir, const std::vector<pid_t>& skip,
+                   std::chrono::milliseconds limit,
+                   const std::function<void(std::chrono::milliseconds)>& pause);
 // When processes started, in seconds since the epoch: /proc/stat's btime plus a process's
 // start in clock ticks. 0 where the clock is unknown.
 class ProcessClock {

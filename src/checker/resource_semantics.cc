@@ -136,6 +136,11 @@ const knowledge::Row* IsUnitDefinition(std::string_view path) {
   return table.Find(path);
 }
 
+const knowledge::Row* IsAptSourcesList(std::string_view path) {
+  static const knowledge::Table& table = knowledge::TableNamed("apt_sources");
+  return table.Find(path);
+}
+
 const knowledge::Row* IsRuntimeState(std::string_view path) {
   static const knowledge::Table& table = knowledge::TableNamed("runtime_state");
   return table.Find(path);

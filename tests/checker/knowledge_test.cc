@@ -110,6 +110,7 @@ TEST(KnowledgeTest, ThePoliciesReadEveryTable) {
       note(IsUnitDefinition(path));
       note(IsRuntimeState(path));
       note(IsRubyTempfile(path));
+      note(IsAptSourcesList(path));
       note(PathFilter::IsEnablementLink(path));
       note(PathFilter::IsPackageManagerState(path));
     }

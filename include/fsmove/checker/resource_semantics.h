@@ -62,6 +62,10 @@ const knowledge::Row* IsDropInDirectory(std::string_view path);
 // Table: unit_directories.tsv.
 const knowledge::Row* IsUnitDefinition(std::string_view path);
 
+// apt's sources lists (/etc/apt/sources.list, /etc/apt/sources.list.d/): an install uses them
+// only through the indexes an update downloaded. Table: apt_sources.tsv.
+const knowledge::Row* IsAptSourcesList(std::string_view path);
+
 // Runtime state, made afresh at each boot or start: /run, /var/run, /tmp, /var/tmp, /dev/shm
 // and below. Table: runtime_state.tsv.
 const knowledge::Row* IsRuntimeState(std::string_view path);

@@ -89,6 +89,8 @@ std::vector<RegisteredRule> MakeRules() {
       MakeAmbientConfigurationRule());
   add("empty-file", "a File that makes only an empty file sets no setting: weak", kMor | kMn,
       MakeEmptyFileRule());
+  add("sources-list-install", "a Package installs from the indexes an update fetched: weak", kMor,
+      MakeSourcesListInstallRule());
   add("dependency-package", "a file of a dependency another Package installs first", kMor | kMn,
       MakeDependencyPackageRule());
   return rules;

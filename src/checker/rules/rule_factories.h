@@ -33,6 +33,7 @@ std::unique_ptr<Rule> MakeRuntimeStateEntryRule();
 std::unique_ptr<Rule> MakeOneKeyEditRule();
 std::unique_ptr<Rule> MakeAmbientConfigurationRule();
 std::unique_ptr<Rule> MakeEmptyFileRule();
+std::unique_ptr<Rule> MakeSourcesListInstallRule();
 std::unique_ptr<Rule> MakeDependencyPackageRule();
 
 }  // namespace fsmove::checker

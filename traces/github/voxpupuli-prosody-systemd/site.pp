@@ -1,0 +1,11 @@
+class { 'prosody':
+  admins       => ['admin@localhost'],
+  virtualhosts => {
+    'localhost' => {},
+  },
+}
+
+prosody::user { 'admin':
+  pass => 'secret',
+  host => 'localhost',
+}

@@ -75,6 +75,14 @@ End CompileFailed(const exec::RunResult& run, const std::string& puppet_version)
     end.say.push_back(Note(absl::StrCat("the module depends on", deps,
                                         ", which no --modulepath directory holds; give the "
                                         "directories holding them with --modulepath DIR")));
+  } else if (const std::string core =
+                 exec::CoreTypeModule(exec::UnfoundName(exec::FatalCompileError(log)));
+             !core.empty() && exec::LacksModules(log)) {
+    end.say.push_back(Note(absl::StrCat(
+        "Puppet did not find the type ", exec::UnfoundName(exec::FatalCompileError(log)),
+        ", which Puppet 6 moved out of Puppet into the module ", core,
+        " (the root's Puppet does not bundle it); give the directory holding it with "
+        "--modulepath DIR")));
   } else if (exec::LacksModules(log)) {
     // A manifest (or -e code) has no metadata.json to name what it needs.
     end.say.push_back(

@@ -2,6 +2,7 @@
 #include "fsmove/exec/puppet_log.h"
 
 #include <algorithm>
+#include <utility>
 
 #include "absl/container/flat_hash_map.h"
 #include "absl/container/flat_hash_set.h"
@@ -133,7 +134,7 @@ std::string LegacyFactUsed(std::string_view log) {
 bool LacksModules(std::string_view log) {
   for (std::string_view sign :
        {"Could not find class", "Could not find declared class", "Unknown resource type",
-        "Unknown function", "Could not autoload"}) {
+        "Resource type not found", "Unknown function", "Could not autoload"}) {
     if (log.find(sign) != std::string_view::npos) return true;
   }
   // A top-scope variable no module sets, unless it is a fact Puppet 8 dropped.
@@ -184,6 +185,34 @@ std::string UnfoundModule(std::string_view error) {
                        error.find("Could not find declared class ") != std::string_view::npos;
   if (!a_class && name.find("::") == std::string::npos) return {};
   return ModuleOfName(name);
+}
+
+std::string CoreTypeModule(std::string_view type) {
+  // Puppet 6.0's release notes, "Removed and deprecated types": the types moved to modules
+  // (https://www.puppet.com/docs/puppet/6/release_notes_puppet.html), by module.
+  static constexpr std::pair<std::string_view, std::string_view> kMoved[] = {
+      {"augeas", "puppetlabs-augeas_core"},
+      {"cron", "puppetlabs-cron_core"},
+      {"host", "puppetlabs-host_core"},
+      {"mailalias", "puppetlabs-mailalias_core"},
+      {"maillist", "puppetlabs-maillist_core"},
+      {"mount", "puppetlabs-mount_core"},
+      {"scheduled_task", "puppetlabs-scheduled_task"},
+      {"selboolean", "puppetlabs-selinux_core"},
+      {"selmodule", "puppetlabs-selinux_core"},
+      {"ssh_authorized_key", "puppetlabs-sshkeys_core"},
+      {"sshkey", "puppetlabs-sshkeys_core"},
+      {"yumrepo", "puppetlabs-yumrepo_core"},
+      {"zfs", "puppetlabs-zfs_core"},
+      {"zpool", "puppetlabs-zfs_core"},
+      {"zone", "puppetlabs-zone_core"},
+  };
+  const std::string name = absl::AsciiStrToLower(absl::string_view(type.data(), type.size()));
+  for (const auto& [moved, module] : kMoved) {
+    if (name == moved) return std::string(module);
+  }
+  if (name.starts_with("nagios_")) return "puppetlabs-nagios_core";
+  return {};
 }
 
 namespace {

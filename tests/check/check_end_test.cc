@@ -190,6 +190,29 @@ TEST(CheckEndTest, AModuleBesideTheModuleButNotDeclaredIsNamed) {
             std::string::npos);
 }
 
+// A core type Puppet 6 moved out of Puppet (corosync's augeas on Debian's Puppet 7): the note
+// names the module that holds it; a data type of a module the metadata forgot gets the
+// --modulepath note too.
+TEST(CheckEndTest, AMovedCoreTypeNamesItsModule) {
+  exec::RunResult r = Applied();
+  r.end = exec::RunEnd::kCompileFailed;
+  r.compile_log =
+      "Error: Evaluation Error: Error while evaluating a Resource Statement, Unknown resource "
+      "type: 'augeas' (file: /m/corosync/manifests/init.pp, line: 40, column: 5) on node n\n";
+  std::string said = Said(EndBeforeReport(r, false, 90, "")->say);
+  EXPECT_NE(said.find("Puppet did not find the type augeas, which Puppet 6 moved out of Puppet "
+                      "into the module puppetlabs-augeas_core"),
+            std::string::npos)
+      << said;
+  r.compile_log =
+      "Error: Evaluation Error: Resource type not found: Stdlib::Absolutepath (file: "
+      "/m/sssd/manifests/init.pp, line: 9, column: 5) on node n\n";
+  said = Said(EndBeforeReport(r, false, 90, "")->say);
+  EXPECT_NE(said.find("give the directories of the modules holding them with --modulepath DIR"),
+            std::string::npos)
+      << said;
+}
+
 TEST(CheckEndTest, IdempotenceSummaryComesFromTheApplyAfterTheFirst) {
   exec::RunResult r = Applied();
   EXPECT_EQ(

@@ -68,6 +68,9 @@ TEST(PuppetLog, CompileErrorsOnce) {
             "Error: Could not find class ::x for h (file: /m.pp, line: 1)\n");
   EXPECT_TRUE(LacksModules("Error: Could not find class ::x for h"));
   EXPECT_FALSE(LacksModules("Error: Could not parse for environment production: Syntax error"));
+  // A data type of a module the metadata forgot (sssd's Stdlib::Absolutepath).
+  EXPECT_TRUE(LacksModules(
+      "Error: Evaluation Error: Resource type not found: Stdlib::Absolutepath (file: /m.pp)"));
   // A variable of a module that is not there, and a fact Puppet 8 dropped.
   EXPECT_TRUE(LacksModules("Error: Evaluation Error: Unknown variable: '::apache::params::user'."));
   const std::string legacy =
@@ -111,6 +114,13 @@ TEST(PuppetLog, WhatPuppetDidNotFind) {
   EXPECT_EQ(UnfoundModule("Unknown resource type: 'ini_setting'"), "");
   EXPECT_EQ(UnfoundModule("Unknown function: 'pick'."), "");
   EXPECT_EQ(UnfoundModule("Syntax error at '}'"), "");
+  // A core type Puppet 6 moved into a module of its own: named by the type alone.
+  EXPECT_EQ(CoreTypeModule(UnfoundName("Unknown resource type: 'augeas'")),
+            "puppetlabs-augeas_core");
+  EXPECT_EQ(CoreTypeModule("Ssh_authorized_key"), "puppetlabs-sshkeys_core");
+  EXPECT_EQ(CoreTypeModule("nagios_host"), "puppetlabs-nagios_core");
+  EXPECT_EQ(CoreTypeModule("ini_setting"), "");
+  EXPECT_EQ(CoreTypeModule(""), "");
 }
 
 }  // namespace

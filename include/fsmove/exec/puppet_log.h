@@ -103,6 +103,11 @@ std::string ModuleOfName(std::string_view name);
 // `pick` or `ini_setting`, may come from any module).
 std::string UnfoundModule(std::string_view error);
 
+// The Forge module that holds `type`, one of the resource types Puppet 6 moved out of Puppet
+// into modules of their own (Debian's puppet package bundles none of them): "augeas" ->
+// "puppetlabs-augeas_core"; empty for any other name.
+std::string CoreTypeModule(std::string_view type);
+
 // The legacy fact ("osfamily") whose variable the compile error says is unknown: Puppet 8
 // (Facter 4 with legacy facts off) no longer sets $::osfamily and its kind, so code written
 // for Puppet 7 or older stops there. Empty when the error is not that.

@@ -58,7 +58,10 @@ End CompileFailed(const exec::RunResult& run, const std::string& puppet_version)
         puppet_version.empty() ? "" : absl::StrCat(" (this root's Puppet: ", puppet_version, ")"),
         "; check it on a Puppet 7 root (--root debian-12), or use $facts[...] in the code")));
   }
-  const std::string lacked = exec::UnfoundModule(exec::FatalCompileError(log));
+  const std::string fatal = exec::FatalCompileError(log);
+  const std::string lacked = exec::UnfoundModule(fatal);
+  const std::string unfound = exec::UnfoundName(fatal);
+  const std::string core = exec::CoreTypeModule(unfound);
   if (!lacked.empty() && std::find(run.unshown_modules.begin(), run.unshown_modules.end(),
                                    lacked) != run.unshown_modules.end()) {
     // Beside the module, and not shown to the sandbox: it is no declared dependency.
@@ -75,14 +78,12 @@ End CompileFailed(const exec::RunResult& run, const std::string& puppet_version)
     end.say.push_back(Note(absl::StrCat("the module depends on", deps,
                                         ", which no --modulepath directory holds; give the "
                                         "directories holding them with --modulepath DIR")));
-  } else if (const std::string core =
-                 exec::CoreTypeModule(exec::UnfoundName(exec::FatalCompileError(log)));
-             !core.empty() && exec::LacksModules(log)) {
-    end.say.push_back(Note(absl::StrCat(
-        "Puppet did not find the type ", exec::UnfoundName(exec::FatalCompileError(log)),
-        ", which Puppet 6 moved out of Puppet into the module ", core,
-        " (the root's Puppet does not bundle it); give the directory holding it with "
-        "--modulepath DIR")));
+  } else if (!core.empty() && exec::LacksModules(log)) {
+    end.say.push_back(Note(
+        absl::StrCat("Puppet did not find the type ", unfound,
+                     ", which Puppet 6 moved out of Puppet into the module ", core,
+                     " (the root's Puppet does not bundle it); give the directory holding it with "
+                     "--modulepath DIR")));
   } else if (exec::LacksModules(log)) {
     // A manifest (or -e code) has no metadata.json to name what it needs.
     end.say.push_back(

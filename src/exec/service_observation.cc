@@ -99,21 +99,30 @@ std::string CommandLine(std::string_view cmdline) {
   return line;
 }
 
+namespace {
+
+// The path an fd's link shows (itself), or a maps line's ("ADDRESS PERMS OFFSET DEV INODE
+// PATH": from its first " /"); nullopt when the line names no path.
+std::optional<std::string_view> ShownPath(std::string_view shown) {
+  if (shown.starts_with('/')) return shown;
+  const size_t path = shown.find(" /");
+  if (path == std::string_view::npos) return std::nullopt;
+  return shown.substr(path + 1);
+}
+
+}  // namespace
+
 std::optional<std::string> ReplacedFile(std::string_view link) {
   constexpr std::string_view kDeleted = " (deleted)";
   if (!link.ends_with(kDeleted)) return std::nullopt;
   link.remove_suffix(kDeleted.size());
-  // A maps line: "ADDRESS PERMS OFFSET DEV INODE   PATH".
-  if (!link.starts_with('/')) {
-    const size_t path = link.find(" /");
-    if (path == std::string_view::npos) return std::nullopt;
-    link.remove_prefix(path + 1);
-  }
-  if (link.starts_with("/memfd:") || link.starts_with("/dev/") || link.starts_with("/proc/") ||
-      link.starts_with("/SYSV")) {
+  const std::optional<std::string_view> shown = ShownPath(link);
+  if (!shown) return std::nullopt;
+  if (shown->starts_with("/memfd:") || shown->starts_with("/dev/") ||
+      shown->starts_with("/proc/") || shown->starts_with("/SYSV")) {
     return std::nullopt;
   }
-  std::string path(link.substr(0, kMaxCommandLine));
+  std::string path(shown->substr(0, kMaxCommandLine));
   for (char& c : path) {
     if (c == '\n') c = ' ';
   }
@@ -133,12 +142,9 @@ namespace {
 // can name a live file so, and a replaced file's name is only shown so. (No inode is compared:
 // under an overlay a held lower file and the name's stat differ, and maps shows the real inode.)
 bool ShownNameExists(std::string_view shown) {
-  if (!shown.starts_with('/')) {
-    const size_t path = shown.find(" /");
-    if (path == std::string_view::npos) return false;
-    shown.remove_prefix(path + 1);
-  }
-  const std::string name(shown);
+  const std::optional<std::string_view> path = ShownPath(shown);
+  if (!path) return false;
+  const std::string name(*path);
   struct stat st;
   return lstat(name.c_str(), &st) == 0;
 }

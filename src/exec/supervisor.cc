@@ -159,7 +159,8 @@ class Supervisor {
     // Without systemd in the sandbox, systemctl must work offline (enable/disable edit the
     // links, daemon-reload is ignored), as it did while the sandbox was a chroot, rather than
     // fail to reach a service manager. systemctl reads SYSTEMD_OFFLINE for that.
-    if (spec_.mode == SandboxMode::kOverlay && !systemd()) spec_.env.push_back("SYSTEMD_OFFLINE=1");
+    if (spec_.mode == SandboxMode::kOverlay && !systemd())
+      spec_.env.emplace_back("SYSTEMD_OFFLINE=1");
   }
 
   int Run() {
@@ -275,7 +276,7 @@ class Supervisor {
     applied_argv_ = apply_argv;
     // The graph's catcher first: it is forked, and must not hold a copy of the log's socket.
     const pid_t catcher = CatchPuppetGraph(
-        run_.Inside(std::string(kGraphDir) + "/" + kExpandedGraphFile), fds_.out_dir);
+        run_.Inside(fmt::format("{}/{}", kGraphDir, kExpandedGraphFile)), fds_.out_dir);
     std::unique_ptr<OutputDrain> log = run_.DrainInto(kPuppetLog, false, kMaxPuppetLogBytes);
     const int log_fd = log != nullptr ? log->writer() : -1;
     SpawnOptions o = run_.InSandbox(log_fd, log_fd);

@@ -49,7 +49,10 @@ std::string OneLine(std::string s) {
   for (char& c : s) {
     if (c == '\n' || c == '\r' || c == '\t') c = ' ';
   }
-  if (s.size() > 300) s = s.substr(0, 297) + "...";
+  if (s.size() > 300) {
+    s.resize(297);
+    s += "...";
+  }
   return s;
 }
 

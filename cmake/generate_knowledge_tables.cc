@@ -117,8 +117,8 @@ int main(int argc, char** argv) {
     out << "};\n";
     out << "constexpr Row kRows" << t << "[] = {\n";
     for (const auto& row : table.rows) {
-      out << "    {" << Literal(row.id) << ", " << Literal(row.kind) << ", "
-          << MatchEnumerator(row.match) << ", " << Literal(row.fact) << ",\n     "
+      out << "    {" << Literal(row.id) << ", " << Literal(row.kind) << ", " << Literal(row.by)
+          << ", " << MatchEnumerator(row.match) << ", " << Literal(row.fact) << ",\n     "
           << Literal(row.source) << ",\n     " << Literal(table.file) << ", " << row.line << "},\n";
     }
     out << "};\n\n";

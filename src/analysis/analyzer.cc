@@ -118,6 +118,7 @@ AnalysisResult Analyzer::result() const {
   r.accesses = &interp_.accesses();
   r.canonical_path = [this](std::string_view path) { return interp_.CanonicalPath(path); };
   r.unpacked_from = [this](PathId path) { return interp_.UnpackedFrom(path); };
+  r.programs = &interp_.programs();
   r.puppet_problems = &problems_;
   r.trace = &stats_;
   if (interp_.budget_hit()) r.limits_hit.push_back(*interp_.budget_hit());

@@ -131,7 +131,7 @@ Process& Interpreter::ProcessFor(int32_t pid) {
     }
   }
   if (parent >= 0) {
-    CreateChild(parent, pid, pending_clones_[parent].flags);
+    CreateChild(parent, pid, pending_clones_[parent].flags, pending_clones_[parent].line);
     adopted_.insert(pid);
     ++stats_.adopted_processes;
     return *procs_.Find(pid);
@@ -160,8 +160,9 @@ void Interpreter::NoteCloneStarted(int32_t pid, uint64_t clone_flags, uint64_t l
 
 void Interpreter::NoteCloneFinished(int32_t pid) { ErasePendingClone(pid); }
 
-void Interpreter::CreateChild(int32_t parent_pid, int32_t child, uint64_t flags) {
+void Interpreter::CreateChild(int32_t parent_pid, int32_t child, uint64_t flags, uint64_t line) {
   Process parent = ProcessFor(parent_pid);  // a copy: the table may rehash below
+  programs_.Born(child, parent_pid, line);
   bool thread = flags & fstrace::kCloneThread;
   Process& c = procs_.CreateChild(parent, child, flags & fstrace::kCloneFiles,
                                   flags & fstrace::kCloneFs, thread);
@@ -566,10 +567,11 @@ void Interpreter::ApplyWithinBudget(Process& p, const Construct& c, const CallCo
     }
     case Op::kNewProc:
       if (adopted_.erase(c.child) > 0) return;  // created when it first showed up
-      CreateChild(ctx.pid, c.child, c.clone_flags);
+      CreateChild(ctx.pid, c.child, c.clone_flags, ctx.line);
       return;
     case Op::kExec: {
       procs_.PrepareExec(p);
+      programs_.Exec(ctx.pid, c.path, ctx.line);
       std::string_view program = c.path.substr(c.path.rfind('/') + 1);
       if (p.ownership == Ownership::kResource && program == "systemctl") {
         service_requests_[ctx.pid] =

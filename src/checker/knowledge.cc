@@ -105,6 +105,13 @@ const Row* Table::Find(std::string_view path) const {
   return nullptr;
 }
 
+const Row* Table::FindBy(std::string_view program, std::string_view path) const {
+  for (const Row& row : rows) {
+    if (row.by == program && row.Matches(path)) return &row;
+  }
+  return nullptr;
+}
+
 const Table& TableNamed(std::string_view name) {
   for (const Table& t : Tables()) {
     if (t.name == name) return t;

@@ -73,6 +73,7 @@ absl::StatusOr<ParsedTable> ParseTable(std::string_view text, std::string_view f
   ParsedTable table;
   table.file = std::string(file);
   bool header = false;
+  bool by_column = false;
   absl::flat_hash_set<std::string> ids;
   int line = 0;
   for (std::string_view record : Split(text, '\n')) {
@@ -98,20 +99,34 @@ absl::StatusOr<ParsedTable> ParseTable(std::string_view text, std::string_view f
       }
       continue;
     }
-    if (fields.size() != 5) {
-      return fail(Cat("a row has 5 tab-separated fields (id, kind, match, fact, source), ", "not ",
-                      std::to_string(fields.size())));
-    }
     if (!header) {
-      if (fields[0] != "id" || fields[1] != "kind" || fields[2] != "match" || fields[3] != "fact" ||
-          fields[4] != "source") {
-        return fail("the header (id, kind, match, fact, source) must come before the rows");
+      // The header says whether the table has a `by` column.
+      by_column = fields.size() == 6 && fields[2] == "by";
+      if (by_column) fields.erase(fields.begin() + 2);
+      if (fields.size() != 5 || fields[0] != "id" || fields[1] != "kind" || fields[2] != "match" ||
+          fields[3] != "fact" || fields[4] != "source") {
+        return fail(
+            "the header (id, kind, match, fact, source; or id, kind, by, match, fact, "
+            "source) must come before the rows");
       }
       if (table.readers.empty()) return fail("no read-by line before the header");
       header = true;
       continue;
     }
+    const size_t expected = by_column ? 6 : 5;
+    if (fields.size() != expected) {
+      return fail(Cat("a row has ", std::to_string(expected), " tab-separated fields (id, kind, ",
+                      by_column ? "by, " : "", "match, fact, source), not ",
+                      std::to_string(fields.size())));
+    }
     ParsedRow row;
+    if (by_column) {
+      row.by = std::string(fields[2]);
+      fields.erase(fields.begin() + 2);
+      if (row.by.front() != '/' || row.by.back() == '/') {
+        return fail(Cat("by '", row.by, "': a program's absolute path"));
+      }
+    }
     row.line = line;
     row.id = std::string(fields[0]);
     row.kind = std::string(fields[1]);

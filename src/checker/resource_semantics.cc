@@ -141,6 +141,16 @@ const knowledge::Row* IsAptSourcesList(std::string_view path) {
   return table.Find(path);
 }
 
+const knowledge::Row* IsOptionalProgram(std::string_view caller, std::string_view program) {
+  static const knowledge::Table& table = knowledge::TableNamed("optional_programs");
+  return table.FindBy(caller, program);
+}
+
+const knowledge::Row* IsReadAgainByItself(std::string_view daemon, std::string_view path) {
+  static const knowledge::Table& table = knowledge::TableNamed("rereading_daemons");
+  return table.FindBy(daemon, path);
+}
+
 const knowledge::Row* IsRuntimeState(std::string_view path) {
   static const knowledge::Table& table = knowledge::TableNamed("runtime_state");
   return table.Find(path);

@@ -81,6 +81,21 @@ class AnalysisBuilder {
     unpacked_[accesses_.Intern(path)] = std::string(package);
     return *this;
   }
+  // The accesses that follow are made by process `pid` (100 until said otherwise).
+  AnalysisBuilder& By(int32_t pid) {
+    pid_ = pid;
+    return *this;
+  }
+  // `parent` forks `child`; `pid` execs `program` (analysis/program_history.h), each at the
+  // next line: an access recorded before an exec is its caller's.
+  AnalysisBuilder& Forks(int32_t parent, int32_t child) {
+    programs_.Born(child, parent, ++line_);
+    return *this;
+  }
+  AnalysisBuilder& Execs(int32_t pid, std::string_view program) {
+    programs_.Exec(pid, program, ++line_);
+    return *this;
+  }
   // Puppet said so of a resource (a failure, a skip) or of the apply.
   AnalysisBuilder& Problem(strace::ProblemKind kind, std::string_view ref,
                            std::string_view message) {
@@ -98,6 +113,7 @@ class AnalysisBuilder {
       return it == unpacked_.end() ? std::string_view() : std::string_view(it->second);
     };
     r.puppet_problems = &problems_;
+    r.programs = &programs_;
     return r;
   }
 
@@ -110,7 +126,7 @@ class AnalysisBuilder {
                        .shallow = detail.shallow,
                        .listing = detail.listing,
                        .syscall = fstrace::FindSyscallIndex(call),
-                       .pid = 100,
+                       .pid = pid_,
                        .line = ++line_};
     accesses_.Record(accesses_.Intern(path), a);
     return *this;
@@ -124,7 +140,7 @@ class AnalysisBuilder {
                        .effect = analysis::Effect::kConsumed,
                        .parent = true,
                        .syscall = fstrace::FindSyscallIndex(call),
-                       .pid = 100,
+                       .pid = pid_,
                        .line = line_};
     accesses_.Record(accesses_.Intern(cut == 0 ? "/" : path.substr(0, cut)), a);
     return *this;
@@ -134,7 +150,9 @@ class AnalysisBuilder {
   analysis::AccessMap accesses_;
   absl::flat_hash_map<analysis::PathId, std::string> unpacked_;
   std::vector<strace::PuppetProblem> problems_;
+  analysis::ProgramHistory programs_;
   analysis::BlockId block_ = analysis::kNoBlock;
+  int32_t pid_ = 100;
   uint64_t line_ = 0;
 };
 

@@ -87,7 +87,7 @@ TEST(KnowledgeTest, NoRowIsShadowed) {
     for (const Row& row : table.rows) {
       const std::string path = Example(row);
       EXPECT_TRUE(row.Matches(path)) << row.id << " does not match " << path;
-      const Row* found = table.Find(path);
+      const Row* found = row.by.empty() ? table.Find(path) : table.FindBy(row.by, path);
       EXPECT_EQ(found, &row) << row.id << " (" << row.file << ":" << row.line << ") is shadowed by "
                              << (found == nullptr ? "nothing" : found->id) << " on " << path;
     }
@@ -111,6 +111,8 @@ TEST(KnowledgeTest, ThePoliciesReadEveryTable) {
       note(IsRuntimeState(path));
       note(IsRubyTempfile(path));
       note(IsAptSourcesList(path));
+      if (!row.by.empty()) note(IsOptionalProgram(row.by, path));
+      if (!row.by.empty()) note(IsReadAgainByItself(row.by, path));
       note(PathFilter::IsEnablementLink(path));
       note(PathFilter::IsPackageManagerState(path));
     }
@@ -136,6 +138,7 @@ TEST(KnowledgeTest, TheCompiledTablesAreTheFiles) {
     for (size_t i = 0; i < table.rows.size(); ++i) {
       EXPECT_EQ(parsed->rows[i].id, table.rows[i].id);
       EXPECT_EQ(parsed->rows[i].fact, table.rows[i].fact);
+      EXPECT_EQ(parsed->rows[i].by, table.rows[i].by);
       EXPECT_EQ(parsed->rows[i].source, table.rows[i].source);
       EXPECT_EQ(parsed->rows[i].line, table.rows[i].line);
     }
@@ -144,7 +147,7 @@ TEST(KnowledgeTest, TheCompiledTablesAreTheFiles) {
 }
 
 TEST(KnowledgeTest, MatchKinds) {
-  auto row = [](Match m, std::string_view fact) { return Row{"x", "x", m, fact, "", "", 1}; };
+  auto row = [](Match m, std::string_view fact) { return Row{"x", "x", "", m, fact, "", "", 1}; };
   EXPECT_TRUE(row(Match::kTree, "/run").Matches("/run"));
   EXPECT_TRUE(row(Match::kTree, "/run").Matches("/run/x/y"));
   EXPECT_FALSE(row(Match::kTree, "/run").Matches("/runx"));
@@ -191,6 +194,30 @@ TEST(KnowledgeTest, AWellFormedTableParses) {
   ASSERT_EQ(parsed->rows.size(), 1u);
   EXPECT_EQ(parsed->rows[0].line, 4);
   EXPECT_EQ(parsed->readers, std::vector<std::string>{"ambient-configuration"});
+}
+
+// A table of what one program does names it in a `by` column; FindBy matches both.
+TEST(KnowledgeTest, ATableWithAByColumnParses) {
+  auto parsed = ParseTable(
+      "read-by\toptional-program\nid\tkind\tby\tmatch\tfact\tsource\n"
+      "a.b\toptional-program\t/usr/bin/apt-key\tpath\t/usr/bin/gpgconf\tapt-key: \"if "
+      "command_available 'gpgconf'\"\n",
+      "by.tsv");
+  ASSERT_TRUE(parsed.ok()) << parsed.status();
+  ASSERT_EQ(parsed->rows.size(), 1u);
+  EXPECT_EQ(parsed->rows[0].by, "/usr/bin/apt-key");
+  EXPECT_EQ(parsed->rows[0].fact, "/usr/bin/gpgconf");
+  const std::string head = "read-by\tx\nid\tkind\tby\tmatch\tfact\tsource\n";
+  EXPECT_THAT(ErrorOf(head + "a.b\tresolver\tpath\t/etc/x\tx(5): \"the words\"\n"),
+              HasSubstr("bad.tsv:3: a row has 6 tab-separated fields (id, kind, by, match"));
+  EXPECT_THAT(ErrorOf(head + "a.b\tresolver\tapt-key\tpath\t/etc/x\tx(5): \"the words\"\n"),
+              HasSubstr("bad.tsv:3: by 'apt-key': a program's absolute path"));
+
+  const Row row{"x", "x", "/usr/bin/apt-key", Match::kPath, "/usr/bin/gpgconf", "", "", 1};
+  const Row rows[] = {row};
+  const Table table{"t", "t.tsv", {}, rows};
+  EXPECT_EQ(table.FindBy("/usr/bin/apt-key", "/usr/bin/gpgconf"), &rows[0]);
+  EXPECT_EQ(table.FindBy("/usr/bin/apt-get", "/usr/bin/gpgconf"), nullptr);
 }
 
 TEST(KnowledgeTest, AMalformedTableNamesItsFileAndLine) {

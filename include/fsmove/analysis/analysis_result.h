@@ -14,6 +14,7 @@
 
 #include "fsmove/analysis/access_map.h"
 #include "fsmove/analysis/blocks.h"
+#include "fsmove/analysis/program_history.h"
 #include "fsmove/base/host_budget.h"
 #include "fsmove/strace/puppet_markers.h"
 
@@ -30,6 +31,8 @@ struct AnalysisResult {
   // The Debian package whose files dpkg was unpacking when it wrote a path of `accesses`, or
   // empty. Unset: none.
   std::function<std::string_view(PathId)> unpacked_from;
+  // Which program each traced process ran when (an access's pid and line); none when null.
+  const ProgramHistory* programs = nullptr;
   // What Puppet said went wrong, each resource once, in trace order; none when null.
   const std::vector<strace::PuppetProblem>* puppet_problems = nullptr;
   const TraceStats* trace = nullptr;  // null for a result not read from a trace
@@ -42,6 +45,11 @@ struct AnalysisResult {
   }
   std::string_view UnpackedFrom(PathId path) const {
     return unpacked_from ? unpacked_from(path) : std::string_view();
+  }
+  // ProgramHistory::ProgramsAbove: the program that made an access, then the one that ran it...
+  std::vector<std::string_view> ProgramsAbove(const Access& access) const {
+    return programs != nullptr ? programs->ProgramsAbove(access.pid, access.line)
+                               : std::vector<std::string_view>();
   }
   const std::vector<strace::PuppetProblem>& problems() const {
     static const std::vector<strace::PuppetProblem> kNone;

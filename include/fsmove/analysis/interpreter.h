@@ -17,6 +17,7 @@
 #include "fsmove/analysis/blocks.h"
 #include "fsmove/analysis/inode_table.h"
 #include "fsmove/analysis/process_table.h"
+#include "fsmove/analysis/program_history.h"
 #include "fsmove/base/host_budget.h"
 #include "fsmove/fstrace/construct.h"
 #include "fsmove/strace/puppet_markers.h"
@@ -107,6 +108,8 @@ class Interpreter {
   // accesses()), or empty: apt installs a package's dependencies in the same run, and a file
   // of a dependency is not the named package's own.
   std::string_view UnpackedFrom(PathId path) const;
+  // Which program each process ran when (program_history.h).
+  const ProgramHistory& programs() const { return programs_; }
   ProcessTable& processes() { return procs_; }
   // The path with its directory part rewritten through symlinks that existed before the
   // trace (learned from readlink), so that /lib/x and /usr/lib/x meet. Final components are
@@ -127,7 +130,7 @@ class Interpreter {
   bool PathOf(const Resolution& r, std::string* out) const;
   void Record(const Resolution& r, fstrace::Effect e, const CallContext& ctx, bool probe = false,
               bool listing = false);
-  void CreateChild(int32_t parent, int32_t child, uint64_t flags);
+  void CreateChild(int32_t parent, int32_t child, uint64_t flags, uint64_t line);
   void ApplyRename(Process& p, const fstrace::Construct& c);
   // The path's id, or nullopt (and the budget hit) when it is new and max_paths are recorded.
   std::optional<PathId> InternWithinBudget(std::string_view path, uint64_t line);
@@ -192,6 +195,8 @@ class Interpreter {
   absl::flat_hash_map<int32_t, std::vector<PathId>> dpkg_written_;
   absl::flat_hash_map<PathId, uint32_t> unpacked_from_;
   std::vector<std::string> unpacked_packages_;
+
+  ProgramHistory programs_;
 
   std::string scratch_;
   std::string expand_[2];

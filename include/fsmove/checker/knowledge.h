@@ -31,6 +31,9 @@ std::string_view MatchName(Match m);  // "path", "tree", "below", ... (the table
 struct Row {
   std::string_view id;    // stable, unique across the tables: "ambient.resolv-conf"
   std::string_view kind;  // what the fact is: "resolver", "dpkg-database", ...
+  // The program whose accesses the fact is about (an absolute path: "/usr/bin/apt-key"), in a
+  // table with a `by` column; empty: any program's.
+  std::string_view by;
   Match match = Match::kPath;
   std::string_view fact;    // a path, a directory, a name suffix, a glob
   std::string_view source;  // where it is written: a man page and its words, a program's code
@@ -48,6 +51,8 @@ struct Table {
 
   // The first row that matches `path`, or null.
   const Row* Find(std::string_view path) const;
+  // The first row about `program` (a table with a `by` column) that matches `path`, or null.
+  const Row* FindBy(std::string_view program, std::string_view path) const;
 };
 
 // Every table, as the build compiled them (the generated knowledge_tables.cc).
@@ -66,9 +71,12 @@ const Table& TableNamed(std::string_view name);
 //   read-by<TAB>RULE-ID[ RULE-ID...]  (once, before the rows: who reads the table)
 //   id<TAB>kind<TAB>match<TAB>fact<TAB>source   (the header, once, before the rows)
 //   ROW-ID<TAB>KIND<TAB>MATCH<TAB>FACT<TAB>SOURCE
+// A table of facts about what one program does has a `by` column after kind (the program's
+// absolute path), in its header and every row:
+//   id<TAB>kind<TAB>by<TAB>match<TAB>fact<TAB>source
 
 struct ParsedRow {
-  std::string id, kind;
+  std::string id, kind, by;
   Match match = Match::kPath;
   std::string fact, source;
   int line = 0;

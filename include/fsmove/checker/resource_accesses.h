@@ -44,6 +44,10 @@ class ResourceAccesses {
     auto it = unpacked_from_.find(path);
     return it == unpacked_from_.end() ? nullptr : &it->second;
   }
+  // The program that made `access`, then the one that ran that one, ... (analysis_result.h).
+  std::vector<std::string_view> ProgramsAbove(const analysis::Access& access) const {
+    return analysis_.ProgramsAbove(access);
+  }
   bool Manages(catalog::ResourceId r, std::string_view path) const;
   // `r` created, replaced or removed an entry of directory `dir`.
   bool WroteInto(catalog::ResourceId r, std::string_view dir) const;

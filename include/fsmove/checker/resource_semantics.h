@@ -66,6 +66,14 @@ const knowledge::Row* IsUnitDefinition(std::string_view path);
 // only through the indexes an update downloaded. Table: apt_sources.tsv.
 const knowledge::Row* IsAptSourcesList(std::string_view path);
 
+// A program `caller` runs only when it is installed, doing without it otherwise (apt-key's
+// clean-up and gpgconf). Table: optional_programs.tsv (its `by` column is the caller).
+const knowledge::Row* IsOptionalProgram(std::string_view caller, std::string_view program);
+
+// A file `daemon` notices a change of and reads again by itself, needing no restart (cron and
+// its crontabs). Table: rereading_daemons.tsv (its `by` column is the daemon's program).
+const knowledge::Row* IsReadAgainByItself(std::string_view daemon, std::string_view path);
+
 // Runtime state, made afresh at each boot or start: /run, /var/run, /tmp, /var/tmp, /dev/shm
 // and below. Table: runtime_state.tsv.
 const knowledge::Row* IsRuntimeState(std::string_view path);

@@ -93,6 +93,10 @@ std::vector<RegisteredRule> MakeRules() {
       MakeSourcesListInstallRule());
   add("dependency-package", "a file of a dependency another Package installs first", kMor | kMn,
       MakeDependencyPackageRule());
+  add("optional-program", "what a program runs only when it is installed is not needed: weak",
+      kMor | kMn, MakeOptionalProgramRule());
+  add("rereads-on-its-own", "a daemon that rereads a changed file by itself needs no notify",
+      kMor | kMn, MakeRereadsOnItsOwnRule());
   return rules;
 }
 

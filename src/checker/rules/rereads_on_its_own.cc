@@ -1,0 +1,33 @@
+// rereads-on-its-own: a daemon that notices a change of its file by itself and reads it again
+// (cron looks at its crontabs' times every minute and reloads them) needs neither a notify from
+// what changes the file nor an ordering before it: started before the change, or never
+// restarted after it, it picks the change up. Only the daemon's own accesses count (the program
+// that made them, ResourceAccesses::ProgramsAbove), not a tool's that reads the same file.
+// Drops the evidence (0).
+// Policy: IsReadAgainByItself (resource_semantics.h; knowledge/rereading_daemons.tsv).
+#include "fsmove/checker/resource_semantics.h"
+#include "fsmove/checker/rules/rule_context.h"
+#include "rule_factories.h"
+
+namespace fsmove::checker {
+namespace {
+
+class RereadsOnItsOwn final : public Rule {
+ public:
+  int MaxStrength(const EvidenceQuery& q, RuleContext& context) const override {
+    if (!context.IsService(q.consumer)) return kStrongest;
+    const std::vector<std::string_view> above =
+        context.resources().ProgramsAbove(q.evidence.second);
+    if (above.empty()) return kStrongest;
+    const knowledge::Row* row = IsReadAgainByItself(above[0], q.evidence.path);
+    if (row == nullptr) return kStrongest;
+    context.Cite(*row);
+    return 0;
+  }
+};
+
+}  // namespace
+
+std::unique_ptr<Rule> MakeRereadsOnItsOwnRule() { return std::make_unique<RereadsOnItsOwn>(); }
+
+}  // namespace fsmove::checker

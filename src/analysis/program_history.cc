@@ -2,19 +2,41 @@
 
 #include <algorithm>
 
+#include "absl/strings/string_view.h"
+
 namespace fsmove::analysis {
+namespace {
+
+// Bounds on what a trace can make this hold (a fork loop reusing pids, a program that execs
+// itself forever, endless distinct program names): past them the oldest lives and execs are
+// forgotten, and a new name is not kept. What is forgotten is unknown, which every rule takes
+// as it takes an exec strace could not read: the evidence keeps its strength.
+constexpr size_t kMaxLivesPerPid = 64;
+constexpr size_t kMaxExecsPerLife = 64;
+constexpr size_t kMaxNames = 65536;
+
+}  // namespace
 
 void ProgramHistory::Born(int32_t pid, int32_t parent, uint64_t line) {
-  lives_[pid].push_back(Life{line, parent, {}});
+  std::vector<Life>& lives = lives_[pid];
+  if (lives.size() >= kMaxLivesPerPid) lives.erase(lives.begin(), lives.begin() + lives.size() / 2);
+  lives.push_back(Life{line, parent, {}});
 }
 
 void ProgramHistory::Exec(int32_t pid, std::string_view program, uint64_t line) {
   if (program.empty()) return;
-  auto [it, added] = name_ids_.try_emplace(std::string(program), names_.size());
-  if (added) names_.emplace_back(program);
+  auto found = name_ids_.find(absl::string_view(program.data(), program.size()));
+  if (found == name_ids_.end()) {
+    if (names_.size() >= kMaxNames) return;
+    found = name_ids_.emplace(std::string(program), names_.size()).first;
+    names_.emplace_back(program);
+  }
   std::vector<Life>& lives = lives_[pid];
   if (lives.empty()) lives.push_back(Life{0, -1, {}});  // the first process: nobody's child
-  lives.back().execs.emplace_back(line, it->second);
+  std::vector<std::pair<uint64_t, uint32_t>>& execs = lives.back().execs;
+  if (execs.size() >= kMaxExecsPerLife)
+    execs.erase(execs.begin(), execs.begin() + execs.size() / 2);
+  execs.emplace_back(line, found->second);
 }
 
 const ProgramHistory::Life* ProgramHistory::LifeAt(int32_t pid, uint64_t line) const {

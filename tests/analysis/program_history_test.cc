@@ -5,6 +5,8 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include <string>
+
 namespace fsmove::analysis {
 namespace {
 
@@ -49,6 +51,22 @@ TEST(ProgramHistoryTest, ACycleOfParentsEnds) {
   h.Born(21, 20, 1);
   h.Exec(20, "/bin/sh", 2);
   EXPECT_THAT(h.ProgramsAbove(21, 5), IsEmpty());  // sh ran after both were born
+}
+
+// A pid reused without end, a process that execs without end: the oldest are forgotten (and
+// are then unknown), the newest kept.
+TEST(ProgramHistoryTest, WhatItHoldsIsBounded) {
+  ProgramHistory h;
+  h.Exec(1, "/usr/bin/puppet", 1);
+  uint64_t line = 2;
+  for (int i = 0; i < 10000; ++i) h.Born(9, 1, line++);
+  EXPECT_THAT(h.ProgramsAbove(9, line), ElementsAre("/usr/bin/puppet"));
+  EXPECT_THAT(h.ProgramsAbove(9, 3), IsEmpty());  // that life is forgotten
+  for (int i = 0; i < 10000; ++i) h.Exec(9, "/bin/true", line++);
+  h.Exec(9, "/bin/sh", line++);
+  EXPECT_THAT(h.ProgramsAbove(9, line, 2), ElementsAre("/bin/sh", "/bin/true"));
+  for (int i = 0; i < 70000; ++i) h.Exec(10, "/x/" + std::to_string(i), line++);
+  EXPECT_EQ(h.programs(), 65536u);
 }
 
 TEST(ProgramHistoryTest, WhatTheTraceDidNotShowIsUnknown) {

@@ -16,7 +16,7 @@ namespace {
 using ::testing::HasSubstr;
 using ::testing::UnorderedElementsAre;
 
-const std::string kE = "Exec[stat loop]";
+const std::string kStatLoop = "Exec[stat loop]";
 const std::string kF = "File[/etc/late]";
 
 // `n` failed lookups of distinct paths inside Exec[stat loop]'s block, then File[/etc/late]
@@ -28,9 +28,9 @@ std::vector<std::string> StatLoop(int n) {
     calls.push_back("newfstatat(AT_FDCWD, \"/srv/d" + std::to_string(i / 10) + "/f" +
                     std::to_string(i) + "\", 0x7ffc3a1e2f30, 0) = -1 ENOENT (No such file)");
   }
-  return Cat({Block(kE, calls), Block(kF, {"openat(AT_FDCWD, \"/etc/late\", "
-                                           "O_WRONLY|O_CREAT|O_TRUNC, 0644) = 3",
-                                           "close(3) = 0"})});
+  return Cat({Block(kStatLoop, calls), Block(kF, {"openat(AT_FDCWD, \"/etc/late\", "
+                                                  "O_WRONLY|O_CREAT|O_TRUNC, 0644) = 3",
+                                                  "close(3) = 0"})});
 }
 
 analysis::AnalyzerOptions Limits(uint64_t paths, uint64_t inodes) {
@@ -87,7 +87,7 @@ TEST(BudgetTest, KnownPathsAreStillRecordedAtThePathLimit) {
     calls.push_back("openat(AT_FDCWD, \"/etc/a" + std::to_string(i) + "\", O_RDONLY) = 3");
     calls.push_back("close(3) = 0");
   }
-  Harness h(Block(kE, calls), Limits(3, 1'000'000));
+  Harness h(Block(kStatLoop, calls), Limits(3, 1'000'000));
   EXPECT_FALSE(h.analyzer.interpreter().budget_hit());
   EXPECT_EQ(h.analyzer.interpreter().accesses().path_count(), 3u);
 }

@@ -40,7 +40,7 @@ std::vector<std::string> RecordedTraces() {
 }
 
 // Everything the analysis of a trace gives, as text: equal text, equal result.
-std::string Outcome(const analysis::Analyzer& analyzer, const catalog::Catalog* cat) {
+std::string OutcomeText(const analysis::Analyzer& analyzer, const catalog::Catalog* cat) {
   nlohmann::json stats = report::StatsToJson(analyzer, report::StageSeconds{});
   stats.erase("peak_rss_kb");  // the process's, not the analysis's
   std::string out = stats.dump(1);
@@ -89,7 +89,7 @@ Analysis Analyse(const std::string& path, int threads, const analysis::PipelineO
   analysis::Analyzer analyzer;
   Analysis run;
   run.status = threads >= 2 ? analyzer.RunThreaded(**reader, pipeline) : analyzer.Run(**reader);
-  run.outcome = Outcome(analyzer, cat);
+  run.outcome = OutcomeText(analyzer, cat);
   return run;
 }
 
@@ -176,7 +176,7 @@ TEST(ThreadedRunTest, TinyBatchesAndCutLines) {
     EXPECT_TRUE(st.ok()) << st;
     EXPECT_EQ(analyzer.stats().cut_lines, 1u);
     EXPECT_TRUE(analyzer.stats().unterminated_last_line);
-    return Outcome(analyzer, nullptr);
+    return OutcomeText(analyzer, nullptr);
   };
   const std::string one = outcome(1, 0, 0);
   EXPECT_NE(one.find("cut, not analysed"), std::string::npos);

@@ -10,10 +10,10 @@
 namespace fsmove::exec {
 namespace {
 
-using testing::HasSubstr;
+using ::testing::HasSubstr;
 
 // A Debian 12 machine with everything, run by an ordinary user.
-class DoctorTest : public testing::Test {
+class DoctorTest : public ::testing::Test {
  protected:
   DoctorTest() {
     files_["/proc/sys/user/max_user_namespaces"] = "63398\n";

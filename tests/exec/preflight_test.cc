@@ -14,12 +14,12 @@
 namespace fsmove::exec {
 namespace {
 
-using testing::HasSubstr;
+using ::testing::HasSubstr;
 
-class PreflightTest : public testing::Test {
+class PreflightTest : public ::testing::Test {
  protected:
   void SetUp() override {
-    dir_ = testing::TempDir() + "/preflight_test";
+    dir_ = ::testing::TempDir() + "/preflight_test";
     std::filesystem::create_directories(dir_);
   }
   // An executable shell script.

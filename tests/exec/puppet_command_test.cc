@@ -6,7 +6,7 @@
 namespace fsmove::exec {
 namespace {
 
-using testing::ElementsAre;
+using ::testing::ElementsAre;
 
 TEST(StraceArguments, FiltersTheGivenCallsInTheKernelLeavingReadlinkOut) {
   EXPECT_THAT(StraceArguments("strace", "/run/fsmove/trace.fifo", {"openat", "readlink", "stat64"}),

@@ -149,14 +149,14 @@ TEST(ApplyOutcomes, ChangesFailuresSkipsAndRefreshesPerResource) {
   EXPECT_FALSE(o.dependency_cycle);
   ASSERT_TRUE(o.resources.contains("File[/etc/a]"));
   EXPECT_THAT(o.resources["File[/etc/a]"].changes,
-              testing::ElementsAre("ensure: defined content as '{sha256}11'",
-                                   "mode: mode changed '0600' to '0644'"));
+              ::testing::ElementsAre("ensure: defined content as '{sha256}11'",
+                                     "mode: mode changed '0600' to '0644'"));
   EXPECT_THAT(o.resources["Exec[run: a/b]"].changes,
-              testing::ElementsAre("returns: executed successfully"));
+              ::testing::ElementsAre("returns: executed successfully"));
   EXPECT_TRUE(o.resources["Service[app]"].refreshed);
   EXPECT_TRUE(o.resources["Service[app]"].changes.empty());
   EXPECT_TRUE(o.resources["Exec[bad]"].failed);
-  EXPECT_THAT(o.resources["Exec[bad]"].error, testing::HasSubstr("boom"));
+  EXPECT_THAT(o.resources["Exec[bad]"].error, ::testing::HasSubstr("boom"));
   EXPECT_TRUE(o.resources["File[/etc/b]"].skipped);
   EXPECT_FALSE(o.resources["File[/etc/b]"].failed);
 }
@@ -183,7 +183,7 @@ TEST(NotIdempotent, TellsEveryApplyFromConvergenceAndLeavesOutNotifyAndFirstFail
   ASSERT_EQ(ni.size(), 3u);
   EXPECT_EQ(ni[0].resource, "Exec[run: a/b]");
   EXPECT_EQ(ni[0].behaviour, "changes-every-apply");
-  EXPECT_THAT(ni[0].third, testing::ElementsAre("returns: executed successfully"));
+  EXPECT_THAT(ni[0].third, ::testing::ElementsAre("returns: executed successfully"));
   EXPECT_EQ(ni[1].resource, "File[/etc/c]");
   EXPECT_EQ(ni[1].behaviour, "converged-on-third-apply");
   EXPECT_EQ(ni[2].resource, "Service[db]");

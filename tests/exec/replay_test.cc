@@ -7,8 +7,8 @@
 namespace fsmove::exec {
 namespace {
 
-using testing::ElementsAre;
-using testing::HasSubstr;
+using ::testing::ElementsAre;
+using ::testing::HasSubstr;
 
 constexpr std::string_view kCatalog = R"({"resources": [
   {"type": "File", "title": "/etc/a", "parameters": {"content": "x"}},

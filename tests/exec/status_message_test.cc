@@ -6,7 +6,7 @@
 namespace fsmove::exec {
 namespace {
 
-using testing::HasSubstr;
+using ::testing::HasSubstr;
 
 StatusMessage RoundTrip(const StatusMessage& m) {
   const std::string line = EncodeStatusMessage(m);

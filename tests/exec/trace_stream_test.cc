@@ -58,7 +58,7 @@ TEST(TraceStream, EndsAfterTheGraceWhenTheRunIsOverAndTheWriterStaysOpen) {
 }
 
 TEST(TraceStream, CopiesWhatItReadsAndDrainsTheRest) {
-  const std::string dir = testing::TempDir() + "/trace_stream_test";
+  const std::string dir = ::testing::TempDir() + "/trace_stream_test";
   std::filesystem::create_directories(dir);
   const std::string fifo_path = dir + "/trace.fifo";
   std::filesystem::remove(fifo_path);

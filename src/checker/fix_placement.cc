@@ -5,10 +5,13 @@
 #include <map>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <tuple>
+#include <vector>
 
 #include "absl/container/flat_hash_map.h"
 #include "absl/container/flat_hash_set.h"
+#include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 
 namespace fsmove::checker {
@@ -22,17 +25,64 @@ std::string Location(const catalog::Resource& r) {
   return r.line ? absl::StrCat(" (", r.file, ":", *r.line, ")") : absl::StrCat(" (", r.file, ")");
 }
 
-std::string FixFor(FaultKind kind, const catalog::Resource& src, const catalog::Resource& dst) {
+// `src_named`: how the target's code names the source; `dst_named`: how the source's code
+// names the target.
+std::string FixFor(FaultKind kind, const catalog::Resource& src, const catalog::Resource& dst,
+                   const catalog::Resource& src_named, const catalog::Resource& dst_named) {
   std::string s = PuppetReference(src), d = PuppetReference(dst);
+  std::string sn = PuppetReference(src_named), dn = PuppetReference(dst_named);
   if (kind == FaultKind::kMissingOrdering) {
-    return absl::StrCat("add `require => ", s, "` to ", d, Location(dst), ", or `before => ", d,
-                        "` to ", s, Location(src), ", or the chain `", s, " -> ", d, "`");
+    return absl::StrCat("add `require => ", sn, "` to ", d, Location(dst), ", or `before => ", dn,
+                        "` to ", s, Location(src), ", or the chain `", sn, " -> ", d, "`");
   }
-  return absl::StrCat("add `subscribe => ", s, "` to ", d, Location(dst), ", or `notify => ", d,
-                      "` to ", s, Location(src), ", or the chain `", s, " ~> ", d, "`");
+  return absl::StrCat("add `subscribe => ", sn, "` to ", d, Location(dst), ", or `notify => ", dn,
+                      "` to ", s, Location(src), ", or the chain `", sn, " ~> ", d, "`");
+}
+
+// The module directory a manifest belongs to (the path before its last `/manifests/`); empty
+// for a manifest outside a module (a site.pp).
+std::string_view ModuleDirOf(std::string_view file) {
+  const size_t at = file.rfind("/manifests/");
+  return at == std::string_view::npos ? std::string_view() : file.substr(0, at);
+}
+
+std::vector<ResourceId> ContainersOf(const catalog::Catalog& catalog, ResourceId r) {
+  std::vector<ResourceId> up;
+  for (const catalog::ContainmentEdge& e : catalog.containment()) {
+    if (e.member == r) up.push_back(e.container);
+  }
+  return up;
 }
 
 }  // namespace
+
+ResourceId InterfaceFor(const catalog::Catalog& catalog, ResourceId r, ResourceId from) {
+  const std::string_view mine = ModuleDirOf(catalog.resource(r).file);
+  const std::string_view theirs = ModuleDirOf(catalog.resource(from).file);
+  if (mine.empty() || theirs.empty() || mine == theirs) return r;
+  // The containers of `from`, to refuse a class that holds both.
+  absl::flat_hash_set<ResourceId> above_from;
+  for (std::vector<ResourceId> todo{from}; !todo.empty();) {
+    ResourceId x = todo.back();
+    todo.pop_back();
+    if (!above_from.insert(x).second) continue;
+    for (ResourceId p : ContainersOf(catalog, x)) todo.push_back(p);
+  }
+  absl::flat_hash_set<ResourceId> seen;
+  for (ResourceId x = r; seen.insert(x).second;) {
+    std::vector<ResourceId> up = ContainersOf(catalog, x);
+    if (up.empty()) return r;
+    x = up.front();
+    const catalog::Resource& c = catalog.resource(x);
+    if (c.type != "Class") continue;
+    if (absl::EqualsIgnoreCase(c.title, "main") || absl::EqualsIgnoreCase(c.title, "settings") ||
+        above_from.contains(x)) {
+      return r;
+    }
+    return x;
+  }
+  return r;
+}
 
 FixPlacement::FixPlacement(const catalog::Catalog& catalog, const graph::DependencyGraph& graph)
     : catalog_(catalog), graph_(graph), parent_(catalog.size()) {
@@ -87,7 +137,12 @@ void FixPlacement::Place(Finding& f) const {
   }
   f.source_declaration = s;
   f.target_declaration = d;
-  f.fix = FixFor(f.kind, catalog_.resource(s), catalog_.resource(d));
+  ResourceId s_named = InterfaceFor(catalog_, s, d), d_named = d;
+  if (f.kind == FaultKind::kMissingOrdering) d_named = InterfaceFor(catalog_, d, s);
+  if (s_named != s && graph_.HappensBefore(d, s_named)) s_named = s;
+  if (d_named != d && graph_.HappensBefore(d_named, s)) d_named = d;
+  f.fix = FixFor(f.kind, catalog_.resource(s), catalog_.resource(d), catalog_.resource(s_named),
+                 catalog_.resource(d_named));
   if (s != f.source || d != f.target) {
     absl::StrAppend(&f.fix, " (the declarations that hold ", catalog_.resource(f.source).ref,
                     " and ", catalog_.resource(f.target).ref, ")");

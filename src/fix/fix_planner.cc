@@ -10,6 +10,7 @@
 #include "absl/strings/str_join.h"
 #include "fsmove/base/beneath.h"
 #include "fsmove/base/read_file.h"
+#include "fsmove/checker/fix_placement.h"
 #include "fsmove/fix/unified_diff.h"
 
 namespace fsmove::fix {
@@ -120,6 +121,13 @@ absl::StatusOr<FixPlanner::Located> FixPlanner::Locate(catalog::ResourceId r) co
 
 absl::StatusOr<std::string> FixPlanner::Reference(catalog::ResourceId r, const Located& edited,
                                                   const checker::Finding& f) const {
+  // Another module's resource is named by its class (a notification's target keeps its own).
+  const bool target = r == f.target_declaration;
+  if (!target || f.kind == checker::FaultKind::kMissingOrdering) {
+    const catalog::ResourceId from = target ? f.source_declaration : f.target_declaration;
+    const catalog::ResourceId named = checker::InterfaceFor(cat_, r, from);
+    if (named != r) return checker::PuppetReference(cat_.resource(named));
+  }
   const catalog::Resource& res = cat_.resource(r);
   const std::string literal = checker::PuppetReference(res);
   auto other = Locate(r);

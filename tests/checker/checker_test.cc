@@ -6,6 +6,9 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include <map>
+#include <string>
+
 #include "../test_catalog.h"
 #include "analysis_builder.h"
 #include "nlohmann/json.hpp"
@@ -587,6 +590,84 @@ TEST(CheckerTest, FixesGoToTheDefinedTypeInstanceAndInstancesAreGrouped) {
   EXPECT_EQ(loaded->resource(f.instances[0].first).ref, "Ini_setting[b]");
   EXPECT_THAT(f.fix, ::testing::HasSubstr("App::Setting['a']"));
   EXPECT_THAT(f.fix, ::testing::HasSubstr("fixes all 2 instances"));
+}
+
+// In a fix written in one module, a resource of another module (puppetlabs-apt's
+// Exec[apt_update]) is named by its class, that module's interface: `require =>
+// Class['apt::update']`, as apt's README writes it. A notification's target keeps its resource.
+TEST(CheckerTest, AnotherModulesResourceIsNamedByItsClass) {
+  nlohmann::json cat = {{"catalog_format", 2},
+                        {"resources", nlohmann::json::array()},
+                        {"edges", nlohmann::json::array()}};
+  auto res = [&](std::string type, std::string title, std::string file, int line) {
+    cat["resources"].push_back({{"type", type},
+                                {"title", title},
+                                {"file", file},
+                                {"line", line},
+                                {"exported", false},
+                                {"kind", type == "Class" ? "class" : "compilable_type"},
+                                {"parameters", {{"content", "x"}}}});
+  };
+  auto edge = [&](std::string a, std::string b) {
+    cat["edges"].push_back({{"source", a}, {"target", b}});
+  };
+  const std::string apt = "/mods/apt/manifests/", app = "/mods/app/manifests/init.pp";
+  cat["resources"].push_back({{"type", "Class"}, {"title", "main"}, {"exported", false}});
+  res("Class", "App", app, 1);
+  res("Class", "Apt", apt + "init.pp", 1);
+  res("Class", "Apt::Update", apt + "init.pp", 247);
+  res("Exec", "apt_check", apt + "init.pp", 320);
+  res("Exec", "apt_update", apt + "update.pp", 89);
+  res("File", "/etc/app/lists.conf", apt + "init.pp", 300);
+  res("Package", "app", app, 5);
+  res("Service", "app", app, 9);
+  edge("Class[main]", "Class[App]");
+  edge("Class[main]", "Class[Apt]");
+  edge("Class[main]", "Class[Apt::Update]");
+  edge("Class[Apt]", "Exec[apt_check]");
+  edge("Class[Apt::Update]", "Exec[apt_update]");
+  edge("Class[Apt::Update]", "File[/etc/app/lists.conf]");
+  edge("Class[App]", "Package[app]");
+  edge("Class[App]", "Service[app]");
+  auto loaded = catalog::Catalog::LoadString(cat.dump(), "test.json");
+  ASSERT_TRUE(loaded.ok()) << loaded.status();
+  graph::DependencyGraph g = graph::DependencyGraph::Build(*loaded);
+  AnalysisBuilder run;
+  run.Block("Exec[apt_update]").Writes("/var/lib/apt/lists/x_Packages");
+  run.Block("Package[app]").Reads("/var/lib/apt/lists/x_Packages").Writes("/usr/sbin/appd");
+  run.Block("Exec[apt_check]").Reads("/usr/sbin/appd");
+  run.Block("File[/etc/app/lists.conf]").Writes("/etc/app/lists.conf");
+  run.Block("Service[app]").Reads("/etc/app/lists.conf");
+  auto result = checker::Check(run.Result(), *loaded, g, {});
+  ASSERT_TRUE(result.ok()) << result.status();
+  std::map<std::string, const checker::Finding*> by_pair;
+  for (const checker::Finding& f : result->findings) {
+    by_pair[loaded->resource(f.source).ref + " " + loaded->resource(f.target).ref] = &f;
+  }
+  ASSERT_TRUE(by_pair.contains("Exec[apt_update] Package[app]"));
+  const checker::Finding& update = *by_pair["Exec[apt_update] Package[app]"];
+  EXPECT_EQ(loaded->resource(update.source_declaration).ref, "Exec[apt_update]");
+  EXPECT_THAT(update.fix, ::testing::HasSubstr("add `require => Class['apt::update']` to "
+                                               "Package['app'] (/mods/app/manifests/init.pp:5)"));
+  // In apt's code, app's package is app's class: each side names the other by its interface.
+  EXPECT_THAT(update.fix, ::testing::HasSubstr("`before => Class['app']` to Exec['apt_update']"));
+  EXPECT_THAT(update.fix,
+              ::testing::HasSubstr("the chain `Class['apt::update'] -> Package['app']`"));
+  // The other way round: app's package before another module's exec, named by its class in
+  // app's code.
+  ASSERT_TRUE(by_pair.contains("Package[app] Exec[apt_check]"));
+  const checker::Finding& check = *by_pair["Package[app] Exec[apt_check]"];
+  EXPECT_THAT(check.fix,
+              ::testing::HasSubstr("add `require => Class['app']` to Exec['apt_check']"));
+  EXPECT_THAT(check.fix, ::testing::HasSubstr("`before => Class['apt']` to Package['app']"));
+  // A notification's source is named by its class; its target keeps its resource.
+  ASSERT_TRUE(by_pair.contains("File[/etc/app/lists.conf] Service[app]"));
+  const checker::Finding& mn = *by_pair["File[/etc/app/lists.conf] Service[app]"];
+  EXPECT_EQ(mn.kind, checker::FaultKind::kMissingNotifier);
+  EXPECT_THAT(mn.fix, ::testing::HasSubstr("add `subscribe => Class['apt::update']` to "
+                                           "Service['app']"));
+  EXPECT_THAT(mn.fix, ::testing::HasSubstr("`notify => Service['app']` to "
+                                           "File['/etc/app/lists.conf']"));
 }
 
 TEST(CheckerTest, PuppetsOwnSchedulesAndFilebucketAreNotWarnedAbout) {

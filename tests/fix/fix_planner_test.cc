@@ -168,6 +168,46 @@ TEST_F(FixPlannerTest, NothingOutsideTheCheckedCode) {
   EXPECT_EQ(again[0].patch->edits[0].file, (dir_ / "app/manifests/site.pp").string());
 }
 
+// A resource of another module is named by its class in the checked code (`require =>
+// Class['stdlib']`), but a notification's target keeps its own name.
+TEST_F(FixPlannerTest, AnotherModulesResourceIsNamedByItsClass) {
+  const std::string init = (dir_ / "app/manifests/init.pp").string();
+  const std::string dep = (dir_ / "stdlib/manifests/init.pp").string();
+  nlohmann::json resources = nlohmann::json::array();
+  auto add = [&](std::string type, std::string title, std::string file, int line) {
+    resources.push_back({{"type", type},
+                         {"title", title},
+                         {"file", file},
+                         {"line", line},
+                         {"exported", false},
+                         {"parameters", nlohmann::json::object()}});
+  };
+  add("File", "/var/log/app.log", init, 6);  // 0
+  add("Service", "app", init, 10);           // 1
+  add("Class", "Stdlib", dep, 1);            // 2
+  add("Exec", "dep", dep, 2);                // 3
+  nlohmann::json doc = {{"name", "n"},
+                        {"catalog_format", 2},
+                        {"resources", resources},
+                        {"edges", {{{"source", "Class[Stdlib]"}, {"target", "Exec[dep]"}}}}};
+  auto cat = catalog::Catalog::LoadString(doc.dump(), "catalog.json");
+  ASSERT_TRUE(cat.ok()) << cat.status();
+  std::vector<checker::Finding> findings = {Finding(checker::FaultKind::kMissingOrdering, 3, 1),
+                                            Finding(checker::FaultKind::kMissingOrdering, 0, 3),
+                                            Finding(checker::FaultKind::kMissingNotifier, 0, 3)};
+  FixPlanner planner(*cat, Scope());
+  planner.Plan(&findings, {0, 1, 2});
+  ASSERT_TRUE(findings[0].patch && findings[1].patch && findings[2].patch);
+  EXPECT_EQ(findings[0].patch->description,
+            "require => Class['stdlib'] on Service['app'] (manifests/init.pp:10)");
+  EXPECT_THAT(findings[0].patch->diff,
+              HasSubstr("+    require => [File['/etc/app.conf'], Class['stdlib']],\n"));
+  EXPECT_EQ(findings[1].patch->description,
+            "before => Class['stdlib'] on File['/var/log/app.log'] (manifests/init.pp:6)");
+  EXPECT_EQ(findings[2].patch->description,
+            "notify => Exec['dep'] on File['/var/log/app.log'] (manifests/init.pp:6)");
+}
+
 TEST_F(FixPlannerTest, AManifestChainsResourcesOfOtherModules) {
   const fs::path manifest = dir_ / "site.pp";
   std::ofstream(manifest) << "include app\ninclude stdlib";  // no final newline

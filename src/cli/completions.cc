@@ -9,6 +9,7 @@
 #include "commands.h"
 #include "fmt/format.h"
 #include "fsmove/base/output_file.h"
+#include "man_pages.h"
 
 namespace fsmove::cli {
 namespace {
@@ -32,8 +33,6 @@ struct CommandSpec {
   std::vector<OptionSpec> options;  // the named ones, then the positionals
   std::vector<std::pair<std::string, std::string>> subcommands;  // name, description
 };
-
-bool Visible(const CLI::App* sub) { return !sub->get_group().empty(); }
 
 // CLI11 writes a fixed set's check into the type name: "TEXT:{overlay,none}".
 std::vector<std::string> FixedValues(std::string_view type_name) {
@@ -90,8 +89,7 @@ void Collect(const CLI::App& app, std::vector<std::string> path, std::vector<Com
     (o.positional.empty() ? c.options : positionals).push_back(std::move(o));
   }
   c.options.insert(c.options.end(), positionals.begin(), positionals.end());
-  std::vector<const CLI::App*> subs =
-      app.get_subcommands([](const CLI::App* s) { return Visible(s); });
+  std::vector<const CLI::App*> subs = VisibleSubcommands(app);
   for (const CLI::App* sub : subs)
     c.subcommands.emplace_back(sub->get_name(), sub->get_description());
   out->push_back(std::move(c));

@@ -10,14 +10,14 @@
 #include "fsmove/base/output_file.h"
 
 namespace fsmove::cli {
-namespace {
-
-bool Visible(const CLI::App* sub) { return !sub->get_group().empty(); }
-bool Visible(const CLI::Option* opt) { return !opt->get_group().empty(); }
 
 std::vector<const CLI::App*> VisibleSubcommands(const CLI::App& app) {
-  return app.get_subcommands([](const CLI::App* s) { return Visible(s); });
+  return app.get_subcommands([](const CLI::App* s) { return !s->get_group().empty(); });
 }
+
+namespace {
+
+bool Visible(const CLI::Option* opt) { return !opt->get_group().empty(); }
 
 // Text in fill mode: each line of it escaped (blank lines kept as paragraph breaks).
 std::string Paragraphs(std::string_view text) {

@@ -5,6 +5,7 @@
 
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "CLI/CLI.hpp"
 #include "absl/status/status.h"
@@ -14,6 +15,9 @@ namespace fsmove::cli {
 // `text` made safe for roff: backslashes as \e, every '-' as \-, a leading '.' or '\'' behind
 // \& (a line of its own would be read as a request).
 std::string RoffEscape(std::string_view text);
+
+// The subcommands --help lists (a hidden one has no group).
+std::vector<const CLI::App*> VisibleSubcommands(const CLI::App& app);
 
 // fsmove(1): synopsis, the subcommands, exit status, see also.
 std::string MainManPage(const CLI::App& app);

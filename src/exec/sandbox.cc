@@ -283,7 +283,7 @@ bool MakeSandboxCgroups(const SandboxSpec& spec, SupervisorPhase phase, const Id
 
 // Where one sandbox's mounts go (round: which sandbox of the check), and who mounts its
 // overlay.
-struct SandboxLayout {
+struct SandboxMounts {
   // The lower layer: the root itself when its files are owned by the sandbox's range (a
   // rootless root), else an idmapped view of it made after the user namespace exists.
   bool idmap = false;
@@ -300,8 +300,8 @@ struct SandboxLayout {
   bool keeper_mounts = false;
 };
 
-SandboxLayout LayoutSandbox(const SandboxSpec& spec, const IdMapping& ids, int round) {
-  SandboxLayout layout;
+SandboxMounts LayoutSandbox(const SandboxSpec& spec, const IdMapping& ids, int round) {
+  SandboxMounts layout;
   layout.idmap = spec.lower_id_base != ids.uid_first;
   layout.idmapped = fmt::format("{}/lower-{}", spec.scratch_dir, round);
   layout.lower_path = layout.idmap ? layout.idmapped : spec.lower_dir;
@@ -317,7 +317,7 @@ SandboxLayout LayoutSandbox(const SandboxSpec& spec, const IdMapping& ids, int r
 }
 
 // The idmapped view of the lower layer, at layout.idmapped.
-absl::Status MountIdmappedLower(const SandboxSpec& spec, const SandboxLayout& layout, pid_t first) {
+absl::Status MountIdmappedLower(const SandboxSpec& spec, const SandboxMounts& layout, pid_t first) {
   mkdir(spec.scratch_dir.c_str(), 0700);
   mkdir(layout.idmapped.c_str(), 0755);
   const int lower = open(spec.lower_dir.c_str(), O_PATH | O_DIRECTORY | O_CLOEXEC);
@@ -330,7 +330,7 @@ absl::Status MountIdmappedLower(const SandboxSpec& spec, const SandboxLayout& la
 // The keeper's overlay, into *overlay. When it cannot be mounted and nobody asked for it, the
 // sandbox mounts its own (a note, once per check): no error then, and no overlay.
 absl::Status MountKeeperOverlay(const SandboxSpec& spec, const IdMapping& ids, int round,
-                                const SandboxLayout& layout, StatusWriter& status,
+                                const SandboxMounts& layout, StatusWriter& status,
                                 std::optional<KeeperOverlay>* overlay) {
   absl::StatusOr<KeeperOverlay> made =
       KeeperOverlay::Make(layout.overlay_dir, layout.lower_path, ids.uid_first, ids.gid_first);
@@ -350,7 +350,7 @@ absl::Status MountKeeperOverlay(const SandboxSpec& spec, const IdMapping& ids, i
 // Idmapped views of the inputs under layout.inputs_dir: (*staged)[i] becomes 'i' for each
 // input mapped; one that cannot be is bound as it is (a note). An error: an input that cannot
 // be opened as fsmove resolved it.
-absl::Status StageIdmappedInputs(const SandboxSpec& spec, const SandboxLayout& layout, pid_t first,
+absl::Status StageIdmappedInputs(const SandboxSpec& spec, const SandboxMounts& layout, pid_t first,
                                  StatusWriter& status, std::vector<char>* staged) {
   mkdir(layout.inputs_dir.c_str(), 0700);
   for (size_t i = 0; i < spec.input_paths.size(); ++i) {
@@ -383,7 +383,7 @@ absl::Status StageIdmappedInputs(const SandboxSpec& spec, const SandboxLayout& l
 // ones before went well, and what the first process must know of them sent over `to_sandbox`
 // ('k' or 's' for the overlay, then 'i' or 'p' for each input).
 absl::Status PrepareUserNamespace(const SandboxSpec& spec, const IdMapping& ids, int round,
-                                  const SandboxLayout& layout, pid_t first, int to_sandbox,
+                                  const SandboxMounts& layout, pid_t first, int to_sandbox,
                                   StatusWriter& status, std::optional<KeeperOverlay>* overlay) {
   absl::Status st = WriteIdMaps(first, ids);
   if (st.ok() && layout.idmap) st = MountIdmappedLower(spec, layout, first);
@@ -426,7 +426,7 @@ bool ConnectSandbox(const IdMapping& ids, const SandboxCgroups& cgroups, pid_t f
 
 // After the sandbox: the keeper's overlay, the idmapped lower layer and the staged inputs
 // are unmounted and removed.
-void RemoveSandboxMounts(const SandboxLayout& layout, std::optional<KeeperOverlay>* overlay) {
+void RemoveSandboxMounts(const SandboxMounts& layout, std::optional<KeeperOverlay>* overlay) {
   if (*overlay) (*overlay)->Remove();
   if (layout.idmap) {
     umount2(layout.idmapped.c_str(), MNT_DETACH);
@@ -475,7 +475,7 @@ int RunSandbox(const SandboxSpec& spec, SupervisorPhase phase, const IdMapping& 
   StatusWriter status(status_fd);
   SandboxCgroups cgroups;
   if (!MakeSandboxCgroups(spec, phase, ids, status, &cgroups)) return 2;
-  const SandboxLayout layout = LayoutSandbox(spec, ids, round);
+  const SandboxMounts layout = LayoutSandbox(spec, ids, round);
   std::optional<KeeperOverlay> overlay;
   int to_keeper[2], from_keeper[2];
   if (pipe2(to_keeper, O_CLOEXEC) != 0 || pipe2(from_keeper, O_CLOEXEC) != 0) {

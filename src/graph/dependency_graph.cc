@@ -11,6 +11,7 @@
 #include "absl/container/flat_hash_set.h"
 #include "fsmove/catalog/managed_paths.h"
 #include "fsmove/graph/autorequire.h"
+#include "pair_key.h"
 
 namespace fsmove::graph {
 namespace {
@@ -22,8 +23,6 @@ bool IsBuiltinRefreshRelay(std::string_view type) {
   return type == "Exec" || type == "Service" || type == "Package" || type == "Mount" ||
          type == "Anchor";
 }
-
-std::uint64_t PairKey(ResourceId a, ResourceId b) { return (std::uint64_t{a} << 32) | b; }
 
 // A static name for the metaparameter (DeclaredEdge keeps a string_view).
 std::string_view ParameterRule(std::string_view parameter) {

@@ -19,6 +19,7 @@
 #include "fsmove/catalog/file_path.h"
 #include "fsmove/catalog/managed_paths.h"
 #include "fsmove/catalog/resource_ref.h"
+#include "pair_key.h"
 
 namespace fsmove::graph {
 namespace {
@@ -316,8 +317,6 @@ std::string Printable(std::string_view name) {
   }
   return out;
 }
-
-std::uint64_t PairKey(ResourceId a, ResourceId b) { return (std::uint64_t{a} << 32) | b; }
 
 bool IsKnown(const PuppetVertex& v) {
   return v.kind != PuppetVertexKind::kUnknown && v.kind != PuppetVertexKind::kDefault &&

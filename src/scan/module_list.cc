@@ -27,7 +27,7 @@ std::string NormalizeModulePath(std::string_view path) {
 
 namespace {
 
-std::string_view Trim(std::string_view s) {
+std::string_view TrimListLine(std::string_view s) {
   while (!s.empty() && (s.front() == ' ' || s.front() == '\t')) s.remove_prefix(1);
   while (!s.empty() && (s.back() == ' ' || s.back() == '\t' || s.back() == '\r'))
     s.remove_suffix(1);
@@ -59,7 +59,7 @@ absl::StatusOr<std::vector<std::string>> ReadModuleList(const std::string& list_
   std::vector<std::string> out;
   std::string line;
   while (std::getline(in, line)) {
-    std::string_view l = Trim(line);
+    std::string_view l = TrimListLine(line);
     if (l.empty() || l.front() == '#') continue;
     out.emplace_back(l);
   }

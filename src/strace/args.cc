@@ -9,7 +9,7 @@
 namespace fsmove::strace {
 namespace {
 
-inline bool IsDigit(char c) { return c >= '0' && c <= '9'; }
+using byte_scan::IsDigit;
 inline bool IsIdentStart(char c) {
   return (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') || c == '_';
 }

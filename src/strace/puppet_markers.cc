@@ -5,6 +5,7 @@
 #include <cstring>
 #include <vector>
 
+#include "byte_scan.h"
 #include "fsmove/strace/args.h"
 
 namespace fsmove::strace {
@@ -23,7 +24,7 @@ constexpr std::string_view kSkipping = "Skipping because of failed dependencies"
 // Enough decoded bytes for several colour sequences and the longest level ("Debug: ").
 constexpr size_t kMessageHeadBytes = 48;
 
-inline bool IsDigit(char c) { return c >= '0' && c <= '9'; }
+using byte_scan::IsDigit;
 inline bool IsUpper(char c) { return c >= 'A' && c <= 'Z'; }
 inline bool IsWordChar(char c) {
   return IsUpper(c) || (c >= 'a' && c <= 'z') || IsDigit(c) || c == '_';

@@ -14,7 +14,7 @@ constexpr std::string_view kUnfinished = "<unfinished ...>";
 constexpr std::string_view kPidChanged = "<pid changed to ";
 constexpr std::string_view kDetached = "<detached ...>";
 
-inline bool IsDigit(char c) { return c >= '0' && c <= '9'; }
+using byte_scan::IsDigit;
 
 // [A-Za-z0-9_], by table: one load per byte of a name, on every line.
 struct NameChars {

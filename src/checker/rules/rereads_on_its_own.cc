@@ -3,7 +3,9 @@
 // what changes the file nor an ordering before it: started before the change, or never
 // restarted after it, it picks the change up. Only the daemon's own accesses count (the program
 // that made them, ResourceAccesses::ProgramsAbove), not a tool's that reads the same file.
-// Drops the evidence (0).
+// Drops the evidence (0); a daemon that reads its configuration again only when it acts
+// (unattended-upgrade-shutdown at the shutdown signal), keeping minor settings from its start
+// (its log directory), makes it weak (1).
 // Policy: IsReadAgainByItself (resource_semantics.h; knowledge/rereading_daemons.tsv).
 #include "fsmove/checker/resource_semantics.h"
 #include "fsmove/checker/rules/rule_context.h"
@@ -22,7 +24,7 @@ class RereadsOnItsOwn final : public Rule {
     const knowledge::Row* row = IsReadAgainByItself(above[0], q.evidence.path);
     if (row == nullptr) return kStrongest;
     context.Cite(*row);
-    return 0;
+    return row->kind == "config-when-it-acts" ? 1 : 0;
   }
 };
 

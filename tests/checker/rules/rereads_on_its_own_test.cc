@@ -1,7 +1,9 @@
 // The rereads-on-its-own rule (src/checker/rules/rereads_on_its_own.cc): cron's own reads of
 // its crontabs need no notify; the same file read by another program, and cron's other files,
-// keep their strength.
+// keep their strength; unattended-upgrade-shutdown's reads of apt's configuration are weak.
 #include <gtest/gtest.h>
+
+#include <string>
 
 #include "rule_harness.h"
 
@@ -37,6 +39,33 @@ TEST(RereadsOnItsOwnRuleTest, CronsOwnReadsOfItsCrontabsNeedNoNotify) {
   EXPECT_EQ(h.MaxStrength("rereads-on-its-own", checker::kOrderingEvidence,
                           "File[/etc/cron.d/backup]", "Service[cron]", "/etc/cron.d/backup"),
             0);
+}
+
+// unattended-upgrade-shutdown reads apt's configuration again at the shutdown signal; from its
+// start it keeps only its log directory and debug flag: its own reads are weak, apt-get's keep
+// their strength.
+TEST(RereadsOnItsOwnRuleTest, ADaemonThatReadsItsConfigurationWhenItActsIsWeak) {
+  const std::string shutdown = "/usr/share/unattended-upgrades/unattended-upgrade-shutdown";
+  const std::string conf = "/etc/apt/apt.conf.d/50unattended-upgrades";
+  AnalysisBuilder run;
+  run.Block("File[" + conf + "]").Writes(conf);
+  run.Block("Service[unattended-upgrades]").Execs(500, shutdown);
+  run.By(500).Lists("/etc/apt/apt.conf.d").Reads(conf);
+  run.Block("Exec[apt_update]").Execs(600, "/usr/bin/apt-get");
+  run.By(600).Reads(conf);
+  RuleHarness h({{"File", conf, {{"content", "Unattended-Upgrade::InstallOnShutdown \"true\";"}}},
+                 {"Service", "unattended-upgrades"},
+                 {"Exec", "apt_update"}},
+                run);
+  EXPECT_EQ(h.MaxStrength("rereads-on-its-own", checker::kNotificationEvidence,
+                          "File[" + conf + "]", "Service[unattended-upgrades]", conf),
+            1);
+  EXPECT_EQ(h.MaxStrength("rereads-on-its-own", checker::kOrderingEvidence, "File[" + conf + "]",
+                          "Service[unattended-upgrades]", conf),
+            1);
+  EXPECT_EQ(h.MaxStrength("rereads-on-its-own", checker::kOrderingEvidence, "File[" + conf + "]",
+                          "Exec[apt_update]", conf),
+            kStrongest);
 }
 
 }  // namespace

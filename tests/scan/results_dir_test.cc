@@ -11,7 +11,7 @@ namespace {
 
 namespace fs = std::filesystem;
 
-ModuleResult Result(const std::string& module, ModuleStatus s, int mor = 0) {
+ModuleResult StatusResult(const std::string& module, ModuleStatus s, int mor = 0) {
   ModuleResult r;
   r.module = module;
   r.status = s;
@@ -25,7 +25,7 @@ std::string Finished(const ScanTestDir& d, const std::string& module, ModuleStat
   std::string dir = (d.path() / ModuleDirName(module)).string();
   d.Write(ModuleDirName(module) + "/report.json", "{}\n");
   d.Write(ModuleDirName(module) + "/check.log", "log\n");
-  EXPECT_TRUE(WriteStatus(dir, Result(module, s)).ok());
+  EXPECT_TRUE(WriteStatus(dir, StatusResult(module, s)).ok());
   return dir;
 }
 
@@ -63,7 +63,7 @@ TEST(ResultsDir, DetectsUnfinishedAndCorruptFolders) {
   // ok/findings without a report never count as done, even if status.json says so.
   dir = Finished(d, "n", ModuleStatus::kOk);
   fs::remove(fs::path(dir) / "report.json");
-  ASSERT_TRUE(WriteStatus(dir, Result("n", ModuleStatus::kOk)).ok());
+  ASSERT_TRUE(WriteStatus(dir, StatusResult("n", ModuleStatus::kOk)).ok());
   EXPECT_FALSE(ReadStatus(dir, "n").ok());
 }
 
@@ -82,8 +82,8 @@ TEST(ResultsDir, ReadsAllFinishedFoldersAndNamesTheBadOnes) {
 
 TEST(ResultsDir, SummaryJsonAndCsv) {
   ScanTestDir d;
-  ASSERT_TRUE(WriteSummary(d.path().string(), {Result("z", ModuleStatus::kTimeout),
-                                               Result("a,b", ModuleStatus::kFindings, 2)})
+  ASSERT_TRUE(WriteSummary(d.path().string(), {StatusResult("z", ModuleStatus::kTimeout),
+                                               StatusResult("a,b", ModuleStatus::kFindings, 2)})
                   .ok());
   auto back = ReadSummaryJson((d.path() / "summary.json").string());
   ASSERT_TRUE(back.ok());
@@ -99,17 +99,18 @@ TEST(ResultsDir, SummaryJsonAndCsv) {
 }
 
 TEST(ResultsDir, CoverageCountsModulesWithAnAppliedRun) {
-  const ScanCoverage c = Coverage({Result("m/a", ModuleStatus::kCompileFailed),
-                                   Result("m/a/examples/init.pp", ModuleStatus::kOk),
-                                   Result("m/b", ModuleStatus::kResourcesFailed),
-                                   Result("m/c/examples/x.pp", ModuleStatus::kFindings),
-                                   Result("site.pp", ModuleStatus::kTimeout)});
+  const ScanCoverage c = Coverage({StatusResult("m/a", ModuleStatus::kCompileFailed),
+                                   StatusResult("m/a/examples/init.pp", ModuleStatus::kOk),
+                                   StatusResult("m/b", ModuleStatus::kResourcesFailed),
+                                   StatusResult("m/c/examples/x.pp", ModuleStatus::kFindings),
+                                   StatusResult("site.pp", ModuleStatus::kTimeout)});
   EXPECT_EQ(c.runs, 5u);
   EXPECT_EQ(c.modules, 4u);  // m/a, m/b, m/c, and the manifest of no module on its own
   EXPECT_EQ(c.modules_applied, 2u);
   ScanTestDir d;
   ASSERT_TRUE(
-      WriteSummary(d.path().string(), {Result("m/a/examples/init.pp", ModuleStatus::kOk)}).ok());
+      WriteSummary(d.path().string(), {StatusResult("m/a/examples/init.pp", ModuleStatus::kOk)})
+          .ok());
   std::ifstream in(d.path() / "summary.json");
   const nlohmann::json j = nlohmann::json::parse(in);
   EXPECT_EQ(j["modules"][0]["source"], "example");

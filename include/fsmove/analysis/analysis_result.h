@@ -7,6 +7,7 @@
 // outlive it.
 #pragma once
 
+#include <cstddef>
 #include <functional>
 #include <string>
 #include <string_view>
@@ -47,8 +48,9 @@ struct AnalysisResult {
     return unpacked_from ? unpacked_from(path) : std::string_view();
   }
   // ProgramHistory::ProgramsAbove: the program that made an access, then the one that ran it...
-  std::vector<std::string_view> ProgramsAbove(const Access& access) const {
-    return programs != nullptr ? programs->ProgramsAbove(access.pid, access.line)
+  // (at most `limit` of them).
+  std::vector<std::string_view> ProgramsAbove(const Access& access, size_t limit = 16) const {
+    return programs != nullptr ? programs->ProgramsAbove(access.pid, access.line, limit)
                                : std::vector<std::string_view>();
   }
   const std::vector<strace::PuppetProblem>& problems() const {

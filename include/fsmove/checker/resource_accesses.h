@@ -6,6 +6,7 @@
 // and the relations a drop-in directory's listing adds.
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
 #include <map>
 #include <optional>
@@ -44,9 +45,11 @@ class ResourceAccesses {
     auto it = unpacked_from_.find(path);
     return it == unpacked_from_.end() ? nullptr : &it->second;
   }
-  // The program that made `access`, then the one that ran that one, ... (analysis_result.h).
-  std::vector<std::string_view> ProgramsAbove(const analysis::Access& access) const {
-    return analysis_.ProgramsAbove(access);
+  // The program that made `access`, then the one that ran that one, ... (at most `limit` of
+  // them; analysis_result.h).
+  std::vector<std::string_view> ProgramsAbove(const analysis::Access& access,
+                                              size_t limit = 16) const {
+    return analysis_.ProgramsAbove(access, limit);
   }
   bool Manages(catalog::ResourceId r, std::string_view path) const;
   // `r` created, replaced or removed an entry of directory `dir`.

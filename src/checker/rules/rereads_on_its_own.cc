@@ -19,7 +19,7 @@ class RereadsOnItsOwn final : public Rule {
   int MaxStrength(const EvidenceQuery& q, RuleContext& context) const override {
     if (!context.IsService(q.consumer)) return kStrongest;
     const std::vector<std::string_view> above =
-        context.resources().ProgramsAbove(q.evidence.second);
+        context.resources().ProgramsAbove(q.evidence.second, 1);  // the daemon's own
     if (above.empty()) return kStrongest;
     const knowledge::Row* row = IsReadAgainByItself(above[0], q.evidence.path);
     if (row == nullptr) return kStrongest;

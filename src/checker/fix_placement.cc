@@ -46,37 +46,34 @@ std::string_view ModuleDirOf(std::string_view file) {
   return at == std::string_view::npos ? std::string_view() : file.substr(0, at);
 }
 
-std::vector<ResourceId> ContainersOf(const catalog::Catalog& catalog, ResourceId r) {
-  std::vector<ResourceId> up;
-  for (const catalog::ContainmentEdge& e : catalog.containment()) {
-    if (e.member == r) up.push_back(e.container);
-  }
-  return up;
-}
-
 }  // namespace
 
-ResourceId InterfaceFor(const catalog::Catalog& catalog, ResourceId r, ResourceId from) {
-  const std::string_view mine = ModuleDirOf(catalog.resource(r).file);
-  const std::string_view theirs = ModuleDirOf(catalog.resource(from).file);
+ModuleInterfaces::ModuleInterfaces(const catalog::Catalog& catalog)
+    : catalog_(catalog), container_(catalog.size()) {
+  for (ResourceId r = 0; r < container_.size(); ++r) container_[r] = r;
+  for (const catalog::ContainmentEdge& e : catalog.containment())
+    container_[e.member] = e.container;
+}
+
+ResourceId ModuleInterfaces::For(ResourceId r, ResourceId from) const {
+  const std::string_view mine = ModuleDirOf(catalog_.resource(r).file);
+  const std::string_view theirs = ModuleDirOf(catalog_.resource(from).file);
   if (mine.empty() || theirs.empty() || mine == theirs) return r;
-  // The containers of `from`, to refuse a class that holds both.
-  absl::flat_hash_set<ResourceId> above_from;
-  for (std::vector<ResourceId> todo{from}; !todo.empty();) {
-    ResourceId x = todo.back();
-    todo.pop_back();
-    if (!above_from.insert(x).second) continue;
-    for (ResourceId p : ContainersOf(catalog, x)) todo.push_back(p);
-  }
-  absl::flat_hash_set<ResourceId> seen;
-  for (ResourceId x = r; seen.insert(x).second;) {
-    std::vector<ResourceId> up = ContainersOf(catalog, x);
-    if (up.empty()) return r;
-    x = up.front();
-    const catalog::Resource& c = catalog.resource(x);
+  // A containment chain is a tree's path: at most one step per resource.
+  auto holds = [&](ResourceId container, ResourceId x) {
+    for (size_t steps = 0; steps < container_.size() && container_[x] != x; ++steps) {
+      x = container_[x];
+      if (x == container) return true;
+    }
+    return false;
+  };
+  ResourceId x = r;
+  for (size_t steps = 0; steps < container_.size() && container_[x] != x; ++steps) {
+    x = container_[x];
+    const catalog::Resource& c = catalog_.resource(x);
     if (c.type != "Class") continue;
     if (absl::EqualsIgnoreCase(c.title, "main") || absl::EqualsIgnoreCase(c.title, "settings") ||
-        above_from.contains(x)) {
+        holds(x, from)) {
       return r;
     }
     return x;
@@ -85,7 +82,7 @@ ResourceId InterfaceFor(const catalog::Catalog& catalog, ResourceId r, ResourceI
 }
 
 FixPlacement::FixPlacement(const catalog::Catalog& catalog, const graph::DependencyGraph& graph)
-    : catalog_(catalog), graph_(graph), parent_(catalog.size()) {
+    : catalog_(catalog), graph_(graph), parent_(catalog.size()), interfaces_(catalog) {
   for (const catalog::ContainmentEdge& e : catalog_.containment()) {
     parent_[e.member].push_back(e.container);
   }
@@ -137,8 +134,8 @@ void FixPlacement::Place(Finding& f) const {
   }
   f.source_declaration = s;
   f.target_declaration = d;
-  ResourceId s_named = InterfaceFor(catalog_, s, d), d_named = d;
-  if (f.kind == FaultKind::kMissingOrdering) d_named = InterfaceFor(catalog_, d, s);
+  ResourceId s_named = interfaces_.For(s, d), d_named = d;
+  if (f.kind == FaultKind::kMissingOrdering) d_named = interfaces_.For(d, s);
   if (s_named != s && graph_.HappensBefore(d, s_named)) s_named = s;
   if (d_named != d && graph_.HappensBefore(d_named, s)) d_named = d;
   f.fix = FixFor(f.kind, catalog_.resource(s), catalog_.resource(d), catalog_.resource(s_named),

@@ -10,7 +10,6 @@
 #include "absl/strings/str_join.h"
 #include "fsmove/base/beneath.h"
 #include "fsmove/base/read_file.h"
-#include "fsmove/checker/fix_placement.h"
 #include "fsmove/fix/unified_diff.h"
 
 namespace fsmove::fix {
@@ -38,7 +37,7 @@ struct Side {
 }  // namespace
 
 FixPlanner::FixPlanner(const catalog::Catalog& cat, FixScope scope)
-    : cat_(cat), scope_(std::move(scope)), root_fd_(absl::UnknownError("")) {
+    : cat_(cat), interfaces_(cat), scope_(std::move(scope)), root_fd_(absl::UnknownError("")) {
   scope_.root = Normal(scope_.root);
   if (!scope_.only_file.empty()) scope_.only_file = Normal(scope_.only_file);
   if (!scope_.manifest.empty()) scope_.manifest = Normal(scope_.manifest);
@@ -125,7 +124,7 @@ absl::StatusOr<std::string> FixPlanner::Reference(catalog::ResourceId r, const L
   const bool target = r == f.target_declaration;
   if (!target || f.kind == checker::FaultKind::kMissingOrdering) {
     const catalog::ResourceId from = target ? f.source_declaration : f.target_declaration;
-    const catalog::ResourceId named = checker::InterfaceFor(cat_, r, from);
+    const catalog::ResourceId named = interfaces_.For(r, from);
     if (named != r) return checker::PuppetReference(cat_.resource(named));
   }
   const catalog::Resource& res = cat_.resource(r);

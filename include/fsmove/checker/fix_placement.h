@@ -11,6 +11,21 @@
 
 namespace fsmove::checker {
 
+// How code written beside `from` names `r` in a relationship: `r` itself, or, when `r` is
+// declared in another module's manifests than `from`, the innermost class that holds it (not
+// main or Settings, and not one that also holds `from`). That class is the other module's
+// interface, `require => Class['apt::update']` (puppetlabs-apt's README, Puppet's containment
+// guide), where its resources' titles are its internals. The catalog's containment is read once.
+class ModuleInterfaces {
+ public:
+  explicit ModuleInterfaces(const catalog::Catalog& catalog);
+  catalog::ResourceId For(catalog::ResourceId r, catalog::ResourceId from) const;
+
+ private:
+  const catalog::Catalog& catalog_;
+  std::vector<catalog::ResourceId> container_;  // per resource: its container, or itself
+};
+
 class FixPlacement {
  public:
   FixPlacement(const catalog::Catalog& catalog, const graph::DependencyGraph& graph);
@@ -19,7 +34,7 @@ class FixPlacement {
   // instance is fixed at the outermost instance that holds it but not the other resource
   // (the user's own declaration), unless that edge would close a cycle the resources' own
   // edge would not. Each way of writing the fix names the other module's resource as
-  // InterfaceFor does (not a notification's target: notifying a class refreshes all of it),
+  // ModuleInterfaces does (not a notification's target: notifying a class refreshes all of it),
   // unless the class's edge would close a cycle.
   void Place(Finding& f) const;
 
@@ -31,15 +46,8 @@ class FixPlacement {
   const catalog::Catalog& catalog_;
   const graph::DependencyGraph& graph_;
   std::vector<std::vector<catalog::ResourceId>> parent_;  // per resource: its containers
+  ModuleInterfaces interfaces_;
 };
-
-// How code written beside `from` names `r` in a relationship: `r` itself, or, when `r` is
-// declared in another module's manifests than `from`, the innermost class that holds it (not
-// main or Settings, and not one that also holds `from`). That class is the other module's
-// interface, `require => Class['apt::update']` (puppetlabs-apt's README, Puppet's containment
-// guide), where its resources' titles are its internals.
-catalog::ResourceId InterfaceFor(const catalog::Catalog& catalog, catalog::ResourceId r,
-                                 catalog::ResourceId from);
 
 // Findings whose two resources are declared at the same two manifest lines as another's are
 // instances of one piece of code (a defined type's body): one finding lists them all, and

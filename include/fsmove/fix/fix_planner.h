@@ -20,6 +20,7 @@
 #include "fsmove/base/beneath.h"
 #include "fsmove/catalog/catalog.h"
 #include "fsmove/checker/checker.h"
+#include "fsmove/checker/fix_placement.h"
 #include "fsmove/fix/declaration_edit.h"
 #include "fsmove/fix/puppet_source.h"
 
@@ -103,6 +104,7 @@ class FixPlanner {
                             std::map<std::string, std::vector<TextReplacement>>* by_file) const;
 
   const catalog::Catalog& cat_;
+  checker::ModuleInterfaces interfaces_;  // how the checked code names other modules' resources
   FixScope scope_;
   absl::StatusOr<base::UniqueFd> root_fd_;  // scope_.root, where every file is read beneath
   std::map<size_t, std::vector<Change>> planned_;

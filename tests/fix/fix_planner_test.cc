@@ -10,8 +10,11 @@
 
 #include <filesystem>
 #include <fstream>
+#include <string>
 #include <tuple>
+#include <vector>
 
+#include "absl/status/statusor.h"
 #include "nlohmann/json.hpp"
 
 namespace fsmove::fix {
@@ -58,33 +61,40 @@ class FixPlannerTest : public ::testing::Test {
     std::ofstream(dir_ / "stdlib/manifests/init.pp") << "class stdlib {\n  exec { 'dep': }\n}\n";
     const std::string init = (dir_ / "app/manifests/init.pp").string();
     const std::string site = (dir_ / "app/manifests/site.pp").string();
-    nlohmann::json resources = nlohmann::json::array();
-    auto add = [&](std::string type, std::string title, std::string file, int line) {
-      resources.push_back({{"type", type},
-                           {"title", title},
-                           {"file", file},
-                           {"line", line},
-                           {"exported", false},
-                           {"parameters", nlohmann::json::object()}});
-    };
-    add("File", "/etc/app.conf", init, 2);                                // 0
-    add("File", "/var/log/app.log", init, 6);                             // 1
-    add("Service", "app", init, 10);                                      // 2
-    add("File", "/srv/a/site.conf", site, 2);                             // 3
-    add("Exec", "use a", site, 6);                                        // 4
-    add("File", "/srv/b/site.conf", site, 2);                             // 5
-    add("Exec", "use b", site, 6);                                        // 6
-    add("Exec", "dep", (dir_ / "stdlib/manifests/init.pp").string(), 2);  // 7
-    nlohmann::json doc = {{"name", "n"},
-                          {"catalog_format", 2},
-                          {"resources", resources},
-                          {"edges", nlohmann::json::array()}};
-    auto cat = catalog::Catalog::LoadString(doc.dump(), "catalog.json");
+    auto cat = LoadCatalog({{"File", "/etc/app.conf", init, 2},                                 // 0
+                            {"File", "/var/log/app.log", init, 6},                              // 1
+                            {"Service", "app", init, 10},                                       // 2
+                            {"File", "/srv/a/site.conf", site, 2},                              // 3
+                            {"Exec", "use a", site, 6},                                         // 4
+                            {"File", "/srv/b/site.conf", site, 2},                              // 5
+                            {"Exec", "use b", site, 6},                                         // 6
+                            {"Exec", "dep", (dir_ / "stdlib/manifests/init.pp").string(), 2}},  // 7
+                           nlohmann::json::array());
     ASSERT_TRUE(cat.ok()) << cat.status();
     cat_.emplace(std::move(*cat));
   }
   void TearDown() override { fs::remove_all(dir_); }
 
+  struct Declared {
+    std::string type, title, file;
+    int line;
+  };
+  // A catalog of these resources, in this order (their ids), with these edges.
+  static absl::StatusOr<catalog::Catalog> LoadCatalog(const std::vector<Declared>& declared,
+                                                      const nlohmann::json& edges) {
+    nlohmann::json resources = nlohmann::json::array();
+    for (const Declared& d : declared) {
+      resources.push_back({{"type", d.type},
+                           {"title", d.title},
+                           {"file", d.file},
+                           {"line", d.line},
+                           {"exported", false},
+                           {"parameters", nlohmann::json::object()}});
+    }
+    nlohmann::json doc = {
+        {"name", "n"}, {"catalog_format", 2}, {"resources", resources}, {"edges", edges}};
+    return catalog::Catalog::LoadString(doc.dump(), "catalog.json");
+  }
   static checker::Finding Finding(checker::FaultKind kind, catalog::ResourceId s,
                                   catalog::ResourceId t) {
     checker::Finding f;
@@ -173,24 +183,11 @@ TEST_F(FixPlannerTest, NothingOutsideTheCheckedCode) {
 TEST_F(FixPlannerTest, AnotherModulesResourceIsNamedByItsClass) {
   const std::string init = (dir_ / "app/manifests/init.pp").string();
   const std::string dep = (dir_ / "stdlib/manifests/init.pp").string();
-  nlohmann::json resources = nlohmann::json::array();
-  auto add = [&](std::string type, std::string title, std::string file, int line) {
-    resources.push_back({{"type", type},
-                         {"title", title},
-                         {"file", file},
-                         {"line", line},
-                         {"exported", false},
-                         {"parameters", nlohmann::json::object()}});
-  };
-  add("File", "/var/log/app.log", init, 6);  // 0
-  add("Service", "app", init, 10);           // 1
-  add("Class", "Stdlib", dep, 1);            // 2
-  add("Exec", "dep", dep, 2);                // 3
-  nlohmann::json doc = {{"name", "n"},
-                        {"catalog_format", 2},
-                        {"resources", resources},
-                        {"edges", {{{"source", "Class[Stdlib]"}, {"target", "Exec[dep]"}}}}};
-  auto cat = catalog::Catalog::LoadString(doc.dump(), "catalog.json");
+  auto cat = LoadCatalog({{"File", "/var/log/app.log", init, 6},  // 0
+                          {"Service", "app", init, 10},           // 1
+                          {"Class", "Stdlib", dep, 1},            // 2
+                          {"Exec", "dep", dep, 2}},               // 3
+                         {{{"source", "Class[Stdlib]"}, {"target", "Exec[dep]"}}});
   ASSERT_TRUE(cat.ok()) << cat.status();
   std::vector<checker::Finding> findings = {Finding(checker::FaultKind::kMissingOrdering, 3, 1),
                                             Finding(checker::FaultKind::kMissingOrdering, 0, 3),

@@ -48,37 +48,46 @@ std::string_view ModuleDirOf(std::string_view file) {
 
 }  // namespace
 
+// Containment deeper than this is no catalog Puppet compiles (a hostile one).
+constexpr int kMaxContainmentDepth = 64;
+
 ModuleInterfaces::ModuleInterfaces(const catalog::Catalog& catalog)
     : catalog_(catalog), container_(catalog.size()) {
-  for (ResourceId r = 0; r < container_.size(); ++r) container_[r] = r;
-  for (const catalog::ContainmentEdge& e : catalog.containment())
+  for (const catalog::ContainmentEdge& e : catalog.containment()) {
     container_[e.member] = e.container;
+  }
+}
+
+std::optional<ResourceId> ModuleInterfaces::InnermostClass(ResourceId r) const {
+  for (int depth = 0; depth < kMaxContainmentDepth; ++depth) {
+    const std::optional<ResourceId> up = container_[r];
+    if (!up) return std::nullopt;
+    if (catalog_.resource(*up).type == "Class") return up;
+    r = *up;
+  }
+  return std::nullopt;
+}
+
+bool ModuleInterfaces::Holds(ResourceId container, ResourceId r) const {
+  for (int depth = 0; depth < kMaxContainmentDepth && container_[r]; ++depth) {
+    r = *container_[r];
+    if (r == container) return true;
+  }
+  return false;
 }
 
 ResourceId ModuleInterfaces::For(ResourceId r, ResourceId from) const {
   const std::string_view mine = ModuleDirOf(catalog_.resource(r).file);
   const std::string_view theirs = ModuleDirOf(catalog_.resource(from).file);
   if (mine.empty() || theirs.empty() || mine == theirs) return r;
-  // A containment chain is a tree's path: at most one step per resource.
-  auto holds = [&](ResourceId container, ResourceId x) {
-    for (size_t steps = 0; steps < container_.size() && container_[x] != x; ++steps) {
-      x = container_[x];
-      if (x == container) return true;
-    }
-    return false;
-  };
-  ResourceId x = r;
-  for (size_t steps = 0; steps < container_.size() && container_[x] != x; ++steps) {
-    x = container_[x];
-    const catalog::Resource& c = catalog_.resource(x);
-    if (c.type != "Class") continue;
-    if (absl::EqualsIgnoreCase(c.title, "main") || absl::EqualsIgnoreCase(c.title, "settings") ||
-        holds(x, from)) {
-      return r;
-    }
-    return x;
+  const std::optional<ResourceId> c = InnermostClass(r);
+  if (!c) return r;
+  const std::string& title = catalog_.resource(*c).title;
+  if (absl::EqualsIgnoreCase(title, "main") || absl::EqualsIgnoreCase(title, "settings") ||
+      Holds(*c, from)) {
+    return r;
   }
-  return r;
+  return *c;
 }
 
 FixPlacement::FixPlacement(const catalog::Catalog& catalog, const graph::DependencyGraph& graph)

@@ -213,19 +213,6 @@ absl::StatusOr<std::vector<FixPlanner::Change>> FixPlanner::PlanOne(
       absl::StrCat("no fix in the checked code: ", absl::StrJoin(why, "; ")));
 }
 
-std::optional<catalog::ResourceId> FixPlanner::ContainingClass(catalog::ResourceId r) const {
-  for (int depth = 0; depth < 64; ++depth) {
-    std::optional<catalog::ResourceId> up;
-    for (const catalog::ContainmentEdge& e : cat_.containment()) {
-      if (e.member == r) up = e.container;
-    }
-    if (!up) return std::nullopt;
-    if (cat_.resource(*up).type == "Class") return up;
-    r = *up;
-  }
-  return std::nullopt;
-}
-
 // A manifest check whose two resources are declared in other modules: the manifest orders
 // them itself, with a chain between their classes (an ordering: what the manifest does with
 // the classes it includes) or between the two resources (a notification must not refresh a
@@ -237,7 +224,8 @@ absl::StatusOr<FixPlanner::Change> FixPlanner::ChainInManifest(const checker::Fi
   std::string from = checker::PuppetReference(cat_.resource(f.source_declaration));
   std::string to = checker::PuppetReference(cat_.resource(f.target_declaration));
   if (mor) {
-    auto a = ContainingClass(f.source_declaration), b = ContainingClass(f.target_declaration);
+    auto a = interfaces_.InnermostClass(f.source_declaration),
+         b = interfaces_.InnermostClass(f.target_declaration);
     auto is_user_class = [&](std::optional<catalog::ResourceId> c) {
       if (!c) return false;
       const std::string& t = cat_.resource(*c).title;

@@ -3,6 +3,7 @@
 // fix of another one implies is listed under that one.
 #pragma once
 
+#include <optional>
 #include <vector>
 
 #include "fsmove/catalog/catalog.h"
@@ -20,10 +21,14 @@ class ModuleInterfaces {
  public:
   explicit ModuleInterfaces(const catalog::Catalog& catalog);
   catalog::ResourceId For(catalog::ResourceId r, catalog::ResourceId from) const;
+  // The innermost class that contains `r` (main and Settings too); none past 64 containers.
+  std::optional<catalog::ResourceId> InnermostClass(catalog::ResourceId r) const;
 
  private:
+  bool Holds(catalog::ResourceId container, catalog::ResourceId r) const;
+
   const catalog::Catalog& catalog_;
-  std::vector<catalog::ResourceId> container_;  // per resource: its container, or itself
+  std::vector<std::optional<catalog::ResourceId>> container_;  // per resource (the last edge's)
 };
 
 class FixPlacement {

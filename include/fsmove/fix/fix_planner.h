@@ -99,7 +99,6 @@ class FixPlanner {
                                               std::string* description) const;
   std::string Relative(const std::string& file) const;
   absl::StatusOr<Change> ChainInManifest(const checker::Finding& f, std::string* description) const;
-  std::optional<catalog::ResourceId> ContainingClass(catalog::ResourceId r) const;
   absl::Status AppendChains(const std::vector<size_t>& which,
                             std::map<std::string, std::vector<TextReplacement>>* by_file) const;
 

@@ -56,34 +56,42 @@ void Analyzer::FeedLine(std::string_view line, uint64_t number) {
   stats_.lines = number;
   stats_.bytes += line.size() + 1;
   strace::LineHead head = strace::ParseLineHead(line, &syscall_names_);
-  if (head.kind == strace::LineKind::kCall && head.has_pid && head.syscall > 0 &&
-      !head.rest.empty() && head.rest.back() != 'd') {  // 'd': maybe a spliced notice
-    // Found once here, for CountedOnly or for the assembler.
+  if (head.kind == strace::LineKind::kCall && !head.rest.empty() &&
+      head.rest.back() != 'd') {  // 'd': maybe a spliced notice
+    // Found once here, for CountedOnly or for the assembler (as the threaded reader's stage 1
+    // finds them: line_batch.cc).
     head.no_spliced_notice = true;
     head.return_at = strace::ReturnValueStart(head.rest);
     if (head.return_at != std::string_view::npos) {
       head.returned_negative =
           head.return_at < head.rest.size() && head.rest[head.return_at] == '-' ? 1 : 0;
-      if (CountedOnly(head.pid, head.syscall, head.returned_negative)) return;
     }
+  }
+  if (MayBeCountedOnly(head.kind, head.has_pid, head.syscall, head.no_spliced_notice,
+                       head.return_at != std::string_view::npos &&
+                           head.return_at != strace::kReturnNotSearched) &&
+      CountedOnly(head.pid, head.syscall, head.returned_negative)) {
+    return;
   }
   ForgetOutsidePid();
   assembler_.Feed(head, line, number);
 }
 
 bool Analyzer::CountedOnly(int32_t pid, int32_t syscall, int8_t returned_negative) {
-  const CountRule rule = static_cast<size_t>(syscall) < count_rules_.size()
-                             ? count_rules_[static_cast<size_t>(syscall)]
-                             : CountRule::kNever;
+  const CountRule rule = CountRuleOf(syscall);
   if (rule == CountRule::kNever || !assembler_.TakesWholeCall()) return false;
-  // As OnCall decides (BlockOf, asked first here, is asked the same there).
-  if (rule != CountRule::kAlways) {
-    if (rule == CountRule::kFailedOutsideBlocks && returned_negative != 1) return false;
-    if (pid != outside_pid_) {
-      if (interp_.BlockOf(pid) != kNoBlock) return false;
-      outside_pid_ = pid;
-    }
+  const Fate fate = FateOf(
+      rule, [&] { return returned_negative == 1; },
+      [&] {
+        if (pid == outside_pid_) return false;
+        if (interp_.BlockOf(pid) != kNoBlock) return true;
+        outside_pid_ = pid;
+        return false;
+      });
+  if (fate == Fate::kSkip) {
     ++stats_.skipped_outside_blocks;
+  } else if (fate != Fate::kNoEffect) {
+    return false;
   }
   assembler_.CountWholeCall(pid);
   if (stats_.first_pid == 0) stats_.first_pid = pid;
@@ -216,28 +224,35 @@ void Analyzer::OnCall(const strace::SyscallEvent& call) {
     }
     return;
   }
-  if (spec->flags & fstrace::kNoEffect) return;
   if (spec->flags & fstrace::kCreatesProcess) interp_.NoteCloneFinished(call.pid);
 
-  BlockId block = interp_.BlockOf(call.pid);
+  BlockId block = kNoBlock;
+  const Fate fate = FateOf(
+      CountRuleOf(static_cast<int32_t>(fstrace::SyscallIndex(spec))),
+      [&] {
+        // From the line's end, unparsed (or from what stage 1 saw there): most are Ruby's
+        // failed probes at start-up.
+        if (call.returned_negative >= 0) return call.returned_negative == 1;
+        const size_t at = call.return_at != std::string_view::npos
+                              ? call.return_at
+                              : strace::ReturnValueStart(call.rest);
+        return at < call.rest.size() && call.rest[at] == '-';
+      },
+      [&] {
+        block = interp_.BlockOf(call.pid);
+        return block != kNoBlock;
+      });
+  if (fate == Fate::kNoEffect) return;
+  if (fate == Fate::kSkip) {
+    ++stats_.skipped_outside_blocks;
+    return;
+  }
+  if (fate == Fate::kModel && block == kNoBlock) block = interp_.BlockOf(call.pid);
   strace::CallTail tail;
   bool tail_parsed = false;
-  if (block == kNoBlock && (spec->flags & fstrace::kConsumeOnly)) {
-    // Outside every block a pure lookup changes nothing, except a readlink that succeeds
-    // (it shows a symlink that existed before the trace).
-    if (!(spec->flags & fstrace::kTeachesSymlink)) {
-      ++stats_.skipped_outside_blocks;
-      return;
-    }
-    // Most are Ruby's failed probes at start-up: decide from the line's end, unparsed (or
-    // from what the threaded reader's first stage saw there).
-    size_t ret_at = call.return_at != std::string_view::npos ? call.return_at
-                                                             : strace::ReturnValueStart(call.rest);
-    if (call.returned_negative == 1 ||
-        (call.returned_negative < 0 && ret_at < call.rest.size() && call.rest[ret_at] == '-')) {
-      ++stats_.skipped_outside_blocks;
-      return;
-    }
+  if (fate == Fate::kReadReturn) {
+    // A readlink that succeeds outside every block shows a symlink that existed before the
+    // trace.
     tail_parsed = true;
     if (!strace::ParseCallTail(call.rest, &tail) || !tail.has_return || tail.ret < 0) {
       ++stats_.skipped_outside_blocks;

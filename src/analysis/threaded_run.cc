@@ -95,8 +95,8 @@ void Analyzer::FeedBatch(const strace::LineBatch& batch, size_t max_line_bytes) 
                  absl::StrCat("line longer than ", max_line_bytes, " bytes: cut, not analysed"));
     } else {
       stats_.lines = number;
-      if (l.kind != strace::LineKind::kCall || !l.has_pid || l.syscall <= 0 ||
-          !l.no_spliced_notice || l.return_at == strace::kNoReturn ||
+      if (!MayBeCountedOnly(l.kind, l.has_pid, l.syscall, l.no_spliced_notice,
+                            l.return_at != strace::kNoReturn) ||
           !CountedOnly(l.pid, l.syscall, l.returned_negative)) {
         ForgetOutsidePid();
         assembler_.Feed(batch.Head(l), batch.Text(l), number);

@@ -120,18 +120,61 @@ class Analyzer : private strace::CallSink {
   void FeedBatch(const strace::LineBatch& batch, size_t max_line_bytes);
   // Most lines of an unfiltered trace: a whole call (see CallAssembler::TakesWholeCall) that
   // the model only counts, a no-effect call or a lookup outside every block (a readlink only
-  // when it failed). Counts it as Feed() and OnCall() would and returns true; false (nothing
-  // done) for any other.
+  // when it failed), as FateOf decides. Counts it as Feed() and OnCall() would and returns
+  // true; false (nothing done) for any other.
   bool CountedOnly(int32_t pid, int32_t syscall, int8_t returned_negative);
+  // Whether stage 1 hands this line to CountedOnly: a whole call with a pid, a name the table
+  // knows and a return value found, not ending in a spliced strace notice.
+  static bool MayBeCountedOnly(strace::LineKind kind, bool has_pid, int32_t syscall,
+                               bool no_spliced_notice, bool return_found) {
+    return kind == strace::LineKind::kCall && has_pid && syscall > 0 && no_spliced_notice &&
+           return_found;
+  }
   // Applies a Puppet evaltrace marker, if the write carried one, to the interpreter.
   void DetectMarker(int32_t pid, const fstrace::SyscallSpec& spec, std::string_view args_text,
                     uint64_t line);
   void CountUnmodelled(std::string_view name);
   // A name's index in the syscall table, as LineHead::syscall holds it.
   static int32_t TableIndexOf(std::string_view name);
-  // Which calls CountedOnly may take, by syscall index (from the table's flags, once).
-  enum class CountRule : uint8_t { kNever, kAlways, kOutsideBlocks, kFailedOutsideBlocks };
+  // What a modelled call's table flags say of whether its arguments need reading (by syscall
+  // index, from the table, once).
+  enum class CountRule : uint8_t {
+    kNever,               // always: it may carry a marker, create a process or change the model
+    kAlways,              // never: it has no effect
+    kOutsideBlocks,       // inside a block only: a pure lookup
+    kFailedOutsideBlocks  // inside a block, or outside one when it succeeded: a readlink
+  };
   static std::vector<CountRule> CountRules();
+  CountRule CountRuleOf(int32_t syscall) const {
+    return static_cast<size_t>(syscall) < count_rules_.size()
+               ? count_rules_[static_cast<size_t>(syscall)]
+               : CountRule::kNever;
+  }
+  // The one skip decision, made before any argument is read, from the call's rule, whether it
+  // failed and whether its process is in a block (both asked only when the rule needs them).
+  // Stage 1's whole lines ask it in CountedOnly; the calls that reach OnCall ask it there.
+  enum class Fate : uint8_t {
+    kModel,       // read its arguments and model it
+    kNoEffect,    // counted: it changes nothing the model holds
+    kSkip,        // counted as skipped outside every block
+    kReadReturn,  // outside every block, a lookup that did not fail as far as its line's end
+                  // shows: skipped unless its return, read, is a success
+  };
+  template <typename Failed, typename InBlock>
+  static Fate FateOf(CountRule rule, Failed failed, InBlock in_block) {
+    switch (rule) {
+      case CountRule::kNever:
+        return Fate::kModel;
+      case CountRule::kAlways:
+        return Fate::kNoEffect;
+      case CountRule::kOutsideBlocks:
+        return in_block() ? Fate::kModel : Fate::kSkip;
+      case CountRule::kFailedOutsideBlocks:
+        if (!failed()) return in_block() ? Fate::kModel : Fate::kReadReturn;
+        return in_block() ? Fate::kModel : Fate::kSkip;
+    }
+    return Fate::kModel;
+  }
   // Called before any line goes to the assembler: what CountedOnly remembered may change.
   void ForgetOutsidePid() { outside_pid_ = -1; }
 

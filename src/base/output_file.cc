@@ -108,6 +108,31 @@ absl::Status OutputFile::Commit() {
   return absl::OkStatus();
 }
 
+absl::Status ReportDestination::Open(const std::string& path, std::ostream* fallback) {
+  if (path.empty()) {
+    stream_ = fallback;
+    if (stream_ == nullptr) return absl::InvalidArgumentError("no stream for the report");
+    return absl::OkStatus();
+  }
+  auto file = OutputFile::Open(path);
+  if (!file.ok()) return file.status();
+  file_ = std::move(*file);
+  stream_ = &file_->stream();
+  return absl::OkStatus();
+}
+
+absl::Status ReportDestination::Close() {
+  if (file_ == nullptr) {
+    if (stream_ == nullptr) return absl::OkStatus();
+    stream_->flush();
+    return *stream_ ? absl::OkStatus() : absl::DataLossError("cannot write the report");
+  }
+  absl::Status st = file_->Commit();
+  file_.reset();
+  stream_ = nullptr;
+  return st;
+}
+
 absl::Status WriteOutputFile(const std::string& path, std::string_view text) {
   auto out = OutputFile::Open(path);
   if (!out.ok()) return out.status();

@@ -73,13 +73,9 @@ constexpr size_t kHeapReserveBytes = size_t{64} << 20;
 Outcome ReportRelations(const analysis::Analyzer& analyzer, const std::string& name,
                         const pipeline::ReportSettings& report, report::StageSeconds seconds,
                         Sink& sink) {
-  std::unique_ptr<base::OutputFile> file;
-  if (!report.output.empty()) {
-    auto opened = base::OutputFile::Open(report.output);
-    if (!opened.ok()) return Fail(opened.status(), sink);
-    file = std::move(*opened);
-  }
-  std::ostream& out = file ? file->stream() : sink.out();
+  base::ReportDestination dest;
+  if (absl::Status st = dest.Open(report.output, &sink.out()); !st.ok()) return Fail(st, sink);
+  std::ostream& out = dest.stream();
   auto t = std::chrono::steady_clock::now();
   analysis::Relations relations = analyzer.ComputeRelations(report.max_evidence);
   seconds.relations = base::SecondsSince(t);
@@ -93,10 +89,10 @@ Outcome ReportRelations(const analysis::Analyzer& analyzer, const std::string& n
   } else {
     report::WriteAnalysisText(out, name, analyzer, relations);
   }
-  if (file) {
-    if (absl::Status st = file->Commit(); !st.ok()) return Fail(st, sink);
-  } else if (!out.flush()) {
-    return Outcome{std::nullopt, kExitError};
+  if (absl::Status st = dest.Close(); !st.ok()) {
+    // Standard output that cannot be written has nowhere to say so.
+    if (report.output.empty()) return Outcome{std::nullopt, kExitError};
+    return Fail(st, sink);
   }
   // The relations cover only what was analysed before a limit of fsmove's own.
   if (const auto& hit = analyzer.interpreter().budget_hit()) {

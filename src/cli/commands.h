@@ -64,35 +64,26 @@ using check::kDefaultRoot;
 std::string RootNames();
 
 // Where a report goes: standard output when the path is empty, else a file written whole
-// (a temporary file beside it, renamed into place by Close: an old report is never cut short,
-// and nothing is written through a symbolic link).
+// (base::ReportDestination), with its errors printed.
 class ReportOutput {
  public:
   // Null (after printing the error) when the file cannot be written.
   std::ostream* Open(const std::string& path) {
-    if (path.empty()) return &std::cout;
-    auto file = base::OutputFile::Open(path);
-    if (!file.ok()) {
-      SayError(file.status());
+    if (absl::Status st = dest_.Open(path, &std::cout); !st.ok()) {
+      SayError(st);
       return nullptr;
     }
-    file_ = std::move(*file);
-    return &file_->stream();
+    return &dest_.stream();
   }
   // Puts the file in place (flushes standard output); false after printing the error.
   bool Close() {
-    if (file_ == nullptr) {
-      std::cout.flush();
-      return static_cast<bool>(std::cout);
-    }
-    absl::Status st = file_->Commit();
-    file_.reset();
+    absl::Status st = dest_.Close();
     if (!st.ok()) SayError(st);
     return st.ok();
   }
 
  private:
-  std::unique_ptr<base::OutputFile> file_;
+  base::ReportDestination dest_;
 };
 
 // Each returns the function to run when its subcommand was chosen.

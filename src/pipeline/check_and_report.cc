@@ -48,39 +48,6 @@ void WriteReport(std::string_view format, std::ostream& out, const report::Findi
   }
 }
 
-// A report's destination: a file written whole (OutputFile), or the given stream when the path
-// is empty.
-class Destination {
- public:
-  absl::Status Open(const std::string& path, std::ostream* fallback) {
-    if (path.empty()) {
-      stream_ = fallback;
-      if (stream_ == nullptr) return absl::InvalidArgumentError("no stream for the report");
-      return absl::OkStatus();
-    }
-    auto file = base::OutputFile::Open(path);
-    if (!file.ok()) return file.status();
-    file_ = std::move(*file);
-    stream_ = &file_->stream();
-    return absl::OkStatus();
-  }
-  std::ostream& stream() { return *stream_; }
-  bool is_open() const { return stream_ != nullptr; }
-  absl::Status Close() {
-    if (file_ == nullptr) {
-      stream_->flush();
-      return *stream_ ? absl::OkStatus() : absl::DataLossError("cannot write the report");
-    }
-    absl::Status st = file_->Commit();
-    file_.reset();
-    return st;
-  }
-
- private:
-  std::unique_ptr<base::OutputFile> file_;
-  std::ostream* stream_ = nullptr;
-};
-
 }  // namespace
 
 // The relationships Puppet logged adding (--debug) between resources of this catalog. A
@@ -219,7 +186,7 @@ absl::StatusOr<Verdict> CheckAndReport(const ReportSettings& o, const ProjectInp
     std::string_view format;
     const std::string& path;
     bool wanted;
-    Destination out;
+    base::ReportDestination out;
   };
   Report reports[] = {{o.format, o.output, true, {}},
                       {"json", o.json_output, !o.json_output.empty(), {}},

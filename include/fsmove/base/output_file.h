@@ -44,6 +44,23 @@ class OutputFile {
   std::unique_ptr<std::ostream> stream_;
 };
 
+// Where a report goes: a file written whole (OutputFile), or a stream the caller names
+// (standard output) when the path is empty. The one destination of every report fsmove writes
+// (check's seven formats, analyze's relations, trace, graph).
+class ReportDestination {
+ public:
+  // The error names the path and says why (OutputFile::Open).
+  absl::Status Open(const std::string& path, std::ostream* fallback);
+  std::ostream& stream() { return *stream_; }
+  bool is_open() const { return stream_ != nullptr; }
+  // Puts the file in place, or flushes the stream; an error when either fails.
+  absl::Status Close();
+
+ private:
+  std::unique_ptr<OutputFile> file_;
+  std::ostream* stream_ = nullptr;
+};
+
 // Open, write `text`, Commit.
 absl::Status WriteOutputFile(const std::string& path, std::string_view text);
 

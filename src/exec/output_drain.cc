@@ -1,6 +1,7 @@
 // Draining Puppet's output from a socket into a file; see output_drain.h.
 #include "fsmove/exec/output_drain.h"
 
+#include <fcntl.h>
 #include <poll.h>
 #include <sys/socket.h>
 #include <unistd.h>
@@ -31,7 +32,22 @@ absl::StatusOr<std::unique_ptr<OutputDrain>> OutputDrain::Start(int out, uint64_
   // One way only: what the writer's end reads is what the drain sends, which is nothing.
   shutdown(ends[0], SHUT_WR);
   shutdown(ends[1], SHUT_RD);
+  fcntl(ends[0], F_SETFL, fcntl(ends[0], F_GETFL) | O_NONBLOCK);
   return std::unique_ptr<OutputDrain>(new OutputDrain(ends[0], ends[1], out, max_bytes));
+}
+
+absl::StatusOr<std::unique_ptr<OutputDrain>> OutputDrain::AdoptConsole(int reader, int out,
+                                                                       uint64_t max_bytes) {
+  const int flags = fcntl(reader, F_GETFL);
+  if (flags < 0 || fcntl(reader, F_SETFL, flags | O_NONBLOCK) != 0) {
+    const int err = errno;
+    close(reader);
+    if (out >= 0) close(out);
+    return base::ErrnoStatus("fcntl(O_NONBLOCK)", err);
+  }
+  std::unique_ptr<OutputDrain> drain(new OutputDrain(reader, -1, out, max_bytes));
+  drain->drop_carriage_returns_ = true;
+  return drain;
 }
 
 OutputDrain::~OutputDrain() {
@@ -63,9 +79,12 @@ bool OutputDrain::CopyAvailable() {
   if (!open()) return false;
   char buf[1 << 16];
   for (size_t copied = 0; copied < kMaxBytesPerCopy;) {
-    const ssize_t got = recv(reader_, buf, sizeof buf, MSG_DONTWAIT);
+    const ssize_t got = read(reader_, buf, sizeof buf);  // non-blocking (Start, AdoptConsole)
     if (got > 0) {
-      Keep(buf, static_cast<size_t>(got));
+      size_t size = static_cast<size_t>(got);
+      if (drop_carriage_returns_)
+        size = static_cast<size_t>(std::remove(buf, buf + size, '\r') - buf);
+      Keep(buf, size);
       copied += static_cast<size_t>(got);
       continue;
     }

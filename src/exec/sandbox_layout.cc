@@ -3,10 +3,12 @@
 
 #include <dirent.h>
 #include <fcntl.h>
+#include <sys/ioctl.h>
 #include <sys/mount.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/xattr.h>
+#include <termios.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -139,6 +141,10 @@ absl::Status SandboxLayout::Build() {
   chmod((root_ + "/run/lock").c_str(), 01777);
   if (BootsSystemd(spec_, phase_)) {
     if (absl::Status st = MountForSystemd(owner); !st.ok()) return st;
+    if (absl::Status st = MakeConsole(); !st.ok()) {
+      status_.Send(status::Note{
+          fmt::format("systemd's log is not kept: no console: {}", std::string(st.message()))});
+    }
   }
   if (absl::Status st = SetUpWorkDir(); !st.ok()) return st;
   // Each modulepath directory: a small tmpfs of its own, where only its modules are bound
@@ -358,6 +364,43 @@ absl::Status SandboxLayout::SetUpDevices() {
       return base::ErrnoStatus(fmt::format("symlink {}/{}", dev, l.name));
     }
   }
+  return absl::OkStatus();
+}
+
+SandboxLayout::~SandboxLayout() {
+  if (console_master_ >= 0) close(console_master_);
+}
+
+// systemd as PID 1 reopens /dev/console for every message it logs (never its stdout), as
+// init must; without a console its log is lost. The console is a pseudo-terminal of the
+// sandbox's own devpts, bound at /dev/console, as podman and LXC make one; its master stays
+// with PID 1, whose drain copies it into out/ (systemd_boot.h). Module code can open the
+// console and add lines, but what is written to a slave is read only at the master.
+absl::Status SandboxLayout::MakeConsole() {
+  const std::string dev = root_ + "/dev";
+  const int master = open((dev + "/pts/ptmx").c_str(), O_RDWR | O_NOCTTY | O_CLOEXEC);
+  if (master < 0) return base::ErrnoStatus("open /dev/pts/ptmx");
+  unsigned int n = 0;
+  int unlock = 0;
+  if (ioctl(master, TIOCSPTLCK, &unlock) != 0 || ioctl(master, TIOCGPTN, &n) != 0) {
+    const int err = errno;
+    close(master);
+    return base::ErrnoStatus("unlocking the console's pseudo-terminal", err);
+  }
+  // Raw: systemd's lines as it writes them, without "\r" added to each.
+  struct termios t;
+  if (tcgetattr(master, &t) == 0) {
+    cfmakeraw(&t);
+    tcsetattr(master, TCSANOW, &t);
+  }
+  const std::string console = dev + "/console";
+  close(open(console.c_str(), O_WRONLY | O_CREAT | O_CLOEXEC, 0600));
+  if (absl::Status st = Mount(fmt::format("{}/pts/{}", dev, n), console, nullptr, MS_BIND);
+      !st.ok()) {
+    close(master);
+    return st;
+  }
+  console_master_ = master;
   return absl::OkStatus();
 }
 

@@ -169,6 +169,7 @@ class Supervisor {
       SandboxLayout layout(spec_, phase_, fds_, status_);
       absl::Status st = layout.Build();
       if (st.ok()) st = layout.Pivot();
+      console_master_ = layout.TakeConsoleMaster();
       if (st.ok()) {
         proc_dir_ = "/proc";
         run_.Pivoted();
@@ -191,7 +192,6 @@ class Supervisor {
     const bool compiles = phase_ != SupervisorPhase::kApply && !spec_.compile_argv.empty();
     if (phase_ == SupervisorPhase::kCompile) {
       if (compiles) catalog_.Compile();
-      if (systemd()) run_.CopyOut(kSystemdLog, kCompileSystemdLog);
       return 0;
     }
     if (!(compiles ? catalog_.Compile() : catalog_.LoadGiven())) return 0;
@@ -216,7 +216,6 @@ class Supervisor {
       ReportFullFileSystems(status_);
       Keep();
     }
-    if (systemd()) run_.CopyOut(kSystemdLog);
     return 0;
   }
 
@@ -225,11 +224,12 @@ class Supervisor {
   // exit code to the keeper (systemd_boot.h).
   int BootSystemd() {
     const char* for_what = phase_ == SupervisorPhase::kCompile ? " for the compile" : "";
-    return BootSystemdAsPid1(run_.Inside(kSystemdLog), spec_.env, for_what, status_, done_fd_,
-                             [this] {
-                               self_ = getpid();
-                               return Supervise();
-                             });
+    const int log =
+        run_.OpenOut(phase_ == SupervisorPhase::kCompile ? kCompileSystemdLog : kSystemdLog, false);
+    return BootSystemdAsPid1(log, console_master_, spec_.env, for_what, status_, done_fd_, [this] {
+      self_ = getpid();
+      return Supervise();
+    });
   }
 
   // Before anything of the module runs: this process is not dumpable (nothing in the sandbox
@@ -514,6 +514,8 @@ class Supervisor {
   SupervisorFds fds_;
   StatusWriter status_;
   int done_fd_ = -1;
+  // Under --init systemd: the master of the sandbox's /dev/console (sandbox_layout.h), -1 if none.
+  int console_master_ = -1;
   SandboxRunner run_;
   SupervisorCatalog catalog_;
   std::string proc_dir_;

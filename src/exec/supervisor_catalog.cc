@@ -7,7 +7,11 @@
 
 #include <chrono>
 #include <filesystem>
+#include <memory>
+#include <optional>
 #include <sstream>
+#include <string>
+#include <vector>
 
 #include "absl/status/statusor.h"
 #include "fmt/format.h"
@@ -15,6 +19,7 @@
 #include "fsmove/base/seconds.h"
 #include "fsmove/catalog/catalog.h"
 #include "fsmove/exec/local_sources.h"
+#include "fsmove/exec/output_drain.h"
 #include "fsmove/exec/process.h"
 #include "fsmove/exec/sandbox_layout.h"
 
@@ -120,7 +125,15 @@ void SupervisorCatalog::PrepareApply() {
     status_.Send(status::Note{"prep: removed docker-clean apt config"});
   std::string man_db = run_.root() + "/var/lib/man-db/auto-update";
   if (unlink(man_db.c_str()) == 0) status_.Send(status::Note{"prep: man-db auto-update off"});
-  int log = open(run_.Inside(kPrepLog).c_str(), O_WRONLY | O_CREAT | O_CLOEXEC | O_APPEND, 0644);
+  // Their output is drained into the out directory (output_drain.h), as Puppet's is: a
+  // process of an earlier phase that outlived it cannot rewrite what they said.
+  bool first = true;
+  auto prep = [&](const std::vector<std::string>& argv) -> int {
+    std::unique_ptr<OutputDrain> log = run_.DrainInto(kPrepLog, /*append=*/!first, kMaxOutBytes);
+    first = false;
+    const std::optional<int> st = run_.RunDrained(argv, log.get(), log.get(), "the prep's log");
+    return st.value_or(127 << 8);
+  };
   if (has_packages_) {
     bool lists = false;
     std::error_code ec;
@@ -129,17 +142,15 @@ void SupervisorCatalog::PrepareApply() {
       if (e.path().filename().string().find("_Packages") != std::string::npos) lists = true;
     }
     if (!lists) {
-      int st = run_.RunToEnd({"apt-get", "update", "-qq"}, log, log);
+      int st = prep({"apt-get", "update", "-qq"});
       status_.Send(status::Note{
           fmt::format("prep: no apt package lists; apt-get update: {}", DescribeWaitStatus(st))});
     }
   }
-  int st = run_.RunToEnd({"apt-cache", "gencaches"}, log, log);
+  int st = prep({"apt-cache", "gencaches"});
   if (st != 0)
     status_.Send(
         status::Note{fmt::format("prep: apt-cache gencaches: {}", DescribeWaitStatus(st))});
-  if (log >= 0) close(log);
-  run_.CopyOut(kPrepLog);
 }
 
 void SupervisorCatalog::WriteApplyCopy(std::vector<std::string>* apply_argv) const {

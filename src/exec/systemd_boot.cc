@@ -9,10 +9,12 @@
 #include <cerrno>
 #include <chrono>
 #include <cstring>
+#include <span>
 #include <thread>
 
 #include "fmt/format.h"
 #include "fsmove/exec/capabilities.h"
+#include "fsmove/exec/output_drain.h"
 #include "fsmove/exec/process.h"
 #include "fsmove/exec/sandbox.h"
 
@@ -75,14 +77,60 @@ bool WaitForSystemdBoot(const std::vector<std::string>& env, std::string_view fo
   return true;
 }
 
-int BootSystemdAsPid1(const std::string& log_path, const std::vector<std::string>& env,
+namespace {
+
+// systemd's log, written to the console (`console`: the master of the sandbox's
+// /dev/console, taken), copied into `log` (the out directory's file, taken) by a process of
+// its own: PID 1 is systemd itself, and the check's own process waits on programs for
+// minutes. The drainer is a fork of the undumpable supervisor, so nothing in the sandbox can
+// open its descriptors; it holds the console open itself, so that the master reads on while
+// systemd has it closed between messages, and dies with PID 1.
+void StartSystemdLogDrain(int console, int log, const StatusWriter& status) {
+  const pid_t drainer = fork();
+  if (drainer < 0) {
+    status.Send(
+        status::Note{fmt::format("{} not kept: fork: {}", kSystemdLog, std::strerror(errno))});
+  }
+  if (drainer != 0) {
+    close(console);
+    if (log >= 0) close(log);
+    return;
+  }
+  prctl(PR_SET_PDEATHSIG, SIGKILL);
+  // Nothing else of PID 1's (the status pipe, the out directory, the inputs) stays here: the
+  // console's master at 3, the log at 4.
+  const int c = fcntl(console, F_DUPFD_CLOEXEC, 100);
+  const int l = log >= 0 ? fcntl(log, F_DUPFD_CLOEXEC, 100) : -1;
+  if (c < 0 || dup2(c, 3) != 3) _exit(1);
+  if (l >= 0 && dup2(l, 4) != 4) _exit(1);
+  close_range(l >= 0 ? 5 : 4, ~0u, 0);
+  const int held = open("/dev/console", O_RDWR | O_NOCTTY | O_CLOEXEC);
+  absl::StatusOr<std::unique_ptr<OutputDrain>> drain =
+      OutputDrain::AdoptConsole(3, l >= 0 ? 4 : -1, kMaxOutBytes);
+  if (!drain.ok()) _exit(1);
+  OutputDrain* self = drain->get();
+  while (self->open()) OutputDrain::PumpAll(std::span<OutputDrain* const>(&self, 1), -1);
+  if (held >= 0) close(held);
+  _exit(0);
+}
+
+}  // namespace
+
+int BootSystemdAsPid1(int log, int console, const std::vector<std::string>& env,
                       std::string_view for_what, const StatusWriter& status, int done_fd,
                       const std::function<int()>& supervise) {
   if (access(kSystemdPath, X_OK) != 0) {
+    if (log >= 0) close(log);
+    if (console >= 0) close(console);
     status.Send(status::Error{fmt::format("--init systemd: the root has no {}", kSystemdPath)});
     return 2;
   }
   MaskConsoleUnits("");
+  if (console >= 0) {
+    StartSystemdLogDrain(console, log, status);
+  } else if (log >= 0) {
+    close(log);
+  }
   pid_t child = fork();
   if (child < 0) {
     status.Send(status::Error{fmt::format("fork: {}", std::strerror(errno))});
@@ -96,14 +144,13 @@ int BootSystemdAsPid1(const std::string& log_path, const std::vector<std::string
     if (done_fd >= 0) (void)!write(done_fd, &byte, 1);
     _exit(code);
   }
-  // PID 1: systemd, its output in the sandbox's work directory (copied out at the end),
-  // nothing else of ours left open.
-  int log = open(log_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+  // PID 1: systemd, which logs to the console (above), its stdin, stdout and stderr
+  // /dev/null, nothing else of ours left open.
   int null_fd = open("/dev/null", O_RDWR | O_CLOEXEC);
-  if (null_fd >= 0) dup2(null_fd, 0);
-  if (log >= 0) {
-    dup2(log, 1);
-    dup2(log, 2);
+  if (null_fd >= 0) {
+    dup2(null_fd, 0);
+    dup2(null_fd, 1);
+    dup2(null_fd, 2);
   }
   // systemd, and so every unit it starts, keeps the module's set (no SYS_ADMIN: a unit can
   // neither mount nor join another mount namespace), below strace's (the supervisor's

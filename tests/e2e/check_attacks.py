@@ -27,6 +27,12 @@ else
 fi
 (timeout 60 cat /proc/$PPID/fd/1 > /dev/null 2>&1 &)
 echo started-log-reader
+if [ "$(cat /proc/1/comm)" = systemd ]; then
+  for out in /run/fsmove/systemd.log /proc/1/fd/1 /proc/1/fd/2 /dev/console; do
+    printf 'REWRITTEN-systemd-log\n' 2>/dev/null > $out
+  done
+  echo tried-systemd-log-rewrite
+fi
 """
 
 
@@ -43,9 +49,25 @@ def check_log_kept(text, before, after):
         check(line in text, f"Puppet's log lost its line '{line}'")
 
 
+def check_systemd_log_kept(work_parent, text):
+    """Under --init systemd: REWRITE's exec tried to rewrite systemd's log where it was a file
+    (the sandbox's work directory), through PID 1's stdout and stderr (systemd is dumpable)
+    and through the console; the kept work directory's out/systemd.log still begins with
+    systemd's own first line."""
+    check("tried-systemd-log-rewrite" in text, "the systemd log attempt did not run")
+    works = [d for d in os.listdir(work_parent) if d.startswith("fsmove-check.")]
+    check(len(works) == 1, f"--keep-work kept {works} under {work_parent}")
+    with open(os.path.join(work_parent, works[0], "out", "systemd.log"), encoding="utf-8",
+              errors="replace") as fh:
+        slog = fh.read()
+    check(not slog.startswith("REWRITTEN") and "running in system mode" in slog,
+          f"systemd's log was rewritten or lost; it begins: {slog[:300]!r}")
+
+
 def log_rewrite(extra=(), user=None):
     """A check of REWRITE's exec between two notifies, with `extra` options, as root or as
-    `user` (rootless, with the binary copied where the user can run it); asserts the log."""
+    `user` (rootless, with the binary copied where the user can run it); asserts the log
+    (and, under --init systemd, systemd's)."""
     with tempfile.TemporaryDirectory() as tmp:
         os.chmod(tmp, 0o755)
         mods = os.path.join(tmp, "mods")  # the modules alone: the binary and outputs beside
@@ -63,6 +85,9 @@ def log_rewrite(extra=(), user=None):
         log = os.path.join(outputs, "puppet.log")
         args = ["check", "-q", "--format", "json", "-o", os.path.join(outputs, "report.json"),
                 "--puppet-log", log, "--modulepath", mods, "-e", code, *extra]
+        systemd = "systemd" in extra
+        if systemd:
+            args += ["--keep-work", "--work-dir", outputs]
         if user is None:
             p = fsmove(*args)
         else:
@@ -83,14 +108,16 @@ def log_rewrite(extra=(), user=None):
         check(p.returncode in (0, 1), f"exit code {p.returncode}: {p.stderr[-2000:]}")
         with open(log, encoding="utf-8", errors="replace") as fh:
             text = fh.read()
+        if systemd:
+            check_systemd_log_kept(outputs, text)
     check_log_kept(text, "Notify[before]", "Notify[after]")
 
 
 def case_attacks_log_systemd():
     """Rewriting Puppet's log under --init systemd, where the supervisor that drains it is
-    systemd's child, not PID 1."""
+    systemd's child, not PID 1; and systemd's own log, PID 1's output."""
     log_rewrite(["--init", "systemd"])
-    print("ok: Puppet's log kept whole under --init systemd", file=sys.stderr)
+    print("ok: Puppet's and systemd's logs kept whole under --init systemd", file=sys.stderr)
 
 
 def case_attacks_log_rootless():
@@ -107,6 +134,7 @@ def case_attacks_unnamed():
     - the host's abstract Unix sockets (not files, so no mount hides them: only the network
       namespace does);
     - outliving the check: a process started with setsid and nohup, detached from Puppet;
+      and one that never rests, which ends the wait after Puppet's exit at its limit;
     - forging Puppet's progress markers: an exec writes a resource's end marker and another
       resource's begin marker to its own stdout and to Puppet's (/proc/$PPID/fd/1), then
       reads the file a File resource writes; the missing ordering must still be charged to
@@ -162,6 +190,12 @@ for out in /dev/stdout /proc/$PPID/fd/1; do
 done
 cat /tmp/{tag}-forge
 """
+    # A daemon that never rests (a busy loop, no system calls) keeps the wait after Puppet's
+    # exit running to its limit: the check goes on and says what it could not trace.
+    busy = f"""#!/bin/sh
+setsid nohup timeout {linger} sh -c 'while :; do :; done' >/dev/null 2>&1 < /dev/null &
+echo started-busy
+"""
     try:
         with tempfile.TemporaryDirectory() as tmp:
             os.chmod(tmp, 0o755)
@@ -170,7 +204,7 @@ cat /tmp/{tag}-forge
             os.makedirs(files)
             os.makedirs(os.path.join(tmp, "attacks", "manifests"))
             for name, text in (("attack.sh", script), ("forge.sh", forge),
-                               ("rewrite.sh", REWRITE)):
+                               ("rewrite.sh", REWRITE), ("busy.sh", busy)):
                 with open(os.path.join(files, name), "w", encoding="utf-8") as fh:
                     fh.write(text)
             attack, forge_script = os.path.join(files, "attack.sh"), os.path.join(files, "forge.sh")
@@ -182,7 +216,9 @@ cat /tmp/{tag}-forge
                     f"exec {{ 'forge': command => '/bin/sh {forge_script}' }}\n"
                     f"exec {{ 'rewrite': command => '/bin/sh {rewrite_script}', "
                     "logoutput => true }\n"
-                    "notify { 'decoy': }\n")
+                    "notify { 'decoy': }\n"
+                    f"exec {{ 'busy': command => '/bin/sh {os.path.join(files, 'busy.sh')}', "
+                    "logoutput => true }\n")
             out = os.path.join(tmp, "report.json")
             log = os.path.join(tmp, "puppet.log")
             p = fsmove("check", "-q", "--format", "json", "-o", out, "--puppet-log", log,
@@ -209,15 +245,19 @@ cat /tmp/{tag}-forge
             check(False, "the sandbox connected to the host's abstract socket")
         except BlockingIOError:
             pass
-        left = running(f"sleep {linger}")
+        left = running(f"sleep {linger}") + running(f"timeout {linger}")
         check(not left, f"processes of the module outlived the check: {left}")
+        check("started-busy" in text, "the busy daemon was not started")
+        notes = "\n".join(report["run"]["notes"])
+        check("still at work 20 s after Puppet exited" in notes,
+              f"no note that the busy daemon was still at work: {notes[-1500:]}")
         got = findings_of(report)
         want = f"MOR\tFile[/tmp/{tag}-forge]\tExec[forge]"
         check(want in got, f"forged markers hid the exec's read: {sorted(got)}")
     finally:
         abstract.close()
         os.remove(shm)
-        for pid in running(f"sleep {linger}"):
+        for pid in running(f"sleep {linger}") + running(f"timeout {linger}"):
             subprocess.run(["kill", "-9", str(pid)], check=False)
     print("ok: every unnamed attack was held in both phases", file=sys.stderr)
 

@@ -3,6 +3,7 @@
 #include "fsmove/exec/output_drain.h"
 
 #include <fcntl.h>
+#include <stdlib.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -11,6 +12,7 @@
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
+#include <span>
 #include <sstream>
 #include <string>
 
@@ -146,6 +148,40 @@ TEST_F(OutputDrainTest, TheWritersEndCannotBeReopenedOrReadFrom) {
   (*drain)->Finish(std::chrono::milliseconds(500));
   drain->reset();
   EXPECT_EQ(Text(), "kept\n");
+}
+
+// systemd's console (systemd_boot.h): a pseudo-terminal's master drained into the file. What
+// is written to the slave arrives with its line ends as "\n" (the terminal adds "\r" before
+// each "\n"; systemd writes "\r\n" itself), and a reader of the slave gets none of it.
+TEST_F(OutputDrainTest, AConsolesMasterIsDrainedAndItsSlaveReadsNothing) {
+  const int master = posix_openpt(O_RDWR | O_NOCTTY | O_CLOEXEC);
+  ASSERT_GE(master, 0);
+  ASSERT_EQ(grantpt(master), 0);
+  ASSERT_EQ(unlockpt(master), 0);
+  const char* name = ptsname(master);
+  ASSERT_NE(name, nullptr);
+  const int slave = open(name, O_RDWR | O_NOCTTY | O_CLOEXEC | O_NONBLOCK);
+  ASSERT_GE(slave, 0);
+  auto drain = OutputDrain::AdoptConsole(master, OpenOut(), 1 << 20);
+  ASSERT_TRUE(drain.ok());
+  EXPECT_LT((*drain)->writer(), 0);
+  ASSERT_EQ(write(slave, "systemd 252 running\r\n", 21), 21);
+  ASSERT_EQ(write(slave, "Startup finished.\n", 18), 18);
+  char c;
+  errno = 0;
+  EXPECT_LT(read(slave, &c, 1), 0);
+  EXPECT_EQ(errno, EAGAIN);
+  OutputDrain* d = drain->get();
+  for (int i = 0; i < 20 && Text().size() < 38; ++i) {
+    OutputDrain::PumpAll(std::span<OutputDrain* const>(&d, 1), 50);
+  }
+  EXPECT_EQ(Text(), "systemd 252 running\nStartup finished.\n");
+  // The last slave closed: the drain ends as at EOF.
+  close(slave);
+  for (int i = 0; i < 20 && (*drain)->open(); ++i) {
+    OutputDrain::PumpAll(std::span<OutputDrain* const>(&d, 1), 50);
+  }
+  EXPECT_FALSE((*drain)->open());
 }
 
 }  // namespace

@@ -4,6 +4,8 @@
 // what Puppet writes. A socket cannot be opened through /proc at all (ENXIO), and what its
 // writer's end reads is what the drain sends (nothing): module code can add lines to the log
 // through a copy of the writer's end it holds, never read or remove a byte Puppet wrote.
+// A pseudo-terminal's master is drained the same way (Adopt): what is written to its slave
+// can be added to, never read back from the slave or taken away.
 #pragma once
 
 #include <chrono>
@@ -22,6 +24,12 @@ class OutputDrain {
   // (open it with O_APPEND to add to a file). At most `max_bytes` are kept; the rest is read
   // and dropped, so a writer never blocks on a full socket however much it writes.
   static absl::StatusOr<std::unique_ptr<OutputDrain>> Start(int out, uint64_t max_bytes);
+  // The same drain from a descriptor that already exists (taken): a pseudo-terminal's master,
+  // whose slave is a console in the sandbox. It has no writer's end; a read error (EIO once
+  // no slave is open) ends it as EOF does. A console's line ends ("\r\n", and "\r\r\n"
+  // where a program writes "\r\n" through the terminal's own translation) are kept as "\n".
+  static absl::StatusOr<std::unique_ptr<OutputDrain>> AdoptConsole(int reader, int out,
+                                                                   uint64_t max_bytes);
   ~OutputDrain();
   OutputDrain(const OutputDrain&) = delete;
   OutputDrain& operator=(const OutputDrain&) = delete;
@@ -57,6 +65,7 @@ class OutputDrain {
   uint64_t kept_ = 0;
   uint64_t dropped_ = 0;
   bool eof_ = false;
+  bool drop_carriage_returns_ = false;
 };
 
 }  // namespace fsmove::exec

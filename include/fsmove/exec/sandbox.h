@@ -96,7 +96,7 @@ inline std::string ReapplyLogName(int k) { return "puppet-apply-" + std::to_stri
 // Where the work directory appears to Puppet.
 std::string InsideWorkDir(const SandboxSpec& spec);
 inline constexpr const char* kSandboxWorkDir = "/run/fsmove";
-// systemd's own output (--init systemd), in the work directory.
+// systemd's own output (--init systemd), drained into the work directory's out/ (systemd_boot.h).
 inline constexpr const char* kSystemdLog = "systemd.log";
 // The compile sandbox's systemd's output (--init systemd boots it there too), in the work
 // directory's out/.

@@ -6,7 +6,10 @@
 //   /proc, /sys     fresh, for the sandbox's PID and network namespaces; /sys read-only, and
 //                   the kernel's knobs under /proc read-only
 //   /run, /tmp      tmpfs, sized; the memory limit covers their pages
-//   /dev            a tmpfs with the harmless devices bound from the host, its own devpts
+//   /dev            a tmpfs with the harmless devices bound from the host, its own devpts;
+//                   under --init systemd a console, a pseudo-terminal of that devpts whose
+//                   master the layout keeps (console_master): systemd as PID 1 writes its
+//                   log to /dev/console alone, and container runtimes give it one the same way
 //   inputs          the module directories and manifests, bound read-only from descriptors;
 //                   each modulepath directory is a read-only tmpfs with only its modules
 //                   bound in it (a link's at its name: target.h's input_at)
@@ -38,6 +41,16 @@ class SandboxLayout {
   // Makes root() the namespace's root and detaches the old one; root() is "/" after.
   absl::Status Pivot();
   const std::string& root() const { return root_; }
+  // Under --init systemd: the master of the sandbox's /dev/console (taken by the caller), or
+  // -1 when none could be made (said as a note; systemd then logs nowhere).
+  int TakeConsoleMaster() {
+    const int fd = console_master_;
+    console_master_ = -1;
+    return fd;
+  }
+  ~SandboxLayout();
+  SandboxLayout(const SandboxLayout&) = delete;
+  SandboxLayout& operator=(const SandboxLayout&) = delete;
 
  private:
   absl::Status MountOwnOverlay();
@@ -46,6 +59,7 @@ class SandboxLayout {
   absl::Status SetUpNames();
   absl::Status SetPolicyRc();
   absl::Status MountForSystemd(const std::string& owner);
+  absl::Status MakeConsole();
 
   const SandboxSpec& spec_;
   SupervisorPhase phase_;
@@ -53,6 +67,7 @@ class SandboxLayout {
   const StatusWriter& status_;
   std::string ws_;
   std::string root_;
+  int console_master_ = -1;
 };
 
 // The sandbox's /etc/hosts: the root's `hosts`, and when no line of it names `hostname` (the

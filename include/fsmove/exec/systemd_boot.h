@@ -1,8 +1,9 @@
 // --init systemd: the sandbox's PID 1 becomes systemd, and the check waits for it to boot.
 //
 // PID 1 masks the units that would wait for consoles and logins the sandbox does not have,
-// forks, and execs /lib/systemd/systemd (its output to the work directory's kSystemdLog, the
-// init capability set, a clean environment with container=fsmove). The child asks
+// forks, and execs /lib/systemd/systemd (its log, written to the sandbox's /dev/console,
+// drained by a process of its own into the out directory's kSystemdLog; the module's
+// capability set, a clean environment with container=fsmove). The child asks
 // `systemctl is-system-running --wait` until systemd says it has booted, at most a minute,
 // then runs the check and hands its exit code to the keeper through `done_fd`; the keeper
 // then ends PID 1, and with it the namespace.
@@ -40,10 +41,13 @@ std::vector<std::string> SystemdEnvironment();
 bool WaitForSystemdBoot(const std::vector<std::string>& env, std::string_view for_what,
                         const StatusWriter& status);
 
-// In PID 1: the whole boot. `supervise` runs in the child once systemd has booted; its
-// result goes to `done_fd` and is the child's exit code. Returns only when systemd could not
-// be started (the exit code to give).
-int BootSystemdAsPid1(const std::string& log_path, const std::vector<std::string>& env,
+// In PID 1: the whole boot. What systemd writes to the console (`console`: the master of the
+// sandbox's /dev/console, sandbox_layout.h; taken; -1: none) is drained into `log` (taken;
+// -1: dropped), a file of the out directory that nothing in the sandbox can open.
+// `supervise` runs in the child once systemd has booted; its result goes to `done_fd` and is
+// the child's exit code. Returns only when systemd could not be started (the exit code to
+// give).
+int BootSystemdAsPid1(int log, int console, const std::vector<std::string>& env,
                       std::string_view for_what, const StatusWriter& status, int done_fd,
                       const std::function<int()>& supervise);
 

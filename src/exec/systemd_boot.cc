@@ -68,8 +68,10 @@ bool WaitForSystemdBoot(const std::vector<std::string>& env, std::string_view fo
   }
   if (seen != SystemState::kBooted) {
     status.Send(status::Error{
-        fmt::format("systemd did not boot{}{} (state '{}'; its log: {})", for_what,
-                    seen == SystemState::kDown ? "" : " within 60 s", state, kSystemdLog)});
+        fmt::format("systemd did not boot{}{} (state '{}'; its log: the run's work directory's "
+                    "{}/{})",
+                    for_what, seen == SystemState::kDown ? "" : " within 60 s", state, kOutDir,
+                    for_what.empty() ? kSystemdLog : kCompileSystemdLog)});
     return false;
   }
   status.Send(

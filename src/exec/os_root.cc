@@ -38,10 +38,14 @@ const std::vector<RootRecipe>& KnownRoots() {
   static const std::vector<RootRecipe> roots = {
       {"debian-12",
        "bookworm",
-       {"puppet-agent", "strace", "systemd", "procps", "iproute2", "cron", "logrotate"}},
+       {"puppet-agent", "strace", "systemd", "procps", "iproute2", "cron", "logrotate"},
+       "12",
+       "7.23.0"},
       {"debian-13",
        "trixie",
-       {"puppet-agent", "strace", "systemd", "procps", "iproute2", "cron", "logrotate"}},
+       {"puppet-agent", "strace", "systemd", "procps", "iproute2", "cron", "logrotate"},
+       "13",
+       "8.10.0"},
   };
   return roots;
 }

@@ -32,6 +32,10 @@ struct RootRecipe {
   std::string name;                   // debian-12
   std::string suite;                  // bookworm
   std::vector<std::string> packages;  // --include'd, beside priority important's
+  std::string release;                // 12: as a module's operatingsystem_support names it
+  // The Puppet its suite ships (puppet-agent's upstream version: a stable suite's updates keep
+  // it), for --root auto before the root is built.
+  std::string puppet;
 };
 const std::vector<RootRecipe>& KnownRoots();
 const RootRecipe* FindRecipe(std::string_view name);

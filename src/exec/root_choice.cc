@@ -1,0 +1,141 @@
+// --root auto; see root_choice.h.
+#include "fsmove/exec/root_choice.h"
+
+#include <algorithm>
+#include <optional>
+#include <set>
+#include <vector>
+
+#include "absl/strings/ascii.h"
+#include "absl/strings/str_join.h"
+#include "fmt/format.h"
+#include "fsmove/exec/os_root.h"
+#include "fsmove/exec/version_range.h"
+#include "nlohmann/json.hpp"
+
+namespace fsmove::exec {
+
+namespace {
+
+// What metadata.json asks of the system it runs on.
+struct Asked {
+  std::vector<VersionRange> puppet;  // any of them (puppet, openvox); none: any Puppet
+  bool os_listed = false;            // operatingsystem_support names an OS
+  bool debian_listed = false;        // and Debian among them
+  std::set<std::string> releases;    // its operatingsystemrelease; empty: any release
+  std::vector<std::string> Words() const {
+    std::vector<std::string> words;
+    for (const VersionRange& r : puppet) words.push_back("puppet " + r.text());
+    if (!releases.empty()) words.push_back("Debian " + absl::StrJoin(releases, ", "));
+    return words;
+  }
+};
+
+absl::StatusOr<Asked> ReadAsked(std::string_view metadata, std::string_view source) {
+  Asked asked;
+  if (metadata.empty()) return asked;
+  const nlohmann::json j = nlohmann::json::parse(metadata, nullptr, /*allow_exceptions=*/false);
+  if (j.is_discarded() || !j.is_object()) {
+    return absl::InvalidArgumentError(fmt::format("{}: not a JSON object", source));
+  }
+  if (auto reqs = j.find("requirements"); reqs != j.end() && reqs->is_array()) {
+    for (const nlohmann::json& r : *reqs) {
+      if (!r.is_object() || !r.contains("name") || !r["name"].is_string()) continue;
+      const std::string name = absl::AsciiStrToLower(r["name"].get<std::string>());
+      if (name != "puppet" && name != "openvox") continue;
+      auto v = r.find("version_requirement");
+      if (v == r.end() || !v->is_string()) continue;
+      absl::StatusOr<VersionRange> range = VersionRange::Parse(v->get<std::string>());
+      if (!range.ok()) {
+        return absl::InvalidArgumentError(
+            fmt::format("{}: requirements, {}: {}", source, name, std::string(range.status().message())));
+      }
+      asked.puppet.push_back(*std::move(range));
+    }
+  }
+  if (auto oss = j.find("operatingsystem_support"); oss != j.end() && oss->is_array()) {
+    for (const nlohmann::json& o : *oss) {
+      if (!o.is_object() || !o.contains("operatingsystem") || !o["operatingsystem"].is_string())
+        continue;
+      asked.os_listed = true;
+      if (absl::AsciiStrToLower(o["operatingsystem"].get<std::string>()) != "debian") continue;
+      asked.debian_listed = true;
+      auto rel = o.find("operatingsystemrelease");
+      if (rel == o.end() || !rel->is_array()) continue;
+      for (const nlohmann::json& r : *rel) {
+        if (r.is_string()) asked.releases.insert(r.get<std::string>());
+      }
+    }
+  }
+  return asked;
+}
+
+bool FitsPuppet(const Asked& asked, const RootRecipe& root) {
+  if (asked.puppet.empty()) return true;
+  absl::StatusOr<SemVer> v = ParseSemVer(root.puppet);
+  return v.ok() && std::any_of(asked.puppet.begin(), asked.puppet.end(),
+                               [&](const VersionRange& r) { return r.Contains(*v); });
+}
+
+bool FitsRelease(const Asked& asked, const RootRecipe& root) {
+  return asked.releases.empty() || asked.releases.contains(root.release);
+}
+
+const RootRecipe* Pick(const std::vector<const RootRecipe*>& fit, std::string_view preferred) {
+  for (const RootRecipe* r : fit) {
+    if (r->name == preferred) return r;
+  }
+  return fit.empty() ? nullptr : fit.front();
+}
+
+std::string Describe(const RootRecipe& r) { return fmt::format("{} (Puppet {})", r.name, r.puppet); }
+
+}  // namespace
+
+absl::StatusOr<RootChoice> ChooseRoot(std::string_view metadata, std::string_view source,
+                                      std::string_view preferred) {
+  absl::StatusOr<Asked> asked = ReadAsked(metadata, source);
+  if (!asked.ok()) return asked.status();
+  std::vector<const RootRecipe*> both, puppet_only;
+  for (const RootRecipe& r : KnownRoots()) {
+    if (!FitsPuppet(*asked, r)) continue;
+    puppet_only.push_back(&r);
+    if (FitsRelease(*asked, r)) both.push_back(&r);
+  }
+  const RootRecipe* preferred_root = FindRecipe(preferred);
+  const std::string words = absl::StrJoin(asked->Words(), "; ");
+  RootChoice choice;
+  if (const RootRecipe* r = Pick(both, preferred); r != nullptr) {
+    choice.name = r->name;
+    if (metadata.empty()) {
+      choice.why = fmt::format("{}: the default (no metadata.json)", Describe(*r));
+    } else if (words.empty()) {
+      choice.why = fmt::format("{}: the default ({} names no Puppet version or Debian release)",
+                               Describe(*r), source);
+    } else {
+      choice.why = fmt::format("{}: {} asks for {}", Describe(*r), source, words);
+    }
+    if (asked->os_listed && !asked->debian_listed) {
+      choice.warning = fmt::format(
+          "{}'s operatingsystem_support does not name Debian: checked on {} anyway", source,
+          r->name);
+    }
+    return choice;
+  }
+  const RootRecipe* r = Pick(puppet_only, preferred);
+  if (r == nullptr) r = preferred_root != nullptr ? preferred_root : &KnownRoots().front();
+  std::vector<std::string> have;
+  for (const RootRecipe& k : KnownRoots()) {
+    have.push_back(fmt::format("{}: Debian {}, Puppet {}", k.name, k.release, k.puppet));
+  }
+  choice.name = r->name;
+  choice.why = fmt::format("{}: no pinned root is what {} asks for ({})", Describe(*r), source,
+                           words);
+  choice.warning = fmt::format(
+      "{} asks for {}, which no pinned root is ({}): checked on {}, which may not be what the "
+      "module supports (--root chooses another)",
+      source, words, absl::StrJoin(have, "; "), r->name);
+  return choice;
+}
+
+}  // namespace fsmove::exec

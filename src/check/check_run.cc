@@ -8,10 +8,12 @@
 #include <algorithm>
 #include <chrono>
 #include <filesystem>
+#include <optional>
 #include <ostream>
 #include <thread>
 
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
 #include "fsmove/base/output_file.h"
 #include "fsmove/base/seconds.h"
 #include "fsmove/base/terminal_text.h"
@@ -20,6 +22,8 @@
 #include "fsmove/check/traced_run.h"
 #include "fsmove/exec/os_root.h"
 #include "fsmove/exec/preflight.h"
+#include "fsmove/exec/root_choice.h"
+#include "fsmove/exec/target.h"
 
 namespace fsmove::check {
 namespace {
@@ -60,6 +64,8 @@ class Sandbox : public Machine {
     if (root_lock_ >= 0) close(root_lock_);
   }
   absl::Status Prepare(const std::string& root, exec::CheckRequest* request, Sink& sink) override {
+    if (root_lock_ >= 0) close(root_lock_);  // prepared again (--init auto's second run)
+    root_lock_ = -1;
     exec::RootBuildOptions build;
     build.say = [&sink](const base::Diagnostic& d) { sink.Say(d); };
     absl::StatusOr<exec::OsRoot> resolved = exec::ResolveRoot(root, /*build_missing=*/true, build);
@@ -200,12 +206,36 @@ Outcome Run(const Request& request, const Settings& settings, Sink& sink) {
     machine = own.get();
   }
   exec::CheckRequest req = request.run;
+  const bool init_auto = req.init == kAutoInit;
+  if (init_auto) req.init = "none";
   if (absl::Status st = machine->Prepare(request.root, &req, sink); !st.ok()) {
     return Fail(st, sink);
   }
-  analysis::Analyzer analyzer(AnalyzerOptionsFor(req));
-  auto run = machine->RunTraced(req, request.full_trace, analyzer);
+  std::optional<analysis::Analyzer> analyzer(std::in_place, AnalyzerOptionsFor(req));
+  auto run = machine->RunTraced(req, request.full_trace, *analyzer);
   if (!run.ok()) return Fail(run.status(), sink);
+  // --init auto: a run whose only failures are Services with no init script (a systemd unit
+  // only) is made again with systemd as PID 1, where they start; the first is not reported.
+  if (const std::vector<std::string> services = init_auto && run->end == exec::RunEnd::kApplied &&
+                                                        req.sandbox == exec::SandboxMode::kOverlay
+                                                    ? ServicesWantingSystemd(run->summary)
+                                                    : std::vector<std::string>{};
+      !services.empty() && services.size() == run->summary.failed.size()) {
+    const std::string why =
+        absl::StrCat(absl::StrJoin(services, ", "), services.size() == 1 ? " has" : " have",
+                     " no init script without it (a systemd unit only)");
+    sink.Say(Note(absl::StrCat(why, ": applying again with systemd as PID 1 (--init auto)")));
+    std::error_code ec;
+    std::filesystem::remove_all(run->work_dir, ec);
+    req.init = "systemd";
+    if (absl::Status st = machine->Prepare(request.root, &req, sink); !st.ok()) {
+      return Fail(st, sink);
+    }
+    analyzer.emplace(AnalyzerOptionsFor(req));
+    run = machine->RunTraced(req, request.full_trace, *analyzer);
+    if (!run.ok()) return Fail(run.status(), sink);
+    run->summary.init_choice = why;
+  }
   if (request.verbose || run->end != exec::RunEnd::kApplied) {
     for (const auto& n : run->notes) sink.Say(Note(std::string(n)));
   }
@@ -225,7 +255,7 @@ Outcome Run(const Request& request, const Settings& settings, Sink& sink) {
                << run->summary.puppet_exit_code << "\n";
     return {std::nullopt, run->end == exec::RunEnd::kApplied ? kExitOk : kExitError};
   }
-  return ReportRun(request, settings, req, *run, analyzer, policy.keep, sink);
+  return ReportRun(request, settings, req, *run, *analyzer, policy.keep, sink);
 }
 
 absl::Status OptionsAgree(Request* request, const pipeline::ReportSettings& report) {
@@ -255,10 +285,25 @@ absl::Status OptionsAgree(Request* request, const pipeline::ReportSettings& repo
 }
 
 absl::Status RootAgrees(Request* request) {
-  const exec::CheckRequest& req = request->run;
+  exec::CheckRequest& req = request->run;
   std::string& root = request->root;
   if (root.empty()) {
-    root = std::string(req.sandbox == exec::SandboxMode::kOverlay ? kDefaultRoot : exec::kHostRoot);
+    root = std::string(req.sandbox == exec::SandboxMode::kOverlay ? kAutoRoot : exec::kHostRoot);
+  }
+  if (root == kAutoRoot) {
+    if (req.sandbox == exec::SandboxMode::kNone) {
+      root = std::string(exec::kHostRoot);
+      return absl::OkStatus();
+    }
+    absl::StatusOr<exec::ResolvedTarget> target = exec::ResolveTarget(req.target);
+    if (!target.ok()) return target.status();
+    absl::StatusOr<exec::RootChoice> choice = exec::ChooseRoot(
+        target->metadata_text,
+        target->metadata_path.empty() ? "metadata.json" : target->metadata_path, kDefaultRoot);
+    if (!choice.ok()) return choice.status();
+    root = choice->name;
+    req.root_choice = choice->why;
+    req.root_warning = choice->warning;
   }
   if (req.sandbox == exec::SandboxMode::kNone && root != exec::kHostRoot) {
     return absl::InvalidArgumentError(

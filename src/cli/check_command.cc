@@ -120,17 +120,22 @@ void AddSandboxOptions(CLI::App* cmd, const std::shared_ptr<CheckCliOptions>& o)
                   "root (--root) in private namespaces; none: apply to this machine itself")
       ->check(CLI::IsMember({"overlay", "none"}));
   cmd->add_option("--root", o->request.root,
-                  "the OS the sandbox runs Puppet on: host (this machine's own files, its "
-                  "Puppet), a pinned root built once with mmdebstrap and cached (" +
+                  "the OS the sandbox runs Puppet on: auto (the pinned root the module's "
+                  "metadata.json asks for: its puppet version range and Debian releases; " +
+                      std::string(kDefaultRoot) +
+                      " when it fits or nothing is asked), host (this machine's own files, its "
+                      "Puppet), a pinned root built once with mmdebstrap and cached (" +
                       RootNames() + "; see `fsmove root`), or a directory holding one")
-      ->type_name("NAME|DIR")
-      ->default_str(std::string(kDefaultRoot));
+      ->type_name("auto|NAME|DIR")
+      ->default_str(std::string(kAutoRoot));
   cmd->add_option("--init", o->request.run.init,
                   "PID 1 of the sandbox: none (Puppet's systemctl works offline; services start "
-                  "through init scripts) or systemd (booted first, its units really start, and "
-                  "the daemons it starts are traced)")
-      ->check(CLI::IsMember({"none", "systemd"}))
-      ->default_val("none");
+                  "through init scripts), systemd (booted first, its units really start, and "
+                  "the daemons it starts are traced) or auto (none, and the check is made again "
+                  "under systemd when its only failures are Services with no init script: a "
+                  "package that ships a systemd unit only)")
+      ->check(CLI::IsMember({"auto", "none", "systemd"}))
+      ->default_val(std::string(kAutoInit));
   cmd->add_option("--memory-limit", o->memory_limit,
                   "the sandbox's memory (a cgroup of its own): SIZE such as 4G, auto (three "
                   "quarters of the machine) or none; the run's notes say when it was hit")

@@ -59,6 +59,8 @@ inline int Fail(const absl::Status& status) {
 }
 
 // The OS root `check` and `scan` run Puppet on unless --root says otherwise.
+using check::kAutoInit;
+using check::kAutoRoot;
 using check::kDefaultRoot;
 // "host, debian-12, debian-13": the values --root takes by name.
 std::string RootNames();

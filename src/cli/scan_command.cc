@@ -140,14 +140,17 @@ absl::Status PassCheckOptions(ScanCliOptions* o) {
     o->run.check_options.insert(o->run.check_options.end(), {"--policy-rc", o->policy_rc});
   if (!o->sandbox.empty())
     o->run.check_options.insert(o->run.check_options.end(), {"--sandbox", o->sandbox});
-  // The root is built (if need be) once, before the checks start.
+  // The root is built (if need be) once, before the checks start; with auto (each module's
+  // check takes the root its metadata.json asks for), the default one, which most take: a
+  // check that takes another builds it, one at a time under the root's lock.
   if (o->root.empty() && o->sandbox != "none" && geteuid() == 0) {
-    o->root = std::string(kDefaultRoot);
+    o->root = std::string(kAutoRoot);
   }
   if (!o->root.empty() && o->root != exec::kHostRoot) {
     exec::RootBuildOptions build;
     build.say = SayRootBuild;
-    absl::StatusOr<exec::OsRoot> root = exec::ResolveRoot(o->root, /*build_missing=*/true, build);
+    absl::StatusOr<exec::OsRoot> root = exec::ResolveRoot(
+        o->root == kAutoRoot ? std::string(kDefaultRoot) : o->root, /*build_missing=*/true, build);
     if (!root.ok()) {
       return root.status();
     }
@@ -346,9 +349,12 @@ std::function<int()> RegisterScan(CLI::App& app) {
                 "passed to each check: apply twice more and report what is not idempotent (NI)");
   cmd->add_option("--policy-rc", o->policy_rc, "passed to each check: deny (default), allow, none")
       ->check(CLI::IsMember({"allow", "deny", "none"}));
-  cmd->add_option("--root", o->root, "passed to each check: " + RootNames() + " or a directory")
-      ->type_name("NAME|DIR")
-      ->default_str(std::string(kDefaultRoot));
+  cmd->add_option("--root", o->root,
+                  "passed to each check: auto (each module's metadata.json chooses; the "
+                  "default), " +
+                      RootNames() + " or a directory")
+      ->type_name("auto|NAME|DIR")
+      ->default_str(std::string(kAutoRoot));
   cmd->add_option("--init", o->init, "passed to each check: none (default) or systemd")
       ->check(CLI::IsMember({"none", "systemd"}));
   cmd->add_option("--memory-limit", o->memory_limit,

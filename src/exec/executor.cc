@@ -194,6 +194,9 @@ void RecordRun(const CheckRequest& request, const std::string& work, int work_fd
   result->notes.insert(result->notes.begin(), report.notes.begin(), report.notes.end());
   result->summary.limits_hit = report.limits;
   result->summary.warnings = report.warnings;
+  if (!request.root_warning.empty()) {
+    result->summary.warnings.insert(result->summary.warnings.begin(), request.root_warning);
+  }
   RunSummary& s = result->summary;
   s.compile_seconds = report.compile_seconds;
   s.apply_seconds = report.apply_seconds;
@@ -364,6 +367,7 @@ absl::StatusOr<RunResult> RunCheck(const CheckRequest& request, const TraceConsu
   result.summary.target = target->display;
   result.summary.sandbox = request.sandbox == SandboxMode::kOverlay ? "overlay" : "none";
   result.summary.root = request.root.name;
+  result.summary.root_choice = request.root_choice;
   result.summary.puppet_version = request.root.puppet_version;
   result.summary.init = request.init;
 

@@ -47,8 +47,8 @@ absl::StatusOr<Asked> ReadAsked(std::string_view metadata, std::string_view sour
       if (v == r.end() || !v->is_string()) continue;
       absl::StatusOr<VersionRange> range = VersionRange::Parse(v->get<std::string>());
       if (!range.ok()) {
-        return absl::InvalidArgumentError(
-            fmt::format("{}: requirements, {}: {}", source, name, std::string(range.status().message())));
+        return absl::InvalidArgumentError(fmt::format("{}: requirements, {}: {}", source, name,
+                                                      std::string(range.status().message())));
       }
       asked.puppet.push_back(*std::move(range));
     }
@@ -88,8 +88,6 @@ const RootRecipe* Pick(const std::vector<const RootRecipe*>& fit, std::string_vi
   return fit.empty() ? nullptr : fit.front();
 }
 
-std::string Describe(const RootRecipe& r) { return fmt::format("{} (Puppet {})", r.name, r.puppet); }
-
 }  // namespace
 
 absl::StatusOr<RootChoice> ChooseRoot(std::string_view metadata, std::string_view source,
@@ -108,17 +106,17 @@ absl::StatusOr<RootChoice> ChooseRoot(std::string_view metadata, std::string_vie
   if (const RootRecipe* r = Pick(both, preferred); r != nullptr) {
     choice.name = r->name;
     if (metadata.empty()) {
-      choice.why = fmt::format("{}: the default (no metadata.json)", Describe(*r));
+      choice.why = "the default (no metadata.json)";
     } else if (words.empty()) {
-      choice.why = fmt::format("{}: the default ({} names no Puppet version or Debian release)",
-                               Describe(*r), source);
+      choice.why =
+          fmt::format("the default ({} names no Puppet version or Debian release)", source);
     } else {
-      choice.why = fmt::format("{}: {} asks for {}", Describe(*r), source, words);
+      choice.why = fmt::format("{} asks for {}", source, words);
     }
     if (asked->os_listed && !asked->debian_listed) {
-      choice.warning = fmt::format(
-          "{}'s operatingsystem_support does not name Debian: checked on {} anyway", source,
-          r->name);
+      choice.warning =
+          fmt::format("{}'s operatingsystem_support does not name Debian: checked on {} anyway",
+                      source, r->name);
     }
     return choice;
   }
@@ -129,8 +127,7 @@ absl::StatusOr<RootChoice> ChooseRoot(std::string_view metadata, std::string_vie
     have.push_back(fmt::format("{}: Debian {}, Puppet {}", k.name, k.release, k.puppet));
   }
   choice.name = r->name;
-  choice.why = fmt::format("{}: no pinned root is what {} asks for ({})", Describe(*r), source,
-                           words);
+  choice.why = fmt::format("no pinned root is what {} asks for ({}): the closest", source, words);
   choice.warning = fmt::format(
       "{} asks for {}, which no pinned root is ({}): checked on {}, which may not be what the "
       "module supports (--root chooses another)",

@@ -121,6 +121,8 @@ absl::Status ReadMetadata(const fs::path& dir, ResolvedTarget* t) {
       base::ReadFileBeneath(dir.string(), "metadata.json", "module metadata");
   if (absl::IsNotFound(text.status())) return absl::OkStatus();
   if (!text.ok()) return text.status();
+  t->metadata_path = meta.string();
+  t->metadata_text = *text;
   nlohmann::json j = nlohmann::json::parse(*text, nullptr, /*allow_exceptions=*/false);
   if (j.is_discarded() || !j.is_object()) {
     return absl::InvalidArgumentError(fmt::format("{}: not a JSON object", meta.string()));

@@ -16,7 +16,7 @@ namespace {
 
 // A version with some of its numbers left out or written x, X or *: "1", "1.2", "1.x", "*".
 struct Partial {
-  int given = 0;  // how many numbers are given, from the left (0 to 3)
+  int given = 0;   // how many numbers are given, from the left (0 to 3)
   SemVer version;  // the given ones, zeros after
 };
 
@@ -232,11 +232,21 @@ bool VersionRange::Contains(const SemVer& v) const {
     bool all = true;
     for (const Comparison& cmp : c) {
       switch (cmp.op) {
-        case Op::kGe: all = v >= cmp.version; break;
-        case Op::kGt: all = v > cmp.version; break;
-        case Op::kLe: all = v <= cmp.version; break;
-        case Op::kLt: all = v < cmp.version; break;
-        case Op::kEq: all = v == cmp.version; break;
+        case Op::kGe:
+          all = v >= cmp.version;
+          break;
+        case Op::kGt:
+          all = v > cmp.version;
+          break;
+        case Op::kLe:
+          all = v <= cmp.version;
+          break;
+        case Op::kLt:
+          all = v < cmp.version;
+          break;
+        case Op::kEq:
+          all = v == cmp.version;
+          break;
       }
       if (!all) break;
     }

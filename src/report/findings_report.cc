@@ -75,6 +75,12 @@ void WriteRunText(std::ostream& out, const RunSummary& run) {
       << run.puppet_exit_code;
   if (run.timed_out) out << " (" << run.WhyUnfinished() << ")";
   out << ", strace " << run.strace_end << "\n";
+  if (!run.root_choice.empty()) {
+    out << "  root chosen by --root auto: " << TerminalSafe(run.root_choice) << "\n";
+  }
+  if (!run.init_choice.empty()) {
+    out << "  systemd chosen by --init auto: " << TerminalSafe(run.init_choice) << "\n";
+  }
   if (!run.trace_complete) {
     out << "  warning: the trace is incomplete (strace ended: " << run.strace_end
         << "); findings cover only what was traced\n";
@@ -176,6 +182,10 @@ nlohmann::json RunToJson(const RunSummary& run) {
   return {{"target", run.target},
           {"sandbox", run.sandbox},
           {"root", run.root},
+          {"root_choice",
+           run.root_choice.empty() ? nlohmann::json(nullptr) : nlohmann::json(run.root_choice)},
+          {"init_choice",
+           run.init_choice.empty() ? nlohmann::json(nullptr) : nlohmann::json(run.init_choice)},
           {"init", run.init},
           {"puppet_version", run.puppet_version.empty() ? nlohmann::json(nullptr)
                                                         : nlohmann::json(run.puppet_version)},

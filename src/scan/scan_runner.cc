@@ -41,10 +41,15 @@ namespace fsmove::scan {
 namespace fs = std::filesystem;
 using Clock = std::chrono::steady_clock;
 
-std::vector<std::string> RedoUnderSystemd(const ScanOptions& o, const CheckOutcome& outcome) {
+static bool UserChoseInit(const ScanOptions& o) {
   for (const std::string& opt : o.check_options) {
-    if (opt == "--init" || opt.starts_with("--init=")) return {};  // the user chose
+    if (opt == "--init" || opt.starts_with("--init=")) return true;
   }
+  return false;
+}
+
+std::vector<std::string> RedoUnderSystemd(const ScanOptions& o, const CheckOutcome& outcome) {
+  if (UserChoseInit(o)) return {};
   if (!outcome.report || outcome.exit_code != 3) return {};
   const nlohmann::json* run = nullptr;
   if (auto it = outcome.report->find("run"); it != outcome.report->end() && it->is_object())
@@ -86,7 +91,13 @@ std::vector<std::string> CheckArguments(const ScanOptions& o, const std::string&
   }
   for (const std::string& dir : o.modulepath) argv.insert(argv.end(), {"--modulepath", dir});
   argv.insert(argv.end(), o.check_options.begin(), o.check_options.end());
-  if (systemd) argv.insert(argv.end(), {"--init", "systemd"});
+  if (systemd) {
+    argv.insert(argv.end(), {"--init", "systemd"});
+  } else if (!UserChoseInit(o)) {
+    // The scan makes the second run under systemd itself (RedoUnderSystemd), as another
+    // check, so that the other modules' checks go on meanwhile: not the check's --init auto.
+    argv.insert(argv.end(), {"--init", "none"});
+  }
   if (IsAcceptanceRun(module) || IsClassRun(module)) {
     // The spec's manifest or the class's include, written into the run's folder, with its
     // module on the modulepath.

@@ -54,6 +54,13 @@ class RecordedMachine : public Machine {
     run.summary.target = request.target.path;
     run.summary.sandbox = "overlay";
     run.summary.root = "host";
+    run.summary.init = request.init;
+    inits.push_back(request.init);
+    work_dirs.push_back(work);
+    if (unit_only_service && request.init == "none") {
+      run.summary.failed.push_back(
+          {"Service[app]", "Could not find init script for 'app' (a systemd unit only)"});
+    }
     if (end != exec::RunEnd::kApplied) return run;
     const fs::path dir = fs::path(FSMOVE_SOURCE_DIR) / "traces" / name_;
     auto reader = strace::LineReader::Open((dir / "trace.zst").string());
@@ -77,6 +84,10 @@ class RecordedMachine : public Machine {
   bool with_graph = true;
   std::string prepared_root;
   std::string work_dir;
+  // Without systemd as PID 1, a Service of the run fails for want of an init script.
+  bool unit_only_service = false;
+  std::vector<std::string> inits;      // of each run made
+  std::vector<std::string> work_dirs;  // of each run made
 
  private:
   std::string name_;
@@ -121,6 +132,83 @@ TEST(CheckRunTest, RunsTheCheckPipelineWithoutTheCommandLine) {
   // A clean run leaves nothing behind.
   EXPECT_FALSE(fs::exists(machine.work_dir));
   EXPECT_EQ(sink.said.find("error"), std::string::npos) << sink.said;
+}
+
+// --init auto: a run whose only failures are Services with no init script is made again under
+// systemd, and that run is the one reported, saying why; the first leaves nothing behind.
+TEST(CheckRunTest, InitAutoAppliesAgainUnderSystemdForAUnitOnlyService) {
+  RecordedMachine machine("faults-generate-use-bad");
+  machine.unit_only_service = true;
+  Settings settings;
+  settings.report.format = "json";
+  settings.machine = &machine;
+  CapturingSink sink;
+  Request request = RequestFor("generate-use");
+  request.run.sandbox = exec::SandboxMode::kOverlay;
+  request.run.init = std::string(kAutoInit);
+  const Outcome outcome = check::Run(request, settings, sink);
+  EXPECT_EQ(outcome.exit_code, kExitFindings) << sink.said;
+  EXPECT_EQ(machine.inits, (std::vector<std::string>{"none", "systemd"}));
+  ASSERT_EQ(machine.work_dirs.size(), 2u);
+  EXPECT_FALSE(fs::exists(machine.work_dirs[0]));
+  EXPECT_NE(sink.said.find("Service[app] has no init script without it (a systemd unit only): "
+                           "applying again with systemd as PID 1 (--init auto)"),
+            std::string::npos)
+      << sink.said;
+  const nlohmann::json run = nlohmann::json::parse(sink.report()).at("run");
+  EXPECT_EQ(run.at("init"), "systemd");
+  EXPECT_EQ(run.at("init_choice"),
+            "Service[app] has no init script without it (a systemd unit only)");
+  EXPECT_TRUE(run.at("failed_resources").empty());
+
+  // Named, --init stays as it was: the failure is reported.
+  RecordedMachine named("faults-generate-use-bad");
+  named.unit_only_service = true;
+  settings.machine = &named;
+  request.run.init = "none";
+  CapturingSink said;
+  EXPECT_EQ(check::Run(request, settings, said).exit_code, kExitIncomplete) << said.said;
+  EXPECT_EQ(named.inits, (std::vector<std::string>{"none"}));
+}
+
+// --root auto (the default in the sandbox): the root the module's metadata.json asks for, and
+// why, for the run's summary; the host without a sandbox.
+TEST(CheckRunTest, RootAutoTakesTheRootTheModulesMetadataAsksFor) {
+  const fs::path dir = fs::temp_directory_path() / ("fsmove-root-auto-" + std::to_string(getpid()));
+  fs::create_directories(dir / "puppet8" / "manifests");
+  std::ofstream(dir / "puppet8" / "metadata.json")
+      << R"({"name": "acme-puppet8", "requirements": [{"name": "puppet",
+            "version_requirement": ">= 8.0.0 < 9.0.0"}]})";
+  std::ofstream(dir / "puppet8" / "manifests" / "init.pp") << "class puppet8 {}\n";
+  Request request;
+  request.run.target.path = (dir / "puppet8").string();
+  ASSERT_TRUE(RootAgrees(&request).ok());
+  EXPECT_EQ(request.root, "debian-13");
+  EXPECT_EQ(request.run.root_choice,
+            (dir / "puppet8" / "metadata.json").string() + " asks for puppet >= 8.0.0 < 9.0.0");
+  EXPECT_TRUE(request.run.root_warning.empty());
+
+  Request example;
+  example.run.target.path = fs::path(FSMOVE_SOURCE_DIR) / "fixtures" / "example" / "cachedemo";
+  ASSERT_TRUE(RootAgrees(&example).ok());
+  EXPECT_EQ(example.root, "debian-12");
+
+  Request none;
+  none.run.target.path = (dir / "puppet8").string();
+  none.run.sandbox = exec::SandboxMode::kNone;
+  ASSERT_TRUE(RootAgrees(&none).ok());
+  EXPECT_EQ(none.root, "host");
+  EXPECT_TRUE(none.run.root_choice.empty());
+
+  std::ofstream(dir / "puppet8" / "metadata.json")
+      << R"({"name": "acme-puppet8", "requirements": [{"name": "puppet",
+            "version_requirement": "eight"}]})";
+  Request bad;
+  bad.run.target.path = (dir / "puppet8").string();
+  const absl::Status st = RootAgrees(&bad);
+  EXPECT_FALSE(st.ok());
+  EXPECT_NE(st.message().find("metadata.json"), std::string::npos) << st;
+  fs::remove_all(dir);
 }
 
 TEST(CheckRunTest, TheFixedCodeIsClean) {

@@ -23,8 +23,8 @@ TEST(ScanRunner, CheckArgumentsAreTheWholeContract) {
                   "--save-graph", "out/mod-12345678/expanded_relationships.dot", "--puppet-log",
                   "out/mod-12345678/puppet.log", "--timeout", "20", "--work-dir",
                   "/tmp/w/mod-12345678", "--discard-work", "--save-trace",
-                  "out/mod-12345678/trace.zst", "--modulepath", "/deps", "--package-notify", "--",
-                  "-odd/mod"));
+                  "out/mod-12345678/trace.zst", "--modulepath", "/deps", "--package-notify",
+                  "--init", "none", "--", "-odd/mod"));
 }
 
 TEST(ScanRunner, MissingModuleIsRecordedAndRetried) {
@@ -80,9 +80,9 @@ TEST(ScanRunner, AClassRunIncludesItsClassWithItsModule) {
   ScanOptions o;
   o.modulepath = {"/deps", "/more"};
   const std::vector<std::string> argv = CheckArguments(o, "mods/m#m::server", "out/d", "/w/d");
-  EXPECT_THAT(std::vector<std::string>(argv.end() - 8, argv.end()),
-              ElementsAre("--modulepath", "/deps", "--modulepath", "/more", "--with-module",
-                          "mods/m", "--", "out/d/manifest.pp"));
+  EXPECT_THAT(std::vector<std::string>(argv.end() - 10, argv.end()),
+              ElementsAre("--modulepath", "/deps", "--modulepath", "/more", "--init", "none",
+                          "--with-module", "mods/m", "--", "out/d/manifest.pp"));
 }
 
 TEST(ScanRunner, NothingToApplyIsRecordedWithoutACheck) {

@@ -43,8 +43,10 @@ struct RunSummary {
   std::string target;          // module directory, manifest or "-e"
   std::string sandbox;         // "overlay" or "none"
   std::string root;            // the OS root Puppet ran on: "host", debian-12, a directory
+  std::string root_choice;     // --root auto: why that root ("" when --root named it)
   std::string puppet_version;  // the Puppet that ran ("" if unknown)
   std::string init;            // PID 1 of the sandbox: "none" or "systemd"
+  std::string init_choice;     // --init auto chose systemd: why ("" otherwise)
   int puppet_exit_code = 0;    // puppet apply's exit status (128+N: killed by signal N)
   bool timed_out = false;
   // With timed_out: the phase --timeout stopped, "compile" or "apply" (or "sandbox", "prep":

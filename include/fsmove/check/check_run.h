@@ -40,7 +40,7 @@ class Sink {
 // What `fsmove check` checks and how hard it tries (the flags past the report's).
 struct Request {
   exec::CheckRequest run;   // target, sandbox, limits, files to keep; its root is set by Run
-  std::string root;         // --root: "host", a known root's name, or a directory
+  std::string root;         // --root: "auto", "host", a known root's name, or a directory
   bool full_trace = false;  // strace records every call, not only the modelled ones
   bool verbose = false;     // the run's notes, even when it went well
   bool keep_work = false;
@@ -57,6 +57,12 @@ struct Request {
 // The OS root a check runs Puppet on in the sandbox unless --root says otherwise (see
 // docs/check.md: "OS roots").
 inline constexpr std::string_view kDefaultRoot = "debian-12";
+// --root's default: the root the target module's metadata.json asks for (root_choice.h),
+// kDefaultRoot when it fits or nothing is asked.
+inline constexpr std::string_view kAutoRoot = "auto";
+// --init's default: none, and systemd when a run's only failures are Services with no init
+// script (ServicesWantingSystemd): the run is made again under systemd, and that one reported.
+inline constexpr std::string_view kAutoInit = "auto";
 
 // The options that need one another, and every output (report files, saved catalog, graph,
 // trace and log), checked before Puppet runs: an unwritable -o found after a long run loses
@@ -64,8 +70,9 @@ inline constexpr std::string_view kDefaultRoot = "debian-12";
 // makes the --keep-replays directory.
 absl::Status OptionsAgree(Request* request, const pipeline::ReportSettings& report);
 
-// --root, by default kDefaultRoot in the sandbox and the host without one: an error when it
-// cannot be used.
+// --root, by default kAutoRoot in the sandbox (resolved here into a known root's name, with
+// the choice's reasons in request->run) and the host without one: an error when it cannot
+// be used, or when the module's metadata.json asks in words that do not parse.
 absl::Status RootAgrees(Request* request);
 
 // The machine Puppet runs on. Run's default is exec's sandbox (SandboxMachine); a test gives

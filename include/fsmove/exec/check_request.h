@@ -50,6 +50,9 @@ struct CheckRequest {
   // The overlay's lower layer: the host (default) or a pinned OS root, whose own Puppet and
   // strace then run.
   OsRoot root = {std::string(kHostRoot), "/", ""};
+  // --root auto: why this root (root_choice.h's RootChoice::why), and what did not fit.
+  std::string root_choice;
+  std::string root_warning;
   // PID 1 of the sandbox: "none" or "systemd" (booted; strace also follows PID 1).
   std::string init = "none";
   // --idempotence: compile and apply again in the same sandbox, untraced, as the next agent

@@ -16,7 +16,7 @@ namespace fsmove::exec {
 
 struct RootChoice {
   std::string name;     // a known root's name
-  std::string why;      // "debian-13 (Puppet 8.10.0): metadata.json asks for puppet >= 8.0.0 ..."
+  std::string why;      // "metadata.json asks for puppet >= 8.0.0 < 9.0.0; Debian 12, 13"
   std::string warning;  // when no root fits what metadata.json asks (checked on `name` anyway)
 };
 

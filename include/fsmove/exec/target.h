@@ -27,6 +27,10 @@ struct ResolvedTarget {
   // else the directory
   std::string module_name;
   std::string module_dir;  // the same: absolute
+  // The module's metadata.json (read beneath module_dir) and where it is; empty when it has
+  // none (--root auto reads its requirements).
+  std::string metadata_text;
+  std::string metadata_path;
   // kModule and kCode: the manifest text to write into the work directory; kManifest: empty.
   std::string manifest_text;
   std::string manifest_path;  // kManifest: absolute path of the .pp file

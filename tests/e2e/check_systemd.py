@@ -55,7 +55,8 @@ def case_systemd_facts():
     """--init systemd compiles the catalog with systemd as PID 1 too, so that its facts and
     Puppet's default providers are those of the system the apply runs on: a module's systemd
     branch (on stdlib's service_provider fact: fixtures/facts/servicefacts) is built and its
-    fault found; without it, the init-script branch is, as before."""
+    fault found; without it, the init-script branch is, as before. And --init auto (the
+    default) chooses systemd for a Service that has only a unit."""
     module = os.path.join(ARGS.source, "fixtures", "facts", "servicefacts")
     with tempfile.TemporaryDirectory() as tmp:
         for init, provider, branch in (("systemd", "systemd", "systemd"),
@@ -77,6 +78,22 @@ def case_systemd_facts():
             check(contents == [f"service_provider = {provider}\n"],
                   f"--init {init}: the catalog's File content {contents!r}")
     print("ok: the compile sees the facts of the system applied", file=sys.stderr)
+    # --init auto, the default: a Service whose only init is a unit fails without systemd
+    # ("Could not find init script"); the check is made again under systemd, which is reported.
+    code = ("file { '/etc/systemd/system/fsmove-auto.service':\n"
+            "  content => \"[Service]\\nExecStart=/bin/sleep infinity\\n\",\n}\n"
+            "service { 'fsmove-auto':\n  ensure => running,\n"
+            "  subscribe => File['/etc/systemd/system/fsmove-auto.service'],\n}\n")
+
+    def chose_systemd(report):
+        run = report["run"]
+        check(run["init"] == "systemd", f"--init auto ran under {run['init']!r}")
+        check("Service[fsmove-auto] has no init script" in (run.get("init_choice") or ""),
+              f"init_choice {run.get('init_choice')!r}")
+        check(not run["failed_resources"], f"failed: {run['failed_resources']!r}")
+
+    check_json(["-e", code], [], chose_systemd)
+    print("ok: --init auto made the run again under systemd for a unit-only service", file=sys.stderr)
 
 
 def case_systemd_killed():

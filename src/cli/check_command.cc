@@ -111,6 +111,14 @@ void AddTargetOptions(CLI::App* cmd, const std::shared_ptr<CheckCliOptions>& o) 
                   "examples/ or tests/ has its module so without this")
       ->type_name("DIR")
       ->allow_extra_args(false);
+  cmd->add_option("--module-source", o->request.run.target.module_sources,
+                  "a directory of modules (repeatable) that the module's dependencies no "
+                  "modulepath directory has are taken from: the highest version its "
+                  "metadata.json's range admits, and theirs in turn; then Debian's installed "
+                  "puppet-module-* packages (" +
+                      std::string(exec::kDebianModulesDir) + ")")
+      ->type_name("DIR")
+      ->allow_extra_args(false);
 }
 
 // The sandbox: the OS root Puppet runs on, its init and its limits.

@@ -341,6 +341,11 @@ std::function<int()> RegisterScan(CLI::App& app) {
                   "passed to each check: another directory of modules (repeatable)")
       ->type_name("DIR")
       ->allow_extra_args(false);
+  cmd->add_option("--module-source", o->run.module_sources,
+                  "passed to each check: a directory of modules (repeatable) the dependencies "
+                  "no modulepath directory has are taken from, before Debian's packages")
+      ->type_name("DIR")
+      ->allow_extra_args(false);
   cmd->add_flag("--package-notify", o->package_notify, "passed to each check");
   cmd->add_flag("--confirm", o->confirm,
                 "passed to each check: replay each MOR with the other order forced; the "

@@ -127,17 +127,23 @@ absl::StatusOr<SandboxSpec> PrepareSandbox(const CheckRequest& request,
   if (!target.manifest_text.empty()) {
     result->manifest_paths.emplace_back(inside + "/" + kManifestFile, in + "/" + kManifestFile);
   }
-  if (target.link_module) {
-    result->manifest_paths.emplace_back(
-        inside + "/" + kModuleLinks + "/" + target.module_name + "/", target.module_dir + "/");
-    std::string links = in + "/" + kModuleLinks;
-    mkdir(links.c_str(), 0755);
-    if (symlink(target.module_dir.c_str(), (links + "/" + target.module_name).c_str()) != 0) {
-      return base::ErrnoStatus(fmt::format("cannot link the module into {}", links));
+  // The work directory's modules/: the module under its own name when its directory has
+  // another, and the dependencies taken from a module source (module_sources.h). First on
+  // the modulepath with the module (the dependencies there are in no other directory), else
+  // last.
+  std::vector<std::pair<std::string, std::string>> links = target.dependency_links;
+  if (target.link_module) links.insert(links.begin(), {target.module_name, target.module_dir});
+  const std::string links_dir = in + "/" + kModuleLinks;
+  if (!links.empty()) mkdir(links_dir.c_str(), 0755);
+  for (const auto& [name, dir] : links) {
+    result->manifest_paths.emplace_back(inside + "/" + kModuleLinks + "/" + name + "/", dir + "/");
+    if (symlink(dir.c_str(), (links_dir + "/" + name).c_str()) != 0) {
+      return base::ErrnoStatus(fmt::format("cannot link module {} into {}", name, links_dir));
     }
-    modulepath.push_back(inside + "/" + kModuleLinks);
   }
+  if (target.link_module) modulepath.push_back(inside + "/" + kModuleLinks);
   modulepath.insert(modulepath.end(), target.modulepath.begin(), target.modulepath.end());
+  if (!target.link_module && !links.empty()) modulepath.push_back(inside + "/" + kModuleLinks);
   std::string mp;
   for (const auto& m : modulepath) mp += (mp.empty() ? "" : ":") + m;
 
@@ -363,6 +369,9 @@ absl::StatusOr<RunResult> RunCheck(const CheckRequest& request, const TraceConsu
   }
   RunResult result;
   result.missing_dependencies = target->missing_dependencies;
+  for (const std::string& d : target->resolved_dependencies) {
+    result.notes.push_back("dependency " + d);
+  }
   if (request.sandbox == SandboxMode::kOverlay) result.unshown_modules = target->unshown_modules;
   result.summary.target = target->display;
   result.summary.sandbox = request.sandbox == SandboxMode::kOverlay ? "overlay" : "none";

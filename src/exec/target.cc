@@ -134,6 +134,9 @@ absl::Status ReadMetadata(const fs::path& dir, ResolvedTarget* t) {
     for (const auto& d : *deps) {
       if (d.is_object() && d.contains("name") && d["name"].is_string()) {
         t->dependencies.push_back(d["name"].get<std::string>());
+        if (auto r = d.find("version_requirement"); r != d.end() && r->is_string()) {
+          t->dependency_ranges.emplace_back(d["name"].get<std::string>(), r->get<std::string>());
+        }
       }
     }
   }
@@ -504,6 +507,63 @@ std::vector<std::string> MissingModules(const std::vector<std::string>& dependen
   return missing;
 }
 
+namespace {
+
+std::string RangeOf(const ResolvedTarget& t, const std::string& dependency) {
+  for (const auto& [name, range] : t.dependency_ranges) {
+    if (name == dependency) return range;
+  }
+  return "";
+}
+
+// The dependencies no modulepath directory has, from the module sources (module_sources.h),
+// with theirs in turn; what no source has either stays missing. An error when a source has
+// one but no version its dependent admits.
+absl::Status ResolveFromSources(const TargetRequest& request, ResolvedTarget* t) {
+  if (t->missing_dependencies.empty()) return absl::OkStatus();
+  std::vector<std::string> sources = request.module_sources;
+  if (!request.debian_modules.empty()) sources.push_back(request.debian_modules);
+  const std::vector<SourceModule> available = ListSourceModules(sources);
+  struct Want {
+    std::string name, range, by;
+  };
+  const std::string self = t->metadata_path.empty() ? t->display : t->metadata_path;
+  std::vector<Want> todo;
+  for (const std::string& d : t->missing_dependencies) todo.push_back({d, RangeOf(*t, d), self});
+  std::vector<std::string> missing;
+  std::set<std::string> done = {t->module_name};
+  for (size_t i = 0; i < todo.size() && i < 256; ++i) {  // bounded: a hostile chain of sources
+    const Want w = todo[i];
+    const std::string name = ShortModuleName(w.name);
+    if (!IsValidModuleName(name) || !done.insert(name).second) continue;
+    if (MissingModules({w.name}, t->modulepath, "").empty()) {
+      t->dependencies.push_back(w.name);  // on the modulepath: shown with the others
+      continue;
+    }
+    absl::StatusOr<const SourceModule*> picked = PickSourceModule(available, w.name, w.range, w.by);
+    if (!picked.ok()) return picked.status();
+    if (*picked == nullptr) {
+      missing.push_back(w.name);
+      continue;
+    }
+    const SourceModule& m = **picked;
+    t->dependency_links.emplace_back(name, m.dir);
+    AddInput(m.dir, t);
+    t->resolved_dependencies.push_back(fmt::format(
+        "{} {} from {}", m.name, m.version.empty() ? "(no version)" : m.version, m.source));
+    ResolvedTarget dep;
+    if (ReadMetadata(fs::path(m.dir), &dep).ok()) {
+      for (const std::string& d : dep.dependencies) {
+        todo.push_back({d, RangeOf(dep, d), m.dir + "/metadata.json"});
+      }
+    }
+  }
+  t->missing_dependencies = std::move(missing);
+  return absl::OkStatus();
+}
+
+}  // namespace
+
 bool IsValidModuleName(std::string_view name) {
   if (name.empty() || name[0] < 'a' || name[0] > 'z') return false;
   for (char c : name) {
@@ -597,6 +657,7 @@ absl::StatusOr<ResolvedTarget> ResolveTarget(const TargetRequest& request) {
   if (!t.module_dir.empty()) {
     ReadFixtures(fs::path(t.module_dir), &t);
     t.missing_dependencies = MissingModules(t.dependencies, t.modulepath, t.module_name);
+    if (absl::Status st = ResolveFromSources(request, &t); !st.ok()) return st;
   }
   WantDependencies(t, &dirs);
   for (const ModulepathDir& d : dirs) {

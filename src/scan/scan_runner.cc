@@ -90,6 +90,9 @@ std::vector<std::string> CheckArguments(const ScanOptions& o, const std::string&
     argv.push_back((d / kTraceFile).string());
   }
   for (const std::string& dir : o.modulepath) argv.insert(argv.end(), {"--modulepath", dir});
+  for (const std::string& dir : o.module_sources) {
+    argv.insert(argv.end(), {"--module-source", dir});
+  }
   argv.insert(argv.end(), o.check_options.begin(), o.check_options.end());
   if (systemd) {
     argv.insert(argv.end(), {"--init", "systemd"});
@@ -142,6 +145,7 @@ void FindMissingModules(const ScanOptions& o, const std::string& run, CheckOutco
   request.code = "# dependencies only\n";
   request.with_module = module;
   request.modulepath = o.modulepath;
+  request.module_sources = o.module_sources;
   absl::StatusOr<exec::ResolvedTarget> t = exec::ResolveTarget(request);
   if (!t.ok()) return;
   out->missing_dependencies = t->missing_dependencies;

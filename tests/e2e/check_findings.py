@@ -73,7 +73,9 @@ concat::fragment { 'site':
 def case_concat_clean():
     """Debian's own concat module (puppet-module-puppetlabs-concat, installed by
     tools/bootstrap), used as its README says, has no fault: no finding at any confidence,
-    with and without --confirm."""
+    with and without --confirm. Without --confirm it is the example of a module that declares
+    concat in its metadata.json and is checked with no --modulepath: concat, and the stdlib
+    concat declares, come from Debian's packages (module_sources.h)."""
     with tempfile.TemporaryDirectory() as tmp:
         mods = os.path.join(tmp, "mods")
         for name in ("concat", "stdlib"):
@@ -84,8 +86,23 @@ def case_concat_clean():
         site = os.path.join(tmp, "concat.pp")
         with open(site, "w", encoding="utf-8") as fh:
             fh.write(CONCAT_MANIFEST)
+        demo = os.path.join(tmp, "home", "motddemo")
+        os.makedirs(os.path.join(demo, "manifests"))
+        with open(os.path.join(demo, "metadata.json"), "w", encoding="utf-8") as fh:
+            json.dump({"name": "fsmove-motddemo", "version": "0.1.0", "author": "fsmove",
+                       "summary": "concat's README usage", "license": "Apache-2.0",
+                       "source": "tests/e2e/check_findings.py", "dependencies": [
+                           {"name": "puppetlabs/concat", "version_requirement": ">= 7.0.0 < 10.0.0"}]}, fh)
+        with open(os.path.join(demo, "manifests", "init.pp"), "w", encoding="utf-8") as fh:
+            fh.write("class motddemo {\n" + CONCAT_MANIFEST + "}\n")
         for extra in ([], ["--confirm"]):
-            code, report = run_json(extra + ["--modulepath", mods, site])
+            target = [demo] if not extra else ["--modulepath", mods, site]
+            code, report = run_json(extra + target)
+            if not extra:
+                resolved = [n for n in report["run"]["notes"] if n.startswith("dependency ")]
+                check(len(resolved) == 2 and "puppetlabs-concat" in resolved[0]
+                      and "puppetlabs-stdlib" in resolved[1],
+                      f"dependencies not taken from Debian's packages: {resolved}")
             faults = [(f["kind"], f["source"]["resource"], f["target"]["resource"], f["confidence"])
                       for f in report["faults"]]
             check(code == 0 and not faults, f"{' '.join(extra) or 'plain'}: exit {code}, findings {faults}")

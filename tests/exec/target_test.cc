@@ -4,9 +4,12 @@
 
 #include <unistd.h>
 
+#include <algorithm>
 #include <filesystem>
 #include <fstream>
 #include <string>
+#include <utility>
+#include <vector>
 
 #include "gtest/gtest.h"
 
@@ -330,6 +333,67 @@ TEST_F(TargetTest, AnInputSwappedForALinkAfterItWasResolvedIsNotOpened) {
   ASSERT_FALSE(fd.ok());
   EXPECT_NE(fd.status().message().find("changed while fsmove ran"), std::string_view::npos)
       << fd.status();
+}
+
+// A dependency no modulepath directory has comes from a module source (--module-source, then
+// Debian's packages): the highest version the dependent's range admits, linked into the work
+// directory's modules/ and bound alone, and its own dependencies in turn; what no source has
+// stays missing; a source that has the module at no admitted version is an error.
+TEST_F(TargetTest, DependenciesComeFromModuleSourcesAtAVersionTheRangeAdmits) {
+  Write("mods/web/metadata.json", R"({"name": "acme-web", "dependencies": [
+      {"name": "acme/base", "version_requirement": ">= 2.0.0 < 3.0.0"},
+      {"name": "acme-gone"}]})");
+  Write("mods/web/manifests/init.pp", "class web {}\n");
+  Write("old/base/metadata.json", R"({"name": "acme-base", "version": "1.4.0"})");
+  Write("new/base/metadata.json", R"({"name": "acme-base", "version": "2.3.1",
+      "dependencies": [{"name": "acme-util", "version_requirement": "1.x"}]})");
+  Write("new/base/manifests/init.pp", "class base {}\n");
+  Write("new/util/metadata.json", R"({"name": "acme-util", "version": "1.0.2"})");
+  Write("debian/base/metadata.json", R"({"name": "acme-base", "version": "2.0.0"})");
+  TargetRequest request = Path(dir_ / "mods/web");
+  request.module_sources = {(dir_ / "old").string(), (dir_ / "new").string()};
+  request.debian_modules = (dir_ / "debian").string();
+  auto t = ResolveTarget(request);
+  ASSERT_TRUE(t.ok()) << t.status();
+  EXPECT_EQ(t->dependency_links,
+            (std::vector<std::pair<std::string, std::string>>{
+                {"base", (dir_ / "new/base").string()}, {"util", (dir_ / "new/util").string()}}));
+  EXPECT_EQ(t->resolved_dependencies,
+            (std::vector<std::string>{"acme-base 2.3.1 from " + (dir_ / "new").string(),
+                                      "acme-util 1.0.2 from " + (dir_ / "new").string()}));
+  EXPECT_EQ(t->missing_dependencies, std::vector<std::string>{"acme-gone"});
+  for (const char* bound : {"new/base", "new/util"}) {
+    EXPECT_NE(std::find(t->input_paths.begin(), t->input_paths.end(), (dir_ / bound).string()),
+              t->input_paths.end())
+        << bound;
+  }
+
+  // The modulepath wins: a base beside the module is used as it is.
+  Write("mods/base/manifests/init.pp", "class base {}\n");
+  auto beside = ResolveTarget(request);
+  ASSERT_TRUE(beside.ok()) << beside.status();
+  EXPECT_TRUE(beside->dependency_links.empty());
+  fs::remove_all(dir_ / "mods/base");
+
+  // Only versions the range does not admit: an error naming the dependent and what there is.
+  request.module_sources = {(dir_ / "old").string()};
+  request.debian_modules = "";
+  auto none = ResolveTarget(request);
+  ASSERT_FALSE(none.ok());
+  EXPECT_NE(none.status().message().find((dir_ / "mods/web/metadata.json").string()),
+            std::string::npos)
+      << none.status();
+  EXPECT_NE(none.status().message().find("acme-base 1.4.0 in " + (dir_ / "old").string()),
+            std::string::npos)
+      << none.status();
+
+  // Debian's packages are the last source.
+  request.module_sources = {};
+  request.debian_modules = (dir_ / "debian").string();
+  auto debian = ResolveTarget(request);
+  ASSERT_TRUE(debian.ok()) << debian.status();
+  ASSERT_EQ(debian->dependency_links.size(), 1u);
+  EXPECT_EQ(debian->dependency_links[0].second, (dir_ / "debian/base").string());
 }
 
 }  // namespace

@@ -4,9 +4,11 @@
 
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include "absl/status/statusor.h"
+#include "fsmove/exec/module_sources.h"
 
 namespace fsmove::exec {
 
@@ -17,6 +19,10 @@ struct TargetRequest {
   // --with-module DIR: a module directory the manifest or code uses, on the modulepath as for
   // a module target (a scan's acceptance-spec manifest lives outside its module).
   std::string with_module;
+  // --module-source DIR: directories of modules the dependencies no modulepath directory has
+  // are taken from (module_sources.h), then `debian_modules` ("": not looked in).
+  std::vector<std::string> module_sources;
+  std::string debian_modules = kDebianModulesDir;
 };
 
 struct ResolvedTarget {
@@ -41,8 +47,16 @@ struct ResolvedTarget {
   std::vector<std::string> modulepath;  // absolute directories, in Puppet's search order
   // metadata.json's dependency names, then the modules .fixtures.yml names
   std::vector<std::string> dependencies;
-  // Those found in no directory of the modulepath (by their short name): for hints.
+  // metadata.json's version_requirement of each dependency that has one (full name, range).
+  std::vector<std::pair<std::string, std::string>> dependency_ranges;
+  // Those found in no directory of the modulepath (by their short name) nor in a module
+  // source: for hints.
   std::vector<std::string> missing_dependencies;
+  // Dependencies taken from a module source (module_sources.h), with theirs: short name and
+  // directory, linked into the work directory's modules/ on the modulepath; and what each is
+  // ("puppetlabs-stdlib 9.4.1 from /usr/share/puppet/modules"), for the run's notes.
+  std::vector<std::pair<std::string, std::string>> dependency_links;
+  std::vector<std::string> resolved_dependencies;
   std::vector<std::string> input_paths;  // host paths Puppet reads (made visible in a sandbox)
   // Where a sandbox shows input_paths[i] when not at that path ("": there). A module that is
   // a symlink in a modulepath directory (Debian's /usr/share/puppet/modules/concat, through

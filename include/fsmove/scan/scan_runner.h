@@ -27,6 +27,9 @@ struct ScanOptions {
   // --modulepath of every check, in order; also where the scan looks for a compile's missing
   // dependencies (missing-dependency).
   std::vector<std::string> modulepath;
+  // --module-source of every check (exec/module_sources.h): where the dependencies no
+  // modulepath directory holds come from, before Debian's packages.
+  std::vector<std::string> module_sources;
   std::vector<std::string> check_options;  // passed to every check (--package-notify ...)
   std::string fsmove_binary = "/proc/self/exe";
   // Each check's --work-dir is made under here and removed when it ends (what is worth

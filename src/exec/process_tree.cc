@@ -3,6 +3,7 @@
 
 #include <dirent.h>
 #include <signal.h>
+#include <time.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -22,6 +23,22 @@ ProcessClock::ProcessClock(const std::string& proc_dir) : ticks_(sysconf(_SC_CLK
   for (std::string line; std::getline(stat, line);) {
     if (line.starts_with("btime ")) boot_ = std::atof(line.c_str() + 6);
   }
+  // btime is whole seconds, cut: every start read off it was up to a second early, so a
+  // daemon started just after a file was written looked started before it (a replay judged
+  // it stale). This machine's own /proc: the boot's moment to the nanosecond, the wall clock
+  // less the time since boot, which is what a process's start counts from.
+  if (proc_dir == "/proc") boot_ = PreciseBootTime(boot_);
+}
+
+double PreciseBootTime(double btime) {
+  timespec real{}, boot{};
+  if (clock_gettime(CLOCK_REALTIME, &real) != 0 || clock_gettime(CLOCK_BOOTTIME, &boot) != 0) {
+    return btime;
+  }
+  const double precise = static_cast<double>(real.tv_sec - boot.tv_sec) +
+                         static_cast<double>(real.tv_nsec - boot.tv_nsec) / 1e9;
+  // The same moment as btime, within its cut second (and a clock set meanwhile): else btime.
+  return btime > 0 && (precise < btime - 1 || precise > btime + 2) ? btime : precise;
 }
 
 double ProcessClock::Start(const ProcEntry& p) const {

@@ -4,6 +4,7 @@
 #include <signal.h>
 #include <sys/prctl.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -90,6 +91,37 @@ TEST(ProcessTreeTest, WaitUntilIdleWaitsForADaemonStillStarting) {
   EXPECT_FALSE(
       WaitUntilIdle(proc.dir(), {2, 3}, std::chrono::milliseconds(300),
                     [](std::chrono::milliseconds ms) { std::this_thread::sleep_for(ms); }));
+}
+
+// A process's start is when it started, to the clock tick: a child started now is read as
+// started now, never up to a second early, as /proc/stat's whole-second btime made it (a
+// replay then took a daemon started just after a file was written for one started before).
+TEST(ProcessTreeTest, AProcessStartsWhenItStarted) {
+  auto now = [] {
+    timespec t{};
+    clock_gettime(CLOCK_REALTIME, &t);
+    return static_cast<double>(t.tv_sec) + static_cast<double>(t.tv_nsec) / 1e9;
+  };
+  const double before = now();
+  const pid_t child = fork();
+  if (child == 0) {
+    pause();
+    _exit(0);
+  }
+  ASSERT_GT(child, 0);
+  const double after = now();
+  const ProcessClock clock("/proc");
+  double start = 0;
+  for (const ProcEntry& p : ListProcesses("/proc")) {
+    if (p.pid == child) start = clock.Start(p);
+  }
+  kill(child, SIGKILL);
+  waitpid(child, nullptr, 0);
+  const double tick = 1.0 / static_cast<double>(sysconf(_SC_CLK_TCK));
+  EXPECT_GE(start, before - 2 * tick);
+  EXPECT_LE(start, after + 2 * tick);
+  // A btime the clocks disagree with is kept as it is.
+  EXPECT_EQ(PreciseBootTime(1000.0), 1000.0);
 }
 
 TEST(ProcessTreeTest, KillDescendantsEndsChildrenAndGrandchildren) {

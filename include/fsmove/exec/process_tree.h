@@ -36,8 +36,9 @@ inline constexpr std::chrono::milliseconds kIdleSampleInterval{100};
 bool WaitUntilIdle(const std::string& proc_dir, const std::vector<pid_t>& skip,
                    std::chrono::milliseconds limit,
                    const std::function<void(std::chrono::milliseconds)>& pause);
-// When processes started, in seconds since the epoch: /proc/stat's btime plus a process's
-// start in clock ticks. 0 where the clock is unknown.
+// When processes started, in seconds since the epoch: the boot's moment plus a process's
+// start in clock ticks. The boot's moment is /proc/stat's btime (whole seconds), to the
+// nanosecond for this machine's own /proc (PreciseBootTime). 0 where the clock is unknown.
 class ProcessClock {
  public:
   explicit ProcessClock(const std::string& proc_dir);
@@ -47,6 +48,10 @@ class ProcessClock {
   double boot_ = 0;
   long ticks_ = 0;
 };
+// The wall clock less the time since boot (CLOCK_REALTIME - CLOCK_BOOTTIME): /proc/stat's
+// `btime` (given) to the nanosecond; `btime` itself when the two disagree by more than its cut
+// second.
+double PreciseBootTime(double btime);
 // SIGKILL to every descendant of `root`, then `root`.
 void KillDescendants(pid_t root);
 // Names what the run left running (and is being killed): the first 20, then a count.

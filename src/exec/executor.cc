@@ -59,6 +59,31 @@ absl::StatusOr<std::string> MakeWorkDir(const CheckRequest& request) {
   return tmpl;
 }
 
+// The work directory's modules/ (`in` on the host, `inside` in the sandbox): the module under
+// its own name when its directory has another, and the dependencies taken from a module
+// source (module_sources.h); and the modulepath: that directory first with the module (the
+// dependencies there are in no other directory), else last, around the target's own.
+absl::Status LinkModules(const ResolvedTarget& target, const std::string& in,
+                         const std::string& inside, RunResult* result,
+                         std::vector<std::string>* modulepath) {
+  std::vector<std::pair<std::string, std::string>> links = target.dependency_links;
+  if (target.link_module) links.insert(links.begin(), {target.module_name, target.module_dir});
+  const std::string links_dir = fmt::format("{}/{}", in, kModuleLinks);
+  const std::string links_inside = fmt::format("{}/{}", inside, kModuleLinks);
+  if (!links.empty()) mkdir(links_dir.c_str(), 0755);
+  for (const auto& [name, dir] : links) {
+    result->manifest_paths.emplace_back(fmt::format("{}/{}/", links_inside, name),
+                                        fmt::format("{}/", dir));
+    if (symlink(dir.c_str(), fmt::format("{}/{}", links_dir, name).c_str()) != 0) {
+      return base::ErrnoStatus(fmt::format("cannot link module {} into {}", name, links_dir));
+    }
+  }
+  if (target.link_module) modulepath->push_back(links_inside);
+  modulepath->insert(modulepath->end(), target.modulepath.begin(), target.modulepath.end());
+  if (!target.link_module && !links.empty()) modulepath->push_back(links_inside);
+  return absl::OkStatus();
+}
+
 // The sandbox's spec for this run, with the work directory laid out for it (manifest, module
 // link, graph directory); the notes and manifest paths it implies go to `result`.
 absl::StatusOr<SandboxSpec> PrepareSandbox(const CheckRequest& request,
@@ -127,23 +152,7 @@ absl::StatusOr<SandboxSpec> PrepareSandbox(const CheckRequest& request,
   if (!target.manifest_text.empty()) {
     result->manifest_paths.emplace_back(inside + "/" + kManifestFile, in + "/" + kManifestFile);
   }
-  // The work directory's modules/: the module under its own name when its directory has
-  // another, and the dependencies taken from a module source (module_sources.h). First on
-  // the modulepath with the module (the dependencies there are in no other directory), else
-  // last.
-  std::vector<std::pair<std::string, std::string>> links = target.dependency_links;
-  if (target.link_module) links.insert(links.begin(), {target.module_name, target.module_dir});
-  const std::string links_dir = in + "/" + kModuleLinks;
-  if (!links.empty()) mkdir(links_dir.c_str(), 0755);
-  for (const auto& [name, dir] : links) {
-    result->manifest_paths.emplace_back(inside + "/" + kModuleLinks + "/" + name + "/", dir + "/");
-    if (symlink(dir.c_str(), (links_dir + "/" + name).c_str()) != 0) {
-      return base::ErrnoStatus(fmt::format("cannot link module {} into {}", name, links_dir));
-    }
-  }
-  if (target.link_module) modulepath.push_back(inside + "/" + kModuleLinks);
-  modulepath.insert(modulepath.end(), target.modulepath.begin(), target.modulepath.end());
-  if (!target.link_module && !links.empty()) modulepath.push_back(inside + "/" + kModuleLinks);
+  if (absl::Status st = LinkModules(target, in, inside, result, &modulepath); !st.ok()) return st;
   std::string mp;
   for (const auto& m : modulepath) mp += (mp.empty() ? "" : ":") + m;
 

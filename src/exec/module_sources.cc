@@ -46,7 +46,17 @@ std::vector<SourceModule> ListSourceModules(const std::vector<std::string>& sour
     for (const fs::path& entry : entries) {
       const std::string short_dir = entry.filename().string();
       if (!IsValidModuleName(short_dir)) continue;
-      const fs::path dir = fs::canonical(entry, ec);
+      // A link only where root made every link on the way (Debian's packages, through
+      // /etc/alternatives), as for a modulepath directory: anybody's link would show the
+      // sandboxed code whatever it leads to.
+      fs::path dir;
+      if (fs::is_symlink(entry, ec)) {
+        absl::StatusOr<fs::path> to = ResolveRootOwnedLink(entry, "--module-source " + source);
+        if (!to.ok()) continue;
+        dir = *to;
+      } else {
+        dir = fs::canonical(entry, ec);
+      }
       if (ec || !fs::is_directory(dir, ec) || !LooksLikeModuleDir(dir)) continue;
       SourceModule m;
       m.short_name = short_dir;

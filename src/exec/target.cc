@@ -56,57 +56,6 @@ namespace {
 
 namespace fs = std::filesystem;
 
-// Where the link `link` (absolute) leads, resolved one component at a time as the kernel
-// does, with every symbolic link met on the way (the link itself, /etc/alternatives' links,
-// links among the directories) owned by root: links that only root could have made. Anybody
-// can make a link to their own files; a modulepath of such links, unpacked from an archive,
-// would show the sandboxed module code whatever the user running fsmove may read.
-absl::StatusOr<fs::path> ResolveRootOwnedLink(const fs::path& link, const std::string& given) {
-  std::vector<fs::path> todo;  // components left, the next one last
-  auto push = [&todo](const fs::path& p) {
-    std::vector<fs::path> parts(p.begin(), p.end());
-    for (auto it = parts.rbegin(); it != parts.rend(); ++it) todo.push_back(*it);
-  };
-  push(link);
-  fs::path done = "/";
-  int links = 0;
-  while (!todo.empty()) {
-    const fs::path part = std::move(todo.back());
-    todo.pop_back();
-    if (part.empty() || part == "." || part == "/") continue;
-    if (part == "..") {
-      done = done.parent_path();
-      continue;
-    }
-    const fs::path next = done / part;
-    struct stat st;
-    if (lstat(next.c_str(), &st) != 0)
-      return base::ErrnoStatus(fmt::format("{}: {}", given, next.string()));
-    if (!S_ISLNK(st.st_mode)) {
-      done = next;
-      continue;
-    }
-    if (++links > 40) {
-      return absl::InvalidArgumentError(
-          fmt::format("{}: {} leads through more than 40 symbolic links", given, link.string()));
-    }
-    if (st.st_uid != 0) {
-      return absl::PermissionDeniedError(fmt::format(
-          "{}: {} leads through the symbolic link {}, owned by uid {}: fsmove "
-          "follows only links owned by root (as Debian's /usr/share/puppet/modules has), since "
-          "the module code it runs would see where any other link leads; copy the modules "
-          "you trust (cp -rL) or give their own directories as --modulepath",
-          given, link.string(), next.string(), st.st_uid));
-    }
-    std::error_code ec;
-    const fs::path to = fs::read_symlink(next, ec);
-    if (ec) return absl::InvalidArgumentError(fmt::format("{}: {}", given, ec.message()));
-    if (to.is_absolute()) done = "/";
-    push(to);
-  }
-  return done;
-}
-
 // `host`, read by Puppet, shown by a sandbox at `at` ("": at `host` itself).
 void AddInput(std::string host, ResolvedTarget* t, std::string at = "") {
   t->input_paths.push_back(std::move(host));
@@ -446,6 +395,58 @@ absl::Status CheckLinksStayInside(const ResolvedTarget& t) {
 }
 
 }  // namespace
+
+// Where the link `link` (absolute) leads, resolved one component at a time as the kernel
+// does, with every symbolic link met on the way (the link itself, /etc/alternatives' links,
+// links among the directories) owned by root: links that only root could have made. Anybody
+// can make a link to their own files; a modulepath of such links, unpacked from an archive,
+// would show the sandboxed module code whatever the user running fsmove may read.
+absl::StatusOr<std::filesystem::path> ResolveRootOwnedLink(const std::filesystem::path& link,
+                                                           const std::string& given) {
+  std::vector<fs::path> todo;  // components left, the next one last
+  auto push = [&todo](const fs::path& p) {
+    std::vector<fs::path> parts(p.begin(), p.end());
+    for (auto it = parts.rbegin(); it != parts.rend(); ++it) todo.push_back(*it);
+  };
+  push(link);
+  fs::path done = "/";
+  int links = 0;
+  while (!todo.empty()) {
+    const fs::path part = std::move(todo.back());
+    todo.pop_back();
+    if (part.empty() || part == "." || part == "/") continue;
+    if (part == "..") {
+      done = done.parent_path();
+      continue;
+    }
+    const fs::path next = done / part;
+    struct stat st;
+    if (lstat(next.c_str(), &st) != 0)
+      return base::ErrnoStatus(fmt::format("{}: {}", given, next.string()));
+    if (!S_ISLNK(st.st_mode)) {
+      done = next;
+      continue;
+    }
+    if (++links > 40) {
+      return absl::InvalidArgumentError(
+          fmt::format("{}: {} leads through more than 40 symbolic links", given, link.string()));
+    }
+    if (st.st_uid != 0) {
+      return absl::PermissionDeniedError(fmt::format(
+          "{}: {} leads through the symbolic link {}, owned by uid {}: fsmove "
+          "follows only links owned by root (as Debian's /usr/share/puppet/modules has), since "
+          "the module code it runs would see where any other link leads; copy the modules "
+          "you trust (cp -rL) or give their own directories as --modulepath",
+          given, link.string(), next.string(), st.st_uid));
+    }
+    std::error_code ec;
+    const fs::path to = fs::read_symlink(next, ec);
+    if (ec) return absl::InvalidArgumentError(fmt::format("{}: {}", given, ec.message()));
+    if (to.is_absolute()) done = "/";
+    push(to);
+  }
+  return done;
+}
 
 std::vector<std::string> FixtureModuleNames(std::string_view yaml) {
   // The names under fixtures: repositories:, forge_modules: and symlinks: are the keys one

@@ -33,7 +33,7 @@ class ModuleSourcesTest : public ::testing::Test {
 };
 
 // A module directory is one with a module's name and metadata.json, manifests/ or
-// lib/puppet/; a link is the directory it leads to; anything else is passed over.
+// lib/puppet/; a link root made is the directory it leads to; anything else is passed over.
 TEST_F(ModuleSourcesTest, ASourceListsItsModuleDirectories) {
   Write("src/stdlib/metadata.json", R"({"name": "PuppetLabs/stdlib", "version": "8.5.0"})");
   Write("src/bare/manifests/init.pp", "class bare {}\n");
@@ -41,6 +41,11 @@ TEST_F(ModuleSourcesTest, ASourceListsItsModuleDirectories) {
   Write("src/Bad-Name/manifests/init.pp", "class x {}\n");
   Write("elsewhere/concat/metadata.json", R"({"name": "puppetlabs-concat", "version": "7.3.1"})");
   fs::create_directory_symlink(dir_ / "elsewhere/concat", dir_ / "src/concat");
+  if (geteuid() != 0) GTEST_SKIP() << "root-owned links need root";
+  // Another user's link to a module is passed over: module code would see where it leads.
+  Write("elsewhere/util/metadata.json", R"({"name": "acme-util", "version": "1.0.0"})");
+  fs::create_directory_symlink(dir_ / "elsewhere/util", dir_ / "src/util");
+  ASSERT_EQ(lchown((dir_ / "src/util").c_str(), 1000, 1000), 0);
   const std::vector<SourceModule> m =
       ListSourceModules({(dir_ / "src").string(), (dir_ / "absent").string()});
   ASSERT_EQ(m.size(), 3u);

@@ -27,8 +27,9 @@ struct SourceModule {
 };
 
 // The modules of `sources`, in order (a directory that does not exist holds none); a module
-// directory has a valid module name and metadata.json, manifests/ or lib/puppet/. Links are
-// resolved; what a link leads to must be a directory.
+// directory has a valid module name and metadata.json, manifests/ or lib/puppet/. A link is
+// followed only when root owns every link on the way (ResolveRootOwnedLink: Debian's
+// packages); another's link is passed over, since module code would see where it leads.
 std::vector<SourceModule> ListSourceModules(const std::vector<std::string>& sources);
 
 // The one of `available` named `name` ("author-name", "author/name" or a short name) of the

@@ -2,6 +2,7 @@
 // file, or Puppet code given with -e; and the modulepath Puppet compiles it with.
 #pragma once
 
+#include <filesystem>
 #include <string>
 #include <string_view>
 #include <utility>
@@ -105,5 +106,10 @@ std::string ShortModuleName(std::string_view full);
 
 // Puppet's module-name rule: a lower-case letter, then lower-case letters, digits, '_'.
 bool IsValidModuleName(std::string_view name);
+
+// Where the symbolic link `link` leads, when every link on the way is owned by root (Debian's
+// /usr/share/puppet/modules, through /etc/alternatives); an error naming `given` otherwise.
+absl::StatusOr<std::filesystem::path> ResolveRootOwnedLink(const std::filesystem::path& link,
+                                                           const std::string& given);
 
 }  // namespace fsmove::exec

@@ -387,7 +387,8 @@ absl::Status SandboxLayout::MakeConsole() {
     close(master);
     return base::ErrnoStatus("unlocking the console's pseudo-terminal", err);
   }
-  // Raw: systemd's lines as it writes them, without "\r" added to each.
+  // Raw to begin with; systemd resets the terminal when it opens it (adding "\r" before each
+  // "\n"), so the drain drops "\r" as well (OutputDrain::AdoptConsole).
   struct termios t;
   if (tcgetattr(master, &t) == 0) {
     cfmakeraw(&t);

@@ -216,11 +216,12 @@ Outcome Run(const Request& request, const Settings& settings, Sink& sink) {
   if (!run.ok()) return Fail(run.status(), sink);
   // --init auto: a run whose only failures are Services with no init script (a systemd unit
   // only) is made again with systemd as PID 1, where they start; the first is not reported.
-  if (const std::vector<std::string> services = init_auto && run->end == exec::RunEnd::kApplied &&
-                                                        req.sandbox == exec::SandboxMode::kOverlay
-                                                    ? ServicesWantingSystemd(run->summary)
-                                                    : std::vector<std::string>{};
-      !services.empty() && services.size() == run->summary.failed.size()) {
+  std::vector<std::string> services;
+  if (init_auto && run->end == exec::RunEnd::kApplied &&
+      req.sandbox == exec::SandboxMode::kOverlay) {
+    services = ServicesWantingSystemd(run->summary);
+  }
+  if (!services.empty() && services.size() == run->summary.failed.size()) {
     const std::string why =
         absl::StrCat(absl::StrJoin(services, ", "), services.size() == 1 ? " has" : " have",
                      " no init script without it (a systemd unit only)");

@@ -1,6 +1,9 @@
 // Module sources for dependencies; see module_sources.h.
 #include "fsmove/exec/module_sources.h"
 
+#include <fcntl.h>
+#include <unistd.h>
+
 #include <algorithm>
 #include <filesystem>
 #include <optional>
@@ -26,10 +29,13 @@ std::string FullName(std::string_view name) {
   return n;
 }
 
+// target.h's test, on the directory itself.
 bool LooksLikeModuleDir(const fs::path& dir) {
-  std::error_code ec;
-  return fs::is_regular_file(dir / "metadata.json", ec) ||
-         fs::is_directory(dir / "manifests", ec) || fs::is_directory(dir / "lib" / "puppet", ec);
+  const int fd = open(dir.c_str(), O_PATH | O_DIRECTORY | O_CLOEXEC);
+  if (fd < 0) return false;
+  const bool module = LooksLikeModule(fd);
+  close(fd);
+  return module;
 }
 
 }  // namespace
@@ -87,8 +93,8 @@ absl::StatusOr<const SourceModule*> PickSourceModule(const std::vector<SourceMod
                                                      std::string_view name, std::string_view range,
                                                      std::string_view wanted_by) {
   const std::string full = FullName(name);
-  const size_t dash = full.rfind('-');
-  const std::string short_name = dash == std::string::npos ? full : full.substr(dash + 1);
+  const bool has_author = full.find('-') != std::string::npos;
+  const std::string short_name = ShortModuleName(full);
   std::optional<VersionRange> admits;
   if (!range.empty()) {
     absl::StatusOr<VersionRange> r = VersionRange::Parse(range);
@@ -104,8 +110,8 @@ absl::StatusOr<const SourceModule*> PickSourceModule(const std::vector<SourceMod
   for (const SourceModule& m : available) {
     // The same module: its full name, or (a name without an author, or a module without
     // metadata) its short one.
-    const bool same = m.name == full || (m.short_name == short_name &&
-                                         (dash == std::string::npos || m.name == m.short_name));
+    const bool same =
+        m.name == full || (m.short_name == short_name && (!has_author || m.name == m.short_name));
     if (!same) continue;
     seen.push_back(fmt::format("{} {} in {}", m.name,
                                m.version.empty() ? "(no version)" : m.version, m.source));

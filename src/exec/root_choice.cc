@@ -100,7 +100,6 @@ absl::StatusOr<RootChoice> ChooseRoot(std::string_view metadata, std::string_vie
     puppet_only.push_back(&r);
     if (FitsRelease(*asked, r)) both.push_back(&r);
   }
-  const RootRecipe* preferred_root = FindRecipe(preferred);
   const std::string words = absl::StrJoin(asked->Words(), "; ");
   RootChoice choice;
   if (const RootRecipe* r = Pick(both, preferred); r != nullptr) {
@@ -121,7 +120,8 @@ absl::StatusOr<RootChoice> ChooseRoot(std::string_view metadata, std::string_vie
     return choice;
   }
   const RootRecipe* r = Pick(puppet_only, preferred);
-  if (r == nullptr) r = preferred_root != nullptr ? preferred_root : &KnownRoots().front();
+  if (r == nullptr) r = FindRecipe(preferred);
+  if (r == nullptr) r = &KnownRoots().front();
   std::vector<std::string> have;
   for (const RootRecipe& k : KnownRoots()) {
     have.push_back(fmt::format("{}: Debian {}, Puppet {}", k.name, k.release, k.puppet));

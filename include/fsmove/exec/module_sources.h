@@ -27,7 +27,7 @@ struct SourceModule {
 };
 
 // The modules of `sources`, in order (a directory that does not exist holds none); a module
-// directory has a valid module name and metadata.json, manifests/ or lib/puppet/. A link is
+// directory has a valid module name and looks like one (target.h's LooksLikeModule). A link is
 // followed only when root owns every link on the way (ResolveRootOwnedLink: Debian's
 // packages); another's link is passed over, since module code would see where it leads.
 std::vector<SourceModule> ListSourceModules(const std::vector<std::string>& sources);

@@ -201,6 +201,10 @@ void AddApplyOptions(CLI::App* cmd, const std::shared_ptr<CheckCliOptions>& o) {
       ->check(CLI::Range(32, 1 << 20))
       ->default_val(exec::kStraceStringLimit)
       ->type_name("BYTES");
+  cmd->add_flag("--strace-timestamps", o->request.run.strace_timestamps,
+                "strace also prints each call's time and duration and each descriptor's path "
+                "(-ttt -T -yy), in the trace --save-trace keeps too; the analysis reads them "
+                "(a larger, slower trace)");
   cmd->add_flag("--untraced", o->request.run.untraced,
                 "apply without strace and report nothing (for measuring the tracing overhead)")
       ->group("");

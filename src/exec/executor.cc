@@ -178,7 +178,7 @@ absl::StatusOr<SandboxSpec> PrepareSandbox(const CheckRequest& request,
   if (!request.untraced) {
     spec.strace_argv = StraceArguments(request.root.host() ? StraceExecutable() : kRootStrace,
                                        inside + "/" + kTraceFifo, request.traced_syscalls,
-                                       request.strace_string_limit);
+                                       request.strace_string_limit, request.strace_timestamps);
     // With systemd as PID 1, strace also follows it: the daemons a Service's `systemctl
     // start` asks for are PID 1's children. (The kernel-side filter only holds for Puppet's
     // own processes: those of PID 1 stop at every call.)

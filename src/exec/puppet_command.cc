@@ -21,11 +21,12 @@ constexpr std::string_view kNotTraced[] = {"readlink"};
 
 std::vector<std::string> StraceArguments(const std::string& strace, const std::string& output,
                                          const std::vector<std::string>& traced_syscalls,
-                                         int string_limit) {
+                                         int string_limit, bool timestamps) {
   // -D: Puppet stays the supervisor's own child (its exit status is exact) and the tracer is
   // a detached grandchild. -s 65535 (the default): marker titles are never cut. -I2: fatal
   // signals are blocked only while a call is decoded, so SIGINT makes strace detach cleanly.
   std::vector<std::string> argv = {strace, "-D", "-f", "-s", std::to_string(string_limit), "-I2"};
+  if (timestamps) argv.insert(argv.end(), {"-ttt", "-T", "-yy"});
   if (!traced_syscalls.empty()) {
     std::string list = "trace=";
     for (std::string_view name : traced_syscalls) {

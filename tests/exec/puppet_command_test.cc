@@ -24,6 +24,12 @@ TEST(StraceArguments, TheStringLimitIsStracesDashS) {
               ElementsAre("strace", "-D", "-f", "-s", "300", "-I2", "-o", "out", "--"));
 }
 
+TEST(StraceArguments, TimestampsAreTimesDurationsAndDescriptorPaths) {
+  EXPECT_THAT(StraceArguments("strace", "out", {"openat"}, 300, true),
+              ElementsAre("strace", "-D", "-f", "-s", "300", "-I2", "-ttt", "-T", "-yy",
+                          "--seccomp-bpf", "-e", "trace=?openat", "-o", "out", "--"));
+}
+
 TEST(CertName, IsLowerCase) {
   const std::string name = CertName();
   EXPECT_FALSE(name.empty());

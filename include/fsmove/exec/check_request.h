@@ -31,6 +31,8 @@ struct CheckRequest {
   // strace's -s: the bytes of each string it prints (kStraceStringLimit; the paper's protocol
   // used 300, for traces of that shape: see bench/full_trace_throughput).
   int strace_string_limit = kStraceStringLimit;
+  // strace's -ttt -T -yy (StraceArguments): times, durations and descriptors' paths.
+  bool strace_timestamps = false;
   bool untraced = false;  // apply without strace (to measure the tracing overhead)
   // Pin strace and the traced processes to one CPU (default in the overlay sandbox, where the
   // daemons Puppet starts die with the run; not with --sandbox none, where they stay).

@@ -1,7 +1,7 @@
 """Cases of check_e2e.py: the findings of real runs. The recorded fault fixtures and the
 bundled example (on each pinned root), modules as they come (files/ sources, Forge
 checkouts, modulepaths of links, Debian's own concat), --idempotence, the CI driver, and what
---save-trace keeps."""
+--save-trace and fixtures/record-all keep."""
 import json
 import os
 import re
@@ -412,3 +412,41 @@ def case_save_trace():
         check(findings_of(live) == findings_of(offline), "offline findings differ from the live ones")
         check(live["stats"]["lines"] == offline["stats"]["lines"], "line counts differ")
         check(live["graph"] == offline["graph"], f"graphs differ: {live['graph']} {offline['graph']}")
+
+
+def case_record_fixture():
+    """fixtures/record-all records the golden traces with fsmove itself (no sandbox of its
+    own): a fixture recorded again with --strace-timestamps has the committed recording's
+    shape (its meta.json's target, options, markers and catalog), each call line carries
+    strace's -ttt time, and its findings are the fixture's expected ones."""
+    name = "faults-configure-use-bad-reversed"
+    with open(os.path.join(ARGS.source, "traces", name, "meta.json"), encoding="utf-8") as fh:
+        committed = json.load(fh)
+    with tempfile.TemporaryDirectory() as tmp:
+        p = subprocess.run([sys.executable, os.path.join(ARGS.source, "fixtures", "record-all"),
+                            "--fsmove", ARGS.fsmove, "--out-root", tmp, "--timestamps", name],
+                           capture_output=True, text=True, timeout=600)
+        print(p.stderr, file=sys.stderr)
+        check(p.returncode == 0, f"record-all exit code {p.returncode}")
+        d = os.path.join(tmp, name)
+        check(sorted(os.listdir(tmp)) == [name], f"left in the output root: {os.listdir(tmp)}")
+        with open(os.path.join(d, "meta.json"), encoding="utf-8") as fh:
+            meta = json.load(fh)
+        for key in ("target", "target_kind", "policy_rc", "filtered", "start_markers",
+                    "catalog_resource_types"):
+            check(meta[key] == committed[key], f"meta.json {key}: {meta[key]!r}, "
+                  f"recorded before as {committed[key]!r}")
+        check(meta["strace_extra_opts"] == "-ttt -T -yy" and meta["puppet_exit_code"] == 0,
+              f"meta.json: {meta}")
+        timed = re.compile(rb"^\d+ +\d{10}\.\d{6} ")
+        with subprocess.Popen(["zstd", "-dcq", os.path.join(d, "trace.zst")],
+                              stdout=subprocess.PIPE) as z:
+            head = [z.stdout.readline() for _ in range(100)]
+            z.kill()
+        untimed = [l for l in head if not timed.match(l)]
+        check(not untimed, f"lines without strace's -ttt time: {untimed[:3]}")
+        q = fsmove("analyze", "--format", "json", "--trace", os.path.join(d, "trace.zst"),
+                   "--catalog", os.path.join(d, "catalog.json"))
+        expected = read_expected(os.path.join(ARGS.source, "traces", name, "expected-findings.txt"))
+        check(findings_of(json.loads(q.stdout)) == expected,
+              f"findings {findings_of(json.loads(q.stdout))}, expected {expected}")

@@ -65,6 +65,12 @@ std::string PhaseProgress(std::string_view phase) {
   return "";
 }
 
+// Each phase enters a sandbox of its own and says what it set up there (its network, say):
+// a sentence said again is kept once.
+void AddOnce(std::vector<std::string>& list, const std::string& text) {
+  if (std::find(list.begin(), list.end(), text) == list.end()) list.push_back(text);
+}
+
 }  // namespace
 
 // Installs handlers for the signals that end a run and restores the old ones when the last
@@ -118,13 +124,13 @@ void SupervisorReport::Take(const StatusMessage& message, base::ProgressLine& pr
   } else if (const auto* m = std::get_if<status::Observed>(&message)) {
     observed.push_back(m->observation);
   } else if (const auto* m = std::get_if<status::Note>(&message)) {
-    notes.push_back(m->text);
+    AddOnce(notes, m->text);
   } else if (const auto* m = std::get_if<status::Warning>(&message)) {
-    warnings.push_back(m->text);
-    notes.push_back(m->text);
+    AddOnce(warnings, m->text);
+    AddOnce(notes, m->text);
   } else if (const auto* m = std::get_if<status::Limit>(&message)) {
-    limits.push_back(m->text);
-    notes.push_back(m->text);
+    AddOnce(limits, m->text);
+    AddOnce(notes, m->text);
   } else if (const auto* m = std::get_if<status::Error>(&message)) {
     errors.push_back(m->text);
   }

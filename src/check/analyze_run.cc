@@ -177,7 +177,8 @@ Outcome Analyze(const AnalyzeRequest& r, const pipeline::ReportSettings& report,
   ctx.seconds.catalog_and_graph = catalog_seconds;
   ctx.seconds.catalog_load = catalog_seconds;
   pipeline::ReportSettings settings = report;
-  if (settings.fixes_wanted()) settings.fix.scope = AnalyzeFixScope(settings.source_root, *cat);
+  // The code under --source-root: where fixes go and `# fsmove:ignore` comments are read.
+  settings.fix.scope = AnalyzeFixScope(settings.source_root, *cat);
   return ReportFindings(settings, project, *cat, ctx, sink,
                         *puppet_graph ? &**puppet_graph : nullptr);
 }

@@ -84,6 +84,12 @@ int RunCheckCommand(CheckCliOptions& o) {
     if (!scope.ok()) return Fail(scope.status());
     o.report.fix.scope = std::move(*scope);
     o.request.fix_target = std::move(*resolved);
+  } else if (auto resolved = exec::ResolveTarget(o.request.run.target); resolved.ok()) {
+    // The checked code, whose `# fsmove:ignore` comments are read (none for -e code); a
+    // target that does not resolve is said by the check itself.
+    if (auto scope = check::CheckFixScope(*resolved); scope.ok()) {
+      o.report.fix.scope = std::move(*scope);
+    }
   }
   if (absl::Status st = check::RootAgrees(&o.request); !st.ok()) return Fail(st);
   check::Settings settings;

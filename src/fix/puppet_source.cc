@@ -71,6 +71,9 @@ class Tokenizer {
     return std::move(tokens_);
   }
 
+  // The `#` comments met by Run, in order.
+  std::vector<Comment> TakeComments() { return std::move(comments_); }
+
  private:
   void Advance() {
     if (t_[pos_] == '\n') ++line_;
@@ -87,7 +90,10 @@ class Tokenizer {
       } else if (c == ' ' || c == '\t' || c == '\r' || c == '\n') {
         Advance();
       } else if (c == '#') {
+        Comment comment{pos_, pos_, line_};
         while (pos_ < t_.size() && t_[pos_] != '\n') Advance();
+        comment.end = pos_;
+        comments_.push_back(comment);
       } else if (c == '/' && pos_ + 1 < t_.size() && t_[pos_ + 1] == '*') {
         const int start = line_;
         const size_t end = t_.find("*/", pos_ + 2);
@@ -331,6 +337,7 @@ class Tokenizer {
   size_t pos_ = 0;
   int line_ = 1;
   std::vector<Token> tokens_;
+  std::vector<Comment> comments_;
   std::vector<std::string> heredoc_tags_;
 };
 
@@ -353,9 +360,11 @@ absl::StatusOr<PuppetSource> PuppetSource::Parse(std::string text) {
   for (size_t i = 0; i < s.text_.size(); ++i) {
     if (s.text_[i] == '\n' && i + 1 < s.text_.size()) s.line_starts_.push_back(i + 1);
   }
-  auto tokens = Tokenizer(s.text_).Run();
+  Tokenizer tokenizer(s.text_);
+  auto tokens = tokenizer.Run();
   if (!tokens.ok()) return tokens.status();
   s.tokens_ = std::move(*tokens);
+  s.comments_ = tokenizer.TakeComments();
   return s;
 }
 

@@ -14,6 +14,7 @@
 #include "fsmove/gating/suppressions.h"
 #include "fsmove/graph/dependency_graph.h"
 #include "fsmove/graph/puppet_graph.h"
+#include "fsmove/pipeline/source_comments.h"
 #include "fsmove/report/code_quality.h"
 #include "fsmove/report/json_output.h"
 #include "fsmove/report/junit.h"
@@ -85,13 +86,16 @@ std::vector<graph::ObservedEdge> ObservedAutorelations(const analysis::Analyzer&
 
 namespace {
 
-// The findings a baseline written now accepts: all but those ignore_pairs suppress.
+// The findings a baseline written now accepts: all but those the code's comments and
+// ignore_pairs suppress.
 absl::Status WriteBaseline(const std::string& path, const checker::CheckResult& result,
                            const gating::Suppressions& suppressions, const catalog::Catalog& cat,
                            const base::DiagnosticSink& say) {
   std::vector<const checker::Finding*> accepted;
   for (size_t i = 0; i < result.findings.size(); ++i) {
-    if (suppressions.findings[i].kind != gating::SuppressionKind::kIgnoredPair) {
+    const gating::SuppressionKind kind = suppressions.findings[i].kind;
+    if (kind != gating::SuppressionKind::kIgnoredPair &&
+        kind != gating::SuppressionKind::kInSource) {
       accepted.push_back(&result.findings[i]);
     }
   }
@@ -232,8 +236,9 @@ absl::StatusOr<Verdict> CheckAndReport(const ReportSettings& o, const ProjectInp
       checker::AssessCompleteness(ctx.analyzer->result(), cat, *result, facts ? &*facts : nullptr);
   ctx.completeness = &completeness;
   ctx.allow_failed = o.allow_failed;
+  const gating::SourceSuppressions in_source = ReadSourceSuppressions(cat, o.fix.scope);
   gating::Suppressions suppressions = gating::Suppress(
-      *result, cat, project.config, project.baseline ? &*project.baseline : nullptr);
+      *result, cat, project.config, project.baseline ? &*project.baseline : nullptr, &in_source);
   suppressions.warnings.insert(suppressions.warnings.begin(), warnings.begin(), warnings.end());
   ctx.catalog = &cat;
   ctx.graph = &graph;

@@ -3,6 +3,7 @@
 
 #include <sstream>
 
+#include "absl/strings/str_join.h"
 #include "fmt/format.h"
 #include "fsmove/base/sha256.h"
 #include "fsmove/base/terminal_text.h"
@@ -330,7 +331,15 @@ nlohmann::json CitationJson(const checker::Citation& c) {
 namespace {
 
 std::string_view SuppressionKindName(gating::SuppressionKind k) {
-  return k == gating::SuppressionKind::kBaseline ? "baseline" : "ignore_pair";
+  return k == gating::SuppressionKind::kBaseline   ? "baseline"
+         : k == gating::SuppressionKind::kInSource ? "in_source"
+                                                   : "ignore_pair";
+}
+
+// " at FILE:LINE" for a comment in the code, else nothing.
+std::string SuppressedWhere(const gating::FindingSuppression& s) {
+  if (s.kind != gating::SuppressionKind::kInSource) return "";
+  return fmt::format(" at {}:{}", TerminalSafe(s.file), s.line);
 }
 
 // --fix-diff: the patch under the fix sentence, or why there is none.
@@ -427,7 +436,8 @@ void WriteFindingText(std::ostream& out, const checker::Finding& f, const catalo
   WritePatchText(out, f);
   if (suppression != nullptr) {
     out << "  suppressed (" << SuppressionKindName(suppression->kind)
-        << "): " << TerminalSafe(suppression->justification) << "\n";
+        << SuppressedWhere(*suppression) << "): " << TerminalSafe(suppression->justification)
+        << "\n";
   }
 }
 
@@ -506,17 +516,23 @@ void WriteFindingsText(std::ostream& text_out, const FindingsContext& c) {
     out << "\n"
         << sup->suppressed() << " suppressed finding" << (sup->suppressed() == 1 ? "" : "s")
         << " (";
-    if (sup->by_baseline > 0) out << sup->by_baseline << " in baseline " << sup->baseline_name;
-    if (sup->by_baseline > 0 && sup->by_pair > 0) out << ", ";
-    if (sup->by_pair > 0) out << sup->by_pair << " by ignore_pairs in " << sup->config_name;
-    out << ")" << (c.show_suppressed ? "\n" : ":\n");
+    std::vector<std::string> by;
+    if (sup->by_source > 0) by.push_back(fmt::format("{} by comments in the code", sup->by_source));
+    if (sup->by_baseline > 0) {
+      by.push_back(fmt::format("{} in baseline {}", sup->by_baseline, sup->baseline_name));
+    }
+    if (sup->by_pair > 0) {
+      by.push_back(fmt::format("{} by ignore_pairs in {}", sup->by_pair, sup->config_name));
+    }
+    out << TerminalSafe(absl::StrJoin(by, ", ")) << ")" << (c.show_suppressed ? "\n" : ":\n");
     for (size_t i = 0; i < r.findings.size() && !c.show_suppressed; ++i) {
       if (!c.IsSuppressed(i)) continue;
       const checker::Finding& f = r.findings[i];
       out << "  " << checker::FaultKindName(f.kind) << " "
           << TerminalSafe(cat.resource(f.source).ref) << " -> "
-          << TerminalSafe(cat.resource(f.target).ref) << " [" << f.fingerprint
-          << "]: " << TerminalSafe(sup->findings[i].justification) << "\n";
+          << TerminalSafe(cat.resource(f.target).ref) << " [" << f.fingerprint << "]"
+          << SuppressedWhere(sup->findings[i]) << ": "
+          << TerminalSafe(sup->findings[i].justification) << "\n";
     }
   }
   if (sup != nullptr && !sup->absent.empty()) {
@@ -684,8 +700,13 @@ nlohmann::json FindingsToJson(const FindingsContext& c) {
     const checker::Finding& f = r.findings[i];
     nlohmann::json fault = FaultJson(f, cat);
     if (c.IsSuppressed(i)) {
-      fault["suppression"] = {{"kind", std::string(SuppressionKindName(sup->findings[i].kind))},
-                              {"justification", sup->findings[i].justification}};
+      const gating::FindingSuppression& s = sup->findings[i];
+      fault["suppression"] = {{"kind", std::string(SuppressionKindName(s.kind))},
+                              {"justification", s.justification}};
+      if (s.kind == gating::SuppressionKind::kInSource) {
+        fault["suppression"]["file"] = s.file;
+        fault["suppression"]["line"] = s.line;
+      }
       suppressed.push_back(std::move(fault));
       continue;
     }

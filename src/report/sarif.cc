@@ -328,9 +328,19 @@ Json FindingResult(const FindingsContext& c, const SarifOptions& o, size_t i, bo
                  {"properties", ResultProperties(f, cat)}};
   if (Offered(f.patch)) result["fixes"] = Fixes(*f.patch, o.source_root);
   if (suppressed) {
-    result["suppressions"].push_back({{"kind", "external"},
-                                      {"status", "accepted"},
-                                      {"justification", sup->findings[i].justification}});
+    // A comment in the code is SARIF's inSource suppression, located at the comment; an
+    // ignore_pair or the baseline, an external one.
+    const gating::FindingSuppression& s = sup->findings[i];
+    const bool in_source = s.kind == gating::SuppressionKind::kInSource;
+    Json suppression = {{"kind", in_source ? "inSource" : "external"},
+                        {"status", "accepted"},
+                        {"justification", s.justification}};
+    if (in_source) {
+      suppression["location"] = {{"physicalLocation",
+                                  {{"artifactLocation", ArtifactLocation(s.file, o.source_root)},
+                                   {"region", {{"startLine", s.line}}}}}};
+    }
+    result["suppressions"].push_back(std::move(suppression));
   }
   if (baseline) result["baselineState"] = sup->findings[i].in_baseline ? "unchanged" : "new";
   return result;

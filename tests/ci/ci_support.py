@@ -1,10 +1,12 @@
 """What the tests of fsmove's reports share: failing with a message, the checkout a recorded
-fixture's catalog was compiled in, running fsmove with the exit status expected, and judging
-documents against a JSON schema (and that broken variants of a real one fail)."""
+fixture's catalog was compiled in, a manifest with a suppression comment, running fsmove with
+the exit status expected, and judging documents against a JSON schema (and that broken
+variants of a real one fail)."""
 import copy
 import json
 import subprocess
 import sys
+from pathlib import Path
 
 
 def fail(message):
@@ -19,6 +21,20 @@ def recorded_root(catalog_path):
         if "/fixtures/" in file:
             return file[: file.index("/fixtures/")]
     fail(f"{catalog_path}: no manifest under fixtures/")
+
+
+def commented_code(source_dir, out_dir, rule="missing-ordering"):
+    """A copy of the configure-use fault's manifest whose Exec carries `# fsmove:ignore:RULE
+    reason` on its declaration line (15), in OUT_DIR/code: the --source-root under which the
+    recorded run's finding is suppressed in the source."""
+    lines = (Path(source_dir) / "fixtures/faults/configure-use/bad.pp").read_text().splitlines()
+    if not lines[14].startswith("exec { 'use config':"):
+        fail(f"fixtures/faults/configure-use/bad.pp line 15 moved: {lines[14]}")
+    lines[14] += f"  # fsmove:ignore:{rule} reads it if it is there"
+    code = Path(out_dir) / "code"
+    code.mkdir(exist_ok=True)
+    (code / "bad.pp").write_text("\n".join(lines) + "\n")
+    return code
 
 
 def run_fsmove(fsmove, args, expected_status):

@@ -13,6 +13,8 @@ import tempfile
 import xml.etree.ElementTree as ET
 from pathlib import Path
 
+from ci_support import commented_code
+
 
 def fail(message):
     print(f"FAIL: {message}", file=sys.stderr)
@@ -195,6 +197,31 @@ def main():
             if proc.returncode != 2 or expected not in proc.stderr:
                 fail(f"fsmove {' '.join(args)}: exit {proc.returncode}, stderr:\n{proc.stderr}")
         print("ok: a mistyped command or option gets the nearest one")
+
+        # A `# fsmove:ignore:RULE reason` comment in the code (--source-root: the manifest
+        # recorded in another checkout is found by its name there) suppresses its rule's
+        # finding at that declaration: exit 0, JSON and SARIF say where and why; a comment
+        # for another rule suppresses nothing and is named.
+        for rule, status in [("missing-ordering", 0), ("missing-notifier", 1)]:
+            code = commented_code(source_dir, tmp, rule)
+            proc = analyze("faults-configure-use-bad", "--source-root", code, "--show-suppressed",
+                           "--format", "json", "--sarif-output", tmp / "s.sarif", status=status)
+            j = json.loads(proc.stdout)
+            sarif_results = json.loads((tmp / "s.sarif").read_text())["runs"][0]["results"]
+            if status == 1:
+                if len(j["faults"]) != 1 or j["suppressed"] or "bad.pp:15: `# fsmove:ignore:" \
+                        "missing-notifier` suppresses no finding of this run" not in proc.stderr:
+                    fail(f"a comment for another rule: {j['faults']}\n{proc.stderr}")
+                continue
+            sup = j["suppressed"][0]["suppression"] if len(j["suppressed"]) == 1 else None
+            if j["faults"] or sup is None or sup["kind"] != "in_source" or \
+                    sup["justification"] != "reads it if it is there" or sup["line"] != 15:
+                fail(f"in-source suppression in JSON: {j['faults']} {j['suppressed']}")
+            sarif_sup = sarif_results[0]["suppressions"] if len(sarif_results) == 1 else None
+            if sarif_sup is None or sarif_sup[0]["kind"] != "inSource" or \
+                    sarif_sup[0]["location"]["physicalLocation"]["region"]["startLine"] != 15:
+                fail(f"in-source suppression in SARIF: {sarif_results}")
+        print("ok: a comment in the code suppresses its rule's finding, and names itself if none")
 
 
 if __name__ == "__main__":

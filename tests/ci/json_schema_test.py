@@ -19,8 +19,9 @@ from pathlib import Path
 
 import jsonschema
 
-from ci_support import (analyze_recorded, check_mutations_rejected, check_valid, fail,
-                        run_fsmove, schema_validator, setting, validated_documents, without)
+from ci_support import (analyze_recorded, check_mutations_rejected, check_valid, commented_code,
+                        fail, run_fsmove, schema_validator, setting, validated_documents,
+                        without)
 
 
 def main():
@@ -39,6 +40,8 @@ def main():
             ("none", "analyzer-files", [], 0),
             ("suppressed", "faults-generate-use-bad",
              ["--baseline", str(baseline), "--show-suppressed"], 0),
+            ("in-source", "faults-configure-use-bad",
+             ["--source-root", str(commented_code(source_dir, tmp)), "--show-suppressed"], 0),
             ("incomplete", "faults-configure-use-bad-reversed", [], 3),
             ("patches", "faults-generate-use-bad",
              ["--source-root", str(source_dir), "--fix-diff", str(tmp / "fix.diff")], 1),
@@ -54,6 +57,9 @@ def main():
         fail("none/suppressed: expected no faults, and two suppressed findings")
     if "baseline" not in documents["suppressed"]:
         fail("suppressed: no baseline section")
+    in_source = documents["in-source"]["suppressed"]
+    if len(in_source) != 1 or in_source[0]["suppression"]["kind"] != "in_source":
+        fail(f"in-source: expected one finding suppressed by a comment: {in_source}")
     if documents["incomplete"]["completeness"]["complete"] is not False:
         fail("incomplete: the completeness section says complete")
     if any(f["patch"] is None for f in documents["patches"]["faults"]):

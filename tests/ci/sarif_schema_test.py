@@ -15,8 +15,8 @@ from pathlib import Path
 
 import jsonschema
 
-from ci_support import (analyze_recorded, check_mutations_rejected, fail, recorded_root,
-                        schema_validator, setting, validated_documents, without)
+from ci_support import (analyze_recorded, check_mutations_rejected, commented_code, fail,
+                        recorded_root, schema_validator, setting, validated_documents, without)
 
 
 def main():
@@ -36,6 +36,8 @@ def main():
             ("awkward-titles", "analyzer-files", [], 0),
             ("suppressed", "faults-generate-use-bad",
              ["--baseline", str(baseline), "--show-suppressed"], 0),
+            ("in-source", "faults-configure-use-bad",
+             ["--source-root", str(commented_code(source_dir, tmp)), "--show-suppressed"], 0),
         ]
         analyze_recorded(fsmove, traces / "faults-generate-use-bad",
                          ["--write-baseline", baseline, "-o", tmp / "ignored.txt"], 1)
@@ -48,6 +50,9 @@ def main():
     suppressed = documents["suppressed"]["runs"][0]["results"]
     if len(suppressed) != 2 or any(not r["suppressions"] for r in suppressed):
         fail("suppressed: expected two results, both with suppressions")
+    in_source = documents["in-source"]["runs"][0]["results"]
+    if len(in_source) != 1 or in_source[0]["suppressions"][0]["kind"] != "inSource":
+        fail(f"in-source: expected one result suppressed in the source: {in_source}")
     if {r["baselineState"] for r in suppressed} != {"unchanged"}:
         fail("suppressed: expected baselineState unchanged")
 

@@ -294,7 +294,7 @@ TEST_F(FindingsReportTest, SuppressedFindingsAreListedApart) {
   Add(FaultKind::kMissingNotifier, file, service, std::string(32, 'b'));
   gating::Suppressions sup;
   sup.findings.resize(2);
-  sup.findings[1] = {gating::SuppressionKind::kBaseline, "in baseline base.json", true};
+  sup.findings[1] = {gating::SuppressionKind::kBaseline, "in baseline base.json", true, "", 0};
   sup.by_baseline = 1;
   sup.baseline_name = "base.json";
   sup.absent.push_back({std::string(32, 'c'), "missing-ordering", "File[/x]", "Exec[y]"});

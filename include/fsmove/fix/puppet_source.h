@@ -66,6 +66,13 @@ struct ResourceBody {
   std::optional<size_t> scope_open;
 };
 
+// A `#` comment: from its `#` to the end of its line (the newline excluded).
+struct Comment {
+  size_t begin = 0;
+  size_t end = 0;
+  int line = 1;
+};
+
 class PuppetSource {
  public:
   // Tokenizes `text`; errors for an unterminated string or comment, or unbalanced brackets,
@@ -74,6 +81,7 @@ class PuppetSource {
 
   const std::string& text() const { return text_; }
   const std::vector<Token>& tokens() const { return tokens_; }
+  const std::vector<Comment>& comments() const { return comments_; }
   std::string_view TokenText(size_t i) const;
   std::string_view Slice(size_t first_token, size_t last_token) const;  // inclusive
 
@@ -101,6 +109,7 @@ class PuppetSource {
 
   std::string text_;
   std::vector<Token> tokens_;
+  std::vector<Comment> comments_;
   std::vector<size_t> line_starts_;
 };
 

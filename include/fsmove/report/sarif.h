@@ -27,7 +27,8 @@ struct SarifOptions {
 };
 
 // Suppressed findings are results only with FindingsContext::show_suppressed (then with
-// `suppressions` [{kind "external", status "accepted", justification}]): GitHub ignores
+// `suppressions` [{kind "external" (ignore_pairs, a baseline) or "inSource" (a comment in the
+// code, with its location), status "accepted", justification}]): GitHub ignores
 // `suppressions` and would open an alert for each. Every result carries `suppressions: []`
 // otherwise (SARIF 3.27.23: absent means "unknown") and, with a baseline, `baselineState`
 // "new" or "unchanged".

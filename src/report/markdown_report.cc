@@ -99,12 +99,13 @@ std::string FindingSection(size_t number, const checker::Finding& f, const catal
                            const graph::NeighbourhoodFinder& finder, const MarkdownOptions& o) {
   const bool mor = f.kind == checker::FaultKind::kMissingOrdering;
   const checker::Confirmation& conf = f.confirmation;
-  std::string s = fmt::format("### {}. {} ({}){}\n\n", number,
-                              mor ? "Missing ordering relationship" : "Missing notifier",
-                              checker::FaultKindName(f.kind),
-                              conf.confirmed                              ? ", confirmed"
-                              : f.confidence == checker::Confidence::kLow ? ", low confidence"
-                                                                          : "");
+  std::string s =
+      fmt::format("### {}. {} ([{}]({})){}\n\n", number,
+                  mor ? "Missing ordering relationship" : "Missing notifier",
+                  checker::FaultKindName(f.kind), RuleHelpUri(checker::FaultRuleId(f.kind)),
+                  conf.confirmed                              ? ", confirmed"
+                  : f.confidence == checker::Confidence::kLow ? ", low confidence"
+                                                              : "");
   // A line never starts with a code span (a long backtick run there reads as a fence).
   s += mor ? "Nothing makes Puppet apply " : "Nothing makes ";
   s += Declared(cat.resource(f.source_declaration), o.source_root);
@@ -147,7 +148,8 @@ std::string FindingLine(const checker::Finding& f, const catalog::Catalog& cat,
 std::string NotIdempotentSection(size_t number, const NotIdempotent& n, const catalog::Catalog& cat,
                                  const SourceRoot& root) {
   const catalog::Resource* r = NotIdempotentResource(n, cat);
-  std::string s = fmt::format("### {}. Not idempotent (NI)\n\n", number);
+  std::string s =
+      fmt::format("### {}. Not idempotent ([NI]({}))\n\n", number, RuleHelpUri("not-idempotent"));
   s += "Resource " + (r != nullptr ? Declared(*r, root) : MarkdownCode(n.resource)) + " " +
        MarkdownText(NotIdempotentBehaviour(n)) + ".";
   if (!n.second.empty()) {
@@ -225,8 +227,9 @@ void WriteFindingsMarkdown(std::ostream& out, const FindingsContext& c, const Ma
         "Trace lines refer to this run's trace, which was not kept (`--save-trace FILE` keeps "
         "it).\n\n";
   }
-  doc += fmt::format("<sub>fsmove {} · [what these findings mean]({})</sub>\n", FSMOVE_VERSION,
-                     ToolInformationUri());
+  doc += fmt::format(
+      "<sub>fsmove {} · what these findings mean: [the rules]({}) · [the method]({})</sub>\n",
+      FSMOVE_VERSION, RuleHelpUri("README"), ToolInformationUri());
   out << doc;
 }
 

@@ -124,7 +124,7 @@ void AddFinding(const checker::Finding& f, const catalog::Catalog& cat, const So
   const catalog::Resource& src = cat.resource(f.source_declaration);
   const std::string rule(checker::FaultRuleId(f.kind));
   const std::string severity(Severity(FindingLevel(f)));
-  const Json code = {{"value", rule}, {"url", std::string(ToolInformationUri())}};
+  const Json code = {{"value", rule}, {"url", RuleHelpUri(rule)}};
   std::vector<LineSuggestion> suggestions;
   if (f.patch && f.patch->verdict != checker::FixVerdict::kFailed) {
     for (const checker::FixEdit& e : f.patch->edits) {
@@ -205,7 +205,7 @@ nlohmann::json FindingsToRdjson(const FindingsContext& c, const SourceRoot& root
                               NotIdempotentBehaviour(n) +
                               ". Fix: " + MarkdownTextWithCode(NotIdempotentFix(n, cat)) + "."},
               {"severity", "ERROR"},
-              {"code", {{"value", "not-idempotent"}, {"url", std::string(ToolInformationUri())}}}};
+              {"code", {{"value", "not-idempotent"}, {"url", RuleHelpUri("not-idempotent")}}}};
     const catalog::Resource* r = NotIdempotentResource(n, cat);
     if (r != nullptr && !r->file.empty()) d["location"] = Location(r->file, r->line, root);
     diagnostics.push_back(std::move(d));

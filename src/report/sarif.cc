@@ -2,6 +2,8 @@
 // scanning" (required properties, at most 10 locations, rules with help) and the OASIS spec.
 #include "fsmove/report/sarif.h"
 
+#include <cstdlib>
+
 #include "fmt/format.h"
 #include "fsmove/fstrace/lowering.h"
 
@@ -32,15 +34,18 @@ constexpr RuleText kRules[] = {
      "Declare the order: add `require => Type['producer']` to the resource that needs the "
      "file, or `before => Type['consumer']` to the one that produces it, or the chain "
      "`Type['producer'] -> Type['consumer']`. Each result gives the exact edit and the system "
-     "calls that prove the dependency. If the two resources really commute, accept the pair "
-     "in .fsmove.json (ignore_pairs, with a reason).",
+     "calls that prove the dependency. If the two resources really commute, say so at either "
+     "declaration with a comment `# fsmove:ignore:missing-ordering reason`, or accept the "
+     "pair in .fsmove.json (ignore_pairs, with a reason).",
      "Declare the order between the two resources:\n\n"
      "- add `require => Type['producer']` to the resource that needs the file, or\n"
      "- add `before => Type['consumer']` to the resource that produces it, or\n"
      "- chain them: `Type['producer'] -> Type['consumer']`.\n\n"
      "Each result's message gives the exact edit; its properties list the conflicting paths "
      "with the system calls and trace lines that prove the dependency. If the two resources "
-     "really commute, accept the pair in `.fsmove.json` under `ignore_pairs` with a reason.",
+     "really commute, say so at either declaration with a comment "
+     "`# fsmove:ignore:missing-ordering reason`, or accept the pair in `.fsmove.json` under "
+     "`ignore_pairs` with a reason.",
      "ordering"},
     {"missing-notifier", "MissingNotifier", "warning",
      "A service reads a file another resource changes, and is not refreshed when it does.",
@@ -51,13 +56,16 @@ constexpr RuleText kRules[] = {
      "Notify the service: add `subscribe => Type['producer']` to the service, or "
      "`notify => Service['name']` to the producer, or the chain `Type['producer'] ~> "
      "Service['name']`. Each result gives the exact edit. If the service really needs no "
-     "restart, accept the pair in .fsmove.json (ignore_pairs, with a reason).",
+     "restart, say so at either declaration with a comment "
+     "`# fsmove:ignore:missing-notifier reason`, or accept the pair in .fsmove.json "
+     "(ignore_pairs, with a reason).",
      "Refresh the service when the file changes:\n\n"
      "- add `subscribe => Type['producer']` to the service, or\n"
      "- add `notify => Service['name']` to the producer, or\n"
      "- chain them: `Type['producer'] ~> Service['name']`.\n\n"
      "Each result's message gives the exact edit. If the service really needs no restart, "
-     "accept the pair in `.fsmove.json` under `ignore_pairs` with a reason.",
+     "say so at either declaration with a comment `# fsmove:ignore:missing-notifier reason`, "
+     "or accept the pair in `.fsmove.json` under `ignore_pairs` with a reason.",
      "notification"},
     {"not-idempotent", "NotIdempotent", "error",
      "Applying the catalog again changes a resource again, or makes it fail.",
@@ -87,6 +95,7 @@ Json RuleJson(const RuleText& r) {
           {"name", r.name},
           {"shortDescription", {{"text", r.short_description}}},
           {"fullDescription", {{"text", r.full_description}}},
+          {"helpUri", RuleHelpUri(r.id)},
           {"help", {{"text", r.help_text}, {"markdown", r.help_markdown}}},
           {"defaultConfiguration", {{"level", r.level}}},
           {"properties",
@@ -275,6 +284,18 @@ const catalog::Resource& PrimaryDeclaration(const checker::Finding& f,
 }
 
 std::string_view ToolInformationUri() { return FSMOVE_INFORMATION_URI; }
+
+std::string RuleHelpUri(std::string_view id) {
+  // The environment names where a project publishes the pages (a package's own default is
+  // the local copy): read once, a slash added when it ends in none.
+  static const std::string base = [] {
+    const char* env = std::getenv("FSMOVE_RULES_URI");
+    std::string b = env != nullptr && *env != '\0' ? env : FSMOVE_RULES_URI;
+    if (b.empty() || b.back() != '/') b += '/';
+    return b;
+  }();
+  return base + std::string(id) + ".md";
+}
 
 std::string SarifMessageEscape(std::string_view text) {
   std::string out;

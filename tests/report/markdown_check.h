@@ -1,12 +1,15 @@
 // Test helper: structural checks that untrusted text stayed inert in fsmove's Markdown: fenced
 // blocks balanced with the expected info strings, and outside code (fences and code spans) no
-// HTML but fsmove's own tags, no unescaped link bracket but fsmove's own link, no mention or
+// HTML but fsmove's own tags, no unescaped link bracket but fsmove's own links (to its rule
+// pages and its method's paper, with words of its own), no mention or
 // issue reference, and no heading but fsmove's.
 #pragma once
 
 #include <sstream>
 #include <string>
 #include <vector>
+
+#include "fsmove/report/sarif.h"
 
 namespace fsmove::testing {
 
@@ -88,8 +91,22 @@ inline MarkdownShape CheckMarkdown(const std::string& text) {
     for (const std::string tag : {"<!-- fsmove-report -->", "<sub>", "</sub>"}) {
       for (size_t p; (p = rest.find(tag)) != std::string::npos;) rest.erase(p, tag.size());
     }
-    if (size_t link = rest.find("[what these findings mean]("); link != std::string::npos) {
-      rest.erase(link, rest.find(')', link) - link + 1);
+    // fsmove's own links: a word or two of its own to a rule page or the method's paper.
+    std::string rules = report::RuleHelpUri("x");  // the pages' directory
+    rules.resize(rules.size() - std::string("x.md").size());
+    for (const std::string& url : {rules, std::string(report::ToolInformationUri())}) {
+      for (size_t at; (at = rest.find("](" + url)) != std::string::npos;) {
+        const size_t open = rest.rfind('[', at);
+        const size_t close = rest.find(')', at);
+        if (open == std::string::npos || close == std::string::npos) break;
+        if (open > 0 && rest[open - 1] == '\\') break;  // an escaped bracket opens no link
+        const std::string text = rest.substr(open + 1, at - open - 1);
+        if (text.find_first_not_of("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz ") !=
+            std::string::npos) {
+          break;
+        }
+        rest.erase(open, close - open + 1);
+      }
     }
     for (size_t i = 0; i < rest.size(); ++i) {
       const bool escaped = i > 0 && rest[i - 1] == '\\';

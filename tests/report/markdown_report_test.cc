@@ -12,6 +12,7 @@
 #include "../catalog/catalog_test_support.h"
 #include "../graph/mermaid_check.h"
 #include "fsmove/report/markdown_text.h"
+#include "fsmove/report/sarif.h"
 #include "hand_made_patch.h"
 #include "markdown_check.h"
 #include "recorded_check.h"
@@ -41,7 +42,10 @@ TEST(MarkdownReportTest, RealFindingWithItsPatch) {
   const std::string md = Markdown(run.Context(), o);
   EXPECT_THAT(md, ::testing::StartsWith("<!-- fsmove-report -->\n## fsmove: 1 finding\n\n"
                                         "1 missing ordering relationship in `trace.zst`"));
-  EXPECT_THAT(md, HasSubstr("### 1. Missing ordering relationship (MOR)\n\n"
+  // The kind links its rule's page (docs/rules/missing-ordering.md).
+  EXPECT_THAT(md, HasSubstr("### 1. Missing ordering relationship ([MOR](" +
+                            report::RuleHelpUri("missing-ordering") +
+                            "))\n\n"
                             "Nothing makes Puppet apply `File[/etc/app/app.conf]` "
                             "(`fixtures/faults/configure-use/bad.pp:10`) before `Exec[use config]` "
                             "(`fixtures/faults/configure-use/bad.pp:15`)."));
@@ -148,7 +152,8 @@ TEST(MarkdownReportTest, CheckRunNamesItsTargetAndNotIdempotentResources) {
   const std::string md = Markdown(c);
   EXPECT_THAT(md, HasSubstr("## fsmove: 2 findings\n\n1 missing ordering relationship, 1 "
                             "resource not idempotent in the Puppet run of `modules/app`.\n"));
-  EXPECT_THAT(md, HasSubstr("### 2. Not idempotent (NI)\n\nResource `Exec[use config]` ("));
+  EXPECT_THAT(md, HasSubstr("### 2. Not idempotent ([NI](" + report::RuleHelpUri("not-idempotent") +
+                            "))\n\nResource `Exec[use config]` ("));
   EXPECT_THAT(md, HasSubstr("changes on every apply. Second apply: `executed successfully`.\n"));
   EXPECT_THAT(md, HasSubstr("**Fix:** give Exec\\['use config'\\] a guard"));
   EXPECT_EQ(CheckMarkdown(md).problem, "") << md;

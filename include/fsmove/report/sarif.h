@@ -53,5 +53,8 @@ std::string_view FindingLevel(const checker::Finding& f);
 const catalog::Resource& PrimaryDeclaration(const checker::Finding& f, const catalog::Catalog& cat);
 // The tool's page (tool.driver.informationUri; the CMake cache variable FSMOVE_INFORMATION_URI).
 std::string_view ToolInformationUri();
+// The page of the rule `id` (docs/rules/ID.md, under the environment's FSMOVE_RULES_URI, else
+// the build's): SARIF's helpUri, rdjson's code.url, the markdown comment's links.
+std::string RuleHelpUri(std::string_view id);
 
 }  // namespace fsmove::report

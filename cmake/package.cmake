@@ -68,8 +68,10 @@ set(CPACK_DEBIAN_PACKAGE_HOMEPAGE ${FSMOVE_INFORMATION_URI})
 # strace, mmdebstrap (the pinned roots), slirp4netns (the sandbox's network) and uidmap
 # (newuidmap, newgidmap when rootless). util-linux (unshare, mount) is Essential in Debian,
 # always there: naming it unversioned is an error to lintian. Puppet runs inside the pinned
-# root; the host's own is needed only for `--root host`.
+# root; the host's own is needed only for `--root host`. r10k deploys a control repo's
+# Puppetfile (on the host, as the user), so it is recommended, not needed to check a module.
 set(CPACK_DEBIAN_PACKAGE_SHLIBDEPS ON)
 set(CPACK_DEBIAN_PACKAGE_DEPENDS "strace, mmdebstrap, slirp4netns, uidmap")
+set(CPACK_DEBIAN_PACKAGE_RECOMMENDS "r10k, git")
 set(CPACK_DEBIAN_PACKAGE_SUGGESTS "puppet-agent")
 include(CPack)

@@ -65,6 +65,11 @@ absl::StatusOr<fix::FixScope> CheckFixScope(const exec::ResolvedTarget& target) 
       scope.only_file = scope.manifest = target.manifest_path;
       scope.root = fs::path(target.manifest_path).parent_path().string();
       return scope;
+    case exec::ResolvedTarget::Kind::kEnvironment:
+      // A control repo: fixes go in its own code (site/'s profiles, its manifests), never in a
+      // module its Puppetfile deployed.
+      scope.root = target.environment_dir;
+      return scope;
     case exec::ResolvedTarget::Kind::kCode:
       break;
   }

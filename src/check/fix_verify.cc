@@ -147,6 +147,14 @@ class Verifier {
     exec::CheckRequest req = in_.request.Rerun();
     const fs::path copy = fs::path(dir) / fs::path(root).filename();
     const bool module = !in_.target.module_dir.empty() && root == in_.target.module_dir;
+    if (in_.target.kind == exec::ResolvedTarget::Kind::kEnvironment) {
+      // A control repo: the copy is checked as the repo was (its Puppetfile's deployment is
+      // the same, cached by the Puppetfile's content).
+      if (absl::Status st = CopyTree(root, copy); !st.ok()) return st;
+      req.target.path = copy.string();
+      if (absl::Status st = WriteChanged(fix, copy); !st.ok()) return st;
+      return req;
+    }
     if (module) {
       if (absl::Status st = CopyTree(root, copy); !st.ok()) return st;
       // Its sibling modules stay where they are (after the copy's own directory).
@@ -180,15 +188,20 @@ class Verifier {
       req.target.path = manifest.string();
       if (req.target.with_module.empty()) req.target.with_module = in_.target.module_dir;
     }
-    // Beneath the copy, never through a link: the copy keeps the module's links as links, and
-    // one of them may lead out of it (manifests/sub -> /etc).
+    if (absl::Status st = WriteChanged(fix, copy); !st.ok()) return st;
+    return req;
+  }
+
+  // The fix made in the copy: beneath it, never through a link (the copy keeps the code's
+  // links as links, and one of them may lead out of it: manifests/sub -> /etc).
+  static absl::Status WriteChanged(const fix::RenderedFix& fix, const fs::path& copy) {
     for (const fix::ChangedFile& f : fix.files) {
       if (absl::Status st = base::WriteFileBeneath(copy.string(), f.relative, f.new_text);
           !st.ok()) {
         return st;
       }
     }
-    return req;
+    return absl::OkStatus();
   }
 
   // Why the re-check's run proves nothing; empty when it ran as the check's own did.

@@ -99,10 +99,12 @@ int RunCheckCommand(CheckCliOptions& o) {
   return check::Run(o.request, settings, sink).exit_code;
 }
 
-// What to check: a module, a manifest or code, and the modules it needs.
+// What to check: a module, a manifest, code or a control repo, and the modules it needs.
 void AddTargetOptions(CLI::App* cmd, const std::shared_ptr<CheckCliOptions>& o) {
   cmd->add_option("TARGET", o->request.run.target.path,
-                  "a module directory (applies `include <module>`) or a .pp manifest");
+                  "a module directory (applies `include <module>`), a .pp manifest, or a control "
+                  "repo (a directory with environment.conf or a Puppetfile: its Puppetfile "
+                  "deployed with r10k, compiled as its environment with its Hiera data)");
   cmd->add_option("-e,--execute", o->request.run.target.code,
                   "Puppet code to check instead of TARGET");
   cmd->add_option("--modulepath", o->request.run.target.modulepath,
@@ -125,6 +127,13 @@ void AddTargetOptions(CLI::App* cmd, const std::shared_ptr<CheckCliOptions>& o) 
                       std::string(exec::kDebianModulesDir) + ")")
       ->type_name("DIR")
       ->allow_extra_args(false);
+  cmd->add_option("--class", o->request.run.target.include_class,
+                  "with a control repo: check this class (role::web) instead of its site.pp")
+      ->type_name("NAME");
+  cmd->add_option("--node", o->request.run.node,
+                  "compile the catalog for this node name (site.pp's node definitions, Hiera's "
+                  "trusted.certname) instead of this machine's certname")
+      ->type_name("NAME");
 }
 
 // The sandbox: the OS root Puppet runs on, its init and its limits.

@@ -84,6 +84,41 @@ absl::Status LinkModules(const ResolvedTarget& target, const std::string& in,
   return absl::OkStatus();
 }
 
+// A control repo as the environment Puppet compiles: in/environments/production holds a link
+// to each of the repo's own files and directories (hiera.yaml and data/ as the environment
+// layer reads them), `modules` linked to the Puppetfile's deployment, and an environment.conf
+// written here: the modulepath absolute, the manifest the repo's (or, with --class, the
+// one that includes it), and no config_version (a script of the repo, which would run at
+// compile time).
+absl::Status LayOutEnvironment(const ResolvedTarget& target, const std::string& in,
+                               const std::string& manifest) {
+  namespace fs = std::filesystem;
+  const fs::path env = fs::path(in) / kEnvironments / kEnvironmentName;
+  std::error_code ec;
+  fs::create_directories(env, ec);
+  if (ec) return absl::InternalError(fmt::format("cannot make {}: {}", env.string(), ec.message()));
+  for (const fs::directory_entry& e : fs::directory_iterator(target.environment_dir, ec)) {
+    const std::string name = e.path().filename().string();
+    if (name == "environment.conf" || (name == "modules" && !target.deployed_modules.empty())) {
+      continue;
+    }
+    fs::create_symlink(e.path(), env / name, ec);
+    if (ec) return absl::InternalError(fmt::format("cannot link {}: {}", name, ec.message()));
+  }
+  if (!target.deployed_modules.empty()) {
+    fs::create_symlink(target.deployed_modules, env / "modules", ec);
+    if (ec) return absl::InternalError(fmt::format("cannot link modules: {}", ec.message()));
+  }
+  std::string modulepath;
+  for (const std::string& m : target.environment_modulepath) {
+    modulepath += (modulepath.empty() ? "" : ":") + m;
+  }
+  return base::WriteOutputFile((env / "environment.conf").string(),
+                               fmt::format("# written by fsmove from {}/environment.conf\n"
+                                           "modulepath = {}\nmanifest = {}\n",
+                                           target.environment_dir, modulepath, manifest));
+}
+
 // The sandbox's spec for this run, with the work directory laid out for it (manifest, module
 // link, graph directory); the notes and manifest paths it implies go to `result`.
 absl::StatusOr<SandboxSpec> PrepareSandbox(const CheckRequest& request,
@@ -155,14 +190,30 @@ absl::StatusOr<SandboxSpec> PrepareSandbox(const CheckRequest& request,
   if (absl::Status st = LinkModules(target, in, inside, result, &modulepath); !st.ok()) return st;
   std::string mp;
   for (const auto& m : modulepath) mp += (mp.empty() ? "" : ":") + m;
+  // Puppet's settings naming what it compiles: a manifest and modulepath, or an environment.
+  std::vector<std::string> code = {"--manifest", manifest};
+  if (!mp.empty()) code.insert(code.end(), {"--modulepath", mp});
+  std::vector<std::string> modules_at_apply;
+  if (!mp.empty()) modules_at_apply = {"--modulepath", mp};
+  if (target.kind == ResolvedTarget::Kind::kEnvironment) {
+    const std::string env_manifest =
+        target.manifest_text.empty() ? target.environment_manifest : manifest;
+    if (absl::Status st = LayOutEnvironment(target, in, env_manifest); !st.ok()) return st;
+    code = {"--environmentpath", inside + "/" + kEnvironments, "--environment", kEnvironmentName};
+    modules_at_apply = code;
+  }
+  const std::string node = request.node.empty() ? CertName() : request.node;
 
   // On a pinned root, its own Puppet and strace (the sandbox runs them after pivot_root).
   const std::string puppet = request.root.host() ? PuppetExecutable() : kRootPuppet;
   if (request.apply_catalog.empty()) {
-    spec.compile_argv = {puppet, "catalog",     "find", "--terminus", "compiler", "--render-as",
-                         "json", "--log_level", "err",  "--manifest", manifest};
-    if (!mp.empty()) spec.compile_argv.insert(spec.compile_argv.end(), {"--modulepath", mp});
-    spec.compile_argv.push_back(CertName());
+    spec.compile_argv = {puppet,        "catalog", "find",        "--terminus", "compiler",
+                         "--render-as", "json",    "--log_level", "err"};
+    spec.compile_argv.insert(spec.compile_argv.end(), code.begin(), code.end());
+    // --node: the certname too, which trusted.certname (Hiera's usual per-node level) is.
+    if (!request.node.empty())
+      spec.compile_argv.insert(spec.compile_argv.end(), {"--certname", node});
+    spec.compile_argv.push_back(node);
   } else if (absl::Status st =
                  base::WriteOutputFile(in + "/" + kCatalogFile, request.apply_catalog);
              !st.ok()) {
@@ -191,7 +242,7 @@ absl::StatusOr<SandboxSpec> PrepareSandbox(const CheckRequest& request,
   // before evaluating anything; we read it after the run, as an untrusted file.
   spec.apply_argv = {puppet,        "apply",   "--catalog",  inside + "/" + kCatalogFile, "--debug",
                      "--evaltrace", "--graph", "--graphdir", inside + "/" + kGraphDir};
-  if (!mp.empty()) spec.apply_argv.insert(spec.apply_argv.end(), {"--modulepath", mp});
+  spec.apply_argv.insert(spec.apply_argv.end(), modules_at_apply.begin(), modules_at_apply.end());
   return spec;
 }
 

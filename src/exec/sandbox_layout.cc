@@ -45,6 +45,29 @@ absl::Status BindReadOnly(const std::string& source, const std::string& target) 
 
 std::string FdPath(int fd) { return fmt::format("/proc/self/fd/{}", fd); }
 
+// The symbolic links of the work directory's `sub` (in/), made again at `dest` (inside the
+// sandbox's own work directory); false when there is no such directory.
+bool CopyLinks(int in_dir, const std::string& sub, const std::string& dest) {
+  const int links = openat(in_dir, sub.c_str(), O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+  if (links < 0) return false;
+  std::error_code ec;
+  std::filesystem::create_directories(dest, ec);
+  DIR* d = fdopendir(links);
+  if (d == nullptr) {
+    close(links);
+    return true;
+  }
+  while (dirent* e = readdir(d)) {
+    char target[4096];
+    ssize_t n = readlinkat(dirfd(d), e->d_name, target, sizeof target - 1);
+    if (n <= 0) continue;
+    target[n] = '\0';
+    (void)!symlink(target, (dest + "/" + e->d_name).c_str());
+  }
+  closedir(d);
+  return true;
+}
+
 }  // namespace
 
 absl::Status WriteFileWithMode(const std::string& path, std::string_view text, mode_t mode) {
@@ -274,20 +297,20 @@ absl::Status SandboxLayout::SetUpWorkDir() {
         return st;
       }
     }
-    int links = openat(fds_.in_dir, kModuleLinks, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-    if (links >= 0) {
-      mkdir((dir + "/" + kModuleLinks).c_str(), 0755);
-      if (DIR* d = fdopendir(links)) {
-        while (dirent* e = readdir(d)) {
-          char target[4096];
-          ssize_t n = readlinkat(dirfd(d), e->d_name, target, sizeof target - 1);
-          if (n <= 0) continue;
-          target[n] = '\0';
-          (void)!symlink(target, (dir + "/" + kModuleLinks + "/" + e->d_name).c_str());
-        }
-        closedir(d);
-      } else {
-        close(links);
+    CopyLinks(fds_.in_dir, kModuleLinks, dir + "/" + kModuleLinks);
+    // A control repo's environment (executor.cc's LayOutEnvironment): its links, and the
+    // environment.conf fsmove wrote.
+    const std::string env = std::string(kEnvironments) + "/" + kEnvironmentName;
+    if (CopyLinks(fds_.in_dir, env, dir + "/" + env)) {
+      const int env_fd =
+          openat(fds_.in_dir, env.c_str(), O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+      auto conf =
+          base::ReadUntrustedFile(env_fd, "environment.conf", "the environment.conf", 1 << 20);
+      if (env_fd >= 0) close(env_fd);
+      if (!conf.ok()) return conf.status();
+      if (absl::Status st = WriteFileWithMode(dir + "/" + env + "/environment.conf", *conf, 0644);
+          !st.ok()) {
+        return st;
       }
     }
   }

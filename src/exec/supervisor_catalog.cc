@@ -7,6 +7,7 @@
 
 #include <chrono>
 #include <filesystem>
+#include <fstream>
 #include <memory>
 #include <optional>
 #include <sstream>
@@ -159,10 +160,26 @@ void SupervisorCatalog::WriteApplyCopy(std::vector<std::string>* apply_argv) con
     if (arg == original) arg = InsideWorkDir(spec_) + "/" + kApplyCatalogFile;
   }
   std::vector<std::string> modulepath;
+  std::string environments, environment;
   for (size_t i = 0; i + 1 < apply_argv->size(); ++i) {
-    if ((*apply_argv)[i] != "--modulepath") continue;
+    const std::string& arg = (*apply_argv)[i];
+    if (arg == "--environmentpath") environments = (*apply_argv)[i + 1];
+    if (arg == "--environment") environment = (*apply_argv)[i + 1];
+    if (arg != "--modulepath") continue;
     std::stringstream parts((*apply_argv)[i + 1]);
     for (std::string p; std::getline(parts, p, ':');) modulepath.push_back(p);
+  }
+  if (!environments.empty() && !environment.empty()) {
+    // A control repo's environment: the modulepath of the environment.conf fsmove wrote
+    // (LayOutEnvironment; "$basemodulepath" names no directory here).
+    std::ifstream conf(environments + "/" + environment + "/environment.conf");
+    for (std::string line; std::getline(conf, line);) {
+      if (!line.starts_with("modulepath = ")) continue;
+      std::stringstream parts(line.substr(13));
+      for (std::string p; std::getline(parts, p, ':');) {
+        if (!p.starts_with("$")) modulepath.push_back(p);
+      }
+    }
   }
   // Our root is the sandbox's (pivoted), so its paths are the ones Puppet will see.
   auto exists = [](const std::string& path) {

@@ -19,6 +19,7 @@
 #include "fsmove/base/beneath.h"
 #include "fsmove/base/errno_status.h"
 #include "fsmove/base/read_file.h"
+#include "fsmove/exec/control_repo.h"
 #include "nlohmann/json.hpp"
 
 namespace fsmove::exec {
@@ -150,6 +151,73 @@ absl::Status UseModule(const fs::path& abs, const std::string& display, Resolved
   } else {
     t->modulepath.push_back(abs.parent_path().string());
     AddModulepathDir(dirs, abs.parent_path(), display, false, t->module_name);
+  }
+  return absl::OkStatus();
+}
+
+// Puppet's rule for a class name: segments of a lower-case letter, then lower-case letters,
+// digits and '_', joined by "::" (a leading "::" allowed).
+bool IsValidClassName(std::string_view name) {
+  if (name.starts_with("::")) name.remove_prefix(2);
+  size_t from = 0;
+  while (true) {
+    const size_t sep = name.find("::", from);
+    if (!IsValidModuleName(name.substr(from, sep - from))) return false;
+    if (sep == std::string_view::npos) return true;
+    from = sep + 2;
+  }
+}
+
+// A control repo at `abs`: its environment.conf read (beneath the repo), its Puppetfile's
+// modules deployed, the whole repo and the deployment shown to the sandbox read-only.
+absl::Status UseControlRepo(const fs::path& abs, const TargetRequest& request, ResolvedTarget* t) {
+  t->kind = ResolvedTarget::Kind::kEnvironment;
+  t->display = request.path;
+  t->environment_dir = abs.string();
+  EnvironmentConf conf;
+  absl::StatusOr<std::string> text =
+      base::ReadFileBeneath(abs.string(), "environment.conf", "environment.conf");
+  if (text.ok()) {
+    absl::StatusOr<EnvironmentConf> parsed =
+        ParseEnvironmentConf(*text, (abs / "environment.conf").string());
+    if (!parsed.ok()) return parsed.status();
+    conf = std::move(*parsed);
+  } else if (!absl::IsNotFound(text.status())) {
+    return text.status();
+  }
+  std::error_code ec;
+  if (fs::is_regular_file(abs / "Puppetfile", ec)) {
+    absl::StatusOr<std::string> deployed =
+        DeployPuppetfile(abs, PuppetfileCacheRoot(), request.module_sources);
+    if (!deployed.ok()) return deployed.status();
+    t->deployed_modules = *deployed;
+  }
+  AddInput(abs.string(), t);
+  if (!t->deployed_modules.empty()) AddInput(t->deployed_modules, t);
+  for (const std::string& entry : conf.modulepath) {
+    if (entry.starts_with("$")) {
+      t->environment_modulepath.push_back(entry);
+    } else if (entry == "modules" && !t->deployed_modules.empty()) {
+      t->environment_modulepath.push_back(t->deployed_modules);
+      t->modulepath.push_back(t->deployed_modules);
+    } else if (fs::is_directory(abs / entry, ec)) {
+      t->environment_modulepath.push_back((abs / entry).lexically_normal().string());
+      t->modulepath.push_back(t->environment_modulepath.back());
+    }
+  }
+  t->environment_manifest = (abs / conf.manifest).lexically_normal().string();
+  if (!request.include_class.empty()) {
+    if (!IsValidClassName(request.include_class)) {
+      return absl::InvalidArgumentError(fmt::format(
+          "--class {}: not a Puppet class name (role::web: lower-case segments joined by ::)",
+          request.include_class));
+    }
+    t->manifest_text = fmt::format("include {}\n", request.include_class);
+  } else if (!fs::exists(t->environment_manifest, ec)) {
+    return absl::InvalidArgumentError(fmt::format(
+        "{}: the control repo's manifest {} does not exist; give the class to check with "
+        "--class (role::web)",
+        request.path, t->environment_manifest));
   }
   return absl::OkStatus();
 }
@@ -601,7 +669,9 @@ absl::StatusOr<ResolvedTarget> ResolveTarget(const TargetRequest& request) {
     }
     fs::path abs = fs::canonical(p, ec);
     if (ec) return absl::InvalidArgumentError(fmt::format("{}: {}", request.path, ec.message()));
-    if (fs::is_directory(abs, ec)) {
+    if (fs::is_directory(abs, ec) && LooksLikeControlRepo(abs)) {
+      if (absl::Status st = UseControlRepo(abs, request, &t); !st.ok()) return st;
+    } else if (fs::is_directory(abs, ec)) {
       t.kind = ResolvedTarget::Kind::kModule;
       t.display = request.path;
       if (absl::Status st = UseModule(abs, request.path, &t, &dirs); !st.ok()) return st;
@@ -635,8 +705,14 @@ absl::StatusOr<ResolvedTarget> ResolveTarget(const TargetRequest& request) {
           fmt::format("{}: neither a module directory nor a manifest file", request.path));
     }
   }
+  if (!request.include_class.empty() && t.kind != ResolvedTarget::Kind::kEnvironment) {
+    return absl::InvalidArgumentError(fmt::format(
+        "--class {}: a class of a control repo (a directory with environment.conf or a "
+        "Puppetfile); for a module's class give -e 'include {}' with the module as --with-module",
+        request.include_class, request.include_class));
+  }
   if (!request.with_module.empty()) {
-    if (t.kind == ResolvedTarget::Kind::kModule) {
+    if (t.kind == ResolvedTarget::Kind::kModule || t.kind == ResolvedTarget::Kind::kEnvironment) {
       return absl::InvalidArgumentError(
           "--with-module is for a manifest or -e code; a module TARGET is on the modulepath "
           "already");

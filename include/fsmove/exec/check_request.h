@@ -24,6 +24,9 @@ struct CheckRequest {
   std::string puppet_log;    // keep Puppet's output here (default: in the work directory)
   std::string work_parent;   // where the work directory is made (default: $TMPDIR or /tmp)
   int timeout_seconds = 1800;
+  // --node NAME: the node the catalog is compiled for (site.pp's node definitions, Hiera's
+  // trusted.certname); empty: this machine's certname.
+  std::string node;
   bool progress = false;  // compile / resource N of M / analysis lines on stderr
   // The system calls strace records (a kernel-side filter; readlink is left out, see
   // StraceArguments): the calls the analysis models. Empty: every call (slow).

@@ -141,6 +141,9 @@ inline constexpr const char* kPuppetLog = "puppet.log";
 inline constexpr const char* kManifestFile = "site.pp";
 inline constexpr const char* kModuleLinks = "modules";
 inline constexpr const char* kGraphDir = "graphs";  // puppet apply --graphdir
+// A control repo's environment (control_repo.h): in/environments/production.
+inline constexpr const char* kEnvironments = "environments";
+inline constexpr const char* kEnvironmentName = "production";
 inline constexpr const char* kExpandedGraphFile = "expanded_relationships.dot";
 
 // The supervisor reports each step on the status pipe: the messages of status_message.h

@@ -1,5 +1,6 @@
 // What `fsmove check TARGET` applies: a module directory (`include <module>`), a manifest
-// file, or Puppet code given with -e; and the modulepath Puppet compiles it with.
+// file, Puppet code given with -e, or a control repo (an environment: control_repo.h); and the
+// modulepath Puppet compiles it with.
 #pragma once
 
 #include <filesystem>
@@ -24,10 +25,12 @@ struct TargetRequest {
   // are taken from (module_sources.h), then `debian_modules` ("": not looked in).
   std::vector<std::string> module_sources;
   std::string debian_modules = kDebianModulesDir;
+  // A control repo: --class NAME, the class to include instead of its manifest (site.pp).
+  std::string include_class;
 };
 
 struct ResolvedTarget {
-  enum class Kind { kModule, kManifest, kCode };
+  enum class Kind { kModule, kManifest, kCode, kEnvironment };
   Kind kind = Kind::kManifest;
   std::string display;  // for reports: the module directory, the manifest, or "-e"
   // kModule, and kManifest of a module's examples/ or tests/: from metadata.json's "name",
@@ -74,6 +77,14 @@ struct ResolvedTarget {
   // Modules beside the checked one that it does not declare, so not shown: for the hint when
   // Puppet does not find one.
   std::vector<std::string> unshown_modules;
+  // kEnvironment: the control repo (absolute), the modulepath of its environment.conf
+  // (absolute directories, its deployed modules for `modules`, and "$basemodulepath" as
+  // written), its manifest (absolute; with --class, manifest_text instead), and where its
+  // Puppetfile's modules were deployed ("": it has none).
+  std::string environment_dir;
+  std::vector<std::string> environment_modulepath;
+  std::string environment_manifest;
+  std::string deployed_modules;
 };
 
 // Checks the target and builds the request Puppet gets. Errors name the path and say what

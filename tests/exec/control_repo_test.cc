@@ -1,0 +1,140 @@
+// Control repos (control_repo.h): environment.conf's settings, the Puppetfile statements fsmove
+// lets r10k evaluate (and those it refuses, with their line), what looks like a control repo,
+// and the local modules a Puppetfile may name. tests/e2e's case_control_repo deploys one with
+// r10k and checks two nodes of it.
+#include "fsmove/exec/control_repo.h"
+
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+#include <unistd.h>
+
+#include <filesystem>
+#include <fstream>
+
+namespace fsmove::exec {
+namespace {
+
+namespace fs = std::filesystem;
+using ::testing::ElementsAre;
+using ::testing::HasSubstr;
+
+TEST(EnvironmentConfTest, ModulepathAndManifestAsWritten) {
+  auto conf = ParseEnvironmentConf(
+      "# roles and profiles first\n[main]\nmodulepath = site:modules:$basemodulepath\n"
+      "manifest = manifests/site.pp\nconfig_version = 'scripts/config_version.sh'\n",
+      "repo/environment.conf");
+  ASSERT_TRUE(conf.ok()) << conf.status();
+  EXPECT_THAT(conf->modulepath, ElementsAre("site", "modules", "$basemodulepath"));
+  EXPECT_EQ(conf->manifest, "manifests/site.pp");
+  auto defaults = ParseEnvironmentConf("", "e");
+  ASSERT_TRUE(defaults.ok());
+  EXPECT_THAT(defaults->modulepath, ElementsAre("modules", "$basemodulepath"));
+  EXPECT_EQ(defaults->manifest, "manifests");
+}
+
+TEST(EnvironmentConfTest, WhatLeadsOutOfTheRepoOrIsNoSettingIsRefusedWithItsLine) {
+  EXPECT_THAT(
+      std::string(ParseEnvironmentConf("modulepath = site:/etc/puppet/code/modules\n", "e.conf")
+                      .status()
+                      .message()),
+      HasSubstr("e.conf:1: modulepath entry /etc/puppet/code/modules is outside"));
+  EXPECT_THAT(
+      std::string(ParseEnvironmentConf("\nmanifest = ../other\n", "e.conf").status().message()),
+      HasSubstr("e.conf:2: manifest ../other is not a path in the control repo"));
+  EXPECT_THAT(std::string(ParseEnvironmentConf("modulepath site\n", "e.conf").status().message()),
+              HasSubstr("e.conf:1: not a `setting = value` line"));
+  EXPECT_THAT(std::string(ParseEnvironmentConf("[agent]\n", "e.conf").status().message()),
+              HasSubstr("e.conf:1: only settings of [main]"));
+}
+
+TEST(PuppetfileTest, TheDeclarativeStatementsAreRead) {
+  auto pf = ParsePuppetfile(R"(forge 'https://forge.puppet.com'
+moduledir 'modules'
+
+# Forge modules
+mod 'puppetlabs/stdlib', '9.4.1'
+mod 'puppetlabs-concat', :latest
+mod "ntp"
+
+mod 'appconf',
+  :git    => 'file:///srv/git/appconf',
+  :branch => 'main'
+mod('site_app', git: 'https://git.example.org/app.git', tag: 'v1.2.0')
+)",
+                            "Puppetfile");
+  ASSERT_TRUE(pf.ok()) << pf.status();
+  ASSERT_EQ(pf->modules.size(), 5u);
+  EXPECT_EQ(pf->modules[0].name, "puppetlabs/stdlib");
+  EXPECT_EQ(pf->modules[0].version, "9.4.1");
+  EXPECT_EQ(pf->modules[3].git, "file:///srv/git/appconf");
+  EXPECT_EQ(pf->modules[3].local, "/srv/git/appconf");
+  EXPECT_EQ(pf->modules[3].line, 9);
+  EXPECT_EQ(pf->modules[4].git, "https://git.example.org/app.git");
+  EXPECT_TRUE(pf->modules[4].local.empty());
+}
+
+TEST(PuppetfileTest, AnythingThatWouldRunAsRubyIsRefusedWithItsLine) {
+  for (const auto& [text, said] : std::vector<std::pair<std::string, std::string>>{
+           {"system('id')\n", "Puppetfile:1: `system` is not a Puppetfile statement"},
+           {"mod 'a'\nmod \"b#{`id`}\"\n", "Puppetfile:2: interpolation"},
+           {"mod 'a', :git => ENV\n", "Puppetfile:1: git: expected a literal value"},
+           {"mod 'a', `id`\n", "Puppetfile:1: '`'"},
+           {"mod 'a'; system('id')\n", "Puppetfile:1: ';'"},
+           {"mod 'a', :install_path => '/etc'\n", "install_path /etc leads out"},
+           {"mod 'a', :type => 'tarball', :source => '/x'\n", "type tarball"},
+           {"mod 'a', :local => true\n", "local is not a key fsmove passes"},
+           {"moduledir '/tmp'\n", "moduledir other than 'modules'"},
+           {"mod 'a',\n  :git => 'unterminated\n", "Puppetfile:2: a string runs past"},
+       }) {
+    auto pf = ParsePuppetfile(text, "Puppetfile");
+    ASSERT_FALSE(pf.ok()) << text;
+    EXPECT_THAT(std::string(pf.status().message()), HasSubstr(said)) << text;
+  }
+}
+
+class ControlRepoDirTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    dir_ = fs::temp_directory_path() / ("fsmove-control-repo-" + std::to_string(getpid()));
+    fs::remove_all(dir_);
+    fs::create_directories(dir_ / "repo");
+  }
+  void TearDown() override { fs::remove_all(dir_); }
+  fs::path dir_;
+};
+
+TEST_F(ControlRepoDirTest, AControlRepoHasEnvironmentConfOrAPuppetfileAndIsNoModule) {
+  EXPECT_FALSE(LooksLikeControlRepo(dir_ / "repo"));
+  std::ofstream(dir_ / "repo" / "Puppetfile") << "mod 'x'\n";
+  EXPECT_TRUE(LooksLikeControlRepo(dir_ / "repo"));
+  // A module without metadata.json that keeps a Puppetfile for its tests.
+  fs::create_directories(dir_ / "repo" / "manifests");
+  std::ofstream(dir_ / "repo" / "manifests" / "init.pp") << "class repo {}\n";
+  EXPECT_FALSE(LooksLikeControlRepo(dir_ / "repo"));
+  std::ofstream(dir_ / "repo" / "environment.conf") << "modulepath = site\n";
+  EXPECT_TRUE(LooksLikeControlRepo(dir_ / "repo"));
+  std::ofstream(dir_ / "repo" / "metadata.json") << "{}";
+  EXPECT_FALSE(LooksLikeControlRepo(dir_ / "repo"));
+}
+
+TEST_F(ControlRepoDirTest, ALocalModuleOutsideTheRepoNeedsItsSourceGiven) {
+  std::ofstream(dir_ / "repo" / "Puppetfile")
+      << "# a module\nmod 'secret', :git => 'file://" << (dir_ / "private").string() << "'\n";
+  auto deployed = DeployPuppetfile(dir_ / "repo", (dir_ / "cache").string(), {});
+  ASSERT_FALSE(deployed.ok());
+  EXPECT_THAT(std::string(deployed.status().message()),
+              HasSubstr("Puppetfile:2: mod 'secret' comes from " + (dir_ / "private").string() +
+                        " on this machine, outside the control repo"));
+  EXPECT_FALSE(fs::exists(dir_ / "cache")) << "nothing deployed";
+}
+
+TEST_F(ControlRepoDirTest, APuppetfileThatIsALinkIsNotRead) {
+  std::ofstream(dir_ / "elsewhere") << "mod 'x'\n";
+  fs::create_symlink(dir_ / "elsewhere", dir_ / "repo" / "Puppetfile");
+  auto deployed = DeployPuppetfile(dir_ / "repo", (dir_ / "cache").string(), {});
+  ASSERT_FALSE(deployed.ok());
+  EXPECT_THAT(std::string(deployed.status().message()), HasSubstr("symbolic link"));
+}
+
+}  // namespace
+}  // namespace fsmove::exec

@@ -45,6 +45,51 @@ absl::Status BindReadOnly(const std::string& source, const std::string& target) 
 
 std::string FdPath(int fd) { return fmt::format("/proc/self/fd/{}", fd); }
 
+// A version control system's metadata, which Puppet never reads: what a CI checkout keeps
+// there includes its credentials (actions/checkout's extraheader token in .git/config, the
+// job token in a GitLab runner's remote URL).
+constexpr const char* kVersionControl[] = {".git", ".hg", ".svn"};
+
+// The version control metadata in the input directory `dir` (bound already) and in its
+// directories two levels down (the modules of a modulepath directory or a control repo's
+// modules/), hidden under an empty read-only tmpfs (a `.git` file, a worktree's, under the
+// root's /dev/null). Links are not followed.
+absl::Status HideVersionControl(const std::string& dir, int depth) {
+  struct stat st;
+  for (const char* name : kVersionControl) {
+    const std::string path = dir + "/" + name;
+    if (lstat(path.c_str(), &st) != 0) continue;
+    if (S_ISDIR(st.st_mode)) {
+      if (mount("fsmove-hidden", path.c_str(), "tmpfs",
+                MS_RDONLY | MS_NOSUID | MS_NODEV | MS_NOEXEC, "mode=0555,size=4k") != 0) {
+        return base::ErrnoStatus(fmt::format("cannot hide {}", path));
+      }
+    } else if (S_ISREG(st.st_mode)) {
+      if (mount("/dev/null", path.c_str(), nullptr, MS_BIND, nullptr) != 0) {
+        return base::ErrnoStatus(fmt::format("cannot hide {}", path));
+      }
+    }
+  }
+  if (depth >= 2) return absl::OkStatus();
+  DIR* d = opendir(dir.c_str());
+  if (d == nullptr) return absl::OkStatus();
+  std::vector<std::string> subdirs;
+  while (dirent* e = readdir(d)) {
+    const std::string name = e->d_name;
+    if (name == "." || name == ".." || name.starts_with(".")) continue;
+    const std::string path = dir + "/" + name;
+    if (e->d_type == DT_DIR ||
+        (e->d_type == DT_UNKNOWN && lstat(path.c_str(), &st) == 0 && S_ISDIR(st.st_mode))) {
+      subdirs.push_back(path);
+    }
+  }
+  closedir(d);
+  for (const std::string& sub : subdirs) {
+    if (absl::Status st = HideVersionControl(sub, depth + 1); !st.ok()) return st;
+  }
+  return absl::OkStatus();
+}
+
 // The symbolic links of the work directory's `sub` (in/), made again at `dest` (inside the
 // sandbox's own work directory); false when there is no such directory.
 bool CopyLinks(int in_dir, const std::string& sub, const std::string& dest) {
@@ -196,6 +241,9 @@ absl::Status SandboxLayout::Build() {
       close(open(target.c_str(), O_WRONLY | O_CREAT | O_CLOEXEC, 0644));
     }
     if (absl::Status b = BindReadOnly(FdPath(fd), target); !b.ok()) return b;
+    if (S_ISDIR(st.st_mode)) {
+      if (absl::Status h = HideVersionControl(target, 0); !h.ok()) return h;
+    }
   }
   for (const std::string& dir : linked) {
     if (absl::Status st = Mount("", root_ + dir, nullptr,

@@ -4,6 +4,7 @@
 #include <fcntl.h>
 #include <signal.h>
 #include <sys/prctl.h>
+#include <termios.h>
 #include <unistd.h>
 
 #include <cerrno>
@@ -87,6 +88,21 @@ namespace {
 // minutes. The drainer is a fork of the undumpable supervisor, so nothing in the sandbox can
 // open its descriptors; it holds the console open itself, so that the master reads on while
 // systemd has it closed between messages, and dies with PID 1.
+//
+// Module code can open the console too and stop its output (tcflow(TCOOFF), or an XOFF with
+// IXON set): PID 1's next log line would then block systemd, and with it every systemctl the
+// apply waits on, until the check's timeout. Four times a second the drainer starts the
+// output again through the console it holds (TCOON; clearing IXON restarts an XOFF's stop).
+void ResumeConsole(int held) {
+  if (held < 0) return;
+  tcflow(held, TCOON);
+  termios t;
+  if (tcgetattr(held, &t) == 0 && (t.c_iflag & IXON) != 0) {
+    t.c_iflag &= ~static_cast<tcflag_t>(IXON);
+    tcsetattr(held, TCSANOW, &t);
+  }
+}
+
 void StartSystemdLogDrain(int console, int log, const StatusWriter& status) {
   const pid_t drainer = fork();
   if (drainer < 0) {
@@ -111,7 +127,10 @@ void StartSystemdLogDrain(int console, int log, const StatusWriter& status) {
       OutputDrain::AdoptConsole(3, l >= 0 ? 4 : -1, kMaxOutBytes);
   if (!drain.ok()) _exit(1);
   OutputDrain* self = drain->get();
-  while (self->open()) OutputDrain::PumpAll(std::span<OutputDrain* const>(&self, 1), -1);
+  while (self->open()) {
+    OutputDrain::PumpAll(std::span<OutputDrain* const>(&self, 1), 250);
+    ResumeConsole(held);
+  }
   if (held >= 0) close(held);
   _exit(0);
 }

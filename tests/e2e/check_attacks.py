@@ -87,7 +87,14 @@ def log_rewrite(extra=(), user=None):
                 "--puppet-log", log, "--modulepath", mods, "-e", code, *extra]
         systemd = "systemd" in extra
         if systemd:
-            args += ["--keep-work", "--work-dir", outputs]
+            # Stopping the console's output (tcflow TCOOFF), so that PID 1's next line (cron's
+            # stop) would block systemd and the apply's systemctl until the timeout.
+            args[args.index(code)] = code + (
+                "exec { 'xoff': command => \"/usr/bin/perl -MPOSIX -e 'open(my \\$f, \\\">\\\", "
+                "\\\"/dev/console\\\") or die; POSIX::tcflow(fileno(\\$f), POSIX::TCOOFF()) or "
+                "die \\\"tcflow: \\$!\\\"'\", require => Exec['rewrite'] }\n"
+                "-> service { 'cron': ensure => stopped }\n")
+            args += ["--keep-work", "--work-dir", outputs, "--timeout", "300"]
         if user is None:
             p = fsmove(*args)
         else:
@@ -110,6 +117,9 @@ def log_rewrite(extra=(), user=None):
             text = fh.read()
         if systemd:
             check_systemd_log_kept(outputs, text)
+            check("Service[cron]/ensure: ensure changed 'running' to 'stopped'" in text and
+                  "Exec[xoff]/returns: executed successfully" in text,
+                  "the console was not stopped, or cron's stop did not go on")
     check_log_kept(text, "Notify[before]", "Notify[after]")
 
 

@@ -44,6 +44,9 @@ def lay_out(top, canary, owner=None):
         ".config/token": f"{canary}-config\n",
         "notes/todo.txt": f"{canary}-notes\n",
         "other/manifests/init.pp": f"class other {{ notify {{ '{canary}-sibling': }} }}\n",
+        # A CI checkout's credentials, inside the module itself (actions/checkout keeps its
+        # token in .git/config; a GitLab runner's is in the remote URL).
+        f"{MODULE}/.git/config": f"[remote \"origin\"]\n  url = https://ci:{canary}-git@x.invalid/m\n",
     }
     for rel, text in secrets.items():
         path = os.path.join(top, rel)

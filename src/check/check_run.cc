@@ -285,7 +285,7 @@ absl::Status OptionsAgree(Request* request, const pipeline::ReportSettings& repo
   return absl::OkStatus();
 }
 
-absl::Status RootAgrees(Request* request) {
+absl::Status RootAgrees(Request* request, const checker::ProjectConfig& config) {
   exec::CheckRequest& req = request->run;
   std::string& root = request->root;
   if (root.empty()) {
@@ -294,6 +294,16 @@ absl::Status RootAgrees(Request* request) {
   if (root == kAutoRoot) {
     if (req.sandbox == exec::SandboxMode::kNone) {
       root = std::string(exec::kHostRoot);
+      return absl::OkStatus();
+    }
+    if (!config.root.empty()) {
+      if (exec::FindRecipe(config.root) == nullptr) {
+        return absl::InvalidArgumentError(
+            absl::StrCat(config.source_name, ": /root: ", config.root,
+                         " is not a pinned root (see fsmove root list)"));
+      }
+      root = config.root;
+      req.root_choice = absl::StrCat("the root ", config.source_name, " names");
       return absl::OkStatus();
     }
     absl::StatusOr<exec::ResolvedTarget> target = exec::ResolveTarget(req.target);

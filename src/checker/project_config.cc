@@ -58,10 +58,22 @@ class ConfigParser {
         } else {
           config_.package_notify = value.get<bool>();
         }
+      } else if (key == "root") {
+        // A pinned root (exec's os_root.h; checker sees no exec: the names are checked when
+        // the root is built, and here only for their shape).
+        if (!value.is_string()) {
+          st = WrongType(pointer, "a string", value);
+        } else if (const std::string r = value.get<std::string>();
+                   !r.starts_with("debian-") || r.size() == 7 ||
+                   r.find_first_not_of("0123456789", 7) != std::string::npos) {
+          st = Error(pointer, "expected the name of a pinned root (debian-12, debian-13)");
+        } else {
+          config_.root = r;
+        }
       } else {
         st = Error(pointer,
-                   "unknown key (expected ignore_paths, ignore_resources, ignore_pairs "
-                   "or package_notify)");
+                   "unknown key (expected ignore_paths, ignore_resources, ignore_pairs, "
+                   "package_notify or root)");
       }
       if (!st.ok()) return st;
     }

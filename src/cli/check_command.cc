@@ -91,7 +91,7 @@ int RunCheckCommand(CheckCliOptions& o) {
       o.report.fix.scope = std::move(*scope);
     }
   }
-  if (absl::Status st = check::RootAgrees(&o.request); !st.ok()) return Fail(st);
+  if (absl::Status st = check::RootAgrees(&o.request, project->config); !st.ok()) return Fail(st);
   check::Settings settings;
   settings.report = o.report;
   settings.project = std::move(*project);

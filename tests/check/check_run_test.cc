@@ -211,6 +211,29 @@ TEST(CheckRunTest, RootAutoTakesTheRootTheModulesMetadataAsksFor) {
   fs::remove_all(dir);
 }
 
+TEST(CheckRunTest, RootAutoTakesTheRootTheProjectConfigurationNames) {
+  // A control repo has no metadata.json: its .fsmove.json names the root; it wins over a
+  // module's metadata too, and an explicit --root over both.
+  checker::ProjectConfig config;
+  config.source_name = "repo/.fsmove.json";
+  config.root = "debian-13";
+  Request request;
+  request.run.target.path = fs::path(FSMOVE_SOURCE_DIR) / "fixtures" / "example" / "cachedemo";
+  ASSERT_TRUE(RootAgrees(&request, config).ok());
+  EXPECT_EQ(request.root, "debian-13");
+  EXPECT_EQ(request.run.root_choice, "the root repo/.fsmove.json names");
+  Request given;
+  given.root = "debian-12";
+  ASSERT_TRUE(RootAgrees(&given, config).ok());
+  EXPECT_EQ(given.root, "debian-12");
+  config.root = "debian-99";
+  Request unknown;
+  const absl::Status st = RootAgrees(&unknown, config);
+  EXPECT_EQ(st.message(),
+            "repo/.fsmove.json: /root: debian-99 is not a pinned root (see fsmove "
+            "root list)");
+}
+
 TEST(CheckRunTest, TheFixedCodeIsClean) {
   RecordedMachine machine("faults-generate-use-fixed");
   Settings settings;

@@ -25,7 +25,8 @@ TEST(ProjectConfigTest, ValidFile) {
       {"source": "Package[a]", "target": "Package[b]", "reason": "apt orders them"},
       {"source": "File[/x]", "target": "Service[s]", "reason": "s rereads x", "rule": "missing-notifier"}
     ],
-    "package_notify": true
+    "package_notify": true,
+    "root": "debian-13"
   })",
                                        "proj/.fsmove.json");
   ASSERT_TRUE(c.ok()) << c.status();
@@ -40,6 +41,7 @@ TEST(ProjectConfigTest, ValidFile) {
   EXPECT_EQ(c->ignore_pairs[1].rule, checker::FaultKind::kMissingNotifier);
   EXPECT_EQ(c->ignore_pairs[1].json_pointer, "/ignore_pairs/1");
   EXPECT_TRUE(c->package_notify);
+  EXPECT_EQ(c->root, "debian-13");
 
   auto empty = checker::ParseProjectConfig("{}", "e.json");
   ASSERT_TRUE(empty.ok());
@@ -61,6 +63,9 @@ TEST(ProjectConfigTest, ErrorsNameTheFileAndThePointer) {
       {R"({"ignore_resources": ["apt-update"]})",
        "c.json: /ignore_resources/0: \"apt-update\" is not a resource reference"},
       {R"({"package_notify": "yes"})", "c.json: /package_notify: expected true or false"},
+      {R"({"root": "ubuntu-24.04"})",
+       "c.json: /root: expected the name of a pinned root (debian-12, debian-13)"},
+      {R"({"root": 13})", "c.json: /root: expected a string, got a number"},
       {R"({"ignore_pairs": {}})", "c.json: /ignore_pairs: expected an array of objects"},
       {R"({"ignore_pairs": [{"source": "A[a]", "target": "B[b]"}]})",
        "c.json: /ignore_pairs/0: missing \"reason\": every ignored pair needs a reason"},

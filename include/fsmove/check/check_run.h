@@ -71,9 +71,10 @@ inline constexpr std::string_view kAutoInit = "auto";
 absl::Status OptionsAgree(Request* request, const pipeline::ReportSettings& report);
 
 // --root, by default kAutoRoot in the sandbox (resolved here into a known root's name, with
-// the choice's reasons in request->run) and the host without one: an error when it cannot
-// be used, or when the module's metadata.json asks in words that do not parse.
-absl::Status RootAgrees(Request* request);
+// the choice's reasons in request->run: the project's .fsmove.json `root` when it sets one,
+// else what the module's metadata.json asks for) and the host without one: an error when it
+// cannot be used, or when the module's metadata.json asks in words that do not parse.
+absl::Status RootAgrees(Request* request, const checker::ProjectConfig& config = {});
 
 // The machine Puppet runs on. Run's default is exec's sandbox (SandboxMachine); a test gives
 // one that replays a recorded run.

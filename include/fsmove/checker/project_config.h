@@ -47,6 +47,9 @@ struct ProjectConfig {
   std::vector<std::string> ignore_resources;
   std::vector<IgnoredPair> ignore_pairs;
   bool package_notify = false;
+  // The OS root `--root auto` takes (a control repo has no metadata.json to ask for one):
+  // a pinned root's name; empty: none set.
+  std::string root;
 };
 
 // Parses and validates a configuration document. Errors name the source and the JSON

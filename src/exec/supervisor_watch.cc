@@ -66,7 +66,7 @@ std::string PhaseProgress(std::string_view phase) {
 }
 
 // Each phase enters a sandbox of its own and says what it set up there (its network, say):
-// a sentence said again is kept once.
+// a note or warning said again is kept once (a limit hit in each phase is kept twice).
 void AddOnce(std::vector<std::string>& list, const std::string& text) {
   if (std::find(list.begin(), list.end(), text) == list.end()) list.push_back(text);
 }
@@ -129,7 +129,7 @@ void SupervisorReport::Take(const StatusMessage& message, base::ProgressLine& pr
     AddOnce(warnings, m->text);
     AddOnce(notes, m->text);
   } else if (const auto* m = std::get_if<status::Limit>(&message)) {
-    AddOnce(limits, m->text);
+    limits.push_back(m->text);  // each phase's hit: the report says where each limit was hit
     AddOnce(notes, m->text);
   } else if (const auto* m = std::get_if<status::Error>(&message)) {
     errors.push_back(m->text);

@@ -9,7 +9,7 @@ namespace {
 
 using ::testing::ElementsAre;
 
-TEST(SupervisorReportTest, ASentenceEachPhaseSaysAgainIsKeptOnce) {
+TEST(SupervisorReportTest, ANoteEachPhaseSaysAgainIsKeptOnceALimitHitInEach) {
   // The compile and the apply each enter a sandbox of their own, with its own network.
   SupervisorReport report;
   base::ProgressLine quiet(false);
@@ -19,12 +19,14 @@ TEST(SupervisorReportTest, ASentenceEachPhaseSaysAgainIsKeptOnce) {
         StatusMessage(status::Warning{"no network"}), StatusMessage(status::Phase{"apply"}),
         StatusMessage(status::Note{net}), StatusMessage(status::Warning{"no network"}),
         StatusMessage(status::Limit{"pids limit hit"}),
+        StatusMessage(status::Limit{"pids limit hit"}),
         StatusMessage(status::Note{"apply note"})}) {
     report.Take(m, quiet, -1);
   }
   EXPECT_THAT(report.notes, ElementsAre(net, "no network", "pids limit hit", "apply note"));
   EXPECT_THAT(report.warnings, ElementsAre("no network"));
-  EXPECT_THAT(report.limits, ElementsAre("pids limit hit"));
+  // A limit hit in both phases is in the run's limits_hit twice: one per phase.
+  EXPECT_THAT(report.limits, ElementsAre("pids limit hit", "pids limit hit"));
   EXPECT_EQ(report.phase, "apply");
 }
 

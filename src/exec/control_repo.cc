@@ -233,6 +233,7 @@ absl::StatusOr<Puppetfile> ParsePuppetfile(std::string_view text, std::string_vi
       PuppetfileModule m;
       m.line = tok[at].line;
       m.name = tok[i++].text;
+      if (m.name.empty()) return error(at, "mod takes the module's name first, as a string");
       while (i < tok.size() && tok[i].kind == PfToken::kComma) {
         ++i;
         skip_ends();

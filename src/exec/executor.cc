@@ -119,6 +119,27 @@ absl::Status LayOutEnvironment(const ResolvedTarget& target, const std::string& 
                                            target.environment_dir, modulepath, manifest));
 }
 
+// Puppet's settings naming the code: for the compile (`code`) a manifest and the modulepath
+// `mp`, or a control repo's environment (laid out in the work directory), and for the apply
+// (`at_apply`) where the catalog's types and providers load from.
+absl::Status CodeSettings(const ResolvedTarget& target, const std::string& in,
+                          const std::string& inside, const std::string& manifest,
+                          const std::string& mp, std::vector<std::string>* code,
+                          std::vector<std::string>* at_apply) {
+  if (target.kind == ResolvedTarget::Kind::kEnvironment) {
+    const std::string env_manifest =
+        target.manifest_text.empty() ? target.environment_manifest : manifest;
+    if (absl::Status st = LayOutEnvironment(target, in, env_manifest); !st.ok()) return st;
+    *code = {"--environmentpath", inside + "/" + kEnvironments, "--environment", kEnvironmentName};
+    *at_apply = *code;
+    return absl::OkStatus();
+  }
+  *code = {"--manifest", manifest};
+  if (!mp.empty()) code->insert(code->end(), {"--modulepath", mp});
+  if (!mp.empty()) *at_apply = {"--modulepath", mp};
+  return absl::OkStatus();
+}
+
 // The sandbox's spec for this run, with the work directory laid out for it (manifest, module
 // link, graph directory); the notes and manifest paths it implies go to `result`.
 absl::StatusOr<SandboxSpec> PrepareSandbox(const CheckRequest& request,
@@ -191,16 +212,10 @@ absl::StatusOr<SandboxSpec> PrepareSandbox(const CheckRequest& request,
   std::string mp;
   for (const auto& m : modulepath) mp += (mp.empty() ? "" : ":") + m;
   // Puppet's settings naming what it compiles: a manifest and modulepath, or an environment.
-  std::vector<std::string> code = {"--manifest", manifest};
-  if (!mp.empty()) code.insert(code.end(), {"--modulepath", mp});
-  std::vector<std::string> modules_at_apply;
-  if (!mp.empty()) modules_at_apply = {"--modulepath", mp};
-  if (target.kind == ResolvedTarget::Kind::kEnvironment) {
-    const std::string env_manifest =
-        target.manifest_text.empty() ? target.environment_manifest : manifest;
-    if (absl::Status st = LayOutEnvironment(target, in, env_manifest); !st.ok()) return st;
-    code = {"--environmentpath", inside + "/" + kEnvironments, "--environment", kEnvironmentName};
-    modules_at_apply = code;
+  std::vector<std::string> code, modules_at_apply;
+  if (absl::Status st = CodeSettings(target, in, inside, manifest, mp, &code, &modules_at_apply);
+      !st.ok()) {
+    return st;
   }
   const std::string node = request.node.empty() ? CertName() : request.node;
 

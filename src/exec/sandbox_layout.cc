@@ -57,7 +57,7 @@ constexpr const char* kVersionControl[] = {".git", ".hg", ".svn"};
 absl::Status HideVersionControl(const std::string& dir, int depth) {
   struct stat st;
   for (const char* name : kVersionControl) {
-    const std::string path = dir + "/" + name;
+    const std::string path = fmt::format("{}/{}", dir, name);
     if (lstat(path.c_str(), &st) != 0) continue;
     if (S_ISDIR(st.st_mode)) {
       if (mount("fsmove-hidden", path.c_str(), "tmpfs",
@@ -77,7 +77,7 @@ absl::Status HideVersionControl(const std::string& dir, int depth) {
   while (dirent* e = readdir(d)) {
     const std::string name = e->d_name;
     if (name == "." || name == ".." || name.starts_with(".")) continue;
-    const std::string path = dir + "/" + name;
+    const std::string path = fmt::format("{}/{}", dir, name);
     if (e->d_type == DT_DIR ||
         (e->d_type == DT_UNKNOWN && lstat(path.c_str(), &st) == 0 && S_ISDIR(st.st_mode))) {
       subdirs.push_back(path);

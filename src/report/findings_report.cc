@@ -336,6 +336,17 @@ std::string_view SuppressionKindName(gating::SuppressionKind k) {
                                                    : "ignore_pair";
 }
 
+// What suppressed the run's findings: "1 by comments in the code, 2 in baseline B.json".
+std::string SuppressedBy(const gating::Suppressions& s) {
+  std::vector<std::string> by;
+  if (s.by_source > 0) by.push_back(fmt::format("{} by comments in the code", s.by_source));
+  if (s.by_baseline > 0)
+    by.push_back(fmt::format("{} in baseline {}", s.by_baseline, s.baseline_name));
+  if (s.by_pair > 0)
+    by.push_back(fmt::format("{} by ignore_pairs in {}", s.by_pair, s.config_name));
+  return absl::StrJoin(by, ", ");
+}
+
 // " at FILE:LINE" for a comment in the code, else nothing.
 std::string SuppressedWhere(const gating::FindingSuppression& s) {
   if (s.kind != gating::SuppressionKind::kInSource) return "";
@@ -514,17 +525,8 @@ void WriteFindingsText(std::ostream& text_out, const FindingsContext& c) {
   }
   if (sup != nullptr && sup->suppressed() > 0) {
     out << "\n"
-        << sup->suppressed() << " suppressed finding" << (sup->suppressed() == 1 ? "" : "s")
-        << " (";
-    std::vector<std::string> by;
-    if (sup->by_source > 0) by.push_back(fmt::format("{} by comments in the code", sup->by_source));
-    if (sup->by_baseline > 0) {
-      by.push_back(fmt::format("{} in baseline {}", sup->by_baseline, sup->baseline_name));
-    }
-    if (sup->by_pair > 0) {
-      by.push_back(fmt::format("{} by ignore_pairs in {}", sup->by_pair, sup->config_name));
-    }
-    out << TerminalSafe(absl::StrJoin(by, ", ")) << ")" << (c.show_suppressed ? "\n" : ":\n");
+        << sup->suppressed() << " suppressed finding" << (sup->suppressed() == 1 ? "" : "s") << " ("
+        << TerminalSafe(SuppressedBy(*sup)) << ")" << (c.show_suppressed ? "\n" : ":\n");
     for (size_t i = 0; i < r.findings.size() && !c.show_suppressed; ++i) {
       if (!c.IsSuppressed(i)) continue;
       const checker::Finding& f = r.findings[i];

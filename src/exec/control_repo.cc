@@ -11,6 +11,7 @@
 
 #include "fmt/format.h"
 #include "fsmove/base/beneath.h"
+#include "fsmove/base/blanks.h"
 #include "fsmove/base/sha256.h"
 #include "fsmove/exec/process.h"
 
@@ -18,12 +19,7 @@ namespace fsmove::exec {
 namespace fs = std::filesystem;
 namespace {
 
-std::string_view Trim(std::string_view s) {
-  while (!s.empty() && (s.front() == ' ' || s.front() == '\t')) s.remove_prefix(1);
-  while (!s.empty() && (s.back() == ' ' || s.back() == '\t' || s.back() == '\r'))
-    s.remove_suffix(1);
-  return s;
-}
+using base::TrimBlanks;
 
 std::string_view Unquote(std::string_view s) {
   if (s.size() >= 2 && (s.front() == '"' || s.front() == '\'') && s.back() == s.front()) {
@@ -34,7 +30,7 @@ std::string_view Unquote(std::string_view s) {
 
 // The end of a tool's output, at most `max` bytes of it.
 std::string Last(std::string_view text, size_t max) {
-  std::string s(Trim(text));
+  std::string s(TrimBlanks(text));
   if (s.size() > max) s = "..." + s.substr(s.size() - max);
   return s;
 }
@@ -48,7 +44,7 @@ absl::StatusOr<EnvironmentConf> ParseEnvironmentConf(std::string_view text, std:
   while (pos <= text.size()) {
     size_t end = text.find('\n', pos);
     if (end == std::string_view::npos) end = text.size();
-    std::string_view line = Trim(text.substr(pos, end - pos));
+    std::string_view line = TrimBlanks(text.substr(pos, end - pos));
     pos = end + 1;
     ++number;
     if (line.empty() || line.front() == '#' || line.front() == ';') continue;
@@ -64,15 +60,15 @@ absl::StatusOr<EnvironmentConf> ParseEnvironmentConf(std::string_view text, std:
       return absl::InvalidArgumentError(
           fmt::format("{}:{}: not a `setting = value` line", name, number));
     }
-    const std::string_view key = Trim(line.substr(0, eq));
-    const std::string_view value = Unquote(Trim(line.substr(eq + 1)));
+    const std::string_view key = TrimBlanks(line.substr(0, eq));
+    const std::string_view value = Unquote(TrimBlanks(line.substr(eq + 1)));
     if (key == "modulepath") {
       conf.modulepath.clear();
       size_t from = 0;
       while (from <= value.size()) {
         size_t colon = value.find(':', from);
         if (colon == std::string_view::npos) colon = value.size();
-        const std::string entry(Trim(value.substr(from, colon - from)));
+        const std::string entry(TrimBlanks(value.substr(from, colon - from)));
         from = colon + 1;
         if (entry.empty()) continue;
         const fs::path p(entry);

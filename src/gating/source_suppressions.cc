@@ -4,6 +4,7 @@
 #include <algorithm>
 
 #include "fmt/format.h"
+#include "fsmove/base/blanks.h"
 #include "fsmove/checker/checker.h"
 
 namespace fsmove::gating {
@@ -12,17 +13,11 @@ namespace {
 constexpr std::string_view kIgnore = "fsmove:ignore:";
 constexpr std::string_view kEndIgnore = "fsmove:endignore";
 
-std::string_view TrimSpace(std::string_view s) {
-  while (!s.empty() && (s.front() == ' ' || s.front() == '\t')) s.remove_prefix(1);
-  while (!s.empty() && (s.back() == ' ' || s.back() == '\t' || s.back() == '\r')) {
-    s.remove_suffix(1);
-  }
-  return s;
-}
+using base::TrimBlanks;
 
 // The next whitespace-separated word of `*s`, which is left after it.
 std::string_view NextWord(std::string_view* s) {
-  *s = TrimSpace(*s);
+  *s = TrimBlanks(*s);
   size_t end = s->find_first_of(" \t");
   if (end == std::string_view::npos) end = s->size();
   std::string_view word = s->substr(0, end);
@@ -58,7 +53,7 @@ void ReadSourceSuppressions(std::string_view file, std::string_view path,
   std::vector<SourceSuppression> read;
   std::vector<size_t> open;  // own-line comments not yet closed, innermost last
   for (const SourceComment& c : comments) {
-    std::string_view text = TrimSpace(c.text);
+    std::string_view text = TrimBlanks(c.text);
     if (!text.starts_with("fsmove:")) continue;
     const std::string where = fmt::format("{}:{}", path, c.line);
     if (text.starts_with(kEndIgnore)) {
@@ -84,7 +79,7 @@ void ReadSourceSuppressions(std::string_view file, std::string_view path,
     s.path = std::string(path);
     s.line = c.line;
     std::string_view rest = text;
-    while (TrimSpace(rest).starts_with(kIgnore)) {
+    while (TrimBlanks(rest).starts_with(kIgnore)) {
       std::string_view id = NextWord(&rest).substr(kIgnore.size());
       if (KnownRule(id)) {
         s.rules.emplace_back(id);
@@ -95,7 +90,7 @@ void ReadSourceSuppressions(std::string_view file, std::string_view path,
                         checker::FaultRuleId(checker::FaultKind::kMissingNotifier)));
       }
     }
-    s.reason = std::string(TrimSpace(rest));
+    s.reason = std::string(TrimBlanks(rest));
     if (c.after_code) {
       s.first_line = s.last_line = c.line;
     } else {

@@ -10,6 +10,7 @@
 #include <sstream>
 
 #include "fmt/format.h"
+#include "fsmove/base/blanks.h"
 #include "fsmove/base/read_file.h"
 #include "fsmove/base/sha256.h"
 #include "fsmove/scan/acceptance_specs.h"
@@ -27,12 +28,7 @@ std::string NormalizeModulePath(std::string_view path) {
 
 namespace {
 
-std::string_view TrimListLine(std::string_view s) {
-  while (!s.empty() && (s.front() == ' ' || s.front() == '\t')) s.remove_prefix(1);
-  while (!s.empty() && (s.back() == ' ' || s.back() == '\t' || s.back() == '\r'))
-    s.remove_suffix(1);
-  return s;
-}
+using base::TrimBlanks;
 
 }  // namespace
 
@@ -59,7 +55,7 @@ absl::StatusOr<std::vector<std::string>> ReadModuleList(const std::string& list_
   std::vector<std::string> out;
   std::string line;
   while (std::getline(in, line)) {
-    std::string_view l = TrimListLine(line);
+    std::string_view l = TrimBlanks(line);
     if (l.empty() || l.front() == '#') continue;
     out.emplace_back(l);
   }

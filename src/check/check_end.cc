@@ -84,6 +84,14 @@ End CompileFailed(const exec::RunResult& run, const std::string& puppet_version)
                      ", which Puppet 6 moved out of Puppet into the module ", core,
                      " (the root's Puppet does not bundle it); give the directory holding it with "
                      "--modulepath DIR")));
+  } else if (exec::LacksModules(log) && !run.environment_dir.empty()) {
+    // A control repo names its modules in its Puppetfile and its modulepath.
+    end.say.push_back(Note(absl::StrCat(
+        "Puppet did not find a class, defined type or function the control repo uses; a module "
+        "comes from its Puppetfile (",
+        run.environment_dir,
+        "/Puppetfile, deployed with r10k) or a directory of its environment.conf's modulepath "
+        "(site/ for roles and profiles)")));
   } else if (exec::LacksModules(log)) {
     // A manifest (or -e code) has no metadata.json to name what it needs.
     end.say.push_back(

@@ -448,6 +448,7 @@ absl::StatusOr<RunResult> RunCheck(const CheckRequest& request, const TraceConsu
     result.notes.push_back("dependency " + d);
   }
   if (request.sandbox == SandboxMode::kOverlay) result.unshown_modules = target->unshown_modules;
+  result.environment_dir = target->environment_dir;
   result.summary.target = target->display;
   result.summary.sandbox = request.sandbox == SandboxMode::kOverlay ? "overlay" : "none";
   result.summary.root = request.root.name;

@@ -211,6 +211,13 @@ TEST(CheckEndTest, AMovedCoreTypeNamesItsModule) {
   EXPECT_NE(said.find("give the directories of the modules holding them with --modulepath DIR"),
             std::string::npos)
       << said;
+  // A control repo's modules come from its Puppetfile, not --modulepath.
+  r.environment_dir = "/srv/control";
+  said = Said(EndBeforeReport(r, false, 90, "")->say);
+  EXPECT_NE(said.find("a module comes from its Puppetfile (/srv/control/Puppetfile, deployed "
+                      "with r10k)"),
+            std::string::npos)
+      << said;
 }
 
 TEST(CheckEndTest, IdempotenceSummaryComesFromTheApplyAfterTheFirst) {

@@ -65,6 +65,9 @@ struct RunResult {
   // Modules beside the checked one that it does not declare, which the sandbox did not show
   // (target.h), for the hint when Puppet lacked one.
   std::vector<std::string> unshown_modules;
+  // A control repo's directory (target.h's environment_dir), for the hint when Puppet lacked a
+  // module: its modules come from its Puppetfile and its environment.conf's modulepath.
+  std::string environment_dir;
   std::vector<std::string> notes;  // sandbox facts (bound inputs, prep, leftovers)
   std::string error;               // kSetupFailed
   int signal = 0;                  // kInterrupted: which signal

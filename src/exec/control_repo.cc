@@ -376,7 +376,8 @@ absl::StatusOr<std::string> DeployPuppetfile(const fs::path& repo, const std::st
       cached ? dir : fs::path(cache_root) / fmt::format(".{}.{}", key, getpid());
   if (!cached) {
     fs::remove_all(partial, ec);
-    fs::create_directories(partial, ec);
+    // modules/ made here: a Puppetfile that names no module deploys an empty directory.
+    fs::create_directories(partial / "modules", ec);
     // r10k reads the Puppetfile from the copy, so that what is deployed is what was hashed.
     if (absl::Status st = base::WriteFileBeneath(partial.string(), "Puppetfile", *text); !st.ok()) {
       fs::remove_all(partial, ec);
@@ -414,9 +415,10 @@ absl::StatusOr<std::string> DeployPuppetfile(const fs::path& repo, const std::st
   if (cached) return (dir / "modules").string();
   fs::rename(partial, dir, ec);
   if (ec && !fs::is_directory(dir / "modules")) {  // another deployment won the race: keep it
+    const std::string why = ec.message();
     fs::remove_all(partial, ec);
-    return absl::FailedPreconditionError(fmt::format("cannot keep the deployment of {} in {}: {}",
-                                                     shown, dir.string(), ec.message()));
+    return absl::FailedPreconditionError(
+        fmt::format("cannot keep the deployment of {} in {}: {}", shown, dir.string(), why));
   }
   fs::remove_all(partial, ec);
   return (dir / "modules").string();

@@ -11,6 +11,8 @@
 #include <filesystem>
 #include <fstream>
 
+#include "fsmove/exec/process.h"
+
 namespace fsmove::exec {
 namespace {
 
@@ -126,6 +128,19 @@ TEST_F(ControlRepoDirTest, ALocalModuleOutsideTheRepoNeedsItsSourceGiven) {
               HasSubstr("Puppetfile:2: mod 'secret' comes from " + (dir_ / "private").string() +
                         " on this machine, outside the control repo"));
   EXPECT_FALSE(fs::exists(dir_ / "cache")) << "nothing deployed";
+}
+
+TEST_F(ControlRepoDirTest, APuppetfileOfNoModuleDeploysAnEmptyDirectoryOnceAndAgain) {
+  // puppetlabs/control-repo's template: a forge line and commented-out modules.
+  if (!FindExecutable("r10k", kSafePath)) GTEST_SKIP() << "no r10k here (tools/bootstrap)";
+  std::ofstream(dir_ / "repo" / "Puppetfile")
+      << "forge 'https://forge.puppet.com'\n\n#mod 'puppetlabs/stdlib',  '7.0.1'\n";
+  for (int run = 0; run < 2; ++run) {
+    auto deployed = DeployPuppetfile(dir_ / "repo", (dir_ / "cache").string(), {});
+    ASSERT_TRUE(deployed.ok()) << deployed.status();
+    EXPECT_TRUE(fs::is_directory(*deployed)) << *deployed;
+    EXPECT_TRUE(fs::is_empty(*deployed));
+  }
 }
 
 TEST_F(ControlRepoDirTest, APuppetfileThatIsALinkIsNotRead) {

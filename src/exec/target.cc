@@ -705,6 +705,12 @@ absl::StatusOr<ResolvedTarget> ResolveTarget(const TargetRequest& request) {
           fmt::format("{}: neither a module directory nor a manifest file", request.path));
     }
   }
+  if (!request.modulepath.empty() && t.kind == ResolvedTarget::Kind::kEnvironment) {
+    return absl::InvalidArgumentError(fmt::format(
+        "--modulepath {}: a control repo's modulepath is its environment.conf's; name the "
+        "module in its Puppetfile, or put it under a directory of that modulepath",
+        request.modulepath.front()));
+  }
   if (!request.include_class.empty() && t.kind != ResolvedTarget::Kind::kEnvironment) {
     return absl::InvalidArgumentError(fmt::format(
         "--class {}: a class of a control repo (a directory with environment.conf or a "

@@ -11,12 +11,15 @@
 #include <utility>
 #include <vector>
 
+#include "gmock/gmock.h"
 #include "gtest/gtest.h"
 
 namespace fsmove::exec {
 namespace {
 
 namespace fs = std::filesystem;
+
+using ::testing::HasSubstr;
 
 TargetRequest Path(const fs::path& p) {
   TargetRequest r;
@@ -53,6 +56,49 @@ TEST_F(TargetTest, AModuleIsIncluded) {
   // The parent is shown as a directory of its own, with the module alone bound in it.
   EXPECT_EQ(t->input_paths, std::vector<std::string>{(dir_ / "mods/web").string()});
   EXPECT_EQ(t->linked_module_dirs, std::vector<std::string>{(dir_ / "mods").string()});
+}
+
+// A control repo (modules committed under modules/, no Puppetfile): compiled as its
+// environment, the whole repo shown, its modulepath made absolute ($basemodulepath kept for
+// Puppet), a missing site.pp and options that do not fit said.
+TEST_F(TargetTest, AControlRepoIsItsEnvironment) {
+  Write("repo/environment.conf", "modulepath = site:modules:$basemodulepath\n");
+  Write("repo/site/role/manifests/web.pp", "class role::web {}\n");
+  Write("repo/modules/motd/manifests/init.pp", "class motd {}\n");
+  Write("repo/manifests/site.pp", "node default { include role::web }\n");
+  auto t = ResolveTarget(Path(dir_ / "repo"));
+  ASSERT_TRUE(t.ok()) << t.status();
+  EXPECT_EQ(t->kind, ResolvedTarget::Kind::kEnvironment);
+  EXPECT_EQ(t->environment_dir, (dir_ / "repo").string());
+  EXPECT_EQ(t->environment_modulepath,
+            (std::vector<std::string>{(dir_ / "repo/site").string(),
+                                      (dir_ / "repo/modules").string(), "$basemodulepath"}));
+  EXPECT_EQ(t->environment_manifest, (dir_ / "repo/manifests").string());
+  EXPECT_EQ(t->input_paths, std::vector<std::string>{(dir_ / "repo").string()});
+  EXPECT_TRUE(t->deployed_modules.empty());
+  EXPECT_TRUE(t->manifest_text.empty());
+
+  TargetRequest one = Path(dir_ / "repo");
+  one.include_class = "role::web";
+  auto c = ResolveTarget(one);
+  ASSERT_TRUE(c.ok()) << c.status();
+  EXPECT_EQ(c->manifest_text, "include role::web\n");
+  one.include_class = "Role::Web";
+  EXPECT_THAT(std::string(ResolveTarget(one).status().message()),
+              HasSubstr("--class Role::Web: not a Puppet class name"));
+  TargetRequest mp = Path(dir_ / "repo");
+  mp.modulepath = {(dir_ / "repo/site").string()};
+  EXPECT_THAT(std::string(ResolveTarget(mp).status().message()),
+              HasSubstr("a control repo's modulepath is its environment.conf's"));
+  fs::remove_all(dir_ / "repo/manifests");
+  EXPECT_THAT(std::string(ResolveTarget(Path(dir_ / "repo")).status().message()),
+              HasSubstr("manifests does not exist; give the class to check with --class"));
+  // --class is a control repo's.
+  Write("mods/web/manifests/init.pp", "class web {}\n");
+  TargetRequest module = Path(dir_ / "mods/web");
+  module.include_class = "web";
+  EXPECT_THAT(std::string(ResolveTarget(module).status().message()),
+              HasSubstr("--class web: a class of a control repo"));
 }
 
 // Beside a module in a home directory or a checkout folder: its dependencies, and whatever

@@ -229,7 +229,9 @@ absl::StatusOr<Puppetfile> ParsePuppetfile(std::string_view text, std::string_vi
       PuppetfileModule m;
       m.line = tok[at].line;
       m.name = tok[i++].text;
-      if (m.name.empty()) return error(at, "mod takes the module's name first, as a string");
+      if (m.name.empty() || m.name.starts_with("-")) {
+        return error(at, "mod takes the module's name first, as a string");
+      }
       while (i < tok.size() && tok[i].kind == PfToken::kComma) {
         ++i;
         skip_ends();
@@ -258,6 +260,11 @@ absl::StatusOr<Puppetfile> ParsePuppetfile(std::string_view text, std::string_vi
           return error(i < tok.size() ? i : at, fmt::format("{}: expected a literal value", key));
         }
         const std::string value = tok[i++].text;
+        if (value.starts_with("-")) {
+          // r10k runs git with these: a value that reads as an option (--upload-pack=...)
+          // would run a command on this machine.
+          return error(at, fmt::format("mod '{}': {} {} starts with '-'", m.name, key, value));
+        }
         static constexpr std::string_view kKeys[] = {"git",    "ref",          "tag",
                                                      "branch", "commit",       "default_branch",
                                                      "type",   "exclude_spec", "install_path"};

@@ -86,6 +86,9 @@ TEST(PuppetfileTest, AnythingThatWouldRunAsRubyIsRefusedWithItsLine) {
            {"mod 'a', :type => 'tarball', :source => '/x'\n", "type tarball"},
            {"mod 'a', :local => true\n", "local is not a key fsmove passes"},
            {"moduledir '/tmp'\n", "moduledir other than 'modules'"},
+           {"mod 'a', :git => '--upload-pack=touch /tmp/x'\n",
+            "git --upload-pack=touch /tmp/x starts"},
+           {"mod 'a', git: 'https://x.invalid/a', branch: '-b'\n", "branch -b starts with '-'"},
            {"mod 'a',\n  :git => 'unterminated\n", "Puppetfile:2: a string runs past"},
        }) {
     auto pf = ParsePuppetfile(text, "Puppetfile");

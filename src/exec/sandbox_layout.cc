@@ -348,7 +348,7 @@ absl::Status SandboxLayout::SetUpWorkDir() {
     CopyLinks(fds_.in_dir, kModuleLinks, dir + "/" + kModuleLinks);
     // A control repo's environment (executor.cc's LayOutEnvironment): its links, and the
     // environment.conf fsmove wrote.
-    const std::string env = std::string(kEnvironments) + "/" + kEnvironmentName;
+    const std::string env = fmt::format("{}/{}", kEnvironments, kEnvironmentName);
     if (CopyLinks(fds_.in_dir, env, dir + "/" + env)) {
       const int env_fd =
           openat(fds_.in_dir, env.c_str(), O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);

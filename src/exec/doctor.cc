@@ -352,6 +352,9 @@ std::vector<DoctorCheck> RunDoctor(const MachineProbe& m, std::string_view root)
   }
   checks.push_back(SubordinateIdCheck(m));
   checks.push_back(RootCache(m, root));
+  // Only a control repo's Puppetfile needs it: a warning, never what makes check unready.
+  checks.push_back(
+      Tool(m, "r10k", false, "deploys a control repo's Puppetfile", "apt-get install r10k git"));
   return checks;
 }
 

@@ -25,7 +25,8 @@ class DoctorTest : public ::testing::Test {
         "Name:\tfsmove\nNoNewPrivs:\t0\nSeccomp:\t0\nSeccomp_filters:\t0\n";
     files_["/etc/subuid"] = "alice:100000:65536\n";
     files_["/etc/subgid"] = "alice:100000:65536\n";
-    for (const char* t : {"strace", "mmdebstrap", "slirp4netns", "newuidmap", "newgidmap"}) {
+    for (const char* t :
+         {"strace", "mmdebstrap", "slirp4netns", "newuidmap", "newgidmap", "r10k"}) {
       tools_.insert(t);
     }
     m_.read_file = [this](const std::string& path) -> std::optional<std::string> {
@@ -82,6 +83,17 @@ TEST_F(DoctorTest, EverythingThereIsReady) {
   for (const DoctorCheck& c : checks) EXPECT_NE(c.name, "puppet");
   EXPECT_THAT(Find(checks, "subordinate ids").detail, HasSubstr("/etc/subuid 100000..165535"));
   EXPECT_THAT(Find(checks, "root cache").detail, HasSubstr("debian-12 built in"));
+}
+
+TEST_F(DoctorTest, NoR10kIsAWarningForControlReposOnly) {
+  tools_.erase("r10k");
+  std::vector<DoctorCheck> checks = RunDoctor(m_, "debian-12");
+  const DoctorCheck c = Find(checks, "r10k");
+  EXPECT_FALSE(c.ok);
+  EXPECT_FALSE(c.required);
+  EXPECT_THAT(c.detail, HasSubstr("deploys a control repo's Puppetfile"));
+  EXPECT_EQ(c.fix, "apt-get install r10k git");
+  EXPECT_TRUE(DoctorReady(checks));
 }
 
 TEST_F(DoctorTest, UserNamespacesRefusedSayWhichSetting) {

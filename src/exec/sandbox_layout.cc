@@ -59,16 +59,14 @@ absl::Status HideVersionControl(const std::string& dir, int depth) {
   for (const char* name : kVersionControl) {
     const std::string path = fmt::format("{}/{}", dir, name);
     if (lstat(path.c_str(), &st) != 0) continue;
+    absl::Status hidden = absl::OkStatus();
     if (S_ISDIR(st.st_mode)) {
-      if (mount("fsmove-hidden", path.c_str(), "tmpfs",
-                MS_RDONLY | MS_NOSUID | MS_NODEV | MS_NOEXEC, "mode=0555,size=4k") != 0) {
-        return base::ErrnoStatus(fmt::format("cannot hide {}", path));
-      }
+      hidden = Mount("fsmove-hidden", path, "tmpfs", MS_RDONLY | MS_NOSUID | MS_NODEV | MS_NOEXEC,
+                     "mode=0555,size=4k");
     } else if (S_ISREG(st.st_mode)) {
-      if (mount("/dev/null", path.c_str(), nullptr, MS_BIND, nullptr) != 0) {
-        return base::ErrnoStatus(fmt::format("cannot hide {}", path));
-      }
+      hidden = Mount("/dev/null", path, nullptr, MS_BIND);
     }
+    if (!hidden.ok()) return hidden;
   }
   if (depth >= 2) return absl::OkStatus();
   DIR* d = opendir(dir.c_str());

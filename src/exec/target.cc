@@ -155,19 +155,6 @@ absl::Status UseModule(const fs::path& abs, const std::string& display, Resolved
   return absl::OkStatus();
 }
 
-// Puppet's rule for a class name: segments of a lower-case letter, then lower-case letters,
-// digits and '_', joined by "::" (a leading "::" allowed).
-bool IsValidClassName(std::string_view name) {
-  if (name.starts_with("::")) name.remove_prefix(2);
-  size_t from = 0;
-  while (true) {
-    const size_t sep = name.find("::", from);
-    if (!IsValidModuleName(name.substr(from, sep - from))) return false;
-    if (sep == std::string_view::npos) return true;
-    from = sep + 2;
-  }
-}
-
 // A control repo at `abs`: its environment.conf read (beneath the repo), its Puppetfile's
 // modules deployed, the whole repo and the deployment shown to the sandbox read-only.
 absl::Status UseControlRepo(const fs::path& abs, const TargetRequest& request, ResolvedTarget* t) {
@@ -207,7 +194,10 @@ absl::Status UseControlRepo(const fs::path& abs, const TargetRequest& request, R
   }
   t->environment_manifest = (abs / conf.manifest).lexically_normal().string();
   if (!request.include_class.empty()) {
-    if (!IsValidClassName(request.include_class)) {
+    // --class ::role::web names the same top-scope class.
+    std::string_view name = request.include_class;
+    if (name.starts_with("::")) name.remove_prefix(2);
+    if (!IsValidClassName(name)) {
       return absl::InvalidArgumentError(fmt::format(
           "--class {}: not a Puppet class name (role::web: lower-case segments joined by ::)",
           request.include_class));
@@ -639,6 +629,16 @@ bool IsValidModuleName(std::string_view name) {
     if (!((c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '_')) return false;
   }
   return true;
+}
+
+bool IsValidClassName(std::string_view name) {
+  size_t from = 0;
+  while (true) {
+    const size_t sep = name.find("::", from);
+    if (!IsValidModuleName(name.substr(from, sep - from))) return false;
+    if (sep == std::string_view::npos) return true;
+    from = sep + 2;
+  }
 }
 
 absl::StatusOr<ResolvedTarget> ResolveTarget(const TargetRequest& request) {

@@ -13,6 +13,7 @@
 #include "fsmove/base/blanks.h"
 #include "fsmove/base/read_file.h"
 #include "fsmove/base/sha256.h"
+#include "fsmove/exec/target.h"
 #include "fsmove/scan/acceptance_specs.h"
 #include "fsmove/scan/module_classes.h"
 
@@ -119,19 +120,7 @@ std::string_view ClassRunClass(std::string_view run) {
   if (hash == std::string_view::npos || hash == 0 || run.find('/', hash) != std::string_view::npos)
     return {};
   const std::string_view name = run.substr(hash + 1);
-  // A class name: segments of [a-z0-9_] starting with a letter, joined by "::".
-  size_t at = 0;
-  while (at < name.size()) {
-    if (name[at] < 'a' || name[at] > 'z') return {};
-    while (at < name.size() && ((name[at] >= 'a' && name[at] <= 'z') ||
-                                (name[at] >= '0' && name[at] <= '9') || name[at] == '_')) {
-      ++at;
-    }
-    if (at == name.size()) return name;
-    if (!name.substr(at).starts_with("::")) return {};
-    at += 2;
-  }
-  return {};
+  return exec::IsValidClassName(name) ? name : std::string_view();
 }
 
 std::vector<std::string> ExpandModuleRuns(const std::string& module) {

@@ -118,6 +118,9 @@ std::string ShortModuleName(std::string_view full);
 // Puppet's module-name rule: a lower-case letter, then lower-case letters, digits, '_'.
 bool IsValidModuleName(std::string_view name);
 
+// Puppet's class-name rule: module-name segments joined by "::" (role::web; no leading "::").
+bool IsValidClassName(std::string_view name);
+
 // Where the symbolic link `link` leads, when every link on the way is owned by root (Debian's
 // /usr/share/puppet/modules, through /etc/alternatives); an error naming `given` otherwise.
 absl::StatusOr<std::filesystem::path> ResolveRootOwnedLink(const std::filesystem::path& link,

@@ -77,20 +77,16 @@ int RunCheckCommand(CheckCliOptions& o) {
       pipeline::LoadProjectInputs(o.report.config, o.report.project_dir, o.report.baseline);
   if (!project.ok()) return Fail(project.status());
   if (absl::Status st = check::OptionsAgree(&o.request, o.report); !st.ok()) return Fail(st);
+  // The checked code: where fixes go and `# fsmove:ignore` comments are read (none for -e
+  // code). Without fixes, a target that does not resolve is said by the check itself.
+  absl::StatusOr<exec::ResolvedTarget> resolved = exec::ResolveTarget(o.request.run.target);
+  absl::StatusOr<fix::FixScope> scope =
+      resolved.ok() ? check::CheckFixScope(*resolved) : resolved.status();
   if (o.report.fixes_wanted()) {
-    auto resolved = exec::ResolveTarget(o.request.run.target);
-    if (!resolved.ok()) return Fail(resolved.status());
-    auto scope = check::CheckFixScope(*resolved);
     if (!scope.ok()) return Fail(scope.status());
-    o.report.fix.scope = std::move(*scope);
-    o.request.fix_target = std::move(*resolved);
-  } else if (auto resolved = exec::ResolveTarget(o.request.run.target); resolved.ok()) {
-    // The checked code, whose `# fsmove:ignore` comments are read (none for -e code); a
-    // target that does not resolve is said by the check itself.
-    if (auto scope = check::CheckFixScope(*resolved); scope.ok()) {
-      o.report.fix.scope = std::move(*scope);
-    }
+    o.request.fix_target = *resolved;
   }
+  if (scope.ok()) o.report.fix.scope = std::move(*scope);
   if (absl::Status st = check::RootAgrees(&o.request, project->config); !st.ok()) return Fail(st);
   check::Settings settings;
   settings.report = o.report;

@@ -374,6 +374,13 @@ absl::StatusOr<std::string> DeployPuppetfile(const fs::path& repo, const std::st
   static std::set<std::string> synced;
   std::lock_guard<std::mutex> lock(mu);
   if (cached && (pinned || synced.contains(dir.string()))) return (dir / "modules").string();
+  const std::optional<std::string> r10k = FindExecutable("r10k", kSafePath);
+  if (!r10k) {
+    return absl::FailedPreconditionError(fmt::format(
+        "{}: deploying it needs r10k, which this machine does not have (apt-get install "
+        "r10k); or deploy it yourself (r10k puppetfile install) into the repo's modules/",
+        shown));
+  }
   fs::create_directories(cache_root, ec);
   if (ec) {
     return absl::FailedPreconditionError(
@@ -390,14 +397,6 @@ absl::StatusOr<std::string> DeployPuppetfile(const fs::path& repo, const std::st
       fs::remove_all(partial, ec);
       return st;
     }
-  }
-  const std::optional<std::string> r10k = FindExecutable("r10k", kSafePath);
-  if (!r10k) {
-    fs::remove_all(partial, ec);
-    return absl::FailedPreconditionError(fmt::format(
-        "{}: deploying it needs r10k, which this machine does not have (apt-get install "
-        "r10k); or deploy it yourself (r10k puppetfile install) into the repo's modules/",
-        shown));
   }
   std::vector<std::string> env = PuppetEnvironment();
   for (const char* keep : {"HOME", "http_proxy", "https_proxy", "no_proxy", "SSH_AUTH_SOCK"}) {

@@ -14,6 +14,7 @@
 #include <fstream>
 
 #include "absl/status/status.h"
+#include "absl/strings/str_join.h"
 #include "fmt/format.h"
 #include "fsmove/base/errno_status.h"
 #include "fsmove/base/output_file.h"
@@ -109,10 +110,7 @@ absl::Status LayOutEnvironment(const ResolvedTarget& target, const std::string& 
     fs::create_symlink(target.deployed_modules, env / "modules", ec);
     if (ec) return absl::InternalError(fmt::format("cannot link modules: {}", ec.message()));
   }
-  std::string modulepath;
-  for (const std::string& m : target.environment_modulepath) {
-    modulepath += (modulepath.empty() ? "" : ":") + m;
-  }
+  const std::string modulepath = absl::StrJoin(target.environment_modulepath, ":");
   return base::WriteOutputFile((env / "environment.conf").string(),
                                fmt::format("# written by fsmove from {}/environment.conf\n"
                                            "modulepath = {}\nmanifest = {}\n",
@@ -209,8 +207,7 @@ absl::StatusOr<SandboxSpec> PrepareSandbox(const CheckRequest& request,
     result->manifest_paths.emplace_back(inside + "/" + kManifestFile, in + "/" + kManifestFile);
   }
   if (absl::Status st = LinkModules(target, in, inside, result, &modulepath); !st.ok()) return st;
-  std::string mp;
-  for (const auto& m : modulepath) mp += (mp.empty() ? "" : ":") + m;
+  const std::string mp = absl::StrJoin(modulepath, ":");
   // Puppet's settings naming what it compiles: a manifest and modulepath, or an environment.
   std::vector<std::string> code, modules_at_apply;
   if (absl::Status st = CodeSettings(target, in, inside, manifest, mp, &code, &modules_at_apply);

@@ -8,6 +8,8 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
+#include "absl/strings/str_split.h"
+#include "absl/strings/strip.h"
 #include "fsmove/exec/puppet_log.h"
 
 namespace fsmove::check {
@@ -46,6 +48,13 @@ namespace {
 
 // Puppet could not compile: its log, deduplicated, and what may help.
 End CompileFailed(const exec::RunResult& run, const std::string& puppet_version) {
+  // --facts refused (merge_facts.rb): the file's fault, said as fsmove's own error.
+  const std::string stripped = exec::StripAnsi(run.compile_log);
+  for (absl::string_view line : absl::StrSplit(stripped, '\n')) {
+    if (absl::ConsumePrefix(&line, "Error: --facts ")) {
+      return {kExitError, {Error(absl::StrCat("--facts ", line))}};
+    }
+  }
   End end{
       kExitError,
       {Error(absl::StrCat("Puppet could not compile the catalog for ", run.summary.target, ":"))}};

@@ -138,6 +138,23 @@ absl::Status CodeSettings(const ResolvedTarget& target, const std::string& in,
   return absl::OkStatus();
 }
 
+// --facts FILE: the file and the script that merges it, copied into the work directory, and
+// the compile's command line that runs the script (puppet_command.h's FactsCompileArgv).
+absl::StatusOr<std::vector<std::string>> WithFacts(const CheckRequest& request,
+                                                   const std::string& in, const std::string& inside,
+                                                   const std::vector<std::string>& compile_argv) {
+  absl::StatusOr<std::string> facts = base::ReadFile(request.facts_file, "--facts");
+  if (!facts.ok()) return facts.status();
+  const std::string copy = FactsCopyName(request.facts_file);
+  for (const auto& [name, text] : {std::pair<std::string, std::string_view>{copy, *facts},
+                                   {kMergeFactsFile, MergeFactsScript()}}) {
+    if (absl::Status st = base::WriteOutputFile(in + "/" + name, text); !st.ok()) return st;
+  }
+  const std::string ruby = request.root.host() ? RubyOf(PuppetExecutable()) : kRootRuby;
+  return FactsCompileArgv(ruby, inside + "/" + kMergeFactsFile, request.facts_file,
+                          inside + "/" + copy, compile_argv);
+}
+
 // The sandbox's spec for this run, with the work directory laid out for it (manifest, module
 // link, graph directory); the notes and manifest paths it implies go to `result`.
 absl::StatusOr<SandboxSpec> PrepareSandbox(const CheckRequest& request,
@@ -226,6 +243,12 @@ absl::StatusOr<SandboxSpec> PrepareSandbox(const CheckRequest& request,
     if (!request.node.empty())
       spec.compile_argv.insert(spec.compile_argv.end(), {"--certname", node});
     spec.compile_argv.push_back(node);
+    if (!request.facts_file.empty()) {
+      absl::StatusOr<std::vector<std::string>> with_facts =
+          WithFacts(request, in, inside, spec.compile_argv);
+      if (!with_facts.ok()) return with_facts.status();
+      spec.compile_argv = std::move(*with_facts);
+    }
   } else if (absl::Status st =
                  base::WriteOutputFile(in + "/" + kCatalogFile, request.apply_catalog);
              !st.ok()) {
@@ -450,6 +473,8 @@ absl::StatusOr<RunResult> RunCheck(const CheckRequest& request, const TraceConsu
   result.summary.sandbox = request.sandbox == SandboxMode::kOverlay ? "overlay" : "none";
   result.summary.root = request.root.name;
   result.summary.root_choice = request.root_choice;
+  result.summary.node = request.node;
+  result.summary.facts = request.facts_file;
   result.summary.puppet_version = request.root.puppet_version;
   result.summary.init = request.init;
 

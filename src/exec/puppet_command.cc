@@ -6,8 +6,13 @@
 
 #include <algorithm>
 #include <cctype>
+#include <fstream>
 #include <iterator>
 #include <string_view>
+
+#include "absl/strings/match.h"
+#include "fsmove/base/blanks.h"
+#include "fsmove/exec/process.h"
 
 namespace fsmove::exec {
 namespace {
@@ -58,6 +63,42 @@ std::string CertName() {
   }
   for (char& c : name) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
   return name;
+}
+
+std::string FactsCopyName(std::string_view path) {
+  return absl::EndsWithIgnoreCase(absl::string_view(path.data(), path.size()), ".json")
+             ? kFactsJsonFile
+             : kFactsYamlFile;
+}
+
+std::vector<std::string> FactsCompileArgv(const std::string& ruby, const std::string& script,
+                                          const std::string& shown, const std::string& facts,
+                                          const std::vector<std::string>& catalog_argv) {
+  std::vector<std::string> argv = {ruby, script, shown, facts, "--"};
+  // The facts face with the same settings: `puppet facts find ... NODE`, no catalog terminus.
+  for (size_t i = 0; i < catalog_argv.size(); ++i) {
+    if (catalog_argv[i] == "--terminus" && i + 1 < catalog_argv.size()) {
+      ++i;
+      continue;
+    }
+    argv.push_back(i == 1 ? std::string("facts") : catalog_argv[i]);
+  }
+  argv.push_back("--");
+  argv.insert(argv.end(), catalog_argv.begin(), catalog_argv.end());
+  return argv;
+}
+
+std::string RubyOf(const std::string& puppet) {
+  std::ifstream in(puppet);
+  std::string line;
+  if (std::getline(in, line) && line.starts_with("#!")) {
+    std::string_view interpreter = base::TrimBlanks(std::string_view(line).substr(2));
+    interpreter = interpreter.substr(0, interpreter.find_first_of(" \t"));
+    // /usr/bin/ruby, /opt/puppetlabs/puppet/bin/ruby (`#!/usr/bin/env ruby`: the PATH's).
+    const std::string_view name = interpreter.substr(interpreter.rfind('/') + 1);
+    if (interpreter.starts_with('/') && name.starts_with("ruby")) return std::string(interpreter);
+  }
+  return FindExecutable("ruby", kSafePath).value_or("ruby");
 }
 
 }  // namespace fsmove::exec

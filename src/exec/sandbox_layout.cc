@@ -23,6 +23,7 @@
 #include "fsmove/base/errno_status.h"
 #include "fsmove/base/read_file.h"
 #include "fsmove/catalog/catalog.h"
+#include "fsmove/exec/puppet_command.h"
 
 namespace fsmove::exec {
 namespace {
@@ -336,12 +337,11 @@ absl::Status SandboxLayout::SetUpWorkDir() {
   mkdir(dir.c_str(), 0755);
   mkdir((dir + "/" + kGraphDir).c_str(), 0755);
   if (fds_.in_dir >= 0) {
-    if (auto text = base::ReadUntrustedFile(fds_.in_dir, kManifestFile, "the manifest",
-                                            catalog::kMaxCatalogBytes);
-        text.ok()) {
-      if (absl::Status st = WriteFileWithMode(dir + "/" + kManifestFile, *text, 0644); !st.ok()) {
-        return st;
-      }
+    // The generated manifest; with --facts, the facts file's copy and the script merging it.
+    for (const char* name : {kManifestFile, kMergeFactsFile, kFactsJsonFile, kFactsYamlFile}) {
+      auto text = base::ReadUntrustedFile(fds_.in_dir, name, name, catalog::kMaxCatalogBytes);
+      if (!text.ok()) continue;
+      if (absl::Status st = WriteFileWithMode(dir + "/" + name, *text, 0644); !st.ok()) return st;
     }
     CopyLinks(fds_.in_dir, kModuleLinks, dir + "/" + kModuleLinks);
     // A control repo's environment (executor.cc's LayOutEnvironment): its links, and the

@@ -76,6 +76,11 @@ void WriteRunText(std::ostream& out, const RunSummary& run) {
       << run.puppet_exit_code;
   if (run.timed_out) out << " (" << run.WhyUnfinished() << ")";
   out << ", strace " << run.strace_end << "\n";
+  if (!run.node.empty() || !run.facts.empty()) {
+    out << "  compiled for " << (run.node.empty() ? "this machine" : TerminalSafe(run.node));
+    if (!run.facts.empty()) out << " with the facts of " << TerminalSafe(run.facts);
+    out << "\n";
+  }
   if (!run.root_choice.empty()) {
     out << "  root chosen by --root auto: " << TerminalSafe(run.root_choice) << "\n";
   }
@@ -185,6 +190,8 @@ nlohmann::json RunToJson(const RunSummary& run) {
           {"root", run.root},
           {"root_choice",
            run.root_choice.empty() ? nlohmann::json(nullptr) : nlohmann::json(run.root_choice)},
+          {"node", run.node.empty() ? nlohmann::json(nullptr) : nlohmann::json(run.node)},
+          {"facts", run.facts.empty() ? nlohmann::json(nullptr) : nlohmann::json(run.facts)},
           {"init_choice",
            run.init_choice.empty() ? nlohmann::json(nullptr) : nlohmann::json(run.init_choice)},
           {"init", run.init},

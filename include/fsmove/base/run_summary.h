@@ -44,6 +44,8 @@ struct RunSummary {
   std::string sandbox;         // "overlay" or "none"
   std::string root;            // the OS root Puppet ran on: "host", debian-12, a directory
   std::string root_choice;     // --root auto: why that root ("" when --root named it)
+  std::string node;            // --node: the node compiled for ("" this machine's certname)
+  std::string facts;           // --facts: the facts file put over the sandbox's own, or ""
   std::string puppet_version;  // the Puppet that ran ("" if unknown)
   std::string init;            // PID 1 of the sandbox: "none" or "systemd"
   std::string init_choice;     // --init auto chose systemd: why ("" otherwise)

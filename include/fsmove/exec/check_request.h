@@ -27,6 +27,9 @@ struct CheckRequest {
   // --node NAME: the node the catalog is compiled for (site.pp's node definitions, Hiera's
   // trusted.certname); empty: this machine's certname.
   std::string node;
+  // --facts FILE: the node's facts (JSON or YAML), put over the sandbox's own for the compile
+  // (MergeFactsScript); empty: the sandbox's facts alone.
+  std::string facts_file;
   bool progress = false;  // compile / resource N of M / analysis lines on stderr
   // The system calls strace records (a kernel-side filter; readlink is left out, see
   // StraceArguments): the calls the analysis models. Empty: every call (slow).

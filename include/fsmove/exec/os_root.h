@@ -46,6 +46,7 @@ inline constexpr std::string_view kDefaultMirror = "http://deb.debian.org/debian
 inline constexpr std::string_view kHostRoot = "host";
 // Where a pinned root's Puppet and strace are (Debian's packages).
 inline constexpr const char* kRootPuppet = "/usr/bin/puppet";
+inline constexpr const char* kRootRuby = "/usr/bin/ruby";  // its shebang's
 inline constexpr const char* kRootStrace = "/usr/bin/strace";
 
 // The format of a named root's metadata (RootCacheDir()/NAME.json) that this fsmove writes:

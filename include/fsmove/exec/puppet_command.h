@@ -23,4 +23,24 @@ std::vector<std::string> StraceArguments(const std::string& strace, const std::s
 // Puppet's node name for compiling: the lower-cased fully qualified host name.
 std::string CertName();
 
+// --facts FILE. The script the compile runs instead (src/exec/merge_facts.rb, embedded at build
+// time): it reads the facts file, refuses facts of another kernel or OS family, puts them over
+// the sandbox's own (`puppet facts find` with the compile's settings) and runs the compile
+// with Puppet's json facts terminus reading the result.
+std::string_view MergeFactsScript();
+// Where the script and the facts file's copy go in the work directory's in/ (facts.json, or
+// facts.yaml for any other name: the script reads either by its content).
+inline constexpr const char* kMergeFactsFile = "merge-facts.rb";
+inline constexpr const char* kFactsJsonFile = "facts.json";
+inline constexpr const char* kFactsYamlFile = "facts.yaml";
+std::string FactsCopyName(std::string_view path);
+// The compile's command line with the facts merged: `ruby` runs `script` on `facts` (shown in
+// messages as `shown`); the sandbox's facts are found by the facts face with `catalog_argv`'s
+// settings (`puppet catalog find --terminus compiler ... NODE`, as the executor builds it).
+std::vector<std::string> FactsCompileArgv(const std::string& ruby, const std::string& script,
+                                          const std::string& shown, const std::string& facts,
+                                          const std::vector<std::string>& catalog_argv);
+// The Ruby that runs `puppet` (its #! line), else the first `ruby` on the safe PATH.
+std::string RubyOf(const std::string& puppet);
+
 }  // namespace fsmove::exec

@@ -13,6 +13,7 @@
 #include "fsmove/check/check_run.h"
 #include "fsmove/check/fix_scope.h"
 #include "fsmove/exec/memory_limit.h"
+#include "fsmove/matrix/matrix_run.h"
 #include "report_options.h"
 
 namespace fsmove::cli {
@@ -25,6 +26,7 @@ struct CheckCliOptions {
   check::Request request;
   ReportOptions report;
   BudgetFlags budget;
+  matrix::MatrixSettings matrix;  // --matrix FILE, --results DIR
 };
 
 // The request the flags make (target, sandbox, memory limit): an exit code when they cannot.
@@ -64,6 +66,11 @@ std::optional<int> RequestFromFlags(CheckCliOptions& o) {
 // Flags, then the request, then one call to the check library.
 int RunCheckCommand(CheckCliOptions& o) {
   if (auto exit = RequestFromFlags(o)) return *exit;
+  if (!o.matrix.results_dir.empty() && o.matrix.file.empty()) {
+    return Fail(absl::InvalidArgumentError(
+        "--results DIR keeps the files of a --matrix's checks; one check keeps its own with "
+        "--save-catalog, --puppet-log and --json-output"));
+  }
   // The module's (or the manifest's directory's) .fsmove.json applies unless --config is given;
   // a bad one, or a bad baseline, is reported before Puppet runs.
   if (!o.request.run.target.path.empty()) {
@@ -92,7 +99,17 @@ int RunCheckCommand(CheckCliOptions& o) {
   settings.report = o.report;
   settings.project = std::move(*project);
   TerminalSink sink;
-  return check::Run(o.request, settings, sink).exit_code;
+  if (o.matrix.file.empty()) return check::Run(o.request, settings, sink).exit_code;
+  // --matrix: the rows read and agreed with before any Puppet runs.
+  absl::StatusOr<std::vector<matrix::MatrixRow>> rows = matrix::ReadMatrix(o.matrix.file);
+  if (!rows.ok()) return Fail(rows.status());
+  const bool control_repo =
+      resolved.ok() && resolved->kind == exec::ResolvedTarget::Kind::kEnvironment;
+  if (absl::Status st = matrix::MatrixAgrees(o.request, o.report, *rows, o.matrix, control_repo);
+      !st.ok()) {
+    return Fail(st);
+  }
+  return matrix::RunMatrix(o.request, settings, *rows, o.matrix, sink).exit_code;
 }
 
 // What to check: a module, a manifest, code or a control repo, and the modules it needs.
@@ -130,6 +147,21 @@ void AddTargetOptions(CLI::App* cmd, const std::shared_ptr<CheckCliOptions>& o) 
                   "compile the catalog for this node name (site.pp's node definitions, Hiera's "
                   "trusted.certname) instead of this machine's certname")
       ->type_name("NAME");
+  cmd->add_option("--matrix", o->matrix.file,
+                  "check once per row of FILE, each row `NODE [CLASS [FACTS]]` (\"-\": none; "
+                  "facts paths relative to FILE), and report them all in one report: each "
+                  "node's findings and a row per node")
+      ->type_name("FILE");
+  cmd->add_option("--results", o->matrix.results_dir,
+                  "with --matrix: keep each node's report, catalog, Puppet's log and graph in "
+                  "DIR/NODE/, and a report.html of the nodes in DIR")
+      ->type_name("DIR");
+  cmd->add_option("--facts", o->request.run.facts_file,
+                  "compile with this node's facts (JSON or YAML, as `puppet facts show`, `puppet "
+                  "facts find`, a Puppet server's yaml cache, PuppetDB or Foreman give them), "
+                  "each over the sandbox's own fact of that name; facts of another OS family "
+                  "or kernel are refused")
+      ->type_name("FILE");
 }
 
 // The sandbox: the OS root Puppet runs on, its init and its limits.

@@ -177,7 +177,7 @@ void WriteFindingsMarkdown(std::ostream& out, const FindingsContext& c, const Ma
   }
   const size_t ni = c.not_idempotent().size();
   const size_t total = shown.size() + ni;
-  std::string doc = "<!-- fsmove-report -->\n";
+  std::string doc(kMarkdownMarker);
   doc += total == 0 ? "## fsmove: no findings\n\n"
                     : fmt::format("## fsmove: {}\n\n", Plural(total, "finding", "findings"));
   std::vector<std::string> counts;

@@ -70,3 +70,78 @@ def case_control_repo():
                    "web02.example.com", "--class", "role::app", repo, env=cache)
         check(p.returncode == 1 and len(json.loads(p.stdout)["faults"]) == 1,
               f"--class role::app: exit code {p.returncode}")
+
+
+def validate(doc, schema_name):
+    """Validates DOC against docs/SCHEMA_NAME, its $refs to the other schema resolved (with
+    Debian 12's python3-jsonschema 4.10, installed by tools/bootstrap, or a newer one)."""
+    import jsonschema
+    docs = os.path.join(ARGS.source, "docs")
+    schemas = {}
+    for name in ("json-report.schema.json", "json-matrix.schema.json"):
+        with open(os.path.join(docs, name), encoding="utf-8") as fh:
+            schemas[name] = json.load(fh)
+    try:
+        from referencing import Registry, Resource
+        registry = Registry().with_resources(
+            (s["$id"], Resource.from_contents(s)) for s in schemas.values())
+        validator = jsonschema.Draft202012Validator(schemas[schema_name], registry=registry)
+    except ImportError:
+        resolver = jsonschema.RefResolver.from_schema(
+            schemas[schema_name], store={s["$id"]: s for s in schemas.values()})
+        validator = jsonschema.Draft202012Validator(schemas[schema_name], resolver=resolver)
+    errors = [f"{'/'.join(map(str, e.absolute_path))}: {e.message[:200]}"
+              for e in validator.iter_errors(doc)]
+    check(not errors, f"against {schema_name}: {errors[:5]}")
+
+
+def case_control_repo_matrix():
+    """The control repo checked for the nodes of its matrix file in one command: a node with
+    the facts of `puppet facts show` (JSON) whose site's data keeps the order, one whose node
+    data drops it (its class given), one with a Puppet server's cached facts (YAML) whose site's
+    data drops it; one report with a row per node (JSON, SARIF with a run per node), each
+    node's files and report.html kept; and facts of another OS family refused."""
+    check(shutil.which("r10k") is not None, "r10k is not installed (tools/bootstrap installs it)")
+    with tempfile.TemporaryDirectory() as tmp:
+        repo, sources = control_repo(tmp)
+        cache = dict(os.environ, FSMOVE_PUPPETFILE_CACHE=os.path.join(tmp, "cache"))
+        results = os.path.join(tmp, "results")
+        sarif = os.path.join(tmp, "matrix.sarif")
+        p = fsmove("check", "-q", "--format", "json", "--module-source", sources, "--matrix",
+                   os.path.join(repo, "matrix.txt"), "--results", results, "--sarif-output",
+                   sarif, repo, env=cache)
+        check(p.returncode == 1, f"exit code {p.returncode}")
+        doc = json.loads(p.stdout)
+        validate(doc, "json-matrix.schema.json")
+        rows = {r["node"]: r for r in doc["rows"]}
+        check(list(rows) == ["web01.example.com", "web02.example.com", "lab01.example.com"],
+              f"rows: {list(rows)}")
+        check(rows["web01.example.com"]["status"] == "ok" and
+              rows["web01.example.com"]["facts"].endswith("facts/web01.example.com.json"),
+              f"web01: {rows['web01.example.com']}")
+        for node in ("web02.example.com", "lab01.example.com"):
+            check(findings_of(rows[node]["report"]) ==
+                  ["MOR\tFile[/etc/app/app.conf]\tExec[app report]"],
+                  f"{node}: {findings_of(rows[node]['report'])}")
+        check(rows["web02.example.com"]["class"] == "role::app", "web02's class")
+        # Each node's report says what it was compiled for.
+        run = rows["lab01.example.com"]["report"]["run"]
+        check(run["node"] == "lab01.example.com" and run["facts"].endswith(".yaml"),
+              f"lab01's run: {run['node']} {run['facts']}")
+        with open(sarif, encoding="utf-8") as fh:
+            runs = json.load(fh)["runs"]
+        check([r["automationDetails"]["id"] for r in runs] ==
+              [f"fsmove-matrix/{n}/" for n in rows] and
+              [len(r["results"]) for r in runs] == [0, 1, 1],
+              f"SARIF runs: {[(r['automationDetails'], len(r['results'])) for r in runs]}")
+        for node in rows:
+            for name in ("report.json", "catalog.json", "puppet.log", "check.log"):
+                check(os.path.isfile(os.path.join(results, node, name)), f"{node}/{name} kept")
+        with open(os.path.join(results, "report.html"), encoding="utf-8") as fh:
+            page = fh.read()
+        check(all(n in page for n in rows), "report.html names every node")
+        # Facts of a node this root cannot be: refused, with the reason, before any apply.
+        p = fsmove("check", "-q", "--module-source", sources, "--facts",
+                   os.path.join(repo, "facts", "centos01.example.com.json"), repo, env=cache)
+        check(p.returncode == 2 and "os.family is RedHat, but the catalog is applied on Debian"
+              in p.stderr, f"another OS family: exit {p.returncode}")

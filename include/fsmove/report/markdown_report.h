@@ -19,7 +19,7 @@ struct MarkdownOptions {
   // Findings shown in full; the rest get a line each. GitHub refuses comments over 65,536
   // characters: past `max_chars` the remaining findings get a line each too.
   size_t max_detailed = 20;
-  size_t max_chars = 60000;
+  size_t max_chars = 60000;    // kMarkdownMaxChars
   size_t max_diff_lines = 80;  // of each finding's diff
   graph::NeighbourhoodOptions picture;
 };
@@ -28,5 +28,8 @@ struct MarkdownOptions {
 // confidence without --all; counted), and resources that are not idempotent. Starts with the
 // HTML comment `<!-- fsmove-report -->` so that a CI step can find and update its comment.
 void WriteFindingsMarkdown(std::ostream& out, const FindingsContext& c, const MarkdownOptions& o);
+inline constexpr std::string_view kMarkdownMarker = "<!-- fsmove-report -->\n";
+// GitHub's limit on a comment is 65,536 characters: what a comment of fsmove's stays within.
+inline constexpr size_t kMarkdownMaxChars = 60000;
 
 }  // namespace fsmove::report

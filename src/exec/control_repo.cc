@@ -9,10 +9,13 @@
 #include <set>
 #include <system_error>
 
+#include "absl/strings/str_join.h"
+#include "absl/strings/str_split.h"
 #include "fmt/format.h"
 #include "fsmove/base/beneath.h"
 #include "fsmove/base/blanks.h"
 #include "fsmove/base/sha256.h"
+#include "fsmove/exec/module_sources.h"
 #include "fsmove/exec/process.h"
 
 namespace fsmove::exec {
@@ -285,9 +288,12 @@ absl::StatusOr<Puppetfile> ParsePuppetfile(std::string_view text, std::string_vi
         } else if (key == "type" && value != "git" && value != "forge") {
           return error(at, fmt::format("mod '{}': type {}: fsmove deploys git and Forge modules",
                                        m.name, value));
-        } else if (key == "install_path" && !InsideRepo(value)) {
-          return error(
-              at, fmt::format("mod '{}': install_path {} leads out of the modules", m.name, value));
+        } else if (key == "install_path") {
+          if (!InsideRepo(value)) {
+            return error(at, fmt::format("mod '{}': install_path {} leads out of the modules",
+                                         m.name, value));
+          }
+          m.install_path = true;
         }
       }
       pf.modules.push_back(std::move(m));
@@ -301,6 +307,7 @@ absl::StatusOr<Puppetfile> ParsePuppetfile(std::string_view text, std::string_vi
       if (i >= tok.size() || tok[i].kind != PfToken::kClose) return error(at, "expected ')'");
       ++i;
     }
+    if (statement == "mod") pf.modules.back().end_line = tok[i - 1].line;
     if (i < tok.size() && tok[i].kind != PfToken::kEnd) {
       return error(i, "expected the end of the statement");
     }
@@ -317,6 +324,45 @@ bool LooksLikeControlRepo(const fs::path& dir) {
   return fs::is_regular_file(dir / "Puppetfile", ec) &&
          !fs::exists(dir / "manifests" / "init.pp", ec);
 }
+
+namespace {
+
+// `r10k puppetfile install` of `deployment`'s Puppetfile into its modules/; an error names
+// what r10k printed and, for the Forge modules it was to fetch (`from_forge`), how to give them
+// without the network.
+absl::Status RunR10k(const std::string& r10k, const fs::path& deployment, const std::string& shown,
+                     const std::vector<std::string>& from_forge) {
+  std::vector<std::string> env = PuppetEnvironment();
+  for (const char* keep : {"HOME", "http_proxy", "https_proxy", "no_proxy", "SSH_AUTH_SOCK"}) {
+    if (const char* v = std::getenv(keep); v != nullptr)
+      env.push_back(fmt::format("{}={}", keep, v));
+  }
+  absl::StatusOr<CapturedRun> run = RunCaptured(
+      {r10k, "puppetfile", "install", "--puppetfile", (deployment / "Puppetfile").string(),
+       "--moduledir", (deployment / "modules").string()},
+      env);
+  if (!run.ok() || run->wait_status != 0) {
+    const std::string why = run.ok() ? Last(run->err.empty() ? run->out : run->err, 2000)
+                                     : std::string(run.status().message());
+    const std::string forge =
+        from_forge.empty()
+            ? std::string()
+            : fmt::format(
+                  " The Forge modules it was to fetch ({}) can be given without the "
+                  "network in a --module-source DIR, a module directory each at the "
+                  "version the Puppetfile pins (as `puppet module install --target-dir "
+                  "DIR` or a checkout of its repository at that tag leaves it).",
+                  absl::StrJoin(from_forge, ", "));
+    return absl::FailedPreconditionError(fmt::format(
+        "{}: r10k could not deploy it ({}): {}.{} A git module it cannot fetch (no network, a "
+        "private repository) can be given as a directory: point its `mod` at a local path "
+        "(:git => 'file:///...'), or deploy the Puppetfile yourself into the repo's modules/",
+        shown, run.ok() ? DescribeWaitStatus(run->wait_status) : "not started", why, forge));
+  }
+  return absl::OkStatus();
+}
+
+}  // namespace
 
 std::string PuppetfileCacheRoot() {
   if (const char* set = std::getenv("FSMOVE_PUPPETFILE_CACHE"); set != nullptr && set[0] == '/') {
@@ -358,6 +404,29 @@ absl::StatusOr<std::string> DeployPuppetfile(const fs::path& repo, const std::st
           shown, m.line, m.name, m.local));
     }
   }
+  // Forge modules a --module-source directory or Debian's packages hold at the version the
+  // Puppetfile pins (the highest there when it pins none) are copied from there, with no
+  // network; r10k fetches the others. Their statements are commented out of the copy r10k reads.
+  std::vector<std::string> sources = local_sources;
+  sources.emplace_back(kDebianModulesDir);
+  const std::vector<SourceModule> available = ListSourceModules(sources);
+  std::vector<std::string> lines = absl::StrSplit(*text, '\n');
+  std::vector<const SourceModule*> taken;
+  std::vector<std::string> from_forge;
+  for (const PuppetfileModule& m : pf->modules) {
+    if (!m.git.empty()) continue;
+    absl::StatusOr<const SourceModule*> picked =
+        m.install_path ? nullptr : PickSourceModule(available, m.name, m.version, shown);
+    if (!picked.ok() || *picked == nullptr) {
+      from_forge.push_back(m.version.empty() ? m.name : fmt::format("{} {}", m.name, m.version));
+      continue;
+    }
+    taken.push_back(*picked);
+    for (int l = m.line; l <= m.end_line && l <= static_cast<int>(lines.size()); ++l) {
+      lines[l - 1] = fmt::format("# fsmove: from {}: {}", (*picked)->dir, lines[l - 1]);
+    }
+  }
+  const std::string handed = absl::StrJoin(lines, "\n");
   const std::string key = base::Sha256Hex(*text).substr(0, 32);
   const fs::path dir = fs::path(cache_root) / key;
   std::error_code ec;
@@ -374,8 +443,9 @@ absl::StatusOr<std::string> DeployPuppetfile(const fs::path& repo, const std::st
   static std::set<std::string> synced;
   std::lock_guard<std::mutex> lock(mu);
   if (cached && (pinned || synced.contains(dir.string()))) return (dir / "modules").string();
+  const bool needs_r10k = taken.size() < pf->modules.size();
   const std::optional<std::string> r10k = FindExecutable("r10k", kSafePath);
-  if (!r10k) {
+  if (!r10k && needs_r10k) {
     return absl::FailedPreconditionError(fmt::format(
         "{}: deploying it needs r10k, which this machine does not have (apt-get install "
         "r10k); or deploy it yourself (r10k puppetfile install) into the repo's modules/",
@@ -393,29 +463,30 @@ absl::StatusOr<std::string> DeployPuppetfile(const fs::path& repo, const std::st
     // modules/ made here: a Puppetfile that names no module deploys an empty directory.
     fs::create_directories(partial / "modules", ec);
     // r10k reads the Puppetfile from the copy, so that what is deployed is what was hashed.
-    if (absl::Status st = base::WriteFileBeneath(partial.string(), "Puppetfile", *text); !st.ok()) {
+    if (absl::Status st = base::WriteFileBeneath(partial.string(), "Puppetfile", handed);
+        !st.ok()) {
       fs::remove_all(partial, ec);
       return st;
     }
   }
-  std::vector<std::string> env = PuppetEnvironment();
-  for (const char* keep : {"HOME", "http_proxy", "https_proxy", "no_proxy", "SSH_AUTH_SOCK"}) {
-    if (const char* v = std::getenv(keep); v != nullptr)
-      env.push_back(fmt::format("{}={}", keep, v));
+  if (needs_r10k) {
+    if (absl::Status st = RunR10k(*r10k, partial, shown, from_forge); !st.ok()) {
+      if (!cached) fs::remove_all(partial, ec);
+      return st;
+    }
   }
-  absl::StatusOr<CapturedRun> run = RunCaptured(
-      {*r10k, "puppetfile", "install", "--puppetfile", (partial / "Puppetfile").string(),
-       "--moduledir", (partial / "modules").string()},
-      env);
-  if (!run.ok() || run->wait_status != 0) {
-    const std::string why = run.ok() ? Last(run->err.empty() ? run->out : run->err, 2000)
-                                     : std::string(run.status().message());
-    if (!cached) fs::remove_all(partial, ec);
-    return absl::FailedPreconditionError(fmt::format(
-        "{}: r10k could not deploy it ({}): {}. A module it cannot fetch (no network, a "
-        "private repository) can be given as a directory: deploy the Puppetfile yourself into "
-        "the repo's modules/, or point its `mod` at a local path (:git => 'file:///...')",
-        shown, run.ok() ? DescribeWaitStatus(run->wait_status) : "not started", why));
+  // The modules taken from this machine, copied (links skipped: module code would see where
+  // they lead) after r10k, which removes what its Puppetfile does not name.
+  for (const SourceModule* m : taken) {
+    const fs::path to = partial / "modules" / m->short_name;
+    fs::remove_all(to, ec);
+    fs::copy(m->dir, to, fs::copy_options::recursive | fs::copy_options::skip_symlinks, ec);
+    if (ec) {
+      const std::string why = ec.message();
+      if (!cached) fs::remove_all(partial, ec);
+      return absl::FailedPreconditionError(
+          fmt::format("{}: cannot copy {} from {}: {}", shown, m->name, m->dir, why));
+    }
   }
   synced.insert(dir.string());
   if (cached) return (dir / "modules").string();

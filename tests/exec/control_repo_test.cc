@@ -17,6 +17,7 @@ namespace fsmove::exec {
 namespace {
 
 namespace fs = std::filesystem;
+using ::testing::AllOf;
 using ::testing::ElementsAre;
 using ::testing::HasSubstr;
 
@@ -144,6 +145,44 @@ TEST_F(ControlRepoDirTest, APuppetfileOfNoModuleDeploysAnEmptyDirectoryOnceAndAg
     EXPECT_TRUE(fs::is_directory(*deployed)) << *deployed;
     EXPECT_TRUE(fs::is_empty(*deployed));
   }
+}
+
+TEST_F(ControlRepoDirTest, AForgeModuleAModuleSourceHoldsIsCopiedFromThereWithoutTheNetwork) {
+  const fs::path module = dir_ / "sources" / "localmod";
+  fs::create_directories(module / "manifests");
+  std::ofstream(module / "metadata.json")
+      << R"({"name": "fsmovetest-localmod", "version": "1.2.0", "dependencies": []})";
+  std::ofstream(module / "manifests" / "init.pp") << "class localmod {}\n";
+  fs::create_symlink("/etc/shadow", module / "manifests" / "leak.pp");
+  // A statement over two lines, pinned at the version the source has.
+  std::ofstream(dir_ / "repo" / "Puppetfile")
+      << "forge 'https://forge.puppet.com'\nmod 'fsmovetest/localmod',\n  '1.2.0'\n";
+  auto deployed =
+      DeployPuppetfile(dir_ / "repo", (dir_ / "cache").string(), {(dir_ / "sources").string()});
+  ASSERT_TRUE(deployed.ok()) << deployed.status();
+  const fs::path copy = fs::path(*deployed) / "localmod";
+  EXPECT_TRUE(fs::is_regular_file(copy / "manifests" / "init.pp"));
+  EXPECT_FALSE(fs::is_symlink(copy)) << "a copy, not a link out of the deployment";
+  EXPECT_FALSE(fs::exists(fs::symlink_status(copy / "manifests" / "leak.pp")))
+      << "a link in the source is not copied";
+}
+
+TEST_F(ControlRepoDirTest, AForgeModuleNoSourceHoldsAtItsVersionIsTheForgesAndItsErrorSaysSo) {
+  if (!FindExecutable("r10k", kSafePath)) GTEST_SKIP() << "no r10k here (tools/bootstrap)";
+  const fs::path module = dir_ / "sources" / "localmod";
+  fs::create_directories(module / "manifests");
+  std::ofstream(module / "metadata.json")
+      << R"({"name": "fsmovetest-localmod", "version": "1.2.0", "dependencies": []})";
+  std::ofstream(module / "manifests" / "init.pp") << "class localmod {}\n";
+  // Another version than the source's: r10k asks the Forge (unreachable, or no such module).
+  std::ofstream(dir_ / "repo" / "Puppetfile") << "mod 'fsmovetest/localmod', '9.9.9'\n";
+  auto deployed =
+      DeployPuppetfile(dir_ / "repo", (dir_ / "cache").string(), {(dir_ / "sources").string()});
+  ASSERT_FALSE(deployed.ok());
+  EXPECT_THAT(std::string(deployed.status().message()),
+              AllOf(HasSubstr("r10k could not deploy it"),
+                    HasSubstr("The Forge modules it was to fetch (fsmovetest/localmod 9.9.9) can "
+                              "be given without the network in a --module-source DIR")));
 }
 
 TEST_F(ControlRepoDirTest, APuppetfileThatIsALinkIsNotRead) {

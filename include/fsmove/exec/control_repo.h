@@ -36,12 +36,14 @@ absl::StatusOr<EnvironmentConf> ParseEnvironmentConf(std::string_view text, std:
 // while a line ends in a comma. Anything else (a method call, interpolation, a constant) is
 // refused with the file and line: it could run code on this machine.
 struct PuppetfileModule {
-  std::string name;     // "puppetlabs/stdlib", "puppetlabs-stdlib" or "motd"
-  std::string version;  // a Forge module's version ("" latest or none)
-  std::string git;      // :git's URL ("" a Forge module)
-  std::string local;    // :git when it names this machine's files: the path
-  int line = 0;         // of its `mod`
-  bool pinned = false;  // a git module at a :tag or :commit (a branch or :ref may move)
+  std::string name;           // "puppetlabs/stdlib", "puppetlabs-stdlib" or "motd"
+  std::string version;        // a Forge module's version ("" latest or none)
+  std::string git;            // :git's URL ("" a Forge module)
+  std::string local;          // :git when it names this machine's files: the path
+  int line = 0;               // of its `mod`
+  int end_line = 0;           // the statement's last line
+  bool pinned = false;        // a git module at a :tag or :commit (a branch or :ref may move)
+  bool install_path = false;  // :install_path given
 };
 struct Puppetfile {
   std::vector<PuppetfileModule> modules;

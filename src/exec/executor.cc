@@ -467,6 +467,8 @@ absl::StatusOr<RunResult> RunCheck(const CheckRequest& request, const TraceConsu
   for (const std::string& d : target->resolved_dependencies) {
     result.notes.push_back("dependency " + d);
   }
+  result.notes.insert(result.notes.end(), target->dependency_notes.begin(),
+                      target->dependency_notes.end());
   if (request.sandbox == SandboxMode::kOverlay) result.unshown_modules = target->unshown_modules;
   result.environment_dir = target->environment_dir;
   result.summary.target = target->display;

@@ -99,6 +99,7 @@ void ReadFixtures(const fs::path& dir, ResolvedTarget* t) {
   absl::StatusOr<std::string> text =
       base::ReadFileBeneath(dir.string(), ".fixtures.yml", "fixtures");  // never through a link
   if (!text.ok()) return;  // absent or unreadable: the tests' fixtures are optional
+  t->fixture_repositories = FixtureRepositories(*text);
   for (std::string& name : FixtureModuleNames(*text)) {
     const bool known =
         std::any_of(t->dependencies.begin(), t->dependencies.end(),
@@ -583,6 +584,16 @@ absl::Status ResolveFromSources(const TargetRequest& request, ResolvedTarget* t)
   std::vector<std::string> sources = request.module_sources;
   if (!request.debian_modules.empty()) sources.push_back(request.debian_modules);
   const std::vector<SourceModule> available = ListSourceModules(sources);
+  // .fixtures.yml's repositories of the modules missing, fetched: what the module's own tests
+  // run with comes first.
+  std::vector<FixtureRepository> wanted;
+  for (const FixtureRepository& r : t->fixture_repositories) {
+    if (!MissingModules({r.name}, t->modulepath, "").empty()) wanted.push_back(r);
+  }
+  const FetchedFixtures fixtures =
+      FetchFixtureRepositories(wanted, t->module_dir, request.module_sources, FixturesCacheRoot(),
+                               (fs::path(t->module_dir) / ".fixtures.yml").string());
+  t->dependency_notes = fixtures.notes;
   struct Want {
     std::string name, range, by;
   };
@@ -599,7 +610,11 @@ absl::Status ResolveFromSources(const TargetRequest& request, ResolvedTarget* t)
       t->dependencies.push_back(w.name);  // on the modulepath: shown with the others
       continue;
     }
-    absl::StatusOr<const SourceModule*> picked = PickSourceModule(available, w.name, w.range, w.by);
+    absl::StatusOr<const SourceModule*> picked =
+        PickSourceModule(fixtures.modules, w.name, w.range, w.by);
+    if (!picked.ok() || *picked == nullptr) {
+      picked = PickSourceModule(available, w.name, w.range, w.by);
+    }
     if (!picked.ok()) return picked.status();
     if (*picked == nullptr) {
       missing.push_back(w.name);

@@ -109,6 +109,49 @@ def case_concat_clean():
             check(not report["run"]["failed_resources"], f"resources failed: {report['run']['failed_resources']}")
 
 
+def case_fixtures_repository():
+    """A module whose dependency is a git repository of its .fixtures.yml (as
+    puppetlabs_spec_helper's `repositories:`), checked with no --modulepath: the repository
+    (a file:// one in a --module-source directory; an https one the same way where the
+    network is) fetched at its tag into the cache and applied, so the module's missing order
+    on the dependency's file is found."""
+    check(shutil.which("git") is not None, "git is not installed (tools/bootstrap installs it)")
+    with tempfile.TemporaryDirectory() as tmp:
+        sources = os.path.join(tmp, "sources")
+        repo = os.path.join(sources, "appconf.git")
+        shutil.copytree(os.path.join(ARGS.source, "fixtures", "control-repo-modules", "appconf"),
+                        repo)
+        git = ["git", "-c", "user.name=fsmove", "-c", "user.email=fsmove@example.org", "-C", repo]
+        for cmd in (["init", "-q", "-b", "main"], ["add", "-A"], ["commit", "-q", "-m", "1.0.0"],
+                    ["tag", "v1.0.0"]):
+            subprocess.run(git + cmd, check=True, timeout=60)
+        module = os.path.join(tmp, "src", "appreport")
+        os.makedirs(os.path.join(module, "manifests"))
+        with open(os.path.join(module, "metadata.json"), "w", encoding="utf-8") as fh:
+            json.dump({"name": "fsmove-appreport", "version": "0.1.0", "author": "fsmove",
+                       "summary": "reads appconf's file", "license": "Apache-2.0",
+                       "source": "tests/e2e/check_findings.py", "dependencies": [
+                           {"name": "example/appconf", "version_requirement": ">= 1.0.0 < 2.0.0"}]},
+                      fh)
+        with open(os.path.join(module, ".fixtures.yml"), "w", encoding="utf-8") as fh:
+            fh.write("fixtures:\n  repositories:\n    appconf:\n"
+                     f"      repo: 'file://{repo}'\n      ref: 'v1.0.0'\n")
+        with open(os.path.join(module, "manifests", "init.pp"), "w", encoding="utf-8") as fh:
+            fh.write("class appreport {\n  include appconf\n  exec { 'app report':\n"
+                     "    command => \"/bin/sh -c 'cat /etc/app/app.conf > /var/tmp/report'\",\n"
+                     "  }\n}\n")
+        cache = dict(os.environ, FSMOVE_PUPPETFILE_CACHE=os.path.join(tmp, "cache"))
+        p = fsmove("check", "-q", "--format", "json", "--allow-failed", "--module-source",
+                   sources, module, env=cache)
+        check(p.returncode == 1, f"exit code {p.returncode}")
+        report = json.loads(p.stdout)
+        check(findings_of(report) == ["MOR\tFile[/etc/app/app.conf]\tExec[app report]"],
+              f"findings: {findings_of(report)}")
+        notes = [n for n in report["run"]["notes"] if n.startswith("dependency ")]
+        check(len(notes) == 1 and "example-appconf 1.0.0" in notes[0] and
+              f".fixtures.yml's file://{repo}@v1.0.0" in notes[0], f"dependency notes: {notes}")
+
+
 def case_user_switch():
     """Puppet changes its own effective user to make a symlink a File owns, and a process
     that changed its user is not dumpable: strace reads its paths from then on only because it

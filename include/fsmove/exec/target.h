@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "absl/status/statusor.h"
+#include "fsmove/exec/fixture_repositories.h"
 #include "fsmove/exec/module_sources.h"
 
 namespace fsmove::exec {
@@ -61,6 +62,10 @@ struct ResolvedTarget {
   // ("puppetlabs-stdlib 9.4.1 from /usr/share/puppet/modules"), for the run's notes.
   std::vector<std::pair<std::string, std::string>> dependency_links;
   std::vector<std::string> resolved_dependencies;
+  // .fixtures.yml's git repositories (fixture_repositories.h), fetched for the dependencies no
+  // modulepath directory has, before the module sources; and what could not be, for notes.
+  std::vector<FixtureRepository> fixture_repositories;
+  std::vector<std::string> dependency_notes;
   std::vector<std::string> input_paths;  // host paths Puppet reads (made visible in a sandbox)
   // Where a sandbox shows input_paths[i] when not at that path ("": there). A module that is
   // a symlink in a modulepath directory (Debian's /usr/share/puppet/modules/concat, through

@@ -88,11 +88,15 @@ End CompileFailed(const exec::RunResult& run, const std::string& puppet_version)
                                         ", which no --modulepath directory holds; give the "
                                         "directories holding them with --modulepath DIR")));
   } else if (!core.empty() && exec::LacksModules(log)) {
-    end.say.push_back(Note(
-        absl::StrCat("Puppet did not find the type ", unfound,
-                     ", which Puppet 6 moved out of Puppet into the module ", core,
-                     " (the root's Puppet does not bundle it); give the directory holding it with "
-                     "--modulepath DIR")));
+    // A control repo's modules are its Puppetfile's; a module's come from a modulepath.
+    const std::string give =
+        run.environment_dir.empty()
+            ? std::string("give the directory holding it with --modulepath DIR")
+            : absl::StrCat("name it in the control repo's Puppetfile (", run.environment_dir,
+                           "/Puppetfile: mod '", core, "')");
+    end.say.push_back(Note(absl::StrCat("Puppet did not find the type ", unfound,
+                                        ", which Puppet 6 moved out of Puppet into the module ",
+                                        core, " (the root's Puppet does not bundle it); ", give)));
   } else if (exec::LacksModules(log) && !run.environment_dir.empty()) {
     // A control repo names its modules in its Puppetfile and its modulepath.
     end.say.push_back(Note(absl::StrCat(

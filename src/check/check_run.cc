@@ -122,8 +122,7 @@ std::optional<pipeline::PuppetGraphInput> RunGraph(const exec::CheckRequest& req
   }
   std::string name = req.save_graph;
   if (name.empty()) {
-    name =
-        work_kept ? run.puppet_graph_path : "Puppet's graph (not kept: --save-graph FILE keeps it)";
+    name = work_kept ? run.puppet_graph_path : "not kept: --save-graph FILE keeps it";
   }
   return pipeline::PuppetGraphInput{name, run.puppet_graph, /*required=*/false};
 }
@@ -222,9 +221,10 @@ Outcome Run(const Request& request, const Settings& settings, Sink& sink) {
     services = ServicesWantingSystemd(run->summary);
   }
   if (!services.empty() && services.size() == run->summary.failed.size()) {
-    const std::string why =
-        absl::StrCat(absl::StrJoin(services, ", "), services.size() == 1 ? " has" : " have",
-                     " no init script without it (a systemd unit only)");
+    const std::string why = absl::StrCat(
+        absl::StrJoin(services, ", "),
+        " failed without systemd: Puppet found no init script of that name (a systemd unit or "
+        "alias only)");
     sink.Say(Note(absl::StrCat(why, ": applying again with systemd as PID 1 (--init auto)")));
     std::error_code ec;
     std::filesystem::remove_all(run->work_dir, ec);

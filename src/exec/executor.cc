@@ -7,6 +7,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <atomic>
 #include <chrono>
 #include <cstdlib>
@@ -82,6 +83,11 @@ absl::Status LinkModules(const ResolvedTarget& target, const std::string& in,
   if (target.link_module) modulepath->push_back(links_inside);
   modulepath->insert(modulepath->end(), target.modulepath.begin(), target.modulepath.end());
   if (!target.link_module && !links.empty()) modulepath->push_back(links_inside);
+  // The root's own modules last (kRootPuppetModules), as Puppet's basemodulepath has them
+  // when no modulepath is given.
+  if (std::find(modulepath->begin(), modulepath->end(), kRootPuppetModules) == modulepath->end()) {
+    modulepath->push_back(kRootPuppetModules);
+  }
   return absl::OkStatus();
 }
 
@@ -110,7 +116,13 @@ absl::Status LayOutEnvironment(const ResolvedTarget& target, const std::string& 
     fs::create_symlink(target.deployed_modules, env / "modules", ec);
     if (ec) return absl::InternalError(fmt::format("cannot link modules: {}", ec.message()));
   }
-  const std::string modulepath = absl::StrJoin(target.environment_modulepath, ":");
+  // The root's own modules last, unless the repo's modulepath has them ($basemodulepath).
+  std::vector<std::string> entries = target.environment_modulepath;
+  if (std::find(entries.begin(), entries.end(), "$basemodulepath") == entries.end() &&
+      std::find(entries.begin(), entries.end(), kRootPuppetModules) == entries.end()) {
+    entries.push_back(kRootPuppetModules);
+  }
+  const std::string modulepath = absl::StrJoin(entries, ":");
   return base::WriteOutputFile((env / "environment.conf").string(),
                                fmt::format("# written by fsmove from {}/environment.conf\n"
                                            "modulepath = {}\nmanifest = {}\n",
@@ -477,6 +489,14 @@ absl::StatusOr<RunResult> RunCheck(const CheckRequest& request, const TraceConsu
   result.summary.root_choice = request.root_choice;
   result.summary.node = request.node;
   result.summary.facts = request.facts_file;
+  result.summary.klass = request.target.include_class;
+  // A control repo's deployed modules, by version: what its Puppetfile gave this run.
+  if (!target->deployed_modules.empty()) {
+    for (const SourceModule& m : ListSourceModules({target->deployed_modules})) {
+      result.notes.push_back(
+          fmt::format("deployed {} {}", m.name, m.version.empty() ? "(no version)" : m.version));
+    }
+  }
   result.summary.puppet_version = request.root.puppet_version;
   result.summary.init = request.init;
 

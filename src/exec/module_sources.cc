@@ -9,12 +9,19 @@
 #include <optional>
 
 #include "absl/strings/ascii.h"
+#include "absl/strings/numbers.h"
 #include "absl/strings/str_join.h"
+#include "absl/strings/str_split.h"
 #include "fmt/format.h"
 #include "fsmove/base/beneath.h"
+#include "fsmove/base/read_file.h"
+#include "fsmove/base/sha256.h"
+#include "fsmove/exec/control_repo.h"
+#include "fsmove/exec/process.h"
 #include "fsmove/exec/target.h"
 #include "fsmove/exec/version_range.h"
 #include "nlohmann/json.hpp"
+#include "re2/re2.h"
 
 namespace fsmove::exec {
 
@@ -38,6 +45,114 @@ bool LooksLikeModuleDir(const fs::path& dir) {
   return module;
 }
 
+// The module in `dir`, named `short_dir` on the modulepath, with its metadata.json's name and
+// version.
+SourceModule ModuleAt(const fs::path& dir, const std::string& short_dir,
+                      const std::string& source) {
+  SourceModule m;
+  m.short_name = short_dir;
+  m.name = short_dir;
+  m.dir = dir.string();
+  m.source = source;
+  // Read beneath the module: a metadata.json that is a link is not followed.
+  absl::StatusOr<std::string> text =
+      base::ReadFileBeneath(dir.string(), "metadata.json", "module metadata");
+  if (text.ok()) {
+    const nlohmann::json j = nlohmann::json::parse(*text, nullptr, false);
+    if (j.is_object()) {
+      if (auto n = j.find("name"); n != j.end() && n->is_string()) {
+        m.name = FullName(n->get<std::string>());
+      }
+      if (auto v = j.find("version"); v != j.end() && v->is_string()) {
+        m.version = v->get<std::string>();
+      }
+    }
+  }
+  return m;
+}
+
+// The most a module tarball unpacks to (stdlib 9: 2 MB): a bigger one is no module.
+constexpr uint64_t kMaxUnpackedBytes = uint64_t{256} << 20;
+
+// A Forge release's tarball, as the Forge serves it: author-name-1.2.3.tar.gz.
+const RE2& ForgeTarball() {
+  static const RE2 kTarball(
+      R"(([a-z0-9]+)-([a-z][a-z0-9_]*)-([0-9]+\.[0-9]+\.[0-9]+[^/]*)\.tar\.gz)");
+  return kTarball;
+}
+
+// What `tar -tvzf` lists of `tarball` is a module's files: regular files, directories and
+// symbolic links only (no device, FIFO or hard link), within kMaxUnpackedBytes.
+absl::Status TarballListing(const std::string& tar, const fs::path& tarball) {
+  absl::StatusOr<CapturedRun> list =
+      RunCaptured({tar, "-tvzf", tarball.string()}, PuppetEnvironment(), 16u << 20);
+  if (!list.ok()) return list.status();
+  if (list->wait_status != 0) return absl::InvalidArgumentError("tar cannot read it");
+  uint64_t bytes = 0;
+  for (absl::string_view line : absl::StrSplit(list->out, '\n', absl::SkipEmpty())) {
+    if (line[0] != '-' && line[0] != 'd' && line[0] != 'l') {
+      return absl::InvalidArgumentError(fmt::format(
+          "it holds an entry that is no file, directory or link: {}", std::string(line)));
+    }
+    std::vector<absl::string_view> cols = absl::StrSplit(line, ' ', absl::SkipEmpty());
+    uint64_t size = 0;
+    if (cols.size() > 2 && absl::SimpleAtoi(cols[2], &size)) bytes += size;
+  }
+  if (bytes > kMaxUnpackedBytes) {
+    return absl::InvalidArgumentError(
+        fmt::format("it unpacks to {} bytes, over {}", bytes, kMaxUnpackedBytes));
+  }
+  return absl::OkStatus();
+}
+
+// The module of a Forge tarball, unpacked once into the cache (a directory per tarball
+// content); nullopt, with why in `why`, when it cannot be.
+std::optional<fs::path> UnpackTarball(const fs::path& tarball, const std::string& short_name,
+                                      std::string* why) {
+  absl::StatusOr<std::string> bytes = base::ReadFile(tarball.string(), "module tarball");
+  if (!bytes.ok()) {
+    *why = std::string(bytes.status().message());
+    return std::nullopt;
+  }
+  const fs::path root = fs::path(PuppetfileCacheRoot()) / "tarballs";
+  const fs::path dir = root / base::Sha256Hex(*bytes).substr(0, 32) / short_name;
+  std::error_code ec;
+  if (fs::is_directory(dir, ec)) return dir;
+  const std::optional<std::string> tar = FindExecutable("tar", kSafePath);
+  if (!tar) {
+    *why = "this machine has no tar";
+    return std::nullopt;
+  }
+  if (absl::Status st = TarballListing(*tar, tarball); !st.ok()) {
+    *why = std::string(st.message());
+    return std::nullopt;
+  }
+  const fs::path partial = root / fmt::format(".{}.{}", short_name, getpid());
+  fs::remove_all(partial, ec);
+  fs::create_directories(partial, ec);
+  absl::StatusOr<CapturedRun> run =
+      RunCaptured({*tar, "-xzf", tarball.string(), "-C", partial.string(), "--no-same-owner",
+                   "--no-same-permissions"},
+                  PuppetEnvironment());
+  // The Forge's tarballs hold one directory, author-name-version/.
+  std::vector<fs::path> top;
+  for (fs::directory_iterator it(partial, ec), end; !ec && it != end; it.increment(ec)) {
+    top.push_back(it->path());
+  }
+  if (!run.ok() || run->wait_status != 0 || top.size() != 1 || !fs::is_directory(top[0], ec)) {
+    *why = run.ok() && run->wait_status != 0 ? "tar could not unpack it"
+                                             : "it does not hold one module directory";
+    fs::remove_all(partial, ec);
+    return std::nullopt;
+  }
+  fs::create_directories(dir.parent_path(), ec);
+  fs::rename(top[0], dir, ec);
+  const bool kept = !ec || fs::is_directory(dir);  // or another process unpacked it first
+  fs::remove_all(partial, ec);
+  if (!kept) *why = "cannot keep it in the cache";
+  return kept ? std::optional<fs::path>(dir) : std::nullopt;
+}
+
 }  // namespace
 
 std::vector<SourceModule> ListSourceModules(const std::vector<std::string>& sources) {
@@ -50,7 +165,18 @@ std::vector<SourceModule> ListSourceModules(const std::vector<std::string>& sour
     }
     std::sort(entries.begin(), entries.end());
     for (const fs::path& entry : entries) {
-      const std::string short_dir = entry.filename().string();
+      std::string short_dir = entry.filename().string();
+      std::string author, version;
+      if (std::string name; RE2::FullMatch(short_dir, ForgeTarball(), &author, &name, &version) &&
+                            fs::is_regular_file(entry, ec) && !fs::is_symlink(entry, ec)) {
+        std::string why;
+        if (std::optional<fs::path> dir = UnpackTarball(entry, name, &why)) {
+          SourceModule m = ModuleAt(*dir, name, source);
+          m.source = entry.string();
+          found.push_back(std::move(m));
+        }
+        continue;
+      }
       if (!IsValidModuleName(short_dir)) continue;
       // A link only where root made every link on the way (Debian's packages, through
       // /etc/alternatives), as for a modulepath directory: anybody's link would show the
@@ -64,26 +190,7 @@ std::vector<SourceModule> ListSourceModules(const std::vector<std::string>& sour
         dir = fs::canonical(entry, ec);
       }
       if (ec || !fs::is_directory(dir, ec) || !LooksLikeModuleDir(dir)) continue;
-      SourceModule m;
-      m.short_name = short_dir;
-      m.name = short_dir;
-      m.dir = dir.string();
-      m.source = source;
-      // Read beneath the module: a metadata.json that is a link is not followed.
-      absl::StatusOr<std::string> text =
-          base::ReadFileBeneath(dir.string(), "metadata.json", "module metadata");
-      if (text.ok()) {
-        const nlohmann::json j = nlohmann::json::parse(*text, nullptr, false);
-        if (j.is_object()) {
-          if (auto n = j.find("name"); n != j.end() && n->is_string()) {
-            m.name = FullName(n->get<std::string>());
-          }
-          if (auto v = j.find("version"); v != j.end() && v->is_string()) {
-            m.version = v->get<std::string>();
-          }
-        }
-      }
-      found.push_back(std::move(m));
+      found.push_back(ModuleAt(dir, short_dir, source));
     }
   }
   return found;

@@ -33,19 +33,27 @@ namespace fs = std::filesystem;
 const std::vector<RootRecipe>& KnownRoots() {
   // Priority important (what a Debian machine has: procps for the `base` service provider,
   // iproute2, cron, logrotate; named too, for a mirror without priorities), what every check
-  // needs (Puppet, strace) and what a Debian machine that runs Puppet has (systemd); nothing
+  // needs (Puppet, strace) and what a Debian machine that runs Puppet has (systemd); and the
+  // modules of the types Puppet moved out of its core (ssh_authorized_key, augeas, mount,
+  // host, cron, selinux: what Puppet's own packages vendor and Debian's puppet-agent
+  // suggests), Puppet code only, in /usr/share/puppet/modules (kRootPuppetModules). Nothing
   // else, so that a module's Package resources install what it needs.
+  static const std::vector<std::string> kPackages = {"puppet-agent",
+                                                     "strace",
+                                                     "systemd",
+                                                     "procps",
+                                                     "iproute2",
+                                                     "cron",
+                                                     "logrotate",
+                                                     "puppet-module-puppetlabs-augeas-core",
+                                                     "puppet-module-puppetlabs-cron-core",
+                                                     "puppet-module-puppetlabs-host-core",
+                                                     "puppet-module-puppetlabs-mount-core",
+                                                     "puppet-module-puppetlabs-selinux-core",
+                                                     "puppet-module-puppetlabs-sshkeys-core"};
   static const std::vector<RootRecipe> roots = {
-      {"debian-12",
-       "bookworm",
-       {"puppet-agent", "strace", "systemd", "procps", "iproute2", "cron", "logrotate"},
-       "12",
-       "7.23.0"},
-      {"debian-13",
-       "trixie",
-       {"puppet-agent", "strace", "systemd", "procps", "iproute2", "cron", "logrotate"},
-       "13",
-       "8.10.0"},
+      {"debian-12", "bookworm", kPackages, "12", "7.23.0"},
+      {"debian-13", "trixie", kPackages, "13", "8.10.0"},
   };
   return roots;
 }
@@ -411,8 +419,8 @@ absl::StatusOr<OsRoot> BuildRoot(const std::string& name, const RootBuildOptions
     OsRoot built = Describe(name, dir);
     if (!built.outdated) return built;
     Say(options, base::Note(fmt::format(
-                     "the root {} was built by an older fsmove (minbase, no package list): "
-                     "rebuilding it",
+                     "the root {} was built by an older fsmove (without Puppet's core type "
+                     "modules, or minbase): rebuilding it",
                      name)));
   }
 

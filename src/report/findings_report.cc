@@ -76,9 +76,10 @@ void WriteRunText(std::ostream& out, const RunSummary& run) {
       << run.puppet_exit_code;
   if (run.timed_out) out << " (" << run.WhyUnfinished() << ")";
   out << ", strace " << run.strace_end << "\n";
-  if (!run.node.empty() || !run.facts.empty()) {
+  if (!run.node.empty() || !run.facts.empty() || !run.klass.empty()) {
     out << "  compiled for " << (run.node.empty() ? "this machine" : TerminalSafe(run.node));
-    if (!run.facts.empty()) out << " with the facts of " << TerminalSafe(run.facts);
+    if (!run.klass.empty()) out << ", class " << TerminalSafe(run.klass);
+    if (!run.facts.empty()) out << ", with the facts of " << TerminalSafe(run.facts);
     out << "\n";
   }
   if (!run.root_choice.empty()) {
@@ -192,6 +193,7 @@ nlohmann::json RunToJson(const RunSummary& run) {
            run.root_choice.empty() ? nlohmann::json(nullptr) : nlohmann::json(run.root_choice)},
           {"node", run.node.empty() ? nlohmann::json(nullptr) : nlohmann::json(run.node)},
           {"facts", run.facts.empty() ? nlohmann::json(nullptr) : nlohmann::json(run.facts)},
+          {"class", run.klass.empty() ? nlohmann::json(nullptr) : nlohmann::json(run.klass)},
           {"init_choice",
            run.init_choice.empty() ? nlohmann::json(nullptr) : nlohmann::json(run.init_choice)},
           {"init", run.init},

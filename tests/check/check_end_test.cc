@@ -218,6 +218,19 @@ TEST(CheckEndTest, AMovedCoreTypeNamesItsModule) {
                       "with r10k)"),
             std::string::npos)
       << said;
+  // And a moved core type a control repo uses goes in its Puppetfile: --modulepath is refused
+  // for control repos.
+  r.compile_log =
+      "Error: Evaluation Error: Error while evaluating a Resource Statement, Unknown resource "
+      "type: 'ssh_authorized_key' (file: /srv/control/site/profile/manifests/ssh.pp, line: 4, "
+      "column: 3) on node n\n";
+  said = Said(EndBeforeReport(r, false, 90, "")->say);
+  EXPECT_NE(said.find("into the module puppetlabs-sshkeys_core (the root's Puppet does not bundle "
+                      "it); name it in the control repo's Puppetfile (/srv/control/Puppetfile: mod "
+                      "'puppetlabs-sshkeys_core')"),
+            std::string::npos)
+      << said;
+  EXPECT_EQ(said.find("--modulepath"), std::string::npos) << said;
 }
 
 TEST(CheckEndTest, IdempotenceSummaryComesFromTheApplyAfterTheFirst) {

@@ -2,8 +2,10 @@
 // range pick.
 #include "fsmove/exec/module_sources.h"
 
+#include <sys/stat.h>
 #include <unistd.h>
 
+#include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <string>
@@ -56,6 +58,44 @@ TEST_F(ModuleSourcesTest, ASourceListsItsModuleDirectories) {
   EXPECT_EQ(m[2].name, "puppetlabs-stdlib");
   EXPECT_EQ(m[2].short_name, "stdlib");
   EXPECT_EQ(m[2].source, (dir_ / "src").string());
+}
+
+// A Forge release's tarball (author-name-1.2.3.tar.gz) in a source is its module, unpacked
+// once into the cache; one holding a device, FIFO or hard link, or no single module directory,
+// is passed over.
+TEST_F(ModuleSourcesTest, AForgeTarballIsItsModuleUnpackedIntoTheCache) {
+  Write("build/fsmovetest-tarmod-1.4.0/metadata.json",
+        R"({"name": "fsmovetest-tarmod", "version": "1.4.0"})");
+  Write("build/fsmovetest-tarmod-1.4.0/manifests/init.pp", "class tarmod {}\n");
+  Write("build/fsmovetest-fifomod-1.0.0/manifests/init.pp", "class fifomod {}\n");
+  ASSERT_EQ(mkfifo((dir_ / "build/fsmovetest-fifomod-1.0.0/pipe").c_str(), 0600), 0);
+  Write("build/one/manifests/init.pp", "class one {}\n");
+  Write("build/two/manifests/init.pp", "class two {}\n");
+  fs::create_directories(dir_ / "src");
+  auto pack = [&](const std::string& tarball, const std::string& members) {
+    return std::system(("tar -czf '" + (dir_ / "src" / tarball).string() + "' -C '" +
+                        (dir_ / "build").string() + "' " + members)
+                           .c_str());
+  };
+  ASSERT_EQ(pack("fsmovetest-tarmod-1.4.0.tar.gz", "fsmovetest-tarmod-1.4.0"), 0);
+  ASSERT_EQ(pack("fsmovetest-fifomod-1.0.0.tar.gz", "fsmovetest-fifomod-1.0.0"), 0);
+  ASSERT_EQ(pack("fsmovetest-two-1.0.0.tar.gz", "one two"), 0);
+  // A path given twice is stored the second time as a hard link.
+  ASSERT_EQ(pack("fsmovetest-one-1.0.0.tar.gz", "one/manifests/init.pp one"), 0);
+  Write("src/notes-1.0.0.tar.gz", "not a tarball of a Forge name\n");
+  setenv("FSMOVE_PUPPETFILE_CACHE", (dir_ / "cache").c_str(), 1);
+  for (int round = 0; round < 2; ++round) {
+    const std::vector<SourceModule> m = ListSourceModules({(dir_ / "src").string()});
+    ASSERT_EQ(m.size(), 1u);
+    EXPECT_EQ(m[0].name, "fsmovetest-tarmod");
+    EXPECT_EQ(m[0].short_name, "tarmod");
+    EXPECT_EQ(m[0].version, "1.4.0");
+    EXPECT_EQ(m[0].source, (dir_ / "src/fsmovetest-tarmod-1.4.0.tar.gz").string());
+    EXPECT_TRUE(m[0].dir.starts_with((dir_ / "cache/tarballs/").string())) << m[0].dir;
+    EXPECT_TRUE(fs::is_regular_file(fs::path(m[0].dir) / "manifests/init.pp"));
+    EXPECT_EQ(fs::path(m[0].dir).filename(), "tarmod");
+  }
+  unsetenv("FSMOVE_PUPPETFILE_CACHE");
 }
 
 // By full name in either spelling, the highest version the range admits; another author's

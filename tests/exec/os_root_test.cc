@@ -122,7 +122,8 @@ TEST(OsRootTest, IdBaseAndFormatFromMetadata) {
   ScopedEnv cache_env("FSMOVE_ROOT_CACHE", cache.path().c_str());
   WriteRoot(cache, "debian-12");
   // Metadata of the current format: its id_base, whoever owns the files.
-  cache.Write("debian-12.json", R"({"format": 2, "id_base": 200000, "installed": []})");
+  cache.Write("debian-12.json", "{\"format\": " + std::to_string(kRootFormat) +
+                                    ", \"id_base\": 200000, \"installed\": []}");
   absl::StatusOr<OsRoot> r = ResolveRoot("debian-12", /*build_missing=*/false);
   ASSERT_TRUE(r.ok()) << r.status();
   EXPECT_EQ(r->id_base, 200000u);
@@ -130,11 +131,16 @@ TEST(OsRootTest, IdBaseAndFormatFromMetadata) {
   EXPECT_EQ(r->package_count, 2u);
   EXPECT_EQ(r->puppet_version, "7.23.0");
   // Without id_base: the owner of /usr/bin/puppet on disk.
-  cache.Write("debian-12.json", R"({"format": 2})");
+  cache.Write("debian-12.json", "{\"format\": " + std::to_string(kRootFormat) + "}");
   r = ResolveRoot("debian-12", false);
   ASSERT_TRUE(r.ok()) << r.status();
   EXPECT_EQ(r->id_base, geteuid());
   EXPECT_FALSE(r->outdated);
+  // The format before Puppet's core type modules: rebuilt.
+  cache.Write("debian-12.json", R"({"format": 2, "id_base": 200000, "installed": []})");
+  r = ResolveRoot("debian-12", false);
+  ASSERT_TRUE(r.ok()) << r.status();
+  EXPECT_TRUE(r->outdated);
   // Metadata of an older fsmove (no format), or none: outdated, used as it is when building is
   // not allowed.
   cache.Write("debian-12.json", R"({"name": "debian-12", "suite": "bookworm"})");

@@ -46,6 +46,7 @@ struct RunSummary {
   std::string root_choice;     // --root auto: why that root ("" when --root named it)
   std::string node;            // --node: the node compiled for ("" this machine's certname)
   std::string facts;           // --facts: the facts file put over the sandbox's own, or ""
+  std::string klass;           // --class: the control repo's class checked ("" its site.pp)
   std::string puppet_version;  // the Puppet that ran ("" if unknown)
   std::string init;            // PID 1 of the sandbox: "none" or "systemd"
   std::string init_choice;     // --init auto chose systemd: why ("" otherwise)

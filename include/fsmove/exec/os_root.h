@@ -50,9 +50,14 @@ inline constexpr const char* kRootRuby = "/usr/bin/ruby";  // its shebang's
 inline constexpr const char* kRootStrace = "/usr/bin/strace";
 
 // The format of a named root's metadata (RootCacheDir()/NAME.json) that this fsmove writes:
-// 2 = priority important, with the installed packages ("installed") and "id_base". A root
-// whose metadata has an older format (or none: minbase, before formats) is rebuilt.
-inline constexpr int kRootFormat = 2;
+// 2 = priority important, with the installed packages ("installed") and "id_base"; 3 = with
+// Puppet's core type modules. A root whose metadata has an older format (or none: minbase,
+// before formats) is rebuilt.
+inline constexpr int kRootFormat = 3;
+// Where a Debian root's Puppet keeps the modules Debian packages (its basemodulepath's second
+// directory; the core type modules of a pinned root): last on every modulepath fsmove gives
+// Puppet, as Puppet's own packages put their vendored modules.
+inline constexpr const char* kRootPuppetModules = "/usr/share/puppet/modules";
 
 // Where built roots are kept: $FSMOVE_ROOT_CACHE if set, else /var/cache/fsmove/roots for root
 // (euid 0), else $XDG_CACHE_HOME/fsmove/roots or $HOME/.cache/fsmove/roots.

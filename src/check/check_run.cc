@@ -24,6 +24,7 @@
 #include "fsmove/exec/preflight.h"
 #include "fsmove/exec/root_choice.h"
 #include "fsmove/exec/target.h"
+#include "fsmove/report/failed_run.h"
 
 namespace fsmove::check {
 namespace {
@@ -249,6 +250,7 @@ Outcome Run(const Request& request, const Settings& settings, Sink& sink) {
   if (!policy.keep && req.puppet_log.empty()) run->summary.puppet_log.clear();
   if (auto end = EndBeforeReport(*run, policy.keep, req.timeout_seconds, req.root.puppet_version)) {
     sink.Say(end->say);
+    WriteFailedRunReports(settings.report, run->summary.target, end->say, sink);
     return {std::nullopt, end->exit_code};
   }
   if (req.untraced) {
@@ -257,6 +259,36 @@ Outcome Run(const Request& request, const Settings& settings, Sink& sink) {
     return {std::nullopt, run->end == exec::RunEnd::kApplied ? kExitOk : kExitError};
   }
   return ReportRun(request, settings, req, *run, *analyzer, policy.keep, sink);
+}
+
+void WriteFailedRunReports(const pipeline::ReportSettings& report, const std::string& target,
+                           const std::vector<Diagnostic>& said, Sink& sink) {
+  std::string error;
+  for (const Diagnostic& d : said) {
+    if (d.severity != Diagnostic::Severity::kError && d.severity != Diagnostic::Severity::kPlain) {
+      continue;
+    }
+    if (!error.empty()) error += '\n';
+    error += d.text;
+  }
+  if (error.size() > 8000) error = error.substr(0, 8000) + "\n...";
+  const std::pair<const std::string*, std::string_view> outputs[] = {
+      {&report.output, report.format},
+      {&report.sarif_output, "sarif"},
+      {&report.junit_output, "junit"},
+      {&report.rdjson_output, "rdjson"},
+      {&report.codequality_output, "codequality"},
+      {&report.markdown_output, "markdown"}};
+  for (const auto& [file, format] : outputs) {
+    if (file->empty() && file != &report.output) continue;
+    const std::string doc = report::FailedRunDocument(format, target, error);
+    if (doc.empty()) continue;
+    if (file->empty()) {
+      sink.out() << doc;
+    } else if (absl::Status st = base::WriteOutputFile(*file, doc); !st.ok()) {
+      sink.Say(Error(std::string(st.message())));
+    }
+  }
 }
 
 absl::Status OptionsAgree(Request* request, const pipeline::ReportSettings& report) {

@@ -288,12 +288,9 @@ absl::StatusOr<Puppetfile> ParsePuppetfile(std::string_view text, std::string_vi
         } else if (key == "type" && value != "git" && value != "forge") {
           return error(at, fmt::format("mod '{}': type {}: fsmove deploys git and Forge modules",
                                        m.name, value));
-        } else if (key == "install_path") {
-          if (!InsideRepo(value)) {
-            return error(at, fmt::format("mod '{}': install_path {} leads out of the modules",
-                                         m.name, value));
-          }
-          m.install_path = true;
+        } else if (key == "install_path" && !(m.install_path = InsideRepo(value))) {
+          return error(
+              at, fmt::format("mod '{}': install_path {} leads out of the modules", m.name, value));
         }
       }
       pf.modules.push_back(std::move(m));
@@ -362,6 +359,38 @@ absl::Status RunR10k(const std::string& r10k, const fs::path& deployment, const 
   return absl::OkStatus();
 }
 
+// The sources a Puppetfile's Forge modules may come from without the network: the
+// --module-source directories and Debian's packages.
+std::vector<std::string> ForgeSources(std::vector<std::string> local_sources) {
+  local_sources.emplace_back(kDebianModulesDir);
+  return local_sources;
+}
+
+// Forge modules `available` holds at the version the Puppetfile pins (the highest there when it
+// pins none) are copied from there, with no network (`taken`); r10k fetches the others
+// (`from_forge`). Returns the Puppetfile r10k reads: `text` with the taken modules' statements
+// commented out.
+std::string TakeLocalForgeModules(const Puppetfile& pf, const std::string& text,
+                                  const std::vector<SourceModule>& available,
+                                  const std::string& shown, std::vector<const SourceModule*>* taken,
+                                  std::vector<std::string>* from_forge) {
+  std::vector<std::string> lines = absl::StrSplit(text, '\n');
+  for (const PuppetfileModule& m : pf.modules) {
+    if (!m.git.empty()) continue;
+    absl::StatusOr<const SourceModule*> picked =
+        m.install_path ? nullptr : PickSourceModule(available, m.name, m.version, shown);
+    if (!picked.ok() || *picked == nullptr) {
+      from_forge->push_back(m.version.empty() ? m.name : fmt::format("{} {}", m.name, m.version));
+      continue;
+    }
+    taken->push_back(*picked);
+    for (int l = m.line; l <= m.end_line && l <= static_cast<int>(lines.size()); ++l) {
+      lines[l - 1] = fmt::format("# fsmove: from {}: {}", (*picked)->dir, lines[l - 1]);
+    }
+  }
+  return absl::StrJoin(lines, "\n");
+}
+
 }  // namespace
 
 std::string PuppetfileCacheRoot() {
@@ -404,29 +433,11 @@ absl::StatusOr<std::string> DeployPuppetfile(const fs::path& repo, const std::st
           shown, m.line, m.name, m.local));
     }
   }
-  // Forge modules a --module-source directory or Debian's packages hold at the version the
-  // Puppetfile pins (the highest there when it pins none) are copied from there, with no
-  // network; r10k fetches the others. Their statements are commented out of the copy r10k reads.
-  std::vector<std::string> sources = local_sources;
-  sources.emplace_back(kDebianModulesDir);
-  const std::vector<SourceModule> available = ListSourceModules(sources);
-  std::vector<std::string> lines = absl::StrSplit(*text, '\n');
   std::vector<const SourceModule*> taken;
   std::vector<std::string> from_forge;
-  for (const PuppetfileModule& m : pf->modules) {
-    if (!m.git.empty()) continue;
-    absl::StatusOr<const SourceModule*> picked =
-        m.install_path ? nullptr : PickSourceModule(available, m.name, m.version, shown);
-    if (!picked.ok() || *picked == nullptr) {
-      from_forge.push_back(m.version.empty() ? m.name : fmt::format("{} {}", m.name, m.version));
-      continue;
-    }
-    taken.push_back(*picked);
-    for (int l = m.line; l <= m.end_line && l <= static_cast<int>(lines.size()); ++l) {
-      lines[l - 1] = fmt::format("# fsmove: from {}: {}", (*picked)->dir, lines[l - 1]);
-    }
-  }
-  const std::string handed = absl::StrJoin(lines, "\n");
+  const std::vector<SourceModule> available = ListSourceModules(ForgeSources(local_sources));
+  const std::string handed =
+      TakeLocalForgeModules(*pf, *text, available, shown, &taken, &from_forge);
   const std::string key = base::Sha256Hex(*text).substr(0, 32);
   const fs::path dir = fs::path(cache_root) / key;
   std::error_code ec;

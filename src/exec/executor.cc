@@ -15,6 +15,7 @@
 #include <fstream>
 
 #include "absl/status/status.h"
+#include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "fmt/format.h"
 #include "fsmove/base/errno_status.h"
@@ -160,7 +161,9 @@ absl::StatusOr<std::vector<std::string>> WithFacts(const CheckRequest& request,
   const std::string copy = FactsCopyName(request.facts_file);
   for (const auto& [name, text] : {std::pair<std::string, std::string_view>{copy, *facts},
                                    {kMergeFactsFile, MergeFactsScript()}}) {
-    if (absl::Status st = base::WriteOutputFile(in + "/" + name, text); !st.ok()) return st;
+    if (absl::Status st = base::WriteOutputFile(absl::StrCat(in, "/", name), text); !st.ok()) {
+      return st;
+    }
   }
   const std::string ruby = request.root.host() ? RubyOf(PuppetExecutable()) : kRootRuby;
   return FactsCompileArgv(ruby, inside + "/" + kMergeFactsFile, request.facts_file,

@@ -9,6 +9,7 @@
 #include "fmt/format.h"
 #include "fsmove/base/diagnostic.h"
 #include "fsmove/base/terminal_text.h"
+#include "fsmove/report/failed_run.h"
 #include "fsmove/report/junit.h"
 #include "fsmove/report/markdown_report.h"
 #include "re2/re2.h"
@@ -68,12 +69,10 @@ std::string MergeJson(const std::vector<RowResult>& rows, const std::string& tar
 
 std::string MergeSarif(const std::vector<RowResult>& rows) {
   Json runs = Json::array();
-  Json driver = {{"name", "fsmove"}};
   Json top = nullptr;
   for (const RowResult& r : rows) {
     Json doc = JsonDocument(r, "sarif");
     if (doc.is_object() && doc.contains("runs") && !doc["runs"].empty()) {
-      driver = doc["runs"][0]["tool"]["driver"];
       if (top.is_null()) top = doc;
     }
   }
@@ -83,13 +82,7 @@ std::string MergeSarif(const std::vector<RowResult>& rows) {
     if (doc.is_object() && doc.contains("runs") && !doc["runs"].empty()) {
       run = doc["runs"][0];
     } else {
-      run = {
-          {"tool", {{"driver", driver}}},
-          {"invocations",
-           Json::array({{{"executionSuccessful", false},
-                         {"toolExecutionNotifications",
-                          Json::array({{{"level", "error"}, {"message", {{"text", Why(r)}}}}})}}})},
-          {"results", Json::array()}};
+      run = report::FailedRunSarifRun(Why(r));
     }
     // GitHub code scanning keeps one analysis per category: the part before the last '/'.
     run["automationDetails"] = {
@@ -192,11 +185,8 @@ std::string MergeJunit(const std::vector<RowResult>& rows) {
         !RE2::PartialMatch(*doc, kTotals, &t, &f, &e, &s, &secs)) {
       ++tests;
       ++errors;
-      suites += fmt::format(
-          "  <testsuite name=\"{0}\" tests=\"1\" failures=\"0\" errors=\"1\" skipped=\"0\" "
-          "time=\"0\">\n    <testcase classname=\"fsmove\" name=\"check of node {0}\" "
-          "time=\"0\">\n      <error message=\"{1}\"/>\n    </testcase>\n  </testsuite>\n",
-          report::XmlEscape("fsmove " + r.row.node), report::XmlEscape(Why(r)));
+      suites += report::FailedRunJunitSuite("fsmove " + r.row.node, "check of node " + r.row.node,
+                                            Why(r));
       continue;
     }
     tests += t;

@@ -292,6 +292,44 @@ TEST(CheckRunTest, ACompileFailureEndsBeforeAReport) {
   EXPECT_FALSE(fs::exists(machine.work_dir));
 }
 
+// CI reads the files it asked for whatever happened: SARIF and JUnit of a check that did not
+// compile say so (an upload step would otherwise fail on a missing file); the main format
+// without -o goes to standard output, JSON (a run's report) is not written.
+TEST(CheckRunTest, ACompileFailureStillWritesTheReportsCiReads) {
+  const fs::path dir = fs::temp_directory_path() / ("fsmove-failed-" + std::to_string(getpid()));
+  fs::create_directories(dir);
+  RecordedMachine machine("faults-generate-use-bad");
+  machine.end = exec::RunEnd::kCompileFailed;
+  Settings settings;
+  settings.machine = &machine;
+  settings.report.format = "sarif";
+  settings.report.junit_output = (dir / "junit.xml").string();
+  settings.report.json_output = (dir / "report.json").string();
+  settings.report.codequality_output = (dir / "cq.json").string();
+  CapturingSink sink;
+  EXPECT_EQ(check::Run(RequestFor("generate-use"), settings, sink).exit_code, kExitError);
+  const nlohmann::json sarif = nlohmann::json::parse(sink.report());
+  const nlohmann::json& invocation = sarif.at("runs").at(0).at("invocations").at(0);
+  EXPECT_EQ(invocation.at("executionSuccessful"), false);
+  EXPECT_NE(invocation.at("toolExecutionNotifications")
+                .at(0)
+                .at("message")
+                .at("text")
+                .get<std::string>()
+                .find("Could not find class ::nosuch"),
+            std::string::npos);
+  EXPECT_TRUE(sarif.at("runs").at(0).at("results").empty());
+  std::ifstream junit(dir / "junit.xml");
+  const std::string xml((std::istreambuf_iterator<char>(junit)), {});
+  EXPECT_NE(xml.find("errors=\"1\""), std::string::npos) << xml;
+  EXPECT_NE(xml.find("<error message=\"Puppet could not compile the catalog"), std::string::npos)
+      << xml;
+  std::ifstream cq(dir / "cq.json");
+  EXPECT_EQ(std::string((std::istreambuf_iterator<char>(cq)), {}), "[]\n");
+  EXPECT_FALSE(fs::exists(dir / "report.json"));
+  fs::remove_all(dir);
+}
+
 TEST(CheckRunTest, KeepWorkKeepsTheWorkDirectoryAndNamesIt) {
   RecordedMachine machine("faults-generate-use-fixed");
   Settings settings;

@@ -120,6 +120,12 @@ Outcome ReportFindings(const pipeline::ReportSettings& settings,
                        const pipeline::BeforeReport& before_report = nullptr,
                        const pipeline::VerifyFixes& verify_fixes = nullptr);
 
+// A check that ended before its report (check_end.h's EndBeforeReport, which `said` why): the
+// formats CI reads are written all the same, saying so (report/failed_run.h), where the
+// report settings send them (the main format without -o to sink.out()).
+void WriteFailedRunReports(const pipeline::ReportSettings& report, const std::string& target,
+                           const std::vector<Diagnostic>& said, Sink& sink);
+
 // Says `status`'s message as an error; the outcome of a check that ended on it (kExitError).
 Outcome Fail(const absl::Status& status, Sink& sink);
 

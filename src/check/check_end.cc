@@ -152,8 +152,11 @@ std::vector<std::string> ServicesWantingSystemd(const base::RunSummary& summary)
   std::vector<std::string> out;
   if (summary.init == "systemd") return out;
   for (const base::FailedResource& f : summary.failed) {
+    // No init script of its name, or a systemd provider the module asked for, which Puppet
+    // confines to a PID 1 that is systemd.
     if (f.resource.starts_with("Service[") &&
-        f.message.find("Could not find init script") != std::string::npos) {
+        (f.message.find("Could not find init script") != std::string::npos ||
+         f.message.find("Provider systemd is not functional on this host") != std::string::npos)) {
       out.push_back(f.resource);
     }
   }
@@ -187,9 +190,9 @@ End EndAfterReport(const exec::RunResult& run, int report_status, int timeout_se
         " failed in Puppet's run (see the report; Puppet's log: ", s.puppet_log, ")")));
     if (const std::vector<std::string> services = ServicesWantingSystemd(s); !services.empty()) {
       end.say.push_back(Note(absl::StrCat(
-          absl::StrJoin(services, ", "), services.size() == 1 ? " has" : " have",
-          " no init script in this root, whose PID 1 is not systemd (the package ships a "
-          "systemd unit only); check again with --init systemd")));
+          absl::StrJoin(services, ", "), services.size() == 1 ? " needs" : " need",
+          " systemd: no init script of that name in this root, or the systemd provider, and its "
+          "PID 1 is not systemd; check again with --init systemd")));
     }
   }
   if (report_status == kExitIncomplete && limit_hit) {

@@ -224,8 +224,8 @@ Outcome Run(const Request& request, const Settings& settings, Sink& sink) {
   if (!services.empty() && services.size() == run->summary.failed.size()) {
     const std::string why = absl::StrCat(
         absl::StrJoin(services, ", "),
-        " failed without systemd: Puppet found no init script of that name (a systemd unit or "
-        "alias only)");
+        " failed without systemd (no init script of that name, a systemd unit or alias only; or "
+        "the systemd provider)");
     sink.Say(Note(absl::StrCat(why, ": applying again with systemd as PID 1 (--init auto)")));
     std::error_code ec;
     std::filesystem::remove_all(run->work_dir, ec);

@@ -84,11 +84,15 @@ TEST(CheckEndTest, ServicesWithoutAnInitScriptPointToInitSystemd) {
       {"Service[pdns]",
        "change from 'stopped' to 'running' failed: Could not find init script for 'pdns'"});
   r.summary.failed.push_back({"Exec[x]", "returned 1 instead of one of [0]"});
-  EXPECT_EQ(ServicesWantingSystemd(r.summary), std::vector<std::string>{"Service[pdns]"});
+  // A module that asks for the systemd provider (voxpupuli-rclocal's rc-local.service).
+  r.summary.failed.push_back(
+      {"Service[rc-local.service]", "Provider systemd is not functional on this host"});
+  EXPECT_EQ(ServicesWantingSystemd(r.summary),
+            (std::vector<std::string>{"Service[pdns]", "Service[rc-local.service]"}));
   const std::string said = Said(EndAfterReport(r, kExitIncomplete, 1800).say);
-  EXPECT_NE(said.find("fsmove: note: Service[pdns] has no init script in this root, whose PID 1 "
-                      "is not systemd (the package ships a systemd unit only); check again with "
-                      "--init systemd\n"),
+  EXPECT_NE(said.find("fsmove: note: Service[pdns], Service[rc-local.service] need systemd: no "
+                      "init script of that name in this root, or the systemd provider, and its "
+                      "PID 1 is not systemd; check again with --init systemd\n"),
             std::string::npos)
       << said;
   r.summary.init = "systemd";  // then it is another failure

@@ -153,16 +153,16 @@ TEST(CheckRunTest, InitAutoAppliesAgainUnderSystemdForAUnitOnlyService) {
   ASSERT_EQ(machine.work_dirs.size(), 2u);
   EXPECT_FALSE(fs::exists(machine.work_dirs[0]));
   EXPECT_NE(sink.said.find(
-                "Service[app] failed without systemd: Puppet found no init script of that name (a "
-                "systemd unit or alias only): "
+                "Service[app] failed without systemd (no init script of that name, a systemd unit "
+                "or alias only; or the systemd provider): "
                 "applying again with systemd as PID 1 (--init auto)"),
             std::string::npos)
       << sink.said;
   const nlohmann::json run = nlohmann::json::parse(sink.report()).at("run");
   EXPECT_EQ(run.at("init"), "systemd");
   EXPECT_EQ(run.at("init_choice"),
-            "Service[app] failed without systemd: Puppet found no init script of that name (a "
-            "systemd unit or alias only)");
+            "Service[app] failed without systemd (no init script of that name, a systemd unit "
+            "or alias only; or the systemd provider)");
   EXPECT_TRUE(run.at("failed_resources").empty());
 
   // Named, --init stays as it was: the failure is reported.

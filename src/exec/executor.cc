@@ -17,6 +17,7 @@
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
+#include "absl/strings/str_split.h"
 #include "fmt/format.h"
 #include "fsmove/base/errno_status.h"
 #include "fsmove/base/output_file.h"
@@ -146,8 +147,22 @@ absl::Status CodeSettings(const ResolvedTarget& target, const std::string& in,
     return absl::OkStatus();
   }
   *code = {"--manifest", manifest};
-  if (!mp.empty()) code->insert(code->end(), {"--modulepath", mp});
-  if (!mp.empty()) *at_apply = {"--modulepath", mp};
+  if (mp.empty()) return absl::OkStatus();
+  code->insert(code->end(), {"--modulepath", mp});
+  // At apply time the catalog's types and providers load from the same directories, named by
+  // links of the work directory: Puppet's command line names no host directory (a Service
+  // with hasstatus => false greps `ps` for its name, which a checkout's path may hold).
+  const std::string links = fmt::format("{}/{}", in, kApplyModulepathLinks);
+  mkdir(links.c_str(), 0755);
+  std::vector<std::string> linked;
+  for (const std::string& dir : std::vector<std::string>(absl::StrSplit(mp, ':'))) {
+    const std::string n = std::to_string(linked.size());
+    if (symlink(dir.c_str(), fmt::format("{}/{}", links, n).c_str()) != 0) {
+      return base::ErrnoStatus(fmt::format("cannot link {} into {}", dir, links));
+    }
+    linked.push_back(fmt::format("{}/{}/{}", inside, kApplyModulepathLinks, n));
+  }
+  *at_apply = {"--modulepath", absl::StrJoin(linked, ":")};
   return absl::OkStatus();
 }
 

@@ -344,6 +344,7 @@ absl::Status SandboxLayout::SetUpWorkDir() {
       if (absl::Status st = WriteFileWithMode(dir + "/" + name, *text, 0644); !st.ok()) return st;
     }
     CopyLinks(fds_.in_dir, kModuleLinks, dir + "/" + kModuleLinks);
+    CopyLinks(fds_.in_dir, kApplyModulepathLinks, dir + "/" + kApplyModulepathLinks);
     // A control repo's environment (executor.cc's LayOutEnvironment): its links, and the
     // environment.conf fsmove wrote.
     const std::string env = fmt::format("{}/{}", kEnvironments, kEnvironmentName);

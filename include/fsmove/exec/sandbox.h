@@ -140,6 +140,9 @@ inline constexpr const char* kCompileLog = "compile.log";
 inline constexpr const char* kPuppetLog = "puppet.log";
 inline constexpr const char* kManifestFile = "site.pp";
 inline constexpr const char* kModuleLinks = "modules";
+// The apply's modulepath, a link per directory (0, 1, ...): Puppet's command line, which a
+// Service's `ps` pattern status greps, names no directory of the host.
+inline constexpr const char* kApplyModulepathLinks = "modulepath";
 inline constexpr const char* kGraphDir = "graphs";  // puppet apply --graphdir
 // A control repo's environment (control_repo.h): in/environments/production.
 inline constexpr const char* kEnvironments = "environments";

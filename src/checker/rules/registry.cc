@@ -77,6 +77,8 @@ std::vector<RegisteredRule> MakeRules() {
       kMor | kMn | kWw, MakeMetadataOnlyChangeRule());
   add("lookup-is-no-configuration", "a service's lookup of a path reads no configuration", kMn,
       MakeLookupIsNoConfigurationRule());
+  add("conffile-kept", "dpkg read a conffile it kept (FILE.dpkg-dist): the package needs no writer",
+      kMor, MakeConffileKeptRule());
   add("provided-by-another-before", "another resource before the consumer makes the path exist",
       kMor, MakeProvidedByAnotherBeforeRule());
   add("overwritten-before-read", "another writer replaces the content before it is read",

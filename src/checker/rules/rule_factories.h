@@ -37,5 +37,6 @@ std::unique_ptr<Rule> MakeSourcesListInstallRule();
 std::unique_ptr<Rule> MakeDependencyPackageRule();
 std::unique_ptr<Rule> MakeOptionalProgramRule();
 std::unique_ptr<Rule> MakeRereadsOnItsOwnRule();
+std::unique_ptr<Rule> MakeConffileKeptRule();
 
 }  // namespace fsmove::checker

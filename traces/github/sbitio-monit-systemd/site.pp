@@ -1,0 +1,3 @@
+class { 'monit':
+  system_fs => ['/'],
+}

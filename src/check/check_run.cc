@@ -14,6 +14,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
+#include "fsmove/base/beneath.h"
 #include "fsmove/base/output_file.h"
 #include "fsmove/base/seconds.h"
 #include "fsmove/base/terminal_text.h"
@@ -317,6 +318,27 @@ absl::Status OptionsAgree(Request* request, const pipeline::ReportSettings& repo
   return absl::OkStatus();
 }
 
+namespace {
+
+// The modules of a control repo's modulepath, each by name and version with its metadata.json.
+std::vector<std::pair<std::string, std::string>> EnvironmentModules(
+    const exec::ResolvedTarget& target) {
+  std::vector<std::string> dirs;
+  for (const std::string& d : target.environment_modulepath) {
+    if (d.starts_with('/')) dirs.push_back(d);  // not $basemodulepath
+  }
+  std::vector<std::pair<std::string, std::string>> modules;
+  for (const exec::SourceModule& m : exec::ListSourceModules(dirs)) {
+    absl::StatusOr<std::string> text =
+        base::ReadFileBeneath(m.dir, "metadata.json", "module metadata");
+    if (!text.ok()) continue;
+    modules.emplace_back(absl::StrCat(m.name, m.version.empty() ? "" : " ", m.version), *text);
+  }
+  return modules;
+}
+
+}  // namespace
+
 absl::Status RootAgrees(Request* request, const checker::ProjectConfig& config) {
   exec::CheckRequest& req = request->run;
   std::string& root = request->root;
@@ -340,6 +362,15 @@ absl::Status RootAgrees(Request* request, const checker::ProjectConfig& config) 
     }
     absl::StatusOr<exec::ResolvedTarget> target = exec::ResolveTarget(req.target);
     if (!target.ok()) return target.status();
+    if (target->kind == exec::ResolvedTarget::Kind::kEnvironment) {
+      // A control repo: what its modules (deployed, and those of its own directories) ask.
+      const exec::RootChoice choice = exec::ChooseRootForModules(
+          EnvironmentModules(*target), "the control repo's modules", kDefaultRoot);
+      root = choice.name;
+      req.root_choice = choice.why;
+      req.root_warning = choice.warning;
+      return absl::OkStatus();
+    }
     absl::StatusOr<exec::RootChoice> choice = exec::ChooseRoot(
         target->metadata_text,
         target->metadata_path.empty() ? "metadata.json" : target->metadata_path, kDefaultRoot);

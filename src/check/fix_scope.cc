@@ -5,6 +5,9 @@
 #include <map>
 #include <set>
 
+#include "absl/strings/str_cat.h"
+#include "fsmove/exec/module_sources.h"
+
 namespace fsmove::check {
 namespace fs = std::filesystem;
 namespace {
@@ -43,6 +46,18 @@ std::string RecordedPrefix(const std::string& root, const catalog::Catalog& cat)
   return best;
 }
 
+// The dependencies a module check took from module sources (target.h: dependency_links, with
+// resolved_dependencies saying what each is, in the same order).
+void AddDependencies(const exec::ResolvedTarget& target, fix::FixScope* scope) {
+  for (size_t i = 0; i < target.dependency_links.size(); ++i) {
+    const std::string what = i < target.resolved_dependencies.size()
+                                 ? target.resolved_dependencies[i]
+                                 : target.dependency_links[i].first;
+    scope->others.emplace_back(target.dependency_links[i].second,
+                               absl::StrCat("the dependency ", what));
+  }
+}
+
 }  // namespace
 
 absl::StatusOr<fix::FixScope> CheckFixScope(const exec::ResolvedTarget& target) {
@@ -50,6 +65,7 @@ absl::StatusOr<fix::FixScope> CheckFixScope(const exec::ResolvedTarget& target) 
   switch (target.kind) {
     case exec::ResolvedTarget::Kind::kModule:
       scope.root = target.module_dir;
+      AddDependencies(target, &scope);
       return scope;
     case exec::ResolvedTarget::Kind::kManifest:
       if (!target.module_dir.empty()) {
@@ -69,6 +85,13 @@ absl::StatusOr<fix::FixScope> CheckFixScope(const exec::ResolvedTarget& target) 
       // A control repo: fixes go in its own code (site/'s profiles, its manifests), never in a
       // module its Puppetfile deployed.
       scope.root = target.environment_dir;
+      if (!target.deployed_modules.empty()) {
+        for (const exec::SourceModule& m : exec::ListSourceModules({target.deployed_modules})) {
+          scope.others.emplace_back(
+              m.dir, absl::StrCat("the module ", m.name, m.version.empty() ? "" : " ", m.version,
+                                  " its Puppetfile deployed"));
+        }
+      }
       return scope;
     case exec::ResolvedTarget::Kind::kCode:
       break;

@@ -141,6 +141,17 @@ const knowledge::Row* IsAptSourcesList(std::string_view path) {
   return table.Find(path);
 }
 
+std::vector<std::pair<std::string, const knowledge::Row*>> ParkedVersionsOf(
+    std::string_view conffile) {
+  static const knowledge::Table& table = knowledge::TableNamed("parked_conffiles");
+  std::vector<std::pair<std::string, const knowledge::Row*>> out;
+  for (const knowledge::Row& row : table.rows) {
+    std::string parked = std::string(conffile) + std::string(row.fact);
+    if (row.Matches(parked)) out.emplace_back(std::move(parked), &row);
+  }
+  return out;
+}
+
 const knowledge::Row* IsOptionalProgram(std::string_view caller, std::string_view program) {
   static const knowledge::Table& table = knowledge::TableNamed("optional_programs");
   return table.FindBy(caller, program);

@@ -131,10 +131,8 @@ absl::Status Fetch(const std::string& git, const FixtureRepository& r, const fs:
 
 }  // namespace
 
-std::vector<FixtureRepository> FixtureRepositories(std::string_view yaml) {
-  std::vector<FixtureRepository> out;
-  int section_indent = -1;  // of `repositories:`, -1 outside it
-  int entry_indent = -1;    // of its entries, learnt from the first
+std::vector<YamlKeyLine> YamlKeyLines(std::string_view yaml) {
+  std::vector<YamlKeyLine> out;
   int number = 0;
   size_t pos = 0;
   while (pos < yaml.size()) {
@@ -146,31 +144,36 @@ std::vector<FixtureRepository> FixtureRepositories(std::string_view yaml) {
     if (!line.empty() && line.back() == '\r') line.remove_suffix(1);
     const size_t first = line.find_first_not_of(' ');
     if (first == std::string_view::npos || line[first] == '#') continue;
-    const int indent = static_cast<int>(first);
     const std::string_view body = line.substr(first);
     const size_t colon = body.find(':');
     if (colon == std::string_view::npos || colon == 0) continue;
-    const std::string_view key = Unquoted(body.substr(0, colon));
-    const std::string_view value = Unquoted(body.substr(colon + 1));
-    if (section_indent >= 0 && indent <= section_indent) section_indent = -1;
+    out.push_back({number, static_cast<int>(first), Unquoted(body.substr(0, colon)),
+                   Unquoted(body.substr(colon + 1))});
+  }
+  return out;
+}
+
+std::vector<FixtureRepository> FixtureRepositories(std::string_view yaml) {
+  std::vector<FixtureRepository> out;
+  int section_indent = -1;  // of `repositories:`, -1 outside it
+  int entry_indent = -1;    // of its entries, learnt from the first
+  for (const YamlKeyLine& l : YamlKeyLines(yaml)) {
+    if (section_indent >= 0 && l.indent <= section_indent) section_indent = -1;
     if (section_indent < 0) {
-      if (key == "repositories") {
-        section_indent = indent;
+      if (l.key == "repositories") {
+        section_indent = l.indent;
         entry_indent = -1;
       }
       continue;
     }
-    if (entry_indent < 0) entry_indent = indent;
-    if (indent == entry_indent) {
-      if (!IsValidModuleName(key)) {
-        // An entry fsmove cannot name a module by: skipped, with what is nested under it.
-        out.push_back({"", "", "", number});
-        continue;
-      }
-      out.push_back({std::string(key), std::string(value), "", number});
-    } else if (indent > entry_indent && !out.empty() && !out.back().name.empty()) {
-      if (key == "repo") out.back().repo = value;
-      if (key == "ref" || (key == "branch" && out.back().ref.empty())) out.back().ref = value;
+    if (entry_indent < 0) entry_indent = l.indent;
+    if (l.indent == entry_indent) {
+      // An entry fsmove cannot name a module by is skipped, with what is nested under it.
+      out.push_back(
+          {IsValidModuleName(l.key) ? std::string(l.key) : "", std::string(l.value), "", l.number});
+    } else if (l.indent > entry_indent && !out.empty() && !out.back().name.empty()) {
+      if (l.key == "repo") out.back().repo = l.value;
+      if (l.key == "ref" || (l.key == "branch" && out.back().ref.empty())) out.back().ref = l.value;
     }
   }
   std::erase_if(out, [](const FixtureRepository& r) { return r.name.empty() || r.repo.empty(); });

@@ -135,4 +135,54 @@ absl::StatusOr<RootChoice> ChooseRoot(std::string_view metadata, std::string_vie
   return choice;
 }
 
+RootChoice ChooseRootForModules(const std::vector<std::pair<std::string, std::string>>& modules,
+                                std::string_view what, std::string_view preferred) {
+  std::vector<std::pair<std::string, Asked>> asking;
+  for (const auto& [name, metadata] : modules) {
+    absl::StatusOr<Asked> asked = ReadAsked(metadata, name);
+    if (asked.ok() && !asked->Words().empty()) asking.emplace_back(name, *std::move(asked));
+  }
+  std::vector<const RootRecipe*> roots;
+  if (const RootRecipe* p = FindRecipe(preferred); p != nullptr) roots.push_back(p);
+  for (const RootRecipe& r : KnownRoots()) {
+    if (r.name != preferred) roots.push_back(&r);
+  }
+  RootChoice choice;
+  if (asking.empty()) {
+    choice.name = roots.front()->name;
+    choice.why = fmt::format("the default ({} ask for no Puppet version or Debian release)", what);
+    return choice;
+  }
+  const RootRecipe* best = nullptr;
+  std::vector<std::string> best_misfits;
+  for (const RootRecipe* r : roots) {
+    std::vector<std::string> misfits;
+    for (const auto& [name, asked] : asking) {
+      if (!FitsPuppet(asked, *r) || !FitsRelease(asked, *r)) {
+        misfits.push_back(fmt::format("{} asks for {}", name, absl::StrJoin(asked.Words(), "; ")));
+      }
+    }
+    if (best == nullptr || misfits.size() < best_misfits.size()) {
+      best = r;
+      best_misfits = std::move(misfits);
+    }
+    if (best_misfits.empty()) break;
+  }
+  choice.name = best->name;
+  if (best_misfits.empty()) {
+    choice.why =
+        fmt::format("every one of {} that asks admits it ({} of them)", what, asking.size());
+    return choice;
+  }
+  choice.why = fmt::format("no pinned root is what all of {} ask for: {} of {} admit {}", what,
+                           asking.size() - best_misfits.size(), asking.size(), best->name);
+  const size_t shown = std::min<size_t>(best_misfits.size(), 5);
+  choice.warning = fmt::format(
+      "{} of {} ask for what {} is not: {}{}; checked on it anyway (--root chooses another)",
+      best_misfits.size(), what, best->name,
+      absl::StrJoin(best_misfits.begin(), best_misfits.begin() + shown, ", "),
+      best_misfits.size() > shown ? ", ..." : "");
+  return choice;
+}
+
 }  // namespace fsmove::exec

@@ -509,37 +509,21 @@ absl::StatusOr<std::filesystem::path> ResolveRootOwnedLink(const std::filesystem
 
 std::vector<std::string> FixtureModuleNames(std::string_view yaml) {
   // The names under fixtures: repositories:, forge_modules: and symlinks: are the keys one
-  // indentation level below those sections. A full YAML parser is not needed for this file's
-  // fixed shape; anything else (anchors, flow maps) is skipped, never misread as a name.
+  // indentation level below those sections.
   std::vector<std::string> names;
   int section_indent = -1;  // indentation of the current section key, -1: outside one
   int entry_indent = -1;    // indentation of its entries, learnt from the first
-  size_t pos = 0;
-  while (pos < yaml.size()) {
-    size_t end = yaml.find('\n', pos);
-    if (end == std::string_view::npos) end = yaml.size();
-    std::string_view line = yaml.substr(pos, end - pos);
-    pos = end + 1;
-    if (!line.empty() && line.back() == '\r') line.remove_suffix(1);
-    const size_t first = line.find_first_not_of(' ');
-    if (first == std::string_view::npos || line[first] == '#') continue;
-    const int indent = static_cast<int>(first);
-    std::string_view body = line.substr(first);
-    const size_t colon = body.find(':');
-    if (colon == std::string_view::npos || colon == 0) continue;
-    std::string_view key = body.substr(0, colon);
-    if (key.size() >= 2 && (key.front() == '"' || key.front() == '\'') && key.back() == key.front())
-      key = key.substr(1, key.size() - 2);
-    if (section_indent >= 0 && indent <= section_indent) section_indent = -1;
+  for (const YamlKeyLine& l : YamlKeyLines(yaml)) {
+    if (section_indent >= 0 && l.indent <= section_indent) section_indent = -1;
     if (section_indent < 0) {
-      if (key == "repositories" || key == "forge_modules" || key == "symlinks") {
-        section_indent = indent;
+      if (l.key == "repositories" || l.key == "forge_modules" || l.key == "symlinks") {
+        section_indent = l.indent;
         entry_indent = -1;
       }
       continue;
     }
-    if (entry_indent < 0) entry_indent = indent;
-    if (indent == entry_indent && IsValidModuleName(key)) names.emplace_back(key);
+    if (entry_indent < 0) entry_indent = l.indent;
+    if (l.indent == entry_indent && IsValidModuleName(l.key)) names.emplace_back(l.key);
   }
   std::sort(names.begin(), names.end());
   names.erase(std::unique(names.begin(), names.end()), names.end());

@@ -59,10 +59,22 @@ std::string FixPlanner::InScope(const std::string& file) const {
                               scope_.only_file, ")");
   }
   const std::string rel = std::filesystem::path(f).lexically_relative(scope_.root).string();
-  if (rel.empty() || rel == "." || rel.starts_with("..")) {
-    return absl::StrCat("declared in ", file, ", outside the checked code (", scope_.root, ")");
-  }
+  if (rel.empty() || rel == "." || rel.starts_with("..")) return OutOfScope(file);
   return "";
+}
+
+std::string FixPlanner::OutOfScope(const std::string& file) const {
+  const std::string f = Normal(file);
+  for (const auto& [dir, what] : scope_.others) {
+    const std::string rel = std::filesystem::path(f).lexically_relative(Normal(dir)).string();
+    if (!rel.empty() && rel != "." && !rel.starts_with("..")) {
+      return absl::StrCat("declared in ", file, ", in ", what,
+                          ": a fix there is that module's own (its maintainers'), outside the "
+                          "checked code (",
+                          scope_.root, ")");
+    }
+  }
+  return absl::StrCat("declared in ", file, ", outside the checked code (", scope_.root, ")");
 }
 
 absl::StatusOr<std::string> FixPlanner::ReadInScope(const std::string& file) const {
@@ -72,8 +84,7 @@ absl::StatusOr<std::string> FixPlanner::ReadInScope(const std::string& file) con
   const std::string rel =
       std::filesystem::path(Normal(file)).lexically_relative(scope_.root).string();
   if (rel.empty() || rel == "." || rel.starts_with("..")) {
-    return absl::FailedPreconditionError(
-        absl::StrCat("declared in ", file, ", outside the checked code (", scope_.root, ")"));
+    return absl::FailedPreconditionError(OutOfScope(file));
   }
   if (!root_fd_.ok()) return root_fd_.status();
   return base::ReadFileBeneath(root_fd_->get(), scope_.root, rel, "manifest");

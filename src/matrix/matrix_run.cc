@@ -143,6 +143,7 @@ RowResult RunRow(const check::Request& request, const check::Settings& settings,
 absl::Status WriteMatrixPage(const std::string& results, const std::vector<RowResult>& rows,
                              const std::string& title) {
   std::vector<scan::ReportRun> runs;
+  runs.reserve(rows.size());
   for (const RowResult& r : rows) {
     runs.push_back({r.result, r.row.node, r.report ? *r.report : nlohmann::json(nullptr)});
   }
@@ -212,6 +213,7 @@ check::Outcome RunMatrix(const check::Request& request, const check::Settings& s
     base_dir = templ;
   }
   std::vector<RowResult> results;
+  results.reserve(rows.size());
   for (size_t i = 0; i < rows.size(); ++i) {
     const fs::path dir = base_dir / rows[i].node;
     fs::create_directories(dir, ec);

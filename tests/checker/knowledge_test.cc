@@ -115,6 +115,7 @@ TEST(KnowledgeTest, ThePoliciesReadEveryTable) {
       if (!row.by.empty()) note(IsReadAgainByItself(row.by, path));
       note(PathFilter::IsEnablementLink(path));
       note(PathFilter::IsPackageManagerState(path));
+      for (const auto& [parked, parked_row] : ParkedVersionsOf(path)) note(parked_row);
     }
   }
   for (const Table& table : Tables()) EXPECT_TRUE(read.contains(table.file)) << table.file;

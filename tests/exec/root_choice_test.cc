@@ -2,6 +2,8 @@
 #include "fsmove/exec/root_choice.h"
 
 #include <string>
+#include <utility>
+#include <vector>
 
 #include "gtest/gtest.h"
 
@@ -74,6 +76,49 @@ TEST(RootChoiceTest, ABadRangeIsAnErrorNamingTheFile) {
   ASSERT_FALSE(c.ok());
   EXPECT_NE(c.status().message().find("mods/demo/metadata.json"), std::string::npos) << c.status();
   EXPECT_FALSE(ChooseRoot("[1, 2]", "metadata.json", "debian-12").ok());
+}
+
+}  // namespace
+}  // namespace fsmove::exec
+
+namespace fsmove::exec {
+namespace {
+
+// A control repo's modules: the root every one that asks admits, the default first; else the
+// one the most admit, with the others named.
+TEST(RootChoiceTest, AControlReposModulesChooseTogether) {
+  RootChoice c = ChooseRootForModules(
+      {{"acme-any 1.0.0", Meta("", "")}, {"acme-both 2.0.0", Meta(">= 7.0.0 < 9.0.0", "")}},
+      "the control repo's modules", "debian-12");
+  EXPECT_EQ(c.name, "debian-12");
+  EXPECT_EQ(c.why, "every one of the control repo's modules that asks admits it (1 of them)");
+  EXPECT_EQ(c.warning, "");
+  c = ChooseRootForModules({{"acme-both 2.0.0", Meta(">= 7.0.0 < 9.0.0", "")},
+                            {"acme-eight 3.0.0", Meta(">= 8.0.0 < 9.0.0", "")}},
+                           "the control repo's modules", "debian-12");
+  EXPECT_EQ(c.name, "debian-13");
+  EXPECT_EQ(c.warning, "");
+  // Old modules (Puppet < 7) beside one for Puppet 7 and 8: debian-12, the others named.
+  c = ChooseRootForModules({{"puppetlabs-stdlib 6.2.0", Meta(">= 5.5.10 < 7.0.0", "")},
+                            {"puppetlabs-concat 6.2.0", Meta(">= 5.5.10 < 7.0.0", "")},
+                            {"acme-both 2.0.0", Meta(">= 7.0.0 < 9.0.0", "")}},
+                           "the control repo's modules", "debian-12");
+  EXPECT_EQ(c.name, "debian-12");
+  EXPECT_EQ(c.why,
+            "no pinned root is what all of the control repo's modules ask for: 1 of 3 "
+            "admit debian-12");
+  EXPECT_EQ(
+      c.warning,
+      "2 of the control repo's modules ask for what debian-12 is not: puppetlabs-stdlib 6.2.0 "
+      "asks for puppet >= 5.5.10 < 7.0.0, puppetlabs-concat 6.2.0 asks for puppet >= 5.5.10 "
+      "< 7.0.0; checked on it anyway (--root chooses another)");
+  // None asks, or what does not parse: the default.
+  c = ChooseRootForModules({{"acme-bad 1.0.0", Meta("nonsense", "")}}, "the control repo's modules",
+                           "debian-12");
+  EXPECT_EQ(c.name, "debian-12");
+  EXPECT_EQ(c.why,
+            "the default (the control repo's modules ask for no Puppet version or Debian "
+            "release)");
 }
 
 }  // namespace

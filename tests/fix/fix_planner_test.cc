@@ -168,6 +168,19 @@ TEST_F(FixPlannerTest, NothingOutsideTheCheckedCode) {
   EXPECT_TRUE(findings[1].patch->diff.empty());
   EXPECT_THAT(findings[1].patch->reason, HasSubstr("outside the checked code"));
   EXPECT_FALSE(planner.Planned(1));
+  // Whose code it is, when the run knows (a dependency, a control repo's deployed module).
+  FixScope named = Scope();
+  named.others = {{(dir_ / "stdlib").string(),
+                   "the dependency puppetlabs-stdlib 9.4.0 from /usr/share/puppet/modules"}};
+  std::vector<checker::Finding> theirs = {Finding(checker::FaultKind::kMissingOrdering, 7, 7)};
+  FixPlanner named_planner(*cat_, named);
+  named_planner.Plan(&theirs, {0});
+  ASSERT_TRUE(theirs[0].patch);
+  EXPECT_THAT(
+      theirs[0].patch->reason,
+      HasSubstr("in the dependency puppetlabs-stdlib 9.4.0 from /usr/share/puppet/modules: a "
+                "fix there is that module's own (its maintainers'), outside the checked "
+                "code"));
   // A manifest check changes that manifest only: a chain there, not the module's code.
   std::vector<checker::Finding> again = {Finding(checker::FaultKind::kMissingOrdering, 1, 2)};
   FixPlanner manifest_only(*cat_, Scope((dir_ / "app/manifests/site.pp").string()));

@@ -7,6 +7,7 @@
 
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include "fsmove/catalog/catalog.h"
@@ -65,6 +66,12 @@ const knowledge::Row* IsUnitDefinition(std::string_view path);
 // apt's sources lists (/etc/apt/sources.list, /etc/apt/sources.list.d/): an install uses them
 // only through the indexes an update downloaded. Table: apt_sources.tsv.
 const knowledge::Row* IsAptSourcesList(std::string_view path);
+
+// Where a package manager parks the package's own version of the configuration file
+// `conffile` when it keeps the one it found (dpkg's CONFFILE.dpkg-dist, ucf's .ucf-dist): each
+// name with the row that says so. Table: parked_conffiles.tsv.
+std::vector<std::pair<std::string, const knowledge::Row*>> ParkedVersionsOf(
+    std::string_view conffile);
 
 // A program `caller` runs only when it is installed, doing without it otherwise (apt-key's
 // clean-up and gpgconf). Table: optional_programs.tsv (its `by` column is the caller).

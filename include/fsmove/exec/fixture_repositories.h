@@ -25,6 +25,18 @@ struct FixtureRepository {
   bool operator==(const FixtureRepository&) const = default;
 };
 
+// The `key: value` lines of a YAML file of .fixtures.yml's fixed shape, in order: the line's
+// number and indentation, its key and value unquoted (a trailing comment removed). Comments,
+// blank lines and lines with no key are skipped; a full YAML parser is not needed for this
+// file, and what is not of its shape (anchors, flow maps) is never misread as an entry.
+struct YamlKeyLine {
+  int number = 0;
+  int indent = 0;
+  std::string_view key;
+  std::string_view value;
+};
+std::vector<YamlKeyLine> YamlKeyLines(std::string_view yaml);
+
 // The entries under fixtures: repositories: (`name: URL`, or `name:` with `repo:` and `ref:`
 // or `branch:` below it), in order. As FixtureModuleNames, for the file's fixed shape: what
 // is not that shape is skipped, never misread.

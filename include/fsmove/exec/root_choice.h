@@ -9,6 +9,8 @@
 
 #include <string>
 #include <string_view>
+#include <utility>
+#include <vector>
 
 #include "absl/status/statusor.h"
 
@@ -24,5 +26,13 @@ struct RootChoice {
 // names it in messages. An error for a version range that does not parse (naming `source`).
 absl::StatusOr<RootChoice> ChooseRoot(std::string_view metadata, std::string_view source,
                                       std::string_view preferred);
+
+// The root for code that holds many modules (a control repo's modulepath): `modules` are each
+// module's name (for messages) and metadata.json text. The preferred root when every module that
+// asks for a Puppet version or a Debian release admits it, else the first root that every one
+// admits; when none does, the one the most admit, with a warning naming the others and what
+// they ask. Metadata that does not parse counts as asking nothing.
+RootChoice ChooseRootForModules(const std::vector<std::pair<std::string, std::string>>& modules,
+                                std::string_view what, std::string_view preferred);
 
 }  // namespace fsmove::exec

@@ -14,6 +14,7 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "absl/status/statusor.h"
@@ -39,6 +40,10 @@ struct FixScope {
   // A manifest check: the manifest (absolute), where a chain goes between resources that other
   // code declares. A manifest of the checked module (its examples/) is one, under `root`.
   std::string manifest;
+  // Code the run used that is not the checked code, by directory (absolute) and what it is
+  // ("the module puppetlabs-apt 9.1.0 the Puppetfile deployed"): a fix declared there is that
+  // code's own, and the patch's reason says whose.
+  std::vector<std::pair<std::string, std::string>> others;
 };
 
 // One file the fixes change.
@@ -92,7 +97,8 @@ class FixPlanner {
   absl::StatusOr<Located> Locate(catalog::ResourceId r) const;
   absl::StatusOr<std::string> ReadInScope(const std::string& file) const;
   absl::StatusOr<const PuppetSource*> Source(const std::string& file) const;
-  std::string InScope(const std::string& file) const;  // empty when it may change
+  std::string InScope(const std::string& file) const;     // empty when it may change
+  std::string OutOfScope(const std::string& file) const;  // why a file outside it may not
   absl::StatusOr<std::string> Reference(catalog::ResourceId r, const Located& edited,
                                         const checker::Finding& f) const;
   absl::StatusOr<std::vector<Change>> PlanOne(const checker::Finding& f,

@@ -22,6 +22,7 @@
 //   ambient-configuration    IsAmbientConfiguration (ambient_configuration.tsv)
 //   empty-file               MakesOnlyAnEmptyFile
 //   dependency-package       PackageName
+//   conffile-kept            ParkedVersionsOf (parked_conffiles.tsv)
 #include "fsmove/checker/rules/registry.h"
 
 #include <vector>

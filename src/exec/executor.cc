@@ -421,6 +421,10 @@ void RecordRun(const CheckRequest& request, const std::string& work, int work_fd
     result->compile_log =
         base::ReadUntrustedFile(work_fd, kCompileLog, "the compile log", kMaxPuppetLogBytes)
             .value_or("");
+    // Nothing was applied: no word of where the apply was to run.
+    std::erase_if(result->notes, [](const std::string& n) {
+      return n.starts_with("strace and the traced apply ran on CPU");
+    });
   } else if (report.timed_out) {
     result->end = RunEnd::kTimedOut;
   } else if (!report.applied) {

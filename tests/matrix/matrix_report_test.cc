@@ -136,7 +136,7 @@ TEST(MatrixReportTest, JunitSumsTheSuitesAndAddsAnErrorForANodeNotChecked) {
 }
 
 TEST(MatrixReportTest, AFindingSeveralNodesShareIsOneCommentNamingThem) {
-  auto rd = [](std::vector<std::string> messages) {
+  auto rd = [](const std::vector<std::string>& messages) {
     Json d = Json::array();
     for (const std::string& m : messages) {
       d.push_back({{"message", m}, {"location", {{"path", "site/profile/manifests/app.pp"}}}});
@@ -153,7 +153,7 @@ TEST(MatrixReportTest, AFindingSeveralNodesShareIsOneCommentNamingThem) {
   EXPECT_EQ(doc["diagnostics"][1]["message"], "On web01: only web01");
   EXPECT_EQ(doc["source"]["name"], "fsmove");
 
-  auto cq = [](std::string fingerprint) {
+  auto cq = [](const std::string& fingerprint) {
     return Json::array({{{"fingerprint", fingerprint}, {"description", "d " + fingerprint}}})
         .dump();
   };

@@ -593,6 +593,12 @@ absl::StatusOr<RunResult> RunCheck(const CheckRequest& request, const TraceConsu
   if (!request.keep_sandbox.empty()) UnpackKept(*work, request.keep_sandbox, &result);
 
   RecordRun(request, *work, work_fd, report, &result);
+  // Nothing was traced (the catalog did not compile, the sandbox did not start): no empty
+  // trace file is left where the user asked for one.
+  if (copy && copy->saved_bytes() == 0 &&
+      (result.end == RunEnd::kCompileFailed || result.end == RunEnd::kSetupFailed)) {
+    unlink(request.save_trace.c_str());
+  }
   if (report.catalog_limit_hit) result.summary.host_limits_hit.push_back(*report.catalog_limit_hit);
   if (copy && copy->cut()) {
     result.summary.host_limits_hit.push_back(

@@ -147,8 +147,10 @@ absl::Status WriteMatrixPage(const std::string& results, const std::vector<RowRe
   for (const RowResult& r : rows) {
     runs.push_back({r.result, r.row.node, r.report ? *r.report : nlohmann::json(nullptr)});
   }
+  nlohmann::json data = scan::ScanReportData(runs, title);
+  data["unit"] = "nodes";
   return base::WriteOutputFile((fs::path(results) / scan::kReportHtml).string(),
-                               scan::ScanReportHtml(scan::ScanReportData(runs, title)));
+                               scan::ScanReportHtml(data));
 }
 
 }  // namespace

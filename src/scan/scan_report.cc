@@ -284,7 +284,8 @@ function render() {
 }
 const cov = data.coverage;
 document.getElementById("coverage").textContent =
-    `${cov.modules_applied} of ${cov.modules} modules had a run that compiled and applied; ` +
+    `${cov.modules_applied} of ${cov.modules} ${data.unit || "modules"} had a run that compiled ` +
+    `and applied; ` +
     `${cov.runs} runs in all` + (data.title ? ` \u2014 ${data.title}` : "");
 const statuses = document.getElementById("statuses");
 for (const [status, count] of Object.entries(data.statuses)) {

@@ -142,6 +142,7 @@ def case_control_repo_matrix():
         with open(os.path.join(results, "report.html"), encoding="utf-8") as fh:
             page = fh.read()
         check(all(n in page for n in rows), "report.html names every node")
+        check('"unit":"nodes"' in page, "report.html counts nodes, not modules")
         # Facts of a node this root cannot be: refused, with the reason, before any apply.
         p = fsmove("check", "-q", "--module-source", sources, "--facts",
                    os.path.join(repo, "facts", "centos01.example.com.json"), repo, env=cache)

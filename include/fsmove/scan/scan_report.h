@@ -28,7 +28,8 @@ struct ReportRun {
   nlohmann::json report;
 };
 
-// The page's data: {"title", "coverage", "statuses": {status: count}, "runs": [...]}, each run
+// The page's data: {"title", "coverage", "statuses": {status: count}, "runs": [...]} (and
+// "unit", what the coverage counts when not modules: a --matrix's "nodes"), each run
 // with its summary fields and at most `max_findings` findings, each with at most 5 paths.
 nlohmann::json ScanReportData(const std::vector<ReportRun>& runs, const std::string& title,
                               size_t max_findings = 200);

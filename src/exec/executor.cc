@@ -261,7 +261,19 @@ absl::StatusOr<SandboxSpec> PrepareSandbox(const CheckRequest& request,
       !st.ok()) {
     return st;
   }
-  const std::string node = request.node.empty() ? CertName() : request.node;
+  // The node: --node's, else the one the facts file is of (a server's cache, `puppet facts
+  // find`), else this machine's certname.
+  std::string node = request.node;
+  if (node.empty() && !request.facts_file.empty()) {
+    node = FactsFileNode(base::ReadFile(request.facts_file, "--facts").value_or(""));
+    if (!node.empty()) {
+      result->summary.node = node;
+      result->notes.push_back(
+          fmt::format("compiled for node {}, the facts file's (--node names another)", node));
+    }
+  }
+  const bool named = !node.empty();
+  if (node.empty()) node = CertName();
 
   // On a pinned root, its own Puppet and strace (the sandbox runs them after pivot_root).
   const std::string puppet = request.root.host() ? PuppetExecutable() : kRootPuppet;
@@ -270,8 +282,7 @@ absl::StatusOr<SandboxSpec> PrepareSandbox(const CheckRequest& request,
                          "--render-as", "json",    "--log_level", "err"};
     spec.compile_argv.insert(spec.compile_argv.end(), code.begin(), code.end());
     // --node: the certname too, which trusted.certname (Hiera's usual per-node level) is.
-    if (!request.node.empty())
-      spec.compile_argv.insert(spec.compile_argv.end(), {"--certname", node});
+    if (named) spec.compile_argv.insert(spec.compile_argv.end(), {"--certname", node});
     spec.compile_argv.push_back(node);
     if (!request.facts_file.empty()) {
       absl::StatusOr<std::vector<std::string>> with_facts =

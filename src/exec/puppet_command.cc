@@ -13,6 +13,8 @@
 #include "absl/strings/match.h"
 #include "fsmove/base/blanks.h"
 #include "fsmove/exec/process.h"
+#include "nlohmann/json.hpp"
+#include "re2/re2.h"
 
 namespace fsmove::exec {
 namespace {
@@ -86,6 +88,25 @@ std::vector<std::string> FactsCompileArgv(const std::string& ruby, const std::st
   argv.push_back("--");
   argv.insert(argv.end(), catalog_argv.begin(), catalog_argv.end());
   return argv;
+}
+
+std::string FactsFileNode(std::string_view text) {
+  std::string name;
+  const size_t first = text.find_first_not_of(" \t\r\n");
+  if (first != std::string_view::npos && text[first] == '{') {
+    const nlohmann::json j = nlohmann::json::parse(text, nullptr, /*allow_exceptions=*/false);
+    if (j.is_object() && j.contains("values") && j["values"].is_object() && j.contains("name") &&
+        j["name"].is_string()) {
+      name = j["name"].get<std::string>();
+    }
+  } else if (text.find("\nvalues:") != std::string_view::npos) {
+    // A yaml cache: `name: NODE` at the top level, beside `values:`.
+    static const RE2 kName(R"((?m)^name: *['"]?([^'"\s]+)['"]? *$)");
+    RE2::PartialMatch(std::string(text), kName, &name);
+  }
+  // Puppet's certnames: lower-case letters, digits, '.', '-' and '_'.
+  static const RE2 kCertName(R"([a-z0-9_][a-z0-9._-]{0,253})");
+  return RE2::FullMatch(name, kCertName) && name.find("..") == std::string::npos ? name : "";
 }
 
 std::string RubyOf(const std::string& puppet) {

@@ -40,6 +40,9 @@ std::string FactsCopyName(std::string_view path);
 std::vector<std::string> FactsCompileArgv(const std::string& ruby, const std::string& script,
                                           const std::string& shown, const std::string& facts,
                                           const std::vector<std::string>& catalog_argv);
+// The node a facts file is of, when it says (`puppet facts find`'s JSON and a Puppet server's
+// yaml cache name it: top-level `name` beside `values`), as a certname Puppet takes; "" else.
+std::string FactsFileNode(std::string_view text);
 // The Ruby that runs `puppet` (its #! line), else the first `ruby` on the safe PATH.
 std::string RubyOf(const std::string& puppet);
 

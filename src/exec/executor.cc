@@ -185,6 +185,23 @@ absl::StatusOr<std::vector<std::string>> WithFacts(const CheckRequest& request,
                           inside + "/" + copy, compile_argv);
 }
 
+// The node the catalog is compiled for: --node's, else the one the facts file is of (a server's
+// cache, `puppet facts find`), said in a note, else this machine's certname; `named` is whether
+// one was named (then Puppet gets it as --certname too).
+std::string NodeFor(const CheckRequest& request, RunResult* result, bool* named) {
+  std::string node = request.node;
+  if (node.empty() && !request.facts_file.empty()) {
+    node = FactsFileNode(base::ReadFile(request.facts_file, "--facts").value_or(""));
+    if (!node.empty()) {
+      result->summary.node = node;
+      result->notes.push_back(
+          fmt::format("compiled for node {}, the facts file's (--node names another)", node));
+    }
+  }
+  *named = !node.empty();
+  return node.empty() ? CertName() : node;
+}
+
 // The sandbox's spec for this run, with the work directory laid out for it (manifest, module
 // link, graph directory); the notes and manifest paths it implies go to `result`.
 absl::StatusOr<SandboxSpec> PrepareSandbox(const CheckRequest& request,
@@ -261,19 +278,8 @@ absl::StatusOr<SandboxSpec> PrepareSandbox(const CheckRequest& request,
       !st.ok()) {
     return st;
   }
-  // The node: --node's, else the one the facts file is of (a server's cache, `puppet facts
-  // find`), else this machine's certname.
-  std::string node = request.node;
-  if (node.empty() && !request.facts_file.empty()) {
-    node = FactsFileNode(base::ReadFile(request.facts_file, "--facts").value_or(""));
-    if (!node.empty()) {
-      result->summary.node = node;
-      result->notes.push_back(
-          fmt::format("compiled for node {}, the facts file's (--node names another)", node));
-    }
-  }
-  const bool named = !node.empty();
-  if (node.empty()) node = CertName();
+  bool named = false;
+  const std::string node = NodeFor(request, result, &named);
 
   // On a pinned root, its own Puppet and strace (the sandbox runs them after pivot_root).
   const std::string puppet = request.root.host() ? PuppetExecutable() : kRootPuppet;

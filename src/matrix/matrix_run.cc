@@ -111,6 +111,13 @@ RowResult RunRow(const check::Request& request, const check::Settings& settings,
       rep.*w.row_output = (dir / ("report." + w.ext)).string();
     }
   }
+  // What a run of an earlier matrix left in the folder is not this row's.
+  std::error_code ec;
+  for (const std::string* doc :
+       {&rep.output, &rep.json_output, &rep.sarif_output, &rep.junit_output, &rep.rdjson_output,
+        &rep.codequality_output, &rep.markdown_output}) {
+    if (!doc->empty()) fs::remove(*doc, ec);
+  }
   RowSink row_sink(sink, row.node);
   const check::Outcome outcome = check::Run(r, s, row_sink);
 

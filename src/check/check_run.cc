@@ -273,22 +273,18 @@ void WriteFailedRunReports(const pipeline::ReportSettings& report, const std::st
     error += d.text;
   }
   if (error.size() > 8000) error = error.substr(0, 8000) + "\n...";
-  const std::pair<const std::string*, std::string_view> outputs[] = {
-      {&report.output, report.format},
-      {&report.sarif_output, "sarif"},
-      {&report.junit_output, "junit"},
-      {&report.rdjson_output, "rdjson"},
-      {&report.codequality_output, "codequality"},
-      {&report.markdown_output, "markdown"}};
-  for (const auto& [file, format] : outputs) {
-    if (file->empty() && file != &report.output) continue;
+  auto write = [&](std::string_view format, const std::string& file) {
     const std::string doc = report::FailedRunDocument(format, target, error);
-    if (doc.empty()) continue;
-    if (file->empty()) {
+    if (doc.empty()) return;
+    if (file.empty()) {
       sink.out() << doc;
-    } else if (absl::Status st = base::WriteOutputFile(*file, doc); !st.ok()) {
+    } else if (absl::Status st = base::WriteOutputFile(file, doc); !st.ok()) {
       sink.Say(Error(std::string(st.message())));
     }
+  };
+  write(report.format, report.output);
+  for (const pipeline::ExtraOutput& e : pipeline::kExtraOutputs) {
+    if (!(report.*e.file).empty()) write(e.format, report.*e.file);
   }
 }
 

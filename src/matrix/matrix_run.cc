@@ -38,25 +38,17 @@ struct Wanted {
 };
 
 std::vector<Wanted> WantedFormats(const pipeline::ReportSettings& r) {
-  using S = pipeline::ReportSettings;
-  struct Extra {
-    const char* format;
-    const char* ext;
-    std::string S::*member;
-  };
-  static constexpr Extra kExtras[] = {{"json", "json", &S::json_output},
-                                      {"sarif", "sarif", &S::sarif_output},
-                                      {"junit", "xml", &S::junit_output},
-                                      {"rdjson", "rdjson", &S::rdjson_output},
-                                      {"codequality", "codequality.json", &S::codequality_output},
-                                      {"markdown", "md", &S::markdown_output}};
   std::vector<Wanted> out;
   if (r.format == "text") out.push_back({"text", "txt", nullptr, &r.output});
-  for (const Extra& e : kExtras) {
-    if (r.format == e.format) out.push_back({e.format, e.ext, e.member, &r.output});
+  for (const pipeline::ExtraOutput& e : pipeline::kExtraOutputs) {
+    if (r.format == e.format) {
+      out.push_back({std::string(e.format), std::string(e.ext), e.file, &r.output});
+    }
   }
-  for (const Extra& e : kExtras) {
-    if (!(r.*e.member).empty()) out.push_back({e.format, e.ext, e.member, &(r.*e.member)});
+  for (const pipeline::ExtraOutput& e : pipeline::kExtraOutputs) {
+    if (!(r.*e.file).empty()) {
+      out.push_back({std::string(e.format), std::string(e.ext), e.file, &(r.*e.file)});
+    }
   }
   return out;
 }
@@ -98,10 +90,8 @@ RowResult RunRow(const check::Request& request, const check::Settings& settings,
   }
   check::Settings s = settings;
   pipeline::ReportSettings& rep = s.report;
-  for (std::string* out : {&rep.output, &rep.json_output, &rep.sarif_output, &rep.junit_output,
-                           &rep.rdjson_output, &rep.codequality_output, &rep.markdown_output}) {
-    out->clear();
-  }
+  rep.output.clear();
+  for (const pipeline::ExtraOutput& e : pipeline::kExtraOutputs) (rep.*e.file).clear();
   // Always the JSON report (the row's status and counts), and text as the main document.
   rep.format = "text";
   rep.output = (dir / "report.txt").string();
@@ -113,10 +103,9 @@ RowResult RunRow(const check::Request& request, const check::Settings& settings,
   }
   // What a run of an earlier matrix left in the folder is not this row's.
   std::error_code ec;
-  for (const std::string* doc :
-       {&rep.output, &rep.json_output, &rep.sarif_output, &rep.junit_output, &rep.rdjson_output,
-        &rep.codequality_output, &rep.markdown_output}) {
-    if (!doc->empty()) fs::remove(*doc, ec);
+  fs::remove(rep.output, ec);
+  for (const pipeline::ExtraOutput& e : pipeline::kExtraOutputs) {
+    if (!(rep.*e.file).empty()) fs::remove(rep.*e.file, ec);
   }
   RowSink row_sink(sink, row.node);
   const check::Outcome outcome = check::Run(r, s, row_sink);

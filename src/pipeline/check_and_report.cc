@@ -192,13 +192,12 @@ absl::StatusOr<Verdict> CheckAndReport(const ReportSettings& o, const ProjectInp
     bool wanted;
     base::ReportDestination out;
   };
-  Report reports[] = {{o.format, o.output, true, {}},
-                      {"json", o.json_output, !o.json_output.empty(), {}},
-                      {"sarif", o.sarif_output, !o.sarif_output.empty(), {}},
-                      {"junit", o.junit_output, !o.junit_output.empty(), {}},
-                      {"rdjson", o.rdjson_output, !o.rdjson_output.empty(), {}},
-                      {"codequality", o.codequality_output, !o.codequality_output.empty(), {}},
-                      {"markdown", o.markdown_output, !o.markdown_output.empty(), {}}};
+  std::vector<Report> reports;
+  reports.reserve(1 + std::size(kExtraOutputs));
+  reports.push_back({o.format, o.output, true, {}});
+  for (const ExtraOutput& e : kExtraOutputs) {
+    reports.push_back({e.format, o.*e.file, !(o.*e.file).empty(), {}});
+  }
   for (Report& r : reports) {
     if (!r.wanted) continue;
     if (absl::Status st = r.out.Open(r.path, io.stdout_stream); !st.ok()) return st;

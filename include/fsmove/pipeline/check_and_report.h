@@ -68,6 +68,21 @@ struct ReportSettings {
   }
 };
 
+// The formats a report of its own can go to beside the main one (--json-output, ...): the name,
+// the setting that names its file (empty: not asked for), and the extension a file of it takes.
+struct ExtraOutput {
+  std::string_view format;
+  std::string ReportSettings::*file;
+  std::string_view ext;
+};
+inline constexpr ExtraOutput kExtraOutputs[] = {
+    {"json", &ReportSettings::json_output, "json"},
+    {"sarif", &ReportSettings::sarif_output, "sarif"},
+    {"junit", &ReportSettings::junit_output, "xml"},
+    {"rdjson", &ReportSettings::rdjson_output, "rdjson"},
+    {"codequality", &ReportSettings::codequality_output, "codequality.json"},
+    {"markdown", &ReportSettings::markdown_output, "md"}};
+
 // The project's configuration and baseline, loaded once (before a long run, so that a bad file
 // fails in a second).
 struct ProjectInputs {

@@ -17,7 +17,6 @@
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
-#include "absl/strings/str_split.h"
 #include "fmt/format.h"
 #include "fsmove/base/errno_status.h"
 #include "fsmove/base/output_file.h"
@@ -136,8 +135,8 @@ absl::Status LayOutEnvironment(const ResolvedTarget& target, const std::string& 
 // (`at_apply`) where the catalog's types and providers load from.
 absl::Status CodeSettings(const ResolvedTarget& target, const std::string& in,
                           const std::string& inside, const std::string& manifest,
-                          const std::string& mp, std::vector<std::string>* code,
-                          std::vector<std::string>* at_apply) {
+                          const std::vector<std::string>& modulepath,
+                          std::vector<std::string>* code, std::vector<std::string>* at_apply) {
   if (target.kind == ResolvedTarget::Kind::kEnvironment) {
     const std::string env_manifest =
         target.manifest_text.empty() ? target.environment_manifest : manifest;
@@ -147,15 +146,15 @@ absl::Status CodeSettings(const ResolvedTarget& target, const std::string& in,
     return absl::OkStatus();
   }
   *code = {"--manifest", manifest};
-  if (mp.empty()) return absl::OkStatus();
-  code->insert(code->end(), {"--modulepath", mp});
+  if (modulepath.empty()) return absl::OkStatus();
+  code->insert(code->end(), {"--modulepath", absl::StrJoin(modulepath, ":")});
   // At apply time the catalog's types and providers load from the same directories, named by
   // links of the work directory: Puppet's command line names no host directory (a Service
   // with hasstatus => false greps `ps` for its name, which a checkout's path may hold).
   const std::string links = fmt::format("{}/{}", in, kApplyModulepathLinks);
   mkdir(links.c_str(), 0755);
   std::vector<std::string> linked;
-  for (const std::string& dir : std::vector<std::string>(absl::StrSplit(mp, ':'))) {
+  for (const std::string& dir : modulepath) {
     const std::string n = std::to_string(linked.size());
     if (symlink(dir.c_str(), fmt::format("{}/{}", links, n).c_str()) != 0) {
       return base::ErrnoStatus(fmt::format("cannot link {} into {}", dir, links));
@@ -169,12 +168,11 @@ absl::Status CodeSettings(const ResolvedTarget& target, const std::string& in,
 // --facts FILE: the file and the script that merges it, copied into the work directory, and
 // the compile's command line that runs the script (puppet_command.h's FactsCompileArgv).
 absl::StatusOr<std::vector<std::string>> WithFacts(const CheckRequest& request,
-                                                   const std::string& in, const std::string& inside,
+                                                   std::string_view facts, const std::string& in,
+                                                   const std::string& inside,
                                                    const std::vector<std::string>& compile_argv) {
-  absl::StatusOr<std::string> facts = base::ReadFile(request.facts_file, "--facts");
-  if (!facts.ok()) return facts.status();
   const std::string copy = FactsCopyName(request.facts_file);
-  for (const auto& [name, text] : {std::pair<std::string, std::string_view>{copy, *facts},
+  for (const auto& [name, text] : {std::pair<std::string, std::string_view>{copy, facts},
                                    {kMergeFactsFile, MergeFactsScript()}}) {
     if (absl::Status st = base::WriteOutputFile(absl::StrCat(in, "/", name), text); !st.ok()) {
       return st;
@@ -185,13 +183,14 @@ absl::StatusOr<std::vector<std::string>> WithFacts(const CheckRequest& request,
                           inside + "/" + copy, compile_argv);
 }
 
-// The node the catalog is compiled for: --node's, else the one the facts file is of (a server's
-// cache, `puppet facts find`), said in a note, else this machine's certname; `named` is whether
-// one was named (then Puppet gets it as --certname too).
-std::string NodeFor(const CheckRequest& request, RunResult* result, bool* named) {
+// The node the catalog is compiled for: --node's, else the one the facts file (`facts`, its
+// text) is of (a server's cache, `puppet facts find`), said in a note, else this machine's
+// certname; `named` is whether one was named (then Puppet gets it as --certname too).
+std::string NodeFor(const CheckRequest& request, std::string_view facts, RunResult* result,
+                    bool* named) {
   std::string node = request.node;
-  if (node.empty() && !request.facts_file.empty()) {
-    node = FactsFileNode(base::ReadFile(request.facts_file, "--facts").value_or(""));
+  if (node.empty() && !facts.empty()) {
+    node = FactsFileNode(facts);
     if (!node.empty()) {
       result->summary.node = node;
       result->notes.push_back(
@@ -200,6 +199,32 @@ std::string NodeFor(const CheckRequest& request, RunResult* result, bool* named)
   }
   *named = !node.empty();
   return node.empty() ? CertName() : node;
+}
+
+// `puppet catalog find` for the node (NodeFor), with --facts its script's command line that
+// runs it (WithFacts); the facts file is read once, for its node name and its copy.
+absl::StatusOr<std::vector<std::string>> CompileArgv(const CheckRequest& request,
+                                                     const std::string& puppet,
+                                                     const std::vector<std::string>& code,
+                                                     const std::string& in,
+                                                     const std::string& inside, RunResult* result) {
+  std::string facts;
+  if (!request.facts_file.empty()) {
+    absl::StatusOr<std::string> text = base::ReadFile(request.facts_file, "--facts");
+    if (!text.ok()) return text.status();
+    facts = std::move(*text);
+  }
+  bool named = false;
+  const std::string node = NodeFor(request, facts, result, &named);
+  std::vector<std::string> argv = {puppet,       "catalog",     "find",
+                                   "--terminus", "compiler",    "--render-as",
+                                   "json",       "--log_level", "err"};
+  argv.insert(argv.end(), code.begin(), code.end());
+  // --node: the certname too, which trusted.certname (Hiera's usual per-node level) is.
+  if (named) argv.insert(argv.end(), {"--certname", node});
+  argv.push_back(node);
+  if (request.facts_file.empty()) return argv;
+  return WithFacts(request, facts, in, inside, argv);
 }
 
 // The sandbox's spec for this run, with the work directory laid out for it (manifest, module
@@ -249,11 +274,7 @@ absl::StatusOr<SandboxSpec> PrepareSandbox(const CheckRequest& request,
     }
   }
   if (request.pin_cpu && request.sandbox == SandboxMode::kOverlay && !request.untraced) {
-    spec.trace_cpu = TracingCpu();
-    if (spec.trace_cpu >= 0) {
-      result->notes.push_back(
-          fmt::format("strace and the traced apply ran on CPU {}", spec.trace_cpu));
-    }
+    spec.trace_cpu = TracingCpu();  // said once the apply ran (RunCheck)
   }
   const std::string inside = InsideWorkDir(spec);
   if (spec.mode == SandboxMode::kOverlay) mkdir(spec.scratch_dir.c_str(), 0700);
@@ -271,31 +292,20 @@ absl::StatusOr<SandboxSpec> PrepareSandbox(const CheckRequest& request,
     result->manifest_paths.emplace_back(inside + "/" + kManifestFile, in + "/" + kManifestFile);
   }
   if (absl::Status st = LinkModules(target, in, inside, result, &modulepath); !st.ok()) return st;
-  const std::string mp = absl::StrJoin(modulepath, ":");
   // Puppet's settings naming what it compiles: a manifest and modulepath, or an environment.
   std::vector<std::string> code, modules_at_apply;
-  if (absl::Status st = CodeSettings(target, in, inside, manifest, mp, &code, &modules_at_apply);
+  if (absl::Status st =
+          CodeSettings(target, in, inside, manifest, modulepath, &code, &modules_at_apply);
       !st.ok()) {
     return st;
   }
-  bool named = false;
-  const std::string node = NodeFor(request, result, &named);
-
   // On a pinned root, its own Puppet and strace (the sandbox runs them after pivot_root).
   const std::string puppet = request.root.host() ? PuppetExecutable() : kRootPuppet;
   if (request.apply_catalog.empty()) {
-    spec.compile_argv = {puppet,        "catalog", "find",        "--terminus", "compiler",
-                         "--render-as", "json",    "--log_level", "err"};
-    spec.compile_argv.insert(spec.compile_argv.end(), code.begin(), code.end());
-    // --node: the certname too, which trusted.certname (Hiera's usual per-node level) is.
-    if (named) spec.compile_argv.insert(spec.compile_argv.end(), {"--certname", node});
-    spec.compile_argv.push_back(node);
-    if (!request.facts_file.empty()) {
-      absl::StatusOr<std::vector<std::string>> with_facts =
-          WithFacts(request, in, inside, spec.compile_argv);
-      if (!with_facts.ok()) return with_facts.status();
-      spec.compile_argv = std::move(*with_facts);
-    }
+    absl::StatusOr<std::vector<std::string>> compile =
+        CompileArgv(request, puppet, code, in, inside, result);
+    if (!compile.ok()) return compile.status();
+    spec.compile_argv = std::move(*compile);
   } else if (absl::Status st =
                  base::WriteOutputFile(in + "/" + kCatalogFile, request.apply_catalog);
              !st.ok()) {
@@ -438,10 +448,6 @@ void RecordRun(const CheckRequest& request, const std::string& work, int work_fd
     result->compile_log =
         base::ReadUntrustedFile(work_fd, kCompileLog, "the compile log", kMaxPuppetLogBytes)
             .value_or("");
-    // Nothing was applied: no word of where the apply was to run.
-    std::erase_if(result->notes, [](const std::string& n) {
-      return n.starts_with("strace and the traced apply ran on CPU");
-    });
   } else if (report.timed_out) {
     result->end = RunEnd::kTimedOut;
   } else if (!report.applied) {
@@ -503,6 +509,41 @@ std::string DescribePathState(const PathState& p) {
   return text;
 }
 
+namespace {
+
+// A run's result before Puppet runs: what its target and request say of it (dependencies, the
+// summary's fields, a control repo's deployed modules by version).
+RunResult RunOf(const CheckRequest& request, const ResolvedTarget& target) {
+  RunResult result;
+  result.missing_dependencies = target.missing_dependencies;
+  for (const std::string& d : target.resolved_dependencies) {
+    result.notes.push_back("dependency " + d);
+  }
+  result.notes.insert(result.notes.end(), target.dependency_notes.begin(),
+                      target.dependency_notes.end());
+  if (request.sandbox == SandboxMode::kOverlay) result.unshown_modules = target.unshown_modules;
+  result.environment_dir = target.environment_dir;
+  result.summary.target = target.display;
+  result.summary.sandbox = request.sandbox == SandboxMode::kOverlay ? "overlay" : "none";
+  result.summary.root = request.root.name;
+  result.summary.root_choice = request.root_choice;
+  result.summary.node = request.node;
+  result.summary.facts = request.facts_file;
+  result.summary.klass = request.target.include_class;
+  // A control repo's deployed modules, by version: what its Puppetfile gave this run.
+  if (!target.deployed_modules.empty()) {
+    for (const SourceModule& m : ListSourceModules({target.deployed_modules})) {
+      result.notes.push_back(
+          fmt::format("deployed {} {}", m.name, m.version.empty() ? "(no version)" : m.version));
+    }
+  }
+  result.summary.puppet_version = request.root.puppet_version;
+  result.summary.init = request.init;
+  return result;
+}
+
+}  // namespace
+
 absl::StatusOr<RunResult> RunCheck(const CheckRequest& request, const TraceConsumer& consume) {
   auto target = ResolveTarget(request.target);
   if (!target.ok()) return target.status();
@@ -513,31 +554,7 @@ absl::StatusOr<RunResult> RunCheck(const CheckRequest& request, const TraceConsu
     if (!c.ok()) return c.status();
     copy = std::move(*c);
   }
-  RunResult result;
-  result.missing_dependencies = target->missing_dependencies;
-  for (const std::string& d : target->resolved_dependencies) {
-    result.notes.push_back("dependency " + d);
-  }
-  result.notes.insert(result.notes.end(), target->dependency_notes.begin(),
-                      target->dependency_notes.end());
-  if (request.sandbox == SandboxMode::kOverlay) result.unshown_modules = target->unshown_modules;
-  result.environment_dir = target->environment_dir;
-  result.summary.target = target->display;
-  result.summary.sandbox = request.sandbox == SandboxMode::kOverlay ? "overlay" : "none";
-  result.summary.root = request.root.name;
-  result.summary.root_choice = request.root_choice;
-  result.summary.node = request.node;
-  result.summary.facts = request.facts_file;
-  result.summary.klass = request.target.include_class;
-  // A control repo's deployed modules, by version: what its Puppetfile gave this run.
-  if (!target->deployed_modules.empty()) {
-    for (const SourceModule& m : ListSourceModules({target->deployed_modules})) {
-      result.notes.push_back(
-          fmt::format("deployed {} {}", m.name, m.version.empty() ? "(no version)" : m.version));
-    }
-  }
-  result.summary.puppet_version = request.root.puppet_version;
-  result.summary.init = request.init;
+  RunResult result = RunOf(request, *target);
 
   absl::StatusOr<std::string> work = MakeWorkDir(request);
   if (!work.ok()) return work.status();
@@ -610,6 +627,15 @@ absl::StatusOr<RunResult> RunCheck(const CheckRequest& request, const TraceConsu
   if (!request.keep_sandbox.empty()) UnpackKept(*work, request.keep_sandbox, &result);
 
   RecordRun(request, *work, work_fd, report, &result);
+  // Where strace and the apply ran, once there was an apply (not for a catalog that did not
+  // compile or a sandbox that did not start).
+  if (spec->trace_cpu >= 0 && result.end != RunEnd::kCompileFailed &&
+      result.end != RunEnd::kSetupFailed) {
+    const std::string cpu =
+        fmt::format("strace and the traced apply ran on CPU {}", spec->trace_cpu);
+    result.notes.push_back(cpu);
+    result.summary.notes.push_back(cpu);
+  }
   // Nothing was traced (the catalog did not compile, the sandbox did not start): no empty
   // trace file is left where the user asked for one.
   if (copy && copy->saved_bytes() == 0 &&

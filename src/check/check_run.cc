@@ -14,7 +14,6 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
-#include "fsmove/base/beneath.h"
 #include "fsmove/base/output_file.h"
 #include "fsmove/base/seconds.h"
 #include "fsmove/base/terminal_text.h"
@@ -324,11 +323,10 @@ std::vector<std::pair<std::string, std::string>> EnvironmentModules(
     if (d.starts_with('/')) dirs.push_back(d);  // not $basemodulepath
   }
   std::vector<std::pair<std::string, std::string>> modules;
-  for (const exec::SourceModule& m : exec::ListSourceModules(dirs)) {
-    absl::StatusOr<std::string> text =
-        base::ReadFileBeneath(m.dir, "metadata.json", "module metadata");
-    if (!text.ok()) continue;
-    modules.emplace_back(absl::StrCat(m.name, m.version.empty() ? "" : " ", m.version), *text);
+  for (exec::SourceModule& m : exec::ListSourceModules(dirs)) {
+    if (m.metadata.empty()) continue;
+    modules.emplace_back(absl::StrCat(m.name, m.version.empty() ? "" : " ", m.version),
+                         std::move(m.metadata));
   }
   return modules;
 }

@@ -433,11 +433,6 @@ absl::StatusOr<std::string> DeployPuppetfile(const fs::path& repo, const std::st
           shown, m.line, m.name, m.local));
     }
   }
-  std::vector<const SourceModule*> taken;
-  std::vector<std::string> from_forge;
-  const std::vector<SourceModule> available = ListSourceModules(ForgeSources(local_sources));
-  const std::string handed =
-      TakeLocalForgeModules(*pf, *text, available, shown, &taken, &from_forge);
   const std::string key = base::Sha256Hex(*text).substr(0, 32);
   const fs::path dir = fs::path(cache_root) / key;
   std::error_code ec;
@@ -454,6 +449,12 @@ absl::StatusOr<std::string> DeployPuppetfile(const fs::path& repo, const std::st
   static std::set<std::string> synced;
   std::lock_guard<std::mutex> lock(mu);
   if (cached && (pinned || synced.contains(dir.string()))) return (dir / "modules").string();
+  // Only for a deployment: what this machine holds of the Forge modules.
+  std::vector<const SourceModule*> taken;
+  std::vector<std::string> from_forge;
+  const std::vector<SourceModule> available = ListSourceModules(ForgeSources(local_sources));
+  const std::string handed =
+      TakeLocalForgeModules(*pf, *text, available, shown, &taken, &from_forge);
   const bool needs_r10k = taken.size() < pf->modules.size();
   const std::optional<std::string> r10k = FindExecutable("r10k", kSafePath);
   if (!r10k && needs_r10k) {

@@ -58,6 +58,7 @@ SourceModule ModuleAt(const fs::path& dir, const std::string& short_dir,
   absl::StatusOr<std::string> text =
       base::ReadFileBeneath(dir.string(), "metadata.json", "module metadata");
   if (text.ok()) {
+    m.metadata = *text;
     const nlohmann::json j = nlohmann::json::parse(*text, nullptr, false);
     if (j.is_object()) {
       if (auto n = j.find("name"); n != j.end() && n->is_string()) {
@@ -74,10 +75,11 @@ SourceModule ModuleAt(const fs::path& dir, const std::string& short_dir,
 // The most a module tarball unpacks to (stdlib 9: 2 MB): a bigger one is no module.
 constexpr uint64_t kMaxUnpackedBytes = uint64_t{256} << 20;
 
-// A Forge release's tarball, as the Forge serves it: author-name-1.2.3.tar.gz.
+// A Forge release's tarball, as the Forge serves it: author-name-1.2.3.tar.gz (the module's
+// short name captured).
 const RE2& ForgeTarball() {
   static const RE2 kTarball(
-      R"(([a-z0-9]+)-([a-z][a-z0-9_]*)-([0-9]+\.[0-9]+\.[0-9]+[^/]*)\.tar\.gz)");
+      R"((?:[a-z0-9]+)-([a-z][a-z0-9_]*)-(?:[0-9]+\.[0-9]+\.[0-9]+[^/]*)\.tar\.gz)");
   return kTarball;
 }
 
@@ -106,27 +108,16 @@ absl::Status TarballListing(const std::string& tar, const fs::path& tarball) {
 }
 
 // The module of a Forge tarball, unpacked once into the cache (a directory per tarball
-// content); nullopt, with why in `why`, when it cannot be.
-std::optional<fs::path> UnpackTarball(const fs::path& tarball, const std::string& short_name,
-                                      std::string* why) {
+// content); nullopt when it cannot be (the source passes it over).
+std::optional<fs::path> UnpackTarball(const fs::path& tarball, const std::string& short_name) {
   absl::StatusOr<std::string> bytes = base::ReadFile(tarball.string(), "module tarball");
-  if (!bytes.ok()) {
-    *why = std::string(bytes.status().message());
-    return std::nullopt;
-  }
+  if (!bytes.ok()) return std::nullopt;
   const fs::path root = fs::path(PuppetfileCacheRoot()) / "tarballs";
   const fs::path dir = root / base::Sha256Hex(*bytes).substr(0, 32) / short_name;
   std::error_code ec;
   if (fs::is_directory(dir, ec)) return dir;
   const std::optional<std::string> tar = FindExecutable("tar", kSafePath);
-  if (!tar) {
-    *why = "this machine has no tar";
-    return std::nullopt;
-  }
-  if (absl::Status st = TarballListing(*tar, tarball); !st.ok()) {
-    *why = std::string(st.message());
-    return std::nullopt;
-  }
+  if (!tar || !TarballListing(*tar, tarball).ok()) return std::nullopt;
   const fs::path partial = root / fmt::format(".{}.{}", short_name, getpid());
   fs::remove_all(partial, ec);
   fs::create_directories(partial, ec);
@@ -140,8 +131,6 @@ std::optional<fs::path> UnpackTarball(const fs::path& tarball, const std::string
     top.push_back(it->path());
   }
   if (!run.ok() || run->wait_status != 0 || top.size() != 1 || !fs::is_directory(top[0], ec)) {
-    *why = run.ok() && run->wait_status != 0 ? "tar could not unpack it"
-                                             : "it does not hold one module directory";
     fs::remove_all(partial, ec);
     return std::nullopt;
   }
@@ -149,7 +138,6 @@ std::optional<fs::path> UnpackTarball(const fs::path& tarball, const std::string
   fs::rename(top[0], dir, ec);
   const bool kept = !ec || fs::is_directory(dir);  // or another process unpacked it first
   fs::remove_all(partial, ec);
-  if (!kept) *why = "cannot keep it in the cache";
   return kept ? std::optional<fs::path>(dir) : std::nullopt;
 }
 
@@ -165,12 +153,10 @@ std::vector<SourceModule> ListSourceModules(const std::vector<std::string>& sour
     }
     std::sort(entries.begin(), entries.end());
     for (const fs::path& entry : entries) {
-      std::string short_dir = entry.filename().string();
-      std::string author, version;
-      if (std::string name; RE2::FullMatch(short_dir, ForgeTarball(), &author, &name, &version) &&
+      const std::string short_dir = entry.filename().string();
+      if (std::string name; RE2::FullMatch(short_dir, ForgeTarball(), &name) &&
                             fs::is_regular_file(entry, ec) && !fs::is_symlink(entry, ec)) {
-        std::string why;
-        if (std::optional<fs::path> dir = UnpackTarball(entry, name, &why)) {
+        if (std::optional<fs::path> dir = UnpackTarball(entry, name)) {
           SourceModule m = ModuleAt(*dir, name, source);
           m.source = entry.string();
           found.push_back(std::move(m));

@@ -102,10 +102,10 @@ TEST_F(ModuleSourcesTest, AForgeTarballIsItsModuleUnpackedIntoTheCache) {
 // module of the same short name is not it; a module of no version only without a range.
 TEST_F(ModuleSourcesTest, ANameAndARangePickTheHighestVersionAdmitted) {
   std::vector<SourceModule> m = {
-      {"puppetlabs-stdlib", "stdlib", "8.5.0", "/a/stdlib", "/a"},
-      {"puppetlabs-stdlib", "stdlib", "9.4.1", "/b/stdlib", "/b"},
-      {"other-stdlib", "stdlib", "10.0.0", "/c/stdlib", "/c"},
-      {"bare", "bare", "", "/a/bare", "/a"},
+      {"puppetlabs-stdlib", "stdlib", "8.5.0", "/a/stdlib", "/a", ""},
+      {"puppetlabs-stdlib", "stdlib", "9.4.1", "/b/stdlib", "/b", ""},
+      {"other-stdlib", "stdlib", "10.0.0", "/c/stdlib", "/c", ""},
+      {"bare", "bare", "", "/a/bare", "/a", ""},
   };
   auto pick = [&](std::string_view name, std::string_view range) {
     absl::StatusOr<const SourceModule*> p = PickSourceModule(m, name, range, "metadata.json");

@@ -21,9 +21,10 @@ inline constexpr const char* kDebianModulesDir = "/usr/share/puppet/modules";
 struct SourceModule {
   std::string name;  // metadata.json's "author-name" (lower-case), else the directory's
   std::string short_name;
-  std::string version;  // metadata.json's; empty when it has none
-  std::string dir;      // the module's directory, links resolved
-  std::string source;   // the directory it was found in
+  std::string version;   // metadata.json's; empty when it has none
+  std::string dir;       // the module's directory, links resolved
+  std::string source;    // the directory it was found in
+  std::string metadata;  // its metadata.json's text ("" when it has none)
 };
 
 // The modules of `sources`, in order (a directory that does not exist holds none); a module

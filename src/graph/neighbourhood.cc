@@ -14,6 +14,9 @@
 namespace fsmove::graph {
 namespace {
 
+// The missing relationship is the picture's most visible line.
+constexpr std::string_view kMissingLinkStyle = "stroke:#cc2222,stroke-width:4px,color:#cc2222";
+
 bool IsRelationship(EdgeOrigin o) {
   return o != EdgeOrigin::kContainment && o != EdgeOrigin::kStage;
 }
@@ -230,6 +233,12 @@ std::string MermaidLabel(std::string_view text, size_t max_chars) {
   return out;
 }
 
+std::string_view MermaidLegend() {
+  return "Thick red: the relationship to add. Black: relationships Puppet already has (notify: "
+         "also a refresh). Grey: containment (a class holds its resources). Red boxes: the "
+         "finding's two resources.";
+}
+
 void WriteNeighbourhoodDot(const Neighbourhood& n, const catalog::Catalog& cat, std::ostream& out) {
   auto id = [&](catalog::ResourceId r) {
     return "n" + std::to_string(std::find(n.nodes.begin(), n.nodes.end(), r) - n.nodes.begin());
@@ -255,8 +264,8 @@ void WriteNeighbourhoodDot(const Neighbourhood& n, const catalog::Catalog& cat, 
   }
   if (n.missing) {
     out << "  " << id(n.missing->source) << " -> " << id(n.missing->target)
-        << " [label=" << DotQuoted(n.missing->label)
-        << ", style=dashed, color=\"#cc2222\", fontcolor=\"#cc2222\"];\n";
+        << " [label=" << DotQuoted("missing " + std::string(n.missing->label))
+        << ", penwidth=3, color=\"#cc2222\", fontcolor=\"#cc2222\"];\n";
   }
   if (n.left_out > 0) {
     out << "  // " << n.left_out << " more related resource" << (n.left_out == 1 ? "" : "s")
@@ -277,16 +286,27 @@ void WriteNeighbourhoodMermaid(const Neighbourhood& n, const catalog::Catalog& c
     if (std::string loc = ShortLocation(r); !loc.empty()) out << "<br/>" << MermaidLabel(loc);
     out << "\"]\n";
   }
-  for (const NeighbourhoodEdge& e : n.edges) {
+  // Mermaid styles links by their index in order of definition: containment (and the run
+  // stage) grey, the missing relationship last, thick and red.
+  std::vector<size_t> light;
+  for (size_t k = 0; k < n.edges.size(); ++k) {
+    const NeighbourhoodEdge& e = n.edges[k];
     std::string_view label = NeighbourhoodEdgeLabel(e);
     out << "  " << id(e.source) << " -->";
     if (!label.empty()) out << "|" << label << "|";
     out << " " << id(e.target) << "\n";
+    if (e.origin == EdgeOrigin::kContainment || e.origin == EdgeOrigin::kStage) light.push_back(k);
   }
   if (n.missing) {
-    out << "  " << id(n.missing->source) << " -.->|" << n.missing->label << "| "
+    out << "  " << id(n.missing->source) << " ==>|missing " << n.missing->label << "| "
         << id(n.missing->target) << "\n";
   }
+  if (!light.empty()) {
+    out << "  linkStyle ";
+    for (size_t k = 0; k < light.size(); ++k) out << (k ? "," : "") << light[k];
+    out << " stroke:#b0b0b0,color:#808080\n";
+  }
+  if (n.missing) out << "  linkStyle " << n.edges.size() << " " << kMissingLinkStyle << "\n";
   if (n.focus_count > 0) {
     out << "  classDef focus stroke:#cc2222,stroke-width:2px\n  class ";
     for (size_t i = 0; i < n.focus_count; ++i) out << (i ? "," : "") << "n" << i;

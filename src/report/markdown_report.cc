@@ -52,10 +52,12 @@ std::string Picture(const checker::Finding& f, const catalog::Catalog& cat,
   std::ostringstream mermaid;
   graph::WriteNeighbourhoodMermaid(n, cat, mermaid);
   std::string s = MarkdownFence(mermaid.str(), "mermaid");
+  s += fmt::format("<sub>{}", graph::MermaidLegend());
   if (n.left_out > 0) {
-    s += fmt::format("<sub>{} not drawn (`fsmove graph --around` draws more).</sub>\n",
+    s += fmt::format(" {} not drawn (`fsmove graph --around` draws more).",
                      Plural(n.left_out, "more related resource", "more related resources"));
   }
+  s += "</sub>\n";
   return s;
 }
 

@@ -40,7 +40,8 @@ def run(fsmove, args, expected_status):
 
 # The Mermaid subset fsmove writes.
 NODE = re.compile(r'  (n\d+)\["([^"]*)"\]')
-EDGE = re.compile(r"  (n\d+) (-->|-->\|[a-z]+\||-\.->\|[a-z]+\|) (n\d+)")
+EDGE = re.compile(r"  (n\d+) (-->|-->\|[a-z]+\||==>\|missing [a-z]+\|) (n\d+)")
+LINKSTYLE = re.compile(r"  linkStyle (\d+(?:,\d+)*) [a-z-]+:[#0-9a-z]+(,[a-z-]+:[#0-9a-z]+)*")
 CLASSDEF = re.compile(r"  classDef [a-z]+ [a-z-]+:[#0-9a-z]+(,[a-z-]+:[#0-9a-z]+)*")
 CLASS = re.compile(r"  class (n\d+(?:,n\d+)*) [a-z]+")
 
@@ -50,6 +51,7 @@ def mermaid_problem(text):
     if not lines or lines[0] != "flowchart LR":
         return "no flowchart LR header"
     nodes = set()
+    edges = 0
     for line in lines[1:]:
         if m := NODE.fullmatch(line):
             label = re.sub(r"#\d+;", "", m.group(2)).replace("<br/>", "")
@@ -59,6 +61,10 @@ def mermaid_problem(text):
         elif m := EDGE.fullmatch(line):
             if not {m.group(1), m.group(3)} <= nodes:
                 return f"edge to an undeclared node: {line!r}"
+            edges += 1
+        elif m := LINKSTYLE.fullmatch(line):
+            if any(int(k) >= edges for k in m.group(1).split(",")):
+                return f"style of a link not drawn: {line!r}"
         elif m := CLASS.fullmatch(line):
             if not set(m.group(1).split(",")) <= nodes:
                 return f"class of an undeclared node: {line!r}"
@@ -147,8 +153,12 @@ def check_markdown(name, markdown, faults):
     for content in mermaid:
         if problem := mermaid_problem(content):
             fail(f"{name}: Mermaid: {problem}\n{content}")
-        if not re.search(r"-\.->\|(require|notify)\|", content):
-            fail(f"{name}: no dashed missing edge in\n{content}")
+        # The missing edge is drawn last, and its style is the thick red one.
+        links = [line for line in content.split("\n") if EDGE.fullmatch(line)]
+        if not links or not re.search(r" ==>\|missing (require|notify)\| ", links[-1]):
+            fail(f"{name}: the missing edge is not the last link in\n{content}")
+        if f"  linkStyle {len(links) - 1} stroke:#cc2222,stroke-width:4px" not in content:
+            fail(f"{name}: the missing edge is not drawn thick and red in\n{content}")
     if markdown.count("\n### ") != faults:
         fail(f"{name}: expected {faults} finding sections")
 

@@ -1,7 +1,8 @@
 // Test helper: a checker for the Mermaid subset fsmove writes (flowchart LR; nodes n<i> with one
-// quoted label; `-->`, `-->|word|` and `-.->|word|` edges between declared nodes; one classDef
-// and one class line). Every label must be inert: no quote, backtick, angle bracket but the
-// <br/> fsmove puts there itself, no `;` `|` `%` `{` `}` `&` `#` outside an entity code.
+// quoted label; `-->`, `-->|word|` and `==>|missing word|` edges between declared nodes;
+// linkStyle lines naming edges that exist; one classDef and one class line). Every label must be
+// inert: no quote, backtick, angle bracket but the <br/> fsmove puts there itself, no `;` `|` `%`
+// `{` `}` `&` `#` outside an entity code.
 #pragma once
 
 #include <set>
@@ -16,8 +17,10 @@ namespace fsmove::testing {
 inline std::string MermaidProblem(const std::string& text) {
   // RE2, not std::regex: g++ 12 warns inside <regex> at -O2 with the sanitizers (-Werror).
   static const RE2 kNode(R"re(  (n\d+)\["([^"]*)"\])re");
-  static const RE2 kEdge(R"re(  (n\d+) (-->|-->\|[a-z]+\||-\.->\|[a-z]+\|) (n\d+))re");
+  static const RE2 kEdge(R"re(  (n\d+) (-->|-->\|[a-z]+\||==>\|missing [a-z]+\|) (n\d+))re");
   static const RE2 kClassDef(R"re(  classDef [a-z]+ [a-z-]+:[#0-9a-z]+(,[a-z-]+:[#0-9a-z]+)*)re");
+  static const RE2 kLinkStyle(
+      R"re(  linkStyle (\d+(?:,\d+)*) [a-z-]+:[#0-9a-z]+(,[a-z-]+:[#0-9a-z]+)*)re");
   static const RE2 kClass(R"re(  class (n\d+(?:,n\d+)*) [a-z]+)re");
   static const RE2 kEntity(R"re(#\d+;)re");
   std::istringstream in(text);
@@ -44,6 +47,11 @@ inline std::string MermaidProblem(const std::string& text) {
     } else if (RE2::FullMatch(line, kEdge, &id, &arrow, &to)) {
       if (!nodes.count(id) || !nodes.count(to)) return where + "edge to an undeclared node";
       ++edges;
+    } else if (RE2::FullMatch(line, kLinkStyle, &ids)) {
+      std::istringstream list(ids);
+      for (std::string each; std::getline(list, each, ',');) {
+        if (std::stoi(each) >= edges) return where + "style of a link not drawn";
+      }
     } else if (RE2::FullMatch(line, kClass, &ids)) {
       std::istringstream list(ids);
       for (std::string each; std::getline(list, each, ',');) {

@@ -4,8 +4,11 @@
 #include "fsmove/graph/neighbourhood.h"
 
 #include <sstream>
+#include <string>
+#include <vector>
 
 #include "../catalog/catalog_test_support.h"
+#include "absl/strings/str_join.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "mermaid_check.h"
@@ -63,6 +66,45 @@ TEST(NeighbourhoodTest, PairWithTheResourceThatOrdersBoth) {
     contains += NeighbourhoodEdgeLabel(e) == "contains";
   }
   EXPECT_EQ(contains, 3u);
+}
+
+// The Mermaid drawing styles links by index: containment grey, the missing one thick red.
+TEST(NeighbourhoodTest, MermaidDrawsTheMissingEdgeBoldAndContainmentLight) {
+  const catalog::Catalog cat = MakeCatalog({
+      Res("Package", "app"),
+      Res("File", "/etc/app.conf", {{"require", "Package[app]"}}),
+      Res("Exec", "use", {{"require", "Package[app]"}}),
+  });
+  const DependencyGraph g = DependencyGraph::Build(cat);
+  NeighbourhoodFinder finder(g);
+  const catalog::ResourceId focus[] = {Id(cat, "File[/etc/app.conf]"), Id(cat, "Exec[use]")};
+  Neighbourhood n = finder.Around(focus);
+  n.missing = MissingEdge{focus[0], focus[1], "notify"};
+  const std::string mermaid = Mermaid(n, cat);
+  ASSERT_EQ(MermaidProblem(mermaid), "") << mermaid;
+  std::istringstream in(mermaid);
+  std::vector<std::string> containment;
+  std::string missing, grey, red;
+  size_t links = 0;
+  for (std::string line; std::getline(in, line);) {
+    if (line.find("-->") != std::string::npos || line.find("==>") != std::string::npos) {
+      if (line.find("|contains|") != std::string::npos) {
+        containment.push_back(std::to_string(links));
+      }
+      if (line.find("==>|missing notify| ") != std::string::npos) missing = std::to_string(links);
+      ++links;
+    } else if (line.starts_with("  linkStyle ") && line.find("#cc2222") != std::string::npos) {
+      red = line;
+    } else if (line.starts_with("  linkStyle ")) {
+      grey = line;
+    }
+  }
+  ASSERT_EQ(containment.size(), 3u);
+  EXPECT_EQ(grey,
+            "  linkStyle " + absl::StrJoin(containment, ",") + " stroke:#b0b0b0,color:#808080");
+  ASSERT_EQ(missing, std::to_string(links - 1)) << mermaid;  // drawn last
+  EXPECT_EQ(red, "  linkStyle " + missing + " stroke:#cc2222,stroke-width:4px,color:#cc2222");
+  EXPECT_THAT(std::string(MermaidLegend()), HasSubstr("Thick red: the relationship to add"));
 }
 
 TEST(NeighbourhoodTest, BoundedAndCountsWhatItLeftOut) {
@@ -141,7 +183,7 @@ TEST(NeighbourhoodTest, DrawingsOfHostileTitles) {
 
   const std::string mermaid = Mermaid(n, cat);
   EXPECT_EQ(MermaidProblem(mermaid), "") << mermaid;
-  EXPECT_THAT(mermaid, HasSubstr("  n0 -.->|require| n1\n"));
+  EXPECT_THAT(mermaid, HasSubstr("  n0 ==>|missing require| n1\n"));
   EXPECT_THAT(mermaid, HasSubstr("-->|notify| n1\n"));  // Package[p] ~> Exec
   EXPECT_THAT(mermaid, HasSubstr("  class n0,n1 focus\n"));
   EXPECT_THAT(mermaid, Not(HasSubstr("<img")));
@@ -149,7 +191,7 @@ TEST(NeighbourhoodTest, DrawingsOfHostileTitles) {
 
   std::ostringstream dot;
   WriteNeighbourhoodDot(n, cat, dot);
-  EXPECT_THAT(dot.str(), HasSubstr("n0 -> n1 [label=\"require\", style=dashed"));
+  EXPECT_THAT(dot.str(), HasSubstr("n0 -> n1 [label=\"missing require\", penwidth=3"));
   EXPECT_THAT(dot.str(), HasSubstr("\\\"] --> n9[\\\""));  // quoted, so inert
   EXPECT_THAT(dot.str(), HasSubstr("rankdir=LR"));
 }

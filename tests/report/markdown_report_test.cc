@@ -58,7 +58,9 @@ TEST(MarkdownReportTest, RealFindingWithItsPatch) {
   EXPECT_EQ(shape.problem, "") << md;
   ASSERT_THAT(shape.fences, ElementsAre("mermaid", "diff"));
   EXPECT_EQ(MermaidProblem(shape.blocks[0]), "") << shape.blocks[0];
-  EXPECT_THAT(shape.blocks[0], HasSubstr("  n0 -.->|require| n1\n"));
+  EXPECT_THAT(shape.blocks[0], HasSubstr("  n0 ==>|missing require| n1\n"));
+  // The legend under the picture says what its lines mean.
+  EXPECT_THAT(md, HasSubstr("```\n<sub>Thick red: the relationship to add."));
   EXPECT_THAT(shape.blocks[0], HasSubstr("n0[\"File[/etc/app/app.conf]<br/>bad.pp:10\"]"));
   EXPECT_EQ(shape.blocks[1], f.patch->diff);
 

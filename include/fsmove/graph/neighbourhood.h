@@ -17,7 +17,7 @@
 
 namespace fsmove::graph {
 
-// The relationship a finding says is missing, drawn dashed and labelled.
+// The relationship a finding says is missing, drawn thick and red, labelled "missing LABEL".
 struct MissingEdge {
   catalog::ResourceId source = 0;  // to be applied first / to notify
   catalog::ResourceId target = 0;
@@ -78,13 +78,14 @@ class NeighbourhoodFinder {
 };
 
 // Graphviz: a left-to-right digraph, one box per resource (its reference and manifest
-// basename:line), the focus bold red, existing edges solid (labelled unless plain ordering),
-// the missing one dashed red with its label.
+// basename:line), the focus bold red, existing edges solid (labelled unless plain ordering;
+// containment grey), the missing one thick red, labelled "missing require"/"missing notify".
 void WriteNeighbourhoodDot(const Neighbourhood& n, const catalog::Catalog& cat, std::ostream& out);
 
 // Mermaid `flowchart LR` (without the ``` fence): nodes n0, n1, ... with quoted labels escaped by
-// MermaidLabel, `-->` for existing edges (`-->|notify|`, `-->|contains|`, ...), `-.->|label|`
-// for the missing one, the focus in class `focus`.
+// MermaidLabel, `-->` for existing edges (`-->|notify|`, `-->|contains|`, ...), `==>|missing
+// label|` for the missing one; `linkStyle` lines draw containment grey and the missing edge
+// thick red (the most visible line), the focus in class `focus`. MermaidLegend says so.
 void WriteNeighbourhoodMermaid(const Neighbourhood& n, const catalog::Catalog& cat,
                                std::ostream& out);
 
@@ -93,6 +94,9 @@ void WriteNeighbourhoodMermaid(const Neighbourhood& n, const catalog::Catalog& c
 // directives, `;`, `|`, `<`, `>` and `&` stay text), control characters as spaces, UTF-8 kept;
 // cut to `max_chars` code points with an ellipsis.
 std::string MermaidLabel(std::string_view text, size_t max_chars = 60);
+
+// One sentence under a drawing of WriteNeighbourhoodMermaid: what its lines and boxes mean.
+std::string_view MermaidLegend();
 
 // The edge's label in both drawings: "notify", "contains", "stage", "autorequire", "puppet",
 // or "" for a plain ordering relationship.

@@ -112,6 +112,31 @@ std::string ScriptSafeJson(const nlohmann::json& j) {
   return out;
 }
 
+// The same fault found by several runs of one module (the module's own run, its examples,
+// its classes, its acceptance manifests): each copy gets the same "key" and the names of all
+// those runs, in page order, so that the page shows it once, under the first run shown, and
+// names the others. The key is the kind and the two resources within the module; the paths
+// may differ between runs (an example touches more), the fault is the same.
+void NameSharedFindings(nlohmann::json* runs) {
+  std::map<std::string, std::vector<std::string>> found_by;
+  auto key_of = [](const nlohmann::json& run, const nlohmann::json& f) {
+    std::string group = run["module_dir"].get<std::string>();
+    if (group.empty()) group = run["module"].get<std::string>();
+    return base::DumpJson(nlohmann::json::array({group, f["kind"], f["source"], f["target"]}), -1);
+  };
+  for (nlohmann::json& run : *runs) {
+    for (nlohmann::json& f : run["findings"]) {
+      std::string key = key_of(run, f);
+      std::vector<std::string>& names = found_by[key];
+      if (names.empty() || names.back() != run["module"]) names.push_back(run["module"]);
+      f["key"] = std::move(key);
+    }
+  }
+  for (nlohmann::json& run : *runs) {
+    for (nlohmann::json& f : run["findings"]) f["runs"] = found_by[f["key"].get<std::string>()];
+  }
+}
+
 constexpr std::string_view kPageHead = R"html(<!DOCTYPE html>
 <html lang="en">
 <head>
@@ -228,8 +253,12 @@ function findingNode(f) {
   if (f.confidence === "low") summary.append(" ", el("span", {class: "muted"}, "(low confidence)"));
   if (f.confirmed === true) summary.append(" ", el("strong", {}, "CONFIRMED by a replay"));
   if (f.write_write) summary.append(" ", el("span", {class: "muted"}, "(both write)"));
+  if (f.runs && f.runs.length > 1) summary.append(" ", el("span", {class: "muted"}, `(${f.runs.length} runs)`));
   d.append(summary);
   if (f.kind !== "NI") d.append(pairGraph(f));
+  if (f.runs && f.runs.length > 1) {
+    d.append(el("div", {}, "found by " + f.runs.length + " runs of this module: " + f.runs.join(", ")));
+  }
   const where = [f.source_at && `${f.source}: ${f.source_at}`, f.target_at && `${f.target}: ${f.target_at}`]
       .filter(Boolean);
   if (where.length) d.append(el("div", {class: "muted"}, "declared at " + where.join("; ")));
@@ -255,17 +284,27 @@ function render() {
   const onlyFindings = document.getElementById("only-findings").checked;
   const needle = document.getElementById("search").value.trim().toLowerCase();
   let shown = 0, findingsShown = 0;
+  const seen = new Set();  // a fault several runs of a module found is shown once
   for (const r of data.runs) {
     if (hiddenStatuses.has(r.status)) continue;
     if (needle && !r.module.toLowerCase().includes(needle)) continue;
     const fs = r.findings.filter(f => wanted.includes(f.kind));
     if (onlyFindings && fs.length === 0) continue;
     shown++;
-    findingsShown += fs.length;
     const cell = el("td", {});
     if (r.error) cell.append(el("div", {class: "error"}, r.error));
     for (const w of r.warnings) cell.append(el("div", {class: "warning"}, "warning: " + w));
-    for (const f of fs) cell.append(findingNode(f));
+    let already = 0;
+    for (const f of fs) {
+      if (f.key && seen.has(f.key)) { already++; continue; }
+      if (f.key) seen.add(f.key);
+      findingsShown++;
+      cell.append(findingNode(f));
+    }
+    if (already) {
+      cell.append(el("div", {class: "muted shared"}, `${already} finding${already === 1 ? "" : "s"} ` +
+                     `shown above, under another run of this module`));
+    }
     if (r.findings_total > r.findings.length) {
       cell.append(el("div", {class: "muted"}, `${r.findings_total - r.findings.length} more findings in ${r.folder}/report.json`));
     }
@@ -354,6 +393,7 @@ nlohmann::json ScanReportData(const std::vector<ReportRun>& runs, const std::str
                     {"findings", std::move(findings)},
                     {"findings_total", total}});
   }
+  NameSharedFindings(&list);
   return {
       {"title", title},
       {"coverage",

@@ -8,7 +8,8 @@ fixtures/scan/ (one ok, one with a MOR, one that does not compile, one that hang
             two are redone; a progress line on a terminal only; --shard 1/2 and 2/2 merged
             equal the full scan; bad --shard and an empty scan are usage errors.
   runs      a module's include, example and acceptance-spec runs, each with its source; a
-            compile's error is its own, a failing custom fact a warning.
+            compile's error is its own, a failing custom fact a warning; the fault both the
+            example and the spec find is shown once in report.html, naming both runs.
   statuses  a module whose resource fails is resources-failed (exit 1, not ok) and one whose
             directory is not there is missing; a rerun skips the first and retries the second.
   links     modules that link out of the modules directory to a private file (an example,
@@ -56,9 +57,23 @@ def folder(out_dir, module):
 
 
 def browser_check(out_dir, runs, label):
+    """report.html's rendered DOM (rendered_dom) shows every run, scan_mor's MOR and the
+    compile error."""
+    dom = rendered_dom(out_dir, label)
+    rows = dom.count('<tr class="run"')
+    check(rows == runs, f"report.html ({label}) shows {rows} runs, expected {runs}")
+    check(f"{runs} of {runs} runs shown" in dom, f"report.html ({label}): no run count")
+    check('data-kind="MOR"' in dom and "fixtures/scan/scan_mor" in dom,
+          f"report.html ({label}) does not show scan_mor's MOR")
+    check('data-status="compile-failed"' in dom and "Syntax error" in dom,
+          f"report.html ({label}) does not show the compile error")
+    print(f"  report.html ({label}): {rows} runs in Chromium's DOM", file=sys.stderr)
+
+
+def rendered_dom(out_dir, label):
     """Opens OUT/report.html in headless Chromium (Debian's chromium, installed by
-    tools/bootstrap), reads the DOM its script rendered, and keeps a screenshot as a test
-    artifact (build/tests/artifacts/)."""
+    tools/bootstrap), returns the DOM its script rendered, and keeps a screenshot as a test
+    artifact (build/tests/artifacts/scan-report-LABEL.png)."""
     chromium = shutil.which("chromium")
     check(chromium is not None, "chromium is not installed (tools/bootstrap installs it)")
     page = "file://" + os.path.abspath(os.path.join(out_dir, "report.html"))
@@ -76,14 +91,8 @@ def browser_check(out_dir, runs, label):
                            capture_output=True, text=True, timeout=180)
         check(p.returncode == 0 and os.path.getsize(shot) > 10000,
               f"no screenshot of the report: {p.stderr[-2000:]}")
-    rows = dom.count('<tr class="run"')
-    check(rows == runs, f"report.html ({label}) shows {rows} runs, expected {runs}")
-    check(f"{runs} of {runs} runs shown" in dom, f"report.html ({label}): no run count")
-    check('data-kind="MOR"' in dom and "fixtures/scan/scan_mor" in dom,
-          f"report.html ({label}) does not show scan_mor's MOR")
-    check('data-status="compile-failed"' in dom and "Syntax error" in dom,
-          f"report.html ({label}) does not show the compile error")
-    print(f"  report.html ({label}): {rows} runs in Chromium's DOM; screenshot {shot}", file=sys.stderr)
+    print(f"  report.html ({label}): screenshot {shot}", file=sys.stderr)
+    return dom
 
 
 def case_scan():
@@ -263,7 +272,8 @@ def case_runs():
         check(any("scan_uses_broken" in w for w in inc["warnings"]), f"the failing fact is no warning: {inc}")
         for source in ("example", "acceptance"):
             r = runs[source]
-            check(r["status"] == "ok" and r["module_dir"] == "fixtures/scan/scan_uses", f"{source} run: {r}")
+            check(r["status"] == "findings" and r["mor"] == 1 and r["module_dir"] == "fixtures/scan/scan_uses",
+                  f"{source} run: {r}")
         check(runs["example"]["module"] == "fixtures/scan/scan_uses/examples/init.pp", f"{runs['example']}")
         check(runs["acceptance"]["module"].startswith("fixtures/scan/scan_uses/spec/acceptance/scan_uses_spec.rb:"),
               f"{runs['acceptance']}")
@@ -275,6 +285,12 @@ def case_runs():
         with open(os.path.join(out, "summary.json"), encoding="utf-8") as fh:
             cov = json.load(fh)["coverage"]
         check(cov == {"runs": 3, "modules": 1, "modules_applied": 1}, f"coverage in summary.json: {cov}")
+        # The MOR both runs found is shown once, under the first run, naming both.
+        dom = rendered_dom(out, "runs")
+        shown = dom.count('data-kind="MOR"')
+        check(shown == 1, f"report.html shows the shared MOR {shown} times")
+        check("found by 2 runs of this module: " in dom and "1 finding shown above, under another run of this module" in dom,
+              "report.html does not name both runs of the shared MOR")
 
 
 SECRET = "fsmove-canary-SECRET-5521"

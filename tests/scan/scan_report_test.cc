@@ -83,6 +83,39 @@ TEST(ScanReportData, CountsStatusesCoverageAndFindings) {
   EXPECT_EQ(example["warnings"][0], "custom fact 'x' failed");
 }
 
+// A fault a module's run and its example's run both found is one finding on the page: each
+// copy has the same key and names both runs; another module's same pair is its own.
+TEST(ScanReportData, TheSameFaultOfTwoRunsOfAModuleNamesBoth) {
+  const nlohmann::json shared = Finding("MOR", "File[/etc/app.conf]", "Exec[use]");
+  nlohmann::json other_paths = shared;
+  other_paths["paths"][0]["path"] = "/etc/other";  // an example touches more: the same fault
+  std::vector<ReportRun> runs = {
+      {Result("/mods/web", ModuleStatus::kFindings, 1),
+       "web-1",
+       {{"faults", {shared, Finding("MN", "File[/etc/app.conf]", "Service[app]")}}}},
+      {Result("/mods/web/examples/init.pp", ModuleStatus::kFindings, 1),
+       "web_examples-2",
+       {{"faults", {other_paths}}}},
+      {Result("/mods/db", ModuleStatus::kFindings, 1), "db-3", {{"faults", {shared}}}},
+  };
+  nlohmann::json d = ScanReportData(runs, "s");
+  const nlohmann::json& db = d["runs"][0]["findings"][0];
+  const nlohmann::json& web = d["runs"][1]["findings"][0];
+  const nlohmann::json& web_mn = d["runs"][1]["findings"][1];
+  const nlohmann::json& example = d["runs"][2]["findings"][0];
+  EXPECT_EQ(web["key"], example["key"]);
+  EXPECT_NE(web["key"], db["key"]);
+  EXPECT_NE(web["key"], web_mn["key"]);
+  const nlohmann::json both = {"/mods/web", "/mods/web/examples/init.pp"};
+  EXPECT_EQ(web["runs"], both);
+  EXPECT_EQ(example["runs"], both);
+  EXPECT_EQ(db["runs"], nlohmann::json({"/mods/db"}));
+  EXPECT_EQ(web_mn["runs"], nlohmann::json({"/mods/web"}));
+  // The page shows a key once (its script keeps a set of the keys it drew).
+  const std::string page = ScanReportHtml(d);
+  EXPECT_NE(page.find("seen.has(f.key)"), std::string::npos);
+}
+
 TEST(ScanReportData, EveryStatusHasItsCountAndItsColour) {
   std::vector<ReportRun> runs = {
       {Result("/mods/concat", ModuleStatus::kNothingToApply), "concat-1", nullptr},

@@ -250,17 +250,7 @@ void RemoveLeftoverSystemdCgroup(const std::string& name) {
   if (!ValidCgroupName(name)) return;
   // The sandbox made it through a cgroup2 mount of its own (gone with it); this machine's
   // cgroup2 hierarchy, if mounted here (the "unified" one of a cgroup v1 host), reaches it.
-  std::istringstream lines(ReadText("/proc/self/mountinfo"));
-  std::string mount_point;
-  for (std::string line; std::getline(lines, line);) {
-    const size_t dash = line.find(" - ");
-    if (dash == std::string::npos || line.compare(dash + 3, 8, "cgroup2 ") != 0) continue;
-    std::istringstream fields(line.substr(0, dash));
-    std::string id, parent_id, dev, root;
-    fields >> id >> parent_id >> dev >> root >> mount_point;
-    if (root == "/") break;
-    mount_point.clear();
-  }
+  const std::string mount_point = Cgroup2MountPoint(ReadText("/proc/self/mountinfo"));
   if (mount_point.empty()) return;
   const std::string parent = mount_point + ReadOwnCgroups().v2_parent();
   if (int parent_fd = open(parent.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC); parent_fd >= 0) {

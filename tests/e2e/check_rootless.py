@@ -9,7 +9,7 @@ import sys
 import tempfile
 
 from check_lib import check_every_path_read, findings_of, read_expected
-from e2e_lib import ARGS, check, fsmove
+from e2e_lib import ARGS, check, fail, fsmove
 
 
 ROOTLESS_USER = "fsmove-e2e"
@@ -81,15 +81,42 @@ def cgroup2_mount_point():
     return None
 
 
+OWN_CGROUP2 = "FSMOVE_E2E_OWN_CGROUP2"
+
+
+def with_own_cgroup2_mount():
+    """On a cgroup v1 machine with no cgroup2 mount (CI's), runs this case again in a mount
+    namespace of its own where the cgroup2 hierarchy is mounted on a fresh directory, as a
+    hybrid host (Debian 10, Ubuntu 20.04) mounts it on /sys/fs/cgroup/unified: the host's mounts
+    are never changed. The kernel's one cgroup2 hierarchy is the same in every mount, so the
+    case's cgroups are removed as on a host that mounts it. Returns only if already inside."""
+    if os.environ.get(OWN_CGROUP2):
+        return
+    where = tempfile.mkdtemp(prefix="fsmove-e2e-cgroup2-")
+    os.chmod(where, 0o755)
+    script = 'mount -t cgroup2 fsmove-e2e-cgroup2 "$1" && shift && exec "$@"'
+    try:
+        p = subprocess.run(["unshare", "--mount", "--propagation", "private", "--", "sh", "-c",
+                            script, "sh", where, sys.executable, *sys.argv],
+                           env={**os.environ, OWN_CGROUP2: where}, timeout=3600)
+    finally:
+        os.rmdir(where)
+    sys.exit(p.returncode)
+
+
 def case_rootless_systemd():
     """Rootless with systemd as PID 1. Without a cgroup2 tree of the user's own it is refused
     with the reason; with one delegated to the user, as systemd's user@.service (Delegate=yes)
-    does, the bundled example gives its two findings and the host is untouched."""
+    does, the bundled example gives its two findings and the host is untouched. A machine
+    without a cgroup2 mount gets one in a mount namespace of the test's own."""
     user = rootless_user()
     mount_point = cgroup2_mount_point()
     if mount_point is None:
-        print("skip: no cgroup2 hierarchy on this machine", file=sys.stderr)
-        sys.exit(77)
+        with_own_cgroup2_mount()
+        fail("no cgroup2 hierarchy even in the test's own mount namespace")
+    if os.environ.get(OWN_CGROUP2):
+        print(f"  cgroup2 mounted on {mount_point} in the test's own mount namespace",
+              file=sys.stderr)
     tun_before = host_tun_mode()
     deleg = os.path.join(mount_point, f"fsmove-e2e-deleg-{os.getpid()}")
     try:

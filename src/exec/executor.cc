@@ -387,6 +387,7 @@ void RecordRun(const CheckRequest& request, const std::string& work, int work_fd
     }
     s.failed = std::move(log.failed);
     s.errors = std::move(log.errors);
+    s.warnings.insert(s.warnings.end(), log.facter_warnings.begin(), log.facter_warnings.end());
   }
   for (const status::Reapplied& ran : report.reapplies) {
     Reapply& a = result->reapplies.emplace_back();

@@ -7,6 +7,7 @@
 #include "absl/container/flat_hash_map.h"
 #include "absl/container/flat_hash_set.h"
 #include "absl/strings/ascii.h"
+#include "fmt/format.h"
 #include "fsmove/strace/puppet_markers.h"
 
 namespace fsmove::exec {
@@ -251,6 +252,37 @@ std::string_view FactName(std::string_view rest) {
   return rest.substr(0, rest.find(quote));
 }
 
+constexpr size_t kMaxFacterWarnings = 5;
+constexpr size_t kMaxFacterWarningBytes = 300;
+
+// The warning for one of Facter's error lines (`text` after "Error: "), unless an earlier one
+// said the same: "custom fact 'NAME' failed: why" for a custom fact, else Facter's words.
+void AddFacterWarning(std::string_view text, std::vector<std::string>* warnings, size_t* more) {
+  std::string warning;
+  if (const size_t at = text.find(kCustomFact); at != std::string_view::npos) {
+    const std::string_view rest = text.substr(at + kCustomFact.size());
+    const std::string_view name = FactName(rest);
+    // Facter 4: "... resolution='<anonymous>': why"; Facter 3: "... \"NAME\": why".
+    const size_t why = rest.find(": ");
+    warning = fmt::format("custom fact '{}' failed", name.empty() ? "?" : name);
+    if (why != std::string_view::npos) warning += ": " + std::string(rest.substr(why + 2));
+  } else {
+    warning = std::string(text);
+  }
+  if (warning.size() > kMaxFacterWarningBytes) {
+    size_t cut = kMaxFacterWarningBytes;
+    while (cut > 0 && (static_cast<unsigned char>(warning[cut]) & 0xC0) == 0x80) --cut;
+    warning.resize(cut);
+    warning += "...";
+  }
+  if (std::find(warnings->begin(), warnings->end(), warning) != warnings->end()) return;
+  if (warnings->size() < kMaxFacterWarnings) {
+    warnings->push_back(std::move(warning));
+  } else {
+    ++*more;
+  }
+}
+
 }  // namespace
 
 std::vector<std::string> FailedCustomFacts(std::string_view log) {
@@ -320,6 +352,7 @@ PuppetLogSummary SummarisePuppetLog(std::string_view log, size_t max_errors) {
   std::vector<Entry> entries;
   bool in_error = false;  // the last log line was an error: unprefixed lines continue it
   PuppetLogSummary s;
+  size_t facter_more = 0;
   ForEachLine(log, [&](std::string_view l) {
     if (!IsLogLine(l)) {
       if (in_error && !l.empty() && entries.back().lines < kMaxLinesPerError &&
@@ -337,12 +370,20 @@ PuppetLogSummary SummarisePuppetLog(std::string_view log, size_t max_errors) {
     }
     if (!l.starts_with("Error: ")) return;
     l.remove_prefix(7);
+    if (IsFactError(l)) {
+      AddFacterWarning(l, &s.facter_warnings, &facter_more);
+      return;  // not an error: its continuation lines are Facter's too
+    }
     Entry e;
     if (!SplitResourceError(l, &e.ref, &e.text)) e.text = std::string(l);
     entries.push_back(std::move(e));
     in_error = true;
   });
 
+  if (facter_more > 0) {
+    s.facter_warnings.push_back(
+        fmt::format("{} more of Facter's errors (Puppet's log)", facter_more));
+  }
   // Every error of a resource goes to it, in log order: those naming it by path, and those
   // that name no path but mention it ("Could not start Service[x]: ..." comes before
   // "/Stage[main]/.../Service[x]/ensure: ... failed: ..."). A text already contained in

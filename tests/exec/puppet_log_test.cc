@@ -52,6 +52,47 @@ TEST(PuppetLog, AnErrorNamingNoPathIsKeptWhenNoResourceFailed) {
   EXPECT_THAT(s.errors, ::testing::ElementsAre("Could not start Service[x]: boom\nmore"));
 }
 
+// Facter's errors are not the run's (lines of real runs: puppetlabs-tftp on a root without
+// openssh, Facter 4; the sandbox's own PID 1 as Facter sees it): warnings, once each.
+TEST(PuppetLog, FactersErrorsAreWarningsNotTheRunsErrors) {
+  std::string log =
+      "Error: Facter: Error while resolving custom fact fact='ssh_server_version_full', "
+      "resolution='<anonymous>': undefined method `lines' for nil:NilClass\n"
+      "Error: Facter: Error while resolving custom fact fact='ssh_server_version_full', "
+      "resolution='<anonymous>': undefined method `lines' for nil:NilClass\n"
+      "Error: Facter: Error while resolving custom fact fact='oci_ssh_host_key_certs_list', "
+      "resolution='<anonymous>': No such file or directory @ dir_s_chdir - /etc/ssh\n"
+      "  a backtrace line of Facter's\n"
+      "Warning: Facter: Container runtime, 'fsmove', is unsupported, setting to "
+      "'container_other'\n"
+      "Error: Facter: error while resolving \"virtual\": Permission denied @ rb_sysopen - "
+      "/proc/1/environ\n"
+      "Error: /Stage[main]/Main/Exec[x]/returns: change from 'notrun' to ['0'] failed\n";
+  PuppetLogSummary s = SummarisePuppetLog(log);
+  EXPECT_TRUE(s.errors.empty()) << s.errors.front();
+  ASSERT_EQ(s.failed.size(), 1u);
+  EXPECT_EQ(s.failed[0].message, "change from 'notrun' to ['0'] failed");
+  EXPECT_THAT(s.facter_warnings,
+              ::testing::ElementsAre(
+                  "custom fact 'ssh_server_version_full' failed: undefined method `lines' for "
+                  "nil:NilClass",
+                  "custom fact 'oci_ssh_host_key_certs_list' failed: No such file or directory "
+                  "@ dir_s_chdir - /etc/ssh",
+                  "Facter: error while resolving \"virtual\": Permission denied @ rb_sysopen "
+                  "- /proc/1/environ"));
+  // Eighteen lines of the same kind: five warnings and a count, never eighteen.
+  std::string noisy;
+  for (int i = 0; i < 18; ++i) {
+    noisy +=
+        "Error: Facter: error while resolving custom fact \"f" + std::to_string(i) + "\": boom\n";
+  }
+  s = SummarisePuppetLog(noisy);
+  EXPECT_TRUE(s.errors.empty());
+  ASSERT_EQ(s.facter_warnings.size(), 6u);
+  EXPECT_EQ(s.facter_warnings[0], "custom fact 'f0' failed: boom");
+  EXPECT_EQ(s.facter_warnings[5], "13 more of Facter's errors (Puppet's log)");
+}
+
 TEST(PuppetLog, ContinuationsAreCapped) {
   std::string log = "Error: /Stage[main]/Main/Exec[x]/returns: failed\n";
   for (int i = 0; i < 1000; ++i) log += "line of output\n";

@@ -25,6 +25,12 @@ struct PuppetLogSummary {
   std::vector<FailedResource> failed;
   std::vector<std::string> errors;  // errors naming no failed resource (continuations included)
   size_t skipped = 0;               // "Skipping because of failed dependencies" warnings
+  // Facter's "Error:" lines, which are not the run's errors: a module's custom fact that failed
+  // (in the sandbox's root it often reads what a real node has, /etc/ssh), or Facter's own
+  // about the machine it runs on (the sandbox: its PID 1, its container runtime). Puppet goes
+  // on without the fact. One warning each ("custom fact 'NAME' failed: why", "Facter: ..."),
+  // repetitions dropped, the first few and a count of the rest.
+  std::vector<std::string> facter_warnings;
 };
 
 // What one apply did to a resource, from Puppet's log of it.

@@ -13,6 +13,7 @@
 #include "fsmove/base/blanks.h"
 #include "fsmove/base/read_file.h"
 #include "fsmove/base/sha256.h"
+#include "fsmove/exec/control_repo.h"
 #include "fsmove/exec/target.h"
 #include "fsmove/scan/acceptance_specs.h"
 #include "fsmove/scan/module_classes.h"
@@ -123,8 +124,36 @@ std::string_view ClassRunClass(std::string_view run) {
   return exec::IsValidClassName(name) ? name : std::string_view();
 }
 
+std::vector<std::string> ControlRepoRuns(const std::string& repo) {
+  const std::string norm = NormalizeModulePath(repo);
+  std::vector<std::string> modulepath = exec::EnvironmentConf{}.modulepath;
+  if (absl::StatusOr<std::string> text = base::ReadFile(
+          (fs::path(repo) / "environment.conf").string(), "environment.conf", size_t{1} << 20);
+      text.ok()) {
+    absl::StatusOr<exec::EnvironmentConf> conf =
+        exec::ParseEnvironmentConf(*text, "environment.conf");
+    if (!conf.ok()) return {norm};  // its check says what is wrong
+    modulepath = conf->modulepath;
+  }
+  // Puppet takes the first module of a name on the modulepath: the first `role` there.
+  std::vector<std::string> runs;
+  for (const std::string& entry : modulepath) {
+    std::error_code ec;
+    const fs::path role = fs::path(repo) / entry / "role";
+    if (entry.starts_with('$') || !fs::is_directory(role / "manifests", ec)) continue;
+    // A link that leads out of the repo is refused by the check; its classes are not read.
+    if (fs::is_symlink(fs::path(repo) / entry, ec) || fs::is_symlink(role, ec)) break;
+    for (const std::string& c : IncludableClasses(role.string(), kMaxRoleRuns))
+      runs.push_back(fmt::format("{}#{}", norm, c));
+    break;
+  }
+  if (runs.empty()) runs.push_back(norm);
+  return runs;
+}
+
 std::vector<std::string> ExpandModuleRuns(const std::string& module) {
   if (module.ends_with(".pp") || IsClassRun(module)) return {module};
+  if (exec::LooksLikeControlRepo(module)) return ControlRepoRuns(module);
   std::vector<std::string> runs;
   std::error_code ec;
   const IncludeClass include = ModuleIncludeClass(module);

@@ -26,6 +26,7 @@
 #include "fsmove/base/beneath.h"
 #include "fsmove/base/progress_line.h"
 #include "fsmove/base/read_file.h"
+#include "fsmove/exec/control_repo.h"
 #include "fsmove/exec/process.h"
 #include "fsmove/exec/puppet_log.h"
 #include "fsmove/exec/target.h"
@@ -100,6 +101,12 @@ std::vector<std::string> CheckArguments(const ScanOptions& o, const std::string&
     // The scan makes the second run under systemd itself (RedoUnderSystemd), as another
     // check, so that the other modules' checks go on meanwhile: not the check's --init auto.
     argv.insert(argv.end(), {"--init", "none"});
+  }
+  if (IsClassRun(module) && exec::LooksLikeControlRepo(RunModule(module))) {
+    // A control repo's role: checked as the repo, with its data and deployed modules.
+    argv.insert(argv.end(),
+                {"--class", std::string(ClassRunClass(module)), "--", RunModule(module)});
+    return argv;
   }
   if (IsAcceptanceRun(module) || IsClassRun(module)) {
     // The spec's manifest or the class's include, written into the run's folder, with its
@@ -193,6 +200,7 @@ Preparation PrepareRun(const std::string& run, const std::string& dir) {
   if (IsClassRun(run)) {
     if (!fs::is_directory(RunModule(run), ec))
       return {ModuleStatus::kMissing, fmt::format("no module directory {}", RunModule(run))};
+    if (exec::LooksLikeControlRepo(RunModule(run))) return {};  // check --class
     if (absl::Status st = WriteFileAtomically((fs::path(dir) / kRunManifestFile).string(),
                                               fmt::format("include {}\n", ClassRunClass(run)));
         !st.ok()) {
@@ -232,6 +240,7 @@ Preparation PrepareRun(const std::string& run, const std::string& dir) {
   }
   if (!fs::is_directory(run, ec))
     return {ModuleStatus::kMissing, fmt::format("no module directory {}", run)};
+  if (exec::LooksLikeControlRepo(run)) return {};  // its site.pp
   // An include of a module with no class of its name: its check could only say so.
   if (std::string why = NothingToApply(run); !why.empty())
     return {ModuleStatus::kNothingToApply, std::move(why)};

@@ -2,7 +2,7 @@
 site/, Hiera 5 data with a per-node level, manifests/site.pp, and a Puppetfile (written from
 Puppetfile.in) whose module comes from a local git repository made here from
 fixtures/control-repo-modules/appconf, deployed by r10k. Node web02's data drops an order its
-profile needs, web01's keeps it."""
+profile needs, web01's keeps it. Role worker's profile misses an order on every node."""
 import json
 import os
 import shutil
@@ -148,3 +148,35 @@ def case_control_repo_matrix():
                    os.path.join(repo, "facts", "centos01.example.com.json"), repo, env=cache)
         check(p.returncode == 2 and "os.family is RedHat, but the catalog is applied on Debian"
               in p.stderr, f"another OS family: exit {p.returncode}")
+
+
+def case_control_repo_scan():
+    """`fsmove scan` of a control repo: a run per role (site/role's classes), each checked as
+    the repo with its Puppetfile's modules and Hiera data; the role whose profile misses an
+    order has the finding, in the repo's own profile, the other is ok."""
+    check(shutil.which("r10k") is not None, "r10k is not installed (tools/bootstrap installs it)")
+    with tempfile.TemporaryDirectory() as tmp:
+        repo, sources = control_repo(tmp)
+        cache = dict(os.environ, FSMOVE_PUPPETFILE_CACHE=os.path.join(tmp, "cache"))
+        out = os.path.join(tmp, "out")
+        p = fsmove("scan", "-j", "2", "-q", "-o", out, "--timeout", "300", "--module-source",
+                   sources, repo, env=cache)
+        check(p.returncode == 1, f"exit code {p.returncode}, expected 1 (findings)")
+        with open(os.path.join(out, "summary.json"), encoding="utf-8") as fh:
+            runs = {m["module"]: m for m in json.load(fh)["modules"]}
+        check(sorted(runs) == [repo + "#role::app", repo + "#role::worker"], f"runs: {sorted(runs)}")
+        app, worker = runs[repo + "#role::app"], runs[repo + "#role::worker"]
+        check(app["status"] == "ok", f"role::app: {app}")
+        check(worker["status"] == "findings" and worker["mor"] == 1 and worker["mn"] == 0,
+              f"role::worker: {worker}")
+        check(app["module_dir"] == repo and worker["source"] == "class", f"{worker}")
+        folder = next(os.path.join(out, d) for d in os.listdir(out)
+                      if d.startswith("repo_class_role__worker-"))
+        with open(os.path.join(folder, "report.json"), encoding="utf-8") as fh:
+            report = json.load(fh)
+        check(findings_of(report) == ["MOR\tFile[/etc/worker.conf]\tExec[worker run]"],
+              f"role::worker: {findings_of(report)}")
+        check(report["faults"][0]["target"]["file"] ==
+              os.path.join(repo, "site/profile/manifests/worker.pp"),
+              f"the consumer's declaration: {report['faults'][0]['target']}")
+        check(report["run"]["class"] == "role::worker", f"class {report['run'].get('class')!r}")

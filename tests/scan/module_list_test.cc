@@ -107,6 +107,35 @@ TEST(ModuleList, ExpandsAModuleIntoItsIncludeAndExamples) {
   EXPECT_THAT(ExpandModuleRuns("site/x.pp"), ElementsAre("site/x.pp"));
 }
 
+// A control repo is scanned as onceover tests one: a run per role, with the repo's data.
+TEST(ModuleList, AControlRepoIsARunPerRole) {
+  ScanTestDir d;
+  const std::string repo = (d.path() / "control").string();
+  d.Write("control/environment.conf", "modulepath = site:modules:$basemodulepath\n");
+  d.Write("control/Puppetfile", "mod 'puppetlabs/stdlib', '9.4.1'\n");
+  d.Write("control/manifests/site.pp", "node default { include role::web }\n");
+  d.Write("control/site/role/manifests/web.pp", "class role::web { include profile::nginx }\n");
+  d.Write("control/site/role/manifests/db.pp", "class role::db {}\n");
+  d.Write("control/site/role/manifests/needs.pp", "class role::needs (String $x) {}\n");
+  d.Write("control/site/role/manifests/params.pp", "class role::params {}\n");
+  d.Write("control/site/profile/manifests/nginx.pp", "class profile::nginx {}\n");
+  // A role module in modules/ comes second on the modulepath: Puppet never loads it.
+  d.Write("control/modules/role/manifests/other.pp", "class role::other {}\n");
+  EXPECT_THAT(ExpandModuleRuns(repo), ElementsAre(repo + "#role::db", repo + "#role::web"));
+  EXPECT_EQ(RunModule(repo + "#role::web"), repo);
+  // No roles: the repo's site.pp, one run.
+  const std::string bare = (d.path() / "bare").string();
+  d.Write("bare/Puppetfile", "mod 'puppetlabs/stdlib'\n");
+  d.Write("bare/manifests/site.pp", "node default { }\n");
+  EXPECT_THAT(ExpandModuleRuns(bare), ElementsAre(bare));
+  // Roles behind a link out of the repo are not read (the check refuses the link).
+  const std::string linked = (d.path() / "linked").string();
+  d.Write("linked/environment.conf", "modulepath = site\n");
+  d.Write("elsewhere/role/manifests/secret.pp", "class role::secret {}\n");
+  ASSERT_EQ(symlink((d.path() / "elsewhere").c_str(), (d.path() / "linked/site").c_str()), 0);
+  EXPECT_THAT(ExpandModuleRuns(linked), ElementsAre(linked));
+}
+
 TEST(ModuleList, ClassRunsWhenIncludeAloneCannotCompile) {
   ScanTestDir d;
   // The module's class needs a parameter: its public classes that need nothing are run.

@@ -76,6 +76,16 @@ TEST(ScanRunner, ServicesWithoutAnInitScriptAreRetriedUnderSystemd) {
   EXPECT_TRUE(RedoUnderSystemd(o, outcome).empty());
 }
 
+TEST(ScanRunner, AControlReposRoleIsCheckedAsTheRepoWithItsClass) {
+  ScanTestDir d;
+  d.Write("control/environment.conf", "modulepath = site:modules\n");
+  const std::string repo = (d.path() / "control").string();
+  const std::vector<std::string> argv =
+      CheckArguments(ScanOptions{}, repo + "#role::web", "out/d", "/w/d");
+  EXPECT_THAT(std::vector<std::string>(argv.end() - 4, argv.end()),
+              ElementsAre("--class", "role::web", "--", repo));
+}
+
 TEST(ScanRunner, AClassRunIncludesItsClassWithItsModule) {
   ScanOptions o;
   o.modulepath = {"/deps", "/more"};

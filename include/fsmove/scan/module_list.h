@@ -41,10 +41,19 @@ std::string ModuleDirName(std::string_view module);
 // parameters all have defaults (module_classes.h), each named MODULE#CLASS. A module with none
 // of these gets its include run, which the scan records as nothing-to-apply with the reason.
 // A .pp path, or a MODULE#CLASS, is one run as it is (a list file may name a manifest or a
-// class per module).
+// class per module). A control repo (exec::LooksLikeControlRepo) is ControlRepoRuns.
 inline constexpr size_t kMaxAcceptanceRuns = 4;
 inline constexpr size_t kMaxClassRuns = 3;
 std::vector<std::string> ExpandModuleRuns(const std::string& module);
+
+// The runs a scan makes of a control repo, as onceover tests one: each role, REPO#role::NAME
+// (`fsmove check REPO --class role::NAME`, with the repo's Hiera data and its Puppetfile's
+// modules), for the classes of the first `role` module of the repo's own modulepath
+// directories (environment.conf; `site/role` by convention) that a user can include as they
+// are (module_classes.h), at most kMaxRoleRuns; a repo without roles is one run, the repo
+// itself (its site.pp, as `fsmove check REPO` compiles it).
+inline constexpr size_t kMaxRoleRuns = 40;
+std::vector<std::string> ControlRepoRuns(const std::string& repo);
 
 // Whether `run` is an `include CLASS` of a module's class: MODULE#CLASS.
 bool IsClassRun(std::string_view run);

@@ -85,9 +85,11 @@ class Sandbox : public Machine {
 };
 
 // --fix-diff, --fix: the patches re-checked on a patched copy with this check's options (no
-// --confirm); a run that did not finish proves nothing, and no patch is offered then.
+// --confirm); a run that did not finish proves nothing, and no patch is offered then. A signal
+// that interrupts a re-check is left in *interrupted_by.
 pipeline::VerifyFixes FixVerifier(const Request& request, const Settings& settings,
-                                  const exec::CheckRequest& req, const exec::RunResult& run) {
+                                  const exec::CheckRequest& req, const exec::RunResult& run,
+                                  int* interrupted_by) {
   if (run.end != exec::RunEnd::kApplied || !run.summary.ApplyFinished()) {
     return [](const report::FindingsContext&, checker::CheckResult* result,
               const fix::FixPlanner& planner) {
@@ -106,6 +108,7 @@ pipeline::VerifyFixes FixVerifier(const Request& request, const Settings& settin
   in.settings = settings.report;
   in.project = settings.project;
   for (const report::FailedResource& f : run.summary.failed) in.failed_before.push_back(f.resource);
+  in.interrupted_by = interrupted_by;
   return MakeFixVerifier(in);
 }
 
@@ -172,7 +175,8 @@ Outcome ReportRun(const Request& request, const Settings& settings, const exec::
     };
   }
   pipeline::VerifyFixes verify_fixes;
-  if (request.fix_target) verify_fixes = FixVerifier(request, settings, req, run);
+  int fix_signal = 0;
+  if (request.fix_target) verify_fixes = FixVerifier(request, settings, req, run, &fix_signal);
   const Outcome reported =
       ReportFindings(settings.report, settings.project, *cat, ctx, sink,
                      puppet_graph ? &*puppet_graph : nullptr, confirm, verify_fixes);
@@ -181,6 +185,12 @@ Outcome ReportRun(const Request& request, const Settings& settings, const exec::
                                ") while replaying: the report says which findings were not "
                                "replayed")));
     return {reported.verdict, ExitForSignal(confirm_signal)};
+  }
+  if (fix_signal != 0) {
+    sink.Say(Info(absl::StrCat("interrupted (", sigabbrev_np(fix_signal),
+                               ") while verifying the patches: the report says which were not "
+                               "verified")));
+    return {reported.verdict, ExitForSignal(fix_signal)};
   }
   const bool limit_hit =
       !analyzer.result().limits_hit.empty() || !run.summary.host_limits_hit.empty();

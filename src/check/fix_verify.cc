@@ -2,6 +2,7 @@
 #include "fsmove/check/fix_verify.h"
 
 #include <stdlib.h>
+#include <string.h>
 
 #include <algorithm>
 #include <filesystem>
@@ -96,6 +97,10 @@ class Verifier {
       pairs_.insert(PairKey(f, *ctx.catalog));
     }
     Outcome all = Recheck(*ctx.catalog, *result, planner, candidates);
+    if (Interrupted()) {
+      for (size_t i : candidates) Fail(result->findings[i], all.failure);
+      return;
+    }
     if (all.failure.empty() && all.new_findings.empty()) {
       for (size_t i : candidates) Judge(result->findings[i], all, i);
       return;
@@ -112,11 +117,27 @@ class Verifier {
                              " were re-checked on their own"));
         continue;
       }
+      if (Interrupted()) {
+        Fail(f, absl::StrCat("not verified: interrupted (", sigabbrev_np(*in_.interrupted_by),
+                             ") before its own re-check"));
+        continue;
+      }
       Judge(f, Recheck(*ctx.catalog, *result, planner, {candidates[k]}), candidates[k]);
     }
   }
 
  private:
+  bool Interrupted() const { return in_.interrupted_by != nullptr && *in_.interrupted_by != 0; }
+
+  // Whether `run` was interrupted by a signal; if so, records it, and `why` says so.
+  bool TookSignal(const exec::RunResult& run, std::string_view what, std::string* why) const {
+    if (run.end != exec::RunEnd::kInterrupted) return false;
+    if (in_.interrupted_by != nullptr) *in_.interrupted_by = run.signal;
+    *why = absl::StrCat("not verified: interrupted (", sigabbrev_np(run.signal), ") during ",
+                        std::string(what));
+    return true;
+  }
+
   static std::string Why(const Outcome& o) {
     if (!o.failure.empty()) return o.failure;
     return absl::StrCat("new finding", o.new_findings.size() == 1 ? "" : "s",
@@ -256,6 +277,7 @@ class Verifier {
         fs::remove_all(dir, ec);
       }
     } remove_work{run->work_dir};
+    if (TookSignal(*run, "the re-check", &o.failure)) return o;
     if (o.failure = RunProblem(*run); !o.failure.empty()) return o;
     auto recat = exec::LoadRunCatalog(*run, req->budget);
     if (!recat.ok()) {
@@ -336,6 +358,13 @@ class Verifier {
       if (replay.ok()) {
         std::error_code ec;
         fs::remove_all(replay->work_dir, ec);
+      }
+      if (std::string why; replay.ok() && TookSignal(*replay, "the confirming replay", &why)) {
+        for (size_t left : which) {
+          if (original.findings[left].confirmation.confirmed && !o->replayed.contains(left))
+            o->still.try_emplace(left, why);
+        }
+        return;
       }
       if (!replay.ok()) {
         o->still[i] = absl::StrCat("the confirming replay on the patched code could not run: ",

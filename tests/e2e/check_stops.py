@@ -116,6 +116,49 @@ def case_interrupt():
           "the sandbox directory was not removed")
 
 
+def case_interrupt_fix():
+    """SIGTERM while --fix-diff re-checks the patched copy: no further re-check is started,
+    the check ends at once with 143, and the report says the patch was not verified because
+    of the signal (it went on with one re-check per patch, each a sandbox, before)."""
+    code = """file { '/etc/fsmove-fix-int.conf':
+  ensure  => file,
+  content => "x\\n",
+}
+
+exec { 'read it slowly':
+  command => "/bin/sh -c 'cat /etc/fsmove-fix-int.conf; /bin/sleep 21'",
+  timeout => 0,
+}
+
+exec { 'read it too':
+  command => '/bin/cat /etc/fsmove-fix-int.conf',
+}
+"""
+    with tempfile.TemporaryDirectory() as tmp:
+        manifest = os.path.join(tmp, "site.pp")
+        with open(manifest, "w", encoding="utf-8") as fh:
+            fh.write(code)
+        diff = os.path.join(tmp, "fix.diff")
+        p = start_check("--format", "json", "--fix-diff", diff, manifest)
+        first = wait_for_descendant(p.pid, r"^/bin/sleep 21$")
+        while os.path.exists(f"/proc/{first}"):  # the check's own apply
+            time.sleep(0.2)
+        second = wait_for_descendant(p.pid, r"^/bin/sleep 21$")  # the re-check's
+        check(second != first, "no re-check started")
+        t0 = time.time()
+        p.send_signal(signal.SIGTERM)
+        out, err = finish(p, 120)
+        check(p.returncode == 143, f"exit code {p.returncode}, expected 143")
+        check(time.time() - t0 < 30, "SIGTERM during the re-check took too long")
+        check("interrupted (TERM) while verifying the patches" in err, "interruption not said")
+        faults = json.loads(out)["faults"]
+        check(len(faults) == 2, f"findings: {[(f['source'], f['target']) for f in faults]}")
+        for f in faults:
+            check(f["patch"] and f["patch"]["verdict"] == "failed" and
+                  "interrupted (TERM)" in f["patch"]["reason"], f"the patch: {f['patch']}")
+    assert_nothing_left("sleep 21", p.pid)
+
+
 def case_puppet_killed():
     p = start_check("--format", "json", "-e", hang(589))
     wait_for_descendant(p.pid, r"^/bin/sleep 589")

@@ -1,0 +1,4 @@
+class { 'clamav':
+  manage_clamd     => true,
+  manage_freshclam => true,
+}

@@ -1,0 +1,3 @@
+class { 'exim':
+  manage_service => true,
+}

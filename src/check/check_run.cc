@@ -132,6 +132,29 @@ std::optional<pipeline::PuppetGraphInput> RunGraph(const exec::CheckRequest& req
 }
 
 // The findings of a run Puppet applied (all or part of): the catalog, Puppet's graph, the
+// Services of the catalog whose unit systemd's log says failed once started: their daemon is
+// not running, so what it would read is not in the trace (a missing notifier to it can go
+// unseen, and --confirm cannot replay it). A Service is its unit by its name (or title), with
+// or without ".service".
+std::vector<std::string> FailedServiceWarnings(const catalog::Catalog& cat,
+                                               const std::vector<exec::FailedUnit>& units) {
+  std::vector<std::string> out;
+  if (units.empty()) return out;
+  for (const catalog::Resource& r : cat.resources()) {
+    if (r.type != "Service") continue;
+    std::string unit = r.StringParameter("name").value_or(r.title);
+    if (!unit.ends_with(".service")) unit += ".service";
+    for (const exec::FailedUnit& u : units) {
+      if (u.unit != unit) continue;
+      out.push_back(absl::StrCat(r.ref, ": systemd's log says its unit ", u.unit, " failed (",
+                                 u.why,
+                                 "): its daemon is not running, so what it would read is not "
+                                 "in the trace, and a missing notifier to it can go unseen"));
+    }
+  }
+  return out;
+}
+
 // replays (--confirm) and the patches (--fix-diff) they are checked and reported with, and how
 // the check then ends.
 Outcome ReportRun(const Request& request, const Settings& settings, const exec::CheckRequest& req,
@@ -145,6 +168,8 @@ Outcome ReportRun(const Request& request, const Settings& settings, const exec::
   }
   if (!cat.ok()) return Fail(cat.status(), sink);
   sink.Say(CatalogWarnings(*cat));
+  for (std::string& w : FailedServiceWarnings(*cat, run.failed_units))
+    run.summary.warnings.push_back(std::move(w));
   report::FindingsContext ctx;
   ctx.trace_name = "strace output of puppet apply";
   if (!req.save_trace.empty()) ctx.trace_name = req.save_trace;

@@ -418,6 +418,11 @@ void RecordRun(const CheckRequest& request, const std::string& work, int work_fd
       result->notes.push_back(fmt::format("cannot copy the refresh's log to {}", copy));
     }
   }
+  if (absl::StatusOr<std::string> text =
+          base::ReadUntrustedFile(work_fd, kSystemdLog, "systemd's log", kMaxPuppetLogBytes);
+      text.ok()) {
+    result->failed_units = FailedUnits(StripAnsi(*text));
+  }
   result->probes = std::move(report.probes);
   result->daemons = std::move(report.daemons);
   result->observed = std::move(report.observed);

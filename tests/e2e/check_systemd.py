@@ -106,3 +106,31 @@ def case_systemd_killed():
     finish(p, 60)
     check(p.returncode == 130, f"exit code {p.returncode}, expected 130")
     assert_nothing_left("sleep 598", p.pid)
+
+
+def case_systemd_service_dies():
+    """A Service whose daemon exits at once under systemd (its unit's main process exits 2
+    after reading its config): Puppet calls it started, and the report warns that its unit
+    failed, so that a missing notifier to it may be missing (its daemon read nothing after)."""
+    code = """file { '/etc/systemd/system/fsmove-dies.service':
+  ensure  => file,
+  content => "[Service]\\nExecStart=/bin/sh -c 'cat /etc/fsmove-dies.conf; exit 2'\\n",
+}
+
+file { '/etc/fsmove-dies.conf':
+  ensure  => file,
+  content => "x\\n",
+}
+
+service { 'fsmove-dies':
+  ensure    => running,
+  subscribe => File['/etc/systemd/system/fsmove-dies.service'],
+}
+"""
+    p = fsmove("check", "-q", "--init", "systemd", "--format", "json", "-e", code, timeout=600)
+    check(p.returncode == 1, f"exit code {p.returncode}")
+    run = json.loads(p.stdout)["run"]
+    check(any(w.startswith("Service[fsmove-dies]: systemd's log says its unit fsmove-dies.service "
+                           "failed (Main process exited, code=exited, status=2/INVALIDARGUMENT)")
+              for w in run["warnings"]), f"no warning of the failed unit: {run['warnings']}")
+    check(run["failed_resources"] == [], f"Puppet failed a resource: {run['failed_resources']}")

@@ -15,6 +15,7 @@
 #include "fsmove/exec/check_request.h"
 #include "fsmove/exec/puppet_log.h"
 #include "fsmove/exec/status_message.h"
+#include "fsmove/exec/systemd_boot.h"
 #include "fsmove/exec/trace_stream.h"
 
 namespace fsmove::exec {
@@ -69,9 +70,11 @@ struct RunResult {
   // module: its modules come from its Puppetfile and its environment.conf's modulepath.
   std::string environment_dir;
   std::vector<std::string> notes;  // sandbox facts (bound inputs, prep, leftovers)
-  std::string error;               // kSetupFailed
-  int signal = 0;                  // kInterrupted: which signal
-  double analysis_seconds = 0;     // parse + interpret, without waiting for the trace
+  // --init systemd: the service units systemd's log says failed during the apply.
+  std::vector<FailedUnit> failed_units;
+  std::string error;            // kSetupFailed
+  int signal = 0;               // kInterrupted: which signal
+  double analysis_seconds = 0;  // parse + interpret, without waiting for the trace
   // Puppet's own graph of the apply (`--graph`: expanded_relationships.dot), read from the
   // work directory without following symlinks; empty when Puppet wrote none (puppet_graph_note
   // says why).

@@ -496,15 +496,7 @@ absl::StatusOr<OsRoot> BuildRoot(const std::string& name, const RootBuildOptions
   uint32_t id_base = 0;
   if (struct stat pst; lstat((building + kRootPuppet).c_str(), &pst) == 0) id_base = pst.st_uid;
   const std::string status = base::ReadFile(building + "/var/lib/dpkg/status").value_or("");
-  // What `fsmove root export` records and `root import` checks (a root built before has none:
-  // export computes it).
-  absl::StatusOr<std::string> content = RootContentHash(building, id_base);
-  if (!content.ok()) {
-    (void)RemoveTree(building);
-    return content.status();
-  }
   nlohmann::json meta = {{"format", kRootFormat},
-                         {"content_sha256", *content},
                          {"name", name},
                          {"suite", recipe->suite},
                          {"mirror", options.mirror},
@@ -516,6 +508,17 @@ absl::StatusOr<OsRoot> BuildRoot(const std::string& name, const RootBuildOptions
                          {"build_seconds", seconds},
                          {"puppet_version", UpstreamVersion(PuppetVersionInStatus(status))},
                          {"installed", InstalledPackages(status)}};
+  // What `fsmove root export` records and `root import` checks (a root built before has none:
+  // export computes it). Root's roots only: some files of a root built with --mode=unshare
+  // (/etc/shadow) are its subordinate ids' to read, not the user's.
+  if (!unshare) {
+    absl::StatusOr<std::string> content = RootContentHash(building, id_base);
+    if (!content.ok()) {
+      (void)RemoveTree(building);
+      return content.status();
+    }
+    meta["content_sha256"] = *content;
+  }
   if (absl::Status st = InstallRoot(name, building, meta, options.say); !st.ok()) {
     (void)RemoveTree(building);
     return st;

@@ -34,6 +34,8 @@ install(DIRECTORY ${PROJECT_SOURCE_DIR}/docs/ DESTINATION ${FSMOVE_DOC_DIR}/docs
 # The CI recipes, to copy into a project: the GitHub action, the GitLab job and the script both
 # run.
 install(FILES ${PROJECT_SOURCE_DIR}/action.yml ${PROJECT_SOURCE_DIR}/tools/ci/gitlab-ci.yml
+              ${PROJECT_SOURCE_DIR}/tools/ci/gitlab-ci-container.yml
+              ${PROJECT_SOURCE_DIR}/tools/ci/github-container.yml
         DESTINATION ${FSMOVE_DOC_DIR}/examples)
 install(PROGRAMS ${PROJECT_SOURCE_DIR}/tools/ci/run-check DESTINATION ${FSMOVE_DOC_DIR}/examples)
 # The script both run, where a job finds it once the package is installed (Debian's minimal

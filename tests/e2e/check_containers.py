@@ -38,11 +38,13 @@ def case_root_archive():
     root cache (FSMOVE_ROOT_CACHE): the same content hash, refused when --sha256 names another
     or when a file of the root changed after export (nothing reaches the cache), and the
     bundled example's two findings from a check on the imported root."""
-    p = fsmove("root", "build", "debian-12")
-    check(p.returncode == 0, "the debian-12 root cannot be built")
     with tempfile.TemporaryDirectory(dir="/var/tmp") as tmp:
         archive, cache = os.path.join(tmp, "debian-12.tar.zst"), os.path.join(tmp, "cache")
         p = fsmove("root", "export", "debian-12", archive)
+        if p.returncode != 0 and "is not built" in p.stderr:
+            # Built only when missing: `root build` waits for every check on the root to end.
+            check(fsmove("root", "build", "debian-12").returncode == 0, "cannot build debian-12")
+            p = fsmove("root", "export", "debian-12", archive)
         check(p.returncode == 0, f"export exit {p.returncode}")
         digest = p.stdout.strip()
         check(re.fullmatch(r"[0-9a-f]{64}", digest), f"export printed {p.stdout!r}, not a hash")

@@ -34,6 +34,8 @@ install(DIRECTORY ${PROJECT_SOURCE_DIR}/docs/ DESTINATION ${FSMOVE_DOC_DIR}/docs
 # The CI recipes, to copy into a project: the GitHub action, the GitLab job and the script both
 # run.
 install(FILES ${PROJECT_SOURCE_DIR}/action.yml ${PROJECT_SOURCE_DIR}/tools/ci/gitlab-ci.yml
+              ${PROJECT_SOURCE_DIR}/tools/ci/gitlab-ci-container.yml
+              ${PROJECT_SOURCE_DIR}/tools/ci/github-container.yml
         DESTINATION ${FSMOVE_DOC_DIR}/examples)
 install(PROGRAMS ${PROJECT_SOURCE_DIR}/tools/ci/run-check DESTINATION ${FSMOVE_DOC_DIR}/examples)
 # The script both run, where a job finds it once the package is installed (Debian's minimal
@@ -66,12 +68,16 @@ set(CPACK_DEBIAN_PACKAGE_PRIORITY optional)
 set(CPACK_DEBIAN_PACKAGE_HOMEPAGE ${FSMOVE_INFORMATION_URI})
 # The shared libraries' packages from dpkg-shlibdeps (dpkg-dev), then what `fsmove check` runs:
 # strace, mmdebstrap (the pinned roots), slirp4netns (the sandbox's network) and uidmap
-# (newuidmap, newgidmap when rootless). util-linux (unshare, mount) is Essential in Debian,
+# (newuidmap, newgidmap when rootless); debian-archive-keyring, the key mmdebstrap checks
+# Debian's mirror with (on Debian it comes with apt, but not on Ubuntu, whose runners GitHub
+# hosts, nor in a container image made without apt); zstd, which `fsmove root export` and
+# `root import` compress with (an archive is a tar.zst). util-linux (unshare, mount) is Essential in Debian,
 # always there: naming it unversioned is an error to lintian. Puppet runs inside the pinned
 # root; the host's own is needed only for `--root host`. r10k deploys a control repo's
 # Puppetfile (on the host, as the user), so it is recommended, not needed to check a module.
 set(CPACK_DEBIAN_PACKAGE_SHLIBDEPS ON)
-set(CPACK_DEBIAN_PACKAGE_DEPENDS "strace, mmdebstrap, slirp4netns, uidmap")
+set(CPACK_DEBIAN_PACKAGE_DEPENDS
+    "strace, mmdebstrap, slirp4netns, uidmap, debian-archive-keyring, zstd")
 set(CPACK_DEBIAN_PACKAGE_RECOMMENDS "r10k, git")
 set(CPACK_DEBIAN_PACKAGE_SUGGESTS "puppet-agent")
 include(CPack)

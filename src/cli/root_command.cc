@@ -6,6 +6,7 @@
 #include "commands.h"
 #include "fmt/format.h"
 #include "fsmove/exec/os_root.h"
+#include "fsmove/exec/root_archive.h"
 
 namespace fsmove::cli {
 
@@ -17,6 +18,8 @@ struct RootCliOptions {
   std::string name;
   std::string mirror = std::string(exec::kDefaultMirror);
   bool rebuild = false;
+  std::string file;           // export's FILE, import's FILE
+  std::string expect_sha256;  // import --sha256
 };
 
 // NAME  DIR  Puppet VERSION  N packages[  uid 0 is ID on disk]; an outdated root says so.
@@ -70,6 +73,24 @@ int Remove(const RootCliOptions& o) {
   return kExitOk;
 }
 
+// Prints the content hash (a CI cache key).
+int Export(const RootCliOptions& o) {
+  absl::StatusOr<std::string> hash = exec::ExportRoot(o.name, o.file, SayRootBuild);
+  if (!hash.ok()) return Fail(hash.status());
+  std::cout << *hash << "\n";
+  return kExitOk;
+}
+
+int Import(const RootCliOptions& o) {
+  exec::RootImportOptions options;
+  options.expect_sha256 = o.expect_sha256;
+  options.say = SayRootBuild;
+  absl::StatusOr<exec::OsRoot> root = exec::ImportRoot(o.file, options);
+  if (!root.ok()) return Fail(root.status());
+  PrintRoot(*root);
+  return kExitOk;
+}
+
 }  // namespace
 
 std::function<int()> RegisterRoot(CLI::App& app) {
@@ -93,8 +114,24 @@ std::function<int()> RegisterRoot(CLI::App& app) {
   cmd->add_subcommand("list", "the roots, whether built, their Puppet and package count");
   CLI::App* remove = cmd->add_subcommand("remove", "remove a built root");
   remove->add_option("NAME", o->name, "which root")->required()->check(CLI::IsMember(names));
+  CLI::App* exp = cmd->add_subcommand(
+      "export",
+      "write a built root to FILE (a zstd-compressed tar, its content hash recorded) to cache "
+      "it between CI jobs; prints the content hash");
+  exp->add_option("NAME", o->name, "which root")->required()->check(CLI::IsMember(names));
+  exp->add_option("FILE", o->file, "the archive to write")->required();
+  CLI::App* imp = cmd->add_subcommand(
+      "import",
+      "put the root in FILE (from `fsmove root export`) into the cache, once its listing is "
+      "judged safe and what it unpacks to matches its content hash; as root");
+  imp->add_option("FILE", o->file, "the archive to read")->required()->check(CLI::ExistingFile);
+  imp->add_option("--sha256", o->expect_sha256,
+                  "the content hash the root must have (as `root export` printed it)")
+      ->type_name("HEX");
   return [o, cmd] {
     if (cmd->got_subcommand("build")) return Build(*o);
+    if (cmd->got_subcommand("export")) return Export(*o);
+    if (cmd->got_subcommand("import")) return Import(*o);
     if (cmd->got_subcommand("remove")) return Remove(*o);
     return List();
   };

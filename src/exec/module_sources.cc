@@ -9,15 +9,14 @@
 #include <optional>
 
 #include "absl/strings/ascii.h"
-#include "absl/strings/numbers.h"
 #include "absl/strings/str_join.h"
-#include "absl/strings/str_split.h"
 #include "fmt/format.h"
 #include "fsmove/base/beneath.h"
 #include "fsmove/base/read_file.h"
 #include "fsmove/base/sha256.h"
 #include "fsmove/exec/control_repo.h"
 #include "fsmove/exec/process.h"
+#include "fsmove/exec/tar_listing.h"
 #include "fsmove/exec/target.h"
 #include "fsmove/exec/version_range.h"
 #include "nlohmann/json.hpp"
@@ -72,9 +71,6 @@ SourceModule ModuleAt(const fs::path& dir, const std::string& short_dir,
   return m;
 }
 
-// The most a module tarball unpacks to (stdlib 9: 2 MB): a bigger one is no module.
-constexpr uint64_t kMaxUnpackedBytes = uint64_t{256} << 20;
-
 // A Forge release's tarball, as the Forge serves it: author-name-1.2.3.tar.gz (the module's
 // short name captured).
 const RE2& ForgeTarball() {
@@ -83,28 +79,13 @@ const RE2& ForgeTarball() {
   return kTarball;
 }
 
-// What `tar -tvzf` lists of `tarball` is a module's files: regular files, directories and
-// symbolic links only (no device, FIFO or hard link), within kMaxUnpackedBytes.
+// What `tar -tv` lists of `tarball` is a module's files (tar_listing.h: regular files,
+// directories and symbolic links within it, no member beneath a link), within 256 MiB (stdlib
+// 9: 2 MB; a bigger one is no module).
 absl::Status TarballListing(const std::string& tar, const fs::path& tarball) {
-  absl::StatusOr<CapturedRun> list =
-      RunCaptured({tar, "-tvzf", tarball.string()}, PuppetEnvironment(), 16u << 20);
-  if (!list.ok()) return list.status();
-  if (list->wait_status != 0) return absl::InvalidArgumentError("tar cannot read it");
-  uint64_t bytes = 0;
-  for (absl::string_view line : absl::StrSplit(list->out, '\n', absl::SkipEmpty())) {
-    if (line[0] != '-' && line[0] != 'd' && line[0] != 'l') {
-      return absl::InvalidArgumentError(fmt::format(
-          "it holds an entry that is no file, directory or link: {}", std::string(line)));
-    }
-    std::vector<absl::string_view> cols = absl::StrSplit(line, ' ', absl::SkipEmpty());
-    uint64_t size = 0;
-    if (cols.size() > 2 && absl::SimpleAtoi(cols[2], &size)) bytes += size;
-  }
-  if (bytes > kMaxUnpackedBytes) {
-    return absl::InvalidArgumentError(
-        fmt::format("it unpacks to {} bytes, over {}", bytes, kMaxUnpackedBytes));
-  }
-  return absl::OkStatus();
+  TarPolicy policy;
+  policy.max_bytes = uint64_t{256} << 20;
+  return ListTarball(tar, tarball.string(), "-z", policy).status();
 }
 
 // The module of a Forge tarball, unpacked once into the cache (a directory per tarball

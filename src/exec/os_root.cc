@@ -23,6 +23,7 @@
 #include "fsmove/base/errno_status.h"
 #include "fsmove/base/read_file.h"
 #include "fsmove/exec/process.h"
+#include "fsmove/exec/root_archive.h"
 #include "nlohmann/json.hpp"
 
 extern char** environ;
@@ -386,6 +387,37 @@ absl::StatusOr<OsRoot> ResolveRoot(const std::string& spec, bool build_missing,
   return BuildRoot(spec, options);
 }
 
+absl::Status InstallRoot(const std::string& name, const std::string& building,
+                         const nlohmann::json& meta, const base::DiagnosticSink& say) {
+  const std::string cache = RootCacheDir();
+  const std::string dir = cache + "/" + name;
+  // The metadata goes into place before the root (renamed over the old one's), so that the
+  // root is never seen with an older root's metadata.
+  const std::string meta_path = MetadataPath(name);
+  const std::string meta_tmp = fmt::format("{}.tmp-{}", meta_path, getpid());
+  {
+    std::ofstream out(meta_tmp, std::ios::trunc);
+    out << meta.dump(2) << "\n";
+    out.close();
+    if (!out) return absl::InternalError(fmt::format("cannot write {}", meta_tmp));
+  }
+  const std::string old = fmt::format("{}/.{}.old-{}", cache, name, getpid());
+  if (Exists(dir) && rename(dir.c_str(), old.c_str()) != 0) {
+    absl::Status err = base::ErrnoStatus(fmt::format("cannot move the old {} aside", dir));
+    unlink(meta_tmp.c_str());
+    return err;
+  }
+  if (rename(meta_tmp.c_str(), meta_path.c_str()) != 0 ||
+      rename(building.c_str(), dir.c_str()) != 0) {
+    return base::ErrnoStatus(fmt::format("cannot rename into {}", dir));
+  }
+  if (absl::Status st = RemoveTree(old); !st.ok() && say) {
+    say(base::Warning(
+        fmt::format("the old root is left in {}: {}", old, std::string(st.message()))));
+  }
+  return absl::OkStatus();
+}
+
 absl::StatusOr<OsRoot> BuildRoot(const std::string& name, const RootBuildOptions& options) {
   const RootRecipe* recipe = FindRecipe(name);
   if (recipe == nullptr) {
@@ -476,33 +508,20 @@ absl::StatusOr<OsRoot> BuildRoot(const std::string& name, const RootBuildOptions
                          {"build_seconds", seconds},
                          {"puppet_version", UpstreamVersion(PuppetVersionInStatus(status))},
                          {"installed", InstalledPackages(status)}};
-  // The metadata goes into place before the root (renamed over the old one's), so that the
-  // root is never seen with an older root's metadata.
-  const std::string meta_path = MetadataPath(name);
-  const std::string meta_tmp = fmt::format("{}.tmp-{}", meta_path, getpid());
-  {
-    std::ofstream out(meta_tmp, std::ios::trunc);
-    out << meta.dump(2) << "\n";
-    out.close();
-    if (!out) {
+  // What `fsmove root export` records and `root import` checks (a root built before has none:
+  // export computes it). Root's roots only: some files of a root built with --mode=unshare
+  // (/etc/shadow) are its subordinate ids' to read, not the user's.
+  if (!unshare) {
+    absl::StatusOr<std::string> content = RootContentHash(building, id_base);
+    if (!content.ok()) {
       (void)RemoveTree(building);
-      return absl::InternalError(fmt::format("cannot write {}", meta_tmp));
+      return content.status();
     }
+    meta["content_sha256"] = *content;
   }
-  const std::string old = fmt::format("{}/.{}.old-{}", cache, name, getpid());
-  if (Exists(dir) && rename(dir.c_str(), old.c_str()) != 0) {
-    absl::Status err = base::ErrnoStatus(fmt::format("cannot move the old {} aside", dir));
+  if (absl::Status st = InstallRoot(name, building, meta, options.say); !st.ok()) {
     (void)RemoveTree(building);
-    unlink(meta_tmp.c_str());
-    return err;
-  }
-  if (rename(meta_tmp.c_str(), meta_path.c_str()) != 0 ||
-      rename(building.c_str(), dir.c_str()) != 0) {
-    return base::ErrnoStatus(fmt::format("cannot rename into {}", dir));
-  }
-  if (absl::Status st = RemoveTree(old); !st.ok()) {
-    Say(options, base::Warning(fmt::format("the old root is left in {}: {}", old,
-                                           std::string(st.message()))));
+    return st;
   }
   return Describe(name, dir);
 }
@@ -533,6 +552,12 @@ std::vector<OsRoot> BuiltRoots() {
   }
   return roots;
 }
+
+int OpenRootLock(const std::string& name) { return OpenLock(name); }
+
+std::string RootMetadataPath(const std::string& name) { return MetadataPath(name); }
+
+absl::Status RemoveRootTree(const std::string& path) { return RemoveTree(path); }
 
 int LockRootShared(const OsRoot& root) {
   if (FindRecipe(root.name) == nullptr) return -1;

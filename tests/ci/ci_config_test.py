@@ -7,7 +7,11 @@ reviewdog the rdjson file run-check wrote and the job summary its Markdown, and 
 hands GitLab the JUnit and Code Quality files the script writes. Both install the package with
 tools/ci/install-fsmove (the action caching it under the key the script prints, the job under
 a path it keeps) and run on the runner's machine: no container, nothing privileged, no build
-but the script's fallback; the GitLab job's run-check is where the package installs it.
+but the script's fallback; the GitLab job's run-check is where the package installs it. The
+container recipes (tools/ci/gitlab-ci-container.yml, tools/ci/github-container.yml) run the
+image's run-check after importing its root into a cache on a volume, and name the privileges
+e2e.container-recipes measured; no after_script installs anything (it runs as the runner's
+user).
 
 Usage: ci_config_test.py SOURCE_DIR
 """
@@ -132,6 +136,43 @@ def main():
             + re.escape(run_check.group(1)[len("/usr/"):-len("/run-check")]) + r"\)", package):
         fail("gitlab-ci.yml runs a run-check the package does not install there")
     print("ok: tools/ci/gitlab-ci.yml")
+
+    # The container recipes: the image's run-check, the root imported from the image into a
+    # cache outside the image's overlayfs, the privileges e2e.container-recipes measured.
+    text = (src / "tools/ci/gitlab-ci-container.yml").read_text()
+    job = yaml.safe_load(text)["fsmove"]
+    script_text = " ".join(job["script"])
+    unknown = options_in(script_text.split(" -- ")[0]) - accepted
+    if unknown:
+        fail(f"gitlab-ci-container.yml passes options run-check does not know: {sorted(unknown)}")
+    if job.get("image") != "$FSMOVE_IMAGE" or "/usr/libexec/fsmove/run-check" not in script_text:
+        fail("gitlab-ci-container.yml does not run the image's run-check in $FSMOVE_IMAGE")
+    for report in ("junit", "codequality"):
+        m = re.search(r"--%s\s+(\S+)" % report, script_text)
+        if not m or job["artifacts"]["reports"].get(report) != m.group(1):
+            fail(f"gitlab-ci-container.yml: artifacts:reports:{report} is not run-check's file")
+    if "fsmove root import" not in " ".join(job["before_script"]) or \
+            not job["variables"]["FSMOVE_ROOT_CACHE"].startswith("$CI_BUILDS_DIR/"):
+        fail("gitlab-ci-container.yml does not import the root into a cache on the builds volume")
+    for flag in ('cap_add = ["SYS_ADMIN"]', '"systempaths=unconfined"', '"apparmor=unconfined"',
+                 'devices = ["/dev/net/tun"]'):
+        if flag not in text:
+            fail(f"gitlab-ci-container.yml does not tell the runner {flag}")
+    for recipe, after in (("gitlab-ci.yml", gitlab["fsmove"]["after_script"]),
+                          ("gitlab-ci-container.yml", job["after_script"])):
+        if re.search(r"\b(apt-get|apt|sudo)\b", " ".join(after)):
+            fail(f"{recipe}: after_script installs or needs root (it runs as the runner's user)")
+    print("ok: tools/ci/gitlab-ci-container.yml")
+    gh = yaml.safe_load((src / "tools/ci/github-container.yml").read_text())["jobs"]["fsmove"]
+    options = gh["container"]["options"].split()
+    for flag in ("SYS_ADMIN", "systempaths=unconfined", "apparmor=unconfined", "/dev/net/tun"):
+        if flag not in options:
+            fail(f"github-container.yml: the container's options lack {flag}")
+    runs = " ".join(str(step.get("run", "")) for step in gh["steps"])
+    if "fsmove root import" not in runs or "RUNNER_TEMP/fsmove-roots" not in runs or \
+            "/usr/libexec/fsmove/run-check" not in runs:
+        fail("github-container.yml does not import the root into $RUNNER_TEMP and run run-check")
+    print("ok: tools/ci/github-container.yml")
 
     # The scan's matrix recipe installs the package and runs on the runner, as the action does.
     matrix_text = (src / "tools/scan/github-matrix.yml").read_text()

@@ -24,6 +24,7 @@
 #include "absl/status/statusor.h"
 #include "fsmove/base/diagnostic.h"
 #include "fsmove/exec/user_namespace.h"
+#include "nlohmann/json_fwd.hpp"
 
 namespace fsmove::exec {
 
@@ -146,5 +147,20 @@ std::vector<OsRoot> BuiltRoots();
 // that no `root build --rebuild` or `root remove` replaces it under a running check; -1 for
 // the host or a directory given by path.
 int LockRootShared(const OsRoot& root);
+
+// The lock file of the named root `name` (beside it in the cache), opened (-1 on error): a
+// check holds it shared, whoever replaces the root exclusively.
+int OpenRootLock(const std::string& name);
+// RootCacheDir()/NAME.json.
+std::string RootMetadataPath(const std::string& name);
+// Removes the tree `path` (as RemoveRoot does: inside a user namespace of the user's
+// subordinate ids when not root).
+absl::Status RemoveRootTree(const std::string& path);
+// Puts the root made in `building` (a directory of the cache) into place as the named root
+// `name`, with `meta` as its metadata: the metadata first, then the root renamed over the old
+// one, which is removed (a warning to `say` when it cannot be). The caller holds the root's
+// lock exclusively. On an error `building` is left for the caller to remove.
+absl::Status InstallRoot(const std::string& name, const std::string& building,
+                         const nlohmann::json& meta, const base::DiagnosticSink& say);
 
 }  // namespace fsmove::exec

@@ -739,6 +739,24 @@ std::string_view Interpreter::UnpackedFrom(PathId path) const {
 
 std::string Interpreter::CanonicalPath(std::string_view path) const {
   if (path.empty() || path[0] != '/') return std::string(path);
+  // What CanonicalPathUncached makes of a path is what it makes of its directory part, then
+  // the final name as it is.
+  const std::string_view dir = path.substr(0, path.rfind('/') + 1);
+  const std::string_view last = path.substr(dir.size());
+  if (canonical_generation_ != inodes_.generation() || canonical_dir_ != dir) {
+    canonical_generation_ = inodes_.generation();
+    canonical_dir_.assign(dir);
+    canonical_dir_result_ = CanonicalPathUncached(dir);
+  }
+  std::string out;
+  out.reserve(canonical_dir_result_.size() + last.size());
+  out.append(canonical_dir_result_);
+  out.append(last);
+  return out;
+}
+
+std::string Interpreter::CanonicalPathUncached(std::string_view path) const {
+  if (path.empty() || path[0] != '/') return std::string(path);
   size_t last_slash = path.rfind('/');
   std::string_view last = path.substr(last_slash + 1);
   std::string buf[2];

@@ -215,6 +215,13 @@ class Interpreter {
   static constexpr size_t kDirCacheWays = 4;
   DirCacheEntry dir_cache_[kDirCacheWays];
   size_t dir_cache_next_ = 0;
+  // CanonicalPath's last directory part (up to its last '/') and what it became, at a
+  // generation of the inode table: the checker asks for every path in turn, in the order they
+  // were first recorded, so neighbours share their directory. (CanonicalPath is const but not
+  // safe to call from two threads at once.)
+  mutable uint64_t canonical_generation_ = UINT64_MAX;
+  mutable std::string canonical_dir_, canonical_dir_result_;
+  std::string CanonicalPathUncached(std::string_view path) const;
   const DirCacheEntry* FindDir(InodeId start, InodeId proc_root, std::string_view prefix,
                                uint64_t generation) const;
   void RememberDir(const DirCacheEntry& entry, std::string_view prefix);

@@ -4,6 +4,7 @@
 #include "fsmove/analysis/analyzer.h"
 
 #include "absl/strings/str_cat.h"
+#include "fsmove/strace/args.h"
 #include "fsmove/strace/puppet_markers.h"
 #include "fsmove/strace/strace_line.h"
 
@@ -249,22 +250,22 @@ void Analyzer::OnCall(const strace::SyscallEvent& call) {
   }
   if (fate == Fate::kModel && block == kNoBlock) block = interp_.BlockOf(call.pid);
   strace::CallTail tail;
+  strace::ArgList args;  // split in the pass that finds the arguments' end
   bool tail_parsed = false;
   if (fate == Fate::kReadReturn) {
     // A readlink that succeeds outside every block shows a symlink that existed before the
     // trace.
     tail_parsed = true;
-    if (!strace::ParseCallTail(call.rest, &tail) || !tail.has_return || tail.ret < 0) {
+    if (!strace::ParseCallTail(call.rest, &tail, &args) || !tail.has_return || tail.ret < 0) {
       ++stats_.skipped_outside_blocks;
       return;
     }
   }
-  if (!tail_parsed && !strace::ParseCallTail(call.rest, &tail)) {
+  if (!tail_parsed && !strace::ParseCallTail(call.rest, &tail, &args)) {
     OnUnparsed(call.line, std::string(call.name) + "(" + std::string(call.rest),
                "system call without a closing parenthesis");
     return;
   }
-  strace::ArgList args(tail.args);
   size_t n = lowerer_.Lower(*spec, args, tail);
   ++stats_.lowered_calls;
   if (lowerer_.failed()) ++stats_.failed_calls;

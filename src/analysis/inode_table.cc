@@ -42,6 +42,7 @@ void InodeTable::MaybeFree(InodeId id) {
   Node& n = nodes_[id];
   if (!n.alive || n.names != 0 || n.refs != 0 || n.children != 0) return;
   n.alive = false;
+  ++generation_;
   n.symlink.reset();
   std::string().swap(n.name);
   free_.push_back(id);
@@ -55,8 +56,14 @@ InodeId InodeTable::Lookup(InodeId dir, std::string_view name) const {
 InodeId InodeTable::LookupOrCreate(InodeId dir, std::string_view name) {
   auto it = entries_.find(KeyView{dir, name});
   if (it != entries_.end()) return it->second;
+  // A new name for a new inode: no existing path resolves differently (the generation stays).
   InodeId id = Allocate();
-  Bind(dir, name, id);
+  entries_.emplace(Key{dir, std::string(name)}, id);
+  ++nodes_[dir].children;
+  Node& n = nodes_[id];
+  n.parent = dir;
+  n.name.assign(name);
+  n.names = 1;
   return id;
 }
 
@@ -77,6 +84,7 @@ void InodeTable::PromoteOtherName(InodeId id) {
 }
 
 void InodeTable::Bind(InodeId dir, std::string_view name, InodeId inode) {
+  ++generation_;
   auto it = entries_.find(KeyView{dir, name});
   InodeId replaced = kNoInode;
   if (it != entries_.end()) {
@@ -114,6 +122,7 @@ void InodeTable::Bind(InodeId dir, std::string_view name, InodeId inode) {
 InodeId InodeTable::Unbind(InodeId dir, std::string_view name) {
   auto it = entries_.find(KeyView{dir, name});
   if (it == entries_.end()) return kNoInode;
+  ++generation_;
   InodeId id = it->second;
   entries_.erase(it);
   --nodes_[dir].children;
@@ -134,6 +143,9 @@ InodeId InodeTable::Unbind(InodeId dir, std::string_view name) {
 }
 
 void InodeTable::SetSymlink(InodeId id, std::string_view target, bool learned) {
+  const Node::Symlink* old = nodes_[id].symlink.get();
+  if (old != nullptr && old->target == target && old->learned == learned) return;  // learned again
+  ++generation_;
   nodes_[id].symlink = std::make_unique<Node::Symlink>(Node::Symlink{std::string(target), learned});
 }
 
@@ -144,6 +156,23 @@ void InodeTable::Unref(InodeId id) {
 }
 
 bool InodeTable::AppendPath(InodeId id, std::string* out) const {
+  for (const PathCacheEntry& e : path_cache_) {
+    if (e.id == id && e.generation == generation_) {
+      out->append(e.path);
+      return true;
+    }
+  }
+  const size_t start = out->size();
+  if (!AppendPathUncached(id, out)) return false;
+  PathCacheEntry& e = path_cache_[path_cache_next_];
+  path_cache_next_ = (path_cache_next_ + 1) % kPathCacheWays;
+  e.generation = generation_;
+  e.id = id;
+  e.path.assign(*out, start);
+  return true;
+}
+
+bool InodeTable::AppendPathUncached(InodeId id, std::string* out) const {
   if (id == root_) {
     out->push_back('/');
     return true;

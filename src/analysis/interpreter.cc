@@ -301,6 +301,29 @@ BlockId Interpreter::BlockOf(int32_t pid) {
 
 // ---------------------------------------------------------------- resolution
 
+const Interpreter::DirCacheEntry* Interpreter::FindDir(InodeId start, InodeId proc_root,
+                                                       std::string_view prefix,
+                                                       uint64_t generation) const {
+  for (const DirCacheEntry& e : dir_cache_) {
+    if (e.generation == generation && e.start == start && e.proc_root == proc_root &&
+        e.prefix == prefix) {
+      return &e;
+    }
+  }
+  return nullptr;
+}
+
+void Interpreter::RememberDir(const DirCacheEntry& entry, std::string_view prefix) {
+  DirCacheEntry& e = dir_cache_[dir_cache_next_];
+  dir_cache_next_ = (dir_cache_next_ + 1) % kDirCacheWays;
+  e.generation = entry.generation;
+  e.start = entry.start;
+  e.proc_root = entry.proc_root;
+  e.dir = entry.dir;
+  e.hops = entry.hops;
+  e.prefix.assign(prefix);  // keeps its capacity
+}
+
 bool Interpreter::Resolve(Process& p, int dirfd, std::string_view path, bool follow_final,
                           bool empty_path, Resolution* r) {
   InodeId proc_root = procs_.root(p);
@@ -319,6 +342,26 @@ bool Interpreter::Resolve(Process& p, int dirfd, std::string_view path, bool fol
   std::string_view rest = path;
   int hops = 0;
   int flip = 0;
+  // The leading part up to the last '/' of a path whose final name is a plain one: resolved
+  // once, then found in dir_cache_ while nothing in the namespace changes. The first
+  // component left without a '/' in `rest` is then always that final name (every expansion of
+  // a symlink before it ends with the rest of the path), where the walk is remembered.
+  const size_t last_slash = path.rfind('/');
+  std::string_view prefix;
+  if (last_slash != std::string_view::npos && last_slash + 1 < path.size()) {
+    const std::string_view final_name = path.substr(last_slash + 1);
+    if (final_name != "." && final_name != "..") prefix = path.substr(0, last_slash + 1);
+  }
+  const uint64_t generation = inodes_.generation();
+  const InodeId start = cur;
+  if (!prefix.empty()) {
+    if (const DirCacheEntry* e = FindDir(start, proc_root, prefix, generation)) {
+      cur = e->dir;
+      hops = e->hops;
+      rest = path.substr(last_slash + 1);
+      prefix = {};  // found: nothing to remember
+    }
+  }
   for (;;) {
     while (!rest.empty() && rest[0] == '/') rest.remove_prefix(1);
     if (rest.empty()) {  // the path names `cur` itself: "/", "dir/", ".", or an empty path
@@ -328,6 +371,10 @@ bool Interpreter::Resolve(Process& p, int dirfd, std::string_view path, bool fol
       return true;
     }
     size_t slash = rest.find('/');
+    if (slash == std::string_view::npos && !prefix.empty()) {
+      RememberDir({generation, start, proc_root, cur, hops, {}}, prefix);
+      prefix = {};
+    }
     std::string_view comp = rest.substr(0, slash);
     std::string_view after = slash == std::string_view::npos ? "" : rest.substr(slash);
     bool last = after.find_first_not_of('/') == std::string_view::npos;
@@ -691,6 +738,24 @@ std::string_view Interpreter::UnpackedFrom(PathId path) const {
 // ---------------------------------------------------------------- paths
 
 std::string Interpreter::CanonicalPath(std::string_view path) const {
+  if (path.empty() || path[0] != '/') return std::string(path);
+  // What CanonicalPathUncached makes of a path is what it makes of its directory part, then
+  // the final name as it is.
+  const std::string_view dir = path.substr(0, path.rfind('/') + 1);
+  const std::string_view last = path.substr(dir.size());
+  if (canonical_generation_ != inodes_.generation() || canonical_dir_ != dir) {
+    canonical_generation_ = inodes_.generation();
+    canonical_dir_.assign(dir);
+    canonical_dir_result_ = CanonicalPathUncached(dir);
+  }
+  std::string out;
+  out.reserve(canonical_dir_result_.size() + last.size());
+  out.append(canonical_dir_result_);
+  out.append(last);
+  return out;
+}
+
+std::string Interpreter::CanonicalPathUncached(std::string_view path) const {
   if (path.empty() || path[0] != '/') return std::string(path);
   size_t last_slash = path.rfind('/');
   std::string_view last = path.substr(last_slash + 1);

@@ -49,8 +49,33 @@ ManagedPaths::ManagedPaths(const Catalog& catalog) : catalog_(&catalog), paths_o
   }
 }
 
+namespace {
+
+// Whether CanonicalFilePath would return `path` itself: absolute, and no empty, "." or ".."
+// component (no "//", no trailing '/' but the root's). The paths the checker asks about
+// nearly always are: then no copy is made.
+bool IsCanonical(std::string_view path) {
+  if (path.empty() || path[0] != '/') return false;
+  if (path.size() == 1) return true;
+  const size_t n = path.size();
+  for (size_t i = 0; i < n; ++i) {
+    if (path[i] != '/') continue;
+    if (i + 1 == n || path[i + 1] == '/') return false;
+    if (path[i + 1] != '.') continue;
+    if (i + 2 == n || path[i + 2] == '/') return false;                          // "/."
+    if (path[i + 2] == '.' && (i + 3 == n || path[i + 3] == '/')) return false;  // "/.."
+  }
+  return true;
+}
+
+}  // namespace
+
 const std::vector<ResourceId>& ManagedPaths::ManagersOf(std::string_view path) const {
   static const std::vector<ResourceId> kNone;
+  if (IsCanonical(path)) {
+    const auto it = managers_.find(absl::string_view(path.data(), path.size()));
+    return it == managers_.end() ? kNone : it->second;
+  }
   const auto it = managers_.find(CanonicalFilePath(path));
   return it == managers_.end() ? kNone : it->second;
 }

@@ -56,11 +56,27 @@ size_t MatchingClose(std::string_view token) {
 
 }  // namespace
 
+namespace {
+// The bytes ArgList must look at; the others are skipped in a tight loop (it runs on every
+// modelled call inside a block).
+struct ArgBytes {
+  bool special[256] = {};
+  constexpr ArgBytes() {
+    for (unsigned char c : std::string_view("\"()[]{}<,")) special[c] = true;
+  }
+};
+constexpr ArgBytes kArgBytes;
+}  // namespace
+
 ArgList::ArgList(std::string_view args) {
   int depth = 0;
   size_t start = 0;
   const size_t n = args.size();
   for (size_t i = 0; i < n; ++i) {
+    while (!kArgBytes.special[static_cast<unsigned char>(args[i])]) {
+      if (++i == n) break;
+    }
+    if (i == n) break;
     char c = args[i];
     if (c == '"') {
       i = SkipString(args, i) - 1;
@@ -68,17 +84,53 @@ ArgList::ArgList(std::string_view args) {
       ++depth;
     } else if (c == ')' || c == ']' || c == '}') {
       --depth;
-    } else if (c == '<' && byte_scan::IsDecorationStart(args, i)) {
-      // -y decoration: paths may hold ", " and sockets "->" inside [...].
-      size_t end = byte_scan::SkipDecoration(args, i);
-      i = end == std::string_view::npos ? n : end;
-    } else if (c == ',' && depth == 0) {
+    } else if (c == '<') {
+      if (byte_scan::IsDecorationStart(args, i)) {
+        // -y decoration: paths may hold ", " and sockets "->" inside [...].
+        size_t end = byte_scan::SkipDecoration(args, i);
+        i = end == std::string_view::npos ? n : end;
+      }
+    } else if (depth == 0) {  // ','
       items_.push_back(Trim(args.substr(start, i - start)));
       start = i + 1;
     }
   }
   std::string_view last = Trim(args.substr(std::min(start, n)));
   if (!last.empty() || !items_.empty()) items_.push_back(last);
+}
+
+size_t ArgList::SplitUntilClose(std::string_view rest) {
+  items_.clear();
+  int depth = 0;  // inside the argument list
+  size_t start = 0;
+  const size_t n = rest.size();
+  for (size_t i = 0; i < n; ++i) {
+    while (!kArgBytes.special[static_cast<unsigned char>(rest[i])]) {
+      if (++i == n) return std::string_view::npos;
+    }
+    const char c = rest[i];
+    if (c == '"') {
+      i = byte_scan::SkipString(rest, i);
+      if (i == std::string_view::npos) return i;
+    } else if (c == '(' || c == '[' || c == '{') {
+      ++depth;
+    } else if (c == ')' || c == ']' || c == '}') {
+      if (depth-- > 0) continue;
+      if (c != ')') return std::string_view::npos;
+      std::string_view last = Trim(rest.substr(start, i - start));
+      if (!last.empty() || !items_.empty()) items_.push_back(last);
+      return i;
+    } else if (c == '<') {
+      if (byte_scan::IsDecorationStart(rest, i)) {
+        i = byte_scan::SkipDecoration(rest, i);
+        if (i == std::string_view::npos) return i;
+      }
+    } else if (depth == 0) {  // ','
+      items_.push_back(Trim(rest.substr(start, i - start)));
+      start = i + 1;
+    }
+  }
+  return std::string_view::npos;
 }
 
 std::string_view ArgList::Named(std::string_view name) const {
@@ -143,11 +195,18 @@ bool DecodeString(std::string_view token, std::string* out, bool* truncated) {
   if (token.empty() || token[0] != '"') return false;
   const size_t n = token.size();
   size_t i = 1;
+  size_t quote = 0;  // the first '"' at or after i (n: none), found again once i is past it
   while (i < n) {
-    // Copy runs of plain bytes at once.
+    // Copy runs of plain bytes at once: up to the next quote, or a backslash before it.
+    if (quote < i) {
+      const void* q = memchr(token.data() + i, '"', n - i);
+      quote = q != nullptr ? static_cast<size_t>(static_cast<const char*>(q) - token.data()) : n;
+    }
     const char* start = token.data() + i;
-    size_t run = 0;
-    while (i + run < n && start[run] != '\\' && start[run] != '"') ++run;
+    const void* backslash = memchr(start, '\\', quote - i);
+    const size_t run = backslash != nullptr
+                           ? static_cast<size_t>(static_cast<const char*>(backslash) - start)
+                           : quote - i;
     out->append(start, run);
     i += run;
     if (i >= n) return false;  // unterminated

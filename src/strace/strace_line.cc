@@ -6,6 +6,7 @@
 #include <cstring>
 
 #include "byte_scan.h"
+#include "fsmove/strace/args.h"
 
 namespace fsmove::strace {
 namespace {
@@ -417,9 +418,10 @@ LineHead ParseLineHead(std::string_view line, NameIndex* names) {
   return head;
 }
 
-bool ParseCallTail(std::string_view rest, CallTail* out) {
+namespace {
+// ParseCallTail once the argument list's closing parenthesis is found at `end` (npos: none).
+bool ParseTailAt(std::string_view rest, size_t end, CallTail* out) {
   *out = CallTail{};
-  size_t end = FindArgsEnd(rest);
   if (end == std::string_view::npos) return false;
   out->args = rest.substr(0, end);
   size_t i = end + 1;
@@ -476,6 +478,16 @@ bool ParseCallTail(std::string_view rest, CallTail* out) {
     out->errno_name = rest.substr(e, i - e);
   }
   return true;
+}
+
+}  // namespace
+
+bool ParseCallTail(std::string_view rest, CallTail* out) {
+  return ParseTailAt(rest, FindArgsEnd(rest), out);
+}
+
+bool ParseCallTail(std::string_view rest, CallTail* out, ArgList* args) {
+  return ParseTailAt(rest, args->SplitUntilClose(rest), out);
 }
 
 }  // namespace fsmove::strace

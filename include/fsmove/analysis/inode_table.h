@@ -65,6 +65,12 @@ class InodeTable {
 
   size_t live_inodes() const { return nodes_.size() - 1 - free_.size(); }
 
+  // Counts the changes that can change what an existing path resolves to or how an inode is
+  // named: a name bound (other than LookupOrCreate's new name for a new inode), unbound or
+  // replaced, a symlink set to another target, an inode freed (its id may come back). A
+  // resolution or a path remembered at one generation holds while it is unchanged.
+  uint64_t generation() const { return generation_; }
+
  private:
   struct Node {
     InodeId parent = kNoInode;  // of the primary name
@@ -111,6 +117,19 @@ class InodeTable {
   // Another name of a hard-linked inode, to become its primary name.
   void PromoteOtherName(InodeId id);
 
+  // AppendPath's last answers (the directories that most calls name again), valid at
+  // `generation`.
+  struct PathCacheEntry {
+    uint64_t generation = UINT64_MAX;
+    InodeId id = kNoInode;
+    std::string path;
+  };
+  static constexpr size_t kPathCacheWays = 4;
+  mutable PathCacheEntry path_cache_[kPathCacheWays];
+  mutable size_t path_cache_next_ = 0;
+  bool AppendPathUncached(InodeId id, std::string* out) const;
+
+  uint64_t generation_ = 0;
   std::deque<Node> nodes_;  // index 0 unused
   std::vector<InodeId> free_;
   absl::flat_hash_map<Key, InodeId, KeyHash, KeyEq> entries_;

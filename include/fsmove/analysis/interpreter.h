@@ -200,6 +200,31 @@ class Interpreter {
 
   std::string scratch_;
   std::string expand_[2];
+
+  // The directories that paths' leading parts (up to their last '/') resolved to lately: most
+  // calls in a row name files of one directory. An entry holds while the inode table's
+  // generation is unchanged, for the same starting directory and process root.
+  struct DirCacheEntry {
+    uint64_t generation = UINT64_MAX;
+    InodeId start = kNoInode;
+    InodeId proc_root = kNoInode;
+    InodeId dir = kNoInode;
+    int hops = 0;  // symlinks followed on the way
+    std::string prefix;
+  };
+  static constexpr size_t kDirCacheWays = 4;
+  DirCacheEntry dir_cache_[kDirCacheWays];
+  size_t dir_cache_next_ = 0;
+  // CanonicalPath's last directory part (up to its last '/') and what it became, at a
+  // generation of the inode table: the checker asks for every path in turn, in the order they
+  // were first recorded, so neighbours share their directory. (CanonicalPath is const but not
+  // safe to call from two threads at once.)
+  mutable uint64_t canonical_generation_ = UINT64_MAX;
+  mutable std::string canonical_dir_, canonical_dir_result_;
+  std::string CanonicalPathUncached(std::string_view path) const;
+  const DirCacheEntry* FindDir(InodeId start, InodeId proc_root, std::string_view prefix,
+                               uint64_t generation) const;
+  void RememberDir(const DirCacheEntry& entry, std::string_view prefix);
 };
 
 }  // namespace fsmove::analysis

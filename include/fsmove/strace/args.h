@@ -13,7 +13,12 @@ namespace fsmove::strace {
 // The top-level arguments of a call, split on commas outside strings and brackets.
 class ArgList {
  public:
+  ArgList() = default;
   explicit ArgList(std::string_view args);
+  // Splits the arguments of a call's text after "NAME(" (LineHead::rest) up to the parenthesis
+  // that closes them, in the one pass that finds it: returns its index, FindArgsEnd's answer
+  // (npos: none), and leaves the list as ArgList(rest.substr(0, index)) would be.
+  size_t SplitUntilClose(std::string_view rest);
   size_t size() const { return items_.size(); }
   std::string_view operator[](size_t i) const { return i < items_.size() ? items_[i] : ""; }
   // The argument at i, or the named field "name=value" for calls printed with names

@@ -138,6 +138,9 @@ struct CallTail {
 // parses the return part. `open_parens` is 1 for kCall/kResumed text (the opening parenthesis
 // was already consumed). Returns false when the text has no closing parenthesis.
 bool ParseCallTail(std::string_view rest, CallTail* out);
+// The same, splitting the arguments into `args` in the pass that finds their end (args.h).
+class ArgList;
+bool ParseCallTail(std::string_view rest, CallTail* out, ArgList* args);
 
 // Where the return value starts in a call's text (LineHead::rest of a kCall or kResumed
 // line): just after the last `) = ` (strace may pad before the '='), or npos when there is

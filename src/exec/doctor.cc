@@ -81,8 +81,26 @@ bool HasFilesystem(const MachineProbe& m, std::string_view fs) {
   return false;
 }
 
+// Whether the running kernel has `fs` as a module it loads on the first mount of that type
+// (modules.alias: "alias fs-overlay overlay"), as Debian's overlay until something mounts one.
+bool HasFilesystemModule(const MachineProbe& m, std::string_view fs) {
+  if (m.kernel_release.empty()) return false;
+  const std::string alias = fmt::format("fs-{}", fs);
+  for (absl::string_view line : absl::StrSplit(
+           m.read_file(fmt::format("/lib/modules/{}/modules.alias", m.kernel_release)).value_or(""),
+           '\n')) {
+    std::vector<absl::string_view> fields =
+        absl::StrSplit(line, absl::ByAnyChar(" \t"), absl::SkipEmpty());
+    if (fields.size() == 3 && fields[0] == "alias" && fields[1] == alias) return true;
+  }
+  return false;
+}
+
 DoctorCheck Overlay(const MachineProbe& m) {
   if (HasFilesystem(m, "overlay")) return Ok("overlayfs", "overlay in /proc/filesystems");
+  if (HasFilesystemModule(m, "overlay")) {
+    return Ok("overlayfs", "a module the kernel loads on the first overlay mount");
+  }
   return Missing("overlayfs", "no overlay in /proc/filesystems", "modprobe overlay (as root)");
 }
 

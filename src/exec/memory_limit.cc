@@ -506,9 +506,41 @@ bool PidsLimit::EnterPid(pid_t pid) const {
   return dir_fd_ >= 0 && WriteAt(dir_fd_, "cgroup.procs", std::to_string(pid));
 }
 
-uint64_t PidsLimit::TimesHit() const {
-  return dir_fd_ >= 0 ? CounterIn(ReadAt(dir_fd_, "pids.events"), "max") : 0;
+namespace {
+
+uint64_t PidsEventsMaxAt(int dir_fd, int depth) {
+  if (dir_fd < 0 || depth > 64) return 0;
+  uint64_t hits = CounterIn(ReadAt(dir_fd, "pids.events"), "max");
+  // Linux 6.13 and later count a refusal at the cgroup whose limit refused it, and have this
+  // file: the cgroup's own count is the whole answer.
+  if (faccessat(dir_fd, "pids.events.local", F_OK, 0) == 0) return hits;
+  int fd = openat(dir_fd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+  if (fd < 0) return hits;
+  std::vector<std::string> children;
+  if (DIR* d = fdopendir(fd)) {
+    while (dirent* e = readdir(d)) {
+      const std::string child = e->d_name;
+      if (e->d_type == DT_DIR && child != "." && child != "..") children.push_back(child);
+    }
+    for (const std::string& child : children) {
+      if (int child_fd = openat(dirfd(d), child.c_str(), O_PATH | O_DIRECTORY | O_CLOEXEC);
+          child_fd >= 0) {
+        hits += PidsEventsMaxAt(child_fd, depth + 1);
+        close(child_fd);
+      }
+    }
+    closedir(d);
+  } else {
+    close(fd);
+  }
+  return hits;
 }
+
+}  // namespace
+
+uint64_t PidsEventsMax(int dir_fd) { return PidsEventsMaxAt(dir_fd, 0); }
+
+uint64_t PidsLimit::TimesHit() const { return PidsEventsMax(dir_fd_); }
 
 void PidsLimit::Remove() {
   if (dir_fd_ >= 0) KillMembersAt(dir_fd_);

@@ -135,6 +135,20 @@ TEST_F(DoctorTest, NoOverlayInProcFilesystems) {
   EXPECT_FALSE(DoctorReady(checks));
 }
 
+// A fresh Debian boot: overlay is a module nothing has loaded yet; the sandbox's first mount
+// loads it.
+TEST_F(DoctorTest, OverlayAsAModuleNotYetLoaded) {
+  files_["/proc/filesystems"] = "nodev\tsysfs\n\text4\nnodev\tcgroup2\n";
+  m_.kernel_release = "6.1.0-50-amd64";
+  files_["/lib/modules/6.1.0-50-amd64/modules.alias"] =
+      "alias fs-xfs xfs\nalias fs-overlay overlay\nalias char-major-10-200 tun\n";
+  std::vector<DoctorCheck> checks = RunDoctor(m_, "debian-12");
+  EXPECT_TRUE(Find(checks, "overlayfs").ok);
+  EXPECT_THAT(Find(checks, "overlayfs").detail, HasSubstr("module"));
+  files_["/lib/modules/6.1.0-50-amd64/modules.alias"] = "alias fs-overlayfs2 x\n";
+  EXPECT_FALSE(Find(RunDoctor(m_, "debian-12"), "overlayfs").ok);
+}
+
 TEST_F(DoctorTest, CgroupControllersMissingAreAWarning) {
   files_["/sys/fs/cgroup/cgroup.controllers"] = "cpu io\n";
   std::vector<DoctorCheck> checks = RunDoctor(m_, "debian-12");

@@ -1,6 +1,7 @@
 // --memory-limit's sizes.
 #include "fsmove/exec/memory_limit.h"
 
+#include <fcntl.h>
 #include <gtest/gtest.h>
 #include <sched.h>
 #include <sys/mount.h>
@@ -91,6 +92,30 @@ TEST(SystemdCgroupTest, RootlessCgroupIsMadeBelowTheOwnCgroup) {
   made->Remove();
   EXPECT_NE(stat((own + "/fsmove-7-init").c_str(), &st), 0);
   ASSERT_EQ(system((std::string("rm -rf ") + dir).c_str()), 0);
+}
+
+// A fork refused by the limit's pids.max is counted in pids.events of the cgroup that forked
+// (Linux before 6.13): under --init systemd, one of systemd's below the limit's. Directories
+// stand in for the cgroups.
+TEST(PidsLimitTest, RefusalsAreCountedInTheCgroupsBelowTheLimit) {
+  char dir[] = "/tmp/fsmove-pids-test-XXXXXX";
+  ASSERT_NE(mkdtemp(dir), nullptr);
+  const std::string top = dir;
+  ASSERT_EQ(system(("mkdir -p " + top + "/init/system.slice/bomb.service " + top +
+                    "/init/init.scope && printf 'max 2\\n' > " + top + "/pids.events && printf " +
+                    "'max 5\\n' > " + top + "/init/system.slice/bomb.service/pids.events && " +
+                    "printf 'max 0\\n' > " + top + "/init/init.scope/pids.events")
+                       .c_str()),
+            0);
+  int fd = open(dir, O_PATH | O_DIRECTORY | O_CLOEXEC);
+  ASSERT_GE(fd, 0);
+  EXPECT_EQ(PidsEventsMax(fd), uint64_t{7});
+  // A kernel that counts at the limit's cgroup says so with pids.events.local.
+  ASSERT_EQ(system(("printf 'max 2\\n' > " + top + "/pids.events.local").c_str()), 0);
+  EXPECT_EQ(PidsEventsMax(fd), uint64_t{2});
+  close(fd);
+  EXPECT_EQ(PidsEventsMax(-1), uint64_t{0});
+  ASSERT_EQ(system(("rm -rf " + top).c_str()), 0);
 }
 
 // --init systemd boots systemd in the compile's sandbox and then in the apply's, each with a

@@ -116,7 +116,7 @@ class PidsLimit {
   PidsLimit& operator=(PidsLimit&&) = delete;
   ~PidsLimit();
   bool EnterPid(pid_t pid) const;
-  // How many forks the limit refused.
+  // How many forks the limit refused, in its cgroup and below (PidsEventsMax).
   uint64_t TimesHit() const;
   uint32_t max() const { return max_; }
   const std::string& dir() const { return dir_; }
@@ -133,6 +133,13 @@ class PidsLimit {
   int parent_fd_ = -1;
   uint32_t max_ = 0;
 };
+
+// How many forks the pids controller refused in the cgroup `dir_fd` (a directory descriptor,
+// O_PATH will do) and the cgroups below it. Before Linux 6.13 pids.events' "max" counts at the
+// cgroup of the process that forked, not at the one whose pids.max refused it: under cgroup
+// v2 with --init systemd the sandbox's processes are in systemd's cgroups below the limit's.
+// A kernel that counts at the limit's cgroup (it has pids.events.local) is read there only.
+uint64_t PidsEventsMax(int dir_fd);
 
 // Removes the memory cgroup `name` of a sandbox, if it is still there, killing what is still
 // in it: a keeper killed (timeout, Ctrl-C) could not remove it itself.

@@ -435,16 +435,8 @@ absl::StatusOr<OsRoot> BuildRoot(const std::string& name, const RootBuildOptions
         "tools/bootstrap)");
   }
   const std::string cache = RootCacheDir();
-  const int lock = OpenLock(name);
-  if (lock < 0)
-    return base::ErrnoStatus(fmt::format("cannot open the lock file of {} in {}", name, cache));
-  struct Unlock {
-    int fd;
-    ~Unlock() { close(fd); }
-  } unlock{lock};
-  while (flock(lock, LOCK_EX) != 0) {
-    if (errno != EINTR) return base::ErrnoStatus("flock");
-  }
+  absl::StatusOr<base::UniqueFd> lock = LockRootExclusive(name);
+  if (!lock.ok()) return lock.status();
   const std::string dir = cache + "/" + name;
   // Another process may have built it while this one waited for the lock.
   if (!options.rebuild && CheckRootDir(dir).ok()) {
@@ -533,14 +525,11 @@ absl::Status RemoveRoot(const std::string& name) {
   }
   const std::string dir = RootCacheDir() + "/" + name;
   if (!Exists(dir)) return absl::NotFoundError(fmt::format("the root {} is not built", name));
-  const int lock = OpenLock(name);
-  if (lock < 0) return base::ErrnoStatus("cannot open the lock file");
   // A check that runs on it holds a shared lock: wait for it.
-  while (flock(lock, LOCK_EX) != 0 && errno == EINTR) {
-  }
+  absl::StatusOr<base::UniqueFd> lock = LockRootExclusive(name);
+  if (!lock.ok()) return lock.status();
   absl::Status st = RemoveTree(dir);
   if (st.ok()) unlink(MetadataPath(name).c_str());
-  close(lock);
   return st;
 }
 
@@ -553,7 +542,18 @@ std::vector<OsRoot> BuiltRoots() {
   return roots;
 }
 
-int OpenRootLock(const std::string& name) { return OpenLock(name); }
+absl::StatusOr<base::UniqueFd> LockRootExclusive(const std::string& name) {
+  base::UniqueFd lock(OpenLock(name));
+  if (lock.get() < 0) {
+    const int e = errno;
+    return base::ErrnoStatus(
+        fmt::format("cannot open the lock file of {} in {}", name, RootCacheDir()), e);
+  }
+  while (flock(lock.get(), LOCK_EX) != 0) {
+    if (errno != EINTR) return base::ErrnoStatus("flock");
+  }
+  return lock;
+}
 
 std::string RootMetadataPath(const std::string& name) { return MetadataPath(name); }
 

@@ -2,7 +2,6 @@
 #include "fsmove/exec/root_archive.h"
 
 #include <fcntl.h>
-#include <sys/file.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -162,8 +161,9 @@ absl::StatusOr<nlohmann::json> ArchivedMetadata(const std::string& dir, const st
 
 // Runs tar; an error quotes what it said.
 absl::Status RunTar(const std::vector<std::string>& argv, const std::string& what) {
+  // fmt, not "PATH=" + string: g++ 14 warns (-Warray-bounds) inside the inlined operator+.
   absl::StatusOr<CapturedRun> run =
-      RunCaptured(argv, {"PATH=" + std::string(kSafePath), "LC_ALL=C"});
+      RunCaptured(argv, {fmt::format("PATH={}", kSafePath), "LC_ALL=C"});
   if (!run.ok()) return run.status();
   if (run->wait_status != 0) {
     return absl::InternalError(fmt::format("tar could not {} ({}): {}", what,
@@ -224,13 +224,7 @@ absl::StatusOr<std::string> ExportRoot(const std::string& name, const std::strin
   }
   absl::StatusOr<std::string> tar = Tar();
   if (!tar.ok()) return tar.status();
-  const int lock = LockRootShared(*root);
-  struct Unlock {
-    int fd;
-    ~Unlock() {
-      if (fd >= 0) close(fd);
-    }
-  } unlock{lock};
+  const base::UniqueFd lock(LockRootShared(*root));  // -1 when not a named root: none to hold
   std::vector<std::string> members;
   absl::StatusOr<std::string> hash = RootContentHash(root->dir, root->id_base, &members);
   if (!hash.ok()) return hash.status();
@@ -334,15 +328,8 @@ absl::StatusOr<OsRoot> ImportRoot(const std::string& file, const RootImportOptio
   if (absl::StatusOr<OsRoot> ok = ResolveRoot(staging + "/" + *name, false); !ok.ok()) {
     return fail(ok.status());
   }
-  const int lock = OpenRootLock(*name);
-  if (lock < 0) return base::ErrnoStatus("cannot open the root's lock file");
-  struct Unlock {
-    int fd;
-    ~Unlock() { close(fd); }
-  } unlock{lock};
-  while (flock(lock, LOCK_EX) != 0) {
-    if (errno != EINTR) return base::ErrnoStatus("flock");
-  }
+  absl::StatusOr<base::UniqueFd> lock = LockRootExclusive(*name);
+  if (!lock.ok()) return lock.status();
   const nlohmann::json old =
       nlohmann::json::parse(base::ReadFile(RootMetadataPath(*name)).value_or(""), nullptr, false);
   if (old.is_object() && old.value("content_sha256", "") == *hash &&

@@ -125,10 +125,11 @@ void NameSharedFindings(nlohmann::json* runs) {
     return base::DumpJson(nlohmann::json::array({group, f["kind"], f["source"], f["target"]}), -1);
   };
   for (nlohmann::json& run : *runs) {
+    const std::string module = run["module"].get<std::string>();
     for (nlohmann::json& f : run["findings"]) {
       std::string key = key_of(run, f);
       std::vector<std::string>& names = found_by[key];
-      if (names.empty() || names.back() != run["module"]) names.push_back(run["module"]);
+      if (names.empty() || names.back() != module) names.push_back(module);
       f["key"] = std::move(key);
     }
   }

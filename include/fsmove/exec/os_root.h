@@ -22,6 +22,7 @@
 #include <vector>
 
 #include "absl/status/statusor.h"
+#include "fsmove/base/beneath.h"
 #include "fsmove/base/diagnostic.h"
 #include "fsmove/exec/user_namespace.h"
 #include "nlohmann/json_fwd.hpp"
@@ -148,9 +149,10 @@ std::vector<OsRoot> BuiltRoots();
 // the host or a directory given by path.
 int LockRootShared(const OsRoot& root);
 
-// The lock file of the named root `name` (beside it in the cache), opened (-1 on error): a
-// check holds it shared, whoever replaces the root exclusively.
-int OpenRootLock(const std::string& name);
+// The lock of the named root `name` (a file beside it in the cache), taken exclusively for as
+// long as the returned descriptor stays open, once the checks that hold it shared are done:
+// whoever builds, replaces or removes the root.
+absl::StatusOr<base::UniqueFd> LockRootExclusive(const std::string& name);
 // RootCacheDir()/NAME.json.
 std::string RootMetadataPath(const std::string& name);
 // Removes the tree `path` (as RemoveRoot does: inside a user namespace of the user's

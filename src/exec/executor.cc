@@ -338,33 +338,14 @@ absl::StatusOr<SandboxSpec> PrepareSandbox(const CheckRequest& request,
   return spec;
 }
 
-// What the supervisor said and what the run left in the work directory (Puppet's logs, the
-// catalog), into `result`; the copies the user asked for are written.
-void RecordRun(const CheckRequest& request, const std::string& work, int work_fd,
-               SupervisorReport& report, RunResult* result) {
-  if (report.timed_out && report.applied && report.phase.starts_with("reapply")) {
-    // The traced apply was over: the check stands; only the idempotence check is cut short.
-    report.timed_out = false;
-    report.notes.push_back(
-        fmt::format("--timeout stopped apply {} of the idempotence check", report.phase.substr(7)));
-    result->reapplies_cut_short = true;
-  }
-  result->notes.insert(result->notes.begin(), report.notes.begin(), report.notes.end());
-  result->summary.limits_hit = report.limits;
-  result->summary.warnings = report.warnings;
-  if (!request.root_warning.empty()) {
-    result->summary.warnings.insert(result->summary.warnings.begin(), request.root_warning);
-  }
+// Puppet's log of the traced apply (copied to --puppet-log, summarised into the run's failed
+// resources, errors and Facter's warnings) and systemd's (the service units that failed).
+// Code in the sandbox may have replaced either (a symlink to a root-only host file, a FIFO):
+// both are read as untrusted files, and the copy is written here.
+void TakeApplyLogs(const CheckRequest& request, const std::string& work, int work_fd,
+                   RunResult* result) {
   RunSummary& s = result->summary;
-  s.compile_seconds = report.compile_seconds;
-  s.apply_seconds = report.apply_seconds;
-  s.puppet_exit_code = report.apply_code;
-  s.strace_end = report.strace_end;
-  s.timed_out = report.timed_out;
-  if (report.timed_out) s.timed_out_phase = report.phase.empty() ? "sandbox" : report.phase;
   s.puppet_log = work + "/" + kOutDir + "/" + kPuppetLog;
-  // Code in the sandbox may have replaced the log (a symlink to a root-only host file, a
-  // FIFO): read it as an untrusted file, and write the copy ourselves.
   absl::StatusOr<std::string> log_text =
       base::ReadUntrustedFile(work_fd, kPuppetLog, "Puppet's log", kMaxPuppetLogBytes);
   if (!log_text.ok() && !absl::IsNotFound(log_text.status())) {
@@ -389,6 +370,38 @@ void RecordRun(const CheckRequest& request, const std::string& work, int work_fd
     s.errors = std::move(log.errors);
     s.warnings.insert(s.warnings.end(), log.facter_warnings.begin(), log.facter_warnings.end());
   }
+  if (absl::StatusOr<std::string> text =
+          base::ReadUntrustedFile(work_fd, kSystemdLog, "systemd's log", kMaxPuppetLogBytes);
+      text.ok()) {
+    result->failed_units = FailedUnits(StripAnsi(*text));
+  }
+}
+
+// What the supervisor said and what the run left in the work directory (Puppet's logs, the
+// catalog), into `result`; the copies the user asked for are written.
+void RecordRun(const CheckRequest& request, const std::string& work, int work_fd,
+               SupervisorReport& report, RunResult* result) {
+  if (report.timed_out && report.applied && report.phase.starts_with("reapply")) {
+    // The traced apply was over: the check stands; only the idempotence check is cut short.
+    report.timed_out = false;
+    report.notes.push_back(
+        fmt::format("--timeout stopped apply {} of the idempotence check", report.phase.substr(7)));
+    result->reapplies_cut_short = true;
+  }
+  result->notes.insert(result->notes.begin(), report.notes.begin(), report.notes.end());
+  result->summary.limits_hit = report.limits;
+  result->summary.warnings = report.warnings;
+  if (!request.root_warning.empty()) {
+    result->summary.warnings.insert(result->summary.warnings.begin(), request.root_warning);
+  }
+  RunSummary& s = result->summary;
+  s.compile_seconds = report.compile_seconds;
+  s.apply_seconds = report.apply_seconds;
+  s.puppet_exit_code = report.apply_code;
+  s.strace_end = report.strace_end;
+  s.timed_out = report.timed_out;
+  if (report.timed_out) s.timed_out_phase = report.phase.empty() ? "sandbox" : report.phase;
+  TakeApplyLogs(request, work, work_fd, result);
   for (const status::Reapplied& ran : report.reapplies) {
     Reapply& a = result->reapplies.emplace_back();
     a.index = ran.index;
@@ -417,11 +430,6 @@ void RecordRun(const CheckRequest& request, const std::string& work, int work_fd
     if (text.ok() && !WriteWholeFile(copy, *text).ok()) {
       result->notes.push_back(fmt::format("cannot copy the refresh's log to {}", copy));
     }
-  }
-  if (absl::StatusOr<std::string> text =
-          base::ReadUntrustedFile(work_fd, kSystemdLog, "systemd's log", kMaxPuppetLogBytes);
-      text.ok()) {
-    result->failed_units = FailedUnits(StripAnsi(*text));
   }
   result->probes = std::move(report.probes);
   result->daemons = std::move(report.daemons);

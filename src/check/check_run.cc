@@ -148,8 +148,9 @@ std::vector<std::string> FailedServiceWarnings(const catalog::Catalog& cat,
       if (u.unit != unit) continue;
       out.push_back(absl::StrCat(r.ref, ": systemd's log says its unit ", u.unit, " failed (",
                                  u.why,
-                                 "): its daemon is not running, so what it would read is not "
-                                 "in the trace, and a missing notifier to it can go unseen"));
+                                 "): its daemon exited, so what it would have read after is "
+                                 "not in the trace, and a missing notifier to it can go "
+                                 "unseen"));
     }
   }
   return out;

@@ -373,7 +373,7 @@ void TakeApplyLogs(const CheckRequest& request, const std::string& work, int wor
   if (absl::StatusOr<std::string> text =
           base::ReadUntrustedFile(work_fd, kSystemdLog, "systemd's log", kMaxPuppetLogBytes);
       text.ok()) {
-    result->failed_units = FailedUnits(StripAnsi(*text));
+    result->failed_units = FailedUnits(*text);
   }
 }
 

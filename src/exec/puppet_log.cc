@@ -512,4 +512,34 @@ std::vector<NotIdempotent> FindNotIdempotent(const ApplyOutcomes& first,
   return out;
 }
 
+std::vector<FailedUnit> FailedUnits(std::string_view systemd_log) {
+  static constexpr std::string_view kMainExited = "Main process exited, ";
+  static constexpr std::string_view kFailedWith = "Failed with result '";
+  std::vector<FailedUnit> out;
+  auto unit_at = [&](std::string_view unit) -> FailedUnit* {
+    for (FailedUnit& u : out) {
+      if (u.unit == unit) return &u;
+    }
+    if (out.size() == kMaxFailedUnits) return nullptr;
+    return &out.emplace_back(FailedUnit{std::string(unit), ""});
+  };
+  ForEachLine(systemd_log, [&](std::string_view line) {
+    const size_t colon = line.find(".service: ");
+    if (colon == std::string_view::npos || colon == 0) return;
+    const std::string_view unit = line.substr(0, colon + 8);
+    if (unit.find_first_of(" \t\x1b") != std::string_view::npos) return;
+    std::string_view what = line.substr(colon + 10);
+    const bool exited =
+        what.starts_with(kMainExited) && what.find("status=0/SUCCESS") == std::string_view::npos;
+    if (!exited && !what.starts_with(kFailedWith)) return;
+    if (what.ends_with('.')) what.remove_suffix(1);
+    FailedUnit* u = unit_at(unit);
+    if (u == nullptr) return;
+    if (u->why.empty() || (exited && !std::string_view(u->why).starts_with(kMainExited))) {
+      u->why = std::string(what.substr(0, 200));
+    }
+  });
+  return out;
+}
+
 }  // namespace fsmove::exec

@@ -199,40 +199,4 @@ int BootSystemdAsPid1(int log, int console, const std::vector<std::string>& env,
   _exit(127);
 }
 
-std::vector<FailedUnit> FailedUnits(std::string_view systemd_log) {
-  static constexpr std::string_view kMainExited = "Main process exited, ";
-  static constexpr std::string_view kFailedWith = "Failed with result '";
-  std::vector<FailedUnit> out;
-  auto unit_at = [&](std::string_view unit) -> FailedUnit* {
-    for (FailedUnit& u : out) {
-      if (u.unit == unit) return &u;
-    }
-    if (out.size() == kMaxFailedUnits) return nullptr;
-    return &out.emplace_back(FailedUnit{std::string(unit), ""});
-  };
-  size_t start = 0;
-  while (start < systemd_log.size()) {
-    size_t end = systemd_log.find('\n', start);
-    if (end == std::string_view::npos) end = systemd_log.size();
-    std::string_view line = systemd_log.substr(start, end - start);
-    start = end + 1;
-    while (!line.empty() && (line.back() == '\r' || line.back() == ' ')) line.remove_suffix(1);
-    const size_t colon = line.find(".service: ");
-    if (colon == std::string_view::npos || colon == 0) continue;
-    const std::string_view unit = line.substr(0, colon + 8);
-    if (unit.find_first_of(" \t\x1b") != std::string_view::npos) continue;
-    std::string_view what = line.substr(colon + 10);
-    const bool exited =
-        what.starts_with(kMainExited) && what.find("status=0/SUCCESS") == std::string_view::npos;
-    if (!exited && !what.starts_with(kFailedWith)) continue;
-    if (what.ends_with('.')) what.remove_suffix(1);
-    FailedUnit* u = unit_at(unit);
-    if (u == nullptr) continue;
-    if (u->why.empty() || (exited && !std::string_view(u->why).starts_with(kMainExited))) {
-      u->why = std::string(what.substr(0, 200));
-    }
-  }
-  return out;
-}
-
 }  // namespace fsmove::exec

@@ -55,34 +55,6 @@ TEST(SystemdBootTest, MasksConsoleUnitsOverWhatTheRootHad) {
   fs::remove_all(root);
 }
 
-// Lines of a real systemd.log (a unit whose daemon exits 2 once started), with the noise
-// around them: each failed service unit once, the main process's end preferred.
-TEST(SystemdBootTest, FailedUnitsOfItsLog) {
-  const std::string log =
-      "fsmove-dies.service: Failed to get cgroup ID of cgroup "
-      "/sys/fs/cgroup/system.slice/fsmove-dies.service, ignoring: Operation not permitted\n"
-      "fsmove-dies.service: Main process exited, code=exited, status=2/INVALIDARGUMENT\r\n"
-      "fsmove-dies.service: Failed with result 'exit-code'.\n"
-      "cron.service: Main process exited, code=exited, status=0/SUCCESS\n"
-      "clamav-daemon.service: Failed with result 'exit-code'.\n"
-      "[FAILED] Failed to start fsmove-dies.service.\n"
-      "a unit.service: Failed with result 'x'.\n"
-      "bird.service: Main process exited, code=killed, status=9/KILL\n";
-  const std::vector<FailedUnit> units = FailedUnits(log);
-  ASSERT_EQ(units.size(), 3u);
-  EXPECT_EQ(units[0].unit, "fsmove-dies.service");
-  EXPECT_EQ(units[0].why, "Main process exited, code=exited, status=2/INVALIDARGUMENT");
-  EXPECT_EQ(units[1].unit, "clamav-daemon.service");
-  EXPECT_EQ(units[1].why, "Failed with result 'exit-code'");
-  EXPECT_EQ(units[2].unit, "bird.service");
-  EXPECT_EQ(units[2].why, "Main process exited, code=killed, status=9/KILL");
-  // Bounded, whatever the log holds.
-  std::string many;
-  for (int i = 0; i < 100; ++i)
-    many += "u" + std::to_string(i) + ".service: Failed with result 'x'.\n";
-  EXPECT_EQ(FailedUnits(many).size(), kMaxFailedUnits);
-}
-
 TEST(SystemdBootTest, ArgvAndEnvironment) {
   const auto argv = SystemdArgv();
   ASSERT_FALSE(argv.empty());

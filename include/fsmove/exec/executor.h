@@ -15,7 +15,6 @@
 #include "fsmove/exec/check_request.h"
 #include "fsmove/exec/puppet_log.h"
 #include "fsmove/exec/status_message.h"
-#include "fsmove/exec/systemd_boot.h"
 #include "fsmove/exec/trace_stream.h"
 
 namespace fsmove::exec {

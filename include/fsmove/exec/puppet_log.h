@@ -1,5 +1,6 @@
 // Reads what `puppet apply` printed: the resources that failed and the other errors, since a
-// failed resource is often the visible symptom of a missing ordering relationship.
+// failed resource is often the visible symptom of a missing ordering relationship; and what
+// systemd logged of the units the apply started.
 #pragma once
 
 #include <map>
@@ -121,5 +122,20 @@ std::string LegacyFactUsed(std::string_view compile_log);
 
 // Removes ANSI colour sequences (ESC [ ... letter).
 std::string StripAnsi(std::string_view text);
+
+// A service unit that systemd's log says failed: its main process exited or was killed once
+// started ("Main process exited, code=exited, status=2/INVALIDARGUMENT"), or it failed with a
+// result ("Failed with result 'exit-code'"). Its daemon exited: what it would have read after
+// is not in the trace.
+struct FailedUnit {
+  std::string unit;  // "clamav-freshclam.service"
+  std::string why;   // the log's words, the main process's end when the log has it
+};
+// The failed service units of systemd's log of the apply (sandbox.h's kSystemdLog, read line
+// by line as Puppet's is), in order of their first failure, each once (the first
+// kMaxFailedUnits). Module code can write to the console the log drains, so a line may be
+// forged: what this returns is only ever a warning.
+inline constexpr size_t kMaxFailedUnits = 20;
+std::vector<FailedUnit> FailedUnits(std::string_view systemd_log);
 
 }  // namespace fsmove::exec

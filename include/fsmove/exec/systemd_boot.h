@@ -51,18 +51,4 @@ int BootSystemdAsPid1(int log, int console, const std::vector<std::string>& env,
                       std::string_view for_what, const StatusWriter& status, int done_fd,
                       const std::function<int()>& supervise);
 
-// A service unit that systemd's log says failed: its main process exited or was killed once
-// started ("Main process exited, code=exited, status=2/INVALIDARGUMENT"), or it failed with a
-// result ("Failed with result 'exit-code'"). Its daemon is then not running: what it would
-// have read is not in the trace.
-struct FailedUnit {
-  std::string unit;  // "clamav-freshclam.service"
-  std::string why;   // the log's words, the main process's end when the log has it
-};
-// The failed service units of kSystemdLog's text, in order of their first failure, each once
-// (the first kMaxFailedUnits). Module code can write to the console the log drains, so a
-// line may be forged: what this returns is only ever a warning.
-inline constexpr size_t kMaxFailedUnits = 20;
-std::vector<FailedUnit> FailedUnits(std::string_view systemd_log);
-
 }  // namespace fsmove::exec

@@ -312,6 +312,14 @@ absl::StatusOr<Puppetfile> ParsePuppetfile(std::string_view text, std::string_vi
   return pf;
 }
 
+absl::StatusOr<EnvironmentConf> ReadEnvironmentConf(const fs::path& repo) {
+  absl::StatusOr<std::string> text =
+      base::ReadFileBeneath(repo.string(), "environment.conf", "environment.conf");
+  if (absl::IsNotFound(text.status())) return EnvironmentConf{};
+  if (!text.ok()) return text.status();
+  return ParseEnvironmentConf(*text, (repo / "environment.conf").string());
+}
+
 bool LooksLikeControlRepo(const fs::path& dir) {
   std::error_code ec;
   // A module (metadata.json, or a class of its own name in manifests/init.pp) may keep a

@@ -162,17 +162,9 @@ absl::Status UseControlRepo(const fs::path& abs, const TargetRequest& request, R
   t->kind = ResolvedTarget::Kind::kEnvironment;
   t->display = request.path;
   t->environment_dir = abs.string();
-  EnvironmentConf conf;
-  absl::StatusOr<std::string> text =
-      base::ReadFileBeneath(abs.string(), "environment.conf", "environment.conf");
-  if (text.ok()) {
-    absl::StatusOr<EnvironmentConf> parsed =
-        ParseEnvironmentConf(*text, (abs / "environment.conf").string());
-    if (!parsed.ok()) return parsed.status();
-    conf = std::move(*parsed);
-  } else if (!absl::IsNotFound(text.status())) {
-    return text.status();
-  }
+  absl::StatusOr<EnvironmentConf> read = ReadEnvironmentConf(abs);
+  if (!read.ok()) return read.status();
+  EnvironmentConf conf = std::move(*read);
   std::error_code ec;
   if (fs::is_regular_file(abs / "Puppetfile", ec)) {
     absl::StatusOr<std::string> deployed =

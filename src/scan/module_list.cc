@@ -126,15 +126,9 @@ std::string_view ClassRunClass(std::string_view run) {
 
 std::vector<std::string> ControlRepoRuns(const std::string& repo) {
   const std::string norm = NormalizeModulePath(repo);
-  std::vector<std::string> modulepath = exec::EnvironmentConf{}.modulepath;
-  if (absl::StatusOr<std::string> text = base::ReadFile(
-          (fs::path(repo) / "environment.conf").string(), "environment.conf", size_t{1} << 20);
-      text.ok()) {
-    absl::StatusOr<exec::EnvironmentConf> conf =
-        exec::ParseEnvironmentConf(*text, "environment.conf");
-    if (!conf.ok()) return {norm};  // its check says what is wrong
-    modulepath = conf->modulepath;
-  }
+  const absl::StatusOr<exec::EnvironmentConf> conf = exec::ReadEnvironmentConf(repo);
+  if (!conf.ok()) return {norm};  // its check says what is wrong
+  const std::vector<std::string>& modulepath = conf->modulepath;
   // Puppet takes the first module of a name on the modulepath: the first `role` there.
   std::vector<std::string> runs;
   for (const std::string& entry : modulepath) {

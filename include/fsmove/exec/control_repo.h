@@ -29,6 +29,10 @@ struct EnvironmentConf {
 // the repo alone.
 absl::StatusOr<EnvironmentConf> ParseEnvironmentConf(std::string_view text, std::string_view name);
 
+// The environment.conf of the control repo `repo`, read beneath it (never through a link) and
+// parsed; Puppet's default settings when the repo has none.
+absl::StatusOr<EnvironmentConf> ReadEnvironmentConf(const std::filesystem::path& repo);
+
 // A Puppetfile's modules. r10k evaluates a Puppetfile as Ruby, so fsmove hands it only a
 // Puppetfile of the declarative statements r10k documents, each checked here: `forge URL`,
 // `moduledir 'DIR'` and `mod 'NAME'[, 'VERSION' | :latest][, KEY => VALUE ...]` (also

@@ -54,6 +54,8 @@ std::string MatchEnumerator(Match m) {
       return "Match::kAccountDatabase";
     case Match::kRubyTempfile:
       return "Match::kRubyTempfile";
+    case Match::kVariable:
+      return "Match::kVariable";
   }
   return "Match::kPath";
 }

@@ -88,6 +88,7 @@ bool Row::Matches(std::string_view path) const {
       return name.size() > fact.size() && name.ends_with(fact);
     }
     case Match::kGlob:
+    case Match::kVariable:  // a name holds no '/': the glob's star spans it
       return GlobMatches(fact, path);
     case Match::kAccountDatabase:
       return AccountDatabaseMatches(fact, path);

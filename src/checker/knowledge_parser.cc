@@ -11,9 +11,9 @@
 namespace fsmove::checker::knowledge {
 namespace {
 
-constexpr Match kMatches[] = {Match::kPath,        Match::kTree, Match::kBelow,
-                              Match::kNameSuffix,  Match::kGlob, Match::kAccountDatabase,
-                              Match::kRubyTempfile};
+constexpr Match kMatches[] = {Match::kPath,         Match::kTree,    Match::kBelow,
+                              Match::kNameSuffix,   Match::kGlob,    Match::kAccountDatabase,
+                              Match::kRubyTempfile, Match::kVariable};
 
 // Lower-case letters, digits and the separators `-`, `.`, `_`; no leading separator.
 bool IsName(std::string_view s) {
@@ -42,6 +42,14 @@ std::string Cat(const Parts&... parts) {
   return out;
 }
 
+// A shell variable's name, where `*` stands for any run of its characters: START_*.
+bool IsVariablePattern(std::string_view s) {
+  if (s.empty() || std::isdigit(static_cast<unsigned char>(s.front()))) return false;
+  return std::all_of(s.begin(), s.end(), [](char c) {
+    return std::isalnum(static_cast<unsigned char>(c)) || c == '_' || c == '*';
+  });
+}
+
 bool HasControl(std::string_view s) {
   return std::any_of(s.begin(), s.end(),
                      [](char c) { return static_cast<unsigned char>(c) < 0x20 || c == 0x7F; });
@@ -65,6 +73,8 @@ std::string_view MatchName(Match m) {
       return "account-database";
     case Match::kRubyTempfile:
       return "ruby-tempfile";
+    case Match::kVariable:
+      return "variable";
   }
   return "path";
 }
@@ -140,15 +150,20 @@ absl::StatusOr<ParsedTable> ParseTable(std::string_view text, std::string_view f
     if (m == std::end(kMatches)) {
       return fail(Cat("match '", fields[2],
                       "' is none of path, tree, below, name-suffix, glob, "
-                      "account-database, ruby-tempfile"));
+                      "account-database, ruby-tempfile, variable"));
     }
     row.match = *m;
     if (row.match == Match::kNameSuffix) {
       if (row.fact.find('/') != std::string::npos) return fail("a name suffix holds no '/'");
+    } else if (row.match == Match::kVariable) {
+      if (!IsVariablePattern(row.fact)) {
+        return fail(Cat("fact '", row.fact, "': a shell variable's name (letters, digits, _, *)"));
+      }
     } else if (row.fact.front() != '/' || (row.fact.size() > 1 && row.fact.back() == '/')) {
       return fail(Cat("fact '", row.fact, "': an absolute path without a final '/'"));
     }
-    if (row.match != Match::kGlob && row.fact.find('*') != std::string::npos) {
+    if (row.match != Match::kGlob && row.match != Match::kVariable &&
+        row.fact.find('*') != std::string::npos) {
       return fail("a '*' in a fact whose match is not glob");
     }
     // A source says where: a man page's section and words, a program's file, a URL.

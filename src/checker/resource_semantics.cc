@@ -30,7 +30,91 @@ bool IsWordAt(std::string_view text, size_t at, size_t len) {
   return true;
 }
 
+// Abseil's string functions take absl::string_view, which is not std::string_view in Debian's
+// Abseil: these few are all the assignments need.
+std::string_view TrimSpace(std::string_view s) {
+  auto space = [](char c) { return std::isspace(static_cast<unsigned char>(c)) != 0; };
+  while (!s.empty() && space(s.front())) s.remove_prefix(1);
+  while (!s.empty() && space(s.back())) s.remove_suffix(1);
+  return s;
+}
+
+std::vector<std::string_view> Words(std::string_view s) {
+  std::vector<std::string_view> words;
+  for (size_t at = 0; at < s.size();) {
+    const size_t end = std::min(s.find_first_of(" \t", at), s.size());
+    if (end > at) words.push_back(s.substr(at, end - at));
+    at = end + 1;
+  }
+  return words;
+}
+
+// `NAME=VALUE` or `export NAME=VALUE`, the value unquoted ('...' or "..." around all of it).
+std::optional<std::pair<std::string, std::string>> ParseAssignment(std::string_view line) {
+  line = TrimSpace(line);
+  if (line.starts_with("export ")) line = TrimSpace(line.substr(7));
+  const size_t eq = line.find('=');
+  if (eq == 0 || eq == std::string_view::npos) return std::nullopt;
+  std::string_view name = line.substr(0, eq), value = line.substr(eq + 1);
+  if (std::isdigit(static_cast<unsigned char>(name.front())) ||
+      !std::all_of(name.begin(), name.end(), [](char c) {
+        return std::isalnum(static_cast<unsigned char>(c)) || c == '_';
+      })) {
+    return std::nullopt;
+  }
+  if (value.size() >= 2 && (value.front() == '"' || value.front() == '\'') &&
+      value.back() == value.front()) {
+    value = value.substr(1, value.size() - 2);
+  }
+  return std::pair{std::string(name), std::string(value)};
+}
+
 }  // namespace
+
+std::optional<std::vector<std::pair<std::string, std::string>>> ShellAssignments(
+    const catalog::Resource& r) {
+  std::vector<std::pair<std::string, std::string>> out;
+  auto add = [&](std::string_view line) {
+    auto assignment = ParseAssignment(line);
+    if (assignment) out.push_back(std::move(*assignment));
+    return assignment.has_value();
+  };
+  std::optional<std::string> ensure = r.StringParameter("ensure");
+  if (ensure && (*ensure == "absent" || *ensure == "unset")) return std::nullopt;
+  if (r.type == "File") {
+    std::optional<std::string> content = r.StringParameter("content");
+    if (!content || r.FindParameter("source") != nullptr) return std::nullopt;
+    std::string_view rest = *content;
+    while (!rest.empty()) {
+      const size_t end = std::min(rest.find('\n'), rest.size());
+      std::string_view text = TrimSpace(rest.substr(0, end));
+      rest.remove_prefix(std::min(end + 1, rest.size()));
+      if (!text.empty() && !text.starts_with('#') && !add(text)) return std::nullopt;
+    }
+  } else if (r.type == "Augeas") {
+    for (const std::string& change : r.StringListParameter("changes")) {
+      std::vector<std::string_view> words = Words(change);
+      if (words.size() != 3 || words[0] != "set" ||
+          !add(std::string(words[1]) + "=" + std::string(words[2]))) {
+        return std::nullopt;
+      }
+    }
+  } else if (r.type == "File_line") {
+    std::optional<std::string> line = r.StringParameter("line");
+    if (!line || !add(*line)) return std::nullopt;
+  } else if (r.type == "Shellvar") {
+    std::optional<std::string> variable = r.StringParameter("variable");
+    std::optional<std::string> value = r.StringParameter("value");
+    if (!value || !add((variable ? *variable : r.title) + "=" + *value)) return std::nullopt;
+  }
+  if (out.empty()) return std::nullopt;
+  return out;
+}
+
+const knowledge::Row* IsInitScriptSwitch(std::string_view variable) {
+  static const knowledge::Table& table = knowledge::TableNamed("init_script_switches");
+  return table.Find(variable);
+}
 
 bool IsPartialEditor(const catalog::Resource& r) {
   static constexpr std::string_view kTypes[] = {"File_line",

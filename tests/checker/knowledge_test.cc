@@ -38,7 +38,8 @@ std::string Example(const Row& row) {
       return std::string(row.fact) + "/x";
     case Match::kNameSuffix:
       return "/etc/x" + std::string(row.fact);
-    case Match::kGlob: {
+    case Match::kGlob:
+    case Match::kVariable: {
       std::string path(row.fact);
       std::replace(path.begin(), path.end(), '*', 'x');
       return path;
@@ -111,6 +112,7 @@ TEST(KnowledgeTest, ThePoliciesReadEveryTable) {
       note(IsRuntimeState(path));
       note(IsRubyTempfile(path));
       note(IsAptSourcesList(path));
+      note(IsInitScriptSwitch(path));
       if (!row.by.empty()) note(IsOptionalProgram(row.by, path));
       if (!row.by.empty()) note(IsReadAgainByItself(row.by, path));
       note(PathFilter::IsEnablementLink(path));
@@ -174,6 +176,11 @@ TEST(KnowledgeTest, MatchKinds) {
   EXPECT_TRUE(tmp.Matches("/tmp/augeas20250101-1234-1abcxyz.conf"));
   EXPECT_FALSE(tmp.Matches("/tmp/x20261124-76-ABC"));
   EXPECT_FALSE(tmp.Matches("/var/tmp/x20261124-76-abc"));
+  const Row start = row(Match::kVariable, "START_*");
+  EXPECT_TRUE(start.Matches("START_KNOCKD"));
+  EXPECT_TRUE(start.Matches("START_"));
+  EXPECT_FALSE(start.Matches("START"));
+  EXPECT_FALSE(start.Matches("RESTART_KNOCKD"));
 }
 
 // ---------------------------------------------------------------- malformed tables
@@ -238,6 +245,7 @@ TEST(KnowledgeTest, AMalformedTableNamesItsFileAndLine) {
       {"a.b\tresolver\ttree\t/etc/x/\tx(5): \"the words\"\n", "bad.tsv:4: fact '/etc/x/'"},
       {"a.b\tresolver\tpath\t/etc/*\tx(5): \"the words\"\n", "bad.tsv:4: a '*' in a fact"},
       {"a.b\tdrop-in\tname-suffix\t/x.d\tx(5): \"the words\"\n", "bad.tsv:4: a name suffix"},
+      {"a.b\tswitch\tvariable\t/etc/x\tx(5): \"the words\"\n", "bad.tsv:4: fact '/etc/x': a shell"},
       {good + "a.c\tresolver\tpath\t/etc/y\tx(5): \"the words\"\r\n", "bad.tsv:5: a carriage"},
   };
   for (const Case& c : cases) {

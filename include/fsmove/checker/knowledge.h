@@ -25,6 +25,7 @@ enum class Match : uint8_t {
   kAccountDatabase,  // shadow's database files: the file, its backup (-), its lock and
                      // temporary copies (.lock, .edit, .PID, +) and its n-prefixed new copy
   kRubyTempfile,     // below the directory, named as Ruby's Dir::Tmpname names a Tempfile
+  kVariable,         // a shell variable's name (an environment file's); `*` any run of characters
 };
 std::string_view MatchName(Match m);  // "path", "tree", "below", ... (the tables' spelling)
 
@@ -35,7 +36,7 @@ struct Row {
   // table with a `by` column; empty: any program's.
   std::string_view by;
   Match match = Match::kPath;
-  std::string_view fact;    // a path, a directory, a name suffix, a glob
+  std::string_view fact;    // a path, a directory, a name suffix, a glob, a variable's name
   std::string_view source;  // where it is written: a man page and its words, a program's code
   std::string_view file;    // the table it is in, relative to the source tree
   int line = 0;             // its line there

@@ -5,6 +5,7 @@
 // which execs restart or reload a service (refresh relays Puppet's graph does not show).
 #pragma once
 
+#include <optional>
 #include <string>
 #include <string_view>
 #include <utility>
@@ -84,6 +85,18 @@ const knowledge::Row* IsReadAgainByItself(std::string_view daemon, std::string_v
 // Runtime state, made afresh at each boot or start: /run, /var/run, /tmp, /var/tmp, /dev/shm
 // and below. Table: runtime_state.tsv.
 const knowledge::Row* IsRuntimeState(std::string_view path);
+
+// The shell variables a resource sets in an environment file (/etc/default/NAME), as the
+// catalog says: a File's whole `content` of `NAME=VALUE` lines (comments and blank lines
+// aside), an Augeas of `set NAME VALUE` changes, a File_line's `line`, a Shellvar. nullopt when
+// it does anything else (a `source`, a removal, a path in a change) or sets nothing.
+std::optional<std::vector<std::pair<std::string, std::string>>> ShellAssignments(
+    const catalog::Resource& r);
+
+// A variable of an environment file that only a SysV init script reads, as its switch to start
+// the daemon (START_KNOCKD): the units systemd starts do not use it.
+// Table: init_script_switches.tsv.
+const knowledge::Row* IsInitScriptSwitch(std::string_view variable);
 
 // An Exec that makes PID 1 reload its units: its command runs `systemctl daemon-reload`.
 bool IsUnitReload(const catalog::Resource& r);

@@ -18,8 +18,10 @@
 //   restart-relay            CommandRestartsService, ServiceName; service_relays.h
 //   stop-edit-start          CommandStopsService, RunsEveryApply
 //   refresh-guaranteed       IsRefreshOnly
-//   runtime-state-entry      IsRuntimeState (runtime_state.tsv)
+//   runtime-state-entry      IsRuntimeState (runtime_state.tsv; also read by
+//                            runtime-directory-of-another)
 //   ambient-configuration    IsAmbientConfiguration (ambient_configuration.tsv)
+//   init-script-switch       ShellAssignments, IsInitScriptSwitch (init_script_switches.tsv)
 //   empty-file               MakesOnlyAnEmptyFile
 //   dependency-package       PackageName
 //   conffile-kept            ParkedVersionsOf (parked_conffiles.tsv)
@@ -86,6 +88,12 @@ std::vector<RegisteredRule> MakeRules() {
       kMor | kMn, MakeOverwrittenBeforeReadRule());
   add("runtime-state-entry", "a daemon's pid file or socket in /run is no configuration", kMn,
       MakeRuntimeStateEntryRule());
+  add("runtime-directory-of-another",
+      "a daemon makes its own directories in /run, which boot empties: another's start is weak",
+      kMor, MakeRuntimeDirectoryOfAnotherRule());
+  add("init-script-switch",
+      "an init script's switch in an environment file means nothing to the unit systemd starts",
+      kMor | kMn, MakeInitScriptSwitchRule());
   add("one-key-edit", "a one-key edit read by what is not a service is weak", kMor,
       MakeOneKeyEditRule());
   add("ambient-configuration", "time zone, locale, resolver read in passing are weak", kMor,

@@ -30,6 +30,8 @@ std::unique_ptr<Rule> MakeLookupIsNoConfigurationRule();
 std::unique_ptr<Rule> MakeProvidedByAnotherBeforeRule();
 std::unique_ptr<Rule> MakeOverwrittenBeforeReadRule();
 std::unique_ptr<Rule> MakeRuntimeStateEntryRule();
+std::unique_ptr<Rule> MakeRuntimeDirectoryOfAnotherRule();
+std::unique_ptr<Rule> MakeInitScriptSwitchRule();
 std::unique_ptr<Rule> MakeOneKeyEditRule();
 std::unique_ptr<Rule> MakeAmbientConfigurationRule();
 std::unique_ptr<Rule> MakeEmptyFileRule();

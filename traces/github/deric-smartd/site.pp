@@ -1,0 +1,3 @@
+class { 'smartd':
+  defaults => '-a -m root@domain.org',
+}

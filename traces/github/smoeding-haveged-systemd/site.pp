@@ -1,0 +1,3 @@
+class { 'haveged':
+  write_wakeup_threshold => 2048,
+}

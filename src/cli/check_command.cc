@@ -233,6 +233,12 @@ void AddApplyOptions(CLI::App* cmd, const std::shared_ptr<CheckCliOptions>& o) {
   cmd->add_flag(
       "--no-prep", [o](int64_t) { o->request.run.prep = false; },
       "skip the untraced apt preparation in the sandbox");
+  cmd->add_option("--preinstalled", o->request.run.preinstalled,
+                  "the packages the catalog installs that the OS root already has: remove "
+                  "them before the traced apply, so that their install is traced (they are "
+                  "downloaded first), or keep them")
+      ->check(CLI::IsMember({"remove", "keep"}))
+      ->default_val("remove");
   cmd->add_flag(
       "--no-pin-cpu", [o](int64_t) { o->request.run.pin_cpu = false; },
       "do not run the traced apply on one CPU (pinning makes ptrace stops cheap)");

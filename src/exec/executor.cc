@@ -241,6 +241,7 @@ absl::StatusOr<SandboxSpec> PrepareSandbox(const CheckRequest& request,
   spec.linked_module_dirs = target.linked_module_dirs;
   spec.policy_rc = request.policy_rc;
   spec.prep = request.prep;
+  spec.preinstalled = request.preinstalled;
   spec.keep_dir = request.keep_sandbox;
   spec.memory_limit = request.memory_limit;
   static std::atomic<unsigned> runs{0};

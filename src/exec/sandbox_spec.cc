@@ -21,6 +21,7 @@ nlohmann::json SandboxSpecToJson(const SandboxSpec& s) {
           {"linked_module_dirs", s.linked_module_dirs},
           {"policy_rc", s.policy_rc},
           {"prep", s.prep},
+          {"preinstalled", s.preinstalled},
           {"keep_dir", s.keep_dir},
           {"trace_cpu", s.trace_cpu},
           {"memory_limit", s.memory_limit},
@@ -54,6 +55,9 @@ absl::StatusOr<SandboxSpec> SandboxSpecFromJson(const nlohmann::json& j) {
     s.linked_module_dirs = j.value("linked_module_dirs", std::vector<std::string>());
     s.policy_rc = j.at("policy_rc").get<std::string>();
     s.prep = j.at("prep").get<bool>();
+    s.preinstalled = j.value("preinstalled", std::string("remove"));
+    if (s.preinstalled != "remove" && s.preinstalled != "keep")
+      return absl::InvalidArgumentError("bad preinstalled");
     s.keep_dir = j.at("keep_dir").get<std::string>();
     s.trace_cpu = j.value("trace_cpu", -1);
     s.memory_limit = j.value("memory_limit", uint64_t{0});

@@ -10,17 +10,20 @@
 #include <fstream>
 #include <memory>
 #include <optional>
+#include <set>
 #include <sstream>
 #include <string>
 #include <vector>
 
 #include "absl/status/statusor.h"
+#include "absl/strings/str_join.h"
 #include "fmt/format.h"
 #include "fsmove/base/read_file.h"
 #include "fsmove/base/seconds.h"
 #include "fsmove/catalog/catalog.h"
 #include "fsmove/exec/local_sources.h"
 #include "fsmove/exec/output_drain.h"
+#include "fsmove/exec/preinstalled_packages.h"
 #include "fsmove/exec/process.h"
 #include "fsmove/exec/sandbox_layout.h"
 
@@ -129,12 +132,16 @@ void SupervisorCatalog::PrepareApply() {
   // Their output is drained into the out directory (output_drain.h), as Puppet's is: a
   // process of an earlier phase that outlived it cannot rewrite what they said.
   bool first = true;
-  auto prep = [&](const std::vector<std::string>& argv) -> int {
+  auto run_into = [&](const std::vector<std::string>& argv, const std::string& out) -> int {
     std::unique_ptr<OutputDrain> log = run_.DrainInto(kPrepLog, /*append=*/!first, kMaxOutBytes);
     first = false;
-    const std::optional<int> st = run_.RunDrained(argv, log.get(), log.get(), "the prep's log");
+    std::unique_ptr<OutputDrain> captured =
+        out.empty() ? nullptr : run_.DrainInto(out, /*append=*/false, kMaxOutBytes);
+    const std::optional<int> st =
+        run_.RunDrained(argv, captured ? captured.get() : log.get(), log.get(), "the prep's log");
     return st.value_or(127 << 8);
   };
+  auto prep = [&](const std::vector<std::string>& argv) { return run_into(argv, ""); };
   if (has_packages_) {
     bool lists = false;
     std::error_code ec;
@@ -152,6 +159,58 @@ void SupervisorCatalog::PrepareApply() {
   if (st != 0)
     status_.Send(
         status::Note{fmt::format("prep: apt-cache gencaches: {}", DescribeWaitStatus(st))});
+  if (has_packages_ && spec_.preinstalled == "remove") RemovePreinstalled(run_into);
+}
+
+void SupervisorCatalog::RemovePreinstalled(const PrepRun& run) {
+  absl::StatusOr<std::vector<std::string>> installs = CatalogInstalls(text_);
+  if (!installs.ok() || installs->empty()) return;
+  constexpr const char* kQueryOut = "prep-dpkg-query.txt";
+  constexpr const char* kSimulationOut = "prep-apt-simulation.txt";
+  auto output = [&](const char* name) {
+    std::string text = run_.ReadOut(name, kMaxOutBytes).value_or("");
+    run_.RemoveOut(name);
+    return text;
+  };
+  auto note = [&](const std::string& text) { status_.Send(status::Note{"prep: " + text}); };
+  int st = run({"dpkg-query", "-W", std::string("-f=") + kDpkgQueryFormat}, kQueryOut);
+  const std::string query = output(kQueryOut);
+  if (st != 0) return note("dpkg-query: " + DescribeWaitStatus(st) + "; no package removed");
+  RemovalPlan plan = PlanRemoval(*installs, ParseDpkgQuery(query));
+  if (!plan.kept.empty()) {
+    note(fmt::format("kept what the catalog installs and the root has: {}",
+                     absl::StrJoin(plan.kept, ", ")));
+  }
+  if (plan.remove.empty()) return;
+  const std::string names = absl::StrJoin(plan.remove, " ");
+  auto apt = [&](std::vector<std::string> argv, const std::string& out) {
+    argv.insert(argv.begin(), {"env", "DEBIAN_FRONTEND=noninteractive"});
+    argv.insert(argv.end(), plan.remove.begin(), plan.remove.end());
+    return run(argv, out);
+  };
+  // Their .debs first: apt-get installs them again from its cache when Puppet asks, and a
+  // package that cannot be fetched (no network, a mirror without it) is not removed at all.
+  st = apt({"apt-get", "install", "--reinstall", "--download-only", "-y", "-qq"}, "");
+  if (st != 0) {
+    return note(
+        fmt::format("kept {} (what the catalog installs and the root has): downloading "
+                    "them again: {}",
+                    names, DescribeWaitStatus(st)));
+  }
+  st = apt({"apt-get", "-s", "purge"}, kSimulationOut);
+  std::set<std::string> others = SimulatedRemovals(output(kSimulationOut));
+  for (const std::string& name : plan.remove) others.erase(name);
+  if (st != 0 || !others.empty()) {
+    return note(fmt::format("kept {} (what the catalog installs and the root has): apt would {}",
+                            names,
+                            st != 0 ? "not remove them: " + DescribeWaitStatus(st)
+                                    : fmt::format("also remove {}", absl::StrJoin(others, ", "))));
+  }
+  st = apt({"apt-get", "purge", "-y", "-qq"}, "");
+  note(st == 0 ? fmt::format("removed {} (what the catalog installs and the root has, with what "
+                             "only they need), so that their install is traced",
+                             names)
+               : fmt::format("removing {}: {}", names, DescribeWaitStatus(st)));
 }
 
 void SupervisorCatalog::WriteApplyCopy(std::vector<std::string>* apply_argv) const {

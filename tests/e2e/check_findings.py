@@ -163,6 +163,22 @@ def case_user_switch():
                ["MOR\tFile[/etc/fsmove-app.conf]\tFile[/etc/fsmove-app.copy]"])
 
 
+def case_preinstalled_package():
+    """A Package the pinned root already has (cron) and a File of what it ships (/etc/crontab),
+    unordered: the preparation removes cron and cron-daemon-common (only cron needs it) after
+    downloading them, Puppet installs them under the trace, and the missing order is found;
+    with --preinstalled keep the package does nothing and nothing is found."""
+    manifest = os.path.join(ARGS.source, "fixtures", "preinstalled", "crontab.pp")
+
+    def removed(report):
+        notes = [n for n in report["run"]["notes"] if n.startswith("prep: ")]
+        check(any(n.startswith("prep: removed cron cron-daemon-common (") for n in notes),
+              f"prep notes: {notes}")
+
+    check_json([manifest], ["MOR\tPackage[cron]\tFile[/etc/crontab]"], removed)
+    check_json(["--preinstalled", "keep", manifest], [])
+
+
 def case_idempotence():
     """--idempotence: an unguarded exec and a file embedding the compile time change on every
     apply; a file computed from what the first run created converges on the third apply; the

@@ -48,6 +48,9 @@ struct CheckRequest {
   // allow, or none.
   std::string policy_rc = "deny";
   bool prep = true;
+  // The catalog's packages the root already has: removed before the traced apply, so that
+  // Puppet's install of them is traced ("remove"), or left ("keep"). See SandboxSpec.
+  std::string preinstalled = "remove";
   // The sandbox's memory limit in bytes; 0: none.
   uint64_t memory_limit = 0;
   // fsmove's own budget on the host: the compiled catalog it takes in and the trace text

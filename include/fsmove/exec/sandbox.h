@@ -45,6 +45,9 @@ struct SandboxSpec {
   std::vector<std::string> linked_module_dirs;
   std::string policy_rc = "allow";  // allow | deny | none (service starts by maintainer scripts)
   bool prep = true;                 // untraced apt/man-db preparation inside the sandbox
+  // The catalog's packages the root already has: "remove" them in the preparation, so that
+  // their install is traced (preinstalled_packages.h), or "keep" them.
+  std::string preinstalled = "remove";
   std::string keep_dir;             // copy the overlay's upper layer here at the end
   // Run strace and everything it traces on this one CPU (-1: no pinning). Every ptrace stop
   // hands the CPU from tracee to tracer and back; on one CPU that is a plain context switch,

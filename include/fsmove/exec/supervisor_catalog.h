@@ -3,6 +3,7 @@
 // copied for Puppet to apply, its puppet:/// sources served from the modulepath.
 #pragma once
 
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -39,7 +40,9 @@ class SupervisorCatalog {
   void Replace(std::string text) { text_ = std::move(text); }
 
   // Before the traced apply, untraced: apt's caches built and its package lists fetched if the
-  // catalog has packages, man-db's trigger off (each would put hundreds of MB into the trace).
+  // catalog has packages, man-db's trigger off (each would put hundreds of MB into the trace),
+  // and the packages the catalog installs that the root already has removed
+  // (RemovePreinstalled).
   void PrepareApply();
 
   // Puppet applies its own copy of the catalog (the executor took the compiled one), written
@@ -50,6 +53,13 @@ class SupervisorCatalog {
 
  private:
   void NotePackages();
+  // The catalog's packages the root has (preinstalled_packages.h), with the dependencies only
+  // they need: downloaded into apt's cache, then purged, so that Puppet installs them under the
+  // trace. Nothing is removed unless all of them downloaded and apt would remove no other package.
+  // `run` runs a command with its output into the out directory's file of that name (empty:
+  // the prep's log) and returns its wait status.
+  using PrepRun = std::function<int(const std::vector<std::string>&, const std::string&)>;
+  void RemovePreinstalled(const PrepRun& run);
 
   const SandboxSpec& spec_;
   SupervisorPhase phase_;

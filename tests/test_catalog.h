@@ -29,13 +29,18 @@ inline catalog::Catalog MakeTestCatalog(const std::vector<TestResource>& resourc
                               {"parameters", nlohmann::json::object()}});
   int line = 1;
   for (const TestResource& r : resources) {
+    // "contained_in": the container (a Class listed before) instead of Class[main]; no
+    // parameter of Puppet's.
+    nlohmann::json params = r.params;
+    std::string container = params.value("contained_in", std::string("Class[main]"));
+    params.erase("contained_in");
     cat["resources"].push_back({{"type", r.type},
                                 {"title", r.title},
                                 {"file", "/m/init.pp"},
                                 {"line", line++},
                                 {"exported", false},
-                                {"parameters", r.params}});
-    cat["edges"].push_back({{"source", "Class[main]"}, {"target", r.type + "[" + r.title + "]"}});
+                                {"parameters", params}});
+    cat["edges"].push_back({{"source", container}, {"target", r.type + "[" + r.title + "]"}});
   }
   auto loaded = catalog::Catalog::LoadString(cat.dump(), "test.json");
   EXPECT_TRUE(loaded.ok()) << loaded.status();

@@ -102,8 +102,8 @@ std::vector<RegisteredRule> MakeRules() {
       MakeEmptyFileRule());
   add("sources-list-install", "a Package installs from the indexes an update fetched: weak", kMor,
       MakeSourcesListInstallRule());
-  add("dependency-package", "a file of a dependency another Package installs first", kMor | kMn,
-      MakeDependencyPackageRule());
+  add("dependency-package", "a file of a dependency another Package installs first",
+      kMor | kMn | kWw, MakeDependencyPackageRule());
   add("optional-program", "what a program runs only when it is installed is not needed: weak",
       kMor | kMn, MakeOptionalProgramRule());
   add("rereads-on-its-own", "a daemon that rereads a changed file by itself needs no notify",

@@ -53,11 +53,13 @@ bool ServiceRelays::Refreshes(ResourceId a, ResourceId s) const {
 bool ServiceRelays::TriggersRefresh(ResourceId exec, ResourceId service) const {
   const catalog::Resource& r = catalog_.resource(exec);
   if (r.type != "Exec" || !IsRefreshOnly(r)) return false;
+  // Its triggers as Puppet's graph has them: a notify of the Exec itself, or of a class or
+  // defined type that contains it (`notify => Class['sendmail::makeall']`), or through a relay.
   size_t triggers = 0;
-  for (const catalog::Relationship& rel : catalog_.relationships()) {
-    if (rel.target != exec || rel.kind != catalog::RelationshipKind::kNotify) continue;
+  for (ResourceId x = 0; x < catalog_.size(); ++x) {
+    if (x == exec || catalog_.resource(x).is_container || !graph_.Notifies(x, exec)) continue;
     ++triggers;
-    if (!Refreshes(rel.source, service)) return false;
+    if (!Refreshes(x, service)) return false;
   }
   return triggers > 0;
 }

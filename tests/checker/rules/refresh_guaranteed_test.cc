@@ -45,7 +45,9 @@ TEST(RefreshGuaranteedRuleTest, ARefreshOnlyExecWhoseTriggersRefreshTheService) 
   RuleHarness h({{"File",
                   "/etc/app.conf",
                   {{"notify", nlohmann::json::array({"Exec[rebuild]", "Service[app]"})}}},
-                 {"Exec", "rebuild", {{"refreshonly", true}, {"command", "/bin/rebuild"}}},
+                 {"Exec",
+                  "rebuild",
+                  {{"refreshonly", true}, {"command", "/bin/rebuild"}, {"before", "Service[app]"}}},
                  {"Exec", "other", {{"command", "/bin/other"}}},
                  {"Service", "app"}},
                 run);
@@ -53,6 +55,45 @@ TEST(RefreshGuaranteedRuleTest, ARefreshOnlyExecWhoseTriggersRefreshTheService) 
       h.Pair("refresh-guaranteed", checker::kNotificationPair, "Exec[rebuild]", "Service[app]"),
       PairVerdict::kGuaranteed);
   EXPECT_EQ(h.Pair("refresh-guaranteed", checker::kNotificationPair, "Exec[other]", "Service[app]"),
+            PairVerdict::kKeep);
+}
+
+// Modules notify the class that holds the Exec (smoeding-sendmail: `notify =>
+// Class['sendmail::makeall']`): those are its triggers too, each of which must refresh the
+// service; a trigger that does not keeps the pair.
+TEST(RefreshGuaranteedRuleTest, TriggersThroughTheExecsClass) {
+  AnalysisBuilder run;
+  run.Block("File[/etc/mail/submit.mc]").Writes("/etc/mail/submit.mc");
+  run.Block("File[/etc/mail/access]").Writes("/etc/mail/access");
+  run.Block("Exec[makeall]").Writes("/etc/mail/submit.cf");
+  run.Block("Service[sendmail]").Reads("/etc/mail/submit.cf");
+  auto catalog = [](bool every_trigger_refreshes) {
+    return std::vector<TestResource>{
+        {"Class", "Makeall"},
+        {"Class", "Service"},
+        {"File",
+         "/etc/mail/submit.mc",
+         {{"notify", nlohmann::json::array({"Class[Makeall]", "Class[Service]"})}}},
+        {"File",
+         "/etc/mail/access",
+         {{"notify", every_trigger_refreshes
+                         ? nlohmann::json::array({"Class[Makeall]", "Class[Service]"})
+                         : nlohmann::json::array({"Class[Makeall]"})}}},
+        {"Exec",
+         "makeall",
+         {{"refreshonly", true},
+          {"command", "/usr/bin/make -C /etc/mail"},
+          {"before", "Class[Service]"},
+          {"contained_in", "Class[Makeall]"}}},
+        {"Service", "sendmail", {{"contained_in", "Class[Service]"}}}};
+  };
+  RuleHarness every(catalog(true), run);
+  EXPECT_EQ(every.Pair("refresh-guaranteed", checker::kNotificationPair, "Exec[makeall]",
+                       "Service[sendmail]"),
+            PairVerdict::kGuaranteed);
+  RuleHarness one_does_not(catalog(false), run);
+  EXPECT_EQ(one_does_not.Pair("refresh-guaranteed", checker::kNotificationPair, "Exec[makeall]",
+                              "Service[sendmail]"),
             PairVerdict::kKeep);
 }
 

@@ -28,8 +28,11 @@ class ServiceRelays {
   bool StopsAService(catalog::ResourceId exec) const { return stopped_by_.contains(exec); }
   // `a` refreshes service `s`: through the graph, or through an exec that restarts it.
   bool Refreshes(catalog::ResourceId a, catalog::ResourceId s) const;
-  // `exec` is refreshonly and everything that notifies it refreshes `service`: the service is
-  // refreshed whenever the exec changes anything.
+  // `exec` is refreshonly and everything whose change notifies it (Puppet's graph: through its
+  // containers and relays too) refreshes `service`: the service is refreshed whenever the exec
+  // changes anything. The exec is not required to come before the service: what such an exec
+  // writes is made from what its triggers changed, and a judged case (saz-timezone's
+  // dpkg-reconfigure of the zone its Files set) rewrites the same content.
   bool TriggersRefresh(catalog::ResourceId exec, catalog::ResourceId service) const;
   // The stop-edit-start idiom: an exec that runs on every apply stops service `s` before
   // `producer` changes anything, and `s` is applied after it.

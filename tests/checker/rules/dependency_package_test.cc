@@ -47,5 +47,33 @@ TEST(DependencyPackageRuleTest, AnotherPackageBeforeIsWeakNoneIsStrong) {
             kStrongest);
 }
 
+// Both wrote the file (ghoneycutt-ssh): apt-get install openssh-server unpacked
+// openssh-client's ssh_config, and the File then wrote Puppet's. Package['openssh-client'] is
+// ordered before the File, so the dependency's conffile is there before it in any order.
+TEST(DependencyPackageRuleTest, AWriteOfADependencysConffile) {
+  AnalysisBuilder run;
+  run.Block("Package[openssh-server]")
+      .Writes("/etc/ssh/ssh_config")
+      .UnpackedFrom("/etc/ssh/ssh_config", "openssh-client");
+  run.Block("Package[openssh-client]");
+  run.Block("File[ssh_config]").Writes("/etc/ssh/ssh_config");
+  RuleHarness ordered({{"Package", "openssh-server"},
+                       {"Package", "openssh-client", {{"before", "File[ssh_config]"}}},
+                       {"File", "ssh_config", {{"path", "/etc/ssh/ssh_config"}}}},
+                      run);
+  EXPECT_EQ(
+      ordered.MaxStrength("dependency-package", checker::kWriteWriteEvidence,
+                          "Package[openssh-server]", "File[ssh_config]", "/etc/ssh/ssh_config"),
+      0);
+  RuleHarness unordered({{"Package", "openssh-server"},
+                         {"Package", "openssh-client"},
+                         {"File", "ssh_config", {{"path", "/etc/ssh/ssh_config"}}}},
+                        run);
+  EXPECT_EQ(
+      unordered.MaxStrength("dependency-package", checker::kWriteWriteEvidence,
+                            "Package[openssh-server]", "File[ssh_config]", "/etc/ssh/ssh_config"),
+      kStrongest);
+}
+
 }  // namespace
 }  // namespace fsmove::testing

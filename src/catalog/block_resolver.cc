@@ -102,6 +102,10 @@ BlockResolution BlockResolver::Resolve(std::string_view trailing_ref,
   } else if (std::optional<ResourceId> file = catalog_->Find("File", trailing_ref)) {
     // The same sentinel of a File whose title is not its path prints the title.
     return BlockResolution{file, BlockMatch::kGenerated};
+  } else if (std::optional<ResourceId> concat = catalog_->Find("Concat_file", trailing_ref)) {
+    // A Concat_file contains the File it generates, and the end of that container prints as
+    // its title alone ("named.conf.keys: Starting to evaluate the resource").
+    return BlockResolution{concat, BlockMatch::kGenerated};
   }
   return BlockResolution{};
 }

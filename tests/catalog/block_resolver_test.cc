@@ -97,6 +97,15 @@ TEST_F(CatalogBlockResolverTest, ChildrenSentinelOfAFileWhoseTitleIsNotAPath) {
   EXPECT_EQ(Describe(catalog, "other"), "unknown");
 }
 
+// smoeding-bind's concat of keys: after File[/etc/bind/named.conf.keys], Puppet evaluates the
+// end of its Concat_file's container, printed as "named.conf.keys:".
+TEST_F(CatalogBlockResolverTest, TheEndOfAConcatFileWhoseTitleIsNotAPath) {
+  const Catalog catalog = MakeCatalog({
+      Res("Concat_file", "named.conf.keys", {{"path", "/etc/bind/named.conf.keys"}}),
+  });
+  EXPECT_EQ(Describe(catalog, "named.conf.keys"), "generated Concat_file[named.conf.keys]");
+}
+
 TEST_F(CatalogBlockResolverTest, ConcatTidyAndPurgeGenerators) {
   const Catalog catalog = MakeCatalog({
       Res("Concat_file", "/etc/motd", {{"tag", "motd"}}),

@@ -89,7 +89,7 @@ class CheckingSink : public strace::CallSink {
     ++calls;
     DecodeCall(call.name, call.rest);
   }
-  void OnProcessExit(int32_t, uint64_t line) override {
+  void OnProcessExit(int32_t, uint64_t line, int) override {
     FSMOVE_FUZZ_CHECK(line >= 1 && line <= fed);
   }
   void OnPidRenamed(int32_t, int32_t, uint64_t line) override {

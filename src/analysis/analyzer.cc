@@ -278,8 +278,18 @@ void Analyzer::OnCall(const strace::SyscallEvent& call) {
   }
 }
 
-void Analyzer::OnProcessExit(int32_t pid, uint64_t) {
+void Analyzer::OnProcessExit(int32_t pid, uint64_t line, int exit_status) {
   if (pid == stats_.first_pid) stats_.first_pid_exited = true;
+  if (exit_status > 0 && stats_.daemon_exits.size() < kMaxDaemonExits) {
+    const BlockId block = interp_.OutlivedBlock(pid);
+    if (block != kNoBlock && interp_.blocks().info(block).type() == "Service" &&
+        std::none_of(stats_.daemon_exits.begin(), stats_.daemon_exits.end(),
+                     [&](const DaemonExit& d) { return d.block == block; })) {
+      std::vector<std::string_view> ran = interp_.programs().ProgramsAbove(pid, line, 1);
+      stats_.daemon_exits.push_back(DaemonExit{block, pid, line, exit_status,
+                                               ran.empty() ? std::string() : std::string(ran[0])});
+    }
+  }
   marker_at_start_.erase(pid);
   interp_.ProcessExit(pid);
 }

@@ -194,6 +194,14 @@ void Interpreter::CreateChild(int32_t parent_pid, int32_t child, uint64_t flags,
   }
 }
 
+BlockId Interpreter::OutlivedBlock(int32_t pid) {
+  const Process* p = procs_.Find(pid);
+  if (p == nullptr || p->ownership != Ownership::kResource || p->block == current_) {
+    return kNoBlock;
+  }
+  return p->block;
+}
+
 void Interpreter::ProcessExit(int32_t pid) {
   if (pid == puppet_tgid_) {
     // Puppet's run is over; a later run in the same trace prints markers from a new process.

@@ -156,6 +156,29 @@ std::vector<std::string> FailedServiceWarnings(const catalog::Catalog& cat,
   return out;
 }
 
+// A Service whose start left a process that then exited with a failure while Puppet applied
+// other resources: without systemd nothing else says so (an init script that reported the
+// start succeeded; Puppet calls the service running). A Service systemd's log already names
+// (FailedServiceWarnings) is not said twice.
+std::vector<std::string> DaemonExitWarnings(const analysis::Analyzer& analyzer,
+                                            const std::vector<std::string>& already) {
+  std::vector<std::string> out;
+  for (const analysis::DaemonExit& d : analyzer.stats().daemon_exits) {
+    const std::string& ref = analyzer.interpreter().blocks().info(d.block).ref;
+    if (std::any_of(already.begin(), already.end(),
+                    [&](const std::string& w) { return w.starts_with(ref + ": "); })) {
+      continue;
+    }
+    out.push_back(absl::StrCat(
+        ref, ": a process its start left running",
+        d.program.empty() ? std::string() : absl::StrCat(" (", base::TerminalSafe(d.program), ")"),
+        ", pid ", d.pid, ", exited with status ", d.status, " at trace line ", d.line,
+        ", after Puppet had gone on: if it was the daemon, what it would have read after is not "
+        "in the trace, and a missing notifier to it can go unseen"));
+  }
+  return out;
+}
+
 // replays (--confirm) and the patches (--fix-diff) they are checked and reported with, and how
 // the check then ends.
 Outcome ReportRun(const Request& request, const Settings& settings, const exec::CheckRequest& req,
@@ -170,6 +193,8 @@ Outcome ReportRun(const Request& request, const Settings& settings, const exec::
   if (!cat.ok()) return Fail(cat.status(), sink);
   sink.Say(CatalogWarnings(*cat));
   for (std::string& w : FailedServiceWarnings(*cat, run.failed_units))
+    run.summary.warnings.push_back(std::move(w));
+  for (std::string& w : DaemonExitWarnings(analyzer, run.summary.warnings))
     run.summary.warnings.push_back(std::move(w));
   report::FindingsContext ctx;
   ctx.trace_name = "strace output of puppet apply";

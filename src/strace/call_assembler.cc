@@ -159,6 +159,25 @@ void CallAssembler::TakeOver(int32_t leader, int32_t thread, uint64_t line_numbe
   sink_->OnPidRenamed(thread, leader, line_number);
 }
 
+namespace {
+
+// The N of "+++ exited with N +++"; -1 for a process killed by a signal (or a status that does
+// not read as one).
+int ExitStatus(LineKind kind, std::string_view line) {
+  static constexpr std::string_view kExitedWith = "+++ exited with ";
+  const size_t at = line.find(kExitedWith);
+  if (kind != LineKind::kExited || at == std::string_view::npos) return -1;
+  int status = 0;
+  size_t i = at + kExitedWith.size();
+  if (i >= line.size() || line[i] < '0' || line[i] > '9') return -1;
+  for (; i < line.size() && line[i] >= '0' && line[i] <= '9' && status < 1000; ++i) {
+    status = status * 10 + (line[i] - '0');
+  }
+  return status;
+}
+
+}  // namespace
+
 void CallAssembler::Feed(const LineHead& head, std::string_view line, uint64_t line_number) {
   if (spliced_.active && ContinueSpliced(head, line, line_number)) return;
   switch (head.kind) {
@@ -180,7 +199,7 @@ void CallAssembler::Feed(const LineHead& head, std::string_view line, uint64_t l
       ++stats_.exits;
       if (pending_.erase(pid) > 0) ++stats_.abandoned_unfinished;
       ForgetLive(pid);
-      sink_->OnProcessExit(pid, line_number);
+      sink_->OnProcessExit(pid, line_number, ExitStatus(head.kind, line));
       return;
     }
     case LineKind::kSuperseded: {

@@ -108,6 +108,40 @@ def case_systemd_killed():
     assert_nothing_left("sleep 598", p.pid)
 
 
+def case_init_script_daemon_dies():
+    """Without systemd: an init script starts its daemon in the background and says it
+    started; the daemon reads its config and exits 1 while Puppet applies the next resource.
+    Puppet calls the service running; the report warns that a process the start left running
+    exited with status 1, naming the program and the trace line."""
+    code = """file { '/etc/init.d/fsmove-dies':
+  ensure  => file,
+  mode    => '0755',
+  content => "#!/bin/sh\\ncase \\"\\$1\\" in\\n  start) /bin/sh -c 'sleep 0.3; cat /etc/fsmove-dies.conf; exit 1' >/dev/null 2>&1 & ;;\\n  status) exit 3 ;;\\nesac\\nexit 0\\n",
+}
+
+file { '/etc/fsmove-dies.conf':
+  ensure  => file,
+  content => "x\\n",
+}
+
+service { 'fsmove-dies':
+  ensure    => running,
+  subscribe => File['/etc/init.d/fsmove-dies', '/etc/fsmove-dies.conf'],
+}
+
+exec { '/bin/sleep 3':
+  require => Service['fsmove-dies'],
+}
+"""
+    p = fsmove("check", "-q", "--init", "none", "--format", "json", "-e", code, timeout=600)
+    check(p.returncode == 0, f"exit code {p.returncode}")
+    run = json.loads(p.stdout)["run"]
+    dies = [w for w in run["warnings"] if w.startswith("Service[fsmove-dies]: ")]
+    check(len(dies) == 1 and "a process its start left running (/bin/sh), pid " in dies[0]
+          and "exited with status 1 at trace line " in dies[0], f"warnings: {run['warnings']}")
+    check(run["failed_resources"] == [], f"Puppet failed a resource: {run['failed_resources']}")
+
+
 def case_systemd_service_dies():
     """A Service whose daemon exits at once under systemd (its unit's main process exits 2
     after reading its config): Puppet calls it started, and the report warns that its unit

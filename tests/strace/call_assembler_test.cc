@@ -44,8 +44,9 @@ class RecordingSink : public CallSink {
                                                   : std::string(call.rest.substr(call.return_at))});
     call_texts.emplace_back(call.rest);
   }
-  void OnProcessExit(int32_t pid, uint64_t line) override {
+  void OnProcessExit(int32_t pid, uint64_t line, int exit_status) override {
     events.push_back("exit " + std::to_string(pid) + " @" + std::to_string(line));
+    exit_statuses.push_back(exit_status);
   }
   void OnPidRenamed(int32_t from, int32_t to, uint64_t line) override {
     events.push_back("rename " + std::to_string(from) + "->" + std::to_string(to) + " @" +
@@ -57,6 +58,7 @@ class RecordingSink : public CallSink {
   }
 
   std::vector<std::string> events;
+  std::vector<int> exit_statuses;
   std::vector<RecordedCall> calls;
   std::vector<std::string> call_texts;
 };
@@ -222,6 +224,15 @@ TEST(CallAssemblerTest, SecondUnfinishedCallReportsTheFirst) {
                           "unparsed @1 [unfinished call never resumed (the same process started "
                           "another call)] read(3, <unfinished ...>",
                           "start 5 close(4 @2", "call 5 close(4 ) = 0 @2-3"));
+}
+
+// A daemon an init script started exits with 1 (haveged in the sixth sample); one killed at the
+// sandbox's end has no status.
+TEST(CallAssemblerTest, ExitStatusesReachTheSink) {  // real shapes
+  Harness h;
+  h.FeedAll({"1412  +++ exited with 1 +++", "[pid  1235] +++ exited with 0 +++",
+             "1500  +++ killed by SIGKILL +++", "1501  +++ exited with 255 +++"});
+  EXPECT_EQ(h.sink.exit_statuses, (std::vector<int>{1, 0, -1, 255}));
 }
 
 TEST(CallAssemblerTest, ExitDropsThePendingCall) {  // real shape

@@ -30,6 +30,15 @@ struct UnparsedLine {
   std::string reason;
 };
 
+struct DaemonExit {
+  BlockId block = kNoBlock;  // the Service whose start left it running
+  int32_t pid = 0;
+  uint64_t line = 0;  // the trace line of its "+++ exited with N +++"
+  int status = 0;
+  std::string program;  // what it ran (its last execve), if the trace shows it
+};
+inline constexpr size_t kMaxDaemonExits = 20;
+
 struct TraceStats {
   uint64_t lines = 0;
   uint64_t bytes = 0;
@@ -54,6 +63,10 @@ struct TraceStats {
   int32_t first_pid = 0;
   bool first_pid_exited = false;
   std::map<std::string, uint64_t> unmodelled_syscalls;
+  // Processes a Service's start left running that then exited with a failure, while Puppet
+  // was applying other resources (a daemon an init script reported started, then dead): the
+  // first of each Service, at most kMaxDaemonExits.
+  std::vector<DaemonExit> daemon_exits;
 };
 
 // The threaded reading of Analyzer::RunThreaded: batches of lines go from stage 1 (the
@@ -112,7 +125,7 @@ class Analyzer : private strace::CallSink {
   void OnCallStarted(int32_t pid, std::string_view name, std::string_view partial,
                      uint64_t line) override;
   void OnCall(const strace::SyscallEvent& call) override;
-  void OnProcessExit(int32_t pid, uint64_t line) override;
+  void OnProcessExit(int32_t pid, uint64_t line, int exit_status) override;
   void OnPidRenamed(int32_t from, int32_t to, uint64_t line) override;
   void OnUnparsed(uint64_t line, std::string_view text, std::string_view reason) override;
 

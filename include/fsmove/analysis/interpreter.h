@@ -81,6 +81,9 @@ class Interpreter {
   void NoteCloneStarted(int32_t pid, uint64_t clone_flags, uint64_t line);
   void NoteCloneFinished(int32_t pid);
   void ProcessExit(int32_t pid);
+  // The resource block a process belongs to (its block started it, and it is not Puppet's own)
+  // when Puppet has left that block: a process the resource's run left behind. kNoBlock else.
+  BlockId OutlivedBlock(int32_t pid);
   void RenamePid(int32_t from, int32_t to);
 
   // ---- resource blocks ----

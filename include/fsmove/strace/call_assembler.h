@@ -44,7 +44,8 @@ class CallSink {
   virtual void OnCallStarted(int32_t pid, std::string_view name, std::string_view partial,
                              uint64_t line) = 0;
   virtual void OnCall(const SyscallEvent& call) = 0;
-  virtual void OnProcessExit(int32_t pid, uint64_t line) = 0;
+  // `exit_status`: the status of "+++ exited with N +++", or -1 when it was killed by a signal.
+  virtual void OnProcessExit(int32_t pid, uint64_t line, int exit_status) = 0;
   // Process `from` is now known as `to` (a thread's execve took over the leader's pid, or
   // the unprefixed first process showed its real pid). Whatever `to` was is gone.
   virtual void OnPidRenamed(int32_t from, int32_t to, uint64_t line) = 0;

@@ -48,7 +48,7 @@ struct SandboxSpec {
   // The catalog's packages the root already has: "remove" them in the preparation, so that
   // their install is traced (preinstalled_packages.h), or "keep" them.
   std::string preinstalled = "remove";
-  std::string keep_dir;             // copy the overlay's upper layer here at the end
+  std::string keep_dir;  // copy the overlay's upper layer here at the end
   // Run strace and everything it traces on this one CPU (-1: no pinning). Every ptrace stop
   // hands the CPU from tracee to tracer and back; on one CPU that is a plain context switch,
   // across CPUs a wake-up of the other CPU each time (an inter-processor interrupt, costly in

@@ -1,0 +1,3 @@
+class { 'amavisd':
+  myhostname => 'mail.example.com',
+}

@@ -1,0 +1,6 @@
+class { 'opendmarc':
+  configs => {
+    'RejectFailures' => 'true',
+    'Syslog'         => 'true',
+  },
+}

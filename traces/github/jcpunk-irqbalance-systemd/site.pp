@@ -1,0 +1,3 @@
+class { 'irqbalance':
+  irqbalance_env_file => '/etc/default/irqbalance',
+}

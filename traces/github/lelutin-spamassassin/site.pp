@@ -1,0 +1,4 @@
+class { 'spamassassin':
+  sa_update       => true,
+  service_enabled => true,
+}

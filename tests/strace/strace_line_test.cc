@@ -735,7 +735,7 @@ TEST(StraceLineHeadTest, CommonShapeAndItsNeighboursReadAlike) {
   EXPECT_EQ(ParseLineHead("12 clone3({flags=CLONE_VM}, 88) = 13").name, "clone3");
 }
 
-// NameIndex remembers a few names and recognises them at a line's start with word compares;
+// NameIndex remembers the names it looked up and recognises them at a line's start by their words;
 // a line must read the same with it as without, and name the index the table gives.
 int32_t FakeLookup(std::string_view name) {
   return name.empty() ? -1 : static_cast<int32_t>(name.size() * 100 + name[0]);
@@ -783,6 +783,21 @@ TEST(NameIndexTest, ALineReadsAsWithoutIt) {
       EXPECT_EQ(h.name, plain.name) << line;
       EXPECT_EQ(h.rest, plain.rest) << line;
       EXPECT_EQ(h.syscall, NamesSyscall(plain.kind) ? FakeLookup(plain.name) : -1) << line;
+    }
+  }
+}
+
+// More names than the index has room for: a name whose slot was taken is looked up again, and
+// every line still names its own index.
+TEST(NameIndexTest, ManyNamesEachKeepTheirIndex) {
+  NameIndex names(&FakeLookup);
+  for (int round = 0; round < 2; ++round) {
+    for (int i = 0; i < 600; ++i) {
+      const std::string name = "n" + std::to_string(i * 7919);
+      const std::string line = "7     " + name + "(3, \"/x\", 4096) = 0";
+      const LineHead h = ParseLineHead(line, &names);
+      EXPECT_EQ(h.name, name);
+      EXPECT_EQ(h.syscall, FakeLookup(name)) << line;
     }
   }
 }

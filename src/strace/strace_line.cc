@@ -102,23 +102,6 @@ size_t FindArgsEnd(std::string_view text) {
   return std::string_view::npos;
 }
 
-size_t ReturnValueStartSlow(std::string_view rest) {
-  const char* data = rest.data();
-  size_t end = rest.size();
-  while (end > 0) {
-    const void* q = memrchr(data, '=', end);
-    if (q == nullptr) return std::string_view::npos;
-    const size_t eq = static_cast<const char*>(q) - data;
-    if (eq >= 2 && eq + 1 < rest.size() && data[eq - 1] == ' ' && data[eq + 1] == ' ') {
-      size_t j = eq - 1;  // strace pads before "= " to align the returns: `close(3)      = 0`
-      while (j > 0 && data[j - 1] == ' ') --j;
-      if (j > 0 && data[j - 1] == ')') return eq + 2;
-    }
-    end = eq;  // '=' inside a decoration, a string or a struct: look further back
-  }
-  return std::string_view::npos;
-}
-
 namespace {
 
 inline bool IsLower(char c) { return c >= 'a' && c <= 'z'; }
@@ -143,6 +126,39 @@ inline const char* SkipSpaces(const char* p, const char* end) {
   while (p < end && *p == ' ') ++p;
   return p;
 }
+
+// Skips the spaces before p back to begin, eight at a time (a short call's padding).
+inline const char* SkipSpacesBack(const char* begin, const char* p) {
+  constexpr uint64_t kSpaces = 0x2020202020202020ull;
+  while (p - begin >= 8) {
+    const uint64_t other = Load8(p - 8) ^ kSpaces;  // p[-1] is the high byte
+    if (other != 0) return p - std::countl_zero(other) / 8;
+    p -= 8;
+  }
+  while (p > begin && p[-1] == ' ') --p;
+  return p;
+}
+
+}  // namespace
+
+size_t ReturnValueStartSlow(std::string_view rest) {
+  const char* data = rest.data();
+  size_t end = rest.size();
+  while (end > 0) {
+    const void* q = memrchr(data, '=', end);
+    if (q == nullptr) return std::string_view::npos;
+    const size_t eq = static_cast<const char*>(q) - data;
+    if (eq >= 2 && eq + 1 < rest.size() && data[eq - 1] == ' ' && data[eq + 1] == ' ') {
+      size_t j = eq - 1;  // strace pads before "= " to align the returns: `close(3)      = 0`
+      j = static_cast<size_t>(SkipSpacesBack(data, data + j) - data);
+      if (j > 0 && data[j - 1] == ')') return eq + 2;
+    }
+    end = eq;  // '=' inside a decoration, a string or a struct: look further back
+  }
+  return std::string_view::npos;
+}
+
+namespace {
 
 // The shape of nearly every line of an `strace -f -o` trace, `PID  name(args) = ret`, read in
 // one pass of pointer steps; false (nothing written) for any other shape, left to the general

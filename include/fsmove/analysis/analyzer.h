@@ -60,7 +60,7 @@ struct TraceStats {
 // reader's thread) to stage 2 (the caller's) through a ring of this many slots.
 struct PipelineOptions {
   strace::BatchOptions batch;
-  size_t ring_slots = 8;
+  size_t ring_slots = 4;
 };
 
 struct AnalyzerOptions {

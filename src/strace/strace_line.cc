@@ -416,6 +416,38 @@ void ParseGeneralHead(std::string_view line, LineHead* head) {
 
 }  // namespace
 
+bool ReadCommonCall(std::string_view line, NameIndex* names, CommonCall* call) {
+  const char* p = line.data();
+  const char* const end = p + line.size();
+  // As ParseCommonHead reads the pid column and the name, but only a name the index knows.
+  uint32_t pid = 0;
+  const char* digits = p;
+  const char* const digits_end = p + std::min<size_t>(line.size(), 10);
+  while (p < digits_end && IsDigit(*p)) pid = pid * 10 + static_cast<uint32_t>(*p++ - '0');
+  if (p == digits || p - digits > 9 || p == end || *p != ' ') return false;
+  p = SkipSpaces(p, end);
+  size_t name_size = 0;
+  int32_t syscall = -1;
+  if (p == end || !IsLower(*p) || !names->Match(p, end, &name_size, &syscall)) return false;
+  // Whatever ParseLineHead and the assembler read off the line's end is absent: no trailing
+  // blank (rest is the line's end), no '>' (unfinished), no 'd' (a spliced notice).
+  const char* rest = p + name_size + 1;
+  const char last = end[-1];
+  if (rest >= end || last == ' ' || last == '\t' || last == '\r' || last == '>' || last == 'd') {
+    return false;
+  }
+  const std::string_view rest_text(rest, static_cast<size_t>(end - rest));
+  const size_t at = ReturnValueStart(rest_text);
+  if (at == std::string_view::npos) return false;
+  call->pid = static_cast<int32_t>(pid);
+  call->syscall = syscall;
+  call->name = std::string_view(p, name_size);
+  call->rest = rest_text;
+  call->return_at = at;
+  call->returned_negative = at < rest_text.size() && rest_text[at] == '-';
+  return true;
+}
+
 LineHead ParseLineHead(std::string_view line) { return ParseLineHead(line, nullptr); }
 
 LineHead ParseLineHead(std::string_view line, NameIndex* names) {

@@ -160,6 +160,21 @@ inline bool NamesSyscall(LineKind kind) {
 LineHead ParseLineHead(std::string_view line);
 LineHead ParseLineHead(std::string_view line, NameIndex* names);
 
+// The common line of an `strace -f -o` trace, a whole call `PID  name(args) = ret` whose name
+// `names` already knows, read in one pass for the caller's fast path: what ParseLineHead gives
+// such a line, with where its return value starts (ReturnValueStart). False, nothing written,
+// for any other line (a new name, a line ending in a blank, '>' or 'd', no return value): the
+// caller then reads it with ParseLineHead.
+struct CommonCall {
+  int32_t pid = 0;
+  int32_t syscall = -1;
+  std::string_view name;
+  std::string_view rest;  // LineHead::rest
+  size_t return_at = 0;   // in rest
+  bool returned_negative = false;
+};
+bool ReadCommonCall(std::string_view line, NameIndex* names, CommonCall* call);
+
 struct CallTail {
   std::string_view args;  // the argument text, without the outer parentheses
   bool has_return = false;

@@ -3,6 +3,8 @@
 // only for calls that can change the model or be charged to a resource.
 #include "fsmove/analysis/analyzer.h"
 
+#include <cstring>
+
 #include "absl/strings/str_cat.h"
 #include "fsmove/strace/args.h"
 #include "fsmove/strace/puppet_markers.h"
@@ -34,28 +36,75 @@ Analyzer::Analyzer(AnalyzerOptions options)
 }
 
 absl::Status Analyzer::Run(strace::LineReader& reader) {
+  // Runs of whole lines are taken from the reader's buffer at once and split here, with no
+  // per-line call into the reader; Next() reads what NextChunk cannot give (a line longer than
+  // the buffer, the last one without a newline). The reader counts only Next()'s lines.
+  uint64_t chunk_lines = 0;
+  std::string_view chunk;
   std::string_view line;
-  while (reader.Next(&line)) {
-    if (reader.last_line_unterminated()) stats_.unterminated_last_line = true;
-    if (reader.last_line_cut()) {
-      // Only its start is left: whatever call it was cannot be read. Counted, not guessed.
-      ++stats_.cut_lines;
-      stats_.lines = reader.line_number();
-      OnUnparsed(
-          reader.line_number(), line,
-          absl::StrCat("line longer than ", reader.max_line_bytes(), " bytes: cut, not analysed"));
+  for (;;) {
+    if (reader.NextChunk(&chunk)) {
+      const char* p = chunk.data();
+      const char* const end = p + chunk.size();
+      while (p < end) {
+        const char* nl = static_cast<const char*>(memchr(p, '\n', static_cast<size_t>(end - p)));
+        const size_t length = static_cast<size_t>(nl - p);  // a chunk ends with a newline
+        ++chunk_lines;
+        if (length > reader.max_line_bytes()) {
+          FeedCutLine(std::string_view(p, reader.max_line_bytes()),
+                      chunk_lines + reader.line_number(), reader.max_line_bytes());
+        } else {
+          FeedLine(std::string_view(p, length), chunk_lines + reader.line_number());
+        }
+        p = nl + 1;
+      }
       continue;
     }
-    FeedLine(line, reader.line_number());
+    if (!reader.Next(&line)) break;
+    if (reader.last_line_unterminated()) stats_.unterminated_last_line = true;
+    if (reader.last_line_cut()) {
+      FeedCutLine(line, chunk_lines + reader.line_number(), reader.max_line_bytes());
+    } else {
+      FeedLine(line, chunk_lines + reader.line_number());
+    }
   }
   stats_.bytes = reader.bytes_consumed();
   Finish();
   return reader.status();
 }
 
+void Analyzer::FeedCutLine(std::string_view start, uint64_t number, size_t max_line_bytes) {
+  // Only its start is left: whatever call it was cannot be read. Counted, not guessed.
+  ForgetOutsidePid();
+  ++stats_.cut_lines;
+  stats_.lines = number;
+  OnUnparsed(number, start,
+             absl::StrCat("line longer than ", max_line_bytes, " bytes: cut, not analysed"));
+}
+
 void Analyzer::FeedLine(std::string_view line, uint64_t number) {
   stats_.lines = number;
   stats_.bytes += line.size() + 1;
+  // Most lines: a whole call of a known name, read in one pass, and only counted.
+  strace::CommonCall call;
+  if (strace::ReadCommonCall(line, &syscall_names_, &call)) {
+    if (call.syscall > 0 && CountedOnly(call.pid, call.syscall, call.returned_negative ? 1 : 0)) {
+      return;
+    }
+    strace::LineHead head;
+    head.kind = strace::LineKind::kCall;
+    head.has_pid = true;
+    head.pid = call.pid;
+    head.name = call.name;
+    head.rest = call.rest;
+    head.syscall = call.syscall;
+    head.return_at = call.return_at;
+    head.no_spliced_notice = true;
+    head.returned_negative = call.returned_negative ? 1 : 0;
+    ForgetOutsidePid();
+    assembler_.Feed(head, line, number);
+    return;
+  }
   strace::LineHead head = strace::ParseLineHead(line, &syscall_names_);
   if (head.kind == strace::LineKind::kCall && !head.rest.empty() &&
       head.rest.back() != 'd') {  // 'd': maybe a spliced notice
@@ -115,6 +164,13 @@ std::vector<Analyzer::CountRule> Analyzer::CountRules() {
     rules.push_back(rule);
   }
   return rules;
+}
+
+bool Analyzer::ArgsAlwaysRead(int32_t syscall) {
+  if (syscall <= 0) return false;
+  const SyscallSpec* spec = fstrace::SyscallSpecAt(static_cast<uint16_t>(syscall));
+  return spec != nullptr && (spec->flags & (fstrace::kMayCarryMarker | fstrace::kCreatesProcess |
+                                            fstrace::kNoEffect | fstrace::kConsumeOnly)) == 0;
 }
 
 int32_t Analyzer::TableIndexOf(std::string_view name) {
@@ -250,18 +306,18 @@ void Analyzer::OnCall(const strace::SyscallEvent& call) {
   }
   if (fate == Fate::kModel && block == kNoBlock) block = interp_.BlockOf(call.pid);
   strace::CallTail tail;
-  strace::ArgList args;  // split in the pass that finds the arguments' end
-  bool tail_parsed = false;
-  if (fate == Fate::kReadReturn) {
-    // A readlink that succeeds outside every block shows a symlink that existed before the
-    // trace.
-    tail_parsed = true;
-    if (!strace::ParseCallTail(call.rest, &tail, &args) || !tail.has_return || tail.ret < 0) {
-      ++stats_.skipped_outside_blocks;
-      return;
-    }
+  strace::ArgList args;
+  // Split in the pass that finds the arguments' end, or by the threaded reader's first stage.
+  const size_t close = call.split != nullptr ? args.RestoreFrom(call.rest, call.split)
+                                             : args.SplitUntilClose(call.rest);
+  const bool closed = strace::ParseCallTailAt(call.rest, close, &tail);
+  // A readlink that succeeds outside every block shows a symlink that existed before the
+  // trace.
+  if (fate == Fate::kReadReturn && (!closed || !tail.has_return || tail.ret < 0)) {
+    ++stats_.skipped_outside_blocks;
+    return;
   }
-  if (!tail_parsed && !strace::ParseCallTail(call.rest, &tail, &args)) {
+  if (!closed) {
     OnUnparsed(call.line, std::string(call.name) + "(" + std::string(call.rest),
                "system call without a closing parenthesis");
     return;

@@ -432,13 +432,32 @@ bool Interpreter::PathOf(const Resolution& r, std::string* out) const {
   return true;
 }
 
+Interpreter::RecordCacheEntry& Interpreter::RecordCacheFor(const Resolution& r) {
+  const InodeId from = r.name.empty() ? r.inode : r.dir;
+  const uint64_t h =
+      (uint64_t{from} * 0x9e3779b97f4a7c15ull) ^ (uint64_t{r.inode} * 0xff51afd7ed558ccdull);
+  RecordCacheEntry& e = record_cache_[(h >> 32) % kRecordCacheSlots];
+  const uint64_t generation = inodes_.generation();
+  if (e.generation == generation && e.from == from && e.name == r.name) return e;
+  e.generation = UINT64_MAX;  // a miss: Record fills it
+  e.from = from;
+  e.name = r.name;
+  e.id.reset();
+  return e;
+}
+
 void Interpreter::Record(const Resolution& r, Effect e, const CallContext& ctx, bool probe,
                          bool listing) {
   if (ctx.block == kNoBlock) return;
-  if (!PathOf(r, &scratch_)) {
-    ++stats_.unnamed_paths;
-    return;
+  RecordCacheEntry& cached = RecordCacheFor(r);
+  if (cached.generation != inodes_.generation()) {
+    if (!PathOf(r, &cached.path)) {
+      ++stats_.unnamed_paths;
+      return;
+    }
+    cached.generation = inodes_.generation();
   }
+  scratch_ = cached.path;
   // A unit that systemd sandboxes (PrivateTmp=, ProtectSystem=, ...) runs in a mount
   // namespace whose root is the real root bind-mounted at /run/systemd/unit-root: its paths
   // are the real root's.
@@ -478,8 +497,12 @@ void Interpreter::Record(const Resolution& r, Effect e, const CallContext& ctx, 
            .syscall = ctx.syscall,
            .pid = ctx.pid,
            .line = ctx.line};
-  std::optional<PathId> id = InternWithinBudget(scratch_, ctx.line);
-  if (!id) return;
+  std::optional<PathId> id = cached.id;
+  if (!id) {
+    id = InternWithinBudget(scratch_, ctx.line);
+    if (!id) return;
+    cached.id = id;  // ids are never taken back
+  }
   accesses_.Record(*id, a);
   if (e == Effect::kProduced && !shallow) NoteDpkgWrite(ctx.pid, *id, scratch_);
   if (e != Effect::kConsumed && !r.name.empty() && !shallow) {

@@ -9,7 +9,6 @@
 #include <algorithm>
 #include <thread>
 
-#include "absl/strings/str_cat.h"
 #include "fsmove/analysis/analyzer.h"
 #include "fsmove/strace/spsc_ring.h"
 
@@ -32,18 +31,19 @@ bool Claim(LineBatch& batch) {
                                              std::memory_order_acquire);
 }
 
-void SplitClaimed(const strace::BatchOptions& options, size_t max_line_bytes, LineBatch& batch) {
-  strace::SplitChunk(options, max_line_bytes, &batch);
+void SplitClaimed(const strace::BatchOptions& options, size_t max_line_bytes,
+                  strace::NameIndex* names, LineBatch& batch) {
+  strace::SplitChunk(options, max_line_bytes, &batch, names);
   batch.state.store(BatchState::kSplit, std::memory_order_release);
   batch.state.notify_one();  // stage 2 may be waiting for this very batch
 }
 
 // Splits the first raw batch among the writes [from, to); false when there is none.
 bool SplitFirstRaw(Ring& ring, uint64_t from, uint64_t to, const strace::BatchOptions& options,
-                   size_t max_line_bytes) {
+                   size_t max_line_bytes, strace::NameIndex* names) {
   for (uint64_t seq = from; seq < to; ++seq) {
     if (Claim(ring.At(seq))) {
-      SplitClaimed(options, max_line_bytes, ring.At(seq));
+      SplitClaimed(options, max_line_bytes, names, ring.At(seq));
       return true;
     }
   }
@@ -52,6 +52,7 @@ bool SplitFirstRaw(Ring& ring, uint64_t from, uint64_t to, const strace::BatchOp
 
 // The reader's thread: reads batches into the ring and splits the oldest raw ones.
 void ReadAndSplit(Ring& ring, strace::LineReader& reader, const strace::BatchOptions& options) {
+  strace::NameIndex names(options.syscall_index);  // this thread's, for every batch
   uint64_t written = 0;
   bool reading = true;
   for (;;) {
@@ -68,7 +69,7 @@ void ReadAndSplit(Ring& ring, strace::LineReader& reader, const strace::BatchOpt
         if (batch == nullptr) return;  // stage 2 stopped reading
       }
       if (batch != nullptr) {
-        strace::TakeChunkOrFill(reader, options, batch);
+        strace::TakeChunkOrFill(reader, options, batch, &names);
         reading = !batch->last;
         ring.EndWrite();
         ++written;
@@ -77,7 +78,7 @@ void ReadAndSplit(Ring& ring, strace::LineReader& reader, const strace::BatchOpt
     } else if (raw == 0) {
       return;
     }
-    SplitFirstRaw(ring, from, written, options, reader.max_line_bytes());
+    SplitFirstRaw(ring, from, written, options, reader.max_line_bytes(), &names);
   }
 }
 
@@ -88,11 +89,7 @@ void Analyzer::FeedBatch(const strace::LineBatch& batch, size_t max_line_bytes) 
   for (const strace::BatchedLine& l : batch.lines) {
     if (l.unterminated) stats_.unterminated_last_line = true;
     if (l.cut) {
-      ForgetOutsidePid();
-      ++stats_.cut_lines;
-      stats_.lines = number;
-      OnUnparsed(number, batch.Text(l),
-                 absl::StrCat("line longer than ", max_line_bytes, " bytes: cut, not analysed"));
+      FeedCutLine(batch.Text(l), number, max_line_bytes);
     } else {
       stats_.lines = number;
       if (!MayBeCountedOnly(l.kind, l.has_pid, l.syscall, l.no_spliced_notice,
@@ -112,6 +109,7 @@ absl::Status Analyzer::RunThreaded(strace::LineReader& reader, const PipelineOpt
   Ring ring(options.ring_slots);
   strace::BatchOptions batch_options = options.batch;
   batch_options.syscall_index = &TableIndexOf;
+  batch_options.args_read = &ArgsAlwaysRead;
   const size_t max_line_bytes = reader.max_line_bytes();
   std::thread reading(
       [&ring, &reader, &batch_options] { ReadAndSplit(ring, reader, batch_options); });
@@ -126,6 +124,7 @@ absl::Status Analyzer::RunThreaded(strace::LineReader& reader, const PipelineOpt
       }
     }
   } joiner{reading, ring};
+  strace::NameIndex names(&TableIndexOf);  // this thread's, for the batches it splits
   uint64_t lines = 0;
   for (uint64_t seq = 0;; ++seq) {
     LineBatch* batch = ring.BeginRead();
@@ -134,13 +133,13 @@ absl::Status Analyzer::RunThreaded(strace::LineReader& reader, const PipelineOpt
       if (state == BatchState::kSplit) break;
       if (state == BatchState::kRaw) {
         if (Claim(*batch)) {
-          SplitClaimed(batch_options, max_line_bytes, *batch);
+          SplitClaimed(batch_options, max_line_bytes, &names, *batch);
           break;
         }
         continue;  // the reader took it just now
       }
       // The reader is splitting it: split a later read meanwhile, or wait for it.
-      if (!SplitFirstRaw(ring, seq + 1, ring.published(), batch_options, max_line_bytes)) {
+      if (!SplitFirstRaw(ring, seq + 1, ring.published(), batch_options, max_line_bytes, &names)) {
         batch->state.wait(BatchState::kSplitting, std::memory_order_acquire);
       }
     }

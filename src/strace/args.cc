@@ -133,6 +133,24 @@ size_t ArgList::SplitUntilClose(std::string_view rest) {
   return std::string_view::npos;
 }
 
+void ArgList::SaveTo(std::string_view rest, size_t close, std::vector<uint32_t>* out) const {
+  out->push_back(close == std::string_view::npos ? UINT32_MAX : static_cast<uint32_t>(close));
+  out->push_back(static_cast<uint32_t>(items_.size()));
+  for (std::string_view item : items_) {
+    out->push_back(static_cast<uint32_t>(item.data() - rest.data()));  // within rest, trimmed
+    out->push_back(static_cast<uint32_t>(item.size()));
+  }
+}
+
+size_t ArgList::RestoreFrom(std::string_view rest, const uint32_t* saved) {
+  items_.clear();
+  const uint32_t count = saved[1];
+  for (uint32_t i = 0; i < count; ++i) {
+    items_.emplace_back(rest.data() + saved[2 + 2 * i], saved[3 + 2 * i]);
+  }
+  return saved[0] == UINT32_MAX ? std::string_view::npos : saved[0];
+}
+
 std::string_view ArgList::Named(std::string_view name) const {
   for (std::string_view item : items_) {
     if (item.size() > name.size() && item.compare(0, name.size(), name) == 0 &&

@@ -288,7 +288,8 @@ void CallAssembler::Feed(const LineHead& head, std::string_view line, uint64_t l
       ++stats_.calls;
       if (AwaitingBinding() && creates_process_(head.name)) NoteCreatedChild(head.rest);
       SyscallEvent event{pid,         head.name, head.rest,    line_number,
-                         line_number, return_at, head.syscall, head.returned_negative};
+                         line_number, return_at, head.syscall, head.returned_negative,
+                         head.split};
       sink_->OnCall(event);
       return;
     }

@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cstring>
+#include <optional>
 
 namespace fsmove::strace {
 
@@ -23,6 +24,7 @@ LineHead LineBatch::Head(const BatchedLine& l) const {
     head.returned_negative = l.returned_negative;
   }
   head.syscall = l.syscall;
+  if (l.split != kNotSplit) head.split = splits.data() + l.split;
   return head;
 }
 
@@ -74,10 +76,33 @@ void CopyLines(const char* base, size_t buffer_size, LineBatch* batch) {
   }
 }
 
+// The NameIndex a fill or split looks names up with: the caller's, one of its own over
+// options.syscall_index, or none.
+NameIndex* NamesFor(const BatchOptions& options, NameIndex* given, std::optional<NameIndex>* own) {
+  if (options.syscall_index == nullptr) return nullptr;
+  if (given != nullptr) return given;
+  return &own->emplace(options.syscall_index);
+}
+
+// A whole call (the assembler hands its text to the caller unchanged: a return, no spliced
+// notice) whose arguments the caller always reads: split into the batch's splits.
+void SplitArgsOf(const char* line, const BatchOptions& options, ArgList* args, LineBatch* batch,
+                 BatchedLine* l) {
+  if (l->kind != LineKind::kCall || l->return_at == kNoReturn || !l->no_spliced_notice ||
+      !options.args_read(l->syscall)) {
+    return;
+  }
+  const std::string_view rest(line + l->rest_at, l->rest_size);
+  l->split = static_cast<uint32_t>(batch->splits.size());
+  args->SaveTo(rest, args->SplitUntilClose(rest), &batch->splits);
+}
+
 }  // namespace
 
-void FillBatch(LineReader& reader, const BatchOptions& options, LineBatch* batch) {
+void FillBatch(LineReader& reader, const BatchOptions& options, LineBatch* batch,
+               NameIndex* names) {
   batch->lines.clear();
+  batch->splits.clear();
   batch->lines.reserve(std::min<size_t>(options.max_lines, 8192));
   batch->first_line_number = reader.line_number() + 1;
   batch->last = false;
@@ -88,8 +113,8 @@ void FillBatch(LineReader& reader, const BatchOptions& options, LineBatch* batch
   }
   // The lines stay where the reader read them: the reader's buffer becomes the batch's.
   const char* base = reader.buffer_data();
-  NameIndex name_index(options.syscall_index);
-  NameIndex* names = options.syscall_index != nullptr ? &name_index : nullptr;
+  std::optional<NameIndex> own_names;
+  names = NamesFor(options, names, &own_names);
   size_t bytes = 0;
   do {
     BatchedLine& l = batch->lines.emplace_back();
@@ -109,7 +134,8 @@ void FillBatch(LineReader& reader, const BatchOptions& options, LineBatch* batch
   }
 }
 
-void TakeChunkOrFill(LineReader& reader, const BatchOptions& options, LineBatch* batch) {
+void TakeChunkOrFill(LineReader& reader, const BatchOptions& options, LineBatch* batch,
+                     NameIndex* names) {
   const size_t size = std::max<size_t>(options.target_bytes, 4096);
   // A reader's buffer over 4x the batch size (grown for a long line, or made so) is not handed
   // over: a run of at most that many bytes is copied out of it, so no slot keeps a large one.
@@ -131,18 +157,21 @@ void TakeChunkOrFill(LineReader& reader, const BatchOptions& options, LineBatch*
     batch->state.store(BatchState::kRaw, std::memory_order_relaxed);
     return;
   }
-  FillBatch(reader, options, batch);
+  FillBatch(reader, options, batch, names);
   batch->state.store(BatchState::kSplit, std::memory_order_relaxed);
 }
 
-void SplitChunk(const BatchOptions& options, size_t max_line_bytes, LineBatch* batch) {
+void SplitChunk(const BatchOptions& options, size_t max_line_bytes, LineBatch* batch,
+                NameIndex* names) {
   batch->lines.clear();
+  batch->splits.clear();
   const char* const base = batch->bytes.data();
   const char* p = base + batch->chunk_begin;
   const char* const end = base + batch->chunk_end;
   batch->lines.reserve(static_cast<size_t>(end - p) / 64 + 1);
-  NameIndex name_index(options.syscall_index);
-  NameIndex* names = options.syscall_index != nullptr ? &name_index : nullptr;
+  std::optional<NameIndex> own_names;
+  names = NamesFor(options, names, &own_names);
+  ArgList args;
   while (p < end) {
     const char* nl = static_cast<const char*>(memchr(p, '\n', static_cast<size_t>(end - p)));
     if (nl == nullptr) nl = end;  // never: a chunk ends with a newline
@@ -154,7 +183,10 @@ void SplitChunk(const BatchOptions& options, size_t max_line_bytes, LineBatch* b
       l.cut = true;
     }
     l.size = static_cast<uint32_t>(length);
-    if (!l.cut) ParseHeadInto(std::string_view(p, length), names, &l);
+    if (!l.cut) {
+      ParseHeadInto(std::string_view(p, length), names, &l);
+      if (options.args_read != nullptr) SplitArgsOf(p, options, &args, batch, &l);
+    }
     p = nl + 1;
   }
 }

@@ -167,7 +167,7 @@ class ThreadedSource : public ByteSource {
 
  private:
   // Room kept before each chunk's bytes for the reader's unfinished line.
-  static constexpr size_t kHeadroom = 256u << 10;
+  static constexpr size_t kHeadroom = 64u << 10;
 
   struct Chunk {
     std::vector<char> data;  // kHeadroom bytes, then the chunk's `size` bytes
@@ -237,9 +237,11 @@ class ThreadedSource : public ByteSource {
 };
 
 constexpr unsigned char kZstdMagic[4] = {0x28, 0xB5, 0x2F, 0xFD};
-// The decoder thread's ring: a few chunks ahead of the reader, 2 MiB in all.
+// The decoder thread's ring: a few chunks ahead of the reader, 1.25 MiB in all with their
+// headroom. Every buffer of the ring also passes through the reader and the batches that take
+// its lines (threaded analysis): its size counts as many times in the peak RSS.
 constexpr size_t kDecodedChunkBytes = 256u << 10;
-constexpr size_t kDecodedChunks = 8;
+constexpr size_t kDecodedChunks = 4;
 
 // Wraps the source in a zstd decoder when its first bytes are the zstd magic number.
 // With `decompress_thread`, the decoder runs on a thread of its own.

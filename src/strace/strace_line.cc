@@ -2,11 +2,11 @@
 // Hand-written scanning: this runs on every line of multi-gigabyte traces.
 #include "fsmove/strace/strace_line.h"
 
+#include <algorithm>
 #include <bit>
 #include <cstring>
 
 #include "byte_scan.h"
-#include "fsmove/strace/args.h"
 
 namespace fsmove::strace {
 namespace {
@@ -102,23 +102,6 @@ size_t FindArgsEnd(std::string_view text) {
   return std::string_view::npos;
 }
 
-size_t ReturnValueStart(std::string_view rest) {
-  const char* data = rest.data();
-  size_t end = rest.size();
-  while (end > 0) {
-    const void* q = memrchr(data, '=', end);
-    if (q == nullptr) return std::string_view::npos;
-    const size_t eq = static_cast<const char*>(q) - data;
-    if (eq >= 2 && eq + 1 < rest.size() && data[eq - 1] == ' ' && data[eq + 1] == ' ') {
-      size_t j = eq - 1;  // strace pads before "= " to align the returns: `close(3)      = 0`
-      while (j > 0 && data[j - 1] == ' ') --j;
-      if (j > 0 && data[j - 1] == ')') return eq + 2;
-    }
-    end = eq;  // '=' inside a decoration, a string or a struct: look further back
-  }
-  return std::string_view::npos;
-}
-
 namespace {
 
 inline bool IsLower(char c) { return c >= 'a' && c <= 'z'; }
@@ -144,6 +127,39 @@ inline const char* SkipSpaces(const char* p, const char* end) {
   return p;
 }
 
+// Skips the spaces before p back to begin, eight at a time (a short call's padding).
+inline const char* SkipSpacesBack(const char* begin, const char* p) {
+  constexpr uint64_t kSpaces = 0x2020202020202020ull;
+  while (p - begin >= 8) {
+    const uint64_t other = Load8(p - 8) ^ kSpaces;  // p[-1] is the high byte
+    if (other != 0) return p - std::countl_zero(other) / 8;
+    p -= 8;
+  }
+  while (p > begin && p[-1] == ' ') --p;
+  return p;
+}
+
+}  // namespace
+
+size_t ReturnValueStartSlow(std::string_view rest) {
+  const char* data = rest.data();
+  size_t end = rest.size();
+  while (end > 0) {
+    const void* q = memrchr(data, '=', end);
+    if (q == nullptr) return std::string_view::npos;
+    const size_t eq = static_cast<const char*>(q) - data;
+    if (eq >= 2 && eq + 1 < rest.size() && data[eq - 1] == ' ' && data[eq + 1] == ' ') {
+      size_t j = eq - 1;  // strace pads before "= " to align the returns: `close(3)      = 0`
+      j = static_cast<size_t>(SkipSpacesBack(data, data + j) - data);
+      if (j > 0 && data[j - 1] == ')') return eq + 2;
+    }
+    end = eq;  // '=' inside a decoration, a string or a struct: look further back
+  }
+  return std::string_view::npos;
+}
+
+namespace {
+
 // The shape of nearly every line of an `strace -f -o` trace, `PID  name(args) = ret`, read in
 // one pass of pointer steps; false (nothing written) for any other shape, left to the general
 // parse. What it accepts, it reads exactly as the general parse would. With `names`, a name
@@ -152,12 +168,10 @@ bool ParseCommonHead(std::string_view line, NameIndex* names, LineHead* head) {
   const char* p = line.data();
   const char* const end = p + line.size();
   // A pid of at most 9 digits (it fits in an int32), then spaces: the -o pid column.
-  int32_t pid = 0;
+  uint32_t pid = 0;  // unsigned: a 10th digit may wrap it, and only ends the shape
   const char* digits = p;
-  while (p < end && IsDigit(*p) && p - digits < 10) {
-    if (p - digits < 9) pid = pid * 10 + (*p - '0');  // a 10th digit only ends the shape
-    ++p;
-  }
+  const char* const digits_end = p + std::min<size_t>(line.size(), 10);
+  while (p < digits_end && IsDigit(*p)) pid = pid * 10 + static_cast<uint32_t>(*p++ - '0');
   if (p == digits || p - digits > 9 || p == end || *p != ' ') return false;
   p = SkipSpaces(p, end);
   // A name that starts with a lowercase letter (not a timestamp, a notice or a resumption)...
@@ -183,7 +197,7 @@ bool ParseCommonHead(std::string_view line, NameIndex* names, LineHead* head) {
   if (rest_end > rest && rest_end[-1] == '>') return false;
   head->kind = LineKind::kCall;
   head->has_pid = true;
-  head->pid = pid;
+  head->pid = static_cast<int32_t>(pid);
   head->name = std::string_view(name, name_size);
   head->rest = std::string_view(rest, rest_end - rest);
   if (names != nullptr) head->syscall = known ? syscall : (*names)(head->name);
@@ -193,28 +207,22 @@ bool ParseCommonHead(std::string_view line, NameIndex* names, LineHead* head) {
 }  // namespace
 
 int32_t NameIndex::operator()(std::string_view name) {
-  for (size_t k = 0; k < kWays; ++k) {
-    const Entry& e = ways_[(hit_ + k) % kWays];
-    if (e.size == name.size() && memcmp(e.text, name.data(), name.size()) == 0) {
-      hit_ = (hit_ + k) % kWays;
-      return e.index;
-    }
+  // Only a name of the common line's shape is remembered: 1 to 15 name bytes, lowercase first.
+  if (name.empty() || name.size() > 15 || !IsLower(name[0])) return lookup_(name);
+  for (char c : name) {
+    if (!IsNameChar(c)) return lookup_(name);
   }
+  char text[16] = {};
+  memcpy(text, name.data(), name.size());
+  text[name.size()] = '(';
+  Key key;
+  KeyAt(text, &key);  // the '(' is within the 16 bytes
+  if (const Entry* e = Find(key)) return e->index;
   const int32_t index = lookup_(name);
-  if (name.empty() || name.size() + 1 > sizeof(Entry::text) || !IsLower(name[0])) return index;
-  Entry& e = ways_[next_];
-  hit_ = next_;
-  next_ = (next_ + 1) % kWays;
-  e = Entry{};
-  memcpy(e.text, name.data(), name.size());
-  e.text[name.size()] = '(';
-  const size_t n = name.size() + 1;
-  e.size = static_cast<uint32_t>(name.size());
-  e.index = index;
-  memcpy(&e.first, e.text, 8);  // text is zero-padded to 24 bytes
-  e.mask = n >= 8 ? ~uint64_t{0} : (uint64_t{1} << (8 * n)) - 1;
-  e.first &= e.mask;
-  if (n > 8) e.last = Load8(e.text + n - 8);
+  // The set's first way if it is free, else the second (a third name in the set replaces it).
+  const size_t set = SetOf(key);
+  Entry& e = slots_[slots_[set].first == 0 ? set : set + 1];
+  e = Entry{key.first, key.second, key.size, index};
   return index;
 }
 
@@ -408,6 +416,38 @@ void ParseGeneralHead(std::string_view line, LineHead* head) {
 
 }  // namespace
 
+bool ReadCommonCall(std::string_view line, NameIndex* names, CommonCall* call) {
+  const char* p = line.data();
+  const char* const end = p + line.size();
+  // As ParseCommonHead reads the pid column and the name, but only a name the index knows.
+  uint32_t pid = 0;
+  const char* digits = p;
+  const char* const digits_end = p + std::min<size_t>(line.size(), 10);
+  while (p < digits_end && IsDigit(*p)) pid = pid * 10 + static_cast<uint32_t>(*p++ - '0');
+  if (p == digits || p - digits > 9 || p == end || *p != ' ') return false;
+  p = SkipSpaces(p, end);
+  size_t name_size = 0;
+  int32_t syscall = -1;
+  if (p == end || !IsLower(*p) || !names->Match(p, end, &name_size, &syscall)) return false;
+  // Whatever ParseLineHead and the assembler read off the line's end is absent: no trailing
+  // blank (rest is the line's end), no '>' (unfinished), no 'd' (a spliced notice).
+  const char* rest = p + name_size + 1;
+  const char last = end[-1];
+  if (rest >= end || last == ' ' || last == '\t' || last == '\r' || last == '>' || last == 'd') {
+    return false;
+  }
+  const std::string_view rest_text(rest, static_cast<size_t>(end - rest));
+  const size_t at = ReturnValueStart(rest_text);
+  if (at == std::string_view::npos) return false;
+  call->pid = static_cast<int32_t>(pid);
+  call->syscall = syscall;
+  call->name = std::string_view(p, name_size);
+  call->rest = rest_text;
+  call->return_at = at;
+  call->returned_negative = at < rest_text.size() && rest_text[at] == '-';
+  return true;
+}
+
 LineHead ParseLineHead(std::string_view line) { return ParseLineHead(line, nullptr); }
 
 LineHead ParseLineHead(std::string_view line, NameIndex* names) {
@@ -423,10 +463,11 @@ namespace {
 bool ParseTailAt(std::string_view rest, size_t end, CallTail* out) {
   *out = CallTail{};
   if (end == std::string_view::npos) return false;
-  out->args = rest.substr(0, end);
+  out->args = std::string_view(rest.data(), end);
   size_t i = end + 1;
   const size_t n = rest.size();
-  while (i < n && rest[i] == ' ') ++i;
+  // strace pads a short call's return out to column 40: up to dozens of spaces.
+  i = static_cast<size_t>(SkipSpaces(rest.data() + std::min(i, n), rest.data() + n) - rest.data());
   if (i + 1 >= n || rest[i] != '=' || rest[i + 1] != ' ') return true;  // no return value
   i += 2;
   while (i < n && rest[i] == ' ') ++i;
@@ -443,13 +484,13 @@ bool ParseTailAt(std::string_view rest, size_t end, CallTail* out) {
     }
     ++i;
   }
-  out->ret_text = rest.substr(tok, i - tok);
+  out->ret_text = std::string_view(rest.data() + tok, i - tok);
   out->has_return = true;
   std::string_view r = out->ret_text;
-  if (r.starts_with("?")) {
+  if (!r.empty() && r[0] == '?') {
     out->return_unknown = true;
   } else {
-    bool neg = r.starts_with("-");
+    bool neg = !r.empty() && r[0] == '-';
     size_t k = neg ? 1 : 0;
     int64_t v = 0;
     if (r.size() > k + 2 && r[k] == '0' && r[k + 1] == 'x') {
@@ -486,8 +527,8 @@ bool ParseCallTail(std::string_view rest, CallTail* out) {
   return ParseTailAt(rest, FindArgsEnd(rest), out);
 }
 
-bool ParseCallTail(std::string_view rest, CallTail* out, ArgList* args) {
-  return ParseTailAt(rest, args->SplitUntilClose(rest), out);
+bool ParseCallTailAt(std::string_view rest, size_t close, CallTail* out) {
+  return ParseTailAt(rest, close, out);
 }
 
 }  // namespace fsmove::strace

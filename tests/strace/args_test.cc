@@ -3,6 +3,8 @@
 #include "fsmove/strace/args.h"
 
 #include <string>
+#include <string_view>
+#include <vector>
 
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
@@ -114,6 +116,31 @@ TEST(ArgsListTest, NamedArguments) {  // real
 // ---------------------------------------------------------------------------------------------
 // DecodeString
 // ---------------------------------------------------------------------------------------------
+
+// The threaded reader's first stage keeps a split list as offsets; the second stage's list
+// made from them is the one SplitUntilClose made, views and all.
+TEST(ArgsListTest, SavedSplitRestoresTheSameList) {
+  for (std::string_view rest : {
+           std::string_view("AT_FDCWD, \"/etc/a,b\", O_RDONLY|O_CLOEXEC) = 3"),
+           std::string_view("3</srv/x (1)>, {st_mode=S_IFREG|0644, ...}, 0) = 0"),
+           std::string_view(") = 0"),
+           std::string_view(" , ) = 0"),
+           std::string_view("1, 2, 3, 4, 5, 6, 7, 8) = 0"),
+           std::string_view("\"/never closed"),
+       }) {
+    ArgList split;
+    const size_t close = split.SplitUntilClose(rest);
+    std::vector<uint32_t> saved = {7};  // after what an earlier line kept
+    split.SaveTo(rest, close, &saved);
+    ArgList restored;
+    EXPECT_EQ(restored.RestoreFrom(rest, saved.data() + 1), close) << rest;
+    ASSERT_EQ(restored.size(), split.size()) << rest;
+    for (size_t i = 0; i < split.size(); ++i) {
+      EXPECT_EQ(restored[i].data(), split[i].data()) << rest;
+      EXPECT_EQ(restored[i].size(), split[i].size()) << rest;
+    }
+  }
+}
 
 TEST(ArgsDecodeStringTest, PlainString) {
   std::string out;

@@ -184,5 +184,47 @@ TEST(LineBatchTest, ChunksSplitIntoTheLinesNextReturns) {
   }
 }
 
+// A whole call the caller always reads the arguments of is split by SplitChunk: the head
+// points at the list its ArgList would make, and only there.
+bool ReadsOpenat(int32_t syscall) { return syscall == 6; }  // IndexOfName("openat")
+
+TEST(LineBatchTest, ChunksSplitTheArgumentsTheCallerReads) {
+  std::string text = Trace(100);
+  for (int i = 0; i < 100; ++i) {
+    text +=
+        "7 openat(AT_FDCWD, \"/a,b\", O_RDONLY) = 3\n"
+        "7 readlink(\"/x\", 0x7ffd, 4095) = -1 EINVAL (Invalid argument)\n"
+        "7 openat(AT_FDCWD, \"/c\", O_RDONLY <unfinished ...>\n"
+        "7 openat(AT_FDCWD, \"/d\"\n";  // cut short: no return
+  }
+  auto reader = LineReader::FromString(text);
+  BatchOptions options;
+  options.target_bytes = 5000;
+  options.syscall_index = &IndexOfName;
+  options.args_read = &ReadsOpenat;
+  std::vector<LineBatch> ring(3);
+  size_t split_lines = 0;
+  for (size_t n = 0;; ++n) {
+    LineBatch& batch = ring[n % ring.size()];
+    TakeChunkOrFill(*reader, options, &batch);
+    const bool raw = batch.state.load() == BatchState::kRaw;
+    if (raw) SplitChunk(options, reader->max_line_bytes(), &batch);
+    for (const BatchedLine& l : batch.lines) {
+      const LineHead head = batch.Head(l);
+      const bool whole_openat = batch.Text(l).starts_with("7 openat(AT_FDCWD, \"/a,b\"");
+      EXPECT_EQ(head.split != nullptr, raw && whole_openat) << batch.Text(l);
+      if (head.split == nullptr) continue;
+      ++split_lines;
+      ArgList restored;
+      ArgList split;
+      EXPECT_EQ(restored.RestoreFrom(head.rest, head.split), split.SplitUntilClose(head.rest));
+      ASSERT_EQ(restored.size(), 3u);
+      EXPECT_EQ(restored[1], "\"/a,b\"");
+    }
+    if (batch.last) break;
+  }
+  EXPECT_GT(split_lines, 0u);
+}
+
 }  // namespace
 }  // namespace fsmove::strace

@@ -735,7 +735,7 @@ TEST(StraceLineHeadTest, CommonShapeAndItsNeighboursReadAlike) {
   EXPECT_EQ(ParseLineHead("12 clone3({flags=CLONE_VM}, 88) = 13").name, "clone3");
 }
 
-// NameIndex remembers a few names and recognises them at a line's start with word compares;
+// NameIndex remembers the names it looked up and recognises them at a line's start by their words;
 // a line must read the same with it as without, and name the index the table gives.
 int32_t FakeLookup(std::string_view name) {
   return name.empty() ? -1 : static_cast<int32_t>(name.size() * 100 + name[0]);
@@ -783,6 +783,63 @@ TEST(NameIndexTest, ALineReadsAsWithoutIt) {
       EXPECT_EQ(h.name, plain.name) << line;
       EXPECT_EQ(h.rest, plain.rest) << line;
       EXPECT_EQ(h.syscall, NamesSyscall(plain.kind) ? FakeLookup(plain.name) : -1) << line;
+    }
+  }
+}
+
+// The fast path's one-pass read of the common line gives what ParseLineHead and
+// ReturnValueStart give it, and declines every other line.
+TEST(ReadCommonCallTest, ReadsAsTheHeadAndReturnDo) {
+  NameIndex names(&FakeLookup);
+  const std::vector<std::string> lines = {
+      "7     readlink(\"/usr\", 0x7ffd, 1023) = -1 EINVAL (Invalid argument)",
+      "7     close(3)                          = 0",
+      "12 newfstatat(AT_FDCWD, \"/x\", {st_mode=S_IFREG|0644, ...}, 0) = 0",
+      "7     wait4(-1,  <unfinished ...>",
+      "7     write(1, \"x\", 1strace: Process 8 attached",
+      "7     close(3) = 0 ",
+      "7     openat(AT_FDCWD, \"/a\", O_RDONLY",
+      "7     close(",
+      "[pid 8] close(3) = 0",
+      "1234567890 close(3) = 0",
+      "7     <... wait4 resumed>) = 13",
+  };
+  for (int round = 0; round < 2; ++round) {  // the names are known from the first round on
+    for (const std::string& line : lines) {
+      CommonCall call;
+      const bool read = ReadCommonCall(line, &names, &call);
+      const LineHead h = ParseLineHead(line, &names);
+      const bool common = h.kind == LineKind::kCall && h.has_pid && !h.rest.empty() &&
+                          h.rest.back() != 'd' && line.back() != ' ' &&
+                          ReturnValueStart(h.rest) != std::string_view::npos;
+      // Once every name is known, an -o line with a short pid is read exactly when common.
+      if (round > 0 && line[0] == '7') {
+        EXPECT_EQ(read, common) << line;
+      }
+      if (!read) continue;
+      EXPECT_TRUE(common) << line;
+      EXPECT_EQ(call.pid, h.pid) << line;
+      EXPECT_EQ(call.name, h.name) << line;
+      EXPECT_EQ(call.rest.data(), h.rest.data()) << line;
+      EXPECT_EQ(call.rest.size(), h.rest.size()) << line;
+      EXPECT_EQ(call.syscall, h.syscall) << line;
+      EXPECT_EQ(call.return_at, ReturnValueStart(h.rest)) << line;
+      EXPECT_EQ(call.returned_negative, h.rest[call.return_at] == '-') << line;
+    }
+  }
+}
+
+// More names than the index has room for: a name whose slot was taken is looked up again, and
+// every line still names its own index.
+TEST(NameIndexTest, ManyNamesEachKeepTheirIndex) {
+  NameIndex names(&FakeLookup);
+  for (int round = 0; round < 2; ++round) {
+    for (int i = 0; i < 600; ++i) {
+      const std::string name = "n" + std::to_string(i * 7919);
+      const std::string line = "7     " + name + "(3, \"/x\", 4096) = 0";
+      const LineHead h = ParseLineHead(line, &names);
+      EXPECT_EQ(h.name, name);
+      EXPECT_EQ(h.syscall, FakeLookup(name)) << line;
     }
   }
 }

@@ -73,7 +73,7 @@ struct TraceStats {
 // reader's thread) to stage 2 (the caller's) through a ring of this many slots.
 struct PipelineOptions {
   strace::BatchOptions batch;
-  size_t ring_slots = 8;
+  size_t ring_slots = 4;
 };
 
 struct AnalyzerOptions {
@@ -129,6 +129,8 @@ class Analyzer : private strace::CallSink {
   void OnPidRenamed(int32_t from, int32_t to, uint64_t line) override;
   void OnUnparsed(uint64_t line, std::string_view text, std::string_view reason) override;
 
+  // A line over the reader's limit, of which only `start` was kept: reported, not analysed.
+  void FeedCutLine(std::string_view start, uint64_t number, size_t max_line_bytes);
   // Stage 2 of RunThreaded for one batch.
   void FeedBatch(const strace::LineBatch& batch, size_t max_line_bytes);
   // Most lines of an unfiltered trace: a whole call (see CallAssembler::TakesWholeCall) that
@@ -149,6 +151,11 @@ class Analyzer : private strace::CallSink {
   void CountUnmodelled(std::string_view name);
   // A name's index in the syscall table, as LineHead::syscall holds it.
   static int32_t TableIndexOf(std::string_view name);
+  // Whether OnCall reads the arguments and return of every whole call of this index, whether
+  // its process is in a block or not: a modelled call that may change the model (not a
+  // lookup, a write that may carry a marker, a process's creation). The threaded reader's
+  // first stage splits those (BatchOptions::args_read), off the modelling's thread.
+  static bool ArgsAlwaysRead(int32_t syscall);
   // What a modelled call's table flags say of whether its arguments need reading (by syscall
   // index, from the table, once).
   enum class CountRule : uint8_t {

@@ -5,6 +5,7 @@
 #include <cstdint>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "absl/container/inlined_vector.h"
 
@@ -19,6 +20,13 @@ class ArgList {
   // that closes them, in the one pass that finds it: returns its index, FindArgsEnd's answer
   // (npos: none), and leaves the list as ArgList(rest.substr(0, index)) would be.
   size_t SplitUntilClose(std::string_view rest);
+  // The list and SplitUntilClose's answer `close` for `rest`, appended to `out` as 32-bit
+  // offsets into it (rest under 4 GiB): the closing parenthesis's index (UINT32_MAX: none), the
+  // count, each argument's start and size. The threaded reader's first stage splits a call
+  // so, in 4 bytes an offset; its second stage makes the list again without a scan.
+  void SaveTo(std::string_view rest, size_t close, std::vector<uint32_t>* out) const;
+  // Makes the list SaveTo kept for `rest`; returns what SplitUntilClose answered.
+  size_t RestoreFrom(std::string_view rest, const uint32_t* saved);
   size_t size() const { return items_.size(); }
   std::string_view operator[](size_t i) const { return i < items_.size() ? items_[i] : ""; }
   // The argument at i, or the named field "name=value" for calls printed with names

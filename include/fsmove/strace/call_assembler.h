@@ -34,6 +34,8 @@ struct SyscallEvent {
   // the return value is negative.
   int32_t syscall = -1;
   int8_t returned_negative = -1;
+  // A whole call's arguments as LineHead::split gave them (split from `rest`), or null.
+  const uint32_t* split = nullptr;
 };
 
 class CallSink {

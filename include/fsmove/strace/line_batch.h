@@ -10,12 +10,14 @@
 #include <string_view>
 #include <vector>
 
+#include "fsmove/strace/args.h"
 #include "fsmove/strace/line_reader.h"
 #include "fsmove/strace/strace_line.h"
 
 namespace fsmove::strace {
 
 inline constexpr uint32_t kNoReturn = UINT32_MAX;
+inline constexpr uint32_t kNotSplit = UINT32_MAX;
 
 // One line of a batch. Offsets are into LineBatch::bytes (start) or into the line (the rest).
 struct BatchedLine {
@@ -31,6 +33,7 @@ struct BatchedLine {
   int8_t returned_negative = -1;
   bool no_spliced_notice = false;
   int32_t other_pid = -1;
+  uint32_t split = kNotSplit;  // where its arguments start in LineBatch::splits
   LineKind kind = LineKind::kGarbage;
   bool has_pid = false;
   bool cut = false;           // longer than the reader's limit: only its start was kept
@@ -46,6 +49,9 @@ enum class BatchState : uint8_t { kSplit, kRaw, kSplitting };
 struct LineBatch {
   std::vector<char> bytes;  // the reader's buffer of the batch's read; its size is capacity
   std::vector<BatchedLine> lines;
+  // The arguments of the whole calls BatchOptions::args_read names, as SplitChunk split them
+  // (ArgList::SaveTo): stage 2, which holds the modelling, does not scan them again.
+  std::vector<uint32_t> splits;
   uint64_t first_line_number = 0;  // of lines[0]; of a raw chunk's, set by whoever counts
   bool last = false;               // no batch follows: end of input or read error
   std::atomic<BatchState> state{BatchState::kSplit};
@@ -67,6 +73,9 @@ struct BatchOptions {
   // Looks a call's name up in the caller's syscall table (the analyzer's), so that the second
   // stage need not read the name again. Null: not looked up.
   int32_t (*syscall_index)(std::string_view name) = nullptr;
+  // Whether the caller reads the arguments of every whole call with this index in its syscall
+  // table: SplitChunk then splits them (LineBatch::splits). Null: none.
+  bool (*args_read)(int32_t syscall) = nullptr;
 };
 
 // Fills `batch` with the reader's next lines, left where the reader read them (it reads only
@@ -75,7 +84,11 @@ struct BatchOptions {
 // target_bytes for a long line gets copies of its lines instead, over-long (cut) ones only
 // their first kCutLineKeptBytes (all stage 2 reports of them), so memory stays bounded by
 // the ring's slots and the line limit.
-void FillBatch(LineReader& reader, const BatchOptions& options, LineBatch* batch);
+// `names`, when given, is the calling thread's NameIndex over options.syscall_index, kept from
+// batch to batch so that a name is looked up once per thread, not once per batch; without it a
+// batch makes its own.
+void FillBatch(LineReader& reader, const BatchOptions& options, LineBatch* batch,
+               NameIndex* names = nullptr);
 
 inline constexpr size_t kCutLineKeptBytes = 4096;
 
@@ -84,9 +97,13 @@ inline constexpr size_t kCutLineKeptBytes = 4096;
 // the reader cannot give one (see LineReader::NextChunk), or its buffer grew for a long line,
 // fills the batch as FillBatch does (state kSplit). Either way lines are numbered by the
 // consumer, which counts them: first_line_number is not set.
-void TakeChunkOrFill(LineReader& reader, const BatchOptions& options, LineBatch* batch);
+void TakeChunkOrFill(LineReader& reader, const BatchOptions& options, LineBatch* batch,
+                     NameIndex* names = nullptr);
 // Splits a raw chunk into lines with their heads parsed, exactly as FillBatch would have
-// (a line over max_line_bytes is cut and not parsed). Does not change the batch's state.
-void SplitChunk(const BatchOptions& options, size_t max_line_bytes, LineBatch* batch);
+// (a line over max_line_bytes is cut and not parsed), and the arguments of the whole calls
+// options.args_read names (FillBatch leaves them to the caller: its lines may be copied out).
+// Does not change the batch's state.
+void SplitChunk(const BatchOptions& options, size_t max_line_bytes, LineBatch* batch,
+                NameIndex* names = nullptr);
 
 }  // namespace fsmove::strace

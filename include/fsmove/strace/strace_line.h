@@ -7,6 +7,7 @@
 // `<pid changed to N ...>`.
 #pragma once
 
+#include <bit>
 #include <cstdint>
 #include <cstring>
 #include <string_view>
@@ -52,61 +53,99 @@ struct LineHead {
   // kCall, kResumed, kUnfinished: the name's index in the syscall table of the first stage's
   // caller.
   int32_t syscall = -1;
+  // kCall: its arguments as the threaded reader's first stage split them (ArgList::SaveTo,
+  // from `rest`), or null.
+  const uint32_t* split = nullptr;
 };
 
-// Looks syscall names up through `lookup` (the caller's syscall table), remembering the last
-// few names: nearly every line repeats one of them (Ruby's start-up alternates readlink and
-// newfstatat). A remembered name is also recognised at the start of a line with a few word
-// compares, instead of a scan of its bytes. Names are kept as copies: the lines may go.
+// Looks syscall names up through `lookup` (the caller's syscall table), remembering every name
+// it looked up in a small table keyed by the name's bytes: the lookup runs once per name, not
+// once per line. A remembered name is also recognised at the start of a line by two word loads
+// and one compare, instead of a scan of its bytes; names are kept as copies (the lines go).
 class NameIndex {
  public:
   explicit NameIndex(int32_t (*lookup)(std::string_view name)) : lookup_(lookup) {}
   int32_t operator()(std::string_view name);
   // Whether [p, end) starts with a remembered name and '(': sets its length and index. Only
-  // names that start with a lowercase letter are remembered, as a call's name in the common
-  // line shape does.
+  // names of 1 to 15 bytes that start with a lowercase letter are remembered, as a call's name
+  // in the common line shape does.
   // Inline: it runs on nearly every line.
   bool Match(const char* p, const char* end, size_t* size, int32_t* index) {
-    const size_t avail = static_cast<size_t>(end - p);
-    if (avail < 8) return false;  // a line this short is left to the scan
-    const uint64_t first = Load8(p);
-    for (size_t k = 0; k < kWays; ++k) {
-      const size_t way = (hit_ + k) % kWays;
-      const Entry& e = ways_[way];
-      if (e.size == 0 || (first & e.mask) != e.first) continue;
-      const size_t n = e.size + 1;  // with its '('
-      if (n > avail) continue;
-      if (n > 16 ? memcmp(p + 8, e.text + 8, n - 8) != 0 : n > 8 && Load8(p + n - 8) != e.last) {
-        continue;
-      }
-      hit_ = way;
-      *size = e.size;
-      *index = e.index;
-      return true;
-    }
-    return false;
+    if (end - p < 16) return false;  // a line this short is left to the scan
+    Key key;
+    if (!KeyAt(p, &key)) return false;
+    const Entry* e = Find(key);
+    if (e == nullptr) return false;
+    *size = e->size;
+    *index = e->index;
+    return true;
   }
 
  private:
-  static constexpr size_t kWays = 4;
-  struct Entry {
-    uint64_t first = 0;  // the first 8 bytes of "NAME(", zero-padded
-    uint64_t mask = 0;   // of `first`'s bytes that belong to "NAME("
-    uint64_t last = 0;   // "NAME("'s last 8 bytes, when it is 9 to 16 bytes long
-    uint32_t size = 0;   // of NAME; 0: an empty way
-    int32_t index = -1;
-    char text[24] = {};  // "NAME("
+  // "NAME(" in two little-endian words, zero past the '(': p[0] is the low byte of `first`.
+  struct Key {
+    uint64_t first = 0;
+    uint64_t second = 0;
+    uint32_t size = 0;  // of NAME
   };
+  struct Entry {
+    uint64_t first = 0;  // 0: an empty slot ("NAME(" is never all zero)
+    uint64_t second = 0;
+    uint32_t size = 0;
+    int32_t index = -1;
+  };
+  // Two ways in each of 128 sets: a trace names a few dozen syscalls.
+  static constexpr size_t kSlots = 256;
+
   static uint64_t Load8(const char* p) {  // little-endian: p[0] is the low byte
     uint64_t w;
     memcpy(&w, p, 8);
     return w;
   }
+  // The bytes of `w` that are '(' as their high bit (exact for the lowest one).
+  static uint64_t ParenBytes(uint64_t w) {
+    constexpr uint64_t kParens = 0x2828282828282828ull;
+    constexpr uint64_t kOnes = 0x0101010101010101ull;
+    constexpr uint64_t kHighs = 0x8080808080808080ull;
+    const uint64_t x = w ^ kParens;
+    return (x - kOnes) & ~x & kHighs;
+  }
+  // The low `bytes` bytes of a word (1 to 8).
+  static uint64_t LowBytes(uint64_t w, size_t bytes) {
+    return bytes >= 8 ? w : w & ((uint64_t{1} << (8 * bytes)) - 1);
+  }
+  // The key of the "NAME(" at p, whose first 16 bytes are readable; false when no '(' is
+  // among them.
+  static bool KeyAt(const char* p, Key* key) {
+    const uint64_t w0 = Load8(p);
+    const uint64_t paren0 = ParenBytes(w0);
+    if (paren0 != 0) {
+      const size_t at = static_cast<size_t>(std::countr_zero(paren0)) / 8;
+      *key = Key{LowBytes(w0, at + 1), 0, static_cast<uint32_t>(at)};
+      return true;
+    }
+    const uint64_t w1 = Load8(p + 8);
+    const uint64_t paren1 = ParenBytes(w1);
+    if (paren1 == 0) return false;
+    const size_t at = static_cast<size_t>(std::countr_zero(paren1)) / 8;
+    *key = Key{w0, LowBytes(w1, at + 1), static_cast<uint32_t>(8 + at)};
+    return true;
+  }
+  static size_t SetOf(const Key& key) {
+    const uint64_t h = (key.first ^ (key.second * 0x9e3779b97f4a7c15ull)) * 0xff51afd7ed558ccdull;
+    return static_cast<size_t>(h >> 57) * 2;  // 128 sets
+  }
+  const Entry* Find(const Key& key) const {
+    const size_t set = SetOf(key);
+    for (size_t way = 0; way < 2; ++way) {
+      const Entry& e = slots_[set + way];
+      if (e.first == key.first && e.second == key.second) return &e;
+    }
+    return nullptr;
+  }
 
   int32_t (*lookup_)(std::string_view);
-  Entry ways_[kWays];
-  size_t hit_ = 0;   // the way that matched last: tried first
-  size_t next_ = 0;  // the way a new name replaces
+  Entry slots_[kSlots];
 };
 
 // Whether a line of this kind names a syscall that NameIndex looks up: a call, either half of
@@ -120,6 +159,21 @@ inline bool NamesSyscall(LineKind kind) {
 // name up (LineHead::syscall) for the kinds that name a call.
 LineHead ParseLineHead(std::string_view line);
 LineHead ParseLineHead(std::string_view line, NameIndex* names);
+
+// The common line of an `strace -f -o` trace, a whole call `PID  name(args) = ret` whose name
+// `names` already knows, read in one pass for the caller's fast path: what ParseLineHead gives
+// such a line, with where its return value starts (ReturnValueStart). False, nothing written,
+// for any other line (a new name, a line ending in a blank, '>' or 'd', no return value): the
+// caller then reads it with ParseLineHead.
+struct CommonCall {
+  int32_t pid = 0;
+  int32_t syscall = -1;
+  std::string_view name;
+  std::string_view rest;  // LineHead::rest
+  size_t return_at = 0;   // in rest
+  bool returned_negative = false;
+};
+bool ReadCommonCall(std::string_view line, NameIndex* names, CommonCall* call);
 
 struct CallTail {
   std::string_view args;  // the argument text, without the outer parentheses
@@ -138,15 +192,27 @@ struct CallTail {
 // parses the return part. `open_parens` is 1 for kCall/kResumed text (the opening parenthesis
 // was already consumed). Returns false when the text has no closing parenthesis.
 bool ParseCallTail(std::string_view rest, CallTail* out);
-// The same, splitting the arguments into `args` in the pass that finds their end (args.h).
-class ArgList;
-bool ParseCallTail(std::string_view rest, CallTail* out, ArgList* args);
+// The same once the closing parenthesis is known to be at rest[close] (npos: none), as
+// ArgList::SplitUntilClose answers in the pass that splits the arguments (args.h).
+bool ParseCallTailAt(std::string_view rest, size_t close, CallTail* out);
 
 // Where the return value starts in a call's text (LineHead::rest of a kCall or kResumed
 // line): just after the last `) = ` (strace may pad before the '='), or npos when there is
 // none, as in a line cut short (a truncated trace, a line over the reader's limit). Cheap,
 // it runs on every call: memrchr for '=' from the end, usually a few bytes back.
-size_t ReturnValueStart(std::string_view rest);
+size_t ReturnValueStartSlow(std::string_view rest);
+// Inline: the last '=' of nearly every line is its return's, right after the ')': one memrchr.
+inline size_t ReturnValueStart(std::string_view rest) {
+  const char* data = rest.data();
+  const void* q = memrchr(data, '=', rest.size());
+  if (q == nullptr) return std::string_view::npos;
+  const size_t eq = static_cast<size_t>(static_cast<const char*>(q) - data);
+  if (eq >= 2 && eq + 1 < rest.size() && data[eq - 2] == ')' && data[eq - 1] == ' ' &&
+      data[eq + 1] == ' ') {
+    return eq + 2;
+  }
+  return ReturnValueStartSlow(rest);  // padded, or an '=' after the return's
+}
 inline bool HasReturnPart(std::string_view rest) {
   return ReturnValueStart(rest) != std::string_view::npos;
 }

@@ -271,6 +271,16 @@ const knowledge::Row* IsNameServiceDatabase(std::string_view path) {
   return table.Find(path);
 }
 
+const knowledge::Row* IsUserPrivateGroup(const catalog::Resource& user,
+                                         const catalog::Resource& group, std::string_view path) {
+  static const knowledge::Table& table = knowledge::TableNamed("user_private_groups");
+  if (user.type != "User" || group.type != "Group") return nullptr;
+  if (user.FindParameter("gid") != nullptr || group.FindParameter("gid") != nullptr) return nullptr;
+  const std::string user_name = user.StringParameter("name").value_or(user.title);
+  if (group.StringParameter("name").value_or(group.title) != user_name) return nullptr;
+  return table.FindBy("/usr/sbin/useradd", path);
+}
+
 std::vector<std::string> NamedAccounts(const catalog::Resource& r) {
   std::vector<std::string> names;
   auto add = [&](const std::string& n) {

@@ -115,6 +115,13 @@ TEST(KnowledgeTest, ThePoliciesReadEveryTable) {
       note(IsInitScriptSwitch(path));
       if (!row.by.empty()) note(IsOptionalProgram(row.by, path));
       if (!row.by.empty()) note(IsReadAgainByItself(row.by, path));
+      if (row.by == "/usr/sbin/useradd") {
+        catalog::Resource user, group;
+        user.type = "User";
+        group.type = "Group";
+        user.title = group.title = "app";
+        note(IsUserPrivateGroup(user, group, path));
+      }
       note(PathFilter::IsEnablementLink(path));
       note(PathFilter::IsPackageManagerState(path));
       for (const auto& [parked, parked_row] : ParkedVersionsOf(path)) note(parked_row);

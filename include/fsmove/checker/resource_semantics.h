@@ -106,6 +106,13 @@ bool IsUnitReload(const catalog::Resource& r);
 // Table: name_service_databases.tsv.
 const knowledge::Row* IsNameServiceDatabase(std::string_view path);
 
+// `user` is a User without a gid and `group` a Group of its name without one: Debian's useradd
+// makes that group when the user comes first, Puppet's provider joins it when it exists, and
+// either order ends the same. The row says so of `path` (/etc/group, /etc/gshadow), else null.
+// Table: user_private_groups.tsv.
+const knowledge::Row* IsUserPrivateGroup(const catalog::Resource& user,
+                                         const catalog::Resource& group, std::string_view path);
+
 // The accounts a resource names and so looks up (owner, group, user, gid, groups; a
 // User's or Group's own name), without root and numeric ids, which need no entry made
 // during the run.

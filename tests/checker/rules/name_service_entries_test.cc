@@ -53,5 +53,28 @@ TEST(NameServiceEntriesRuleTest, TwoWritersAddDifferentEntries) {
             kStrongest);
 }
 
+// lvicainne-opendkim: Group['opendkim'] and User['opendkim'], neither with a gid, unordered.
+// useradd makes the group when the user comes first (login.defs' USERGROUPS_ENAB), and Puppet's
+// provider passes -g opendkim when the group exists: weak, citing the row. A gid on either
+// (a group the user must join, a number the group must have) keeps the need.
+TEST(NameServiceEntriesRuleTest, AUsersPrivateGroupIsWeak) {
+  AnalysisBuilder run;
+  run.Block("Group[opendkim]").Writes("/etc/group").Writes("/etc/gshadow");
+  run.Block("User[opendkim]").Reads("/etc/group").Reads("/etc/gshadow");
+  auto strength = [&](nlohmann::json user, nlohmann::json group, const char* path) {
+    RuleHarness h({{"Group", "opendkim", group}, {"User", "opendkim", user}}, run);
+    int s = h.MaxStrength("name-service-entries", checker::kOrderingEvidence, "Group[opendkim]",
+                          "User[opendkim]", path);
+    return std::make_pair(s, std::string(h.cited()));
+  };
+  const nlohmann::json none = nlohmann::json::object();
+  EXPECT_EQ(strength(none, none, "/etc/group"),
+            std::make_pair(1, std::string("useradd.private-group")));
+  EXPECT_EQ(strength(none, none, "/etc/gshadow"),
+            std::make_pair(1, std::string("useradd.private-gshadow")));
+  EXPECT_EQ(strength({{"gid", "opendkim"}}, none, "/etc/group").first, kStrongest);
+  EXPECT_EQ(strength(none, {{"gid", 120}}, "/etc/group").first, kStrongest);
+}
+
 }  // namespace
 }  // namespace fsmove::testing

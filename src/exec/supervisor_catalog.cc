@@ -8,6 +8,7 @@
 #include <chrono>
 #include <filesystem>
 #include <fstream>
+#include <initializer_list>
 #include <memory>
 #include <optional>
 #include <set>
@@ -183,8 +184,9 @@ void SupervisorCatalog::RemovePreinstalled(const PrepRun& run) {
   }
   if (plan.remove.empty()) return;
   const std::string names = absl::StrJoin(plan.remove, " ");
-  auto apt = [&](std::vector<std::string> argv, const std::string& out) {
-    argv.insert(argv.begin(), {"env", "DEBIAN_FRONTEND=noninteractive"});
+  auto apt = [&](std::initializer_list<const char*> words, const std::string& out) {
+    std::vector<std::string> argv = {"env", "DEBIAN_FRONTEND=noninteractive"};
+    argv.insert(argv.end(), words.begin(), words.end());
     argv.insert(argv.end(), plan.remove.begin(), plan.remove.end());
     return run(argv, out);
   };

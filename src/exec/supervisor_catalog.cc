@@ -174,7 +174,7 @@ void SupervisorCatalog::RemovePreinstalled(const PrepRun& run) {
     return text;
   };
   auto note = [&](const std::string& text) { status_.Send(status::Note{"prep: " + text}); };
-  int st = run({"dpkg-query", "-W", std::string("-f=") + kDpkgQueryFormat}, kQueryOut);
+  int st = run({"dpkg-query", "-W", fmt::format("-f={}", kDpkgQueryFormat)}, kQueryOut);
   const std::string query = output(kQueryOut);
   if (st != 0) return note("dpkg-query: " + DescribeWaitStatus(st) + "; no package removed");
   RemovalPlan plan = PlanRemoval(*installs, ParseDpkgQuery(query));

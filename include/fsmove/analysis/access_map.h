@@ -21,6 +21,10 @@ namespace fsmove::analysis {
 using PathId = uint32_t;
 using fstrace::Effect;
 
+// The sandbox's PID 1 as the trace numbers it: systemd under --init systemd, whose reads of a
+// unit's files for a Service's start are that Service's (Interpreter::BlockOf).
+inline constexpr int32_t kInitPid = 1;
+
 struct Access {
   BlockId block = kNoBlock;
   Effect effect = Effect::kConsumed;

@@ -186,7 +186,6 @@ class Interpreter {
   absl::flat_hash_map<int32_t, ServiceRequest> service_requests_;
   uint64_t service_request_order_ = 0;
   const ServiceRequest* LatestServiceRequest() const;
-  static constexpr int32_t kInitPid = 1;
 
   // dpkg's unpacking, read from its calls: it extracts a package's files, then writes the
   // package's file list (/var/lib/dpkg/info/NAME[:ARCH].list); a conffile stays NAME.dpkg-new

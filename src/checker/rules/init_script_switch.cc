@@ -17,8 +17,6 @@
 namespace fsmove::checker {
 namespace {
 
-constexpr int32_t kInitPid = 1;
-
 // The values init scripts compare their switches with.
 bool IsSwitchValue(std::string_view value) {
   for (std::string_view word : {"yes", "no", "true", "false", "on", "off", "1", "0"}) {
@@ -32,7 +30,8 @@ bool IsSwitchValue(std::string_view value) {
 class InitScriptSwitch final : public Rule {
  public:
   int MaxStrength(const EvidenceQuery& q, RuleContext& context) const override {
-    if (q.evidence.second.pid != kInitPid || !context.IsService(q.consumer)) return kStrongest;
+    if (q.evidence.second.pid != analysis::kInitPid || !context.IsService(q.consumer))
+      return kStrongest;
     auto assignments = ShellAssignments(context.resource(q.producer));
     if (!assignments) return kStrongest;
     const knowledge::Row* first = nullptr;

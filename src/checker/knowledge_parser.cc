@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "absl/container/flat_hash_set.h"
+#include "fsmove/base/split.h"
 #include "fsmove/checker/knowledge.h"
 
 namespace fsmove::checker::knowledge {
@@ -23,18 +24,9 @@ bool IsName(std::string_view s) {
   });
 }
 
-// Abseil's string functions take absl::string_view, which is not std::string_view in every
-// Abseil fsmove builds with (Debian's): these two are all the parser needs.
-std::vector<std::string_view> Split(std::string_view text, char separator) {
-  std::vector<std::string_view> parts;
-  for (size_t at = 0;;) {
-    size_t end = text.find(separator, at);
-    parts.push_back(text.substr(at, end == std::string_view::npos ? end : end - at));
-    if (end == std::string_view::npos) return parts;
-    at = end + 1;
-  }
-}
+using base::Split;
 
+// absl::StrCat does not take std::string_view in Debian 12's Abseil, which has its own.
 template <typename... Parts>
 std::string Cat(const Parts&... parts) {
   std::string out;

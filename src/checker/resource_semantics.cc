@@ -7,6 +7,8 @@
 
 #include "absl/strings/ascii.h"
 #include "absl/strings/str_split.h"
+#include "fsmove/base/blanks.h"
+#include "fsmove/base/split.h"
 
 namespace fsmove::checker {
 namespace {
@@ -30,15 +32,7 @@ bool IsWordAt(std::string_view text, size_t at, size_t len) {
   return true;
 }
 
-// Abseil's string functions take absl::string_view, which is not std::string_view in Debian's
-// Abseil: these few are all the assignments need.
-std::string_view TrimSpace(std::string_view s) {
-  auto space = [](char c) { return std::isspace(static_cast<unsigned char>(c)) != 0; };
-  while (!s.empty() && space(s.front())) s.remove_prefix(1);
-  while (!s.empty() && space(s.back())) s.remove_suffix(1);
-  return s;
-}
-
+// A change's words, split at spaces and tabs.
 std::vector<std::string_view> Words(std::string_view s) {
   std::vector<std::string_view> words;
   for (size_t at = 0; at < s.size();) {
@@ -51,8 +45,8 @@ std::vector<std::string_view> Words(std::string_view s) {
 
 // `NAME=VALUE` or `export NAME=VALUE`, the value unquoted ('...' or "..." around all of it).
 std::optional<std::pair<std::string, std::string>> ParseAssignment(std::string_view line) {
-  line = TrimSpace(line);
-  if (line.starts_with("export ")) line = TrimSpace(line.substr(7));
+  line = base::TrimBlanks(line);
+  if (line.starts_with("export ")) line = base::TrimBlanks(line.substr(7));
   const size_t eq = line.find('=');
   if (eq == 0 || eq == std::string_view::npos) return std::nullopt;
   std::string_view name = line.substr(0, eq), value = line.substr(eq + 1);
@@ -84,11 +78,8 @@ std::optional<std::vector<std::pair<std::string, std::string>>> ShellAssignments
   if (r.type == "File") {
     std::optional<std::string> content = r.StringParameter("content");
     if (!content || r.FindParameter("source") != nullptr) return std::nullopt;
-    std::string_view rest = *content;
-    while (!rest.empty()) {
-      const size_t end = std::min(rest.find('\n'), rest.size());
-      std::string_view text = TrimSpace(rest.substr(0, end));
-      rest.remove_prefix(std::min(end + 1, rest.size()));
+    for (std::string_view line : base::Split(*content, '\n')) {
+      std::string_view text = base::TrimBlanks(line);
       if (!text.empty() && !text.starts_with('#') && !add(text)) return std::nullopt;
     }
   } else if (r.type == "Augeas") {

@@ -4,6 +4,8 @@
 #include <algorithm>
 #include <map>
 
+#include "fsmove/base/blanks.h"
+#include "fsmove/base/split.h"
 #include "nlohmann/json.hpp"
 
 namespace fsmove::exec {
@@ -38,35 +40,19 @@ bool IsProtected(const std::string& name) {
          std::end(kProtectedPackages);
 }
 
-std::vector<std::string_view> Split(std::string_view text, char separator) {
-  std::vector<std::string_view> parts;
-  for (size_t at = 0;;) {
-    const size_t end = text.find(separator, at);
-    parts.push_back(text.substr(at, end == std::string_view::npos ? end : end - at));
-    if (end == std::string_view::npos) return parts;
-    at = end + 1;
-  }
-}
-
-std::string_view Trim(std::string_view s) {
-  while (!s.empty() && (s.front() == ' ' || s.front() == '\t')) s.remove_prefix(1);
-  while (!s.empty() && (s.back() == ' ' || s.back() == '\t')) s.remove_suffix(1);
-  return s;
-}
-
 // "libfoo1:amd64 (>= 1.2)" -> "libfoo1".
 std::string BareName(std::string_view relation) {
-  relation = Trim(relation);
+  relation = base::TrimBlanks(relation);
   relation = relation.substr(0, std::min(relation.find_first_of(" (:["), relation.size()));
   return std::string(relation);
 }
 
 // "a (>= 1) | b, c" -> {{a, b}, {c}}.
 void AddRelations(std::string_view field, std::vector<std::vector<std::string>>* out) {
-  if (Trim(field).empty()) return;
-  for (std::string_view group : Split(field, ',')) {
+  if (base::TrimBlanks(field).empty()) return;
+  for (std::string_view group : base::Split(field, ',')) {
     std::vector<std::string> alternatives;
-    for (std::string_view alternative : Split(group, '|')) {
+    for (std::string_view alternative : base::Split(group, '|')) {
       std::string name = BareName(alternative);
       if (!name.empty()) alternatives.push_back(std::move(name));
     }
@@ -120,14 +106,14 @@ absl::StatusOr<std::vector<std::string>> CatalogInstalls(std::string_view catalo
 
 std::vector<InstalledPackage> ParseDpkgQuery(std::string_view text) {
   std::vector<InstalledPackage> out;
-  for (std::string_view line : Split(text, '\n')) {
-    std::vector<std::string_view> f = Split(line, '\t');
-    if (f.size() != 7 || !Trim(f[0]).starts_with("ii")) continue;
+  for (std::string_view line : base::Split(text, '\n')) {
+    std::vector<std::string_view> f = base::Split(line, '\t');
+    if (f.size() != 7 || !base::TrimBlanks(f[0]).starts_with("ii")) continue;
     InstalledPackage p;
-    p.name = std::string(Trim(f[1]));
+    p.name = std::string(base::TrimBlanks(f[1]));
     if (!IsDebianPackageName(p.name)) continue;
-    p.priority = std::string(Trim(f[2]));
-    p.essential = Trim(f[3]) == "yes";
+    p.priority = std::string(base::TrimBlanks(f[2]));
+    p.essential = base::TrimBlanks(f[3]) == "yes";
     AddRelations(f[4], &p.depends);
     AddRelations(f[5], &p.depends);
     std::vector<std::vector<std::string>> provides;
@@ -202,7 +188,7 @@ RemovalPlan PlanRemoval(const std::vector<std::string>& catalog_installs,
 
 std::set<std::string> SimulatedRemovals(std::string_view apt_output) {
   std::set<std::string> out;
-  for (std::string_view line : Split(apt_output, '\n')) {
+  for (std::string_view line : base::Split(apt_output, '\n')) {
     for (std::string_view verb : {"Purg ", "Remv "}) {
       if (!line.starts_with(verb)) continue;
       std::string name = BareName(line.substr(verb.size()));

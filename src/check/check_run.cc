@@ -10,6 +10,7 @@
 #include <filesystem>
 #include <optional>
 #include <ostream>
+#include <set>
 #include <thread>
 
 #include "absl/strings/str_cat.h"
@@ -131,21 +132,27 @@ std::optional<pipeline::PuppetGraphInput> RunGraph(const exec::CheckRequest& req
   return pipeline::PuppetGraphInput{name, run.puppet_graph, /*required=*/false};
 }
 
-// The findings of a run Puppet applied (all or part of): the catalog, Puppet's graph, the
-// Services of the catalog whose unit systemd's log says failed once started: their daemon is
+// What the run says of the catalog's Services whose daemon is gone, as warnings: their daemon is
 // not running, so what it would read is not in the trace (a missing notifier to it can go
-// unseen, and --confirm cannot replay it). A Service is its unit by its name (or title), with
-// or without ".service".
-std::vector<std::string> FailedServiceWarnings(const catalog::Catalog& cat,
-                                               const std::vector<exec::FailedUnit>& units) {
+// unseen, and --confirm cannot replay it).
+// - A Service whose unit systemd's log says failed once started. A Service is its unit by its
+//   name (or title), with or without ".service".
+// - Without systemd nothing else says so (an init script that reported the start succeeded;
+//   Puppet calls the service running): a Service whose start left a process that then exited
+//   with a failure while Puppet applied other resources (the trace's DaemonExit), unless its
+//   unit is already named.
+std::vector<std::string> DeadDaemonWarnings(const catalog::Catalog& cat,
+                                            const std::vector<exec::FailedUnit>& units,
+                                            const analysis::Analyzer& analyzer) {
   std::vector<std::string> out;
-  if (units.empty()) return out;
+  std::set<std::string> named;
   for (const catalog::Resource& r : cat.resources()) {
-    if (r.type != "Service") continue;
+    if (r.type != "Service" || units.empty()) continue;
     std::string unit = r.StringParameter("name").value_or(r.title);
     if (!unit.ends_with(".service")) unit += ".service";
     for (const exec::FailedUnit& u : units) {
       if (u.unit != unit) continue;
+      named.insert(r.ref);
       out.push_back(absl::StrCat(r.ref, ": systemd's log says its unit ", u.unit, " failed (",
                                  u.why,
                                  "): its daemon exited, so what it would have read after is "
@@ -153,22 +160,9 @@ std::vector<std::string> FailedServiceWarnings(const catalog::Catalog& cat,
                                  "unseen"));
     }
   }
-  return out;
-}
-
-// A Service whose start left a process that then exited with a failure while Puppet applied
-// other resources: without systemd nothing else says so (an init script that reported the
-// start succeeded; Puppet calls the service running). A Service systemd's log already names
-// (FailedServiceWarnings) is not said twice.
-std::vector<std::string> DaemonExitWarnings(const analysis::Analyzer& analyzer,
-                                            const std::vector<std::string>& already) {
-  std::vector<std::string> out;
   for (const analysis::DaemonExit& d : analyzer.stats().daemon_exits) {
     const std::string& ref = analyzer.interpreter().blocks().info(d.block).ref;
-    if (std::any_of(already.begin(), already.end(),
-                    [&](const std::string& w) { return w.starts_with(ref + ": "); })) {
-      continue;
-    }
+    if (named.contains(ref)) continue;
     out.push_back(absl::StrCat(
         ref, ": a process its start left running",
         d.program.empty() ? std::string() : absl::StrCat(" (", base::TerminalSafe(d.program), ")"),
@@ -179,6 +173,7 @@ std::vector<std::string> DaemonExitWarnings(const analysis::Analyzer& analyzer,
   return out;
 }
 
+// The findings of a run Puppet applied (all or part of): the catalog, Puppet's graph, the
 // replays (--confirm) and the patches (--fix-diff) they are checked and reported with, and how
 // the check then ends.
 Outcome ReportRun(const Request& request, const Settings& settings, const exec::CheckRequest& req,
@@ -192,9 +187,7 @@ Outcome ReportRun(const Request& request, const Settings& settings, const exec::
   }
   if (!cat.ok()) return Fail(cat.status(), sink);
   sink.Say(CatalogWarnings(*cat));
-  for (std::string& w : FailedServiceWarnings(*cat, run.failed_units))
-    run.summary.warnings.push_back(std::move(w));
-  for (std::string& w : DaemonExitWarnings(analyzer, run.summary.warnings))
+  for (std::string& w : DeadDaemonWarnings(*cat, run.failed_units, analyzer))
     run.summary.warnings.push_back(std::move(w));
   report::FindingsContext ctx;
   ctx.trace_name = "strace output of puppet apply";

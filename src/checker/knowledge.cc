@@ -113,6 +113,15 @@ const Row* Table::FindBy(std::string_view program, std::string_view path) const 
   return nullptr;
 }
 
+const Row& Table::RowWithId(std::string_view id) const {
+  for (const Row& row : rows) {
+    if (row.id == id) return row;
+  }
+  std::fprintf(stderr, "fsmove: knowledge table %.*s has no row %.*s\n",
+               static_cast<int>(name.size()), name.data(), static_cast<int>(id.size()), id.data());
+  std::abort();
+}
+
 const Table& TableNamed(std::string_view name) {
   for (const Table& t : Tables()) {
     if (t.name == name) return t;

@@ -216,6 +216,11 @@ const knowledge::Row* IsAptSourcesList(std::string_view path) {
   return table.Find(path);
 }
 
+const knowledge::Row* IsPackageIndexInput(std::string_view path) {
+  static const knowledge::Table& table = knowledge::TableNamed("package_indexes");
+  return table.Find(path);
+}
+
 std::vector<std::pair<std::string, const knowledge::Row*>> ParkedVersionsOf(
     std::string_view conffile) {
   static const knowledge::Table& table = knowledge::TableNamed("parked_conffiles");

@@ -112,6 +112,7 @@ TEST(KnowledgeTest, ThePoliciesReadEveryTable) {
       note(IsRuntimeState(path));
       note(IsRubyTempfile(path));
       note(IsAptSourcesList(path));
+      note(IsPackageIndexInput(path));
       note(IsInitScriptSwitch(path));
       if (!row.by.empty()) note(IsOptionalProgram(row.by, path));
       if (!row.by.empty()) note(IsReadAgainByItself(row.by, path));

@@ -54,6 +54,9 @@ struct Table {
   const Row* Find(std::string_view path) const;
   // The first row about `program` (a table with a `by` column) that matches `path`, or null.
   const Row* FindBy(std::string_view program, std::string_view path) const;
+  // The row of that id, for a rule that cites a fact no path of the evidence matched; an id the
+  // table lacks is a programming error (it aborts, as TableNamed does).
+  const Row& RowWithId(std::string_view id) const;
 };
 
 // Every table, as the build compiled them (the generated knowledge_tables.cc).

@@ -68,6 +68,11 @@ const knowledge::Row* IsUnitDefinition(std::string_view path);
 // only through the indexes an update downloaded. Table: apt_sources.tsv.
 const knowledge::Row* IsAptSourcesList(std::string_view path);
 
+// What an apt install's candidates come from besides the sources lists: a package index an
+// update downloaded (row kind "package-index") or dpkg's list of architectures
+// ("architectures"). Table: package_indexes.tsv.
+const knowledge::Row* IsPackageIndexInput(std::string_view path);
+
 // Where a package manager parks the package's own version of the configuration file
 // `conffile` when it keeps the one it found (dpkg's CONFFILE.dpkg-dist, ucf's .ucf-dist): each
 // name with the row that says so. Table: parked_conffiles.tsv.

@@ -25,6 +25,7 @@
 //   empty-file               MakesOnlyAnEmptyFile
 //   dependency-package       PackageName
 //   conffile-kept            ParkedVersionsOf (parked_conffiles.tsv)
+//   package-indexes-unchanged IsPackageIndexInput (package_indexes.tsv), IsAptSourcesList
 #include "fsmove/checker/rules/registry.h"
 
 #include <vector>
@@ -102,6 +103,9 @@ std::vector<RegisteredRule> MakeRules() {
       MakeEmptyFileRule());
   add("sources-list-install", "a Package installs from the indexes an update fetched: weak", kMor,
       MakeSourcesListInstallRule());
+  add("package-indexes-unchanged",
+      "an apt update that wrote no package index, with no source changed, gives an install nothing",
+      kMor, MakePackageIndexesUnchangedRule());
   add("dependency-package", "a file of a dependency another Package installs first",
       kMor | kMn | kWw, MakeDependencyPackageRule());
   add("optional-program", "what a program runs only when it is installed is not needed: weak",

@@ -30,4 +30,26 @@ const std::vector<catalog::ResourceId>& RuleContext::UnitReloads() {
   return *unit_reloads_;
 }
 
+const RuleContext::PackageUniverse& RuleContext::package_universe() {
+  if (package_universe_) return *package_universe_;
+  PackageUniverse& u = package_universe_.emplace();
+  const analysis::AccessMap& map = resources_.accesses();
+  for (analysis::PathId p = 0; p < map.path_count(); ++p) {
+    const knowledge::Row* input = IsPackageIndexInput(map.path(p));
+    bool index = input != nullptr && input->kind == "package-index";
+    if (!index && input == nullptr && IsAptSourcesList(map.path(p)) == nullptr) continue;
+    for (const analysis::Access& a : map.accesses(p)) {
+      bool changed = (a.effect == analysis::Effect::kProduced && !a.shallow) ||
+                     a.effect == analysis::Effect::kExpunged;
+      if (!changed || a.managed || a.failed) continue;
+      if (index) {
+        u.index_writers.insert(a.block);
+      } else {
+        u.sources_changed = true;
+      }
+    }
+  }
+  return u;
+}
+
 }  // namespace fsmove::checker

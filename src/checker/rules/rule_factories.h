@@ -36,6 +36,7 @@ std::unique_ptr<Rule> MakeOneKeyEditRule();
 std::unique_ptr<Rule> MakeAmbientConfigurationRule();
 std::unique_ptr<Rule> MakeEmptyFileRule();
 std::unique_ptr<Rule> MakeSourcesListInstallRule();
+std::unique_ptr<Rule> MakePackageIndexesUnchangedRule();
 std::unique_ptr<Rule> MakeDependencyPackageRule();
 std::unique_ptr<Rule> MakeOptionalProgramRule();
 std::unique_ptr<Rule> MakeRereadsOnItsOwnRule();

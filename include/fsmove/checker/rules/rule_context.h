@@ -45,6 +45,15 @@ class RuleContext {
   // The Execs that make PID 1 reload its units (`systemctl daemon-reload`), found once.
   const std::vector<catalog::ResourceId>& UnitReloads();
 
+  // What the run did to the packages apt can install (package-indexes-unchanged): the resources
+  // that wrote a package index, and a change of a sources list or of dpkg's architectures by any
+  // resource (a real call: not the catalog's view of a manager that found it right).
+  struct PackageUniverse {
+    absl::flat_hash_set<catalog::ResourceId> index_writers;
+    bool sources_changed = false;
+  };
+  const PackageUniverse& package_universe();
+
   // Pairs (changer, service) whose MN the refresh-guaranteed rule found refreshed: the
   // service is refreshed after every change of the changer, so their MOR is ordered too.
   absl::flat_hash_set<std::pair<catalog::ResourceId, catalog::ResourceId>>& refreshed() {
@@ -69,6 +78,7 @@ class RuleContext {
   ResourceAccesses& resources_;
   ServiceRelays relays_;
   std::optional<std::vector<catalog::ResourceId>> unit_reloads_;
+  std::optional<PackageUniverse> package_universe_;
   absl::flat_hash_set<std::pair<catalog::ResourceId, catalog::ResourceId>> refreshed_;
   absl::flat_hash_map<DependencyKey, std::optional<int>> dependency_strengths_;
   const knowledge::Row* cited_ = nullptr;

@@ -1,6 +1,7 @@
 // Golden findings on the real recorded fault fixtures: each trace under traces/ with an
 // expected-findings.txt (written by hand from the fixture's EXPECTED.md: the Puppet truth,
-// not tool output) must give exactly those findings, kind and resource pair. A
+// not tool output) must give exactly those findings, kind and resource pair, a low-confidence
+// one (what only --all shows) with a fourth field `low`. A
 // `check-options` file beside it may hold `--package-notify`. The same again against the
 // graph Puppet built for that catalog (tests/data/puppet-graphs/NAME.expanded.dot), as
 // `fsmove check` does.
@@ -92,7 +93,8 @@ void FindingsGoldenTest::CheckFindings(bool puppet_graph) {
   std::set<std::string> got;
   for (const checker::Finding& f : result->findings) {
     got.insert(std::string(checker::FaultKindName(f.kind)) + "\t" + cat->resource(f.source).ref +
-               "\t" + cat->resource(f.target).ref);
+               "\t" + cat->resource(f.target).ref +
+               (f.confidence == checker::Confidence::kLow ? "\tlow" : ""));
     EXPECT_FALSE(f.evidence.empty());
     EXPECT_FALSE(f.fix.empty());
     for (const checker::PathEvidence& e : f.evidence) {  // evidence points into the trace

@@ -1,0 +1,3 @@
+class { 'munge':
+  munge_key_source  => 'puppet:///modules/site_munge/munge.key',
+}

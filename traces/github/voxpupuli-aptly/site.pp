@@ -1,0 +1,5 @@
+include apt
+class { 'aptly':
+  repo => false,
+}
+include aptly::api

@@ -49,8 +49,10 @@ bool LooksLikeModule(int dir_fd) {
   auto has = [&](const char* name, mode_t type) {
     return fstatat(dir_fd, name, &st, AT_SYMLINK_NOFOLLOW) == 0 && (st.st_mode & S_IFMT) == type;
   };
+  // A module may hold only files (puppet:///modules/NAME/...) or templates: a site module of keys.
   return has("metadata.json", S_IFREG) || has("manifests", S_IFDIR) || has("lib/puppet", S_IFDIR) ||
-         has("functions", S_IFDIR) || has("types", S_IFDIR);
+         has("functions", S_IFDIR) || has("types", S_IFDIR) || has("files", S_IFDIR) ||
+         has("templates", S_IFDIR);
 }
 
 namespace {
@@ -323,10 +325,11 @@ absl::Status ShowModulepathDir(const ModulepathDir& d, ResolvedTarget* t) {
     const bool module = LooksLikeModule(*fd);
     close(*fd);
     if (!module) {
-      return absl::InvalidArgumentError(
-          fmt::format("{}: {} is a link to {}, which is not a Puppet module (no "
-                      "metadata.json, manifests/, lib/puppet/, functions/ or types/ in it)",
-                      given, at.string(), text));
+      return absl::InvalidArgumentError(fmt::format(
+          "{}: {} is a link to {}, which is not a Puppet module (no "
+          "metadata.json, manifests/, lib/puppet/, functions/, types/, files/ or templates/ in "
+          "it)",
+          given, at.string(), text));
     }
     AddInput(r, t, at.string());
   }

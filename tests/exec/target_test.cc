@@ -117,6 +117,7 @@ TEST_F(TargetTest, AModuleIsShownWithTheModulesItDeclaresAlone) {
   Write("home/notes/todo.txt", "not a module\n");
   Write("home/.ssh/id_rsa", "secret\n");
   Write("home/secret", "secret\n");
+  Write("home/site_keys/files/munge.key", "key\n");  // a module of files alone
   auto t = ResolveTarget(Path(dir_ / "home/web"));
   ASSERT_TRUE(t.ok()) << t.status();
   const fs::path home = dir_ / "home";
@@ -124,7 +125,7 @@ TEST_F(TargetTest, AModuleIsShownWithTheModulesItDeclaresAlone) {
             (std::vector<std::string>{(home / "concat").string(), (home / "stdlib").string(),
                                       (home / "translate").string(), (home / "web").string()}));
   EXPECT_EQ(t->linked_module_dirs, std::vector<std::string>{home.string()});
-  EXPECT_EQ(t->unshown_modules, std::vector<std::string>{"unrelated"});
+  EXPECT_EQ(t->unshown_modules, (std::vector<std::string>{"site_keys", "unrelated"}));
   EXPECT_EQ(t->missing_dependencies, std::vector<std::string>{"puppetlabs-gone"});
   // Given as --modulepath, the directory shows every module in it, still nothing else.
   TargetRequest r = Path(home / "web");
@@ -132,9 +133,9 @@ TEST_F(TargetTest, AModuleIsShownWithTheModulesItDeclaresAlone) {
   t = ResolveTarget(r);
   ASSERT_TRUE(t.ok()) << t.status();
   EXPECT_EQ(t->input_paths,
-            (std::vector<std::string>{(home / "concat").string(), (home / "stdlib").string(),
-                                      (home / "translate").string(), (home / "unrelated").string(),
-                                      (home / "web").string()}));
+            (std::vector<std::string>{(home / "concat").string(), (home / "site_keys").string(),
+                                      (home / "stdlib").string(), (home / "translate").string(),
+                                      (home / "unrelated").string(), (home / "web").string()}));
   EXPECT_EQ(t->linked_module_dirs, std::vector<std::string>{home.string()});
   EXPECT_TRUE(t->unshown_modules.empty());
 }

@@ -75,9 +75,9 @@ struct ResolvedTarget {
   // Every modulepath directory: a sandbox shows each as a read-only directory of its own with
   // only the modules bound in it (input_paths), never the directory itself: of a
   // --modulepath directory each module (a directory with a module's name holding
-  // metadata.json, manifests/, lib/puppet/, functions/ or types/, or a link to one); of a
-  // module's own parent, the module and the modules it declares it needs (metadata.json's
-  // dependencies, .fixtures.yml's modules, and theirs).
+  // metadata.json, manifests/, lib/puppet/, functions/, types/, files/ or templates/, or a link
+  // to one); of a module's own parent, the module and the modules it declares it needs
+  // (metadata.json's dependencies, .fixtures.yml's modules, and theirs).
   std::vector<std::string> linked_module_dirs;
   // Modules beside the checked one that it does not declare, so not shown: for the hint when
   // Puppet does not find one.
@@ -114,7 +114,8 @@ std::vector<std::string> MissingModules(const std::vector<std::string>& dependen
 absl::StatusOr<int> OpenResolvedInput(const std::string& path);
 
 // Whether the directory `dir_fd` (O_PATH will do) looks like a Puppet module: metadata.json,
-// manifests/, lib/puppet/, functions/ or types/ in it.
+// manifests/, lib/puppet/, functions/, types/, files/ or templates/ in it (a module of files
+// alone, as a site module of keys, is one for Puppet).
 bool LooksLikeModule(int dir_fd);
 
 // A module's short name: "puppetlabs-ntp", "puppetlabs/ntp" -> "ntp"; a bare "ntp" stays.

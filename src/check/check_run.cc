@@ -132,25 +132,40 @@ std::optional<pipeline::PuppetGraphInput> RunGraph(const exec::CheckRequest& req
   return pipeline::PuppetGraphInput{name, run.puppet_graph, /*required=*/false};
 }
 
-// What the run says of the catalog's Services whose daemon is gone, as warnings: their daemon is
-// not running, so what it would read is not in the trace (a missing notifier to it can go
-// unseen, and --confirm cannot replay it).
-// - A Service whose unit systemd's log says failed once started. A Service is its unit by its
-//   name (or title), with or without ".service".
+// Why systemd skipped a unit: " (ConditionVirtualization=!container was not met)", or the
+// plain fact when systemd named no condition. Module code can reach systemd, so its words are
+// made safe to print.
+std::string SkipReason(const exec::FailedUnit& u) {
+  return absl::StrCat(
+      " (", u.why.empty() ? "a start condition was not met" : base::TerminalSafe(u.why), ")");
+}
+
+// What the run says of the catalog's Services whose daemon is gone or never ran, as warnings:
+// what it would read is not in the trace (a missing notifier to it can go unseen, and --confirm
+// cannot replay it). A Service is its unit by its name (or title), with or without ".service".
+// - A Service whose unit systemd's log says failed once started.
+// - A Service whose unit systemd skipped: its start condition was unmet in the sandbox
+//   (ConditionVirtualization=!container), which the machine it is for may meet. A skipped unit
+//   no Service names (a package's own) is said by its name.
 // - Without systemd nothing else says so (an init script that reported the start succeeded;
 //   Puppet calls the service running): a Service whose start left a process that then exited
 //   with a failure while Puppet applied other resources (the trace's DaemonExit), unless its
 //   unit is already named.
 std::vector<std::string> DeadDaemonWarnings(const catalog::Catalog& cat,
-                                            const std::vector<exec::FailedUnit>& units,
+                                            const std::vector<exec::FailedUnit>& failed,
+                                            const std::vector<exec::FailedUnit>& skipped,
                                             const analysis::Analyzer& analyzer) {
   std::vector<std::string> out;
-  std::set<std::string> named;
-  for (const catalog::Resource& r : cat.resources()) {
-    if (r.type != "Service" || units.empty()) continue;
+  std::set<std::string> named, skipped_named;
+  auto unit_of = [](const catalog::Resource& r) {
     std::string unit = r.StringParameter("name").value_or(r.title);
     if (!unit.ends_with(".service")) unit += ".service";
-    for (const exec::FailedUnit& u : units) {
+    return unit;
+  };
+  for (const catalog::Resource& r : cat.resources()) {
+    if (r.type != "Service" || (failed.empty() && skipped.empty())) continue;
+    const std::string unit = unit_of(r);
+    for (const exec::FailedUnit& u : failed) {
       if (u.unit != unit) continue;
       named.insert(r.ref);
       out.push_back(absl::StrCat(r.ref, ": systemd's log says its unit ", u.unit, " failed (",
@@ -159,6 +174,22 @@ std::vector<std::string> DeadDaemonWarnings(const catalog::Catalog& cat,
                                  "not in the trace, and a missing notifier to it can go "
                                  "unseen"));
     }
+    for (const exec::FailedUnit& u : skipped) {
+      if (u.unit != unit) continue;
+      named.insert(r.ref);
+      skipped_named.insert(u.unit);
+      out.push_back(absl::StrCat(r.ref, ": systemd skipped its unit ", u.unit, SkipReason(u),
+                                 ": its daemon never ran in the sandbox, so what it would read "
+                                 "is not in the trace, and a missing notifier to it can go "
+                                 "unseen"));
+    }
+  }
+  for (const exec::FailedUnit& u : skipped) {
+    if (skipped_named.contains(u.unit)) continue;
+    skipped_named.insert(u.unit);
+    out.push_back(absl::StrCat("systemd skipped the unit ", base::TerminalSafe(u.unit),
+                               SkipReason(u),
+                               " during the apply: its daemon never ran in the sandbox"));
   }
   for (const analysis::DaemonExit& d : analyzer.stats().daemon_exits) {
     const std::string& ref = analyzer.interpreter().blocks().info(d.block).ref;
@@ -187,7 +218,7 @@ Outcome ReportRun(const Request& request, const Settings& settings, const exec::
   }
   if (!cat.ok()) return Fail(cat.status(), sink);
   sink.Say(CatalogWarnings(*cat));
-  for (std::string& w : DeadDaemonWarnings(*cat, run.failed_units, analyzer))
+  for (std::string& w : DeadDaemonWarnings(*cat, run.failed_units, run.skipped_units, analyzer))
     run.summary.warnings.push_back(std::move(w));
   report::FindingsContext ctx;
   ctx.trace_name = "strace output of puppet apply";

@@ -403,6 +403,9 @@ void RecordRun(const CheckRequest& request, const std::string& work, int work_fd
   s.timed_out = report.timed_out;
   if (report.timed_out) s.timed_out_phase = report.phase.empty() ? "sandbox" : report.phase;
   TakeApplyLogs(request, work, work_fd, result);
+  for (const status::Skipped& u : report.skipped) {
+    result->skipped_units.push_back({u.unit, u.condition});
+  }
   for (const status::Reapplied& ran : report.reapplies) {
     Reapply& a = result->reapplies.emplace_back();
     a.index = ran.index;

@@ -73,6 +73,9 @@ struct Encoder {
     const Observation& o = m.observation;
     return fmt::format("observed {} {} {} {:.2f} {}", o.stage, o.kind, o.pid, o.start, o.text);
   }
+  std::string operator()(const status::Skipped& m) const {
+    return fmt::format("skipped {} {}", m.unit, m.condition);
+  }
   std::string operator()(const status::Note& m) const { return "note " + m.text; }
   std::string operator()(const status::Warning& m) const { return "warning " + m.text; }
   std::string operator()(const status::Limit& m) const { return "limit " + m.text; }
@@ -181,6 +184,11 @@ absl::StatusOr<StatusMessage> DecodeStatusMessage(std::string_view line) {
     o.kind = std::string(f[1]);
     o.text = std::string(f[4]);
     return m;
+  }
+  if (kind == "skipped") {
+    auto f = fields(2, true);
+    if (f.empty() || f[0].empty()) return Malformed(line, "skipped UNIT CONDITION");
+    return status::Skipped{std::string(f[0]), std::string(f[1])};
   }
   if (kind == "note") return status::Note{std::string(rest)};
   if (kind == "warning") return status::Warning{std::string(rest)};

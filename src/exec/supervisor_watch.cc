@@ -20,6 +20,7 @@
 #include "fsmove/catalog/catalog.h"
 #include "fsmove/exec/memory_limit.h"
 #include "fsmove/exec/process.h"
+#include "fsmove/exec/puppet_log.h"
 #include "fsmove/exec/sandbox.h"
 
 extern char** environ;
@@ -123,6 +124,8 @@ void SupervisorReport::Take(const StatusMessage& message, base::ProgressLine& pr
     daemons.push_back(m->daemon);
   } else if (const auto* m = std::get_if<status::Observed>(&message)) {
     observed.push_back(m->observation);
+  } else if (const auto* m = std::get_if<status::Skipped>(&message)) {
+    if (skipped.size() < kMaxFailedUnits) skipped.push_back(*m);
   } else if (const auto* m = std::get_if<status::Note>(&message)) {
     AddOnce(notes, m->text);
   } else if (const auto* m = std::get_if<status::Warning>(&message)) {

@@ -7,16 +7,20 @@
 #include <termios.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
+#include <charconv>
 #include <chrono>
 #include <cstring>
 #include <span>
 #include <thread>
 
 #include "fmt/format.h"
+#include "fsmove/base/split.h"
 #include "fsmove/exec/capabilities.h"
 #include "fsmove/exec/output_drain.h"
 #include "fsmove/exec/process.h"
+#include "fsmove/exec/puppet_log.h"
 #include "fsmove/exec/sandbox.h"
 
 namespace fsmove::exec {
@@ -47,6 +51,57 @@ std::vector<std::string> SystemdArgv() {
 
 std::vector<std::string> SystemdEnvironment() {
   return {"container=fsmove", fmt::format("PATH={}", kSafePath), "LANG=C.UTF-8"};
+}
+
+std::vector<std::string> UnitsSkippedSince(std::string_view show, uint64_t since_usec) {
+  std::vector<std::string> out;
+  std::string id;
+  bool unmet = false;
+  uint64_t tested = 0;
+  auto end_block = [&] {
+    if (!id.empty() && unmet && tested != 0 && tested >= since_usec &&
+        out.size() < kMaxFailedUnits) {
+      out.push_back(id);
+    }
+    id.clear();
+    unmet = false;
+    tested = 0;
+  };
+  for (std::string_view line : base::Split(show, '\n')) {
+    if (line.empty()) {
+      end_block();
+      continue;
+    }
+    const size_t eq = line.find('=');
+    if (eq == std::string_view::npos) continue;
+    const std::string_view key = line.substr(0, eq), value = line.substr(eq + 1);
+    if (key == "Id") {
+      id = std::string(value);
+    } else if (key == "ConditionResult") {
+      unmet = value == "no";
+    } else if (key == "ConditionTimestampMonotonic") {
+      std::from_chars(value.data(), value.data() + value.size(), tested);
+    }
+  }
+  end_block();
+  return out;
+}
+
+std::string UnmetCondition(std::string_view printed) {
+  static constexpr std::string_view kNotMet = " was not met", kFailed = " failed.";
+  for (std::string_view line : base::Split(printed, '\n')) {
+    // systemctl status: "             └─ ConditionVirtualization=!container was not met";
+    // systemd-analyze condition: "x.service: ConditionPathExists=/etc/x failed."
+    const bool not_met = line.ends_with(kNotMet);
+    if (!not_met && !line.ends_with(kFailed)) continue;
+    const size_t start = std::min(line.find(" Condition"), line.find(" Assert"));
+    if (start == std::string_view::npos) continue;
+    line.remove_prefix(start + 1);
+    line.remove_suffix(not_met ? kNotMet.size() : kFailed.size());
+    if (line.find('=') == std::string_view::npos) continue;
+    return std::string(line.substr(0, 200)) + std::string(kNotMet);
+  }
+  return "";
 }
 
 bool WaitForSystemdBoot(const std::vector<std::string>& env, std::string_view for_what,

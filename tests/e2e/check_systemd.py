@@ -145,8 +145,28 @@ exec { '/bin/sleep 3':
 def case_systemd_service_dies():
     """A Service whose daemon exits at once under systemd (its unit's main process exits 2
     after reading its config): Puppet calls it started, and the report warns that its unit
-    failed, so that a missing notifier to it may be missing (its daemon read nothing after)."""
-    code = """file { '/etc/systemd/system/fsmove-dies.service':
+    failed, so that a missing notifier to it may be missing (its daemon read nothing after).
+    Beside it a Service whose unit's start condition is unmet (as irqbalance's
+    ConditionVirtualization=!container in a sandbox): systemd skips it, `systemctl start`
+    succeeds, and the report warns that its daemon never ran."""
+    code = """file { '/etc/systemd/system/fsmove-skipped.service':
+  ensure  => file,
+  content => "[Unit]\\nConditionPathExists=/etc/fsmove-never\\n[Service]\\nExecStart=/bin/sleep 60\\n[Install]\\nWantedBy=multi-user.target\\n",
+}
+
+# Enabled before it is started, as a package's postinst enables its unit: systemd keeps an
+# enabled unit loaded, with its condition's result, after the skipped start.
+exec { '/bin/systemctl enable fsmove-skipped.service':
+  subscribe   => File['/etc/systemd/system/fsmove-skipped.service'],
+  refreshonly => true,
+}
+
+service { 'fsmove-skipped':
+  ensure    => running,
+  subscribe => Exec['/bin/systemctl enable fsmove-skipped.service'],
+}
+
+file { '/etc/systemd/system/fsmove-dies.service':
   ensure  => file,
   content => "[Service]\\nExecStart=/bin/sh -c 'cat /etc/fsmove-dies.conf; exit 2'\\n",
 }
@@ -167,4 +187,8 @@ service { 'fsmove-dies':
     check(any(w.startswith("Service[fsmove-dies]: systemd's log says its unit fsmove-dies.service "
                            "failed (Main process exited, code=exited, status=2/INVALIDARGUMENT)")
               for w in run["warnings"]), f"no warning of the failed unit: {run['warnings']}")
+    check(any(w.startswith("Service[fsmove-skipped]: systemd skipped its unit "
+                           "fsmove-skipped.service (ConditionPathExists=/etc/fsmove-never was "
+                           "not met): its daemon never ran in the sandbox")
+              for w in run["warnings"]), f"no warning of the skipped unit: {run['warnings']}")
     check(run["failed_resources"] == [], f"Puppet failed a resource: {run['failed_resources']}")

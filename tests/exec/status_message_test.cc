@@ -40,6 +40,8 @@ TEST(StatusMessage, EveryKindSurvivesARoundTrip) {
       status::LeftRunning{daemon},
       status::Observed{{1, "process", 51, 1700000001.5, "/usr/bin/memcached -m 32 -p 11211"}},
       status::Observed{{2, "listen", 0, 0, "unix /run/slapd/ldapi"}},
+      status::Skipped{"irqbalance.service", "ConditionVirtualization=!container was not met"},
+      status::Skipped{"x.service", ""},
       status::Note{"bound /srv read-only into the sandbox"},
       status::Note{""},
       status::Warning{"the sandbox has no network: /dev/net/tun is not open to this user"},
@@ -61,11 +63,27 @@ TEST(StatusMessage, KeepsTheLineFormat) {
 }
 
 TEST(StatusMessage, MalformedLinesAreErrorsThatSayWhy) {
-  for (std::string_view line :
-       {"", "compiled", "compiled x 1.0", "compiled 0", "compiled 0 1.0 extra", "applied 0 1.0",
-        "applied zero 1.0 exited", "reapplied 2 0", "reapplied 2 0 soon", "daemon 7",
-        "daemon x 1.0 comm", "probe", "probe {not json", "probe [1,2]",
-        "probe {\"path\": \"/x\", \"mode\": \"rw\"}", "phase", "phase two words", "hello world"}) {
+  for (std::string_view line : {"",
+                                "compiled",
+                                "compiled x 1.0",
+                                "compiled 0",
+                                "compiled 0 1.0 extra",
+                                "applied 0 1.0",
+                                "applied zero 1.0 exited",
+                                "reapplied 2 0",
+                                "reapplied 2 0 soon",
+                                "daemon 7",
+                                "daemon x 1.0 comm",
+                                "probe",
+                                "probe {not json",
+                                "probe [1,2]",
+                                "probe {\"path\": \"/x\", \"mode\": \"rw\"}",
+                                "phase",
+                                "phase two words",
+                                "hello world",
+                                "skipped",
+                                "skipped x.service",
+                                "skipped  condition"}) {
     absl::StatusOr<StatusMessage> m = DecodeStatusMessage(line);
     EXPECT_FALSE(m.ok()) << "accepted: " << line;
     if (!m.ok()) {

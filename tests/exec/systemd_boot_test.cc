@@ -70,5 +70,53 @@ TEST(SystemdBootTest, ArgvAndEnvironment) {
   }
 }
 
+// What systemctl printed in a sandbox of the debian-12 root (systemd 252) after Puppet started
+// irqbalance, whose unit has ConditionVirtualization=!container: its condition was tested during
+// the apply and failed; the units of the boot passed theirs, before the apply began.
+constexpr std::string_view kShow =
+    "Id=systemd-update-utmp.service\n"
+    "ConditionResult=yes\n"
+    "ConditionTimestampMonotonic=1782292046\n"
+    "\n"
+    "Id=irqbalance.service\n"
+    "ConditionResult=no\n"
+    "ConditionTimestampMonotonic=1796828779\n"
+    "\n"
+    "Id=getty-static.service\n"
+    "ConditionResult=no\n"
+    "ConditionTimestampMonotonic=1782300000\n"
+    "\n"
+    "Id=never-started.service\n"
+    "ConditionResult=no\n"
+    "ConditionTimestampMonotonic=0\n";
+
+TEST(SystemdBootTest, UnitsSkippedDuringTheApply) {
+  EXPECT_EQ(UnitsSkippedSince(kShow, 1790000000), std::vector<std::string>{"irqbalance.service"});
+  // Since the boot: the unit skipped at boot too; never a unit whose condition was never tested.
+  EXPECT_EQ(UnitsSkippedSince(kShow, 0),
+            (std::vector<std::string>{"irqbalance.service", "getty-static.service"}));
+  EXPECT_TRUE(UnitsSkippedSince("", 0).empty());
+  EXPECT_TRUE(UnitsSkippedSince("garbage\nConditionTimestampMonotonic=x\n", 0).empty());
+}
+
+TEST(SystemdBootTest, TheUnmetConditionSystemctlStatusNames) {
+  constexpr std::string_view kStatus =
+      "\u25cb irqbalance.service - irqbalance daemon\n"
+      "     Loaded: loaded (/lib/systemd/system/irqbalance.service; enabled; preset: enabled)\n"
+      "     Active: inactive (dead)\n"
+      "  Condition: start condition failed at Mon 2026-11-30 22:39:15 UTC; 1s ago\n"
+      "             \u2514\u2500 ConditionVirtualization=!container was not met\n"
+      "       Docs: man:irqbalance(1)\n";
+  EXPECT_EQ(UnmetCondition(kStatus), "ConditionVirtualization=!container was not met");
+  EXPECT_EQ(UnmetCondition("     Active: active (running)\n"), "");
+  EXPECT_EQ(UnmetCondition("  \u2514\u2500 AssertPathExists=/etc/x was not met\n"),
+            "AssertPathExists=/etc/x was not met");
+  // systemd-analyze condition --unit=fsmove-skipped.service, as it printed in the sandbox.
+  EXPECT_EQ(UnmetCondition("fsmove-skipped.service: ConditionPathExists=/etc/fsmove-never "
+                           "failed.\nConditions failed.\n"),
+            "ConditionPathExists=/etc/fsmove-never was not met");
+  EXPECT_EQ(UnmetCondition("Conditions failed.\n"), "");
+}
+
 }  // namespace
 }  // namespace fsmove::exec

@@ -71,6 +71,9 @@ struct RunResult {
   std::vector<std::string> notes;  // sandbox facts (bound inputs, prep, leftovers)
   // --init systemd: the service units systemd's log says failed during the apply.
   std::vector<FailedUnit> failed_units;
+  // --init systemd: the service units whose start condition systemd found unmet during the
+  // apply (`why`: the condition), so their daemons never ran.
+  std::vector<FailedUnit> skipped_units;
   std::string error;            // kSetupFailed
   int signal = 0;               // kInterrupted: which signal
   double analysis_seconds = 0;  // parse + interpret, without waiting for the trace

@@ -100,6 +100,13 @@ struct Observed {
   Observation observation;
   bool operator==(const Observed&) const = default;
 };
+// --init systemd: a service unit whose start condition systemd found unmet during the apply
+// (its daemon never ran), with the condition systemctl names ("" when it names none).
+struct Skipped {
+  std::string unit;
+  std::string condition;
+  bool operator==(const Skipped&) const = default;
+};
 // A fact about the sandbox (bound inputs, prep, leftovers).
 struct Note {
   std::string text;
@@ -128,8 +135,8 @@ std::string ReapplyPhase(int k);
 
 using StatusMessage =
     std::variant<status::Phase, status::Compiled, status::Applied, status::Reapplied, status::Probe,
-                 status::LeftRunning, status::Observed, status::Note, status::Warning,
-                 status::Limit, status::Error>;
+                 status::LeftRunning, status::Observed, status::Skipped, status::Note,
+                 status::Warning, status::Limit, status::Error>;
 
 // One line, without its newline: "KIND FIELDS..." (newlines in text become spaces; seconds
 // with three decimals, a daemon's start with two, as the reader needs no more).

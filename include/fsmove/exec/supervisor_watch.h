@@ -39,6 +39,7 @@ struct SupervisorReport {
   std::vector<PathState> probes;
   std::vector<Daemon> daemons;
   std::vector<Observation> observed;
+  std::vector<status::Skipped> skipped;  // --init systemd: units whose start condition failed
 
   bool timed_out = false;
   int interrupted_by = 0;  // the signal that ended the run

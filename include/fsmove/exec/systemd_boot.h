@@ -9,6 +9,7 @@
 // then ends PID 1, and with it the namespace.
 #pragma once
 
+#include <cstdint>
 #include <functional>
 #include <string>
 #include <string_view>
@@ -40,6 +41,20 @@ std::vector<std::string> SystemdEnvironment();
 // `for_what` ends the note that says it booted ("" for the apply, " for the compile").
 bool WaitForSystemdBoot(const std::vector<std::string>& env, std::string_view for_what,
                         const StatusWriter& status);
+
+// The service units whose start condition systemd found unmet at or after `since_usec`
+// (CLOCK_MONOTONIC, in microseconds): blocks of `systemctl show -p
+// Id,ConditionResult,ConditionTimestampMonotonic` (a blank line between units) with
+// ConditionResult=no and a timestamp at or after it. A unit whose condition was never tested has
+// timestamp 0. At most kMaxFailedUnits, in the order shown.
+std::vector<std::string> UnitsSkippedSince(std::string_view show, uint64_t since_usec);
+
+// The first unmet condition that `systemctl status UNIT` names (its "└─ CONDITION was not met"
+// line under "Condition: start condition failed") or `systemd-analyze condition --unit=UNIT`
+// does ("UNIT: CONDITION failed."), as "CONDITION was not met"; "" when neither names one.
+// systemctl status forgets which condition failed after a daemon-reload (the result stays);
+// systemd-analyze tests them again, now.
+std::string UnmetCondition(std::string_view printed);
 
 // In PID 1: the whole boot. What systemd writes to the console (`console`: the master of the
 // sandbox's /dev/console, sandbox_layout.h; taken; -1: none) is drained into `log` (taken;

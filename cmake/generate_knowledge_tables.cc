@@ -56,6 +56,8 @@ std::string MatchEnumerator(Match m) {
       return "Match::kRubyTempfile";
     case Match::kVariable:
       return "Match::kVariable";
+    case Match::kUnit:
+      return "Match::kUnit";
   }
   return "Match::kPath";
 }

@@ -42,6 +42,9 @@ std::optional<std::string> Resource::StringParameter(std::string_view name) cons
 
 std::optional<std::string> Resource::CommandLine(std::string_view name) const {
   const nlohmann::json* value = FindParameter(name);
+  // An Exec's command is its namevar: without the parameter, its title is the command
+  // (`exec { 'systemctl daemon-reload': }`), and the catalog does not repeat it.
+  if (value == nullptr && type == "Exec" && name == "command") return title;
   if (value == nullptr) return std::nullopt;
   if (value->is_string()) return value->get<std::string>();
   if (!value->is_array() || value->empty()) return std::nullopt;

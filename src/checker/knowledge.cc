@@ -89,6 +89,7 @@ bool Row::Matches(std::string_view path) const {
     }
     case Match::kGlob:
     case Match::kVariable:  // a name holds no '/': the glob's star spans it
+    case Match::kUnit:
       return GlobMatches(fact, path);
     case Match::kAccountDatabase:
       return AccountDatabaseMatches(fact, path);

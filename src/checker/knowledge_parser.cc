@@ -12,9 +12,9 @@
 namespace fsmove::checker::knowledge {
 namespace {
 
-constexpr Match kMatches[] = {Match::kPath,         Match::kTree,    Match::kBelow,
-                              Match::kNameSuffix,   Match::kGlob,    Match::kAccountDatabase,
-                              Match::kRubyTempfile, Match::kVariable};
+constexpr Match kMatches[] = {Match::kPath,         Match::kTree,     Match::kBelow,
+                              Match::kNameSuffix,   Match::kGlob,     Match::kAccountDatabase,
+                              Match::kRubyTempfile, Match::kVariable, Match::kUnit};
 
 // Lower-case letters, digits and the separators `-`, `.`, `_`; no leading separator.
 bool IsName(std::string_view s) {
@@ -32,6 +32,15 @@ std::string Cat(const Parts&... parts) {
   std::string out;
   ((out += parts), ...);
   return out;
+}
+
+// A service's or systemd unit's name, where `*` stands for any run of its characters: *.timer.
+bool IsUnitPattern(std::string_view s) {
+  if (s.empty()) return false;
+  return std::all_of(s.begin(), s.end(), [](char c) {
+    return std::isalnum(static_cast<unsigned char>(c)) || c == '_' || c == '*' || c == '-' ||
+           c == '.' || c == '@' || c == ':';
+  });
 }
 
 // A shell variable's name, where `*` stands for any run of its characters: START_*.
@@ -67,6 +76,8 @@ std::string_view MatchName(Match m) {
       return "ruby-tempfile";
     case Match::kVariable:
       return "variable";
+    case Match::kUnit:
+      return "unit";
   }
   return "path";
 }
@@ -142,7 +153,7 @@ absl::StatusOr<ParsedTable> ParseTable(std::string_view text, std::string_view f
     if (m == std::end(kMatches)) {
       return fail(Cat("match '", fields[2],
                       "' is none of path, tree, below, name-suffix, glob, "
-                      "account-database, ruby-tempfile, variable"));
+                      "account-database, ruby-tempfile, variable, unit"));
     }
     row.match = *m;
     if (row.match == Match::kNameSuffix) {
@@ -151,10 +162,15 @@ absl::StatusOr<ParsedTable> ParseTable(std::string_view text, std::string_view f
       if (!IsVariablePattern(row.fact)) {
         return fail(Cat("fact '", row.fact, "': a shell variable's name (letters, digits, _, *)"));
       }
+    } else if (row.match == Match::kUnit) {
+      if (!IsUnitPattern(row.fact)) {
+        return fail(
+            Cat("fact '", row.fact, "': a service's or unit's name (letters, digits, _-.@:, *)"));
+      }
     } else if (row.fact.front() != '/' || (row.fact.size() > 1 && row.fact.back() == '/')) {
       return fail(Cat("fact '", row.fact, "': an absolute path without a final '/'"));
     }
-    if (row.match != Match::kGlob && row.match != Match::kVariable &&
+    if (row.match != Match::kGlob && row.match != Match::kVariable && row.match != Match::kUnit &&
         row.fact.find('*') != std::string::npos) {
       return fail("a '*' in a fact whose match is not glob");
     }

@@ -379,4 +379,29 @@ bool CommandRestartsService(std::string_view command, std::string_view name) {
   return HasWord(lower, Lower(name));
 }
 
+const knowledge::Row* ControlProgramRefreshes(std::string_view command, std::string_view name) {
+  static const knowledge::Table& table = knowledge::TableNamed("control_programs");
+  if (name.ends_with(".service")) name.remove_suffix(8);
+  if (name.empty()) return nullptr;
+  std::vector<std::string_view> words;
+  for (std::string_view w : base::Split(command, ' ')) {
+    while (!w.empty() && (w.front() == '\'' || w.front() == '"')) w.remove_prefix(1);
+    while (!w.empty() && (w.back() == '\'' || w.back() == '"' || w.back() == ';'))
+      w.remove_suffix(1);
+    if (!w.empty()) words.push_back(w);
+  }
+  auto file_name = [](std::string_view path) { return path.substr(path.rfind('/') + 1); };
+  for (const knowledge::Row& row : table.rows) {
+    if (!row.Matches(name)) continue;
+    for (size_t i = 0; i < words.size(); ++i) {
+      if (file_name(words[i]) != file_name(row.by)) continue;
+      if (std::find(words.begin() + static_cast<std::ptrdiff_t>(i) + 1, words.end(), row.kind) !=
+          words.end()) {
+        return &row;
+      }
+    }
+  }
+  return nullptr;
+}
+
 }  // namespace fsmove::checker

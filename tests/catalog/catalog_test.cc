@@ -21,6 +21,20 @@ std::string RefOf(const Catalog& catalog, std::string_view ref) {
   return id ? catalog.resource(*id).ref : "<none>";
 }
 
+// An Exec's command is its namevar: a catalog leaves it out when the title is the command.
+TEST(ResourceTest, AnExecsCommandIsItsTitleWithoutTheParameter) {
+  const Catalog catalog = MakeCatalog({Res("Exec", "systemctl daemon-reload"),
+                                       Res("Exec", "reload", {{"command", "/bin/kill -HUP 1"}}),
+                                       Res("Service", "app")});
+  auto at = [&](std::string_view ref) -> const Resource& {
+    return catalog.resource(catalog.ResolveRef(ref).value());
+  };
+  EXPECT_EQ(at("Exec[systemctl daemon-reload]").CommandLine(), "systemctl daemon-reload");
+  EXPECT_EQ(at("Exec[reload]").CommandLine(), "/bin/kill -HUP 1");
+  EXPECT_EQ(at("Exec[systemctl daemon-reload]").CommandLine("unless"), std::nullopt);
+  EXPECT_EQ(at("Service[app]").CommandLine(), std::nullopt);
+}
+
 TEST(CatalogLookupTest, ClassTitlesAreCaseInsensitive) {
   const Catalog catalog = LoadTestCatalog("containment.json");
   EXPECT_EQ(RefOf(catalog, "Class[main]"), "Class[main]");

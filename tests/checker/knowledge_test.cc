@@ -39,7 +39,8 @@ std::string Example(const Row& row) {
     case Match::kNameSuffix:
       return "/etc/x" + std::string(row.fact);
     case Match::kGlob:
-    case Match::kVariable: {
+    case Match::kVariable:
+    case Match::kUnit: {
       std::string path(row.fact);
       std::replace(path.begin(), path.end(), '*', 'x');
       return path;
@@ -116,6 +117,9 @@ TEST(KnowledgeTest, ThePoliciesReadEveryTable) {
       note(IsInitScriptSwitch(path));
       if (!row.by.empty()) note(IsOptionalProgram(row.by, path));
       if (!row.by.empty()) note(IsReadAgainByItself(row.by, path));
+      if (!row.by.empty()) {
+        note(ControlProgramRefreshes(std::string(row.by) + " " + std::string(row.kind), path));
+      }
       if (row.by == "/usr/sbin/useradd") {
         catalog::Resource user, group;
         user.type = "User";

@@ -87,6 +87,25 @@ TEST(ResourceSemanticsTest, RestartCommands) {
   EXPECT_FALSE(CommandRestartsService("systemctl restart nginx", ""));
 }
 
+// control_programs.tsv: a program of the row's file name anywhere in the command, its verb after.
+TEST(ResourceSemanticsTest, ControlPrograms) {
+  auto row_id = [](std::string_view command, std::string_view name) -> std::string {
+    const knowledge::Row* row = ControlProgramRefreshes(command, name);
+    return row == nullptr ? "" : std::string(row->id);
+  };
+  EXPECT_EQ(row_id("/usr/sbin/syslog-ng-ctl reload", "syslog-ng"), "control.syslog-ng-ctl");
+  EXPECT_EQ(row_id("syslog-ng-ctl reload", "syslog-ng.service"), "control.syslog-ng-ctl");
+  EXPECT_EQ(row_id("/bin/sh -c 'syslog-ng-ctl reload'", "syslog-ng"), "control.syslog-ng-ctl");
+  EXPECT_EQ(row_id("systemctl daemon-reload", "sysstat-collect.timer"), "control.systemctl-timers");
+  EXPECT_EQ(row_id("/bin/systemctl --system daemon-reload", "x.timer"), "control.systemctl-timers");
+  EXPECT_EQ(row_id("syslog-ng-ctl stats", "syslog-ng"), "");    // not its verb
+  EXPECT_EQ(row_id("syslog-ng-ctl reload", "rsyslog"), "");     // not its daemon
+  EXPECT_EQ(row_id("reload syslog-ng-ctl", "syslog-ng"), "");   // the verb before the program
+  EXPECT_EQ(row_id("systemctl daemon-reload", "sysstat"), "");  // a service, not a timer
+  EXPECT_EQ(row_id("echo systemctl-daemon-reload", "x.timer"), "");
+  EXPECT_EQ(row_id("", ""), "");
+}
+
 TEST(ResourceSemanticsTest, RubyTempfiles) {
   EXPECT_TRUE(IsRubyTempfile("/tmp/openldap_dbindex20261124-76-93q0su"));
   EXPECT_TRUE(IsRubyTempfile("/tmp/augeas20250101-1234-1abcxyz.conf"));

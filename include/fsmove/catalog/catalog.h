@@ -63,7 +63,8 @@ struct Resource {
   // other elements skipped): the shapes Puppet accepts for list-valued attributes.
   std::vector<std::string> StringListParameter(std::string_view name) const;
   // An Exec's command as one line: the string, or an argv array's strings joined by spaces
-  // (`['systemctl', 'daemon-reload']`, which Puppet runs without a shell); nullopt if none.
+  // (`['systemctl', 'daemon-reload']`, which Puppet runs without a shell); an Exec's title when
+  // it has no command (its namevar: the catalog does not repeat the title); nullopt if none.
   std::optional<std::string> CommandLine(std::string_view name = "command") const;
 };
 

@@ -26,6 +26,7 @@ enum class Match : uint8_t {
                      // temporary copies (.lock, .edit, .PID, +) and its n-prefixed new copy
   kRubyTempfile,     // below the directory, named as Ruby's Dir::Tmpname names a Tempfile
   kVariable,         // a shell variable's name (an environment file's); `*` any run of characters
+  kUnit,             // a service's or systemd unit's name; `*` any run of characters
 };
 std::string_view MatchName(Match m);  // "path", "tree", "below", ... (the tables' spelling)
 

@@ -134,6 +134,11 @@ std::string PackageName(const catalog::Resource& package);
 // (service/invoke-rc.d/systemctl/init script/rc-service, pkill/killall -HUP and friends).
 bool CommandRestartsService(std::string_view command, std::string_view name);
 
+// The row of control_programs.tsv by which an Exec's command makes the service named `name` take
+// up its changed configuration (`syslog-ng-ctl reload`; `systemctl daemon-reload` for a timer),
+// or null: a word of the command is a program of the row's file name, and a later word its verb.
+const knowledge::Row* ControlProgramRefreshes(std::string_view command, std::string_view name);
+
 // An Exec with `refreshonly => true`: it runs only when something notifies it.
 bool IsRefreshOnly(const catalog::Resource& exec);
 

@@ -26,7 +26,9 @@ ServiceRelays::ServiceRelays(const catalog::Catalog& catalog, const graph::Depen
       if (command && CommandStopsService(*command, name)) {  // ran the script to stop
         stop_execs_[s].push_back(e);
         stopped_by_.insert(e);
-      } else if (ran_script.contains(e) || (command && CommandRestartsService(*command, name))) {
+      } else if (ran_script.contains(e) ||
+                 (command && (CommandRestartsService(*command, name) ||
+                              ControlProgramRefreshes(*command, name) != nullptr))) {
         restart_relays_[s].push_back(e);
       }
     }

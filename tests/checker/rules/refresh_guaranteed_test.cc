@@ -97,5 +97,48 @@ TEST(RefreshGuaranteedRuleTest, TriggersThroughTheExecsClass) {
             PairVerdict::kKeep);
 }
 
+// A daemon's own control program as the refresh (control_programs.tsv): syslog-ng-ctl reload,
+// notified by the configuration, makes the running syslog-ng read it again (ccin2p3-syslog_ng);
+// a daemon-reload notified by a timer's drop-in re-arms the timer with the new schedule
+// (qtechnologies-sysstat). A daemon-reload is no refresh of a service that is not a timer.
+TEST(RefreshGuaranteedRuleTest, AControlProgramRefreshesItsDaemon) {
+  AnalysisBuilder run;
+  run.Block("File[/etc/syslog-ng/syslog-ng.conf]").Writes("/etc/syslog-ng/syslog-ng.conf");
+  run.Block("File[/etc/systemd/system/collect.timer.d/override.conf]")
+      .Writes("/etc/systemd/system/collect.timer.d/override.conf");
+  run.Block("File[/etc/systemd/system/app.service.d/override.conf]")
+      .Writes("/etc/systemd/system/app.service.d/override.conf");
+  run.Block("Service[syslog-ng]").Reads("/etc/syslog-ng/syslog-ng.conf");
+  run.Block("Service[collect.timer]").Reads("/etc/systemd/system/collect.timer.d/override.conf");
+  run.Block("Service[app]").Reads("/etc/systemd/system/app.service.d/override.conf");
+  RuleHarness h({{"File", "/etc/syslog-ng/syslog-ng.conf", {{"notify", "Exec[syslog_ng_reload]"}}},
+                 {"Exec",
+                  "syslog_ng_reload",
+                  {{"command", "/usr/sbin/syslog-ng-ctl reload"}, {"refreshonly", true}}},
+                 {"File",
+                  "/etc/systemd/system/collect.timer.d/override.conf",
+                  {{"notify", "Exec[systemctl daemon-reload]"}}},
+                 {"File",
+                  "/etc/systemd/system/app.service.d/override.conf",
+                  {{"notify", "Exec[systemctl daemon-reload]"}}},
+                 {"Exec",
+                  "systemctl daemon-reload",
+                  {{"command", "/bin/systemctl daemon-reload"}, {"refreshonly", true}}},
+                 {"Service", "syslog-ng"},
+                 {"Service", "collect.timer"},
+                 {"Service", "app"}},
+                run);
+  EXPECT_EQ(h.Pair("refresh-guaranteed", checker::kNotificationPair,
+                   "File[/etc/syslog-ng/syslog-ng.conf]", "Service[syslog-ng]"),
+            PairVerdict::kGuaranteed);
+  EXPECT_EQ(
+      h.Pair("refresh-guaranteed", checker::kNotificationPair,
+             "File[/etc/systemd/system/collect.timer.d/override.conf]", "Service[collect.timer]"),
+      PairVerdict::kGuaranteed);
+  EXPECT_EQ(h.Pair("refresh-guaranteed", checker::kNotificationPair,
+                   "File[/etc/systemd/system/app.service.d/override.conf]", "Service[app]"),
+            PairVerdict::kKeep);
+}
+
 }  // namespace
 }  // namespace fsmove::testing

@@ -16,9 +16,11 @@ namespace fsmove::checker {
 
 class ServiceRelays {
  public:
-  // Execs that restart, reload or signal a service, by their command or because their
-  // processes ran the service's init script (`accesses` keyed by resource), and execs whose
-  // command stops one.
+  // Execs that restart, reload or signal a service, by their command (a service tool, or a
+  // control program of control_programs.tsv: `syslog-ng-ctl reload`, and `systemctl
+  // daemon-reload` for a timer, which systemd re-arms with its reloaded settings) or because
+  // their processes ran the service's init script (`accesses` keyed by resource), and execs
+  // whose command stops one.
   ServiceRelays(const catalog::Catalog& catalog, const graph::DependencyGraph& graph,
                 analysis::AccessMap& accesses);
 

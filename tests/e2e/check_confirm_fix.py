@@ -21,7 +21,8 @@ def case_confirm(name):
         code, report = run_json(["--confirm", "-j", "2", "--fix-diff", os.path.join(tmp, "d")]
                                 + fixture_args(name))
     expected = read_expected(os.path.join(ARGS.source, "traces", name, "expected-findings.txt"))
-    check(findings_of(report) == expected, f"findings {findings_of(report)} != {expected}")
+    got = findings_of(report, confidence=True)
+    check(got == expected, f"findings {got} != {expected}")
     check_sound_run(report)
     mor = [f for f in report["faults"] if f["kind"] == "MOR"]
     for f in mor:
@@ -90,7 +91,8 @@ def check_fix(args, expected, module=False, root=None):
     root = root or (target if module else os.path.dirname(target))
     with tempfile.TemporaryDirectory() as tmp:
         report, diff = fix_diff_run(args, tmp, "first")
-        check(findings_of(report) == expected, f"findings {findings_of(report)} != {expected}")
+        got = findings_of(report, confidence=True)
+        check(got == expected, f"findings {got} != {expected}")
         check_sound_run(report)
         fixed = []
         for f in report["faults"]:

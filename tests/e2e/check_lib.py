@@ -33,9 +33,18 @@ def valid_report(report):
     return report
 
 
-def findings_of(report):
+def findings_of(report, confidence=False):
+    """KIND, source and target of each fault, tab-separated; with `confidence`, as
+    expected-findings.txt has them: a fourth field `low` for a low-confidence one (what only
+    --all shows)."""
     return sorted(f"{f['kind']}\t{f['source']['resource']}\t{f['target']['resource']}"
+                  + ("\tlow" if confidence and f.get("confidence") == "low" else "")
                   for f in report["faults"])
+
+
+def shown(findings):
+    """The findings of findings_of() that the default report shows and that make the exit 1."""
+    return [f for f in findings if not f.endswith("\tlow")]
 
 
 def read_expected(path):
@@ -70,10 +79,11 @@ def check_json(args, expected, extra_checks=None, env=None):
         check(p.returncode in (0, 1), f"exit code {p.returncode}, expected 0 or 1")
         with open(out, encoding="utf-8") as fh:
             report = valid_report(json.load(fh))
-    got = findings_of(report)
+    got = findings_of(report, confidence=True)
     if got != expected:
         fail("findings differ\n  expected: " + repr(expected) + "\n  got:      " + repr(got))
-    check(p.returncode == (1 if expected else 0), f"exit code {p.returncode} for {len(got)} findings")
+    check(p.returncode == (1 if shown(expected) else 0),
+          f"exit code {p.returncode} for {len(got)} findings")
     check_sound_run(report)
     if extra_checks:
         extra_checks(report)

@@ -85,26 +85,34 @@ void Analyzer::FeedCutLine(std::string_view start, uint64_t number, size_t max_l
 void Analyzer::FeedLine(std::string_view line, uint64_t number) {
   stats_.lines = number;
   stats_.bytes += line.size() + 1;
-  // Most lines: a whole call of a known name, read in one pass, and only counted.
+  // Most lines: a whole call of a known name, read in one pass, and only counted. The rest is
+  // out of line, so that this path keeps a small frame.
   strace::CommonCall call;
-  if (strace::ReadCommonCall(line, &syscall_names_, &call)) {
-    if (call.syscall > 0 && CountedOnly(call.pid, call.syscall, call.returned_negative ? 1 : 0)) {
-      return;
-    }
-    strace::LineHead head;
-    head.kind = strace::LineKind::kCall;
-    head.has_pid = true;
-    head.pid = call.pid;
-    head.name = call.name;
-    head.rest = call.rest;
-    head.syscall = call.syscall;
-    head.return_at = call.return_at;
-    head.no_spliced_notice = true;
-    head.returned_negative = call.returned_negative ? 1 : 0;
-    ForgetOutsidePid();
-    assembler_.Feed(head, line, number);
-    return;
+  if (!strace::ReadCommonCall(line, &syscall_names_, &call)) {
+    FeedOtherLine(line, number);
+  } else if (call.syscall <= 0 ||
+             !CountedOnly(call.pid, call.syscall, call.returned_negative ? 1 : 0)) {
+    FeedCommonCall(call, line, number);
   }
+}
+
+void Analyzer::FeedCommonCall(const strace::CommonCall& call, std::string_view line,
+                              uint64_t number) {
+  strace::LineHead head;
+  head.kind = strace::LineKind::kCall;
+  head.has_pid = true;
+  head.pid = call.pid;
+  head.name = call.name;
+  head.rest = call.rest;
+  head.syscall = call.syscall;
+  head.return_at = call.return_at;
+  head.no_spliced_notice = true;
+  head.returned_negative = call.returned_negative ? 1 : 0;
+  ForgetOutsidePid();
+  assembler_.Feed(head, line, number);
+}
+
+void Analyzer::FeedOtherLine(std::string_view line, uint64_t number) {
   strace::LineHead head = strace::ParseLineHead(line, &syscall_names_);
   if (head.kind == strace::LineKind::kCall && !head.rest.empty() &&
       head.rest.back() != 'd') {  // 'd': maybe a spliced notice

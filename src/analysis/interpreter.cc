@@ -443,6 +443,7 @@ Interpreter::RecordCacheEntry& Interpreter::RecordCacheFor(const Resolution& r) 
   e.from = from;
   e.name = r.name;
   e.id.reset();
+  e.parent_id.reset();
   return e;
 }
 
@@ -457,18 +458,18 @@ void Interpreter::Record(const Resolution& r, Effect e, const CallContext& ctx, 
     }
     cached.generation = inodes_.generation();
   }
-  scratch_ = cached.path;
+  std::string_view path = cached.path;  // copied only to be rewritten
   // A unit that systemd sandboxes (PrivateTmp=, ProtectSystem=, ...) runs in a mount
   // namespace whose root is the real root bind-mounted at /run/systemd/unit-root: its paths
   // are the real root's.
   // The mount point itself, made or removed around the bind mount, is systemd's: it is not
   // the root it will show.
   constexpr std::string_view kUnitRoot = "/run/systemd/unit-root";
-  if (std::string_view(scratch_).starts_with(kUnitRoot) &&
-      (scratch_.size() == kUnitRoot.size() || scratch_[kUnitRoot.size()] == '/')) {
-    if (scratch_.size() == kUnitRoot.size() && e != Effect::kConsumed) return;
-    scratch_.erase(0, kUnitRoot.size());
-    if (scratch_.empty()) scratch_ = "/";
+  if (path.starts_with(kUnitRoot) &&
+      (path.size() == kUnitRoot.size() || path[kUnitRoot.size()] == '/')) {
+    if (path.size() == kUnitRoot.size() && e != Effect::kConsumed) return;
+    path.remove_prefix(kUnitRoot.size());
+    if (path.empty()) path = "/";
   }
   // A mount or unmount in a mount namespace of the process's own (systemd setting up a unit's
   // sandbox at /run/systemd/mount-rootfs, a generator's private /tmp) changes nobody else's
@@ -482,7 +483,7 @@ void Interpreter::Record(const Resolution& r, Effect e, const CallContext& ctx, 
   // started units' files are that Service's.
   if (ctx.pid == kInitPid) {
     const ServiceRequest* latest = LatestServiceRequest();
-    if (e != Effect::kConsumed || latest == nullptr || !ReadForUnits(scratch_, latest->starts)) {
+    if (e != Effect::kConsumed || latest == nullptr || !ReadForUnits(path, latest->starts)) {
       return;
     }
   }
@@ -499,23 +500,24 @@ void Interpreter::Record(const Resolution& r, Effect e, const CallContext& ctx, 
            .line = ctx.line};
   std::optional<PathId> id = cached.id;
   if (!id) {
-    id = InternWithinBudget(scratch_, ctx.line);
+    id = InternWithinBudget(path, ctx.line);
     if (!id) return;
     cached.id = id;  // ids are never taken back
   }
   accesses_.Record(*id, a);
-  if (e == Effect::kProduced && !shallow) NoteDpkgWrite(ctx.pid, *id, scratch_);
+  if (e == Effect::kProduced && !shallow) NoteDpkgWrite(ctx.pid, *id, path);
   if (e != Effect::kConsumed && !r.name.empty() && !shallow) {
     // Creating or removing a name needs the directory that holds it.
-    size_t cut = scratch_.rfind('/');
-    scratch_.resize(cut == 0 ? 1 : cut);
+    if (!cached.parent_id) {
+      const size_t cut = path.rfind('/');
+      cached.parent_id = InternWithinBudget(path.substr(0, cut == 0 ? 1 : cut), ctx.line);
+      if (!cached.parent_id) return;
+    }
     a.effect = Effect::kConsumed;
     a.parent = true;
     a.shallow = false;
     a.listing = false;
-    if (std::optional<PathId> parent = InternWithinBudget(scratch_, ctx.line)) {
-      accesses_.Record(*parent, a);
-    }
+    accesses_.Record(*cached.parent_id, a);
   }
 }
 

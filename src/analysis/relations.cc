@@ -33,18 +33,35 @@ struct Builder {
 };
 
 // The accesses of one canonical path: one per (block, effect), the earliest line winning
-// when several recorded paths merged into it. Indexed: a path can have thousands of them.
+// when several recorded paths merged into it. Searched in place while short, as most are;
+// indexed past kScanned: a path can have thousands of them.
 struct MergedAccesses {
+  static constexpr size_t kScanned = 8;
   std::vector<Access> list;
   absl::flat_hash_map<uint64_t, size_t> index;  // (block, effect) -> position in list
 
+  static uint64_t Key(const Access& a) {
+    return (uint64_t{a.block} << 2) | static_cast<uint64_t>(a.effect);
+  }
   void Merge(const Access& a) {
-    uint64_t key = (uint64_t{a.block} << 2) | static_cast<uint64_t>(a.effect);
-    auto [it, fresh] = index.try_emplace(key, list.size());
-    if (fresh) {
-      list.push_back(a);
-    } else if (a.line < list[it->second].line) {
-      list[it->second] = a;
+    const uint64_t key = Key(a);
+    Access* kept = nullptr;
+    if (list.size() <= kScanned) {
+      auto it =
+          std::find_if(list.begin(), list.end(), [&](const Access& b) { return Key(b) == key; });
+      if (it != list.end()) kept = &*it;
+    } else if (auto it = index.find(key); it != index.end()) {
+      kept = &list[it->second];
+    }
+    if (kept != nullptr) {
+      if (a.line < kept->line) *kept = a;
+      return;
+    }
+    list.push_back(a);
+    if (list.size() == kScanned + 1) {  // from now on indexed
+      for (size_t i = 0; i < list.size(); ++i) index.emplace(Key(list[i]), i);
+    } else if (list.size() > kScanned + 1) {
+      index.emplace(key, list.size() - 1);
     }
   }
 };

@@ -165,6 +165,9 @@ Outcome Analyze(const AnalyzeRequest& r, const pipeline::ReportSettings& report,
     return Outcome{std::nullopt, kExitError};
   }
   const std::string name = (*reader)->name();
+  // The reader's buffers (and a .zst decoder's window and ring) go back to the heap before the
+  // check, whose own allocations then reuse them instead of raising the peak RSS above both.
+  reader->reset();
   if (int status = TraceWarnings(report.strict, analyzer, name, /*run_finished=*/true, sink);
       status != kExitOk) {
     return Outcome{std::nullopt, status};

@@ -654,8 +654,15 @@ int Lowerer::Fd(size_t i) const {
   return static_cast<int>(v);
 }
 
-uint64_t Lowerer::Flags(size_t i, const strace::FlagName* names, size_t n) const {
-  return strace::ParseFlags((*args_)[i], names, n);
+uint64_t Lowerer::Flags(size_t i, const strace::FlagName* names, size_t n) {
+  const std::string_view token = (*args_)[i];
+  FlagsSeen& seen = flags_seen_[(reinterpret_cast<uintptr_t>(names) >> 4) % flags_seen_.size()];
+  if (seen.names != names || seen.token != token) {
+    seen.names = names;
+    seen.token.assign(token);
+    seen.bits = strace::ParseFlags(token, names, n);
+  }
+  return seen.bits;
 }
 
 void Lowerer::HPath(int dirfd, std::string_view path, Effect e, bool follow, bool empty_path,

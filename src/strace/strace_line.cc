@@ -104,28 +104,10 @@ size_t FindArgsEnd(std::string_view text) {
 
 namespace {
 
-inline bool IsLower(char c) { return c >= 'a' && c <= 'z'; }
-
-// Little-endian word loads: the first byte of the text is the word's low byte.
-static_assert(std::endian::native == std::endian::little, "word-at-a-time scans assume it");
-
-inline uint64_t Load8(const char* p) {
-  uint64_t w;
-  memcpy(&w, p, 8);
-  return w;
-}
-
-// Skips the spaces at p, eight at a time (the -o pid column is padded: `7     readlink(`).
-inline const char* SkipSpaces(const char* p, const char* end) {
-  constexpr uint64_t kSpaces = 0x2020202020202020ull;
-  while (end - p >= 8) {
-    const uint64_t other = Load8(p) ^ kSpaces;  // zero bytes are spaces
-    if (other != 0) return p + std::countr_zero(other) / 8;
-    p += 8;
-  }
-  while (p < end && *p == ' ') ++p;
-  return p;
-}
+using line_scan::IsLower;
+using line_scan::Load8;
+using line_scan::ReadPidColumn;
+using line_scan::SkipSpaces;
 
 // Skips the spaces before p back to begin, eight at a time (a short call's padding).
 inline const char* SkipSpacesBack(const char* begin, const char* p) {
@@ -167,12 +149,10 @@ namespace {
 bool ParseCommonHead(std::string_view line, NameIndex* names, LineHead* head) {
   const char* p = line.data();
   const char* const end = p + line.size();
-  // A pid of at most 9 digits (it fits in an int32), then spaces: the -o pid column.
-  uint32_t pid = 0;  // unsigned: a 10th digit may wrap it, and only ends the shape
-  const char* digits = p;
-  const char* const digits_end = p + std::min<size_t>(line.size(), 10);
-  while (p < digits_end && IsDigit(*p)) pid = pid * 10 + static_cast<uint32_t>(*p++ - '0');
-  if (p == digits || p - digits > 9 || p == end || *p != ' ') return false;
+  // A pid, then spaces: the -o pid column.
+  uint32_t pid = 0;
+  p = ReadPidColumn(p, end, &pid);
+  if (p == nullptr) return false;
   p = SkipSpaces(p, end);
   // A name that starts with a lowercase letter (not a timestamp, a notice or a resumption)...
   if (p == end || !IsLower(*p)) return false;
@@ -415,38 +395,6 @@ void ParseGeneralHead(std::string_view line, LineHead* head) {
 }
 
 }  // namespace
-
-bool ReadCommonCall(std::string_view line, NameIndex* names, CommonCall* call) {
-  const char* p = line.data();
-  const char* const end = p + line.size();
-  // As ParseCommonHead reads the pid column and the name, but only a name the index knows.
-  uint32_t pid = 0;
-  const char* digits = p;
-  const char* const digits_end = p + std::min<size_t>(line.size(), 10);
-  while (p < digits_end && IsDigit(*p)) pid = pid * 10 + static_cast<uint32_t>(*p++ - '0');
-  if (p == digits || p - digits > 9 || p == end || *p != ' ') return false;
-  p = SkipSpaces(p, end);
-  size_t name_size = 0;
-  int32_t syscall = -1;
-  if (p == end || !IsLower(*p) || !names->Match(p, end, &name_size, &syscall)) return false;
-  // Whatever ParseLineHead and the assembler read off the line's end is absent: no trailing
-  // blank (rest is the line's end), no '>' (unfinished), no 'd' (a spliced notice).
-  const char* rest = p + name_size + 1;
-  const char last = end[-1];
-  if (rest >= end || last == ' ' || last == '\t' || last == '\r' || last == '>' || last == 'd') {
-    return false;
-  }
-  const std::string_view rest_text(rest, static_cast<size_t>(end - rest));
-  const size_t at = ReturnValueStart(rest_text);
-  if (at == std::string_view::npos) return false;
-  call->pid = static_cast<int32_t>(pid);
-  call->syscall = syscall;
-  call->name = std::string_view(p, name_size);
-  call->rest = rest_text;
-  call->return_at = at;
-  call->returned_negative = at < rest_text.size() && rest_text[at] == '-';
-  return true;
-}
 
 LineHead ParseLineHead(std::string_view line) { return ParseLineHead(line, nullptr); }
 

@@ -14,6 +14,7 @@
 #include "absl/container/inlined_vector.h"
 #include "absl/strings/string_view.h"
 #include "fsmove/analysis/blocks.h"
+#include "fsmove/base/byte_hash.h"
 #include "fsmove/fstrace/construct.h"
 
 namespace fsmove::analysis {
@@ -77,7 +78,12 @@ class AccessMap {
   std::vector<std::unique_ptr<char[]>> chunks_;
   size_t chunk_used_ = 0, chunk_size_ = 0;
   std::vector<std::string_view> paths_;
-  absl::flat_hash_map<absl::string_view, PathId> index_;  // absl's hash: fast
+  struct PathHash {
+    size_t operator()(absl::string_view path) const {
+      return base::HashBytes(std::string_view(path.data(), path.size()));
+    }
+  };
+  absl::flat_hash_map<absl::string_view, PathId, PathHash> index_;
   std::vector<absl::InlinedVector<Access, 1>> accesses_;  // one access for most paths
   // (path, block, effect) -> list position, for the lists longer than kScannedAccesses.
   absl::flat_hash_map<uint64_t, uint32_t> seen_;

@@ -21,6 +21,7 @@
 #include "fsmove/strace/line_batch.h"
 #include "fsmove/strace/line_reader.h"
 #include "fsmove/strace/puppet_markers.h"
+#include "fsmove/strace/strace_line.h"
 
 namespace fsmove::analysis {
 
@@ -129,6 +130,12 @@ class Analyzer : private strace::CallSink {
   void OnPidRenamed(int32_t from, int32_t to, uint64_t line) override;
   void OnUnparsed(uint64_t line, std::string_view text, std::string_view reason) override;
 
+  // FeedLine's lines that it does not only count: a common call (ReadCommonCall) for the
+  // assembler, or a line of another shape, read with ParseLineHead. Out of line
+  // ([[gnu::noinline]]): FeedLine then keeps a small frame for the lines it only counts.
+  [[gnu::noinline]] void FeedCommonCall(const strace::CommonCall& call, std::string_view line,
+                                        uint64_t number);
+  [[gnu::noinline]] void FeedOtherLine(std::string_view line, uint64_t number);
   // A line over the reader's limit, of which only `start` was kept: reported, not analysed.
   void FeedCutLine(std::string_view start, uint64_t number, size_t max_line_bytes);
   // Stage 2 of RunThreaded for one batch.

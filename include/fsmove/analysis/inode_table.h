@@ -11,8 +11,7 @@
 #include <vector>
 
 #include "absl/container/flat_hash_map.h"
-#include "absl/hash/hash.h"
-#include "absl/strings/string_view.h"
+#include "fsmove/base/byte_hash.h"
 
 namespace fsmove::analysis {
 
@@ -97,9 +96,7 @@ class InodeTable {
     using is_transparent = void;
     size_t operator()(const Key& k) const { return Hash(k.dir, k.name); }
     size_t operator()(const KeyView& k) const { return Hash(k.dir, k.name); }
-    static size_t Hash(InodeId dir, std::string_view name) {
-      return absl::HashOf(dir, absl::string_view(name.data(), name.size()));
-    }
+    static size_t Hash(InodeId dir, std::string_view name) { return base::HashBytes(name, dir); }
   };
   struct KeyEq {
     using is_transparent = void;

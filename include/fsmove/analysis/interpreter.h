@@ -228,16 +228,18 @@ class Interpreter {
                                uint64_t generation) const;
   void RememberDir(const DirCacheEntry& entry, std::string_view prefix);
 
-  // What Record found lately for a resolution: the path PathOf gave and the id that path
-  // (as Record rewrites it) was interned as. A file's accesses come in runs (open, read, stat,
-  // close, within one block), so most Records skip the path's walk up the inode table and its
-  // hashing. An entry holds while the inode table's generation is unchanged.
+  // What Record found lately for a resolution: the path PathOf gave and the ids that path
+  // (as Record rewrites it) and its directory were interned as. A file's accesses come in runs
+  // (open, read, stat, close, within one block; a package's files written and renamed), so
+  // most Records skip the path's walk up the inode table and its hashing. An entry holds while
+  // the inode table's generation is unchanged.
   struct RecordCacheEntry {
     uint64_t generation = UINT64_MAX;
     InodeId from = kNoInode;  // the resolution's dir, or its inode when it has no final name
     std::string name;         // the resolution's final name
     std::string path;         // PathOf's answer
     std::optional<PathId> id;
+    std::optional<PathId> parent_id;  // the directory holding the final name
   };
   static constexpr size_t kRecordCacheSlots = 512;  // direct-mapped, by `from` and the inode
   RecordCacheEntry record_cache_[kRecordCacheSlots];

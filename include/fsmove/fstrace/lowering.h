@@ -90,7 +90,8 @@ class Lowerer {
   // Decodes string argument i into a scratch slot; nullopt-like: returns false if absent.
   bool Str(size_t i, std::string_view* out);
   int Fd(size_t i) const;  // AT_FDCWD (-100) when it cannot be read
-  uint64_t Flags(size_t i, const strace::FlagName* names, size_t n) const;
+  // Flag argument i read with the vocabulary `names`; a token read lately is not read again.
+  uint64_t Flags(size_t i, const strace::FlagName* names, size_t n);
 
   void HPath(int dirfd, std::string_view path, Effect e, bool follow, bool empty_path = false,
              bool probe = false, bool listing = false);
@@ -107,6 +108,15 @@ class Lowerer {
   std::array<Construct, kMaxConstructs> out_;
   std::array<std::string, kMaxConstructs> strings_;
   size_t strings_used_ = 0;
+  // The last token Flags() read with each vocabulary (by the table's address): a trace repeats
+  // a few flag sets ("O_RDONLY|O_CLOEXEC") in most of its calls, and reading one is a word
+  // scan and a search of the vocabulary per flag.
+  struct FlagsSeen {
+    const strace::FlagName* names = nullptr;
+    std::string token;
+    uint64_t bits = 0;
+  };
+  std::array<FlagsSeen, 4> flags_seen_;
 };
 
 // The clone flags of a process-creation call (clone, clone3; 0 for fork and vfork), from

@@ -493,24 +493,40 @@ class Supervisor {
 
   // --init systemd: the service units whose start condition systemd found unmet during the
   // apply (irqbalance's ConditionVirtualization=!container in a sandbox): the daemon never ran,
-  // and systemd logs the skip at debug level only. Asked of systemd, untraced, after the apply.
+  // and systemd logs the skip at debug level only. Asked of systemd, untraced, after the apply,
+  // by programs of the root the module may have replaced: run as the module's are (its bounding
+  // set), their output drained into the out directory and read back bounded.
   void ReportSkippedUnits(uint64_t since_usec) {
-    absl::StatusOr<CapturedRun> show =
-        RunCaptured({"systemctl", "show", "--all", "--no-pager", "-p",
-                     "Id,ConditionResult,ConditionTimestampMonotonic", "*.service"},
-                    spec_.env, 1 << 20);
-    if (!show.ok()) return;
-    for (const std::string& unit : UnitsSkippedSince(show->out, since_usec)) {
-      std::string condition;
-      for (const std::vector<std::string>& argv :
-           {std::vector<std::string>{"systemctl", "status", "--no-pager", "--lines=0", "--", unit},
-            std::vector<std::string>{"systemd-analyze", "condition", "--unit=" + unit}}) {
-        absl::StatusOr<CapturedRun> run = RunCaptured(argv, spec_.env, 1 << 16);
-        if (run.ok()) condition = UnmetCondition(run->out + "\n" + run->err);
-        if (!condition.empty()) break;
+    const std::string show =
+        OutputOf({"systemctl", "show", "--all", "--no-pager", "-p",
+                  "Id,ConditionResult,ConditionTimestampMonotonic", "*.service"},
+                 1 << 20);
+    for (const std::string& unit : UnitsSkippedSince(show, since_usec)) {
+      std::string condition =
+          UnmetCondition(OutputOf({"systemctl", "status", "--no-pager", "--lines=0", "--", unit}));
+      if (condition.empty()) {
+        condition = UnmetCondition(OutputOf({"systemd-analyze", "condition", "--unit=" + unit}));
       }
       status_.Send(status::Skipped{unit, condition});
     }
+  }
+
+  // What `argv`, run in the sandbox as the module's programs are, printed (stdout, then
+  // stderr), at most `max_bytes` of each; "" when it could not run.
+  std::string OutputOf(const std::vector<std::string>& argv, uint64_t max_bytes = 1 << 16) {
+    constexpr const char* kOut = "query-stdout.txt";
+    constexpr const char* kErr = "query-stderr.txt";
+    std::unique_ptr<OutputDrain> out = run_.DrainInto(kOut, /*append=*/false, max_bytes);
+    std::unique_ptr<OutputDrain> err = run_.DrainInto(kErr, /*append=*/false, max_bytes);
+    const bool ran = run_.RunDrained(argv, out.get(), err.get(), argv.front()).has_value();
+    std::string text;
+    if (ran) {
+      text = run_.ReadOut(kOut, max_bytes).value_or("") + "\n" +
+             run_.ReadOut(kErr, max_bytes).value_or("");
+    }
+    run_.RemoveOut(kOut);
+    run_.RemoveOut(kErr);
+    return text;
   }
 
   void ReportLeftovers() {

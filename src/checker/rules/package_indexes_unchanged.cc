@@ -24,7 +24,7 @@ class PackageIndexesUnchanged final : public Rule {
     if (state == nullptr || (state->kind != "apt-state" && state->kind != "apt-cache")) {
       return kStrongest;
     }
-    const RuleContext::PackageUniverse& universe = context.package_universe();
+    const PackageUniverse& universe = context.package_universe();
     if (universe.sources_changed || universe.index_writers.contains(q.producer)) {
       return kStrongest;
     }

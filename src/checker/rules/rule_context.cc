@@ -30,7 +30,7 @@ const std::vector<catalog::ResourceId>& RuleContext::UnitReloads() {
   return *unit_reloads_;
 }
 
-const RuleContext::PackageUniverse& RuleContext::package_universe() {
+const PackageUniverse& RuleContext::package_universe() {
   if (package_universe_) return *package_universe_;
   PackageUniverse& u = package_universe_.emplace();
   const analysis::AccessMap& map = resources_.accesses();

@@ -21,6 +21,14 @@
 
 namespace fsmove::checker {
 
+// What a run did to the packages apt can install: the resources that wrote a package index, and
+// a change of a sources list or of dpkg's architectures by any resource (a real call: not the
+// catalog's view of a manager that found it right).
+struct PackageUniverse {
+  absl::flat_hash_set<catalog::ResourceId> index_writers;
+  bool sources_changed = false;
+};
+
 class RuleContext {
  public:
   // Made after the relations are inferred: what a rule looks up of a path it interns.
@@ -45,13 +53,7 @@ class RuleContext {
   // The Execs that make PID 1 reload its units (`systemctl daemon-reload`), found once.
   const std::vector<catalog::ResourceId>& UnitReloads();
 
-  // What the run did to the packages apt can install (package-indexes-unchanged): the resources
-  // that wrote a package index, and a change of a sources list or of dpkg's architectures by any
-  // resource (a real call: not the catalog's view of a manager that found it right).
-  struct PackageUniverse {
-    absl::flat_hash_set<catalog::ResourceId> index_writers;
-    bool sources_changed = false;
-  };
+  // What the run did to the packages apt can install (package-indexes-unchanged), found once.
   const PackageUniverse& package_universe();
 
   // Pairs (changer, service) whose MN the refresh-guaranteed rule found refreshed: the

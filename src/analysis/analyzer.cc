@@ -345,7 +345,7 @@ void Analyzer::OnCall(const strace::SyscallEvent& call) {
 void Analyzer::OnProcessExit(int32_t pid, uint64_t line, int exit_status) {
   if (pid == stats_.first_pid) stats_.first_pid_exited = true;
   if (exit_status > 0 && stats_.daemon_exits.size() < kMaxDaemonExits) {
-    const BlockId block = interp_.OutlivedBlock(pid);
+    const BlockId block = interp_.OutlivedBlock(pid, line);
     if (block != kNoBlock && interp_.blocks().info(block).type() == "Service" &&
         std::none_of(stats_.daemon_exits.begin(), stats_.daemon_exits.end(),
                      [&](const DaemonExit& d) { return d.block == block; })) {

@@ -194,12 +194,13 @@ void Interpreter::CreateChild(int32_t parent_pid, int32_t child, uint64_t flags,
   }
 }
 
-BlockId Interpreter::OutlivedBlock(int32_t pid) {
+BlockId Interpreter::OutlivedBlock(int32_t pid, uint64_t line) {
   const Process* p = procs_.Find(pid);
-  if (p == nullptr || p->ownership != Ownership::kResource || p->block == current_) {
-    return kNoBlock;
-  }
-  return p->block;
+  if (p == nullptr || p->ownership != Ownership::kResource) return kNoBlock;
+  const BlockId block = p->block;
+  if (block != current_) return block;
+  const int32_t parent = programs_.ParentAt(pid, line);
+  return parent > 0 && procs_.Find(parent) == nullptr ? block : kNoBlock;
 }
 
 void Interpreter::ProcessExit(int32_t pid) {

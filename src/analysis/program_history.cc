@@ -50,6 +50,11 @@ const ProgramHistory::Life* ProgramHistory::LifeAt(int32_t pid, uint64_t line) c
   return found;
 }
 
+int32_t ProgramHistory::ParentAt(int32_t pid, uint64_t line) const {
+  const Life* life = LifeAt(pid, line);
+  return life == nullptr ? -1 : life->parent;
+}
+
 std::vector<std::string_view> ProgramHistory::ProgramsAbove(int32_t pid, uint64_t line,
                                                             size_t limit) const {
   std::vector<std::string_view> above;

@@ -149,8 +149,8 @@ std::string SkipReason(const exec::FailedUnit& u) {
 //   no Service names (a package's own) is said by its name.
 // - Without systemd nothing else says so (an init script that reported the start succeeded;
 //   Puppet calls the service running): a Service whose start left a process that then exited
-//   with a failure while Puppet applied other resources (the trace's DaemonExit), unless its
-//   unit is already named.
+//   with a failure, once Puppet had gone on to other resources or the process that made it had
+//   exited (the trace's DaemonExit), unless its unit is already named.
 std::vector<std::string> DeadDaemonWarnings(const catalog::Catalog& cat,
                                             const std::vector<exec::FailedUnit>& failed,
                                             const std::vector<exec::FailedUnit>& skipped,
@@ -198,7 +198,8 @@ std::vector<std::string> DeadDaemonWarnings(const catalog::Catalog& cat,
         ref, ": a process its start left running",
         d.program.empty() ? std::string() : absl::StrCat(" (", base::TerminalSafe(d.program), ")"),
         ", pid ", d.pid, ", exited with status ", d.status, " at trace line ", d.line,
-        ", after Puppet had gone on: if it was the daemon, what it would have read after is not "
+        ", after its start had returned: if it was the daemon, what it would have read after is "
+        "not "
         "in the trace, and a missing notifier to it can go unseen"));
   }
   return out;

@@ -11,6 +11,7 @@
 namespace fsmove::testing {
 namespace {
 
+using ::testing::ElementsAre;
 using ::testing::IsEmpty;
 using ::testing::UnorderedElementsAre;
 
@@ -412,6 +413,47 @@ TEST(InterpreterTest, SystemdStartsTheDaemonAResourceAskedFor) {
   EXPECT_THAT(h.At("/"), IsEmpty());
   EXPECT_THAT(h.At("/etc/other.conf"), IsEmpty());
   EXPECT_THAT(h.At("/etc/systemd/system/demo.service"), IsEmpty());  // before the request
+}
+
+// A Service's start that leaves a process running, and that process exits with a failure: a
+// daemon that died (TraceStats::daemon_exits). Told once Puppet has left the Service, or, still
+// inside it, once the process that made it has exited (a daemon that forked away from its init
+// script: usbguard's child, with no /sys/bus/usb). A process whose parent still runs (the
+// script's own step) is the script's business, and a clean exit is none.
+TEST(InterpreterTest, ADaemonThatDiesAfterItsStartIsTold) {
+  const std::string kS = "Service[demo]";
+  const std::string kF = "File[/etc/x]";
+  auto exits = [](const Harness& h) {
+    std::vector<std::pair<int32_t, int>> out;
+    for (const analysis::DaemonExit& d : h.analyzer.stats().daemon_exits) {
+      out.emplace_back(d.pid, d.status);
+    }
+    return out;
+  };
+  // The init script (200) starts the daemon (300), which forks its worker (301) and exits; the
+  // worker fails while Puppet is still in the Service.
+  Harness forked({Begin(100, kS), "100 clone(child_stack=NULL, flags=SIGCHLD) = 200",
+                  "200 clone(child_stack=NULL, flags=SIGCHLD) = 300",
+                  "300 execve(\"/usr/sbin/demod\", [\"demod\"], 0x7f /* 6 vars */) = 0",
+                  "300 clone(child_stack=NULL, flags=SIGCHLD) = 301", "300 +++ exited with 0 +++",
+                  "200 +++ exited with 0 +++", "301 +++ exited with 1 +++", End(100, kS)});
+  EXPECT_THAT(exits(forked), ElementsAre(std::make_pair(301, 1)));
+  // The same worker failing after Puppet has gone on to another resource.
+  Harness later({Begin(100, kS), "100 clone(child_stack=NULL, flags=SIGCHLD) = 200",
+                 "200 clone(child_stack=NULL, flags=SIGCHLD) = 300", "300 +++ exited with 0 +++",
+                 "200 +++ exited with 0 +++", End(100, kS), Begin(100, kF),
+                 "300 +++ exited with 2 +++", End(100, kF)});
+  EXPECT_THAT(exits(later), IsEmpty());  // 300 exited with 0 first; its pid is gone
+  Harness after({Begin(100, kS), "100 clone(child_stack=NULL, flags=SIGCHLD) = 200",
+                 "200 clone(child_stack=NULL, flags=SIGCHLD) = 300", "200 +++ exited with 0 +++",
+                 End(100, kS), Begin(100, kF), "300 +++ exited with 2 +++", End(100, kF)});
+  EXPECT_THAT(exits(after), ElementsAre(std::make_pair(300, 2)));
+  // A step of the script that fails while the script runs, and a worker that exits cleanly.
+  Harness own({Begin(100, kS), "100 clone(child_stack=NULL, flags=SIGCHLD) = 200",
+               "200 clone(child_stack=NULL, flags=SIGCHLD) = 300", "300 +++ exited with 1 +++",
+               "200 clone(child_stack=NULL, flags=SIGCHLD) = 301", "200 +++ exited with 0 +++",
+               "301 +++ exited with 0 +++", End(100, kS)});
+  EXPECT_THAT(exits(own), IsEmpty());
 }
 
 // The strace line of process `pid` exec'ing systemctl with `args` (its quoted arguments).

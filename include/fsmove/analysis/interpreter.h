@@ -82,8 +82,10 @@ class Interpreter {
   void NoteCloneFinished(int32_t pid);
   void ProcessExit(int32_t pid);
   // The resource block a process belongs to (its block started it, and it is not Puppet's own)
-  // when Puppet has left that block: a process the resource's run left behind. kNoBlock else.
-  BlockId OutlivedBlock(int32_t pid);
+  // when the resource's run left it behind: Puppet has left that block, or the process that
+  // made it has exited (a daemon that forked away from its start, at `line`). kNoBlock else: a
+  // process whose parent still runs it is the resource's own step.
+  BlockId OutlivedBlock(int32_t pid, uint64_t line);
   void RenamePid(int32_t from, int32_t to);
 
   // ---- resource blocks ----

@@ -27,6 +27,8 @@ class ProgramHistory {
   // exec'd by a process running the next. Empty when the trace showed no exec of the process or
   // its ancestors.
   std::vector<std::string_view> ProgramsAbove(int32_t pid, uint64_t line, size_t limit = 16) const;
+  // The process that made `pid` (as it was at `line`), or -1 when the trace showed none.
+  int32_t ParentAt(int32_t pid, uint64_t line) const;
 
   size_t programs() const { return names_.size(); }
 

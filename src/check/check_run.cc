@@ -199,8 +199,7 @@ std::vector<std::string> DeadDaemonWarnings(const catalog::Catalog& cat,
         d.program.empty() ? std::string() : absl::StrCat(" (", base::TerminalSafe(d.program), ")"),
         ", pid ", d.pid, ", exited with status ", d.status, " at trace line ", d.line,
         ", after its start had returned: if it was the daemon, what it would have read after is "
-        "not "
-        "in the trace, and a missing notifier to it can go unseen"));
+        "not in the trace, and a missing notifier to it can go unseen"));
   }
   return out;
 }

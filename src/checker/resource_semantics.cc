@@ -383,8 +383,9 @@ const knowledge::Row* ControlProgramRefreshes(std::string_view command, std::str
   static const knowledge::Table& table = knowledge::TableNamed("control_programs");
   if (name.ends_with(".service")) name.remove_suffix(8);
   if (name.empty()) return nullptr;
+  // The command's words, without the quotes and `;` a shell line puts around them.
   std::vector<std::string_view> words;
-  for (std::string_view w : base::Split(command, ' ')) {
+  for (std::string_view w : Words(command)) {
     while (!w.empty() && (w.front() == '\'' || w.front() == '"')) w.remove_prefix(1);
     while (!w.empty() && (w.back() == '\'' || w.back() == '"' || w.back() == ';'))
       w.remove_suffix(1);

@@ -95,6 +95,12 @@ void SandboxRunner::RemoveOut(const std::string& name) const {
   }
 }
 
+std::string SandboxRunner::TakeOut(const std::string& name, size_t max_bytes) const {
+  std::string text = ReadOut(name, max_bytes).value_or("");
+  RemoveOut(name);
+  return text;
+}
+
 SpawnOptions SandboxRunner::InSandbox(int out_fd, int err_fd) const {
   SpawnOptions o;
   o.root = root_ == "/" ? "" : root_;

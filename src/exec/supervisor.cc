@@ -519,14 +519,8 @@ class Supervisor {
     std::unique_ptr<OutputDrain> out = run_.DrainInto(kOut, /*append=*/false, max_bytes);
     std::unique_ptr<OutputDrain> err = run_.DrainInto(kErr, /*append=*/false, max_bytes);
     const bool ran = run_.RunDrained(argv, out.get(), err.get(), argv.front()).has_value();
-    std::string text;
-    if (ran) {
-      text = run_.ReadOut(kOut, max_bytes).value_or("") + "\n" +
-             run_.ReadOut(kErr, max_bytes).value_or("");
-    }
-    run_.RemoveOut(kOut);
-    run_.RemoveOut(kErr);
-    return text;
+    std::string text = run_.TakeOut(kOut, max_bytes) + "\n" + run_.TakeOut(kErr, max_bytes);
+    return ran ? text : "";
   }
 
   void ReportLeftovers() {

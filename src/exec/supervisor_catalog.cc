@@ -50,8 +50,7 @@ SupervisorCatalog::Compiled SupervisorCatalog::Run(const std::string& log_name, 
   raw.reset();
   log.reset();
   c.code = ShellExitCode(st);
-  std::string text = run_.ReadOut(kCatalogRaw, catalog::kMaxCatalogBytes).value_or("");
-  run_.RemoveOut(kCatalogRaw);
+  std::string text = run_.TakeOut(kCatalogRaw, catalog::kMaxCatalogBytes);
   size_t at = 0;
   bool found = false;
   while (at < text.size()) {
@@ -168,14 +167,9 @@ void SupervisorCatalog::RemovePreinstalled(const PrepRun& run) {
   if (!installs.ok() || installs->empty()) return;
   constexpr const char* kQueryOut = "prep-dpkg-query.txt";
   constexpr const char* kSimulationOut = "prep-apt-simulation.txt";
-  auto output = [&](const char* name) {
-    std::string text = run_.ReadOut(name, kMaxOutBytes).value_or("");
-    run_.RemoveOut(name);
-    return text;
-  };
   auto note = [&](const std::string& text) { status_.Send(status::Note{"prep: " + text}); };
   int st = run({"dpkg-query", "-W", fmt::format("-f={}", kDpkgQueryFormat)}, kQueryOut);
-  const std::string query = output(kQueryOut);
+  const std::string query = run_.TakeOut(kQueryOut, kMaxOutBytes);
   if (st != 0) return note("dpkg-query: " + DescribeWaitStatus(st) + "; no package removed");
   RemovalPlan plan = PlanRemoval(*installs, ParseDpkgQuery(query));
   if (!plan.kept.empty()) {
@@ -200,7 +194,7 @@ void SupervisorCatalog::RemovePreinstalled(const PrepRun& run) {
                     names, DescribeWaitStatus(st)));
   }
   st = apt({"apt-get", "-s", "purge"}, kSimulationOut);
-  std::set<std::string> others = SimulatedRemovals(output(kSimulationOut));
+  std::set<std::string> others = SimulatedRemovals(run_.TakeOut(kSimulationOut, kMaxOutBytes));
   for (const std::string& name : plan.remove) others.erase(name);
   if (st != 0 || !others.empty()) {
     return note(fmt::format("kept {} (what the catalog installs and the root has): apt would {}",

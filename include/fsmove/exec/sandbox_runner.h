@@ -53,6 +53,8 @@ class SandboxRunner {
   absl::StatusOr<std::string> ReadOut(const std::string& name, size_t max_bytes) const;
   // Removes the out directory's file `name` (see OpenOut).
   void RemoveOut(const std::string& name) const;
+  // ReadOut, then RemoveOut: a command's output taken once ("" when it could not be read).
+  std::string TakeOut(const std::string& name, size_t max_bytes) const;
 
   // How everything the sandbox runs starts: in its root, at /, with Puppet's environment.
   // Module code in the sandbox keeps ModuleCapabilities only.

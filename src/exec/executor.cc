@@ -252,6 +252,7 @@ absl::StatusOr<SandboxSpec> PrepareSandbox(const CheckRequest& request,
   }
   spec.lower_dir = request.root.dir;
   spec.init = request.init;
+  spec.host_name = CertName();
   spec.reapplies = request.reapplies;
   spec.probe_paths = request.probe_paths;
   // In the sandbox Puppet runs as its root, whoever runs fsmove: root's environment, nothing

@@ -12,7 +12,9 @@
 
 #include "absl/strings/match.h"
 #include "fsmove/base/blanks.h"
+#include "fsmove/base/read_file.h"
 #include "fsmove/exec/process.h"
+#include "fsmove/exec/sandbox_layout.h"
 #include "nlohmann/json.hpp"
 #include "re2/re2.h"
 
@@ -62,6 +64,10 @@ std::string CertName() {
   if (getaddrinfo(host, nullptr, &hints, &res) == 0 && res != nullptr) {
     if (res->ai_canonname != nullptr && *res->ai_canonname != '\0') name = res->ai_canonname;
     freeaddrinfo(res);
+  }
+  if (name.find('.') == std::string::npos) {
+    name = QualifiedHostName(name, base::ReadFile("/etc/hosts").value_or(""),
+                             base::ReadFile("/etc/resolv.conf").value_or(""));
   }
   for (char& c : name) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
   return name;

@@ -16,12 +16,14 @@
 #include <cstring>
 #include <filesystem>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "absl/status/status.h"
 #include "fmt/format.h"
 #include "fsmove/base/errno_status.h"
 #include "fsmove/base/read_file.h"
+#include "fsmove/base/split.h"
 #include "fsmove/catalog/catalog.h"
 #include "fsmove/exec/puppet_command.h"
 
@@ -269,14 +271,22 @@ absl::Status SandboxLayout::SetUpNames() {
     resolvers = "# fsmove sandbox: slirp4netns's DNS forwarder\nnameserver 10.0.2.3\n";
   }
   if (absl::Status st = WriteFileWithMode(resolv, resolvers, 0644); !st.ok()) return st;
-  // The host name resolves (HostsWithOwnName). The root's hosts is read never through a link
-  // (it would lead into the host's tree here, before the pivot); a link is replaced.
+  // The host name resolves (HostsWithOwnName), with a domain (the executor's CertName, when it
+  // is this name's). The root's hosts is read never through a link (it would lead into the
+  // host's tree here, before the pivot); a link is replaced.
   char host[256] = {};
   const int etc = open((root_ + "/etc").c_str(), O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
   if (etc >= 0 && gethostname(host, sizeof host - 1) == 0 && host[0] != '\0') {
+    const std::string_view name = host;
+    const std::string& given = spec_.host_name;
+    const std::string fqdn = given.size() > name.size() &&
+                                     given.compare(0, name.size(), name) == 0 &&
+                                     given[name.size()] == '.'
+                                 ? given
+                                 : QualifiedHostName(name, "", "");
     const std::string hosts =
         base::ReadUntrustedFile(etc, "hosts", "the root's /etc/hosts", 1 << 20).value_or("");
-    if (std::string with_name = HostsWithOwnName(hosts, host); with_name != hosts) {
+    if (std::string with_name = HostsWithOwnName(hosts, fqdn); with_name != hosts) {
       unlinkat(etc, "hosts", 0);
       if (absl::Status st = WriteFileWithMode(root_ + "/etc/hosts", with_name, 0644); !st.ok()) {
         close(etc);
@@ -288,23 +298,35 @@ absl::Status SandboxLayout::SetUpNames() {
   return absl::OkStatus();
 }
 
-std::string HostsWithOwnName(std::string_view hosts, std::string_view hostname) {
-  const std::string_view short_name = hostname.substr(0, hostname.find('.'));
-  for (size_t at = 0; at < hosts.size();) {
-    size_t end = std::min(hosts.find('\n', at), hosts.size());
-    std::string_view line = hosts.substr(at, end - at);
-    at = end + 1;
+namespace {
+
+// The words of each line of a hosts or resolv.conf file, its comment ('#') left out.
+template <typename Fn>
+void ForEachLineWords(std::string_view text, Fn&& fn) {
+  for (std::string_view line : base::Split(text, '\n')) {
     line = line.substr(0, line.find('#'));
-    // ADDRESS NAME [ALIAS...]: the fields after the first name the address.
-    size_t field = 0;
+    std::vector<std::string_view> words;
     for (size_t i = 0; i < line.size();) {
-      while (i < line.size() && (line[i] == ' ' || line[i] == '\t')) ++i;
+      while (i < line.size() && (line[i] == ' ' || line[i] == '\t' || line[i] == '\r')) ++i;
       size_t j = i;
-      while (j < line.size() && line[j] != ' ' && line[j] != '\t') ++j;
-      if (j > i && field++ > 0 && line.substr(i, j - i) == hostname) return std::string(hosts);
+      while (j < line.size() && line[j] != ' ' && line[j] != '\t' && line[j] != '\r') ++j;
+      if (j > i) words.push_back(line.substr(i, j - i));
       i = j;
     }
+    if (!words.empty()) fn(words);
   }
+}
+
+}  // namespace
+
+std::string HostsWithOwnName(std::string_view hosts, std::string_view hostname) {
+  const std::string_view short_name = hostname.substr(0, hostname.find('.'));
+  // ADDRESS NAME [ALIAS...]: the words after the first name the address.
+  bool named = false;
+  ForEachLineWords(hosts, [&](const std::vector<std::string_view>& words) {
+    named = named || std::find(words.begin() + 1, words.end(), hostname) != words.end();
+  });
+  if (named) return std::string(hosts);
   std::string out(hosts);
   if (!out.empty() && out.back() != '\n') out += '\n';
   out += "# fsmove sandbox: its own host name, as Debian's installer maps it\n127.0.1.1\t";
@@ -312,6 +334,29 @@ std::string HostsWithOwnName(std::string_view hosts, std::string_view hostname) 
   if (short_name != hostname) out += fmt::format(" {}", short_name);
   out += '\n';
   return out;
+}
+
+std::string QualifiedHostName(std::string_view name, std::string_view hosts,
+                              std::string_view resolv) {
+  if (name.empty() || name.find('.') != std::string_view::npos) return std::string(name);
+  std::string qualified;
+  ForEachLineWords(hosts, [&](const std::vector<std::string_view>& words) {
+    if (!qualified.empty() || words.size() < 3) return;
+    const std::string_view canonical = words[1];
+    if (canonical.size() > name.size() + 1 && canonical.substr(0, name.size()) == name &&
+        canonical[name.size()] == '.' &&
+        std::find(words.begin() + 2, words.end(), name) != words.end()) {
+      qualified = std::string(canonical);
+    }
+  });
+  if (!qualified.empty()) return qualified;
+  // resolv.conf(5): the last `domain` or `search` line wins; search's first domain is the one.
+  std::string_view domain;
+  ForEachLineWords(resolv, [&](const std::vector<std::string_view>& words) {
+    if (words.size() >= 2 && (words[0] == "domain" || words[0] == "search")) domain = words[1];
+  });
+  while (!domain.empty() && domain.back() == '.') domain.remove_suffix(1);
+  return fmt::format("{}.{}", name, domain.empty() || domain == "." ? "localdomain" : domain);
 }
 
 // --init systemd: systemd mounts the API file systems it finds missing, and stops if it

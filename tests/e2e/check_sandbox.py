@@ -58,8 +58,11 @@ def case_host_untouched():
             "user { 'fsmovee2e': ensure => present }\n"
             "exec { 'rm shell': command => '/bin/rm -f /etc/hostname.fsmove-none' }\n"
             # The sandbox's own host name resolves, without the network, as on a machine
-            # Debian's installer set up (the sandbox's /etc/hosts maps it).
-            "exec { 'own name': command => 'getent hosts \"$(hostname)\"', path => '/usr/bin:/bin' }\n")
+            # Debian's installer set up (the sandbox's /etc/hosts maps it), and it has a
+            # domain, for Facter and for programs (`hostname -f`) alike.
+            "exec { 'own name': command => 'getent hosts \"$(hostname)\" && hostname -f | grep -q [.]',"
+            " path => '/usr/bin:/bin' }\n"
+            "if $facts['networking']['domain'] =~ Undef { fail('the sandbox has no domain') }\n")
     with tempfile.TemporaryDirectory() as tmp:
         keep = os.path.join(tmp, "upper")
         os.mkdir(keep)

@@ -252,6 +252,31 @@ TEST(HostsWithOwnNameTest, AddsTheHostNameOnceAsDebiansInstallerDoes) {
   // A name in a comment, or as an address, is no mapping of it.
   EXPECT_NE(HostsWithOwnName("# vm\n", "vm"), "# vm\n");
   EXPECT_NE(HostsWithOwnName("vm localhost\n", "vm"), "vm localhost\n");
+  // A qualified name is mapped with its first label, which `hostname` gives.
+  EXPECT_EQ(HostsWithOwnName("", "vm.localdomain"),
+            "# fsmove sandbox: its own host name, as Debian's installer maps it\n"
+            "127.0.1.1\tvm.localdomain vm\n");
+}
+
+// The sandbox's name has a domain whatever the machine is called, taken where Facter would
+// find the machine's: its hosts file, then resolv.conf, else localdomain.
+TEST(QualifiedHostNameTest, GivesTheMachinesDomainOrLocaldomain) {
+  EXPECT_EQ(QualifiedHostName("web1.example.org", "", ""), "web1.example.org");
+  EXPECT_EQ(QualifiedHostName("vm", "127.0.0.1 localhost\n127.0.0.1 vm\n", ""), "vm.localdomain");
+  EXPECT_EQ(QualifiedHostName("web1", "127.0.1.1\tweb1.corp.example web1 # installer\n", ""),
+            "web1.corp.example");
+  // Another host's qualified name, or one in a comment, is not this one's.
+  EXPECT_EQ(QualifiedHostName("web1", "10.0.0.2 web10.corp.example web10 web1x\n", ""),
+            "web1.localdomain");
+  EXPECT_EQ(QualifiedHostName("web1", "# 127.0.1.1 web1.corp.example web1\n", ""),
+            "web1.localdomain");
+  EXPECT_EQ(
+      QualifiedHostName("web1", "", "nameserver 10.0.0.1\nsearch lab.example other.example\n"),
+      "web1.lab.example");
+  EXPECT_EQ(QualifiedHostName("web1", "", "domain corp.example.\nnameserver 10.0.0.1\n"),
+            "web1.corp.example");
+  EXPECT_EQ(QualifiedHostName("web1", "", "search .\n"), "web1.localdomain");
+  EXPECT_EQ(QualifiedHostName("", "", ""), "");
 }
 
 }  // namespace

@@ -20,7 +20,8 @@ std::vector<std::string> StraceArguments(const std::string& strace, const std::s
                                          int string_limit = kStraceStringLimit,
                                          bool timestamps = false);
 
-// Puppet's node name for compiling: the lower-cased fully qualified host name.
+// Puppet's node name for compiling, and the sandbox's fully qualified host name: the machine's
+// name as the resolver gives it, qualified by QualifiedHostName when it has no domain, lower-cased.
 std::string CertName();
 
 // --facts FILE. The script the compile runs instead (src/exec/merge_facts.rb, embedded at build

@@ -91,6 +91,9 @@ struct SandboxSpec {
   // root, falling back to the sandbox if its mount fails; the sandbox when rootless),
   // "sandbox" or "keeper". The executor takes it from FSMOVE_SANDBOX_OVERLAY (tests).
   std::string overlay_mount = "auto";
+  // The sandbox's fully qualified host name (CertName): its /etc/hosts maps it and its first
+  // label (the name `hostname` gives, the machine's) to 127.0.1.1. Empty: the machine's name.
+  std::string host_name;
 };
 
 // The log of the k-th apply (k >= 2) in the work directory.

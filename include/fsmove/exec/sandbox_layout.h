@@ -77,6 +77,15 @@ class SandboxLayout {
 // machine the module is for, without the network.
 std::string HostsWithOwnName(std::string_view hosts, std::string_view hostname);
 
+// A host name with a domain, as Facter finds one on a configured machine: `name` when it has a
+// dot; else the first name of a line of the machine's `hosts` that names `name` as an alias
+// ("127.0.1.1 web1.example.org web1"); else `name` in the `domain` (or first `search` domain) of
+// its `resolv` (resolv.conf); else `name`.localdomain. Mail servers (amavisd, sendmail, exim)
+// refuse to start under a host name without one, and modules put `networking.domain` and `fqdn`
+// in configuration: the sandbox's name has one whatever the machine is called.
+std::string QualifiedHostName(std::string_view name, std::string_view hosts,
+                              std::string_view resolv);
+
 // Writes `text` to `path` with `mode` (created or truncated).
 absl::Status WriteFileWithMode(const std::string& path, std::string_view text, mode_t mode);
 

@@ -259,9 +259,9 @@ bool StaleDaemon(const RunResult& replay, const std::string& source, const std::
       return true;
     }
     *reason = fmt::format(
-        "restarting {} with the changed {} changed neither the command lines of its processes "
-        "nor the sockets they listen on, and none of them held the replaced file open: nothing "
-        "shows that it acts on what changed",
+        "restarting {} with the changed {} changed neither the command lines of its processes, "
+        "the sockets they listen on nor the files they write, and none of them held the "
+        "replaced file open: nothing shows that it acts on what changed",
         service, newest->path);
     return false;
   }

@@ -136,6 +136,31 @@ bool IsTemporaryFile(std::string_view path) {
   return false;
 }
 
+std::optional<std::string> WrittenFile(std::string_view link, std::string_view fdinfo) {
+  if (!link.starts_with('/') || link.ends_with(" (deleted)") || IsTemporaryFile(link)) {
+    return std::nullopt;
+  }
+  for (std::string_view dir : {"/dev/", "/proc/", "/sys/"}) {
+    if (link.starts_with(dir)) return std::nullopt;
+  }
+  // "flags:\t0102001": the open flags in octal; O_WRONLY (1) or O_RDWR (2) in the access mode.
+  const size_t at = fdinfo.find("flags:");
+  if (at == std::string_view::npos) return std::nullopt;
+  std::string_view flags = fdinfo.substr(at + 6);
+  while (!flags.empty() && (flags.front() == '\t' || flags.front() == ' ')) flags.remove_prefix(1);
+  flags = flags.substr(0, flags.find('\n'));
+  uint32_t value = 0;
+  auto [end, ec] = std::from_chars(flags.data(), flags.data() + flags.size(), value, 8);
+  if (ec != std::errc() || end != flags.data() + flags.size() || (value & 3) == 0) {
+    return std::nullopt;
+  }
+  std::string path(link.substr(0, kMaxCommandLine));
+  for (char& c : path) {
+    if (c == '\n') c = ' ';
+  }
+  return path;
+}
+
 namespace {
 
 // Whether the name a link or a maps line shows, " (deleted)" and all, is a file's: module code
@@ -153,7 +178,7 @@ bool ShownNameExists(std::string_view shown) {
 
 HeldFiles ObserveHeldFiles(const std::string& proc_dir, pid_t pid) {
   HeldFiles held;
-  std::set<std::string> replaced;
+  std::set<std::string> replaced, written;
   const std::string fd_dir = fmt::format("{}/{}/fd", proc_dir, pid);
   std::error_code ec;
   size_t seen = 0;
@@ -164,6 +189,18 @@ HeldFiles ObserveHeldFiles(const std::string& proc_dir, pid_t pid) {
     const std::string link = std::filesystem::read_symlink(it->path(), lec).string();
     if (lec) continue;
     if (link == "anon_inode:inotify") held.watches = true;
+    if (written.size() < kMaxReplacedPerProcess && link.starts_with('/')) {
+      const std::string fdinfo = base::ReadFile(fmt::format("{}/{}/fdinfo/{}", proc_dir, pid,
+                                                            it->path().filename().string()),
+                                                {}, 4096)
+                                     .value_or("");
+      // A regular file: module code can name a directory or a FIFO "log".
+      struct stat st;
+      if (auto path = WrittenFile(link, fdinfo);
+          path && lstat(path->c_str(), &st) == 0 && S_ISREG(st.st_mode)) {
+        written.insert(*std::move(path));
+      }
+    }
     if (auto path = ReplacedFile(link);
         path && !ShownNameExists(link) && replaced.size() < kMaxReplacedPerProcess) {
       replaced.insert(*std::move(path));
@@ -180,6 +217,7 @@ HeldFiles ObserveHeldFiles(const std::string& proc_dir, pid_t pid) {
     at = end + 1;
   }
   held.replaced.assign(replaced.begin(), replaced.end());
+  held.written.assign(written.begin(), written.end());
   return held;
 }
 
@@ -199,6 +237,9 @@ std::vector<Observation> ObserveSandbox(const std::string& proc_dir, int stage,
       out.push_back(Observation{stage, "replaced", p.pid, start, std::move(path)});
     }
     if (held.watches) out.push_back(Observation{stage, "watches", p.pid, start, "inotify"});
+    for (std::string& path : held.written) {
+      out.push_back(Observation{stage, "writes", p.pid, start, std::move(path)});
+    }
   }
   auto table = [&](const char* name) {
     return base::ReadFile(fmt::format("{}/net/{}", proc_dir, name)).value_or("");
@@ -226,6 +267,13 @@ RestartComparison CompareRestart(const std::vector<Observation>& observed) {
     if (o.stage != 1 && o.stage != 2) continue;
     if (o.kind == "process") pids[o.stage].insert(o.pid);
     if (o.kind == "listen") sockets[o.stage].insert(o.text);
+  }
+  // The files the stopped processes wrote, against those the started ones write: only a file
+  // that came counts. A daemon that has run longer opens more (a log it writes to once it has
+  // something to say), so one that went proves nothing.
+  std::set<std::string> old_written;
+  for (const Observation& o : observed) {
+    if (o.stage == 1 && o.kind == "writes" && !pids[2].contains(o.pid)) old_written.insert(o.text);
   }
   std::set<std::string> old_lines, new_lines;
   for (const Observation& o : observed) {
@@ -263,6 +311,15 @@ RestartComparison CompareRestart(const std::vector<Observation>& observed) {
   for (const std::string& s : sockets[2]) {
     if (!sockets[1].contains(s)) {
       r.differences.push_back(fmt::format("restarted, something listens on {} that did not", s));
+    }
+  }
+  if (r.stopped.empty()) return r;
+  std::set<std::string> came_written;
+  for (const Observation& o : observed) {
+    if (o.stage == 2 && o.kind == "writes" && !pids[1].contains(o.pid) &&
+        !old_written.contains(o.text) && came_written.insert(o.text).second) {
+      r.differences.push_back(fmt::format(
+          "restarted, pid {} writes {}, which no process it stopped had open", o.pid, o.text));
     }
   }
   return r;

@@ -14,6 +14,7 @@
 #include <chrono>
 #include <filesystem>
 #include <optional>
+#include <set>
 #include <thread>
 
 #include "absl/status/status.h"
@@ -418,6 +419,19 @@ class Supervisor {
       std::this_thread::sleep_for(std::chrono::seconds(kRereadWindowSeconds));
       seen = ObserveSandbox(proc_dir_, stage, skip);
     }
+    // After the refresh, what the restarted daemon writes is looked at once it has started:
+    // a file it writes only while it starts is not where its configuration sends its output.
+    if (stage == 1) {
+      for (const Observation& o : seen) before_refresh_.insert(o.pid);
+    }
+    const bool writes =
+        stage == 2 && std::any_of(seen.begin(), seen.end(), [&](const Observation& o) {
+          return o.kind == "writes" && !before_refresh_.contains(o.pid);
+        });
+    if (writes) {
+      std::this_thread::sleep_for(std::chrono::seconds(kWriteSettleSeconds));
+      seen = ObserveSandbox(proc_dir_, stage, skip);
+    }
     for (Observation& o : seen) status_.Send(status::Observed{std::move(o)});
   }
 
@@ -557,6 +571,8 @@ class Supervisor {
   SupervisorCatalog catalog_;
   std::string proc_dir_;
   pid_t self_ = getpid();
+  // The processes seen before a refresh (Observe(1)).
+  std::set<int> before_refresh_;
   pid_t puppet_pid_ = 0;
   std::vector<std::string> applied_argv_;  // the apply's own arguments (without strace)
 };

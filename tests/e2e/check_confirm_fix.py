@@ -298,6 +298,27 @@ def case_confirm_lookup_table():
     check(report["summary"]["confirmed"] == 1, f"summary {report['summary']}")
 
 
+def case_confirm_log_path():
+    """A missing notifier on a configuration the daemon reads and closes is confirmed (under
+    systemd) by where the restarted daemon writes: logd reads /etc/logd.conf at start and keeps
+    its log open, a restart changes neither its command line nor its sockets, and it holds no
+    replaced file; started again, it writes the log the changed file names, which the daemon
+    that started before the change never opened."""
+    target = os.path.join(ARGS.source, "fixtures", "replay", "log-path.pp")
+    code, report = run_json(["--confirm", "--init", "systemd", target])
+    check(code == 1, f"exit code {code}")
+    check_sound_run(report)
+    got = {f["source"]["resource"]: f for f in report["faults"] if f["kind"] == "MN"}
+    conf_mn = got.get("File[/etc/logd.conf]")
+    check(conf_mn is not None, f"MN findings {sorted(got)}")
+    conf = conf_mn["confirmation"]
+    check(conf_mn["confirmed"] is True, f"not confirmed: {conf}")
+    check(any("writes /var/log/logd/requests.log, which no process it stopped had open" in d
+              for d in conf["differences"]), f"differences {conf}")
+    check(not any("logd.log" in d for d in conf["differences"]), f"differences {conf}")
+    check(report["summary"]["confirmed"] == 1, f"summary {report['summary']}")
+
+
 def case_confirm_harmless():
     """A race whose order makes no visible difference stays unconfirmed: reported, with the
     reason; --fail-on confirmed then exits 0. --keep-replays keeps each replay's catalog and

@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include <cstdlib>
+#include <filesystem>
 #include <string>
 
 namespace fsmove::exec {
@@ -122,6 +123,67 @@ TEST(ObserveHeldFiles, OnlyFilesWithNoNameLeftAreReplaced) {
   EXPECT_THAT(ObserveHeldFiles("/proc", getpid()).replaced, Not(Contains(gone)));
   unlink(forged_name.c_str());
   rmdir(dir.c_str());
+}
+
+// A file held open for writing, from its link and fdinfo: where a daemon's output goes.
+TEST(WrittenFile, OnlyLiveFilesOfTheTreeOpenForWriting) {
+  EXPECT_EQ(WrittenFile("/var/log/logd/requests.log", "pos:\t12\nflags:\t02102001\nmnt_id:\t30\n"),
+            "/var/log/logd/requests.log");
+  EXPECT_EQ(WrittenFile("/var/lib/app/data.db", "pos:\t0\nflags:\t0100002\n"),
+            "/var/lib/app/data.db");
+  // Read only, replaced, temporary, a device, not a path.
+  EXPECT_EQ(WrittenFile("/etc/app.conf", "pos:\t0\nflags:\t0100000\n"), std::nullopt);
+  EXPECT_EQ(WrittenFile("/var/log/app.log (deleted)", "flags:\t02102001\n"), std::nullopt);
+  EXPECT_EQ(WrittenFile("/run/app/app.pid", "flags:\t0100001\n"), std::nullopt);
+  EXPECT_EQ(WrittenFile("/tmp/app.log", "flags:\t0100001\n"), std::nullopt);
+  EXPECT_EQ(WrittenFile("/dev/null", "flags:\t0100001\n"), std::nullopt);
+  EXPECT_EQ(WrittenFile("pipe:[1234]", "flags:\t01\n"), std::nullopt);
+  // No or malformed flags: nothing is assumed.
+  EXPECT_EQ(WrittenFile("/var/log/app.log", "pos:\t0\n"), std::nullopt);
+  EXPECT_EQ(WrittenFile("/var/log/app.log", "flags:\t09\n"), std::nullopt);
+  EXPECT_EQ(WrittenFile("/var/log/a\nb.log", "flags:\t01\n"), "/var/log/a b.log");
+}
+
+// This process's own file opened for appending, outside a temporary directory, is written;
+// one opened for reading is not.
+TEST(ObserveHeldFiles, FilesOpenForWriting) {
+  char name[] = "held-written-XXXXXX";
+  const int fd = mkstemp(name);
+  ASSERT_GE(fd, 0);
+  const std::string path = std::filesystem::absolute(name).string();
+  const int reader = open(name, O_RDONLY | O_CLOEXEC);
+  ASSERT_GE(reader, 0);
+  EXPECT_THAT(ObserveHeldFiles("/proc", getpid()).written, Contains(path));
+  close(fd);
+  EXPECT_THAT(ObserveHeldFiles("/proc", getpid()).written, Not(Contains(path)));
+  close(reader);
+  unlink(name);
+}
+
+// What a restart changed in the files written: only one that came counts, and only one a
+// started process writes (not a process that ran throughout).
+TEST(CompareRestart, AFileTheRestartedDaemonWrites) {
+  RestartComparison r = CompareRestart({Process(1, 5, "journald"),
+                                        {1, "writes", 5, 105, "/var/log/journal/system.journal"},
+                                        Process(1, 40, "logd"),
+                                        {1, "writes", 40, 140, "/var/log/logd/logd.log"},
+                                        Process(2, 5, "journald"),
+                                        {2, "writes", 5, 105, "/var/log/journal/system.journal"},
+                                        {2, "writes", 5, 105, "/var/log/journal/user.journal"},
+                                        Process(2, 60, "logd"),
+                                        {2, "writes", 60, 160, "/var/log/logd/requests.log"},
+                                        {2, "writes", 60, 160, "/var/log/logd/requests.log"}});
+  ASSERT_EQ(r.differences.size(), 1u);
+  EXPECT_THAT(r.differences[0],
+              HasSubstr("pid 60 writes /var/log/logd/requests.log, which no process it stopped "
+                        "had open"));
+  // The same files, or one fewer (a daemon that has run longer opens more): nothing.
+  r = CompareRestart({Process(1, 40, "logd"),
+                      {1, "writes", 40, 140, "/var/log/logd/logd.log"},
+                      {1, "writes", 40, 140, "/var/lib/logd/state"},
+                      Process(2, 60, "logd"),
+                      {2, "writes", 60, 160, "/var/log/logd/logd.log"}});
+  EXPECT_THAT(r.differences, IsEmpty());
 }
 
 TEST(CompareRestart, StoppedStartedAndWhatChanged) {

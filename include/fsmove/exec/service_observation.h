@@ -35,17 +35,30 @@ std::optional<std::string> ReplacedFile(std::string_view link);
 
 // What one process holds (ObserveSandbox): its replaced files (ReplacedFile, sorted, at most
 // kMaxReplacedPerProcess), none whose shown name (" (deleted)" and all) is a file's: module code
-// can name a live file so to forge a stale daemon; and whether it watches files with inotify (it
-// may open a changed file again).
+// can name a live file so to forge a stale daemon; whether it watches files with inotify (it
+// may open a changed file again); and the files it holds open for writing (`written`,
+// WrittenFile: sorted, at most kMaxReplacedPerProcess), its logs and databases: where a
+// configuration sends a daemon's output.
 struct HeldFiles {
   std::vector<std::string> replaced;
   bool watches = false;
+  std::vector<std::string> written;
 };
 HeldFiles ObserveHeldFiles(const std::string& proc_dir, pid_t pid);
 
 // A file of a temporary directory (/tmp, /var/tmp, /run, /dev/shm): databases keep theirs
 // unlinked, so one held replaced there proves nothing and is given no rereading window.
 bool IsTemporaryFile(std::string_view path);
+
+// The path of a file a descriptor holds open for writing, from its link (`link`) and the
+// `flags:` of its fdinfo (`fdinfo`): a live file of the tree (not replaced, not a socket, a
+// pipe, /dev, /proc, /sys or a temporary file), its newlines made spaces; else nullopt.
+std::optional<std::string> WrittenFile(std::string_view link, std::string_view fdinfo);
+
+// How long a replay waits, after a refresh, before it looks at the files the restarted
+// daemon writes: what a daemon writes only while it starts (a cache it rebuilds, a database it
+// checks) is not where its configuration sends its output.
+inline constexpr int kWriteSettleSeconds = 10;
 
 // How long a replay waits, once the second apply replaced a file a daemon still holds
 // (ReplacedFile, not under /tmp, /var/tmp, /run or /dev/shm), before it looks again: longer than

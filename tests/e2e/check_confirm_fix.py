@@ -278,24 +278,30 @@ def case_confirm_created_config():
     check_patches_verified(report, got["File[/etc/portd.conf]"])
 
 
+def the_one_confirmed_mn(fixture, source):
+    """Checks fixtures/replay/FIXTURE with --confirm under systemd: a sound run whose one
+    confirmed finding is the MN from SOURCE; its confirmation."""
+    target = os.path.join(ARGS.source, "fixtures", "replay", fixture)
+    code, report = run_json(["--confirm", "--init", "systemd", target])
+    check(code == 1, f"exit code {code}")
+    check_sound_run(report)
+    got = {f["source"]["resource"]: f for f in report["faults"] if f["kind"] == "MN"}
+    check(source in got, f"MN findings {sorted(got)}")
+    conf = got[source]["confirmation"]
+    check(got[source]["confirmed"] is True, f"not confirmed: {conf}")
+    check(report["summary"]["confirmed"] == 1, f"summary {report['summary']}")
+    return conf
+
+
 def case_confirm_lookup_table():
     """A missing notifier on a table a daemon keeps open is confirmed (under systemd), though a
     restart changes neither its command line nor its port: lookupd reads
     /etc/lookupd/table.json through the descriptor it opened at start, and Puppet renames the
     changed table over the old one. Before the refresh it still holds the replaced file, a
     minute later too (no reread on a clock); restarted, it holds the new one."""
-    target = os.path.join(ARGS.source, "fixtures", "replay", "lookup-table.pp")
-    code, report = run_json(["--confirm", "--init", "systemd", target])
-    check(code == 1, f"exit code {code}")
-    check_sound_run(report)
-    got = {f["source"]["resource"]: f for f in report["faults"] if f["kind"] == "MN"}
-    table = got.get("File[/etc/lookupd/table.json]")
-    check(table is not None, f"MN findings {sorted(got)}")
-    conf = table["confirmation"]
-    check(table["confirmed"] is True, f"not confirmed: {conf}")
+    conf = the_one_confirmed_mn("lookup-table.pp", "File[/etc/lookupd/table.json]")
     check(any("still holds the replaced /etc/lookupd/table.json open" in d
               for d in conf["differences"]), f"differences {conf}")
-    check(report["summary"]["confirmed"] == 1, f"summary {report['summary']}")
 
 
 def case_confirm_log_path():
@@ -304,19 +310,10 @@ def case_confirm_log_path():
     its log open, a restart changes neither its command line nor its sockets, and it holds no
     replaced file; started again, it writes the log the changed file names, which the daemon
     that started before the change never opened."""
-    target = os.path.join(ARGS.source, "fixtures", "replay", "log-path.pp")
-    code, report = run_json(["--confirm", "--init", "systemd", target])
-    check(code == 1, f"exit code {code}")
-    check_sound_run(report)
-    got = {f["source"]["resource"]: f for f in report["faults"] if f["kind"] == "MN"}
-    conf_mn = got.get("File[/etc/logd.conf]")
-    check(conf_mn is not None, f"MN findings {sorted(got)}")
-    conf = conf_mn["confirmation"]
-    check(conf_mn["confirmed"] is True, f"not confirmed: {conf}")
+    conf = the_one_confirmed_mn("log-path.pp", "File[/etc/logd.conf]")
     check(any("writes /var/log/logd/requests.log, which no process it stopped had open" in d
               for d in conf["differences"]), f"differences {conf}")
     check(not any("logd.log" in d for d in conf["differences"]), f"differences {conf}")
-    check(report["summary"]["confirmed"] == 1, f"summary {report['summary']}")
 
 
 def case_confirm_harmless():

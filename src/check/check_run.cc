@@ -400,11 +400,12 @@ absl::Status OptionsAgree(Request* request, const pipeline::ReportSettings& repo
 
 namespace {
 
-// The modules of a control repo's modulepath, each by name and version with its metadata.json.
-std::vector<std::pair<std::string, std::string>> EnvironmentModules(
-    const exec::ResolvedTarget& target) {
+// The modules of modulepath directories (a control repo's, --modulepath's), each by name and
+// version with its metadata.json.
+std::vector<std::pair<std::string, std::string>> ModulepathModules(
+    const std::vector<std::string>& modulepath) {
   std::vector<std::string> dirs;
-  for (const std::string& d : target.environment_modulepath) {
+  for (const std::string& d : modulepath) {
     if (d.starts_with('/')) dirs.push_back(d);  // not $basemodulepath
   }
   std::vector<std::pair<std::string, std::string>> modules;
@@ -443,8 +444,21 @@ absl::Status RootAgrees(Request* request, const checker::ProjectConfig& config) 
     if (!target.ok()) return target.status();
     if (target->kind == exec::ResolvedTarget::Kind::kEnvironment) {
       // A control repo: what its modules (deployed, and those of its own directories) ask.
+      const exec::RootChoice choice =
+          exec::ChooseRootForModules(ModulepathModules(target->environment_modulepath),
+                                     "the control repo's modules", kDefaultRoot);
+      root = choice.name;
+      req.root_choice = choice.why;
+      req.root_warning = choice.warning;
+      return absl::OkStatus();
+    }
+    // A manifest or code of no module's, with --modulepath (a node's site.pp and the modules it
+    // declares): what those modules ask, as for a control repo's.
+    if (target->metadata_text.empty() && !req.target.modulepath.empty() &&
+        (target->kind == exec::ResolvedTarget::Kind::kManifest ||
+         target->kind == exec::ResolvedTarget::Kind::kCode)) {
       const exec::RootChoice choice = exec::ChooseRootForModules(
-          EnvironmentModules(*target), "the control repo's modules", kDefaultRoot);
+          ModulepathModules(target->modulepath), "the --modulepath modules", kDefaultRoot);
       root = choice.name;
       req.root_choice = choice.why;
       req.root_warning = choice.warning;

@@ -215,6 +215,37 @@ TEST(CheckRunTest, RootAutoTakesTheRootTheModulesMetadataAsksFor) {
   fs::remove_all(dir);
 }
 
+// A node's manifest with --modulepath (site.pp and the modules it declares): the root the
+// modulepath's modules admit, as for a control repo; without --modulepath, the default.
+TEST(CheckRunTest, RootAutoOfAManifestTakesWhatItsModulepathAsks) {
+  const fs::path dir =
+      fs::temp_directory_path() / ("fsmove-root-modulepath-" + std::to_string(getpid()));
+  auto module = [&](const std::string& name, const std::string& range) {
+    fs::create_directories(dir / "modules" / name / "manifests");
+    std::ofstream(dir / "modules" / name / "metadata.json")
+        << R"({"name": "acme-)" << name << R"(", "version": "1.0.0", "requirements": [{"name": )"
+        << R"("puppet", "version_requirement": ")" << range << R"("}]})";
+    std::ofstream(dir / "modules" / name / "manifests" / "init.pp") << "class " << name << " {}\n";
+  };
+  module("ulogd", ">= 7.24.0 < 9.0.0");
+  module("stdlib", ">= 7.0.0 < 9.0.0");
+  std::ofstream(dir / "site.pp") << "include ulogd\n";
+  Request request;
+  request.run.target.path = (dir / "site.pp").string();
+  request.run.target.modulepath = {(dir / "modules").string()};
+  ASSERT_TRUE(RootAgrees(&request).ok());
+  EXPECT_EQ(request.root, "debian-13");
+  EXPECT_EQ(request.run.root_choice,
+            "every one of the --modulepath modules that asks admits it (2 of them)");
+  EXPECT_TRUE(request.run.root_warning.empty());
+
+  Request alone;
+  alone.run.target.path = (dir / "site.pp").string();
+  ASSERT_TRUE(RootAgrees(&alone).ok());
+  EXPECT_EQ(alone.root, "debian-12");
+  fs::remove_all(dir);
+}
+
 TEST(CheckRunTest, RootAutoTakesTheRootTheProjectConfigurationNames) {
   // A control repo has no metadata.json: its .fsmove.json names the root; it wins over a
   // module's metadata too, and an explicit --root over both.

@@ -142,7 +142,19 @@ Completeness AssessCompleteness(const analysis::AnalysisResult& analysis,
   }
   if (run != nullptr) {
     if (!run->unfinished.empty()) {
-      c.apply_problems.push_back(fmt::format("the apply did not finish ({})", run->unfinished));
+      // The resource Puppet was still at: its block began and never ended (a Service whose
+      // start never returns).
+      const analysis::BlockInfo* open = nullptr;
+      for (size_t id = 0; analysis.blocks != nullptr && id < analysis.blocks->size(); ++id) {
+        const analysis::BlockInfo& b = analysis.blocks->info(static_cast<analysis::BlockId>(id));
+        if (b.begins > b.ends && (open == nullptr || b.first_line > open->first_line)) open = &b;
+      }
+      c.apply_problems.push_back(
+          open == nullptr
+              ? fmt::format("the apply did not finish ({})", run->unfinished)
+              : fmt::format("the apply did not finish ({}) while Puppet was applying {}: its "
+                            "block began at trace line {} and never ended",
+                            run->unfinished, open->ref, open->first_line));
     } else if (run->exit_code != 0) {
       c.apply_problems.push_back(fmt::format("puppet apply exited with code {}", run->exit_code));
     }

@@ -36,6 +36,13 @@ class AnalysisBuilder {
     return *this;
   }
 
+  // A block whose end marker the trace never reached: Puppet was still applying it.
+  AnalysisBuilder& Unfinished(std::string_view ref) {
+    Block(ref);
+    --blocks_.info(block_).ends;
+    return *this;
+  }
+
   // open(O_RDONLY): content read.
   AnalysisBuilder& Reads(std::string_view path) {
     return Record(path, analysis::Effect::kConsumed, "openat");

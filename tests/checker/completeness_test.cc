@@ -100,6 +100,15 @@ TEST(CompletenessTest, TheRunsFactsAddToTheTrace) {
   EXPECT_THAT(a.completeness.apply_problems,
               ElementsAre("the apply did not finish (timed out (--timeout) while applying the "
                           "catalog)"));
+  // Stopped in a resource whose block never ended (a Service whose start never returns): it
+  // is named, with where it began.
+  AnalysisBuilder stuck = Evaluated({"Exec[fails]", "File[/etc/after]"});
+  stuck.Unfinished("Service[powerman]");
+  a = Assess(stuck, &run);
+  EXPECT_THAT(a.completeness.apply_problems,
+              ElementsAre("the apply did not finish (timed out (--timeout) while applying the "
+                          "catalog) while Puppet was applying Service[powerman]: its block began "
+                          "at trace line 4 and never ended"));
 }
 
 TEST(CompletenessTest, ACycleFoundAtApplyTime) {

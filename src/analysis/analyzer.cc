@@ -135,28 +135,6 @@ void Analyzer::FeedOtherLine(std::string_view line, uint64_t number) {
   assembler_.Feed(head, line, number);
 }
 
-bool Analyzer::CountedOnly(int32_t pid, int32_t syscall, int8_t returned_negative) {
-  const CountRule rule = CountRuleOf(syscall);
-  if (rule == CountRule::kNever || !assembler_.TakesWholeCall()) return false;
-  const Fate fate = FateOf(
-      rule, [&] { return returned_negative == 1; },
-      [&] {
-        if (pid == outside_pid_) return false;
-        if (interp_.BlockOf(pid) != kNoBlock) return true;
-        outside_pid_ = pid;
-        return false;
-      });
-  if (fate == Fate::kSkip) {
-    ++stats_.skipped_outside_blocks;
-  } else if (fate != Fate::kNoEffect) {
-    return false;
-  }
-  assembler_.CountWholeCall(pid);
-  if (stats_.first_pid == 0) stats_.first_pid = pid;
-  ++stats_.modelled_calls;
-  return true;
-}
-
 std::vector<Analyzer::CountRule> Analyzer::CountRules() {
   std::vector<CountRule> rules(1, CountRule::kNever);  // index 0: not modelled
   for (uint16_t i = 1; const SyscallSpec* spec = fstrace::SyscallSpecAt(i); ++i) {

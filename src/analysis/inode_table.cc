@@ -4,6 +4,7 @@
 #include "fsmove/analysis/inode_table.h"
 
 #include <algorithm>
+#include <cstring>
 
 namespace fsmove::analysis {
 namespace {
@@ -54,16 +55,30 @@ InodeId InodeTable::Lookup(InodeId dir, std::string_view name) const {
 }
 
 InodeId InodeTable::LookupOrCreate(InodeId dir, std::string_view name) {
-  auto it = entries_.find(KeyView{dir, name});
-  if (it != entries_.end()) return it->second;
-  // A new name for a new inode: no existing path resolves differently (the generation stays).
-  InodeId id = Allocate();
-  entries_.emplace(Key{dir, std::string(name)}, id);
-  ++nodes_[dir].children;
-  Node& n = nodes_[id];
-  n.parent = dir;
-  n.name.assign(name);
-  n.names = 1;
+  const size_t hash = KeyHash::Hash(dir, name);
+  LookupCacheEntry& cached = lookup_cache_[(hash >> 32) % kLookupCacheSlots];
+  if (cached.hash == hash && cached.generation == generation_ && cached.dir == dir) {
+    const Node& n = nodes_[cached.inode];
+    if (n.parent == dir && n.name.size() == name.size() &&
+        memcmp(n.name.data(), name.data(), name.size()) == 0) {
+      return cached.inode;
+    }
+  }
+  InodeId id;
+  if (auto it = entries_.find(HashedKeyView{dir, name, hash}); it != entries_.end()) {
+    id = it->second;
+  } else {
+    // A new name for a new inode: no existing path resolves differently (the generation
+    // stays).
+    id = Allocate();
+    entries_.emplace(Key{dir, std::string(name)}, id);
+    ++nodes_[dir].children;
+    Node& n = nodes_[id];
+    n.parent = dir;
+    n.name.assign(name);
+    n.names = 1;
+  }
+  cached = {hash, generation_, dir, id};
   return id;
 }
 

@@ -349,6 +349,7 @@ bool Interpreter::Resolve(Process& p, int dirfd, std::string_view path, bool fol
   if (path.empty() && !empty_path) return false;  // ENOENT for the kernel too
 
   std::string_view rest = path;
+  bool rest_in_path = true;  // else in expand_, after a symlink
   int hops = 0;
   int flip = 0;
   // The leading part up to the last '/' of a path whose final name is a plain one: resolved
@@ -376,7 +377,7 @@ bool Interpreter::Resolve(Process& p, int dirfd, std::string_view path, bool fol
     if (rest.empty()) {  // the path names `cur` itself: "/", "dir/", ".", or an empty path
       r->inode = cur;
       r->dir = inodes_.parent(cur);
-      r->name.clear();
+      r->name = {};
       return true;
     }
     size_t slash = rest.find('/');
@@ -410,12 +411,18 @@ bool Interpreter::Resolve(Process& p, int dirfd, std::string_view path, bool fol
       buf.assign(*target);
       buf.append(after);
       rest = buf;
+      rest_in_path = false;
       if (!target->empty() && (*target)[0] == '/') cur = proc_root;
       continue;
     }
     if (last) {
       r->dir = cur;
-      r->name.assign(comp);
+      if (rest_in_path) {
+        r->name = comp;
+      } else {
+        r->spelled.assign(comp);
+        r->name = r->spelled;
+      }
       r->inode = child;
       return true;
     }

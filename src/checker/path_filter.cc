@@ -89,6 +89,7 @@ absl::StatusOr<PathFilter> PathFilter::Create(const std::vector<std::string>& gl
           absl::StrCat("--ignore-path '", g, "': ", re.status().message()));
     if (!alternation.empty()) alternation += '|';
     absl::StrAppend(&alternation, "(?:", *re, ")");
+    filter.bounds_.push_back(BoundsOf(g));
   }
   RE2::Options options;
   options.set_log_errors(false);
@@ -100,12 +101,42 @@ absl::StatusOr<PathFilter> PathFilter::Create(const std::vector<std::string>& gl
   return filter;
 }
 
+PathFilter::Bounds PathFilter::BoundsOf(std::string_view glob) {
+  const size_t first = glob.find_first_of("*?");
+  if (first == std::string_view::npos) return {std::string(glob), std::string(glob)};
+  std::string_view prefix = glob.substr(0, first);
+  std::string_view suffix = glob.substr(glob.find_last_of("*?") + 1);
+  if (prefix.ends_with('/')) prefix.remove_suffix(1);
+  if (suffix.starts_with('/')) suffix.remove_prefix(1);
+  return {std::string(prefix), std::string(suffix)};
+}
+
+namespace {
+// Whether `path` holds `part` at `at`, compared byte by byte: a path mostly differs from a
+// glob's literal start at its first or second byte, sooner than memcmp's call would return.
+bool HoldsAt(std::string_view path, size_t at, std::string_view part) {
+  for (size_t k = 0; k < part.size(); ++k) {
+    if (path[at + k] != part[k]) return false;
+  }
+  return true;
+}
+}  // namespace
+
 bool PathFilter::Ignored(std::string_view path) const {
+  if (ignored_ == nullptr) return false;
+  bool may_match = false;
+  for (const Bounds& b : bounds_) {
+    if (path.size() >= b.prefix.size() && path.size() >= b.suffix.size() &&
+        HoldsAt(path, 0, b.prefix) && HoldsAt(path, path.size() - b.suffix.size(), b.suffix)) {
+      may_match = true;
+      break;
+    }
+  }
+  if (!may_match) return false;
   // re2::StringPiece is RE2's own class on Debian 12 (built from std::string_view) and
   // absl::string_view on Debian 13, which is not std::string_view there (abseil built without
   // ABSL_OPTION_USE_STD_STRING_VIEW) and takes no std::string_view: spelled out, both compile.
-  return ignored_ != nullptr &&
-         RE2::FullMatch(re2::StringPiece(path.data(), path.size()), *ignored_);
+  return RE2::FullMatch(re2::StringPiece(path.data(), path.size()), *ignored_);
 }
 
 const knowledge::Row* PathFilter::IsEnablementLink(std::string_view path) {

@@ -20,7 +20,9 @@ inline int HexValue(char c) {
   return -1;
 }
 
-std::string_view Trim(std::string_view s) {
+// Always inline: SplitUntilClose trims every argument of every modelled call (GCC made it a
+// call, with the substr before it: about 30 instructions an argument).
+[[gnu::always_inline]] inline std::string_view Trim(std::string_view s) {
   while (!s.empty() && s.front() == ' ') s.remove_prefix(1);
   while (!s.empty() && s.back() == ' ') s.remove_suffix(1);
   return s;
@@ -117,7 +119,7 @@ size_t ArgList::SplitUntilClose(std::string_view rest) {
     } else if (c == ')' || c == ']' || c == '}') {
       if (depth-- > 0) continue;
       if (c != ')') return std::string_view::npos;
-      std::string_view last = Trim(rest.substr(start, i - start));
+      std::string_view last = Trim(std::string_view(rest.data() + start, i - start));
       if (!last.empty() || !items_.empty()) items_.push_back(last);
       return i;
     } else if (c == '<') {
@@ -126,7 +128,7 @@ size_t ArgList::SplitUntilClose(std::string_view rest) {
         if (i == std::string_view::npos) return i;
       }
     } else if (depth == 0) {  // ','
-      items_.push_back(Trim(rest.substr(start, i - start)));
+      items_.push_back(Trim(std::string_view(rest.data() + start, i - start)));
       start = i + 1;
     }
   }

@@ -34,8 +34,7 @@ std::string_view TrimSpaces(std::string_view s) {
 
 }  // namespace
 
-void CallAssembler::NoteLive(int32_t pid) {
-  if (pid == last_live_pid_) return;  // most lines come from the same process as the last
+void CallAssembler::NoteNewLive(int32_t pid) {
   live_.insert(pid);
   last_live_pid_ = pid;
 }

@@ -48,6 +48,29 @@ TEST(InodeTableTest, LookupFindsOnlyWhatLookupOrCreateMade) {
   EXPECT_EQ(PathOf(t, inner), "/etc/etc");
 }
 
+// LookupOrCreate remembers its last answers: what it remembers must follow every change of
+// the namespace, and a hard link's other name must not be answered with the primary one.
+TEST(InodeTableTest, LookupOrCreateFollowsEveryChangeOfAName) {
+  InodeTable t;
+  InodeId dir = t.LookupOrCreate(t.root(), "dir");
+  InodeId a = t.LookupOrCreate(dir, "a");
+  EXPECT_EQ(t.LookupOrCreate(dir, "a"), a);
+  t.Bind(dir, "b", a);  // a hard link: two names, one primary
+  EXPECT_EQ(t.LookupOrCreate(dir, "b"), a);
+  EXPECT_EQ(t.LookupOrCreate(dir, "b"), a);
+  ASSERT_EQ(t.Unbind(dir, "a"), a);  // "b" becomes the primary name
+  InodeId again = t.LookupOrCreate(dir, "a");
+  EXPECT_NE(again, a);
+  EXPECT_EQ(t.LookupOrCreate(dir, "b"), a);
+  InodeId c = t.LookupOrCreate(dir, "c");
+  t.Bind(dir, "b", c);  // a rename over "b": its old inode, unreferenced, is freed
+  EXPECT_EQ(t.LookupOrCreate(dir, "b"), c);
+  EXPECT_EQ(t.LookupOrCreate(dir, "c"), c);
+  ASSERT_EQ(t.Unbind(dir, "c"), c);
+  EXPECT_EQ(t.LookupOrCreate(dir, "b"), c);
+  EXPECT_EQ(PathOf(t, c), "/dir/b");
+}
+
 TEST(InodeTableTest, AppendPathAppendsToWhatIsThere) {
   InodeTable t;
   InodeId f = t.LookupOrCreate(t.LookupOrCreate(t.root(), "a"), "b");

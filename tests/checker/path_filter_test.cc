@@ -48,6 +48,22 @@ TEST(PathFilterTest, DefaultsIgnorePuppetStateAndVirtualFileSystems) {
   EXPECT_FALSE(none->Ignored("/dev/null"));
 }
 
+// Each glob's literal start and end let most paths skip RE2's match: the slash a wildcard
+// may leave out must not be required.
+TEST(PathFilterTest, LiteralBoundsKeepEveryMatch) {
+  auto f =
+      PathFilter::Create({"**/cache", "/srv/**", "/a?c/**/d*", "/e/**x/f", "/etc/exact"}, false);
+  ASSERT_TRUE(f.ok());
+  for (const char* p : {"cache", "/x/cache", "/srv", "/srv/y", "/abc/d", "/abc/q/r/dz", "/e/x/f",
+                        "/e/1/2x/f", "/etc/exact"}) {
+    EXPECT_TRUE(f->Ignored(p)) << p;
+  }
+  for (const char* p :
+       {"/x/cachex", "/srvx", "/ab/d", "/abc/e", "/e/x/g", "/etc/exact/", "/etc/exac"}) {
+    EXPECT_FALSE(f->Ignored(p)) << p;
+  }
+}
+
 TEST(PathFilterTest, EmptyGlobIsAnError) {
   auto f = PathFilter::Create({""}, false);
   EXPECT_FALSE(f.ok());

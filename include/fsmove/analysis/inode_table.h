@@ -92,16 +92,24 @@ class InodeTable {
     InodeId dir;
     std::string_view name;
   };
+  // A key whose hash is known (LookupOrCreate's, after its cache missed): not hashed again.
+  struct HashedKeyView {
+    InodeId dir;
+    std::string_view name;
+    size_t hash;  // KeyHash::Hash(dir, name)
+  };
   struct KeyHash {
     using is_transparent = void;
     size_t operator()(const Key& k) const { return Hash(k.dir, k.name); }
     size_t operator()(const KeyView& k) const { return Hash(k.dir, k.name); }
+    size_t operator()(const HashedKeyView& k) const { return k.hash; }
     static size_t Hash(InodeId dir, std::string_view name) { return base::HashBytes(name, dir); }
   };
   struct KeyEq {
     using is_transparent = void;
     static KeyView View(const Key& k) { return {k.dir, k.name}; }
     static KeyView View(const KeyView& k) { return k; }
+    static KeyView View(const HashedKeyView& k) { return {k.dir, k.name}; }
     template <class A, class B>
     bool operator()(const A& a, const B& b) const {
       KeyView x = View(a), y = View(b);
@@ -125,6 +133,19 @@ class InodeTable {
   mutable PathCacheEntry path_cache_[kPathCacheWays];
   mutable size_t path_cache_next_ = 0;
   bool AppendPathUncached(InodeId id, std::string* out) const;
+
+  // LookupOrCreate's last answers, one slot per hash (direct-mapped): calls name the same
+  // files again and again, and this is cheaper than entries_' probe (absl's, hardened). A slot
+  // holds at its generation while the inode's primary name is still the one looked up (a
+  // hard link's other name is found in entries_).
+  struct LookupCacheEntry {
+    size_t hash = 0;
+    uint64_t generation = UINT64_MAX;
+    InodeId dir = kNoInode;
+    InodeId inode = kNoInode;
+  };
+  static constexpr size_t kLookupCacheSlots = 1024;
+  LookupCacheEntry lookup_cache_[kLookupCacheSlots];
 
   uint64_t generation_ = 0;
   std::deque<Node> nodes_;  // index 0 unused

@@ -42,7 +42,18 @@ class PathFilter {
   static const knowledge::Row* IsEnablementLink(std::string_view path);
 
  private:
+  // What every path a glob matches starts and ends with: its literal text before the first
+  // wildcard and after the last (without a '/' next to the wildcard, which "dir/**" and "**/"
+  // may leave out). A path none of them fits is not ignored, without RE2's match (about
+  // 1,500 instructions a path; the check asks once for each path of the trace).
+  struct Bounds {
+    std::string prefix;
+    std::string suffix;
+  };
+  static Bounds BoundsOf(std::string_view glob);
+
   std::unique_ptr<RE2> ignored_;  // one alternation of every glob; null when none
+  std::vector<Bounds> bounds_;    // one per glob
 };
 
 }  // namespace fsmove::checker

@@ -127,7 +127,10 @@ class CallAssembler {
   void Unparsed(uint64_t line, std::string_view text, std::string_view reason);
   // The unprefixed first process has not shown its real pid yet.
   bool AwaitingBinding() const { return implicit_seen_ && !implicit_bound_; }
-  void NoteLive(int32_t pid);
+  void NoteLive(int32_t pid) {
+    if (pid != last_live_pid_) NoteNewLive(pid);  // most lines come from the last process
+  }
+  void NoteNewLive(int32_t pid);
   void ForgetLive(int32_t pid);
   void NoteCreatedChild(std::string_view rest);
 

@@ -32,17 +32,6 @@ bool IsWordAt(std::string_view text, size_t at, size_t len) {
   return true;
 }
 
-// A change's words, split at spaces and tabs.
-std::vector<std::string_view> Words(std::string_view s) {
-  std::vector<std::string_view> words;
-  for (size_t at = 0; at < s.size();) {
-    const size_t end = std::min(s.find_first_of(" \t", at), s.size());
-    if (end > at) words.push_back(s.substr(at, end - at));
-    at = end + 1;
-  }
-  return words;
-}
-
 // `NAME=VALUE` or `export NAME=VALUE`, the value unquoted ('...' or "..." around all of it).
 std::optional<std::pair<std::string, std::string>> ParseAssignment(std::string_view line) {
   line = base::TrimBlanks(line);
@@ -84,7 +73,7 @@ std::optional<std::vector<std::pair<std::string, std::string>>> ShellAssignments
     }
   } else if (r.type == "Augeas") {
     for (const std::string& change : r.StringListParameter("changes")) {
-      std::vector<std::string_view> words = Words(change);
+      std::vector<std::string_view> words = base::Words(change);
       if (words.size() != 3 || words[0] != "set" ||
           !add(std::string(words[1]) + "=" + std::string(words[2]))) {
         return std::nullopt;
@@ -385,7 +374,7 @@ const knowledge::Row* ControlProgramRefreshes(std::string_view command, std::str
   if (name.empty()) return nullptr;
   // The command's words, without the quotes and `;` a shell line puts around them.
   std::vector<std::string_view> words;
-  for (std::string_view w : Words(command)) {
+  for (std::string_view w : base::Words(command)) {
     while (!w.empty() && (w.front() == '\'' || w.front() == '"')) w.remove_prefix(1);
     while (!w.empty() && (w.back() == '\'' || w.back() == '"' || w.back() == ';'))
       w.remove_suffix(1);

@@ -185,9 +185,10 @@ absl::StatusOr<std::vector<std::string>> WithFacts(const CheckRequest& request,
 
 // The node the catalog is compiled for: --node's, else the one the facts file (`facts`, its
 // text) is of (a server's cache, `puppet facts find`), said in a note, else this machine's
-// certname; `named` is whether one was named (then Puppet gets it as --certname too).
-std::string NodeFor(const CheckRequest& request, std::string_view facts, RunResult* result,
-                    bool* named) {
+// certname (`machine`, CertName's, as the sandbox is named); `named` is whether one was named
+// (then Puppet gets it as --certname too).
+std::string NodeFor(const CheckRequest& request, std::string_view facts, const std::string& machine,
+                    RunResult* result, bool* named) {
   std::string node = request.node;
   if (node.empty() && !facts.empty()) {
     node = FactsFileNode(facts);
@@ -198,16 +199,15 @@ std::string NodeFor(const CheckRequest& request, std::string_view facts, RunResu
     }
   }
   *named = !node.empty();
-  return node.empty() ? CertName() : node;
+  return node.empty() ? machine : node;
 }
 
 // `puppet catalog find` for the node (NodeFor), with --facts its script's command line that
 // runs it (WithFacts); the facts file is read once, for its node name and its copy.
-absl::StatusOr<std::vector<std::string>> CompileArgv(const CheckRequest& request,
-                                                     const std::string& puppet,
-                                                     const std::vector<std::string>& code,
-                                                     const std::string& in,
-                                                     const std::string& inside, RunResult* result) {
+absl::StatusOr<std::vector<std::string>> CompileArgv(
+    const CheckRequest& request, const std::string& puppet, const std::vector<std::string>& code,
+    const std::string& in, const std::string& inside, const std::string& machine,
+    RunResult* result) {
   std::string facts;
   if (!request.facts_file.empty()) {
     absl::StatusOr<std::string> text = base::ReadFile(request.facts_file, "--facts");
@@ -215,7 +215,7 @@ absl::StatusOr<std::vector<std::string>> CompileArgv(const CheckRequest& request
     facts = std::move(*text);
   }
   bool named = false;
-  const std::string node = NodeFor(request, facts, result, &named);
+  const std::string node = NodeFor(request, facts, machine, result, &named);
   std::vector<std::string> argv = {puppet,       "catalog",     "find",
                                    "--terminus", "compiler",    "--render-as",
                                    "json",       "--log_level", "err"};
@@ -305,7 +305,7 @@ absl::StatusOr<SandboxSpec> PrepareSandbox(const CheckRequest& request,
   const std::string puppet = request.root.host() ? PuppetExecutable() : kRootPuppet;
   if (request.apply_catalog.empty()) {
     absl::StatusOr<std::vector<std::string>> compile =
-        CompileArgv(request, puppet, code, in, inside, result);
+        CompileArgv(request, puppet, code, in, inside, spec.host_name, result);
     if (!compile.ok()) return compile.status();
     spec.compile_argv = std::move(*compile);
   } else if (absl::Status st =

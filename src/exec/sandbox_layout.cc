@@ -304,15 +304,8 @@ namespace {
 template <typename Fn>
 void ForEachLineWords(std::string_view text, Fn&& fn) {
   for (std::string_view line : base::Split(text, '\n')) {
-    line = line.substr(0, line.find('#'));
-    std::vector<std::string_view> words;
-    for (size_t i = 0; i < line.size();) {
-      while (i < line.size() && (line[i] == ' ' || line[i] == '\t' || line[i] == '\r')) ++i;
-      size_t j = i;
-      while (j < line.size() && line[j] != ' ' && line[j] != '\t' && line[j] != '\r') ++j;
-      if (j > i) words.push_back(line.substr(i, j - i));
-      i = j;
-    }
+    const std::vector<std::string_view> words =
+        base::Words(line.substr(0, line.find('#')), " \t\r");
     if (!words.empty()) fn(words);
   }
 }

@@ -3,6 +3,7 @@
 // does not give std::string_view.)
 #pragma once
 
+#include <algorithm>
 #include <string_view>
 #include <vector>
 
@@ -16,6 +17,18 @@ inline std::vector<std::string_view> Split(std::string_view text, char separator
     if (end == std::string_view::npos) return parts;
     at = end + 1;
   }
+}
+
+// `text`'s words: the runs between any of `blanks` (spaces and tabs unless told), empty ones
+// dropped: a command line's, a line of /etc/hosts.
+inline std::vector<std::string_view> Words(std::string_view text, std::string_view blanks = " \t") {
+  std::vector<std::string_view> words;
+  for (size_t at = 0; at < text.size();) {
+    const size_t end = std::min(text.find_first_of(blanks, at), text.size());
+    if (end > at) words.push_back(text.substr(at, end - at));
+    at = end + 1;
+  }
+  return words;
 }
 
 }  // namespace fsmove::base

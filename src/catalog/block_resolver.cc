@@ -71,6 +71,67 @@ std::optional<ResourceId> BlockResolver::GeneratorOf(std::string_view type,
   return std::nullopt;
 }
 
+const BlockResolver::Index& BlockResolver::index() const {
+  if (index_ == nullptr) {
+    index_ = std::make_unique<Index>();
+    for (ResourceId id = 0; id < catalog_->size(); ++id) {
+      const Resource& r = catalog_->resource(id);
+      if (!r.is_container) index_->by_title[r.title].push_back(id);
+    }
+    for (const ContainmentEdge& edge : catalog_->containment()) {
+      index_->members[edge.container].push_back(edge.member);
+    }
+  }
+  return *index_;
+}
+
+std::optional<ResourceId> BlockResolver::OnlyResourceTitled(std::string_view title) const {
+  const auto it = index().by_title.find(std::string(title));
+  if (it == index().by_title.end() || it->second.size() != 1) return std::nullopt;
+  return it->second.front();
+}
+
+// The container a source path names before its last reference: "/Stage[main]/Knot/
+// Knot::Domain[x]/Knot_zone_private[x]" is in Knot::Domain[x], "/Stage[main]/Knot/Y[z]" in
+// Class[Knot]. The longest suffix after a '/' that is a reference is taken, as titles may hold
+// '/'.
+std::optional<ResourceId> BlockResolver::ContainerOf(std::string_view trailing_ref,
+                                                     std::string_view source_path) const {
+  if (source_path.size() <= trailing_ref.size() || !source_path.ends_with(trailing_ref) ||
+      source_path[source_path.size() - trailing_ref.size() - 1] != '/') {
+    return std::nullopt;
+  }
+  const std::string_view prefix =
+      source_path.substr(0, source_path.size() - trailing_ref.size() - 1);
+  for (std::size_t slash = prefix.find('/'); slash != std::string_view::npos;
+       slash = prefix.find('/', slash + 1)) {
+    const std::string_view segment = prefix.substr(slash + 1);
+    if (segment.find('[') == std::string_view::npos) {
+      if (segment.find('/') == std::string_view::npos) return catalog_->Find("Class", segment);
+      continue;
+    }
+    if (std::optional<RefMatch> match = catalog_->LookupRef(segment)) return match->id;
+  }
+  return std::nullopt;
+}
+
+std::optional<ResourceId> BlockResolver::SameTitleGenerator(std::string_view trailing_ref,
+                                                            std::string_view title,
+                                                            std::string_view source_path) const {
+  const std::optional<ResourceId> container = ContainerOf(trailing_ref, source_path);
+  if (!container) return std::nullopt;
+  const auto members = index().members.find(*container);
+  if (members == index().members.end()) return std::nullopt;
+  std::optional<ResourceId> found;
+  for (const ResourceId member : members->second) {
+    const Resource& r = catalog_->resource(member);
+    if (r.is_container || r.title != title) continue;
+    if (found) return std::nullopt;  // two: which one generated it is not known
+    found = member;
+  }
+  return found;
+}
+
 BlockResolution BlockResolver::Resolve(std::string_view trailing_ref,
                                        std::string_view source_path) const {
   const std::optional<ResourceRef> parsed = ParseResourceRef(trailing_ref);
@@ -91,6 +152,10 @@ BlockResolution BlockResolver::Resolve(std::string_view trailing_ref,
     if (std::optional<ResourceId> generator = GeneratorOf(parsed->type, parsed->title)) {
       return BlockResolution{generator, BlockMatch::kGenerated};
     }
+    if (std::optional<ResourceId> generator =
+            SameTitleGenerator(trailing_ref, parsed->title, source_path)) {
+      return BlockResolution{generator, BlockMatch::kGenerated};
+    }
   } else if (IsAbsolutePath(trailing_ref)) {
     // "/tmp/demo/out5:" marks the end of a recursive File's generated children.
     if (std::optional<ResourceId> file = paths_->FileAt(trailing_ref)) {
@@ -106,6 +171,10 @@ BlockResolution BlockResolver::Resolve(std::string_view trailing_ref,
     // A Concat_file contains the File it generates, and the end of that container prints as
     // its title alone ("named.conf.keys: Starting to evaluate the resource").
     return BlockResolution{concat, BlockMatch::kGenerated};
+  } else if (std::optional<ResourceId> generator = OnlyResourceTitled(trailing_ref)) {
+    // Puppet's sentinel after what a resource's eval_generate returned: a Whit named by the
+    // resource's title ("exampe.org: Starting to evaluate the resource" after Knot_zone's).
+    return BlockResolution{generator, BlockMatch::kGenerated};
   }
   return BlockResolution{};
 }

@@ -124,5 +124,41 @@ TEST_F(CatalogBlockResolverTest, ConcatTidyAndPurgeGenerators) {
   EXPECT_EQ(Describe(catalog, "Group[oldgroup]"), "unknown");
 }
 
+// cirrax-knot: Knot_zone[x]'s `generate` copies it into Knot_zone_private[x], which Puppet
+// adds to Knot_zone's container; what Knot_zone's `eval_generate` returns ends with a Whit
+// named by its title alone.
+TEST_F(CatalogBlockResolverTest, AResourceGeneratedUnderItsGeneratorsTitle) {
+  nlohmann::json domain = Res("Knot::Domain", "x.org");
+  domain["kind"] = "defined_type";
+  nlohmann::json other = Res("Knot::Domain", "y.org");
+  other["kind"] = "defined_type";
+  const Catalog catalog =
+      MakeCatalog({domain, other, Res("Knot_zone", "x.org"), Res("Knot_record", "ns0 in x.org"),
+                   Res("Knot_zone", "y.org"), Res("Package", "y.org"), Res("Exec", "lonely")},
+                  {{"Knot::Domain[x.org]", "Knot_zone[x.org]"},
+                   {"Knot::Domain[x.org]", "Knot_record[ns0 in x.org]"},
+                   {"Knot::Domain[y.org]", "Knot_zone[y.org]"},
+                   {"Knot::Domain[y.org]", "Package[y.org]"}});
+  EXPECT_EQ(Describe(catalog, "Knot_zone_private[x.org]",
+                     "/Stage[main]/Main/Knot::Domain[x.org]/Knot_zone_private[x.org]"),
+            "generated Knot_zone[x.org]");
+  // Two resources of the container have the title: which one generated it is not known.
+  EXPECT_EQ(Describe(catalog, "Knot_zone_private[y.org]",
+                     "/Stage[main]/Main/Knot::Domain[y.org]/Knot_zone_private[y.org]"),
+            "unknown");
+  // Another title, or no container in the source path: not a copy of a resource there.
+  EXPECT_EQ(Describe(catalog, "Knot_zone_private[z.org]",
+                     "/Stage[main]/Main/Knot::Domain[x.org]/Knot_zone_private[z.org]"),
+            "unknown");
+  EXPECT_EQ(Describe(catalog, "Knot_zone_private[x.org]"), "unknown");
+  // In a class: the same rule (Class[main] holds Exec[lonely]).
+  EXPECT_EQ(Describe(catalog, "Cron_private[lonely]", "/Stage[main]/Main/Cron_private[lonely]"),
+            "generated Exec[lonely]");
+  // The eval_generate sentinel: the one resource with the title (not the defined type).
+  EXPECT_EQ(Describe(catalog, "x.org", "x.org"), "generated Knot_zone[x.org]");
+  EXPECT_EQ(Describe(catalog, "y.org", "y.org"), "unknown");  // Knot_zone and Package
+  EXPECT_EQ(Describe(catalog, "nothing here"), "unknown");
+}
+
 }  // namespace
 }  // namespace fsmove::catalog

@@ -4,9 +4,13 @@
 #define FSMOVE_CATALOG_BLOCK_RESOLVER_H_
 
 #include <cstdint>
+#include <memory>
 #include <optional>
+#include <string>
 #include <string_view>
+#include <vector>
 
+#include "absl/container/flat_hash_map.h"
 #include "fsmove/catalog/catalog.h"
 #include "fsmove/catalog/managed_paths.h"
 
@@ -38,16 +42,36 @@ class BlockResolver {
   //  3. generators, for a File that is not in the catalog: the Concat_file whose path is
   //     it; else the nearest ancestor (or the path itself) that a Tidy manages or a File
   //     with `recurse` manages; for any other type, a Resources[type] with purge;
+  //     or, of a type of its own, the one resource of its container (the source path's) with
+  //     its title: a type's `generate` may copy itself into a resource of another type
+  //     (Knot_zone[x] makes Knot_zone_private[x]), which Puppet puts in its generator's
+  //     container;
   //  4. a bare absolute path (the sentinel Puppet prints for a recursive file's children)
-  //     is treated as File[path].
+  //     is treated as File[path]; another bare name is the sentinel Puppet makes for the
+  //     resources a resource's `eval_generate` returned (a Whit named by its title): that
+  //     resource, when one resource (not a class or defined type) has the title.
   BlockResolution Resolve(std::string_view trailing_ref, std::string_view source_path = {}) const;
 
  private:
+  // What the rarer rules look up, made on their first use: most checks never need it.
+  struct Index {
+    absl::flat_hash_map<std::string, std::vector<ResourceId>> by_title;  // non-containers
+    absl::flat_hash_map<ResourceId, std::vector<ResourceId>> members;    // by container
+  };
+
   std::optional<ResourceId> GeneratorOfFile(std::string_view path) const;
   std::optional<ResourceId> GeneratorOf(std::string_view type, std::string_view title) const;
+  std::optional<ResourceId> SameTitleGenerator(std::string_view trailing_ref,
+                                               std::string_view title,
+                                               std::string_view source_path) const;
+  std::optional<ResourceId> OnlyResourceTitled(std::string_view title) const;
+  std::optional<ResourceId> ContainerOf(std::string_view trailing_ref,
+                                        std::string_view source_path) const;
+  const Index& index() const;
 
   const Catalog* catalog_;
   const ManagedPaths* paths_;
+  mutable std::unique_ptr<Index> index_;
 };
 
 }  // namespace fsmove::catalog

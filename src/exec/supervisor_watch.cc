@@ -104,6 +104,7 @@ void SupervisorReport::Take(const StatusMessage& message, base::ProgressLine& pr
                             int work_fd) {
   if (const auto* m = std::get_if<status::Phase>(&message)) {
     phase = m->name;
+    phase_started = Clock::now();
     if (std::string text = PhaseProgress(phase); !text.empty()) progress.Show(text);
   } else if (const auto* m = std::get_if<status::Compiled>(&message)) {
     compiled = true;
@@ -205,6 +206,10 @@ void SupervisorWatch::Watch(int status_fd, int keeper) {
         report_.interrupted_by = g_signal.load();
       } else {
         report_.timed_out = true;
+      }
+      if (report_.phase == "apply" && !report_.applied) {
+        report_.apply_seconds =
+            std::chrono::duration<double>(Clock::now() - report_.phase_started).count();
       }
       // The keeper's session holds the supervisor (and, without namespaces, Puppet and
       // strace); with namespaces its death kills PID 1 and so every process in them.

@@ -24,6 +24,8 @@ def case_timeout():
     check(time.time() - t0 < 120, "the timeout was not enforced promptly")
     check(report["run"]["timed_out"], "report does not say timed out")
     check(report["run"]["timed_out_phase"] == "apply", f"phase: {report['run']['timed_out_phase']}")
+    # The apply's time until it was stopped, not 0 as for an apply that never ran.
+    check(0 < report["run"]["apply_seconds"] <= 30, f"apply_seconds: {report['run']['apply_seconds']}")
     # The text report does not call a stopped apply clean.
     check("No missing ordering relationships or notifiers found." not in p.stdout
           and "the apply did not finish (timed out (--timeout) while applying the catalog)" in p.stdout,

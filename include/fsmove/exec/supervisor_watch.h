@@ -3,6 +3,7 @@
 // messages as they come, and ends the run on --timeout or a signal (SIGINT, SIGTERM, SIGHUP).
 #pragma once
 
+#include <chrono>
 #include <functional>
 #include <memory>
 #include <optional>
@@ -19,13 +20,14 @@ namespace fsmove::exec {
 
 // What the supervisor said on the status pipe, and how the run ended for us.
 struct SupervisorReport {
-  std::string phase;  // the last phase it entered
+  std::string phase;                                    // the last phase it entered
+  std::chrono::steady_clock::time_point phase_started;  // when it entered it
   bool compiled = false;
   int compile_code = -1;
   double compile_seconds = 0;
   bool applied = false;
   int apply_code = -1;
-  double apply_seconds = 0;
+  double apply_seconds = 0;  // also of an apply ended by --timeout or a signal: until then
   std::string strace_end;
   std::vector<std::string> notes;
   std::vector<std::string> warnings;  // facts that may decide the result (also in notes)

@@ -158,8 +158,17 @@ RootChoice ChooseRootForModules(const std::vector<std::pair<std::string, std::st
   for (const RootRecipe* r : roots) {
     std::vector<std::string> misfits;
     for (const auto& [name, asked] : asking) {
-      if (!FitsPuppet(asked, *r) || !FitsRelease(asked, *r)) {
-        misfits.push_back(fmt::format("{} asks for {}", name, absl::StrJoin(asked.Words(), "; ")));
+      // Only what the root is not: a module for Puppet 7 whose metadata lists Debian 10 and 11
+      // misses debian-12 by its release alone.
+      std::vector<std::string> unmet;
+      if (!FitsPuppet(asked, *r)) {
+        for (const VersionRange& v : asked.puppet) unmet.push_back("puppet " + v.text());
+      }
+      if (!FitsRelease(asked, *r)) {
+        unmet.push_back("Debian " + absl::StrJoin(asked.releases, ", "));
+      }
+      if (!unmet.empty()) {
+        misfits.push_back(fmt::format("{} asks for {}", name, absl::StrJoin(unmet, "; ")));
       }
     }
     if (best == nullptr || misfits.size() < best_misfits.size()) {
@@ -178,7 +187,8 @@ RootChoice ChooseRootForModules(const std::vector<std::pair<std::string, std::st
                            asking.size() - best_misfits.size(), asking.size(), best->name);
   const size_t shown = std::min<size_t>(best_misfits.size(), 5);
   choice.warning = fmt::format(
-      "{} of {} ask for what {} is not: {}{}; checked on it anyway (--root chooses another)",
+      "{} of {} ask for what {} is not: {}{}; checked on it anyway, as no pinned root admits "
+      "more of them (--root names another)",
       best_misfits.size(), what, best->name,
       absl::StrJoin(best_misfits.begin(), best_misfits.begin() + shown, ", "),
       best_misfits.size() > shown ? ", ..." : "");

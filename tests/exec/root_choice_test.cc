@@ -111,7 +111,18 @@ TEST(RootChoiceTest, AControlReposModulesChooseTogether) {
       c.warning,
       "2 of the control repo's modules ask for what debian-12 is not: puppetlabs-stdlib 6.2.0 "
       "asks for puppet >= 5.5.10 < 7.0.0, puppetlabs-concat 6.2.0 asks for puppet >= 5.5.10 "
-      "< 7.0.0; checked on it anyway (--root chooses another)");
+      "< 7.0.0; checked on it anyway, as no pinned root admits more of them (--root names "
+      "another)");
+  // A module for Puppet 7 whose metadata lists only older Debian releases misses the root by
+  // its release alone: the warning names only that.
+  c = ChooseRootForModules({{"treydock-conman 1.0.1", Meta(">= 6.0.0 < 8.0.0", R"("9", "10")")},
+                            {"acme-both 2.0.0", Meta(">= 7.0.0 < 9.0.0", "")}},
+                           "the --modulepath modules", "debian-12");
+  EXPECT_EQ(c.name, "debian-12");
+  EXPECT_EQ(c.warning,
+            "1 of the --modulepath modules ask for what debian-12 is not: treydock-conman 1.0.1 "
+            "asks for Debian 10, 9; checked on it anyway, as no pinned root admits more of them "
+            "(--root names another)");
   // None asks, or what does not parse: the default.
   c = ChooseRootForModules({{"acme-bad 1.0.0", Meta("nonsense", "")}}, "the control repo's modules",
                            "debian-12");

@@ -600,6 +600,15 @@ absl::StatusOr<RunResult> RunCheck(const CheckRequest& request, const TraceConsu
                     copy.get());
 
   base::ProgressLine progress(request.progress, 100);
+  if (copy) {
+    copy->OnCut([&progress, &request, max = copy->max_bytes()] {
+      progress.Clear();
+      fmt::print(stderr,
+                 "fsmove: warning: the saved trace {} reached its limit of {} (--max-saved-trace): "
+                 "the rest of the trace is analysed but not saved\n",
+                 request.save_trace, base::BudgetValueText(base::BudgetLimit::kSavedTrace, max));
+    });
+  }
   SupervisorWatchOptions watch_options;
   watch_options.spec_path = spec_path;
   watch_options.timeout_seconds = request.timeout_seconds;
@@ -626,6 +635,7 @@ absl::StatusOr<RunResult> RunCheck(const CheckRequest& request, const TraceConsu
   result.analysis_seconds = std::max(
       0.0, std::chrono::duration<double>(Clock::now() - t0).count() - trace.waited_seconds());
   trace.Drain();
+  if (copy) copy->OnCut({});  // nothing more is written to it; `progress` is not for long
   SupervisorReport& report = (*watch)->Join();
   progress.Clear();
   if (copy) {

@@ -112,6 +112,7 @@ absl::Status TraceCopy::Write(const char* data, size_t n) {
   }
   // The last whole line that fits; what follows is not saved (the analysis reads it all).
   cut_ = true;
+  if (on_cut_) on_cut_();
   const std::string_view fits(data, static_cast<size_t>(max_bytes_ - saved_));
   const size_t end = fits.rfind('\n');
   if (end == std::string_view::npos) return absl::OkStatus();

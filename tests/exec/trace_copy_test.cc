@@ -70,9 +70,12 @@ TEST_P(TraceCopyTest, TheCapCutsAtTheLastWholeLine) {
   const std::string path = Path();
   auto copy = TraceCopy::Create(path, 1010);
   ASSERT_TRUE(copy.ok()) << copy.status();
+  int said = 0;
+  (*copy)->OnCut([&said] { ++said; });
   WriteTrace(**copy);  // goes on past the cap without an error
   ASSERT_TRUE((*copy)->Close().ok());
   EXPECT_TRUE((*copy)->cut());
+  EXPECT_EQ(said, 1);  // once, when the cap was reached
   const std::string saved = Saved(path);
   EXPECT_EQ(saved.size(), 1000u);  // 50 whole lines of 20 bytes
   EXPECT_EQ((*copy)->saved_bytes(), 1000u);

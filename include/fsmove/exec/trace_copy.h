@@ -4,6 +4,7 @@
 
 #include <cstdint>
 #include <cstdio>
+#include <functional>
 #include <limits>
 #include <memory>
 #include <string>
@@ -24,6 +25,9 @@ class TraceCopy {
   absl::Status Write(const char* data, size_t n);
   virtual absl::Status Close() = 0;  // flushes; the file is complete after this
   bool cut() const { return cut_; }
+  // Called once, by the thread that writes, when the cap is reached: a long run says so then,
+  // not only in its report (a user who stops it after learns why the file stopped growing).
+  void OnCut(std::function<void()> said) { on_cut_ = std::move(said); }
   uint64_t saved_bytes() const { return saved_; }
   uint64_t max_bytes() const { return max_bytes_; }
 
@@ -34,6 +38,7 @@ class TraceCopy {
   uint64_t max_bytes_ = std::numeric_limits<uint64_t>::max();
   uint64_t saved_ = 0;
   bool cut_ = false;
+  std::function<void()> on_cut_;
 };
 
 }  // namespace fsmove::exec

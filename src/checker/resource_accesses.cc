@@ -2,6 +2,7 @@
 #include "fsmove/checker/resource_accesses.h"
 
 #include <algorithm>
+#include <set>
 
 #include "fsmove/checker/resource_semantics.h"
 
@@ -134,6 +135,7 @@ analysis::Relations ResourceAccesses::InferRelations() {
   ro.is_service = [this](analysis::BlockId b) { return IsService(catalog_.resource(b)); };
   analysis::Relations rel = analysis::InferRelations(accesses_, resource_blocks_, ro);
   AddListingRelations(&rel);
+  AddAugeasNodeRelations(&rel);
   return rel;
 }
 
@@ -165,6 +167,47 @@ void ResourceAccesses::AddListingRelations(analysis::Relations* rel) {
           add(rel->notification, notification_index, analysis::RelationKind::kNotification,
               e.access.block, l.block, e, l);
         }
+      }
+    }
+  }
+}
+
+void ResourceAccesses::AddAugeasNodeRelations(analysis::Relations* rel) {
+  if (catalog_.ResourcesOfType("Augeas").size() < 2) return;
+  // At most this many Augeas writers of one file are paired (quadratic in them).
+  constexpr size_t kMaxWriters = 256;
+  std::set<std::pair<ResourceId, ResourceId>> known;
+  for (const analysis::Relation& r : rel->write_write) known.emplace(r.first, r.second);
+  std::vector<const Access*> writers;
+  for (analysis::PathId p = 0; p < accesses_.path_count(); ++p) {
+    writers.clear();
+    for (const Access& a : accesses_.accesses(p)) {
+      if (a.effect == Effect::kProduced && !a.shallow && writers.size() < kMaxWriters &&
+          catalog_.resource(a.block).type == "Augeas") {
+        writers.push_back(&a);
+      }
+    }
+    if (writers.size() < 2) continue;
+    std::sort(writers.begin(), writers.end(),
+              [](const Access* x, const Access* y) { return x->line < y->line; });
+    for (size_t i = 0; i < writers.size(); ++i) {
+      for (size_t j = i + 1; j < writers.size(); ++j) {
+        const Access* x = writers[i];
+        const Access* y = writers[j];
+        if (x->block == y->block) continue;
+        if (x->block > y->block) std::swap(x, y);
+        if (known.contains({x->block, y->block}) ||
+            !AugeasMakesWhatTheOtherSelects(catalog_.resource(x->block),
+                                            catalog_.resource(y->block))) {
+          continue;
+        }
+        known.emplace(x->block, y->block);
+        analysis::Relation& r = rel->write_write.emplace_back();
+        r.kind = analysis::RelationKind::kWriteWrite;
+        r.first = x->block;
+        r.second = y->block;
+        r.evidence_total = 1;
+        r.evidence.push_back(analysis::Evidence{std::string(accesses_.path(p)), *x, *y});
       }
     }
   }

@@ -96,6 +96,88 @@ const knowledge::Row* IsInitScriptSwitch(std::string_view variable) {
   return table.Find(variable);
 }
 
+namespace {
+
+// An Augeas change's verb and its path, made absolute as Puppet's augeas provider does
+// (parse_commands): the path runs to the first blank outside brackets and outside quotes, each
+// quote character toggling its own state (`"target[. = "global"]/workgroup"` is one path);
+// quotes around it are taken off and a trailing '/' too; a relative path follows the
+// resource's `context`, or "/files" and its `incl`.
+struct AugeasChange {
+  std::string verb;
+  std::string path;
+};
+
+std::vector<AugeasChange> AugeasChanges(const catalog::Resource& r) {
+  std::vector<AugeasChange> out;
+  std::string context = r.StringParameter("context").value_or("");
+  if (context.empty()) {
+    if (std::optional<std::string> incl = r.StringParameter("incl")) context = "/files" + *incl;
+  }
+  while (!context.empty() && context.back() == '/') context.pop_back();
+  for (const std::string& changes : r.StringListParameter("changes")) {
+    for (std::string_view line : base::Split(changes, '\n')) {
+      line = base::TrimBlanks(line);
+      const size_t blank = line.find_first_of(" \t");
+      if (line.empty() || blank == std::string_view::npos) continue;
+      AugeasChange change{std::string(line.substr(0, blank)), ""};
+      std::string_view rest = base::TrimBlanks(line.substr(blank));
+      int brackets = 0;
+      bool single = false, twice = false;
+      size_t end = 0;
+      for (; end < rest.size(); ++end) {
+        const char c = rest[end];
+        if (c == '\\') {
+          ++end;  // an escaped character
+        } else if (c == '[') {
+          ++brackets;
+        } else if (c == ']') {
+          --brackets;
+        } else if (c == '\'') {
+          single = !single;
+        } else if (c == '"') {
+          twice = !twice;
+        } else if ((c == ' ' || c == '\t') && brackets <= 0 && !single && !twice) {
+          break;
+        }
+      }
+      std::string_view path = rest.substr(0, std::min(end, rest.size()));
+      if (path.size() >= 2 && (path.front() == '\'' || path.front() == '"')) {
+        path = path.substr(1, path.size() - 2);
+      }
+      if (!path.empty() && path.back() == '/') path.remove_suffix(1);
+      if (path.empty()) continue;
+      change.path = path.front() == '/' || path.front() == '$' || context.empty()
+                        ? std::string(path)
+                        : context + "/" + std::string(path);
+      out.push_back(std::move(change));
+    }
+  }
+  return out;
+}
+
+bool MakesWhatTheOtherSelects(const std::vector<AugeasChange>& maker,
+                              const std::vector<AugeasChange>& other) {
+  for (const AugeasChange& m : maker) {
+    if (m.verb != "set" && m.verb != "clear" && m.verb != "touch") continue;
+    for (const AugeasChange& o : other) {
+      if (o.path.size() > m.path.size() + 1 && o.path.starts_with(m.path) &&
+          o.path[m.path.size()] == '/') {
+        return true;
+      }
+    }
+  }
+  return false;
+}
+
+}  // namespace
+
+bool AugeasMakesWhatTheOtherSelects(const catalog::Resource& x, const catalog::Resource& y) {
+  if (x.type != "Augeas" || y.type != "Augeas") return false;
+  const std::vector<AugeasChange> cx = AugeasChanges(x), cy = AugeasChanges(y);
+  return MakesWhatTheOtherSelects(cx, cy) || MakesWhatTheOtherSelects(cy, cx);
+}
+
 bool IsPartialEditor(const catalog::Resource& r) {
   static constexpr std::string_view kTypes[] = {"File_line",
                                                 "Augeas",

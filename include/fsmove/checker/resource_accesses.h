@@ -58,6 +58,10 @@ class ResourceAccesses {
   // entry there, whether the listing saw the entry (it ran after) or missed it (before):
   // apt reading sources.list.d, a daemon loading conf.d/*.conf, a purge of unmanaged files.
   void AddListingRelations(analysis::Relations* rel);
+  // Two Augeas resources of one file of which one makes the node the other selects below
+  // (AugeasMakesWhatTheOtherSelects): a write-write pair even when other writers of the file
+  // came between them, which the analysis's chain of writers (each with the next) leaves out.
+  void AddAugeasNodeRelations(analysis::Relations* rel);
   // The check's relations: inferred over the accesses by resource (a Service's block is a
   // service's), then the listings' added; evidence uncapped (the rules filter it).
   analysis::Relations InferRelations();

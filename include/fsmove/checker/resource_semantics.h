@@ -33,6 +33,14 @@ bool EstablishesContent(const catalog::Resource& r);
 // with the partial editors of that file.
 bool OnlyEnsuresExistence(const catalog::Resource& r);
 
+// Two Augeas resources whose edits do not commute although each edits its own entries: one
+// makes a node (`set`, `clear` or `touch` of a path) that a change of the other selects below
+// (`set target[. = 'pictures'] 'pictures'` and `set target[. = 'pictures']/comment ...`,
+// rehanone-samba's share and its options). Run first, the other's change makes that node
+// itself, without the value the first's path asks for, and the first then makes a second one
+// (or Augeas cannot save the file). Paths are taken with each resource's `context`.
+bool AugeasMakesWhatTheOtherSelects(const catalog::Resource& x, const catalog::Resource& y);
+
 // A File that makes the file exist and sets nothing else of its content: no content,
 // source or target (an empty file where there was none, else owner and mode only).
 bool MakesOnlyAnEmptyFile(const catalog::Resource& r);

@@ -19,7 +19,7 @@
 //   stop-edit-start          CommandStopsService, RunsEveryApply
 //   refresh-guaranteed       IsRefreshOnly
 //   runtime-state-entry      IsRuntimeState (runtime_state.tsv; also read by
-//                            runtime-directory-of-another)
+//                            runtime-directory-of-another, made-at-another-start)
 //   ambient-configuration    IsAmbientConfiguration (ambient_configuration.tsv)
 //   init-script-switch       ShellAssignments, IsInitScriptSwitch (init_script_switches.tsv)
 //   empty-file               MakesOnlyAnEmptyFile
@@ -92,6 +92,10 @@ std::vector<RegisteredRule> MakeRules() {
   add("runtime-directory-of-another",
       "a daemon makes its own directories in /run, which boot empties: another's start is weak",
       kMor, MakeRuntimeDirectoryOfAnotherRule());
+  add("made-at-another-start",
+      "what a daemon's start made when missing its restart does not change: another's notify is "
+      "weak",
+      kMn | kWw, MakeMadeAtAnotherStartRule());
   add("init-script-switch",
       "an init script's switch in an environment file means nothing to the unit systemd starts",
       kMor | kMn, MakeInitScriptSwitchRule());

@@ -31,6 +31,7 @@ std::unique_ptr<Rule> MakeProvidedByAnotherBeforeRule();
 std::unique_ptr<Rule> MakeOverwrittenBeforeReadRule();
 std::unique_ptr<Rule> MakeRuntimeStateEntryRule();
 std::unique_ptr<Rule> MakeRuntimeDirectoryOfAnotherRule();
+std::unique_ptr<Rule> MakeMadeAtAnotherStartRule();
 std::unique_ptr<Rule> MakeInitScriptSwitchRule();
 std::unique_ptr<Rule> MakeOneKeyEditRule();
 std::unique_ptr<Rule> MakeAmbientConfigurationRule();

@@ -46,7 +46,10 @@ def case_host_budget():
                      "raise it with --max-paths N",
                      f"the saved trace {saved} stops at its limit of 1 MiB of trace text "
                      "(--max-saved-trace)",
-                     "so the check is incomplete (exit 3"):
+                     "so the check is incomplete (exit 3",
+                     # ... and at once, when it was reached, not only in the report.
+                     f"the saved trace {saved} reached its limit of 1 MiB (--max-saved-trace): "
+                     "the rest of the trace is analysed but not saved"):
         check(sentence in p.stderr, f"not said: {sentence!r}")
     # The analysis stopped growing at the limit: the later resource's file is not in it.
     paths = report["stats"]["model"]["paths"]

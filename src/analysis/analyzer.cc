@@ -35,6 +35,19 @@ Analyzer::Analyzer(AnalyzerOptions options)
   assembler_.set_args_unused(&ArgsUnused);
 }
 
+void Analyzer::ReadLine(std::string_view line, uint64_t number) {
+  stats_.lines = number;
+  // Most lines: a whole call of a known name, read in one pass, and only counted. The rest is
+  // out of line, so that this path keeps a small frame.
+  strace::CommonCall call;
+  if (!strace::ReadCommonCall(line, &syscall_names_, &pid_column_, &call)) {
+    FeedOtherLine(line, number);
+  } else if (call.syscall <= 0 ||
+             !CountedOnly(call.pid, call.syscall, call.returned_negative ? 1 : 0)) {
+    FeedCommonCall(call, line, number);
+  }
+}
+
 absl::Status Analyzer::Run(strace::LineReader& reader) {
   // Runs of whole lines are taken from the reader's buffer at once and split here, with no
   // per-line call into the reader; Next() reads what NextChunk cannot give (a line longer than
@@ -54,7 +67,7 @@ absl::Status Analyzer::Run(strace::LineReader& reader) {
           FeedCutLine(std::string_view(p, reader.max_line_bytes()),
                       chunk_lines + reader.line_number(), reader.max_line_bytes());
         } else {
-          FeedLine(std::string_view(p, length), chunk_lines + reader.line_number());
+          ReadLine(std::string_view(p, length), chunk_lines + reader.line_number());
         }
         p = nl + 1;
       }
@@ -83,17 +96,8 @@ void Analyzer::FeedCutLine(std::string_view start, uint64_t number, size_t max_l
 }
 
 void Analyzer::FeedLine(std::string_view line, uint64_t number) {
-  stats_.lines = number;
-  stats_.bytes += line.size() + 1;
-  // Most lines: a whole call of a known name, read in one pass, and only counted. The rest is
-  // out of line, so that this path keeps a small frame.
-  strace::CommonCall call;
-  if (!strace::ReadCommonCall(line, &syscall_names_, &call)) {
-    FeedOtherLine(line, number);
-  } else if (call.syscall <= 0 ||
-             !CountedOnly(call.pid, call.syscall, call.returned_negative ? 1 : 0)) {
-    FeedCommonCall(call, line, number);
-  }
+  stats_.bytes += line.size() + 1;  // Run counts the reader's bytes once, at the end
+  ReadLine(line, number);
 }
 
 void Analyzer::FeedCommonCall(const strace::CommonCall& call, std::string_view line,

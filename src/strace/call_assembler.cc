@@ -2,6 +2,8 @@
 // see call_assembler.h.
 #include "fsmove/strace/call_assembler.h"
 
+#include "fsmove/base/blanks.h"
+
 namespace fsmove::strace {
 namespace {
 
@@ -22,14 +24,6 @@ size_t SplicedNoticeStart(std::string_view text) {
   while (j < text.size() && text[j] >= '0' && text[j] <= '9') ++j;
   if (j == digits || text.size() - j != kAttached.size()) return std::string_view::npos;
   return at;
-}
-
-std::string_view TrimSpaces(std::string_view s) {
-  while (!s.empty() && (s.front() == ' ' || s.front() == '\t')) s.remove_prefix(1);
-  while (!s.empty() && (s.back() == ' ' || s.back() == '\t' || s.back() == '\r')) {
-    s.remove_suffix(1);
-  }
-  return s;
 }
 
 }  // namespace
@@ -121,8 +115,8 @@ bool CallAssembler::ContinueSpliced(const LineHead& head, std::string_view line,
   }
   Spliced s = std::move(spliced_);
   spliced_ = Spliced{};
-  if (TrimSpaces(line) == kUnfinishedMarker) {
-    StartPending(s.pid, s.name, TrimSpaces(s.args), s.line);
+  if (base::TrimBlanks(line) == kUnfinishedMarker) {
+    StartPending(s.pid, s.name, base::TrimBlanks(s.args), s.line);
     return true;
   }
   if (head.has_pid) {  // not a continuation: strace never finished the interrupted line
@@ -135,7 +129,7 @@ bool CallAssembler::ContinueSpliced(const LineHead& head, std::string_view line,
   std::string_view rest = text;
   if (rest.ends_with(kUnfinishedMarker)) {
     rest.remove_suffix(kUnfinishedMarker.size());
-    StartPending(s.pid, s.name, TrimSpaces(rest), s.line);
+    StartPending(s.pid, s.name, base::TrimBlanks(rest), s.line);
     return true;
   }
   ++stats_.calls;

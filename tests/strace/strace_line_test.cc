@@ -803,11 +803,29 @@ TEST(ReadCommonCallTest, ReadsAsTheHeadAndReturnDo) {
       "[pid 8] close(3) = 0",
       "1234567890 close(3) = 0",
       "7     <... wait4 resumed>) = 13",
+      // The pid column as the line before had it, then wider, narrower, another pid, a name
+      // run and a name that starts like the last one.
+      "7 read(3, \"\", 4096) = 0",
+      "7 read(3, \"\", 4096) = 0",
+      "7     read(3, \"\", 4096) = 0",
+      "7 read(3, \"\", 4096) = 0",
+      "8 readv(3, [], 0) = 0",
+      "7     read(3, \"\", 4096) = 0",
+      "1234567 read(3, \"\", 4096) = 0",
+      "1234567 read(3, \"\", 4096) = 0",
+      "1234568 read(3, \"\", 4096) = 0",
+      "12345678 read(3, \"\", 4096) = 0",
+      "12345678 read(3, \"\", 4096) = 0",
+      "7     readlink(\"/usr\", 0x7ffd, 1023) = -1 EINVAL (Invalid argument)",
+      "7     readlinkat(AT_FDCWD, \"/usr\", 0x7ffd, 1023) = -1 EINVAL (Invalid argument)",
+      "7     readlink(\"/usr\", 0x7ffd, 1023) = -1 EINVAL (Invalid argument)",
+      "7     read(3, \"\", 4096) = 0",
   };
+  line_scan::PidColumnMemo pid_column;
   for (int round = 0; round < 2; ++round) {  // the names are known from the first round on
     for (const std::string& line : lines) {
       CommonCall call;
-      const bool read = ReadCommonCall(line, &names, &call);
+      const bool read = ReadCommonCall(line, &names, &pid_column, &call);
       const LineHead h = ParseLineHead(line, &names);
       const bool common = h.kind == LineKind::kCall && h.has_pid && !h.rest.empty() &&
                           h.rest.back() != 'd' && line.back() != ' ' &&

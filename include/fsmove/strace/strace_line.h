@@ -74,12 +74,18 @@ class NameIndex {
   // Inline: it runs on nearly every line.
   bool Match(const char* p, const char* end, size_t* size, int32_t* index) {
     if (end - p < 16) return false;  // a line this short is left to the scan
-    Key key;
-    if (!KeyAt(p, &key)) return false;
-    const Entry* e = Find(key);
-    if (e == nullptr) return false;
-    *size = e->size;
-    *index = e->index;
+    // Runs of one name are common (a process's probes, its reads): the last name matched is
+    // tried first, by two masked word compares, before the key's scan and hash.
+    if ((Load8(p) & last_.first_mask) != last_.first ||
+        (Load8(p + 8) & last_.second_mask) != last_.second) {
+      Key key;
+      if (!KeyAt(p, &key)) return false;
+      const Entry* e = Find(key);
+      if (e == nullptr) return false;
+      last_ = Last(*e);
+    }
+    *size = last_.size;
+    *index = last_.index;
     return true;
   }
 
@@ -98,6 +104,24 @@ class NameIndex {
   };
   // Two ways in each of 128 sets: a trace names a few dozen syscalls.
   static constexpr size_t kSlots = 256;
+  // An entry with the masks of its key's bytes: "NAME(" is at p when p's words, masked, are
+  // the key's. The first never matches (no mask: no word is 1).
+  struct Last {
+    uint64_t first = 1;
+    uint64_t second = 0;
+    uint64_t first_mask = 0;
+    uint64_t second_mask = 0;
+    uint32_t size = 0;
+    int32_t index = -1;
+    Last() = default;
+    explicit Last(const Entry& e)
+        : first(e.first),
+          second(e.second),
+          first_mask(LowBytes(~uint64_t{0}, std::min<size_t>(e.size + 1, 8))),
+          second_mask(e.size + 1 > 8 ? LowBytes(~uint64_t{0}, e.size + 1 - 8) : 0),
+          size(e.size),
+          index(e.index) {}
+  };
 
   static uint64_t Load8(const char* p) {  // little-endian: p[0] is the low byte
     uint64_t w;
@@ -148,6 +172,7 @@ class NameIndex {
 
   int32_t (*lookup_)(std::string_view);
   Entry slots_[kSlots];
+  Last last_;  // the last name Match found (a copy: the index may be moved)
 };
 
 // Whether a line of this kind names a syscall that NameIndex looks up: a call, either half of
@@ -175,10 +200,7 @@ struct CommonCall {
   size_t return_at = 0;   // in rest
   bool returned_negative = false;
 };
-// Always inline (GCC would not, for its size): it runs on nearly every line, and its caller
-// then keeps `call` in registers, without a call's frame: 25 instructions a line.
-[[gnu::always_inline]] inline bool ReadCommonCall(std::string_view line, NameIndex* names,
-                                                  CommonCall* call);
+// ReadCommonCall, below the line scans it is made of.
 
 struct CallTail {
   std::string_view args;  // the argument text, without the outer parentheses
@@ -262,17 +284,54 @@ inline const char* ReadPidColumn(const char* p, const char* end, uint32_t* pid) 
   *pid = value;
   return p;
 }
+
+// The -o pid column and the spaces after it, as the last line read had them: most lines come
+// from the process of the line before, and one masked word compare then reads the column in
+// place of its digits' and spaces' scans.
+class PidColumnMemo {
+ public:
+  // Where the name starts after the pid column at p, with the pid; null when the line does
+  // not start with one. At least 16 bytes from p must be readable.
+  const char* Read(const char* p, const char* end, uint32_t* pid) {
+    if ((Load8(p) & mask_) == word_ && p[width_] != ' ') {
+      *pid = pid_;
+      return p + width_;
+    }
+    const char* name = ReadPidColumn(p, end, pid);
+    if (name == nullptr) return nullptr;
+    name = SkipSpaces(name, end);
+    const size_t width = static_cast<size_t>(name - p);
+    if (width <= 8) {  // a column that fits a word, and the byte after it in the 16
+      mask_ = width == 8 ? ~uint64_t{0} : (uint64_t{1} << (8 * width)) - 1;
+      word_ = Load8(p) & mask_;
+      width_ = width;
+      pid_ = *pid;
+    }
+    return name;
+  }
+
+ private:
+  uint64_t word_ = 1;  // no mask: no line's word is 1 until a column is remembered
+  uint64_t mask_ = 0;
+  size_t width_ = 0;
+  uint32_t pid_ = 0;
+};
 }  // namespace line_scan
 
+// Always inline (GCC would not, for its size): it runs on nearly every line, and its caller
+// then keeps `call` in registers, without a call's frame: 25 instructions a line.
+// `pid_column` is the caller's, kept from line to line.
 [[gnu::always_inline]] inline bool ReadCommonCall(std::string_view line, NameIndex* names,
+                                                  line_scan::PidColumnMemo* pid_column,
                                                   CommonCall* call) {
+  // NameIndex::Match needs 16 bytes from the name on: a shorter line is never read here.
+  if (line.size() < 16) return false;
   const char* p = line.data();
   const char* const end = p + line.size();
   // As ParseCommonHead reads the pid column and the name, but only a name the index knows.
   uint32_t pid = 0;
-  p = line_scan::ReadPidColumn(p, end, &pid);
+  p = pid_column->Read(p, end, &pid);
   if (p == nullptr) return false;
-  p = line_scan::SkipSpaces(p, end);
   size_t name_size = 0;
   int32_t syscall = -1;
   if (p == end || !line_scan::IsLower(*p) || !names->Match(p, end, &name_size, &syscall)) {

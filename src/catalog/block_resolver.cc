@@ -103,14 +103,17 @@ std::optional<ResourceId> BlockResolver::ContainerOf(std::string_view trailing_r
   }
   const std::string_view prefix =
       source_path.substr(0, source_path.size() - trailing_ref.size() - 1);
-  for (std::size_t slash = prefix.find('/'); slash != std::string_view::npos;
-       slash = prefix.find('/', slash + 1)) {
-    const std::string_view segment = prefix.substr(slash + 1);
-    if (segment.find('[') == std::string_view::npos) {
-      if (segment.find('/') == std::string_view::npos) return catalog_->Find("Class", segment);
-      continue;
-    }
-    if (std::optional<RefMatch> match = catalog_->LookupRef(segment)) return match->id;
+  if (std::optional<RefMatch> match = LongestRefSuffix(prefix)) return match->id;
+  // A class's segment is its name alone.
+  const std::string_view last = prefix.substr(prefix.rfind('/') + 1);
+  if (last.empty() || last.find('[') != std::string_view::npos) return std::nullopt;
+  return catalog_->Find("Class", last);
+}
+
+std::optional<RefMatch> BlockResolver::LongestRefSuffix(std::string_view path) const {
+  for (std::size_t slash = path.find('/'); slash != std::string_view::npos;
+       slash = path.find('/', slash + 1)) {
+    if (std::optional<RefMatch> match = catalog_->LookupRef(path.substr(slash + 1))) return match;
   }
   return std::nullopt;
 }
@@ -142,12 +145,7 @@ BlockResolution BlockResolver::Resolve(std::string_view trailing_ref,
   if (!source_path.empty() && source_path.front() != '/') {
     if (std::optional<RefMatch> match = catalog_->LookupRef(source_path)) return FromMatch(*match);
   }
-  for (std::size_t slash = source_path.find('/'); slash != std::string_view::npos;
-       slash = source_path.find('/', slash + 1)) {
-    if (std::optional<RefMatch> match = catalog_->LookupRef(source_path.substr(slash + 1))) {
-      return FromMatch(*match);
-    }
-  }
+  if (std::optional<RefMatch> match = LongestRefSuffix(source_path)) return FromMatch(*match);
   if (parsed) {
     if (std::optional<ResourceId> generator = GeneratorOf(parsed->type, parsed->title)) {
       return BlockResolution{generator, BlockMatch::kGenerated};

@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <set>
 
+#include "absl/container/node_hash_map.h"
 #include "fsmove/checker/resource_semantics.h"
 
 namespace fsmove::checker {
@@ -179,6 +180,14 @@ void ResourceAccesses::AddAugeasNodeRelations(analysis::Relations* rel) {
   std::set<std::pair<ResourceId, ResourceId>> known;
   for (const analysis::Relation& r : rel->write_write) known.emplace(r.first, r.second);
   std::vector<const Access*> writers;
+  // Each writer's changes, read once: a file's writers are compared pairwise (a node map:
+  // the reference to the first stays while the second is read).
+  absl::node_hash_map<ResourceId, std::vector<AugeasChange>> changes;
+  auto changes_of = [&](ResourceId r) -> const std::vector<AugeasChange>& {
+    auto [it, fresh] = changes.try_emplace(r);
+    if (fresh) it->second = AugeasChanges(catalog_.resource(r));
+    return it->second;
+  };
   for (analysis::PathId p = 0; p < accesses_.path_count(); ++p) {
     writers.clear();
     for (const Access& a : accesses_.accesses(p)) {
@@ -197,8 +206,7 @@ void ResourceAccesses::AddAugeasNodeRelations(analysis::Relations* rel) {
         if (x->block == y->block) continue;
         if (x->block > y->block) std::swap(x, y);
         if (known.contains({x->block, y->block}) ||
-            !AugeasMakesWhatTheOtherSelects(catalog_.resource(x->block),
-                                            catalog_.resource(y->block))) {
+            !AugeasMakesWhatTheOtherSelects(changes_of(x->block), changes_of(y->block))) {
           continue;
         }
         known.emplace(x->block, y->block);

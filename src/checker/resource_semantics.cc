@@ -96,18 +96,10 @@ const knowledge::Row* IsInitScriptSwitch(std::string_view variable) {
   return table.Find(variable);
 }
 
-namespace {
-
-// An Augeas change's verb and its path, made absolute as Puppet's augeas provider does
-// (parse_commands): the path runs to the first blank outside brackets and outside quotes, each
-// quote character toggling its own state (`"target[. = "global"]/workgroup"` is one path);
-// quotes around it are taken off and a trailing '/' too; a relative path follows the
-// resource's `context`, or "/files" and its `incl`.
-struct AugeasChange {
-  std::string verb;
-  std::string path;
-};
-
+// Puppet's augeas provider (parse_commands): the path of a change runs to the first blank outside
+// brackets and outside quotes, each quote character toggling its own state (`"target[. =
+// "global"]/workgroup"` is one path); quotes around it are taken off and a trailing '/' too; a
+// relative path follows the resource's `context`, or "/files" and its `incl`.
 std::vector<AugeasChange> AugeasChanges(const catalog::Resource& r) {
   std::vector<AugeasChange> out;
   std::string context = r.StringParameter("context").value_or("");
@@ -156,6 +148,8 @@ std::vector<AugeasChange> AugeasChanges(const catalog::Resource& r) {
   return out;
 }
 
+namespace {
+
 bool MakesWhatTheOtherSelects(const std::vector<AugeasChange>& maker,
                               const std::vector<AugeasChange>& other) {
   for (const AugeasChange& m : maker) {
@@ -172,10 +166,14 @@ bool MakesWhatTheOtherSelects(const std::vector<AugeasChange>& maker,
 
 }  // namespace
 
+bool AugeasMakesWhatTheOtherSelects(const std::vector<AugeasChange>& x,
+                                    const std::vector<AugeasChange>& y) {
+  return MakesWhatTheOtherSelects(x, y) || MakesWhatTheOtherSelects(y, x);
+}
+
 bool AugeasMakesWhatTheOtherSelects(const catalog::Resource& x, const catalog::Resource& y) {
   if (x.type != "Augeas" || y.type != "Augeas") return false;
-  const std::vector<AugeasChange> cx = AugeasChanges(x), cy = AugeasChanges(y);
-  return MakesWhatTheOtherSelects(cx, cy) || MakesWhatTheOtherSelects(cy, cx);
+  return AugeasMakesWhatTheOtherSelects(AugeasChanges(x), AugeasChanges(y));
 }
 
 bool IsPartialEditor(const catalog::Resource& r) {

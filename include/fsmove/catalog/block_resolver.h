@@ -67,6 +67,9 @@ class BlockResolver {
   std::optional<ResourceId> OnlyResourceTitled(std::string_view title) const;
   std::optional<ResourceId> ContainerOf(std::string_view trailing_ref,
                                         std::string_view source_path) const;
+  // The longest part of `path` after a '/' that is a reference of the catalog's (titles may
+  // hold '/' and '['): "/Stage[main]/App/Exec[a/b]" -> Exec[a/b].
+  std::optional<RefMatch> LongestRefSuffix(std::string_view path) const;
   const Index& index() const;
 
   const Catalog* catalog_;

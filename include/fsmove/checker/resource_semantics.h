@@ -40,6 +40,15 @@ bool OnlyEnsuresExistence(const catalog::Resource& r);
 // itself, without the value the first's path asks for, and the first then makes a second one
 // (or Augeas cannot save the file). Paths are taken with each resource's `context`.
 bool AugeasMakesWhatTheOtherSelects(const catalog::Resource& x, const catalog::Resource& y);
+// The same over changes read once (a caller that compares one resource with many): an Augeas
+// change's verb and its path, made absolute as Puppet's augeas provider does.
+struct AugeasChange {
+  std::string verb;
+  std::string path;
+};
+std::vector<AugeasChange> AugeasChanges(const catalog::Resource& r);
+bool AugeasMakesWhatTheOtherSelects(const std::vector<AugeasChange>& x,
+                                    const std::vector<AugeasChange>& y);
 
 // A File that makes the file exist and sets nothing else of its content: no content,
 // source or target (an empty file where there was none, else owner and mode only).

@@ -159,10 +159,13 @@ def case_fix_fixtures(only=None):
     if only in (None, "example"):
         target = os.path.join(ARGS.source, "fixtures", "example", "cachedemo")
         expected = read_expected(os.path.join(ARGS.source, "fixtures", "example", "EXPECTED.txt"))
-        check_fix([target], expected, module=True)
+        # The module itself as the target: --fix makes the verified patches in place, and its
+        # --fix-diff applies with git apply (check_fix_in_place). A manifest of the module's
+        # examples/ checks the module too: its fixes go into the same files of the module's own
+        # manifests, and the diff applies from the module's directory, where check_fix also
+        # parses and lints them and checks the patched copy again (the same patches as the
+        # module's: a third check_fix of the module itself took about 130 s more).
         check_fix_in_place(target)
-        # A manifest of the module's examples/ checks the module: its fixes go into the
-        # module's own manifests, and the diff applies from the module's directory.
         with tempfile.TemporaryDirectory() as tmp:
             module = os.path.join(tmp, "cachedemo")
             shutil.copytree(target, module, symlinks=True)

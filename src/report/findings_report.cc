@@ -758,22 +758,27 @@ nlohmann::json FindingsToJson(const FindingsContext& c) {
   nlohmann::json unknown = nlohmann::json::array();
   for (const auto& u : s.unknown_blocks)
     unknown.push_back({{"resource", u.ref}, {"source", u.source}});
-  stats["check"] = {{"blocks_in_catalog", s.blocks_in_catalog},
-                    {"blocks_generated", s.blocks_generated},
-                    {"blocks_not_in_catalog", unknown},
-                    {"resources_checked", s.checked_resources.size()},
-                    {"ordering_relations", s.ordering_relations},
-                    {"notification_relations", s.notification_relations},
-                    {"write_write_pairs", s.write_write_pairs},
-                    {"guaranteed_by_graph", s.guaranteed},
-                    {"against_declared_order", s.against_declared_order},
-                    {"no_dependency", s.no_dependency},
-                    {"commuting_edits", s.commuting_edits},
-                    {"reverse_pairs_dropped", s.reverse_pairs_dropped},
-                    {"low_confidence", s.low_confidence},
-                    {"fixes_closing_cycles", s.fixes_closing_cycles},
-                    {"package_manager_pairs", s.package_manager_pairs},
-                    {"ignored_accesses", s.ignored_accesses}};
+  stats["check"] = {
+      {"blocks_in_catalog", s.blocks_in_catalog},
+      {"blocks_generated", s.blocks_generated},
+      {"blocks_not_in_catalog", unknown},
+      {"resources_checked", s.checked_resources.size()},
+      {"ordering_relations", s.ordering_relations},
+      {"notification_relations", s.notification_relations},
+      {"write_write_pairs", s.write_write_pairs},
+      {"guaranteed_by_graph", s.guaranteed},
+      {"against_declared_order", s.against_declared_order},
+      {"no_dependency", s.no_dependency},
+      {"commuting_edits", s.commuting_edits},
+      {"reverse_pairs_dropped", s.reverse_pairs_dropped},
+      {"low_confidence", s.low_confidence},
+      {"fixes_closing_cycles", s.fixes_closing_cycles},
+      {"package_manager_pairs", s.package_manager_pairs},
+      {"ignored_accesses", s.ignored_accesses},
+      // Why a pair the trace showed is not reported: each rule's drops and
+      // weakenings (pairs and pieces of evidence), by rule id (src/checker/rules/registry.cc).
+      {"dropped_by_rule", s.dropped_by_rule},
+      {"weakened_by_rule", s.capped_by_rule}};
   j["stats"] = stats;
   nlohmann::json warnings = nlohmann::json::array();
   for (const auto& w : cat.warnings())

@@ -166,7 +166,7 @@ struct CheckStats {
   size_t ignored_accesses = 0;        // accesses on ignored paths
   // By rule id (rules/registry.h): the pairs and pieces of evidence each rule dropped (the
   // first rule in the table to drop one is counted), and the pieces it weakened. Rules that did
-  // neither are absent. Not in the reports.
+  // neither are absent. In the JSON report's stats.check (dropped_by_rule, weakened_by_rule).
   std::map<std::string, size_t> dropped_by_rule;
   std::map<std::string, size_t> capped_by_rule;
 };

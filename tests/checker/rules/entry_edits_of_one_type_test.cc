@@ -43,5 +43,37 @@ TEST(EntryEditsOfOneTypeRuleTest, TwoWritersThatBothReadFirst) {
             kStrongest);
 }
 
+// Two Augeas resources of one file that each read it first: their own entries, unless one makes
+// the node the other's path selects below (a share's section and one of its options, as
+// fixtures/faults/augeas-node/bad.pp: in the other order the option fails).
+TEST(EntryEditsOfOneTypeRuleTest, NotAnAugeasEditBelowTheNodeAnotherMakes) {
+  AnalysisBuilder run;
+  for (const char* block :
+       {"Augeas[pictures-section]", "Augeas[pictures-comment]", "Augeas[global-workgroup]"}) {
+    run.Block(block).Reads("/etc/samba/smb.conf").Writes("/etc/samba/smb.conf");
+  }
+  const nlohmann::json incl = "/etc/samba/smb.conf";
+  RuleHarness h({{"Augeas",
+                  "pictures-section",
+                  {{"incl", incl}, {"changes", "set target[. = 'pictures'] 'pictures'"}}},
+                 {"Augeas",
+                  "pictures-comment",
+                  {{"incl", incl}, {"changes", "set target[. = 'pictures']/comment 'Pictures'"}}},
+                 {"Augeas",
+                  "global-workgroup",
+                  {{"incl", incl}, {"changes", "set target[. = 'global']/workgroup EXAMPLE"}}}},
+                run);
+  // Each reads the file before it writes it: the pairs are write-write ones.
+  EXPECT_EQ(
+      h.MaxStrength("entry-edits-of-one-type", checker::kWriteWriteEvidence,
+                    "Augeas[pictures-section]", "Augeas[pictures-comment]", "/etc/samba/smb.conf"),
+      kStrongest);
+  // The global section's option and the pictures share: entries of their own.
+  EXPECT_EQ(
+      h.MaxStrength("entry-edits-of-one-type", checker::kWriteWriteEvidence,
+                    "Augeas[pictures-comment]", "Augeas[global-workgroup]", "/etc/samba/smb.conf"),
+      0);
+}
+
 }  // namespace
 }  // namespace fsmove::testing

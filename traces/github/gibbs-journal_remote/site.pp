@@ -1,0 +1,1 @@
+include ::systemd_journal_remote::remote

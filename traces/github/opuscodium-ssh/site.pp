@@ -1,0 +1,1 @@
+ssh::allowgroup { 'admins': }
